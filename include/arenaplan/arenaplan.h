@@ -1,0 +1,9 @@
+/* arenaplan: plan, run and explain the tensor memory of TFLite models. One include for all. */
+#ifndef ARENAPLAN_H
+#define ARENAPLAN_H
+
+#include "arenaplan/base.h"
+#include "arenaplan/model.h"
+#include "arenaplan/plan.h"
+
+#endif

@@ -1,0 +1,156 @@
+/* arenaplan model: a TFLite (.tflite, FlatBuffers "TFL3") model, read in place.
+ *
+ *   ap_model *m;
+ *   if (ap_model_open("m.tflite", NULL, &m) != AP_OK) {
+ *     fprintf(stderr, "%s\n", ap_model_error(m));   // m may be NULL only on out-of-memory
+ *     ap_model_destroy(m);
+ *     return 1;
+ *   }
+ *   for (size_t i = 0; i < ap_model_tensor_count(m, 0); i++) { ap_tensor_info t; ... }
+ *   ap_model_destroy(m);
+ *
+ * Zero-copy: the model is a read-only mmap of the file (ap_model_open) or the caller's buffer
+ * (ap_model_from_buffer; the buffer must outlive the model and stay unchanged). Nothing is
+ * unpacked. The whole file is verified once at load: afterwards every accessor is bounds-safe.
+ * Pointers returned by accessors point into the model's bytes and live as long as the model.
+ *
+ * Little-endian hosts only (the format's byte order).
+ */
+#ifndef ARENAPLAN_MODEL_H
+#define ARENAPLAN_MODEL_H
+
+#include "arenaplan/base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ap_model ap_model;
+
+/* TFLite TensorType values (schema.fbs). */
+typedef enum ap_dtype {
+  AP_FLOAT32 = 0, AP_FLOAT16 = 1, AP_INT32 = 2, AP_UINT8 = 3, AP_INT64 = 4, AP_STRING = 5,
+  AP_BOOL = 6, AP_INT16 = 7, AP_COMPLEX64 = 8, AP_INT8 = 9, AP_FLOAT64 = 10,
+  AP_COMPLEX128 = 11, AP_UINT64 = 12, AP_RESOURCE = 13, AP_VARIANT = 14, AP_UINT32 = 15,
+  AP_UINT16 = 16, AP_INT4 = 17, AP_BFLOAT16 = 18, AP_INT2 = 19, AP_UINT4 = 20,
+  AP_FLOAT8_E4M3FN = 21, AP_FLOAT8_E5M2 = 22
+} ap_dtype;
+#define AP_DTYPE_COUNT 23
+
+/* "FLOAT32", "INT8", ...; "UNKNOWN" out of range. */
+const char *ap_dtype_name(int dtype);
+/* Bits per element (32 for FLOAT32, 4 for INT4); 0 for STRING, RESOURCE, VARIANT and
+ * unknown types, whose size is not a function of their shape. */
+unsigned ap_dtype_bits(int dtype);
+
+/* "CONV_2D", "FULLY_CONNECTED", ...; "UNKNOWN" for codes the schema does not name. */
+const char *ap_builtin_name(int32_t builtin_code);
+#define AP_BUILTIN_CUSTOM 32
+
+typedef struct ap_model_options {
+  const ap_allocator *allocator; /* NULL: malloc/free */
+} ap_model_options;
+
+/* Loads and verifies a model. On any failure *out is still a model handle (unless memory for
+ * it could not be had, then NULL) whose ap_model_error() names what is wrong, with the
+ * file name, the index and the numbers; destroy it as usual. */
+ap_status ap_model_open(const char *path, const ap_model_options *opt, ap_model **out);
+/* The same over bytes the caller keeps alive and unchanged for the model's lifetime. The
+ * buffer should be 16-byte aligned (it is verified either way); `name` is used in messages. */
+ap_status ap_model_from_buffer(const void *data, size_t size, const char *name,
+                               const ap_model_options *opt, ap_model **out);
+void ap_model_destroy(ap_model *m);
+/* The last failure's message, "" if none. Never NULL (for m == NULL: a fixed message). */
+const char *ap_model_error(const ap_model *m);
+
+/* Whole-model facts. Counts are 0 for a failed model. */
+const char *ap_model_path(const ap_model *m);
+const uint8_t *ap_model_bytes(const ap_model *m, size_t *size);
+uint32_t ap_model_version(const ap_model *m);
+const char *ap_model_description(const ap_model *m); /* NULL if absent */
+size_t ap_model_subgraph_count(const ap_model *m);
+size_t ap_model_buffer_count(const ap_model *m);
+size_t ap_model_opcode_count(const ap_model *m);
+size_t ap_model_metadata_count(const ap_model *m);
+size_t ap_model_signature_count(const ap_model *m);
+
+/* Buffer i's bytes (inside the flatbuffer, or after it via Buffer.offset/size). Returns NULL
+ * and size 0 when the buffer holds no data or i is out of range. */
+const uint8_t *ap_model_buffer(const ap_model *m, size_t i, size_t *size);
+
+typedef struct ap_opcode_info {
+  int32_t builtin;      /* max(builtin_code, deprecated_builtin_code) */
+  const char *custom;   /* custom_code, NULL if absent */
+  int32_t version;
+} ap_opcode_info;
+ap_status ap_model_opcode(const ap_model *m, size_t i, ap_opcode_info *out);
+
+typedef struct ap_metadata_info {
+  const char *name;     /* "" if absent */
+  uint32_t buffer;
+} ap_metadata_info;
+ap_status ap_model_metadata(const ap_model *m, size_t i, ap_metadata_info *out);
+
+typedef struct ap_tensor_map {
+  const char *name;
+  uint32_t tensor;
+} ap_tensor_map;
+typedef struct ap_signature_info {
+  const char *key;      /* signature_key, "" if absent */
+  uint32_t subgraph;
+  size_t input_count, output_count;
+} ap_signature_info;
+ap_status ap_model_signature(const ap_model *m, size_t i, ap_signature_info *out);
+ap_status ap_model_signature_input(const ap_model *m, size_t sig, size_t k, ap_tensor_map *out);
+ap_status ap_model_signature_output(const ap_model *m, size_t sig, size_t k, ap_tensor_map *out);
+
+/* A vector of int32 inside the model (little-endian, 4-byte aligned: verified). */
+typedef struct ap_ivec {
+  const int32_t *v;
+  size_t n;
+} ap_ivec;
+
+/* Subgraphs. */
+const char *ap_model_subgraph_name(const ap_model *m, size_t sg); /* "" if absent */
+size_t ap_model_tensor_count(const ap_model *m, size_t sg);
+size_t ap_model_op_count(const ap_model *m, size_t sg);
+ap_ivec ap_model_subgraph_inputs(const ap_model *m, size_t sg);
+ap_ivec ap_model_subgraph_outputs(const ap_model *m, size_t sg);
+
+typedef struct ap_tensor_info {
+  const char *name;          /* "" if absent */
+  int type;                  /* ap_dtype */
+  ap_ivec shape;             /* n == 0: scalar (or unknown rank, see has_rank) */
+  ap_ivec shape_signature;   /* v == NULL if absent; -1 marks a dynamic dimension */
+  bool has_rank;
+  uint32_t buffer;           /* index into the model's buffers; 0 = no data */
+  bool is_variable;
+  bool is_constant;          /* its buffer holds data */
+  size_t bytes;              /* shape product x element size (checked); 0 if unknowable */
+  /* Quantization (all n == 0 if absent). zero_point is int64 as in the schema. */
+  const float *scale;
+  size_t scale_count;
+  const int64_t *zero_point;
+  size_t zero_point_count;
+  int32_t quantized_dimension;
+} ap_tensor_info;
+ap_status ap_model_tensor(const ap_model *m, size_t sg, size_t t, ap_tensor_info *out);
+
+typedef struct ap_op_info {
+  uint32_t opcode_index;
+  int32_t builtin;           /* resolved from the opcode */
+  const char *custom;        /* custom_code of the opcode, NULL if builtin */
+  int32_t version;
+  ap_ivec inputs;            /* -1 = optional input absent */
+  ap_ivec outputs;
+  ap_ivec intermediates;
+  uint8_t options_type;      /* BuiltinOptions union type, 0 if none */
+  const uint8_t *custom_options; /* NULL if absent */
+  size_t custom_options_size;
+} ap_op_info;
+ap_status ap_model_op(const ap_model *m, size_t sg, size_t op, ap_op_info *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

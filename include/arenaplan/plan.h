@@ -1,0 +1,87 @@
+/* arenaplan plan: problems (lists of requests), strategies, plans, the lower bound and the
+ * plan checker. This layer knows nothing of models: any list of requests can be planned.
+ *
+ *   ap_problem *p; ap_plan *plan;
+ *   ap_problem_create(NULL, &p);
+ *   ap_problem_set_alignment(p, 16);
+ *   ap_problem_add(p, &(ap_request){.id = 0, .size = 1000, .first = 0, .last = 2});
+ *   ...
+ *   if (ap_plan_create(p, &(ap_plan_options){.strategy = "best"}, &plan) != AP_OK)
+ *     fprintf(stderr, "%s\n", ap_plan_error(plan));
+ *   printf("%llu\n", (unsigned long long)ap_plan_arena(plan));
+ *   ap_plan_destroy(plan); ap_problem_destroy(p);
+ */
+#ifndef ARENAPLAN_PLAN_H
+#define ARENAPLAN_PLAN_H
+
+#include "arenaplan/base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One block of bytes to place. The lifetime [first, last] is inclusive: two requests
+ * conflict when their lifetimes share a step. */
+typedef struct ap_request {
+  uint64_t id;    /* the caller's name for it (a tensor index, a CSV id) */
+  uint64_t size;  /* bytes, > 0 */
+  int32_t first;  /* first step, >= 0 */
+  int32_t last;   /* last step, >= first */
+} ap_request;
+
+typedef struct ap_problem ap_problem;
+
+ap_status ap_problem_create(const ap_allocator *a, ap_problem **out);
+void ap_problem_destroy(ap_problem *p);
+const char *ap_problem_error(const ap_problem *p);
+/* Every offset is a multiple of the alignment (default 1; any value >= 1). */
+ap_status ap_problem_set_alignment(ap_problem *p, uint64_t alignment);
+uint64_t ap_problem_alignment(const ap_problem *p);
+ap_status ap_problem_add(ap_problem *p, const ap_request *r);
+size_t ap_problem_count(const ap_problem *p);
+const ap_request *ap_problem_requests(const ap_problem *p);
+/* Appends the requests of a MiniMalloc CSV ("id,lower,upper,size", upper exclusive). On a
+ * malformed line the message names the line number and the field. */
+ap_status ap_problem_parse_csv(ap_problem *p, const char *text, size_t len);
+/* The lower bound: no plan of this problem can have a smaller arena. */
+uint64_t ap_problem_lower_bound(const ap_problem *p);
+
+typedef struct ap_plan ap_plan;
+
+typedef struct ap_plan_options {
+  const char *strategy;   /* NULL: "best" */
+  double budget_seconds;  /* for "exact": 0 = its default */
+  uint64_t budget_nodes;  /* for "exact": 0 = no limit but time */
+} ap_plan_options;
+
+/* Plans the problem. On failure *out is still a plan handle (unless out of memory) with the
+ * message. Plans are deterministic: the same problem and options give the same offsets. */
+ap_status ap_plan_create(const ap_problem *p, const ap_plan_options *opt, ap_plan **out);
+void ap_plan_destroy(ap_plan *plan);
+const char *ap_plan_error(const ap_plan *plan);
+const char *ap_plan_strategy(const ap_plan *plan);
+uint64_t ap_plan_arena(const ap_plan *plan);
+/* Offsets in the problem's request order. */
+const uint64_t *ap_plan_offsets(const ap_plan *plan);
+size_t ap_plan_count(const ap_plan *plan);
+uint64_t ap_plan_lower_bound(const ap_plan *plan);
+double ap_plan_time_ms(const ap_plan *plan);
+/* True when the strategy proved no smaller arena exists (exact, or arena == lower bound). */
+bool ap_plan_optimal(const ap_plan *plan);
+/* Requests placed on bytes that an earlier-living request occupied. */
+size_t ap_plan_reused(const ap_problem *p, const ap_plan *plan);
+
+/* The checker: offsets aligned, no two requests overlapping both in time and in bytes, and
+ * arena == the highest end. On failure writes a message naming the requests. */
+ap_status ap_plan_check(const ap_problem *p, const uint64_t *offsets, uint64_t arena,
+                        char *msg, size_t msg_size);
+
+/* The strategies, by name: "naive", "linear", "tflm", "tflite", ..., "best", "exact". */
+size_t ap_strategy_count(void);
+const char *ap_strategy_name(size_t i);
+const char *ap_strategy_summary(size_t i);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,20 @@
+#!/bin/sh
+# Installs what a fresh Debian machine lacks for building and testing arenaplan, and says what.
+# Needs root (or sudo) only when something is missing.
+set -e
+need=""
+command -v cmake >/dev/null 2>&1 || need="$need cmake"
+command -v gcc >/dev/null 2>&1 || need="$need gcc"
+command -v make >/dev/null 2>&1 || need="$need make"
+# flatc: an independent FlatBuffers reader the tests check our model reader against.
+command -v flatc >/dev/null 2>&1 || need="$need flatbuffers-compiler"
+if [ -z "$need" ]; then
+  echo "setup: all build and test dependencies present"
+  exit 0
+fi
+echo "setup: installing Debian packages:$need"
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO="sudo"
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $need

@@ -1,0 +1,138 @@
+#include "cli.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_fail(const char *what, const char *fmt, ...) {
+  fprintf(stderr, "arenaplan: %s: ", what);
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  return AP_EXIT_USAGE;
+}
+
+int cli_usage_error(const ap_command *cmd, const char *fmt, ...) {
+  fprintf(stderr, "arenaplan: %s: ", cmd->name);
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "\n(see 'arenaplan %s --help')\n", cmd->name);
+  return AP_EXIT_USAGE;
+}
+
+bool cli_wants_help(const ap_command *cmd, int argc, char **argv) {
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--") == 0) break;
+    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+      fputs(cmd->usage, stdout);
+      return true;
+    }
+  }
+  return false;
+}
+
+const char *cli_thousands(char *buf, size_t size, uint64_t v) {
+  char digits[32];
+  int n = snprintf(digits, sizeof digits, "%llu", (unsigned long long)v);
+  size_t o = 0;
+  for (int i = 0; i < n && o + 1 < size; i++) {
+    if (i > 0 && (n - i) % 3 == 0 && o + 2 < size) buf[o++] = ',';
+    buf[o++] = digits[i];
+  }
+  buf[o] = '\0';
+  return buf;
+}
+
+const char *cli_size(char *buf, size_t size, uint64_t bytes) {
+  char t[32];
+  cli_thousands(t, sizeof t, bytes);
+  static const char *units[] = {"KiB", "MiB", "GiB", "TiB"};
+  if (bytes < 1024) {
+    snprintf(buf, size, "%s B", t);
+    return buf;
+  }
+  double v = (double)bytes / 1024.0;
+  int u = 0;
+  while (v >= 1024.0 && u < 3) {
+    v /= 1024.0;
+    u++;
+  }
+  snprintf(buf, size, "%s B (%.1f %s)", t, v, units[u]);
+  return buf;
+}
+
+bool cli_parse_uint(const char *s, uint64_t max, uint64_t *out) {
+  if (!s || !isdigit((unsigned char)*s)) return false;
+  errno = 0;
+  char *end;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || *end || v > max) return false;
+  *out = v;
+  return true;
+}
+
+bool cli_parse_size(const char *s, uint64_t *out) {
+  if (!s || !(isdigit((unsigned char)*s) || *s == '.')) return false;
+  /* Integers are parsed exactly; a fraction only with a unit ("1.5M"). */
+  errno = 0;
+  char *end;
+  unsigned long long whole = strtoull(s, &end, 10);
+  if (errno) return false;
+  double frac = 0;
+  bool has_frac = false;
+  if (*end == '.') {
+    char *fend;
+    double f = strtod(end, &fend);
+    if (fend == end + 1) return false;
+    frac = f;
+    has_frac = true;
+    end = fend;
+  }
+  uint64_t mult = 1;
+  if (*end) {
+    char u = (char)toupper((unsigned char)*end);
+    const char *rest = end + 1;
+    if (u == 'K')
+      mult = 1ull << 10;
+    else if (u == 'M')
+      mult = 1ull << 20;
+    else if (u == 'G')
+      mult = 1ull << 30;
+    else if (u == 'B' && *rest == '\0')
+      mult = 1;
+    else
+      return false;
+    if (u != 'B' && *rest && strcmp(rest, "B") != 0 && strcmp(rest, "iB") != 0 &&
+        strcmp(rest, "ib") != 0 && strcmp(rest, "b") != 0)
+      return false;
+  }
+  if (has_frac && mult == 1) return false;
+  uint64_t v;
+  if (__builtin_mul_overflow((uint64_t)whole, mult, &v)) return false;
+  if (has_frac) {
+    double extra = floor(frac * (double)mult);
+    if (__builtin_add_overflow(v, (uint64_t)extra, &v)) return false;
+  }
+  *out = v;
+  return true;
+}
+
+void cli_json_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+    if (*p == '"' || *p == '\\')
+      fprintf(f, "\\%c", *p);
+    else if (*p < 0x20)
+      fprintf(f, "\\u%04x", *p);
+    else
+      fputc(*p, f);
+  }
+  fputc('"', f);
+}

@@ -1,0 +1,40 @@
+/* Shared pieces of the arenaplan CLI: the subcommand table, error lines, sizes, options. */
+#ifndef AP_CLI_H
+#define AP_CLI_H
+
+#include "arenaplan/arenaplan.h"
+
+#include <stdio.h>
+
+/* Exit statuses every subcommand uses. */
+enum { AP_EXIT_OK = 0, AP_EXIT_CHECK = 1, AP_EXIT_USAGE = 2 };
+
+typedef struct ap_command {
+  const char *name;
+  const char *summary;
+  int (*run)(int argc, char **argv); /* argv[0] is the subcommand's name */
+  const char *usage;                 /* the --help text */
+} ap_command;
+
+/* Prints "arenaplan: WHAT: MESSAGE" on stderr; returns AP_EXIT_USAGE. */
+int cli_fail(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints the usage text on stderr and returns AP_EXIT_USAGE (for bad usage). */
+int cli_usage_error(const ap_command *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* True when argv holds -h or --help; prints the usage to stdout. */
+bool cli_wants_help(const ap_command *cmd, int argc, char **argv);
+
+/* "93,568 B (91.4 KiB)" into buf; returns buf. */
+const char *cli_size(char *buf, size_t size, uint64_t bytes);
+/* "93,568" into buf; returns buf. */
+const char *cli_thousands(char *buf, size_t size, uint64_t v);
+/* Parses "76800", "75K", "1.5M", "2MiB", "1G" (K = 1024). False on anything else, negative
+ * values, or values that do not fit 64 bits. */
+bool cli_parse_size(const char *s, uint64_t *out);
+/* Parses a non-negative integer no larger than max. */
+bool cli_parse_uint(const char *s, uint64_t max, uint64_t *out);
+
+/* Writes s as a JSON string literal (quotes included). */
+void cli_json_string(FILE *f, const char *s);
+
+#endif

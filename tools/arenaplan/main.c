@@ -1,0 +1,57 @@
+/* arenaplan: the CLI entry point. Dispatches to one file per subcommand. */
+#include "commands.h"
+
+#include <string.h>
+
+/* Each subcommand lives in cmd_NAME.c; add it here to make it reachable. */
+const ap_command *const ap_commands[] = {
+    NULL,
+};
+
+static void print_usage(FILE *f) {
+  fprintf(f, "usage: arenaplan MODEL              the headline: arena, lower bound, weights, IO\n"
+             "       arenaplan COMMAND [ARGS...]  (arenaplan COMMAND --help for each)\n\n"
+             "commands:\n");
+  for (size_t i = 0; ap_commands[i]; i++)
+    fprintf(f, "  %-10s %s\n", ap_commands[i]->name, ap_commands[i]->summary);
+  fprintf(f, "  %-10s %s\n", "help", "help COMMAND: the usage of one command");
+  fprintf(f, "  %-10s %s\n", "version", "the library version");
+}
+
+static const ap_command *find(const char *name) {
+  for (size_t i = 0; ap_commands[i]; i++)
+    if (strcmp(ap_commands[i]->name, name) == 0) return ap_commands[i];
+  return NULL;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    print_usage(stderr);
+    return AP_EXIT_USAGE;
+  }
+  const char *name = argv[1];
+  if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0) {
+    print_usage(stdout);
+    return AP_EXIT_OK;
+  }
+  if (strcmp(name, "version") == 0 || strcmp(name, "--version") == 0) {
+    printf("arenaplan %s\n", ap_version());
+    return AP_EXIT_OK;
+  }
+  if (strcmp(name, "help") == 0) {
+    if (argc < 3) {
+      print_usage(stdout);
+      return AP_EXIT_OK;
+    }
+    const ap_command *c = find(argv[2]);
+    if (!c) return cli_fail(argv[2], "unknown command (see 'arenaplan --help')");
+    fputs(c->usage, stdout);
+    return AP_EXIT_OK;
+  }
+  const ap_command *c = find(name);
+  if (c) return c->run(argc - 1, argv + 1);
+  const ap_command *headline = find("headline");
+  if (name[0] != '-' && headline && (strchr(name, '.') || strchr(name, '/')))
+    return headline->run(argc, argv);
+  return cli_fail(name, "unknown command (see 'arenaplan --help')");
+}
