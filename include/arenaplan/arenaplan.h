@@ -5,5 +5,6 @@
 #include "arenaplan/base.h"
 #include "arenaplan/model.h"
 #include "arenaplan/plan.h"
+#include "arenaplan/writer.h"
 
 #endif
