@@ -88,6 +88,7 @@ void *wr_alloc_array(ap_writer *w, size_t n, size_t elem_size) {
 }
 
 void *wr_memdup(ap_writer *w, const void *p, size_t n, size_t elem_size) {
+  if (n == 0) return NULL;
   void *d = wr_alloc_array(w, n, elem_size);
   if (d && n) memcpy(d, p, n * elem_size);
   return d;

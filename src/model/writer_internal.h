@@ -106,8 +106,8 @@ struct ap_writer {
 void *wr_arena_alloc(ap_writer *w, size_t size);
 /* n elements of elem_size bytes from the arena (uninitialised); NULL on failure. */
 void *wr_alloc_array(ap_writer *w, size_t n, size_t elem_size);
-/* Copies of caller data into the arena; NULL on failure (message set). For n == 0 they return
- * a non-NULL empty copy only for strings. */
+/* Copies of caller data into the arena; NULL on failure (message set). wr_memdup returns NULL
+ * for n == 0 too, so callers test n before treating NULL as a failure. */
 char *wr_strdup(ap_writer *w, const char *s);
 void *wr_memdup(ap_writer *w, const void *p, size_t n, size_t elem_size);
 void wr_arena_free(ap_writer *w);
