@@ -43,6 +43,9 @@ typedef struct ap_writer_options {
   /* Writes indices, dtypes and dims as given, without range checks (the output stays a
    * well-formed FlatBuffer): for tests of a model reader's verifier. */
   bool unchecked;
+  /* Stores buffer data after the FlatBuffer, found through Buffer.offset/size (from the file's
+   * start) instead of Buffer.data: the layout TFLite uses for models over 2 GB. */
+  bool external_buffers;
 } ap_writer_options;
 
 /* Creates a writer holding subgraph 0 and buffer 0. *out is NULL only if memory for the

@@ -19,6 +19,7 @@ ap_status ap_writer_create(const ap_writer_options *opt, ap_writer **out) {
   if (!w) return AP_ERR_NOMEM;
   w->alloc = a;
   w->unchecked = opt && opt->unchecked;
+  w->external_buffers = opt && opt->external_buffers;
   w->version = 3;
   fb_init(&w->fb, a);
   *out = w;

@@ -39,7 +39,7 @@ enum {
   OP_OPTIONS2_TYPE = 11,
   OP_OPTIONS2
 };
-enum { BUFFER_DATA };
+enum { BUFFER_DATA, BUFFER_OFFSET, BUFFER_SIZE };
 enum { META_NAME, META_BUFFER };
 enum { TMAP_NAME, TMAP_TENSOR };
 enum { SIG_INPUTS, SIG_OUTPUTS, SIG_KEY, SIG_SUBGRAPH = 4 };
@@ -239,9 +239,14 @@ static size_t buffer_tables(fb_builder *b, const ap_writer *w, size_t *data_at) 
   for (size_t i = 0; i < w->buffer_count && b->status == AP_OK; i++) {
     fb_table t;
     fb_table_begin(&t);
-    if (w->buffers[i].size) fb_table_offset(&t, BUFFER_DATA);
+    if (w->buffers[i].size && w->external_buffers) {
+      fb_table_scalar(&t, BUFFER_OFFSET, 8, 0); /* set once the data's position is known */
+      fb_table_scalar(&t, BUFFER_SIZE, 8, w->buffers[i].size);
+    } else if (w->buffers[i].size) {
+      fb_table_offset(&t, BUFFER_DATA);
+    }
     link_elem(b, v, i, fb_table_end(b, &t));
-    data_at[i] = fb_field_pos(&t, BUFFER_DATA);
+    data_at[i] = fb_field_pos(&t, w->external_buffers ? BUFFER_OFFSET : BUFFER_DATA);
   }
   return v;
 }
@@ -313,10 +318,16 @@ ap_status wr_build(ap_writer *w) {
       link_elem(b, v, i, signature_table(b, &w->signatures[i]));
   }
 
-  /* The schema's force_align: 16 on Buffer.data. */
-  for (size_t i = 0; i < w->buffer_count && b->status == AP_OK; i++)
-    if (data_at[i])
+  /* The schema's force_align: 16 on Buffer.data; external data is aligned the same way. */
+  for (size_t i = 0; i < w->buffer_count && b->status == AP_OK; i++) {
+    if (!data_at[i]) continue;
+    if (w->external_buffers) {
+      fb_pad(b, 16, 0);
+      fb_put_u64(b, data_at[i], fb_append(b, w->buffers[i].data, w->buffers[i].size));
+    } else {
       fb_link(b, data_at[i], fb_vector(b, w->buffers[i].data, w->buffers[i].size, 1, 16));
+    }
+  }
   ap_free(w->alloc, data_at);
   return b->status == AP_OK ? AP_OK : build_fail(w);
 }

@@ -85,7 +85,7 @@ struct ap_writer {
   const ap_allocator *alloc;
   ap_errbuf err;
   ap_status mem_status; /* why the last arena or list allocation failed (NOMEM or OVERFLOW) */
-  bool unchecked;
+  bool unchecked, external_buffers;
   wr_chunk *chunks;
   uint32_t version;
   char *description;

@@ -443,6 +443,41 @@ static void test_unchecked(void) {
   ap_json_free(j);
 }
 
+/* Buffer data after the FlatBuffer, through Buffer.offset/size (TFLite's layout over 2 GB). */
+static void test_external_buffers(void) {
+  ap_writer *w;
+  CHECK(ap_writer_create(&(ap_writer_options){.external_buffers = true}, &w) == AP_OK);
+  const uint8_t a[5] = {10, 11, 12, 13, 14}, c[2] = {0xee, 0xef};
+  CHECK(ap_writer_add_buffer(w, a, sizeof a, NULL) == AP_OK);
+  CHECK(ap_writer_add_buffer(w, NULL, 0, NULL) == AP_OK);
+  CHECK(ap_writer_add_metadata_bytes(w, "m", c, sizeof c, NULL) == AP_OK);
+  const uint8_t *bytes;
+  size_t size;
+  CHECK(ap_writer_finish(w, &bytes, &size) == AP_OK);
+  uint8_t *copy = malloc(size);
+  memcpy(copy, bytes, size);
+  ap_json *j = roundtrip(w, "external");
+  ap_writer_destroy(w);
+  if (!j) {
+    free(copy);
+    return;
+  }
+  CHECK_EQ(ap_json_len(j, "buffers"), 4);
+  check_absent(j, "buffers[1].data");
+  check_absent(j, "buffers[3].data");
+  check_int(j, "buffers[1].size", 5);
+  check_int(j, "buffers[2].size", 0);
+  check_int(j, "buffers[2].offset", 0);
+  check_int(j, "buffers[3].size", 2);
+  int64_t o1 = 0, o3 = 0;
+  CHECK(ap_json_i64(j, "buffers[1].offset", &o1) && ap_json_i64(j, "buffers[3].offset", &o3));
+  /* Each lies inside the file, 16-byte aligned, after everything else: the last one ends it. */
+  CHECK(o1 > 1 && o1 % 16 == 0 && (size_t)o1 + 5 <= size && memcmp(copy + o1, a, 5) == 0);
+  CHECK(o3 > o1 && o3 % 16 == 0 && (size_t)o3 + 2 == size && memcmp(copy + o3, c, 2) == 0);
+  free(copy);
+  ap_json_free(j);
+}
+
 int main(void) {
   ap_test_require_shared();
   if (!mkdtemp(tmpdir)) {
@@ -453,6 +488,7 @@ int main(void) {
   test_empty_model();
   test_many_tensors();
   test_unchecked();
+  test_external_buffers();
   char cmd[256];
   snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
   ap_test_run(cmd, true, NULL);
