@@ -4,7 +4,10 @@
 #include <string.h>
 
 /* Each subcommand lives in cmd_NAME.c; add it here to make it reachable. */
+extern const ap_command cmd_info;
+
 const ap_command *const ap_commands[] = {
+    &cmd_info,
     NULL,
 };
 
