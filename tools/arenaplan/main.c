@@ -4,10 +4,10 @@
 #include <string.h>
 
 /* Each subcommand lives in cmd_NAME.c; add it here to make it reachable. */
-extern const ap_command cmd_example;
+extern const ap_command cmd_headline, cmd_info, cmd_plan, cmd_compare, cmd_example;
 
 const ap_command *const ap_commands[] = {
-    &cmd_example,
+    &cmd_info, &cmd_plan, &cmd_compare, &cmd_example, &cmd_headline,
     NULL,
 };
 
