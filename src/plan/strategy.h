@@ -9,7 +9,7 @@
 typedef struct ap_strategy_ctx {
   const ap_request *req; /* n requests, validated: size > 0, 0 <= first <= last */
   size_t n;
-  uint64_t align;        /* >= 1; every offset must be a multiple */
+  uint64_t align; /* >= 1; every offset must be a multiple */
   const ap_allocator *alloc;
   uint64_t lower_bound;  /* ap_problem_lower_bound() of these requests */
   double budget_seconds; /* for searches; 0 = the strategy's default */
@@ -17,12 +17,12 @@ typedef struct ap_strategy_ctx {
   /* A valid plan to start from (a search only improves on it), or NULL. */
   const uint64_t *start_offsets;
   uint64_t start_arena;
-  ap_errbuf *err;        /* where a failing strategy writes its message */
+  ap_errbuf *err; /* where a failing strategy writes its message */
 } ap_strategy_ctx;
 
 typedef struct ap_strategy_result {
-  uint64_t arena;        /* highest offset + size */
-  bool optimal;          /* proven minimal (a search), or equal to the lower bound */
+  uint64_t arena; /* highest offset + size */
+  bool optimal;   /* proven minimal (a search), or equal to the lower bound */
 } ap_strategy_result;
 
 /* Writes one offset per request (same order). Must be deterministic. */
@@ -34,5 +34,9 @@ typedef struct ap_strategy {
   const char *summary;
   ap_strategy_fn plan;
 } ap_strategy;
+
+/* ap_plan_create starts the strategy named "exact" from best's plan (start_offsets).
+ * The registry (registry.c): NULL when no strategy has that name. */
+const ap_strategy *ap_strategy_find(const char *name);
 
 #endif
