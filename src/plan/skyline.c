@@ -1,10 +1,12 @@
 /* skyline: builds the plan from the bottom up. The skyline is the top of what is placed,
  * per step. Take its lowest stretch; of the unplaced requests whose whole lifetime lies in
  * that stretch, place the preferred one on it; if none fits, raise the stretch to its lower
- * neighbour (those bytes stay unused). Every plan it makes is "canonical" in MiniMalloc's
- * sense (each request as low as the ones below it allow), and it wastes bytes only when no
+ * neighbour (those bytes stay unused). Every plan it makes is canonical in MiniMalloc's
+ * sense (each request as low as the ones below allow), and it wastes bytes only where no
  * request fits a hole, which is why it packs dense problems far better than placing by a
- * fixed order. O(n (n + t)) for n requests over t distinct boundaries. */
+ * fixed order. The skyline is kept as runs of equal height and the unplaced requests in
+ * buckets by first step, so a run costs O(n log n)-ish on real problems, O(n (n + t)) at
+ * worst for n requests over t distinct boundaries. */
 #include "plan/skyline.h"
 
 #include <string.h>
@@ -12,12 +14,19 @@
 ap_status ap_skyline_init(const ap_strategy_ctx *ctx, ap_skyline *s) {
   memset(s, 0, sizeof *s);
   s->ctx = ctx;
+  const ap_allocator *al = ctx->alloc;
   size_t n = ctx->n ? ctx->n : 1;
-  s->a = ap_calloc(ctx->alloc, n, sizeof *s->a);
-  s->b = ap_calloc(ctx->alloc, n, sizeof *s->b);
-  s->h = ap_calloc(ctx->alloc, 2 * n, sizeof *s->h);
-  s->pending = ap_calloc(ctx->alloc, n, sizeof *s->pending);
-  if (!s->a || !s->b || !s->h || !s->pending) {
+  s->a = ap_calloc(al, n, sizeof *s->a);
+  s->b = ap_calloc(al, n, sizeof *s->b);
+  s->next = ap_calloc(al, 2 * n + 1, sizeof *s->next);
+  s->prev = ap_calloc(al, 2 * n + 1, sizeof *s->prev);
+  s->height = ap_calloc(al, 2 * n + 1, sizeof *s->height);
+  s->start = ap_calloc(al, 2 * n + 1, sizeof *s->start);
+  s->count = ap_calloc(al, 2 * n + 1, sizeof *s->count);
+  s->bucket = ap_calloc(al, n, sizeof *s->bucket);
+  s->pos = ap_calloc(al, n, sizeof *s->pos);
+  if (!s->a || !s->b || !s->next || !s->prev || !s->height || !s->start || !s->count ||
+      !s->bucket || !s->pos) {
     ap_skyline_free(s);
     return ap_fail(ctx->err, AP_ERR_NOMEM, "out of memory for %zu requests", ctx->n);
   }
@@ -28,57 +37,111 @@ ap_status ap_skyline_init(const ap_strategy_ctx *ctx, ap_skyline *s) {
 
 void ap_skyline_free(ap_skyline *s) {
   if (!s->ctx) return;
-  ap_free(s->ctx->alloc, s->a);
-  ap_free(s->ctx->alloc, s->b);
-  ap_free(s->ctx->alloc, s->h);
-  ap_free(s->ctx->alloc, s->pending);
+  const ap_allocator *al = s->ctx->alloc;
+  ap_free(al, s->a);
+  ap_free(al, s->b);
+  ap_free(al, s->next);
+  ap_free(al, s->prev);
+  ap_free(al, s->height);
+  ap_free(al, s->start);
+  ap_free(al, s->count);
+  ap_free(al, s->bucket);
+  ap_free(al, s->pos);
   s->ctx = NULL;
+}
+
+/* Joins run k with the run after it when they have the same height. */
+static void join_next(ap_skyline *s, uint32_t k) {
+  uint32_t m = s->next[k];
+  if (m >= s->t || s->height[m] != s->height[k]) return;
+  s->next[k] = s->next[m];
+  if (s->next[k] < s->t) s->prev[s->next[k]] = k;
+}
+
+static void set_run(ap_skyline *s, uint32_t k, uint32_t end, uint64_t h, uint32_t before) {
+  s->next[k] = end;
+  s->prev[k] = before;
+  s->height[k] = h;
+  if (end < s->t) s->prev[end] = k;
 }
 
 uint64_t ap_skyline_run(ap_skyline *s, const uint64_t *prio, uint64_t *off) {
   const ap_strategy_ctx *ctx = s->ctx;
   size_t n = ctx->n, t = s->t, left = n;
-  for (size_t i = 0; i < n; i++)
-    s->pending[i] = (uint32_t)i;
-  memset(s->h, 0, t * sizeof *s->h);
+  uint32_t T = (uint32_t)t;
+  memset(s->count, 0, t * sizeof *s->count);
+  for (size_t i = 0; i < n; i++) s->count[s->a[i]]++;
+  for (size_t k = 0, at = 0; k < t; k++) {
+    s->start[k] = (uint32_t)at;
+    at += s->count[k];
+    s->count[k] = 0;
+  }
+  for (size_t i = 0; i < n; i++) {
+    uint32_t k = s->a[i];
+    s->pos[i] = s->count[k];
+    s->bucket[s->start[k] + s->count[k]++] = (uint32_t)i;
+  }
+  set_run(s, 0, T, 0, UINT32_MAX);
   uint64_t top = 0;
   while (left) {
-    size_t lo = 0;
-    for (size_t k = 1; k < t; k++)
-      if (s->h[k] < s->h[lo]) lo = k;
-    size_t hi = lo + 1;
-    while (hi < t && s->h[hi] == s->h[lo])
-      hi++;
-    size_t pick = SIZE_MAX;
-    for (size_t k = 0; k < left; k++) {
-      uint32_t i = s->pending[k];
-      if (s->a[i] < lo || s->b[i] > hi) continue;
-      if (pick == SIZE_MAX || prio[i] > prio[s->pending[pick]] ||
-          (prio[i] == prio[s->pending[pick]] && i < s->pending[pick]))
-        pick = k;
+    uint32_t lo = 0;
+    for (uint32_t k = s->next[0]; k < T; k = s->next[k]) {
+      s->work++;
+      if (s->height[k] < s->height[lo]) lo = k;
     }
-    if (pick == SIZE_MAX) {
+    if (s->limit && s->work > s->limit) return UINT64_MAX;
+    uint32_t hi = s->next[lo];
+    uint32_t pick = UINT32_MAX;
+    int pick_tier = -1;
+    for (uint32_t k = lo; k < hi; k++) {
+      s->work += s->count[k] + 1;
+      for (uint32_t q = 0; q < s->count[k]; q++) {
+        uint32_t i = s->bucket[s->start[k] + q];
+        if (s->b[i] > hi) continue;
+        int tier = s->tiers ? (k == lo) + (s->b[i] == hi) : 0;
+        if (pick == UINT32_MAX || tier > pick_tier ||
+            (tier == pick_tier &&
+             (prio[i] > prio[pick] || (prio[i] == prio[pick] && i < pick)))) {
+          pick = i;
+          pick_tier = tier;
+        }
+      }
+    }
+    uint64_t h = s->height[lo];
+    if (pick == UINT32_MAX) {
       /* Nothing fits: lift the stretch to its lower neighbour (one exists, or all would fit). */
+      uint32_t before = s->prev[lo];
       uint64_t up = UINT64_MAX;
-      if (lo > 0) up = s->h[lo - 1];
-      if (hi < t && s->h[hi] < up) up = s->h[hi];
-      for (size_t k = lo; k < hi; k++)
-        s->h[k] = up;
+      if (before != UINT32_MAX) up = s->height[before];
+      if (hi < T && s->height[hi] < up) up = s->height[hi];
+      s->height[lo] = up;
+      join_next(s, lo);
+      if (before != UINT32_MAX) join_next(s, before);
       continue;
     }
-    uint32_t i = s->pending[pick];
-    s->pending[pick] = s->pending[--left];
-    uint64_t o = s->h[lo];
-    off[i] = o;
-    if (o + ctx->req[i].size > top) top = o + ctx->req[i].size;
-    uint64_t h = o + ap_req_asize(ctx, i);
-    for (size_t k = s->a[i]; k < s->b[i]; k++)
-      s->h[k] = h;
+    /* Take pick out of its bucket. */
+    uint32_t k = s->a[pick], last = s->bucket[s->start[k] + --s->count[k]];
+    s->bucket[s->start[k] + s->pos[pick]] = last;
+    s->pos[last] = s->pos[pick];
+    left--;
+    off[pick] = h;
+    if (h + ctx->req[pick].size > top) top = h + ctx->req[pick].size;
+    uint64_t nh = h + ap_req_asize(ctx, pick);
+    uint32_t a = s->a[pick], b = s->b[pick], before = s->prev[lo];
+    if (a > lo) {
+      set_run(s, lo, a, h, before);
+      before = lo;
+    }
+    set_run(s, a, b, nh, before);
+    if (b < hi) set_run(s, b, hi, h, a);
+    join_next(s, a);
+    if (s->prev[a] != UINT32_MAX) join_next(s, s->prev[a]);
   }
   return top;
 }
 
-static ap_status plan_skyline(const ap_strategy_ctx *ctx, uint64_t *off, ap_strategy_result *res) {
+static ap_status plan_skyline(const ap_strategy_ctx *ctx, uint64_t *off,
+                              ap_strategy_result *res) {
   ap_skyline s;
   ap_status st = ap_skyline_init(ctx, &s);
   if (st != AP_OK) return st;
