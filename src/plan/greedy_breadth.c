@@ -13,8 +13,9 @@ static ap_status plan_greedy_breadth(const ap_strategy_ctx *ctx, uint64_t *off,
                                      ap_strategy_result *res) {
   size_t n = ctx->n, t = 0;
   const ap_allocator *al = ctx->alloc;
-  ap_graph g;
-  ap_status st = ap_graph_build(ctx, &g);
+  ap_graph own;
+  const ap_graph *g;
+  ap_status st = ap_graph_get(ctx, &own, &g);
   if (st != AP_OK) return st;
   uint32_t *a = ap_calloc(al, n, sizeof *a), *b = ap_calloc(al, n, sizeof *b);
   uint64_t *key = ap_calloc(al, 2 * n + 1, sizeof *key);
@@ -61,7 +62,7 @@ static ap_status plan_greedy_breadth(const ap_strategy_ctx *ctx, uint64_t *off,
   for (size_t i = 0; i < n; i++)
     key[i] = rank[i];
   if ((st = ap_order_by_list(ctx, key, order)) != AP_OK) goto done;
-  if ((st = ap_placer_init(ctx, &g, &pl)) != AP_OK) goto done;
+  if ((st = ap_placer_init(ctx, g, &pl)) != AP_OK) goto done;
   res->arena = ap_place_order(&pl, order, AP_FIT_BEST);
   for (size_t i = 0; i < n; i++)
     off[i] = pl.off[i];
@@ -73,7 +74,7 @@ done:
   ap_free(al, order);
   ap_free(al, rank);
   ap_free(al, tree);
-  ap_graph_free(ctx, &g);
+  ap_graph_free(ctx, &own);
   return st;
 }
 

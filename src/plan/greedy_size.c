@@ -6,8 +6,9 @@
 static ap_status plan_greedy_size(const ap_strategy_ctx *ctx, uint64_t *off,
                                   ap_strategy_result *res) {
   size_t n = ctx->n;
-  ap_graph g;
-  ap_status st = ap_graph_build(ctx, &g);
+  ap_graph own;
+  const ap_graph *g;
+  ap_status st = ap_graph_get(ctx, &own, &g);
   if (st != AP_OK) return st;
   uint64_t *key = ap_calloc(ctx->alloc, n, sizeof *key);
   uint32_t *order = ap_calloc(ctx->alloc, n, sizeof *order);
@@ -20,7 +21,7 @@ static ap_status plan_greedy_size(const ap_strategy_ctx *ctx, uint64_t *off,
   for (size_t i = 0; i < n; i++)
     key[i] = UINT64_MAX - ap_req_asize(ctx, (uint32_t)i);
   if ((st = ap_order_by_list(ctx, key, order)) != AP_OK) goto done;
-  if ((st = ap_placer_init(ctx, &g, &pl)) != AP_OK) goto done;
+  if ((st = ap_placer_init(ctx, g, &pl)) != AP_OK) goto done;
   res->arena = ap_place_order(&pl, order, AP_FIT_BEST);
   for (size_t i = 0; i < n; i++)
     off[i] = pl.off[i];
@@ -28,7 +29,7 @@ done:
   ap_placer_free(&pl);
   ap_free(ctx->alloc, key);
   ap_free(ctx->alloc, order);
-  ap_graph_free(ctx, &g);
+  ap_graph_free(ctx, &own);
   return st;
 }
 

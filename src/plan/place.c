@@ -76,6 +76,16 @@ fail:
   return st;
 }
 
+ap_status ap_graph_get(const ap_strategy_ctx *ctx, ap_graph *own, const ap_graph **g) {
+  memset(own, 0, sizeof *own);
+  if (ctx->graph) {
+    *g = ctx->graph;
+    return AP_OK;
+  }
+  *g = own;
+  return ap_graph_build(ctx, own);
+}
+
 void ap_graph_free(const ap_strategy_ctx *ctx, ap_graph *g) {
   ap_free(ctx->alloc, g->start);
   ap_free(ctx->alloc, g->adj);
@@ -91,7 +101,8 @@ ap_status ap_placer_init(const ap_strategy_ctx *ctx, const ap_graph *g, ap_place
   pl->off = ap_calloc(ctx->alloc, n, sizeof *pl->off);
   pl->placed = ap_calloc(ctx->alloc, n, 1);
   pl->buf = ap_calloc(ctx->alloc, g->max_degree + 1, sizeof *pl->buf);
-  if (!pl->off || !pl->placed || !pl->buf) {
+  pl->tmp = ap_calloc(ctx->alloc, g->max_degree + 1, sizeof *pl->tmp);
+  if (!pl->off || !pl->placed || !pl->buf || !pl->tmp) {
     ap_placer_free(pl);
     return ap_fail(ctx->err, AP_ERR_NOMEM, "out of memory placing %zu requests", ctx->n);
   }
@@ -103,6 +114,8 @@ void ap_placer_free(ap_placer *pl) {
   ap_free(pl->ctx->alloc, pl->off);
   ap_free(pl->ctx->alloc, pl->placed);
   ap_free(pl->ctx->alloc, pl->buf);
+  ap_free(pl->ctx->alloc, pl->tmp);
+  pl->tmp = NULL;
   pl->off = NULL;
   pl->placed = NULL;
   pl->buf = NULL;
@@ -120,33 +133,33 @@ static void insertion_spans(ap_span *s, size_t n) {
   }
 }
 
-static void sift(ap_span *s, size_t k, size_t n) {
-  ap_span x = s[k];
-  for (;;) {
-    size_t c = 2 * k + 1;
-    if (c >= n) break;
-    if (c + 1 < n && s[c + 1].off > s[c].off) c++;
-    if (s[c].off <= x.off) break;
-    s[k] = s[c];
-    k = c;
-  }
-  s[k] = x;
-}
-
-void ap_sort_spans(ap_span *s, size_t n) {
-  /* Heap sort: O(n log n) always, no recursion, no allocation. */
-  if (n <= 16) {
+void ap_sort_spans(ap_span *s, size_t n, ap_span *tmp) {
+  if (n <= 32) {
     insertion_spans(s, n);
     return;
   }
-  for (size_t k = n / 2; k-- > 0;)
-    sift(s, k, n);
-  for (size_t m = n - 1; m > 0; m--) {
-    ap_span t = s[0];
-    s[0] = s[m];
-    s[m] = t;
-    sift(s, 0, m);
+  /* LSD radix sort on the offsets, skipping the bytes no offset differs in (most of them:
+   * offsets rarely need more than three or four bytes). */
+  uint64_t all_or = 0, all_and = ~(uint64_t)0;
+  for (size_t i = 0; i < n; i++) {
+    all_or |= s[i].off;
+    all_and &= s[i].off;
   }
+  ap_span *src = s, *dst = tmp;
+  for (unsigned shift = 0; shift < 64; shift += 8) {
+    if ((((all_or ^ all_and) >> shift) & 0xff) == 0) continue;
+    size_t count[257] = {0};
+    for (size_t i = 0; i < n; i++)
+      count[((src[i].off >> shift) & 0xff) + 1]++;
+    for (int b = 0; b < 256; b++)
+      count[b + 1] += count[b];
+    for (size_t i = 0; i < n; i++)
+      dst[count[(src[i].off >> shift) & 0xff]++] = src[i];
+    ap_span *t = src;
+    src = dst;
+    dst = t;
+  }
+  if (src != s) memcpy(s, src, n * sizeof *s);
 }
 
 static uint64_t up(const ap_strategy_ctx *ctx, uint64_t v) {
@@ -163,7 +176,7 @@ uint64_t ap_place_one(ap_placer *pl, uint32_t i, ap_fit fit) {
     uint32_t j = g->adj[e];
     if (pl->placed[j]) pl->buf[k++] = (ap_span){pl->off[j], pl->off[j] + ctx->req[j].size};
   }
-  ap_sort_spans(pl->buf, k);
+  ap_sort_spans(pl->buf, k, pl->tmp);
   uint64_t size = ctx->req[i].size, o;
   if (fit == AP_FIT_FIRST) {
     o = 0;

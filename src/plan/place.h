@@ -20,6 +20,8 @@ typedef struct ap_graph {
 
 ap_status ap_graph_build(const ap_strategy_ctx *ctx, ap_graph *g);
 void ap_graph_free(const ap_strategy_ctx *ctx, ap_graph *g);
+/* ctx->graph if there is one, else builds `own` (free it with ap_graph_free either way). */
+ap_status ap_graph_get(const ap_strategy_ctx *ctx, ap_graph *own, const ap_graph **g);
 
 /* How a request chooses among the gaps it fits. */
 typedef enum ap_fit {
@@ -37,7 +39,7 @@ typedef struct ap_placer {
   const ap_graph *g;
   uint64_t *off;
   uint8_t *placed;
-  ap_span *buf; /* max_degree + 1 */
+  ap_span *buf, *tmp; /* max_degree + 1 each */
 } ap_placer;
 
 ap_status ap_placer_init(const ap_strategy_ctx *ctx, const ap_graph *g, ap_placer *pl);
@@ -47,8 +49,8 @@ uint64_t ap_place_order(ap_placer *pl, const uint32_t *order, ap_fit fit);
 /* Places one request given the already placed ones; returns its offset. */
 uint64_t ap_place_one(ap_placer *pl, uint32_t i, ap_fit fit);
 
-/* Sorts spans by offset (no allocation). */
-void ap_sort_spans(ap_span *s, size_t n);
+/* Sorts spans by offset, with tmp as scratch of the same size (no allocation). */
+void ap_sort_spans(ap_span *s, size_t n, ap_span *tmp);
 
 /* The highest end of a complete plan. */
 uint64_t ap_plan_top(const ap_strategy_ctx *ctx, const uint64_t *off);

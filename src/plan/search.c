@@ -9,8 +9,10 @@
 
 #include <string.h>
 
-/* About 60 ms on the slowest MiniMalloc instance (454 requests) on a 2-core machine. */
-#define DEFAULT_WORK ((uint64_t)24 * 1000 * 1000)
+/* About 40 ms on the slowest MiniMalloc instance (454 requests) on a 2-core machine. */
+#define DEFAULT_WORK ((uint64_t)6 * 1000 * 1000)
+
+#define ONE_RUN_WORK ((uint64_t)400 * 1000 * 1000)
 
 static uint64_t next_rand(uint64_t *s) { /* xorshift64* */
   uint64_t x = *s;
@@ -21,7 +23,9 @@ static uint64_t next_rand(uint64_t *s) { /* xorshift64* */
   return x * 0x2545F4914F6CDD1Dull;
 }
 
-static uint64_t clamp32(uint64_t v) { return v > UINT32_MAX ? UINT32_MAX : v; }
+static uint64_t clamp32(uint64_t v) {
+  return v > UINT32_MAX ? UINT32_MAX : v;
+}
 
 static void draw(const ap_strategy_ctx *ctx, unsigned mode, uint64_t *seed, uint64_t *prio) {
   for (size_t i = 0; i < ctx->n; i++) {
@@ -43,7 +47,9 @@ ap_status ap_search_skyline(const ap_strategy_ctx *ctx, uint64_t work, uint64_t 
   ap_status st = ap_skyline_init(ctx, &s);
   if (st != AP_OK) return st;
   s.tiers = true;
-  s.limit = work;
+  /* With no work to search, one run, bounded so that a pathological problem cannot take
+   * unbounded time (about a second). */
+  s.limit = work ? work : ONE_RUN_WORK;
   uint64_t *prio = ap_calloc(ctx->alloc, n, sizeof *prio);
   uint64_t *best_prio = ap_calloc(ctx->alloc, n, sizeof *best_prio);
   uint64_t *tmp = ap_calloc(ctx->alloc, n, sizeof *tmp);
@@ -62,7 +68,7 @@ ap_status ap_search_skyline(const ap_strategy_ctx *ctx, uint64_t work, uint64_t 
   memcpy(best_prio, prio, n * sizeof *prio);
   uint64_t seed = 0x9E3779B97F4A7C15ull ^ n;
   size_t flips = n / 30 > 2 ? n / 30 : 2;
-  for (unsigned round = 1; best > ctx->lower_bound; round++) {
+  for (unsigned round = 1; work && best > ctx->lower_bound; round++) {
     if (s.work < work / 4) {
       draw(ctx, round % 4, &seed, prio);
     } else {
@@ -89,9 +95,10 @@ done:
   return st;
 }
 
-static ap_status plan_search(const ap_strategy_ctx *ctx, uint64_t *off,
-                             ap_strategy_result *res) {
+static ap_status plan_search(const ap_strategy_ctx *ctx, uint64_t *off, ap_strategy_result *res) {
   uint64_t work = ctx->budget_nodes ? ctx->budget_nodes : DEFAULT_WORK;
+  if (ctx->budget_seconds > 0 && ctx->budget_seconds < 1e3) /* ~150k work per ms here */
+    work = (uint64_t)(ctx->budget_seconds * 1.5e8);
   return ap_search_skyline(ctx, work, off, &res->arena);
 }
 

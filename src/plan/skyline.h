@@ -11,6 +11,10 @@ typedef struct ap_skyline {
   /* The skyline as runs of equal height: run k covers [k, next[k]) at height[k]. */
   uint32_t *next, *prev;
   uint64_t *height;
+  uint8_t *head;    /* k starts a run */
+  uint64_t *heap_h; /* a min-heap of (height, run start), with stale entries */
+  uint32_t *heap_k;
+  size_t heap_n, heap_cap;
   /* Unplaced requests bucketed by a: bucket[start[k] .. start[k] + count[k]). */
   uint32_t *start, *count, *bucket, *pos;
   bool tiers; /* prefer requests that span the stretch, then those touching one end */

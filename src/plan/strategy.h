@@ -7,7 +7,9 @@
 #include "base/base.h"
 
 typedef struct ap_strategy_ctx {
-  const ap_request *req; /* n requests, validated: size > 0, 0 <= first <= last */
+  /* n requests, validated: size > 0, first <= last (steps may be negative), and the sum of
+   * the aligned sizes fits in 64 bits, so no offset a strategy computes can overflow. */
+  const ap_request *req;
   size_t n;
   uint64_t align; /* >= 1; every offset must be a multiple */
   const ap_allocator *alloc;
@@ -18,6 +20,9 @@ typedef struct ap_strategy_ctx {
   const uint64_t *start_offsets;
   uint64_t start_arena;
   ap_errbuf *err; /* where a failing strategy writes its message */
+  /* The conflict graph (place.h) when a caller (best) has built it once for several
+   * strategies; NULL: a strategy that needs it builds its own. */
+  const struct ap_graph *graph;
 } ap_strategy_ctx;
 
 typedef struct ap_strategy_result {

@@ -19,8 +19,9 @@ static ap_status plan_tflite(const ap_strategy_ctx *ctx, uint64_t *off, ap_strat
     if (ctx->req[i].first < lo) lo = ctx->req[i].first;
     if (ctx->req[i].last > hi) hi = ctx->req[i].last;
   }
-  ap_graph g;
-  ap_status st = ap_graph_build(ctx, &g);
+  ap_graph own;
+  const ap_graph *g;
+  ap_status st = ap_graph_get(ctx, &own, &g);
   if (st != AP_OK) return st;
   uint64_t *key = ap_calloc(ctx->alloc, n, sizeof *key);
   uint32_t *order = ap_calloc(ctx->alloc, n, sizeof *order);
@@ -40,7 +41,7 @@ static ap_status plan_tflite(const ap_strategy_ctx *ctx, uint64_t *off, ap_strat
     key[i] = WHOLE(i) ? 0 : 1;
   if ((st = ap_order_by_list(ctx, key, order)) != AP_OK) goto done;
 #undef WHOLE
-  if ((st = ap_placer_init(ctx, &g, &pl)) != AP_OK) goto done;
+  if ((st = ap_placer_init(ctx, g, &pl)) != AP_OK) goto done;
   res->arena = ap_place_order(&pl, order, AP_FIT_TFLITE);
   for (size_t i = 0; i < n; i++)
     off[i] = pl.off[i];
@@ -48,7 +49,7 @@ done:
   ap_placer_free(&pl);
   ap_free(ctx->alloc, key);
   ap_free(ctx->alloc, order);
-  ap_graph_free(ctx, &g);
+  ap_graph_free(ctx, &own);
   return st;
 }
 
