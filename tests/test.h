@@ -12,47 +12,47 @@
 
 extern int ap_test_passed, ap_test_failed;
 
-#define CHECK(cond)                                                                          \
-  do {                                                                                       \
-    if (cond) {                                                                              \
-      ap_test_passed++;                                                                      \
-    } else {                                                                                 \
-      ap_test_failed++;                                                                      \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
-    }                                                                                        \
+#define CHECK(cond)                                                                                \
+  do {                                                                                             \
+    if (cond) {                                                                                    \
+      ap_test_passed++;                                                                            \
+    } else {                                                                                       \
+      ap_test_failed++;                                                                            \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                     \
+    }                                                                                              \
   } while (0)
 
-#define CHECK_MSG(cond, ...)                                                                 \
-  do {                                                                                       \
-    if (cond) {                                                                              \
-      ap_test_passed++;                                                                      \
-    } else {                                                                                 \
-      ap_test_failed++;                                                                      \
-      fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond);               \
-      fprintf(stderr, __VA_ARGS__);                                                          \
-      fputc('\n', stderr);                                                                   \
-    }                                                                                        \
+#define CHECK_MSG(cond, ...)                                                                       \
+  do {                                                                                             \
+    if (cond) {                                                                                    \
+      ap_test_passed++;                                                                            \
+    } else {                                                                                       \
+      ap_test_failed++;                                                                            \
+      fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond);                     \
+      fprintf(stderr, __VA_ARGS__);                                                                \
+      fputc('\n', stderr);                                                                         \
+    }                                                                                              \
   } while (0)
 
-#define CHECK_EQ(a, b)                                                                       \
-  do {                                                                                       \
-    long long ap_a_ = (long long)(a), ap_b_ = (long long)(b);                                \
-    CHECK_MSG(ap_a_ == ap_b_, "%s = %lld, %s = %lld", #a, ap_a_, #b, ap_b_);                 \
+#define CHECK_EQ(a, b)                                                                             \
+  do {                                                                                             \
+    long long ap_a_ = (long long)(a), ap_b_ = (long long)(b);                                      \
+    CHECK_MSG(ap_a_ == ap_b_, "%s = %lld, %s = %lld", #a, ap_a_, #b, ap_b_);                       \
   } while (0)
 
-#define CHECK_STR(a, b)                                                                      \
-  do {                                                                                       \
-    const char *ap_a_ = (a), *ap_b_ = (b);                                                   \
-    CHECK_MSG(ap_a_ && ap_b_ && strcmp(ap_a_, ap_b_) == 0, "\"%s\" != \"%s\"",               \
-              ap_a_ ? ap_a_ : "(null)", ap_b_ ? ap_b_ : "(null)");                           \
+#define CHECK_STR(a, b)                                                                            \
+  do {                                                                                             \
+    const char *ap_a_ = (a), *ap_b_ = (b);                                                         \
+    CHECK_MSG(ap_a_ &&ap_b_ &&strcmp(ap_a_, ap_b_) == 0, "\"%s\" != \"%s\"",                       \
+              ap_a_ ? ap_a_ : "(null)", ap_b_ ? ap_b_ : "(null)");                                 \
   } while (0)
 
 /* Checks that `haystack` contains `needle`. */
-#define CHECK_CONTAINS(haystack, needle)                                                     \
-  do {                                                                                       \
-    const char *ap_h_ = (haystack), *ap_n_ = (needle);                                       \
-    CHECK_MSG(ap_h_ && strstr(ap_h_, ap_n_), "\"%s\" does not contain \"%s\"",               \
-              ap_h_ ? ap_h_ : "(null)", ap_n_);                                              \
+#define CHECK_CONTAINS(haystack, needle)                                                           \
+  do {                                                                                             \
+    const char *ap_h_ = (haystack), *ap_n_ = (needle);                                             \
+    CHECK_MSG(ap_h_ &&strstr(ap_h_, ap_n_), "\"%s\" does not contain \"%s\"",                      \
+              ap_h_ ? ap_h_ : "(null)", ap_n_);                                                    \
   } while (0)
 
 /* Prints the closing line and returns the exit status for main(). */
@@ -76,6 +76,11 @@ uint8_t *ap_test_read_file(const char *path, size_t *size);
 int ap_test_run(const char *cmd, bool merge_stderr, char **out);
 /* The CLI binary's path. */
 const char *ap_test_cli(void);
+
+/* Appends n random requests shaped like a network's tensors (seeded: the same problem for
+ * the same seed): mostly short lifetimes, some long, a few for the whole run. */
+struct ap_problem;
+int ap_test_random_problem(struct ap_problem *p, size_t n, uint64_t seed);
 
 /* A deterministic PRNG for tests (xorshift64*). */
 uint64_t ap_test_rand(uint64_t *state);

@@ -25,7 +25,8 @@ extern "C" {
 typedef struct ap_request {
   uint64_t id;    /* the caller's name for it (a tensor index, a CSV id) */
   uint64_t size;  /* bytes, > 0 */
-  int32_t first;  /* first step, >= 0 */
+  int32_t first;  /* first step (may be negative: TFLite Micro plans subgraphs that never
+                     run at step -1) */
   int32_t last;   /* last step, >= first */
 } ap_request;
 

@@ -39,7 +39,9 @@ const char *ap_test_path(char *buf, size_t size, const char *fmt, ...) {
   return buf;
 }
 
-static int cmp_name(const void *a, const void *b) { return strcmp(a, b); }
+static int cmp_name(const void *a, const void *b) {
+  return strcmp(a, b);
+}
 
 size_t ap_test_models(char names[][64], size_t max) {
   char dir[4096];

@@ -1,0 +1,137 @@
+/* ap_plan_create: validate, run the strategy, time it, and check what it made. A strategy
+ * bug must surface as an error, never as a wrong plan, so every result goes through the
+ * checker before the caller sees it. */
+#include "plan/problem.h"
+#include "plan/strategy.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+struct ap_plan {
+  const ap_allocator *alloc;
+  ap_errbuf err;
+  const char *strategy;
+  uint64_t *off;
+  size_t n;
+  uint64_t arena, lower_bound;
+  double ms;
+  bool optimal;
+};
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static ap_status list_strategies(ap_errbuf *err, const char *name) {
+  char list[256] = "";
+  size_t len = 0;
+  for (size_t i = 0; i < ap_strategy_count() && len < sizeof list; i++)
+    len +=
+        (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", ap_strategy_name(i));
+  return ap_fail(err, AP_ERR_ARG, "unknown strategy \"%s\" (valid: %s)", name, list);
+}
+
+static ap_status run(const ap_strategy *s, const ap_strategy_ctx *ctx, uint64_t *off,
+                     ap_strategy_result *res) {
+  memset(res, 0, sizeof *res);
+  if (ctx->n == 0) return AP_OK;
+  return s->plan(ctx, off, res);
+}
+
+ap_status ap_plan_create(const ap_problem *p, const ap_plan_options *opt, ap_plan **out) {
+  if (!out) return AP_ERR_ARG;
+  *out = NULL;
+  const ap_allocator *a = ap_alloc_or_default(p ? p->alloc : NULL);
+  ap_plan *plan = ap_calloc(a, 1, sizeof *plan);
+  if (!plan) return AP_ERR_NOMEM;
+  plan->alloc = a;
+  *out = plan;
+  if (!p) return ap_fail(&plan->err, AP_ERR_ARG, "problem is NULL");
+  const char *name = opt && opt->strategy ? opt->strategy : "best";
+  const ap_strategy *s = ap_strategy_find(name);
+  if (!s) return list_strategies(&plan->err, name);
+  plan->strategy = s->name;
+  for (size_t i = 0; i < p->n; i++) {
+    ap_status st = ap_request_validate(&p->req[i], p->align, &plan->err);
+    if (st != AP_OK) return st;
+  }
+  plan->n = p->n;
+  plan->off = ap_calloc(a, p->n ? p->n : 1, sizeof *plan->off);
+  if (!plan->off) return ap_fail(&plan->err, AP_ERR_NOMEM, "out of memory for %zu offsets", p->n);
+  ap_status st = ap_lower_bound_of(a, p->req, p->n, p->align, &plan->lower_bound);
+  if (st != AP_OK) return ap_fail(&plan->err, st, "out of memory for the lower bound");
+
+  ap_strategy_ctx ctx = {
+      .req = p->req,
+      .n = p->n,
+      .align = p->align,
+      .alloc = a,
+      .lower_bound = plan->lower_bound,
+      .budget_seconds = opt ? opt->budget_seconds : 0,
+      .budget_nodes = opt ? opt->budget_nodes : 0,
+      .err = &plan->err,
+  };
+  ap_strategy_result res;
+  uint64_t *start = NULL;
+  double t0 = now_ms();
+  const ap_strategy *best = ap_strategy_find("best");
+  if (strcmp(s->name, "exact") == 0 && best && best != s && p->n) {
+    /* A search only improves: hand it the portfolio's plan to beat. */
+    start = ap_calloc(a, p->n, sizeof *start);
+    if (!start) return ap_fail(&plan->err, AP_ERR_NOMEM, "out of memory for %zu offsets", p->n);
+    st = run(best, &ctx, start, &res);
+    if (st == AP_OK) {
+      ctx.start_offsets = start;
+      ctx.start_arena = res.arena;
+    }
+  }
+  st = run(s, &ctx, plan->off, &res);
+  plan->ms = now_ms() - t0;
+  ap_free(a, start);
+  if (st != AP_OK) {
+    if (!plan->err.msg[0]) ap_fail(&plan->err, st, "strategy %s failed", s->name);
+    return st;
+  }
+  char msg[AP_ERRMSG_MAX - 64];
+  st = ap_plan_check(p, plan->off, res.arena, msg, sizeof msg);
+  if (st != AP_OK)
+    return ap_fail(&plan->err, st == AP_ERR_NOMEM ? st : AP_ERR_INVALID_PLAN,
+                   "strategy %s made an invalid plan: %s", s->name, msg);
+  plan->arena = res.arena;
+  plan->optimal = res.optimal || res.arena == plan->lower_bound;
+  return AP_OK;
+}
+
+void ap_plan_destroy(ap_plan *plan) {
+  if (!plan) return;
+  ap_free(plan->alloc, plan->off);
+  ap_free(plan->alloc, plan);
+}
+
+const char *ap_plan_error(const ap_plan *plan) {
+  return plan ? plan->err.msg : "no plan (NULL)";
+}
+const char *ap_plan_strategy(const ap_plan *plan) {
+  return plan && plan->strategy ? plan->strategy : "";
+}
+uint64_t ap_plan_arena(const ap_plan *plan) {
+  return plan ? plan->arena : 0;
+}
+const uint64_t *ap_plan_offsets(const ap_plan *plan) {
+  return plan ? plan->off : NULL;
+}
+size_t ap_plan_count(const ap_plan *plan) {
+  return plan ? plan->n : 0;
+}
+uint64_t ap_plan_lower_bound(const ap_plan *plan) {
+  return plan ? plan->lower_bound : 0;
+}
+double ap_plan_time_ms(const ap_plan *plan) {
+  return plan ? plan->ms : 0;
+}
+bool ap_plan_optimal(const ap_plan *plan) {
+  return plan && plan->optimal;
+}

@@ -1,0 +1,35 @@
+/* The strategies by name, in the order `compare` shows them. */
+#include "plan/strategy.h"
+
+#include <string.h>
+
+extern const ap_strategy ap_strategy_naive, ap_strategy_linear, ap_strategy_tflm,
+    ap_strategy_tflite, ap_strategy_greedy_size, ap_strategy_greedy_breadth, ap_strategy_sweep,
+    ap_strategy_skyline, ap_strategy_search, ap_strategy_best;
+
+static const ap_strategy *const strategies[] = {
+    &ap_strategy_naive,       &ap_strategy_linear,         &ap_strategy_tflm,  &ap_strategy_tflite,
+    &ap_strategy_greedy_size, &ap_strategy_greedy_breadth, &ap_strategy_sweep, &ap_strategy_skyline,
+    &ap_strategy_search,      &ap_strategy_best,
+    /* &ap_strategy_exact: added with src/plan/exact.c; ap_plan_create starts it from best. */
+};
+
+#define COUNT (sizeof strategies / sizeof strategies[0])
+
+size_t ap_strategy_count(void) {
+  return COUNT;
+}
+
+const char *ap_strategy_name(size_t i) {
+  return i < COUNT ? strategies[i]->name : NULL;
+}
+
+const char *ap_strategy_summary(size_t i) {
+  return i < COUNT ? strategies[i]->summary : NULL;
+}
+
+const ap_strategy *ap_strategy_find(const char *name) {
+  for (size_t i = 0; name && i < COUNT; i++)
+    if (strcmp(strategies[i]->name, name) == 0) return strategies[i];
+  return NULL;
+}
