@@ -6,5 +6,8 @@
 #include "arenaplan/model.h"
 #include "arenaplan/plan.h"
 #include "arenaplan/writer.h"
+#include "arenaplan/graph.h"
+#include "arenaplan/report.h"
+#include "arenaplan/runtime.h"
 
 #endif

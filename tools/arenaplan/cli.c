@@ -136,3 +136,53 @@ void cli_json_string(FILE *f, const char *s) {
   }
   fputc('"', f);
 }
+
+ap_model *cli_open_model(const char *path) {
+  ap_model *m = NULL;
+  if (ap_model_open(path, NULL, &m) == AP_OK) return m;
+  const char *msg = ap_model_error(m);
+  /* The library's messages start with the file name; the CLI's line names it once. */
+  size_t n = strlen(path);
+  if (strncmp(msg, path, n) == 0 && msg[n] == ':' && msg[n + 1] == ' ') msg += n + 2;
+  cli_fail(path, "%s", msg);
+  ap_model_destroy(m);
+  return NULL;
+}
+
+bool cli_parse_rules(const char *s, ap_rules *out) {
+  static const ap_rules all[] = {AP_RULES_ARENAPLAN, AP_RULES_TFLITE, AP_RULES_TFLM};
+  for (size_t i = 0; i < 3; i++)
+    if (strcmp(s, ap_rules_name(all[i])) == 0) {
+      *out = all[i];
+      return true;
+    }
+  return false;
+}
+
+bool cli_check_strategy(const ap_command *cmd, const char *name) {
+  for (size_t i = 0; i < ap_strategy_count(); i++)
+    if (strcmp(ap_strategy_name(i), name) == 0) return true;
+  fprintf(stderr, "arenaplan: %s: unknown strategy \"%s\"; one of:", cmd->name, name);
+  for (size_t i = 0; i < ap_strategy_count(); i++) fprintf(stderr, " %s", ap_strategy_name(i));
+  fputc('\n', stderr);
+  return false;
+}
+
+const char *cli_value(const ap_command *cmd, int argc, char **argv, int *i) {
+  if (*i + 1 >= argc) {
+    cli_usage_error(cmd, "%s needs a value", argv[*i]);
+    return NULL;
+  }
+  *i += 1;
+  return argv[*i];
+}
+
+const char *cli_shape(char *buf, size_t size, ap_ivec shape) {
+  size_t o = 0;
+  buf[0] = '\0';
+  o += (size_t)snprintf(buf + o, size - o, "[");
+  for (size_t i = 0; i < shape.n && o < size; i++)
+    o += (size_t)snprintf(buf + o, size - o, "%s%d", i ? "," : "", shape.v[i]);
+  if (o < size) snprintf(buf + o, size - o, "]");
+  return buf;
+}

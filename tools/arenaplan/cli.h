@@ -38,3 +38,15 @@ bool cli_parse_uint(const char *s, uint64_t max, uint64_t *out);
 void cli_json_string(FILE *f, const char *s);
 
 #endif
+
+/* Opens a model; on failure prints "arenaplan: FILE: what is wrong" and returns NULL. */
+ap_model *cli_open_model(const char *path);
+/* Parses "arenaplan", "tflite" or "tflm". */
+bool cli_parse_rules(const char *s, ap_rules *out);
+/* Checks a strategy name; on failure prints the valid ones and returns false. */
+bool cli_check_strategy(const ap_command *cmd, const char *name);
+/* The value of an option that takes one ("--align 16"); on a missing value prints the error
+ * and returns NULL. Advances *i. */
+const char *cli_value(const ap_command *cmd, int argc, char **argv, int *i);
+/* "[1,96,96,1]" into buf; returns buf. */
+const char *cli_shape(char *buf, size_t size, ap_ivec shape);

@@ -1,0 +1,106 @@
+/* arenaplan graph: execution order and tensor lifetimes of a whole model, and the problem they
+ * make.
+ *
+ * Steps. Every op of every subgraph that runs gets a step on one timeline. The entry subgraphs
+ * (subgraph 0 and every signature's subgraph that no control-flow op calls) run one after the
+ * other: each gets its own range of steps, so they share one arena (only one entry runs at a
+ * time). Inside an entry, op k of the subgraph follows op k-1. A control-flow op (WHILE, IF,
+ * CALL_ONCE) at step s is followed by the steps of the subgraphs it calls (WHILE: cond then
+ * body; IF: then, else), depth first; its range is [s, e] with e the last of those steps. The
+ * called subgraphs' inputs and outputs live over the whole [s, e] (a loop re-feeds them on
+ * every iteration), the caller's tensors the op reads live to e, and its outputs from s. A
+ * subgraph called from several places lives over the union of its ranges.
+ *
+ * Rules. Which tensors are planned and for how long:
+ *  - AP_RULES_ARENAPLAN (default): constants (a buffer with data) stay in the model; variable
+ *    tensors go to the persistent region; zero-sized tensors, optional inputs (-1) and op
+ *    `intermediates` need no bytes. Graph inputs live from the entry's first step to their last
+ *    reader (to the entry's end with preserve_inputs), graph outputs from their producer to the
+ *    entry's end, every other tensor from its producer to its last reader (only its producer's
+ *    step when nobody reads it).
+ *  - AP_RULES_TFLITE: TFLite's ArenaPlanner. Each subgraph is its own arena with its own steps
+ *    (op index); graph inputs live the whole run, outputs from producer to the end, and a tensor
+ *    nobody reads is never freed (lives to the end).
+ *  - AP_RULES_TFLM: TFLite Micro's allocation-info builder (micro_allocation_info.cc): one
+ *    timeline of "allocation scopes" (each subgraph entry and each op opens one; subgraph 0 only
+ *    is the root, control flow nests), graph inputs from the scope they enter, outputs to the
+ *    end of their subgraph, sizes rounded up to 16 bytes. Tensors of subgraphs no op reaches get
+ *    TFLite Micro's lifetime [-1, -1], shifted here by +1 like every other time (step 0), so
+ *    that requests stay non-negative; the plan is the same.
+ */
+#ifndef ARENAPLAN_GRAPH_H
+#define ARENAPLAN_GRAPH_H
+
+#include "arenaplan/model.h"
+#include "arenaplan/plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ap_rules { AP_RULES_ARENAPLAN = 0, AP_RULES_TFLITE, AP_RULES_TFLM } ap_rules;
+const char *ap_rules_name(ap_rules r);
+
+typedef enum ap_tensor_kind {
+  AP_KIND_CONSTANT = 0, /* data in the model's buffers */
+  AP_KIND_VARIABLE,     /* is_variable: persistent region */
+  AP_KIND_INPUT,        /* an input of its subgraph */
+  AP_KIND_OUTPUT,       /* an output of its subgraph (and not an input) */
+  AP_KIND_INTERMEDIATE, /* produced and consumed by ops */
+  AP_KIND_NONE          /* needs no bytes: zero-sized, an op's `intermediates`, never used */
+} ap_tensor_kind;
+const char *ap_kind_name(ap_tensor_kind k);
+
+typedef struct ap_graph_options {
+  ap_rules rules;
+  bool preserve_inputs; /* AP_RULES_ARENAPLAN: graph inputs live to their entry's end */
+  /* Optional: every tensor's byte size (model-wide index, as in request ids), for shapes that
+   * differ from the model's (resized inputs, shapes computed by kernels). NULL: the model's. */
+  const uint64_t *tensor_bytes;
+  size_t tensor_bytes_count;
+} ap_graph_options;
+
+typedef struct ap_graph ap_graph;
+
+/* Builds the timeline and every tensor's lifetime. The model must outlive the graph. */
+ap_status ap_graph_create(const ap_model *m, const ap_graph_options *opt,
+                          const ap_allocator *a, ap_graph **out);
+void ap_graph_destroy(ap_graph *g);
+const char *ap_graph_error(const ap_graph *g);
+
+/* Steps on the timeline (for AP_RULES_TFLITE: the largest subgraph's op count). */
+size_t ap_graph_step_count(const ap_graph *g);
+/* The op run at a step: its subgraph and index. For AP_RULES_TFLM, the subgraph-entry scopes
+ * have op == -1. */
+ap_status ap_graph_step(const ap_graph *g, size_t step, uint32_t *subgraph, int32_t *op);
+/* The step of an op (its first run, for a subgraph called several times); -1 if it never runs. */
+int32_t ap_graph_op_step(const ap_graph *g, size_t subgraph, size_t op);
+
+typedef struct ap_lifetime {
+  ap_tensor_kind kind;
+  bool planned;     /* gets bytes in the arena */
+  int32_t first;    /* inclusive steps; -1 when the tensor has no lifetime */
+  int32_t last;
+  uint64_t bytes;   /* the request's size (for AP_RULES_TFLM: rounded up to 16) */
+  int32_t producer; /* step of the op that writes it, -1 if none */
+  int32_t last_reader; /* step of the last op that reads it, -1 if none */
+} ap_lifetime;
+ap_status ap_graph_tensor(const ap_graph *g, size_t subgraph, size_t tensor, ap_lifetime *out);
+
+/* Adds a scratch request of an op (lifetime: that op's step or range). Returns its id. */
+ap_status ap_graph_add_scratch(ap_graph *g, size_t subgraph, size_t op, uint64_t bytes,
+                               uint64_t *id);
+
+/* The problem of every planned tensor and scratch request. Request ids: a tensor's id is its
+ * model-wide index (tensor count of the subgraphs before it + its index); scratch ids follow all
+ * tensors. subgraph < 0: the whole model (one arena); otherwise only that subgraph's requests
+ * (AP_RULES_TFLITE plans each subgraph as its own arena). */
+ap_status ap_graph_problem(const ap_graph *g, int subgraph, uint64_t alignment,
+                           ap_problem **out);
+/* Maps a request id back to its tensor; false for scratch ids. */
+bool ap_graph_id_tensor(const ap_graph *g, uint64_t id, uint32_t *subgraph, uint32_t *tensor);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

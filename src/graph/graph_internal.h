@@ -1,0 +1,59 @@
+/* The graph's internals, shared by the files that build the timeline under each rule set. */
+#ifndef AP_SRC_GRAPH_INTERNAL_H
+#define AP_SRC_GRAPH_INTERNAL_H
+
+#include "arenaplan/graph.h"
+#include "base/base.h"
+
+typedef struct ap_scratch {
+  uint32_t subgraph, op;
+  uint64_t bytes;
+  int32_t first, last;
+} ap_scratch;
+
+struct ap_graph {
+  const ap_model *model;
+  const ap_allocator *alloc;
+  ap_graph_options opt;
+  ap_errbuf err;
+
+  size_t sg_count;
+  size_t *tensor_base; /* sg_count + 1: model-wide index of each subgraph's tensor 0 */
+  size_t *op_base;     /* sg_count + 1 */
+  ap_lifetime *life;   /* tensor_base[sg_count] */
+  int32_t *op_first;   /* op_base[sg_count]: first step of each op's range, -1 if never run */
+  int32_t *op_last;    /* last step of each op's range (with the subgraphs it calls) */
+
+  /* The timeline: one entry per step. */
+  uint32_t *step_sg;
+  int32_t *step_op;
+  size_t step_count, step_cap;
+
+  ap_scratch *scratch;
+  size_t scratch_count, scratch_cap;
+};
+
+/* Appends a step; fails on overflow of int32 steps or allocation. */
+ap_status graph_push_step(ap_graph *g, uint32_t sg, int32_t op);
+/* The subgraphs a control-flow op runs (WHILE: cond, body; IF: then, else; CALL_ONCE: init),
+ * in execution order. Returns how many (0-2); a negative or out-of-range index is an error. */
+ap_status graph_called_subgraphs(ap_graph *g, size_t sg, size_t op, int32_t called[2],
+                                 size_t *count);
+/* Fills kind and bytes of every tensor (rules-independent facts). */
+ap_status graph_classify(ap_graph *g);
+
+/* One builder per rule set. */
+ap_status graph_build_arenaplan(ap_graph *g);
+ap_status graph_build_tflite(ap_graph *g);
+ap_status graph_build_tflm(ap_graph *g);
+
+static inline ap_lifetime *graph_life(ap_graph *g, size_t sg, size_t t) {
+  return &g->life[g->tensor_base[sg] + t];
+}
+/* Widens a lifetime to include [first, last]. */
+static inline void life_cover(ap_lifetime *l, int32_t first, int32_t last) {
+  if (l->first < 0 || first < l->first) l->first = first;
+  if (last > l->last) l->last = last;
+}
+
+#endif
