@@ -1,0 +1,101 @@
+#include "kernels/ktensor.h"
+
+#include <string.h>
+
+ap_ktensor ap_ktensor_make(int type, void *data, int rank, const int32_t *dims) {
+  ap_ktensor t;
+  memset(&t, 0, sizeof t);
+  t.type = type;
+  t.data = data;
+  t.rank = rank;
+  for (int i = 0; i < rank && i < AP_KMAXDIMS; i++)
+    t.dims[i] = dims[i];
+  return t;
+}
+
+bool ap_ktensor_count(const ap_ktensor *t, size_t *out) {
+  if (!t || t->rank < 0 || t->rank > AP_KMAXDIMS) return false;
+  size_t n = 1;
+  for (int i = 0; i < t->rank; i++) {
+    if (t->dims[i] < 0 || !ap_mul_size(n, (size_t)t->dims[i], &n)) return false;
+  }
+  *out = n;
+  return true;
+}
+
+size_t ap_ktype_size(int type) {
+  switch (type) {
+  case AP_FLOAT32:
+  case AP_INT32: return 4;
+  case AP_INT8:
+  case AP_UINT8:
+  case AP_BOOL: return 1;
+  case AP_INT16: return 2;
+  case AP_INT64: return 8;
+  default: return 0;
+  }
+}
+
+int32_t ap_ktensor_dim_ext(const ap_ktensor *t, int rank, int i) {
+  int lead = rank - t->rank;
+  return i < lead ? 1 : t->dims[i - lead];
+}
+
+float ap_ktensor_channel_scale(const ap_ktensor *t, int c) {
+  if (t->channel_scales && t->n_channels > 0) {
+    return t->channel_scales[t->n_channels > 1 ? c : 0];
+  }
+  return t->scale;
+}
+
+bool ap_kshape_equal(const ap_ktensor *a, const ap_ktensor *b) {
+  if (a->rank != b->rank) return false;
+  for (int i = 0; i < a->rank; i++) {
+    if (a->dims[i] != b->dims[i]) return false;
+  }
+  return true;
+}
+
+/* kernels/padding.h: SAME ignores the filter for the output size; VALID drops the partial
+ * windows. The leading padding is half the total, rounded down. */
+static bool out_size(int padding, int64_t in, int64_t filter, int64_t stride, int64_t dilation,
+                     int64_t *out) {
+  int64_t eff = (filter - 1) * dilation + 1;
+  if (padding == AP_KPAD_SAME) {
+    *out = (in + stride - 1) / stride;
+  } else if (padding == AP_KPAD_VALID) {
+    int64_t v = in + stride - eff;
+    *out = v < 0 ? -1 : v / stride;
+  } else {
+    return false;
+  }
+  return *out > 0 && *out <= INT32_MAX;
+}
+
+static void pad_for(int64_t in, int64_t filter, int64_t stride, int64_t dilation, int64_t out,
+                    int32_t *pad, int32_t *offset) {
+  int64_t eff = (filter - 1) * dilation + 1;
+  int64_t total = (out - 1) * stride + eff - in;
+  if (total < 0) total = 0;
+  *pad = (int32_t)(total / 2);
+  *offset = (int32_t)(total % 2);
+}
+
+bool ap_kcompute_padding(int padding, int32_t in_h, int32_t in_w, int32_t filter_h,
+                         int32_t filter_w, int32_t stride_h, int32_t stride_w, int32_t dilation_h,
+                         int32_t dilation_w, ap_kpadding *p) {
+  if (in_h <= 0 || in_w <= 0 || filter_h <= 0 || filter_w <= 0 || stride_h <= 0 || stride_w <= 0 ||
+      dilation_h <= 0 || dilation_w <= 0) {
+    return false;
+  }
+  int64_t oh, ow;
+  if (!out_size(padding, in_h, filter_h, stride_h, dilation_h, &oh) ||
+      !out_size(padding, in_w, filter_w, stride_w, dilation_w, &ow)) {
+    return false;
+  }
+  p->out_h = (int32_t)oh;
+  p->out_w = (int32_t)ow;
+  pad_for(in_h, filter_h, stride_h, dilation_h, oh, &p->pad_h, &p->pad_h_offset);
+  pad_for(in_w, filter_w, stride_w, dilation_w, ow, &p->pad_w, &p->pad_w_offset);
+  return true;
+}
