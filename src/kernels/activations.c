@@ -48,7 +48,7 @@ ap_status ap_unary_prepare(int op, const ap_ktensor *input, ap_ktensor *output, 
   bool quant = t == AP_INT8 || (t == AP_UINT8 && (op == AP_KUN_RELU || op == AP_KUN_RELU6));
   if (output->type != t || (t != AP_FLOAT32 && !quant)) {
     return ap_fail(err, AP_ERR_UNSUPPORTED, "%s: unsupported types %s -> %s", name,
-                   ap_dtype_name(t), ap_dtype_name(output->type));
+                   ap_ktype_name(t), ap_ktype_name(output->type));
   }
   if (t == AP_FLOAT32) return AP_OK;
   if (!(input->scale > 0.0f) || !(output->scale > 0.0f)) {

@@ -27,7 +27,7 @@ ap_status ap_concat_prepare(int axis, int activation, const ap_ktensor *const *i
   }
   if (ap_ktype_size(t0->type) == 0 || output->type != t0->type) {
     return ap_fail(err, AP_ERR_UNSUPPORTED, "CONCATENATION: unsupported types %s -> %s",
-                   ap_dtype_name(t0->type), ap_dtype_name(output->type));
+                   ap_ktype_name(t0->type), ap_ktype_name(output->type));
   }
   int64_t along = 0;
   for (int k = 0; k < n; k++) {

@@ -42,11 +42,11 @@ ap_status ap_kconv_setup(const char *op, int activation, const ap_ktensor *input
     p->kind = AP_KCONV_UINT8;
   } else {
     return ap_fail(err, AP_ERR_UNSUPPORTED, "%s: unsupported types input %s, filter %s, output %s",
-                   op, ap_dtype_name(it), ap_dtype_name(ft), ap_dtype_name(ot));
+                   op, ap_ktype_name(it), ap_ktype_name(ft), ap_ktype_name(ot));
   }
   if (bias && bias->type != want_bias) {
     return ap_fail(err, AP_ERR_UNSUPPORTED, "%s: bias is %s, expected %s", op,
-                   ap_dtype_name(bias->type), ap_dtype_name(want_bias));
+                   ap_ktype_name(bias->type), ap_ktype_name(want_bias));
   }
   if (bias) {
     size_t n;

@@ -40,7 +40,7 @@ ap_status ap_binary_prepare(int op, int activation, const ap_ktensor *a, const a
   if (b->type != t || output->type != t ||
       (t != AP_FLOAT32 && t != AP_INT8 && t != AP_UINT8 && t != AP_INT32)) {
     return ap_fail(err, AP_ERR_UNSUPPORTED, "%s: unsupported types %s, %s -> %s", name,
-                   ap_dtype_name(a->type), ap_dtype_name(b->type), ap_dtype_name(output->type));
+                   ap_ktype_name(a->type), ap_ktype_name(b->type), ap_ktype_name(output->type));
   }
   if (t == AP_FLOAT32) {
     if (!ap_kq_act_range_float(activation, &p->fact_min, &p->fact_max)) {

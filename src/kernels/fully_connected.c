@@ -66,13 +66,13 @@ ap_status ap_fc_prepare(const ap_fc_options *o, const ap_ktensor *input, const a
   } else {
     return ap_fail(err, AP_ERR_UNSUPPORTED,
                    "FULLY_CONNECTED: unsupported types input %s, filter %s, output %s",
-                   ap_dtype_name(it), ap_dtype_name(ft), ap_dtype_name(ot));
+                   ap_ktype_name(it), ap_ktype_name(ft), ap_ktype_name(ot));
   }
   if (bias) {
     size_t n;
     if (bias->type != want_bias) {
       return ap_fail(err, AP_ERR_UNSUPPORTED, "FULLY_CONNECTED: bias is %s, expected %s",
-                     ap_dtype_name(bias->type), ap_dtype_name(want_bias));
+                     ap_ktype_name(bias->type), ap_ktype_name(want_bias));
     }
     if (!ap_ktensor_count(bias, &n) || n != (size_t)p->units) {
       return ap_fail(err, AP_ERR_FORMAT, "FULLY_CONNECTED: bias does not have %d elements",

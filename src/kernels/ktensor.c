@@ -23,6 +23,14 @@ bool ap_ktensor_count(const ap_ktensor *t, size_t *out) {
   return true;
 }
 
+const char *ap_ktype_name(int type) {
+  static const char *const names[] = {"FLOAT32",   "FLOAT16", "INT32",  "UINT8",
+                                      "INT64",     "STRING",  "BOOL",   "INT16",
+                                      "COMPLEX64", "INT8",    "FLOAT64"};
+  if (type < 0 || type >= (int)(sizeof names / sizeof names[0])) return "UNKNOWN";
+  return names[type];
+}
+
 size_t ap_ktype_size(int type) {
   switch (type) {
   case AP_FLOAT32:

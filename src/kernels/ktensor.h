@@ -50,6 +50,9 @@ ap_ktensor ap_ktensor_make(int type, void *data, int rank, const int32_t *dims);
 
 /* Element count; false if a dim is negative, rank is out of range or the count overflows. */
 bool ap_ktensor_count(const ap_ktensor *t, size_t *out);
+/* "FLOAT32", "INT8", ... for messages. The model layer's ap_dtype_name says the same; the
+ * kernels keep their own so they link without the model layer. */
+const char *ap_ktype_name(int type);
 /* Element size in bytes of the types kernels handle (0 for others). */
 size_t ap_ktype_size(int type);
 /* Dim i of the shape extended to `rank` with leading 1s (as TFLite's ExtendedShape). */

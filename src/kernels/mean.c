@@ -46,8 +46,8 @@ ap_status ap_mean_prepare(const ap_ktensor *input, const ap_ktensor *axis, bool 
   }
   int t = input->type;
   if (output->type != t || (t != AP_FLOAT32 && t != AP_INT8 && t != AP_UINT8)) {
-    return ap_fail(err, AP_ERR_UNSUPPORTED, "MEAN: unsupported types %s -> %s", ap_dtype_name(t),
-                   ap_dtype_name(output->type));
+    return ap_fail(err, AP_ERR_UNSUPPORTED, "MEAN: unsupported types %s -> %s", ap_ktype_name(t),
+                   ap_ktype_name(output->type));
   }
   if (t == AP_FLOAT32) {
     p->kind = AP_KMEAN_FLOAT;

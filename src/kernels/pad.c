@@ -32,8 +32,8 @@ ap_status ap_pad_prepare(const ap_ktensor *input, const ap_ktensor *paddings,
   }
   int t = input->type;
   if (output->type != t || ap_ktype_size(t) == 0 || t == AP_BOOL || t == AP_INT64) {
-    return ap_fail(err, AP_ERR_UNSUPPORTED, "PAD: unsupported types %s -> %s", ap_dtype_name(t),
-                   ap_dtype_name(output->type));
+    return ap_fail(err, AP_ERR_UNSUPPORTED, "PAD: unsupported types %s -> %s", ap_ktype_name(t),
+                   ap_ktype_name(output->type));
   }
   for (int i = 0; i < rank; i++) {
     int64_t before = 0, after = 0;
@@ -53,7 +53,7 @@ ap_status ap_pad_prepare(const ap_ktensor *input, const ap_ktensor *paddings,
     size_t cn;
     if (!constant->data || constant->type != t || !ap_ktensor_count(constant, &cn) || cn != 1) {
       return ap_fail(err, AP_ERR_FORMAT, "PAD: constant must be one constant %s value",
-                     ap_dtype_name(t));
+                     ap_ktype_name(t));
     }
     switch (t) {
     case AP_FLOAT32: p->pad_float = *(const float *)constant->data; break;

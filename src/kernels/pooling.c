@@ -20,7 +20,7 @@ ap_status ap_pool_prepare(int kind, const ap_pool_options *o, const ap_ktensor *
   if (input->type != output->type ||
       (input->type != AP_FLOAT32 && input->type != AP_INT8 && input->type != AP_UINT8)) {
     return ap_fail(err, AP_ERR_UNSUPPORTED, "%s: unsupported types %s -> %s", op,
-                   ap_dtype_name(input->type), ap_dtype_name(output->type));
+                   ap_ktype_name(input->type), ap_ktype_name(output->type));
   }
   p->stride_w = o->stride_w;
   p->stride_h = o->stride_h;

@@ -35,7 +35,7 @@ ap_status ap_quantize_prepare(const ap_ktensor *input, ap_ktensor *output, ap_qu
   if (!int_range(output->type, &lo, &hi) ||
       (input->type != AP_FLOAT32 && !int_range(input->type, &lo, &hi))) {
     return ap_fail(err, AP_ERR_UNSUPPORTED, "QUANTIZE: unsupported types %s -> %s",
-                   ap_dtype_name(input->type), ap_dtype_name(output->type));
+                   ap_ktype_name(input->type), ap_ktype_name(output->type));
   }
   if (!(output->scale > 0.0f) || (input->type != AP_FLOAT32 && !(input->scale > 0.0f))) {
     return ap_fail(err, AP_ERR_FORMAT, "QUANTIZE: quantized tensors need positive scales");
@@ -60,7 +60,7 @@ ap_status ap_dequantize_prepare(const ap_ktensor *input, ap_ktensor *output, ap_
   int32_t lo, hi;
   if (output->type != AP_FLOAT32 || !int_range(input->type, &lo, &hi)) {
     return ap_fail(err, AP_ERR_UNSUPPORTED, "DEQUANTIZE: unsupported types %s -> %s",
-                   ap_dtype_name(input->type), ap_dtype_name(output->type));
+                   ap_ktype_name(input->type), ap_ktype_name(output->type));
   }
   p->kind = AP_KQ_DEQUANTIZE;
   p->scale = input->scale;

@@ -16,7 +16,7 @@ ap_status ap_reshape_prepare(const ap_ktensor *input, const int32_t *shape, int 
   }
   if (output->type != input->type) {
     return ap_fail(err, AP_ERR_FORMAT, "RESHAPE: types differ (%s -> %s)",
-                   ap_dtype_name(input->type), ap_dtype_name(output->type));
+                   ap_ktype_name(input->type), ap_ktype_name(output->type));
   }
   int unknown = -1;
   size_t known = 1;

@@ -33,7 +33,7 @@ ap_status ap_softmax_prepare(float beta, const ap_ktensor *input, ap_ktensor *ou
   if (!ok) {
     return ap_fail(err, AP_ERR_UNSUPPORTED,
                    "SOFTMAX: unsupported %s -> %s with output scale %g, zero point %d",
-                   ap_dtype_name(it), ap_dtype_name(ot), (double)output->scale,
+                   ap_ktype_name(it), ap_ktype_name(ot), (double)output->scale,
                    (int)output->zero_point);
   }
   if (!(input->scale > 0.0f) ||

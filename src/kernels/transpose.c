@@ -21,7 +21,7 @@ ap_status ap_transpose_prepare(const ap_ktensor *input, const ap_ktensor *perm, 
   }
   if (output->type != input->type || ap_ktype_size(input->type) == 0) {
     return ap_fail(err, AP_ERR_UNSUPPORTED, "TRANSPOSE: unsupported types %s -> %s",
-                   ap_dtype_name(input->type), ap_dtype_name(output->type));
+                   ap_ktype_name(input->type), ap_ktype_name(output->type));
   }
   bool seen[AP_KMAXDIMS] = {false};
   const int32_t *pv = perm->data;
