@@ -185,7 +185,7 @@ ap_status ap_pad_prepare(const ap_ktensor *input, const ap_ktensor *paddings,
 ap_status ap_pad_eval(const ap_pad_params *p, const ap_ktensor *input, ap_ktensor *output);
 
 /* ---------- MEAN (mean.c) ---------- */
-enum { AP_KMEAN_FLOAT = 1, AP_KMEAN_INT_PLAIN, AP_KMEAN_INT_RESCALE };
+enum { AP_KMEAN_FLOAT = 1, AP_KMEAN_INT };
 typedef struct ap_mean_params {
   int kind;
   int32_t axes[AP_KMAXDIMS]; /* resolved: non-negative, no duplicates */

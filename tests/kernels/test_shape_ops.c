@@ -103,26 +103,33 @@ static void test_mean(void) {
   CHECK(out[0] == 2.5f && out[1] == 25.25f);
   CHECK_EQ(ap_mean_prepare(&ti, &ta, false, &to, &p, NULL), AP_OK);
   CHECK(to.rank == 2 && to.dims[0] == 1 && to.dims[1] == 2);
-  /* int8, same quantization in and out: the raw sum divided, truncating toward zero:
-   * 7 / 3 = 2 and -7 / 3 = -2. */
+  /* int8, same quantization in and out: still the rounding multiplier path, so
+   * [1, 2, 3] / 3 -> 2, [-1, -2, -4] -> -2.33 -> -2 and [1, 2] -> 1.5 -> 2 (a truncating
+   * division of the raw sum would give 1). */
   int8_t qi[6] = {1, 2, 4, -1, -2, -4}, qo[2];
   int32_t ax1[1] = {1};
   ti = ktq(AP_INT8, qi, 2, 2, 3, 0, 0, 0.5f, 0);
   ta = kt(AP_INT32, ax1, 1, 1, 0, 0, 0);
   to = kout(AP_INT8, qo, 0.5f, 0);
   CHECK_EQ(ap_mean_prepare(&ti, &ta, false, &to, &p, NULL), AP_OK);
-  CHECK_EQ(p.kind, AP_KMEAN_INT_PLAIN);
+  CHECK_EQ(p.kind, AP_KMEAN_INT);
   CHECK_EQ(p.scratch_bytes, 8);
-  int32_t scratch[2];
+  int32_t scratch[3];
   CHECK_EQ(ap_mean_eval(&p, &ti, &to, scratch), AP_OK);
   CHECK(qo[0] == 2 && qo[1] == -2);
+  int8_t hi[6] = {1, 2, 5, 6, -3, -4}, ho[3];
+  ap_ktensor th = ktq(AP_INT8, hi, 2, 3, 2, 0, 0, 0.5f, 0), tho = kout(AP_INT8, ho, 0.5f, 0);
+  CHECK_EQ(ap_mean_prepare(&th, &ta, false, &tho, &p, NULL), AP_OK);
+  CHECK_EQ(ap_mean_eval(&p, &th, &tho, scratch), AP_OK);
+  /* 1.5 -> 2, 5.5 -> 6; -3.5 -> -3: the high multiply takes negative ties toward zero */
+  CHECK(ho[0] == 2 && ho[1] == 6 && ho[2] == -3);
   /* Rescaled: input scale 1, output 0.5: [1, 2] -> 1.5 -> 3 and [1, 2, 2] -> 5/3 / 0.5 =
    * 3.33 -> 3; the multiplier absorbs 1/count (2^31/3 = 715827882 at shift 1). */
   int8_t ri[6] = {1, 2, 2, 1, 2, 7}, ro[2];
   ti = ktq(AP_INT8, ri, 2, 2, 3, 0, 0, 1.0f, 0);
   to = kout(AP_INT8, ro, 0.5f, 0);
   CHECK_EQ(ap_mean_prepare(&ti, &ta, false, &to, &p, NULL), AP_OK);
-  CHECK_EQ(p.kind, AP_KMEAN_INT_RESCALE);
+  CHECK_EQ(p.kind, AP_KMEAN_INT);
   CHECK_EQ(ap_mean_eval(&p, &ti, &to, scratch), AP_OK);
   CHECK_EQ(ro[0], 3);
   CHECK_EQ(ro[1], 7); /* 10/3 / 0.5 = 6.67 -> 7 */
