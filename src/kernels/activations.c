@@ -30,8 +30,8 @@ static bool q4_multiplier(float scale, int32_t *multiplier, int *shift) {
   return true;
 }
 
-ap_status ap_unary_prepare(int op, const ap_ktensor *input, ap_ktensor *output, ap_unary_params *p,
-                           ap_errbuf *err) {
+static ap_status unary_prepare(int op, const ap_ktensor *input, ap_ktensor *output,
+                               ap_unary_params *p, ap_errbuf *err) {
   if (!input || !output || !p || op < AP_KUN_RELU || op > AP_KUN_TANH) {
     return ap_fail(err, AP_ERR_ARG, "activation: bad argument");
   }
@@ -89,6 +89,16 @@ ap_status ap_unary_prepare(int op, const ap_ktensor *input, ap_ktensor *output, 
   }
 }
 
+ap_status ap_unary_prepare(int op, const ap_ktensor *input, ap_ktensor *output, ap_unary_params *p,
+                           ap_errbuf *err) {
+  ap_status s = unary_prepare(op, input, output, p, err);
+  if (s == AP_OK) {
+    p->in_shape = ap_kshape_of(input);
+    p->out_shape = ap_kshape_of(output);
+  }
+  return s;
+}
+
 static float logistic_f(float v) {
   const float cutoff_upper = 16.619047164916992188f, cutoff_lower = -9.0f;
   if (v > cutoff_upper) return 1.0f;
@@ -111,6 +121,9 @@ static int32_t int8_fixed(const ap_unary_params *p, int32_t v) {
 
 ap_status ap_unary_eval(const ap_unary_params *p, const ap_ktensor *input, ap_ktensor *output) {
   if (!p || !input || !output || !input->data || !output->data) return AP_ERR_ARG;
+  if (!ap_kshape_is(input, &p->in_shape) || !ap_kshape_is(output, &p->out_shape)) {
+    return AP_ERR_ARG;
+  }
   size_t n;
   if (!ap_ktensor_count(input, &n)) return AP_ERR_ARG;
   if (input->type == AP_FLOAT32) {

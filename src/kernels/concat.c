@@ -58,16 +58,26 @@ ap_status ap_concat_prepare(int axis, int activation, const ap_ktensor *const *i
 
 ap_status ap_concat_eval(const ap_concat_params *p, const ap_ktensor *const *inputs, int n,
                          ap_ktensor *output) {
-  if (!p || !inputs || !output || !output->data) return AP_ERR_ARG;
+  if (!p || !inputs || !output || !output->data || p->axis < 0 || p->axis >= output->rank) {
+    return AP_ERR_ARG;
+  }
   size_t es = ap_ktype_size(output->type);
   size_t outer = 1, inner = es;
   for (int d = 0; d < p->axis; d++)
     outer *= (size_t)output->dims[d];
   for (int d = p->axis + 1; d < output->rank; d++)
     inner *= (size_t)output->dims[d];
+  /* The inputs must still tile the output exactly (eval may get other tensors than prepare). */
+  int64_t along = 0;
   for (int k = 0; k < n; k++) {
-    if (!inputs[k] || !inputs[k]->data) return AP_ERR_ARG;
+    const ap_ktensor *t = inputs[k];
+    if (!t || !t->data || t->rank != output->rank || t->type != output->type) return AP_ERR_ARG;
+    for (int d = 0; d < t->rank; d++) {
+      if (d != p->axis && t->dims[d] != output->dims[d]) return AP_ERR_ARG;
+    }
+    along += t->dims[p->axis];
   }
+  if (along != output->dims[p->axis]) return AP_ERR_ARG;
   unsigned char *out = output->data;
   for (size_t o = 0; o < outer; o++) {
     for (int k = 0; k < n; k++) {

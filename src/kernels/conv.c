@@ -114,9 +114,9 @@ static bool conv_scratch(const ap_conv_params *p, size_t input_count, int32_t ba
   return true;
 }
 
-ap_status ap_conv_prepare(const ap_conv_options *o, const ap_ktensor *input,
-                          const ap_ktensor *filter, const ap_ktensor *bias, ap_ktensor *output,
-                          ap_conv_params *p, ap_errbuf *err) {
+static ap_status conv_prepare(const ap_conv_options *o, const ap_ktensor *input,
+                              const ap_ktensor *filter, const ap_ktensor *bias, ap_ktensor *output,
+                              ap_conv_params *p, ap_errbuf *err) {
   if (!o || !input || !filter || !output || !p) {
     return ap_fail(err, AP_ERR_ARG, "CONV_2D: NULL argument");
   }
@@ -160,6 +160,18 @@ ap_status ap_conv_prepare(const ap_conv_options *o, const ap_ktensor *input,
     return ap_fail(err, AP_ERR_OVERFLOW, "CONV_2D: tensor sizes overflow");
   }
   return AP_OK;
+}
+
+ap_status ap_conv_prepare(const ap_conv_options *o, const ap_ktensor *input,
+                          const ap_ktensor *filter, const ap_ktensor *bias, ap_ktensor *output,
+                          ap_conv_params *p, ap_errbuf *err) {
+  ap_status s = conv_prepare(o, input, filter, bias, output, p, err);
+  if (s == AP_OK) {
+    p->in_shape = ap_kshape_of(input);
+    p->in2_shape = ap_kshape_of(filter);
+    p->out_shape = ap_kshape_of(output);
+  }
+  return s;
 }
 
 /* Geometry shared by the loops. */
@@ -248,6 +260,10 @@ ap_status ap_conv_eval(const ap_conv_params *p, const ap_ktensor *input, const a
                        const ap_ktensor *bias, ap_ktensor *output, void *scratch) {
   if (!p || !input || !filter || !output || !input->data || !filter->data || !output->data ||
       (bias && !bias->data) || (p->scratch_bytes && !scratch)) {
+    return AP_ERR_ARG;
+  }
+  if (!ap_kshape_is(input, &p->in_shape) || !ap_kshape_is(filter, &p->in2_shape) ||
+      !ap_kshape_is(output, &p->out_shape)) {
     return AP_ERR_ARG;
   }
   geo g = conv_geo(input, filter, output);

@@ -6,9 +6,9 @@
 
 #include <string.h>
 
-ap_status ap_depthwise_prepare(const ap_conv_options *o, const ap_ktensor *input,
-                               const ap_ktensor *filter, const ap_ktensor *bias, ap_ktensor *output,
-                               ap_conv_params *p, ap_errbuf *err) {
+static ap_status depthwise_prepare(const ap_conv_options *o, const ap_ktensor *input,
+                                   const ap_ktensor *filter, const ap_ktensor *bias,
+                                   ap_ktensor *output, ap_conv_params *p, ap_errbuf *err) {
   if (!o || !input || !filter || !output || !p) {
     return ap_fail(err, AP_ERR_ARG, "DEPTHWISE_CONV_2D: NULL argument");
   }
@@ -72,6 +72,18 @@ ap_status ap_depthwise_prepare(const ap_conv_options *o, const ap_ktensor *input
   return AP_OK;
 }
 
+ap_status ap_depthwise_prepare(const ap_conv_options *o, const ap_ktensor *input,
+                               const ap_ktensor *filter, const ap_ktensor *bias, ap_ktensor *output,
+                               ap_conv_params *p, ap_errbuf *err) {
+  ap_status s = depthwise_prepare(o, input, filter, bias, output, p, err);
+  if (s == AP_OK) {
+    p->in_shape = ap_kshape_of(input);
+    p->in2_shape = ap_kshape_of(filter);
+    p->out_shape = ap_kshape_of(output);
+  }
+  return s;
+}
+
 typedef struct geo {
   int32_t batches, in_h, in_w, in_d, out_h, out_w, out_d, f_h, f_w, mult;
 } geo;
@@ -110,6 +122,10 @@ ap_status ap_depthwise_eval(const ap_conv_params *p, const ap_ktensor *input,
                             void *scratch) {
   if (!p || !input || !filter || !output || !input->data || !filter->data || !output->data ||
       (bias && !bias->data) || (p->scratch_bytes && !scratch)) {
+    return AP_ERR_ARG;
+  }
+  if (!ap_kshape_is(input, &p->in_shape) || !ap_kshape_is(filter, &p->in2_shape) ||
+      !ap_kshape_is(output, &p->out_shape)) {
     return AP_ERR_ARG;
   }
   geo g = {input->dims[0],  input->dims[1],  input->dims[2],  input->dims[3],  output->dims[1],

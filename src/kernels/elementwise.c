@@ -11,8 +11,8 @@ static const char *op_name(int op) {
   return op == AP_KBIN_ADD ? "ADD" : op == AP_KBIN_SUB ? "SUB" : "MUL";
 }
 
-ap_status ap_binary_prepare(int op, int activation, const ap_ktensor *a, const ap_ktensor *b,
-                            ap_ktensor *output, ap_binary_params *p, ap_errbuf *err) {
+static ap_status binary_prepare(int op, int activation, const ap_ktensor *a, const ap_ktensor *b,
+                                ap_ktensor *output, ap_binary_params *p, ap_errbuf *err) {
   if (!a || !b || !output || !p || op < AP_KBIN_ADD || op > AP_KBIN_MUL) {
     return ap_fail(err, AP_ERR_ARG, "binary op: bad argument");
   }
@@ -92,6 +92,17 @@ ap_status ap_binary_prepare(int op, int activation, const ap_ktensor *a, const a
   return AP_OK;
 }
 
+ap_status ap_binary_prepare(int op, int activation, const ap_ktensor *a, const ap_ktensor *b,
+                            ap_ktensor *output, ap_binary_params *p, ap_errbuf *err) {
+  ap_status s = binary_prepare(op, activation, a, b, output, p, err);
+  if (s == AP_OK) {
+    p->in_shape = ap_kshape_of(a);
+    p->in2_shape = ap_kshape_of(b);
+    p->out_shape = ap_kshape_of(output);
+  }
+  return s;
+}
+
 static int32_t quant_add_sub(const ap_binary_params *p, int32_t x, int32_t y) {
   int32_t xs = (int32_t)((uint32_t)(p->input1_offset + x) << p->left_shift);
   int32_t ys = (int32_t)((uint32_t)(p->input2_offset + y) << p->left_shift);
@@ -141,6 +152,10 @@ static void element(const ap_binary_params *p, int type, const void *a, size_t i
 ap_status ap_binary_eval(const ap_binary_params *p, const ap_ktensor *a, const ap_ktensor *b,
                          ap_ktensor *output) {
   if (!p || !a || !b || !output || !a->data || !b->data || !output->data) return AP_ERR_ARG;
+  if (!ap_kshape_is(a, &p->in_shape) || !ap_kshape_is(b, &p->in2_shape) ||
+      !ap_kshape_is(output, &p->out_shape)) {
+    return AP_ERR_ARG;
+  }
   int rank = output->rank;
   size_t n;
   if (!ap_ktensor_count(output, &n)) return AP_ERR_ARG;

@@ -10,9 +10,9 @@ static bool per_channel(const ap_ktensor *t) {
   return t->channel_scales && t->n_channels > 1;
 }
 
-ap_status ap_fc_prepare(const ap_fc_options *o, const ap_ktensor *input, const ap_ktensor *filter,
-                        const ap_ktensor *bias, ap_ktensor *output, ap_fc_params *p,
-                        ap_errbuf *err) {
+static ap_status fc_prepare(const ap_fc_options *o, const ap_ktensor *input,
+                            const ap_ktensor *filter, const ap_ktensor *bias, ap_ktensor *output,
+                            ap_fc_params *p, ap_errbuf *err) {
   if (!o || !input || !filter || !output || !p) {
     return ap_fail(err, AP_ERR_ARG, "FULLY_CONNECTED: NULL argument");
   }
@@ -125,6 +125,18 @@ ap_status ap_fc_prepare(const ap_fc_options *o, const ap_ktensor *input, const a
   return AP_OK;
 }
 
+ap_status ap_fc_prepare(const ap_fc_options *o, const ap_ktensor *input, const ap_ktensor *filter,
+                        const ap_ktensor *bias, ap_ktensor *output, ap_fc_params *p,
+                        ap_errbuf *err) {
+  ap_status s = fc_prepare(o, input, filter, bias, output, p, err);
+  if (s == AP_OK) {
+    p->in_shape = ap_kshape_of(input);
+    p->in2_shape = ap_kshape_of(filter);
+    p->out_shape = ap_kshape_of(output);
+  }
+  return s;
+}
+
 static int32_t wrap32(int64_t v) {
   return (int32_t)(uint32_t)(uint64_t)v;
 }
@@ -190,6 +202,10 @@ ap_status ap_fc_eval(const ap_fc_params *p, const ap_ktensor *input, const ap_kt
                      const ap_ktensor *bias, ap_ktensor *output, void *scratch) {
   if (!p || !input || !filter || !output || !input->data || !filter->data || !output->data ||
       (bias && !bias->data) || (p->scratch_bytes && !scratch)) {
+    return AP_ERR_ARG;
+  }
+  if (!ap_kshape_is(input, &p->in_shape) || !ap_kshape_is(filter, &p->in2_shape) ||
+      !ap_kshape_is(output, &p->out_shape)) {
     return AP_ERR_ARG;
   }
   switch (p->kind) {

@@ -48,6 +48,7 @@ typedef struct ap_conv_params {
   int output_shift;
   float input_scale, output_scale; /* INT8: per-channel multipliers are derived at eval */
   int32_t out_channels;
+  ap_kshape in_shape, in2_shape, out_shape; /* as prepared; in2: filter or second input */
   size_t scratch_bytes;
 } ap_conv_params;
 
@@ -97,6 +98,7 @@ typedef struct ap_fc_params {
   int32_t output_multiplier;
   int output_shift;
   float input_scale, output_scale;
+  ap_kshape in_shape, in2_shape, out_shape; /* as prepared; in2: filter or second input */
   size_t scratch_bytes;
 } ap_fc_params;
 
@@ -119,6 +121,7 @@ typedef struct ap_pool_params {
   int32_t stride_w, stride_h, filter_w, filter_h;
   int32_t act_min, act_max;
   float fact_min, fact_max;
+  ap_kshape in_shape, in2_shape, out_shape; /* as prepared; in2: filter or second input */
   size_t scratch_bytes;
 } ap_pool_params;
 ap_status ap_pool_prepare(int kind, const ap_pool_options *o, const ap_ktensor *input,
@@ -131,6 +134,7 @@ typedef struct ap_softmax_params {
   int32_t input_multiplier;
   int input_left_shift;
   int32_t diff_min;
+  ap_kshape in_shape, in2_shape, out_shape; /* as prepared; in2: filter or second input */
   size_t scratch_bytes;
 } ap_softmax_params;
 ap_status ap_softmax_prepare(float beta, const ap_ktensor *input, ap_ktensor *output,
@@ -147,6 +151,7 @@ typedef struct ap_binary_params {
   int left_shift;
   int32_t act_min, act_max;
   float fact_min, fact_max;
+  ap_kshape in_shape, in2_shape, out_shape; /* as prepared; in2: filter or second input */
   size_t scratch_bytes;
 } ap_binary_params;
 ap_status ap_binary_prepare(int op, int activation, const ap_ktensor *input1,
@@ -163,7 +168,8 @@ typedef struct ap_unary_params {
   int32_t multiplier;
   int shift;
   int32_t input_range_radius;
-  int32_t act_min, act_max; /* quantized RELU: clamp; RELU6: [zero, six] */
+  int32_t act_min, act_max;                 /* quantized RELU: clamp; RELU6: [zero, six] */
+  ap_kshape in_shape, in2_shape, out_shape; /* as prepared; in2: filter or second input */
   size_t scratch_bytes;
 } ap_unary_params;
 ap_status ap_unary_prepare(int op, const ap_ktensor *input, ap_ktensor *output, ap_unary_params *p,
@@ -175,6 +181,7 @@ typedef struct ap_pad_params {
   int32_t before[AP_KMAXDIMS];
   int32_t pad_int; /* integer types: the padding value (output zero point by default) */
   float pad_float;
+  ap_kshape in_shape, in2_shape, out_shape; /* as prepared; in2: filter or second input */
   size_t scratch_bytes;
 } ap_pad_params;
 /* paddings: INT32 (or INT64) [rank, 2] with data; constant: NULL or a one-element tensor of
@@ -193,6 +200,7 @@ typedef struct ap_mean_params {
   int32_t multiplier;
   int shift;
   int32_t input_zero_point, output_zero_point;
+  ap_kshape in_shape, in2_shape, out_shape; /* as prepared; in2: filter or second input */
   size_t scratch_bytes; /* int32 sums, one per output element, for integer kinds */
 } ap_mean_params;
 ap_status ap_mean_prepare(const ap_ktensor *input, const ap_ktensor *axis, bool keep_dims,
@@ -204,6 +212,7 @@ ap_status ap_mean_eval(const ap_mean_params *p, const ap_ktensor *input, ap_kten
 typedef struct ap_transpose_params {
   int32_t perm[AP_KMAXDIMS];
   int rank;
+  ap_kshape in_shape, in2_shape, out_shape; /* as prepared; in2: filter or second input */
   size_t scratch_bytes;
 } ap_transpose_params;
 ap_status ap_transpose_prepare(const ap_ktensor *input, const ap_ktensor *perm, ap_ktensor *output,
@@ -213,7 +222,8 @@ ap_status ap_transpose_eval(const ap_transpose_params *p, const ap_ktensor *inpu
 
 /* ---------- CONCATENATION (concat.c) ---------- */
 typedef struct ap_concat_params {
-  int axis; /* resolved */
+  int axis;                                 /* resolved */
+  ap_kshape in_shape, in2_shape, out_shape; /* as prepared; in2: filter or second input */
   size_t scratch_bytes;
 } ap_concat_params;
 ap_status ap_concat_prepare(int axis, int activation, const ap_ktensor *const *inputs, int n,
@@ -236,6 +246,7 @@ typedef struct ap_quantize_params {
   int32_t input_zero_point, output_zero_point;
   int32_t multiplier;
   int shift;
+  ap_kshape in_shape, in2_shape, out_shape; /* as prepared; in2: filter or second input */
   size_t scratch_bytes;
 } ap_quantize_params;
 ap_status ap_quantize_prepare(const ap_ktensor *input, ap_ktensor *output, ap_quantize_params *p,

@@ -64,6 +64,23 @@ bool ap_kshape_equal(const ap_ktensor *a, const ap_ktensor *b) {
   return true;
 }
 
+ap_kshape ap_kshape_of(const ap_ktensor *t) {
+  ap_kshape s;
+  memset(&s, 0, sizeof s);
+  s.rank = t->rank;
+  for (int i = 0; i < t->rank && i < AP_KMAXDIMS; i++)
+    s.dims[i] = t->dims[i];
+  return s;
+}
+
+bool ap_kshape_is(const ap_ktensor *t, const ap_kshape *s) {
+  if (!t || t->rank != s->rank) return false;
+  for (int i = 0; i < s->rank; i++) {
+    if (t->dims[i] != s->dims[i]) return false;
+  }
+  return true;
+}
+
 /* kernels/padding.h: SAME ignores the filter for the output size; VALID drops the partial
  * windows. The leading padding is half the total, rounded down. */
 static bool out_size(int padding, int64_t in, int64_t filter, int64_t stride, int64_t dilation,

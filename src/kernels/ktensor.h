@@ -61,6 +61,15 @@ int32_t ap_ktensor_dim_ext(const ap_ktensor *t, int rank, int i);
 float ap_ktensor_channel_scale(const ap_ktensor *t, int c);
 bool ap_kshape_equal(const ap_ktensor *a, const ap_ktensor *b);
 
+/* A shape recorded by prepare; eval refuses tensors whose shapes differ from it, so a caller
+ * that prepared one shape and evaluates another gets AP_ERR_ARG instead of an overrun. */
+typedef struct ap_kshape {
+  int32_t dims[AP_KMAXDIMS];
+  int rank;
+} ap_kshape;
+ap_kshape ap_kshape_of(const ap_ktensor *t);
+bool ap_kshape_is(const ap_ktensor *t, const ap_kshape *s);
+
 /* Rounds a scratch size up so the next block stays aligned. */
 static inline size_t ap_kscratch_round(size_t n) {
   return (n + AP_KSCRATCH_ALIGN - 1) / AP_KSCRATCH_ALIGN * AP_KSCRATCH_ALIGN;

@@ -8,8 +8,8 @@
 
 #include <string.h>
 
-ap_status ap_mean_prepare(const ap_ktensor *input, const ap_ktensor *axis, bool keep_dims,
-                          ap_ktensor *output, ap_mean_params *p, ap_errbuf *err) {
+static ap_status mean_prepare(const ap_ktensor *input, const ap_ktensor *axis, bool keep_dims,
+                              ap_ktensor *output, ap_mean_params *p, ap_errbuf *err) {
   if (!input || !axis || !output || !p) return ap_fail(err, AP_ERR_ARG, "MEAN: NULL argument");
   memset(p, 0, sizeof *p);
   int rank = input->rank;
@@ -68,6 +68,16 @@ ap_status ap_mean_prepare(const ap_ktensor *input, const ap_ktensor *axis, bool 
   return AP_OK;
 }
 
+ap_status ap_mean_prepare(const ap_ktensor *input, const ap_ktensor *axis, bool keep_dims,
+                          ap_ktensor *output, ap_mean_params *p, ap_errbuf *err) {
+  ap_status s = mean_prepare(input, axis, keep_dims, output, p, err);
+  if (s == AP_OK) {
+    p->in_shape = ap_kshape_of(input);
+    p->out_shape = ap_kshape_of(output);
+  }
+  return s;
+}
+
 /* Walks the input in storage order, calling add(output index, input index). */
 #define REDUCE_WALK(ADD)                                                                           \
   do {                                                                                             \
@@ -88,6 +98,9 @@ ap_status ap_mean_prepare(const ap_ktensor *input, const ap_ktensor *axis, bool 
 ap_status ap_mean_eval(const ap_mean_params *p, const ap_ktensor *input, ap_ktensor *output,
                        void *scratch) {
   if (!p || !input || !output || !input->data || !output->data || (p->scratch_bytes && !scratch)) {
+    return AP_ERR_ARG;
+  }
+  if (!ap_kshape_is(input, &p->in_shape) || !ap_kshape_is(output, &p->out_shape)) {
     return AP_ERR_ARG;
   }
   int rank = input->rank;

@@ -15,9 +15,9 @@ static bool read_int(const ap_ktensor *t, size_t i, int64_t *v) {
   return true;
 }
 
-ap_status ap_pad_prepare(const ap_ktensor *input, const ap_ktensor *paddings,
-                         const ap_ktensor *constant, ap_ktensor *output, ap_pad_params *p,
-                         ap_errbuf *err) {
+static ap_status pad_prepare(const ap_ktensor *input, const ap_ktensor *paddings,
+                             const ap_ktensor *constant, ap_ktensor *output, ap_pad_params *p,
+                             ap_errbuf *err) {
   if (!input || !paddings || !output || !p) return ap_fail(err, AP_ERR_ARG, "PAD: NULL argument");
   memset(p, 0, sizeof *p);
   int rank = input->rank;
@@ -68,8 +68,22 @@ ap_status ap_pad_prepare(const ap_ktensor *input, const ap_ktensor *paddings,
   return AP_OK;
 }
 
+ap_status ap_pad_prepare(const ap_ktensor *input, const ap_ktensor *paddings,
+                         const ap_ktensor *constant, ap_ktensor *output, ap_pad_params *p,
+                         ap_errbuf *err) {
+  ap_status s = pad_prepare(input, paddings, constant, output, p, err);
+  if (s == AP_OK) {
+    p->in_shape = ap_kshape_of(input);
+    p->out_shape = ap_kshape_of(output);
+  }
+  return s;
+}
+
 ap_status ap_pad_eval(const ap_pad_params *p, const ap_ktensor *input, ap_ktensor *output) {
   if (!p || !input || !output || !input->data || !output->data) return AP_ERR_ARG;
+  if (!ap_kshape_is(input, &p->in_shape) || !ap_kshape_is(output, &p->out_shape)) {
+    return AP_ERR_ARG;
+  }
   size_t es = ap_ktype_size(input->type), n;
   if (es == 0 || !ap_ktensor_count(output, &n)) return AP_ERR_ARG;
   unsigned char pad[8];

@@ -6,8 +6,8 @@
 #include <float.h>
 #include <string.h>
 
-ap_status ap_pool_prepare(int kind, const ap_pool_options *o, const ap_ktensor *input,
-                          ap_ktensor *output, ap_pool_params *p, ap_errbuf *err) {
+static ap_status pool_prepare(int kind, const ap_pool_options *o, const ap_ktensor *input,
+                              ap_ktensor *output, ap_pool_params *p, ap_errbuf *err) {
   const char *op = kind == AP_KPOOL_MAX ? "MAX_POOL_2D" : "AVERAGE_POOL_2D";
   if (!o || !input || !output || !p || (kind != AP_KPOOL_AVERAGE && kind != AP_KPOOL_MAX)) {
     return ap_fail(err, AP_ERR_ARG, "pooling: bad argument");
@@ -53,8 +53,21 @@ ap_status ap_pool_prepare(int kind, const ap_pool_options *o, const ap_ktensor *
   return AP_OK;
 }
 
+ap_status ap_pool_prepare(int kind, const ap_pool_options *o, const ap_ktensor *input,
+                          ap_ktensor *output, ap_pool_params *p, ap_errbuf *err) {
+  ap_status s = pool_prepare(kind, o, input, output, p, err);
+  if (s == AP_OK) {
+    p->in_shape = ap_kshape_of(input);
+    p->out_shape = ap_kshape_of(output);
+  }
+  return s;
+}
+
 ap_status ap_pool_eval(const ap_pool_params *p, const ap_ktensor *input, ap_ktensor *output) {
   if (!p || !input || !output || !input->data || !output->data) return AP_ERR_ARG;
+  if (!ap_kshape_is(input, &p->in_shape) || !ap_kshape_is(output, &p->out_shape)) {
+    return AP_ERR_ARG;
+  }
   const int32_t batches = input->dims[0], in_h = input->dims[1], in_w = input->dims[2],
                 depth = input->dims[3], out_h = output->dims[1], out_w = output->dims[2];
   const int type = input->type;

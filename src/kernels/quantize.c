@@ -26,8 +26,8 @@ static ap_status same_shape(const char *op, const ap_ktensor *input, ap_ktensor 
   return AP_OK;
 }
 
-ap_status ap_quantize_prepare(const ap_ktensor *input, ap_ktensor *output, ap_quantize_params *p,
-                              ap_errbuf *err) {
+static ap_status quantize_prepare(const ap_ktensor *input, ap_ktensor *output,
+                                  ap_quantize_params *p, ap_errbuf *err) {
   if (!input || !output || !p) return ap_fail(err, AP_ERR_ARG, "QUANTIZE: NULL argument");
   ap_status s = same_shape("QUANTIZE", input, output, p, err);
   if (s != AP_OK) return s;
@@ -52,8 +52,18 @@ ap_status ap_quantize_prepare(const ap_ktensor *input, ap_ktensor *output, ap_qu
   return AP_OK;
 }
 
-ap_status ap_dequantize_prepare(const ap_ktensor *input, ap_ktensor *output, ap_quantize_params *p,
-                                ap_errbuf *err) {
+ap_status ap_quantize_prepare(const ap_ktensor *input, ap_ktensor *output, ap_quantize_params *p,
+                              ap_errbuf *err) {
+  ap_status s = quantize_prepare(input, output, p, err);
+  if (s == AP_OK) {
+    p->in_shape = ap_kshape_of(input);
+    p->out_shape = ap_kshape_of(output);
+  }
+  return s;
+}
+
+static ap_status dequantize_prepare(const ap_ktensor *input, ap_ktensor *output,
+                                    ap_quantize_params *p, ap_errbuf *err) {
   if (!input || !output || !p) return ap_fail(err, AP_ERR_ARG, "DEQUANTIZE: NULL argument");
   ap_status s = same_shape("DEQUANTIZE", input, output, p, err);
   if (s != AP_OK) return s;
@@ -66,6 +76,16 @@ ap_status ap_dequantize_prepare(const ap_ktensor *input, ap_ktensor *output, ap_
   p->scale = input->scale;
   p->input_zero_point = input->zero_point;
   return AP_OK;
+}
+
+ap_status ap_dequantize_prepare(const ap_ktensor *input, ap_ktensor *output, ap_quantize_params *p,
+                                ap_errbuf *err) {
+  ap_status s = dequantize_prepare(input, output, p, err);
+  if (s == AP_OK) {
+    p->in_shape = ap_kshape_of(input);
+    p->out_shape = ap_kshape_of(output);
+  }
+  return s;
 }
 
 static int32_t load(int type, const void *d, size_t i) {
@@ -93,6 +113,9 @@ static int32_t float_to_int32(float r) {
 ap_status ap_quantize_eval(const ap_quantize_params *p, const ap_ktensor *input,
                            ap_ktensor *output) {
   if (!p || !input || !output || !input->data || !output->data) return AP_ERR_ARG;
+  if (!ap_kshape_is(input, &p->in_shape) || !ap_kshape_is(output, &p->out_shape)) {
+    return AP_ERR_ARG;
+  }
   size_t n;
   if (!ap_ktensor_count(input, &n)) return AP_ERR_ARG;
   int32_t lo = 0, hi = 0;

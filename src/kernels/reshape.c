@@ -47,7 +47,11 @@ ap_status ap_reshape_prepare(const ap_ktensor *input, const int32_t *shape, int 
 ap_status ap_reshape_eval(const ap_ktensor *input, ap_ktensor *output) {
   if (!input || !output || !input->data || !output->data) return AP_ERR_ARG;
   size_t n, es = ap_ktype_size(input->type);
-  if (es == 0 || !ap_ktensor_count(input, &n)) return AP_ERR_ARG;
+  size_t out_n;
+  if (es == 0 || !ap_ktensor_count(input, &n) || !ap_ktensor_count(output, &out_n) || n != out_n ||
+      output->type != input->type) {
+    return AP_ERR_ARG;
+  }
   if (input->data != output->data) memmove(output->data, input->data, n * es);
   return AP_OK;
 }

@@ -10,8 +10,8 @@
 
 enum { SCALED_DIFF_INTEGER_BITS = 5, ACCUMULATION_INTEGER_BITS = 12 };
 
-ap_status ap_softmax_prepare(float beta, const ap_ktensor *input, ap_ktensor *output,
-                             ap_softmax_params *p, ap_errbuf *err) {
+static ap_status softmax_prepare(float beta, const ap_ktensor *input, ap_ktensor *output,
+                                 ap_softmax_params *p, ap_errbuf *err) {
   if (!input || !output || !p) return ap_fail(err, AP_ERR_ARG, "SOFTMAX: NULL argument");
   memset(p, 0, sizeof *p);
   p->beta = beta;
@@ -44,6 +44,16 @@ ap_status ap_softmax_prepare(float beta, const ap_ktensor *input, ap_ktensor *ou
   }
   p->diff_min = -ap_kq_input_radius(SCALED_DIFF_INTEGER_BITS, p->input_left_shift);
   return AP_OK;
+}
+
+ap_status ap_softmax_prepare(float beta, const ap_ktensor *input, ap_ktensor *output,
+                             ap_softmax_params *p, ap_errbuf *err) {
+  ap_status s = softmax_prepare(beta, input, output, p, err);
+  if (s == AP_OK) {
+    p->in_shape = ap_kshape_of(input);
+    p->out_shape = ap_kshape_of(output);
+  }
+  return s;
 }
 
 static void softmax_float(const ap_softmax_params *p, const float *in, float *out, size_t outer,
@@ -118,6 +128,9 @@ static void softmax_quant(const ap_softmax_params *p, const ap_ktensor *input, a
 
 ap_status ap_softmax_eval(const ap_softmax_params *p, const ap_ktensor *input, ap_ktensor *output) {
   if (!p || !input || !output || !input->data || !output->data) return AP_ERR_ARG;
+  if (!ap_kshape_is(input, &p->in_shape) || !ap_kshape_is(output, &p->out_shape)) {
+    return AP_ERR_ARG;
+  }
   size_t n;
   if (!ap_ktensor_count(input, &n)) return AP_ERR_ARG;
   size_t depth = (size_t)input->dims[input->rank - 1];

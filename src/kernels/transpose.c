@@ -3,8 +3,8 @@
 
 #include <string.h>
 
-ap_status ap_transpose_prepare(const ap_ktensor *input, const ap_ktensor *perm, ap_ktensor *output,
-                               ap_transpose_params *p, ap_errbuf *err) {
+static ap_status transpose_prepare(const ap_ktensor *input, const ap_ktensor *perm,
+                                   ap_ktensor *output, ap_transpose_params *p, ap_errbuf *err) {
   if (!input || !perm || !output || !p) {
     return ap_fail(err, AP_ERR_ARG, "TRANSPOSE: NULL argument");
   }
@@ -40,9 +40,22 @@ ap_status ap_transpose_prepare(const ap_ktensor *input, const ap_ktensor *perm, 
   return AP_OK;
 }
 
+ap_status ap_transpose_prepare(const ap_ktensor *input, const ap_ktensor *perm, ap_ktensor *output,
+                               ap_transpose_params *p, ap_errbuf *err) {
+  ap_status s = transpose_prepare(input, perm, output, p, err);
+  if (s == AP_OK) {
+    p->in_shape = ap_kshape_of(input);
+    p->out_shape = ap_kshape_of(output);
+  }
+  return s;
+}
+
 ap_status ap_transpose_eval(const ap_transpose_params *p, const ap_ktensor *input,
                             ap_ktensor *output) {
   if (!p || !input || !output || !input->data || !output->data) return AP_ERR_ARG;
+  if (!ap_kshape_is(input, &p->in_shape) || !ap_kshape_is(output, &p->out_shape)) {
+    return AP_ERR_ARG;
+  }
   size_t es = ap_ktype_size(input->type), n;
   if (es == 0 || !ap_ktensor_count(output, &n)) return AP_ERR_ARG;
   size_t in_stride[AP_KMAXDIMS], stride[AP_KMAXDIMS];
