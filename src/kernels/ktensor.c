@@ -118,6 +118,12 @@ bool ap_kcompute_padding(int padding, int32_t in_h, int32_t in_w, int32_t filter
       !out_size(padding, in_w, filter_w, stride_w, dilation_w, &ow)) {
     return false;
   }
+  /* The last window's far edge, (out - 1) * stride + effective filter, bounds every index the
+   * kernels compute in int32; hostile strides or dilations must not overflow it. */
+  if ((oh - 1) * stride_h + ((int64_t)filter_h - 1) * dilation_h + 1 > INT32_MAX ||
+      (ow - 1) * stride_w + ((int64_t)filter_w - 1) * dilation_w + 1 > INT32_MAX) {
+    return false;
+  }
   p->out_h = (int32_t)oh;
   p->out_w = (int32_t)ow;
   pad_for(in_h, filter_h, stride_h, dilation_h, oh, &p->pad_h, &p->pad_h_offset);

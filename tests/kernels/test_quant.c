@@ -165,6 +165,12 @@ static void test_padding(void) {
   CHECK(!ap_kcompute_padding(AP_KPAD_VALID, 2, 2, 3, 3, 1, 1, 1, 1, &p));
   CHECK(!ap_kcompute_padding(AP_KPAD_SAME, 2, 2, 3, 3, 0, 1, 1, 1, &p));
   CHECK(!ap_kcompute_padding(7, 2, 2, 1, 1, 1, 1, 1, 1, &p));
+  /* SAME ignores the filter for the output size, but a dilation this large would overflow the
+   * window arithmetic: refused. */
+  CHECK(!ap_kcompute_padding(AP_KPAD_SAME, 4, 4, 3, 3, 1, 1, INT32_MAX, 1, &p));
+  /* At the edge: 3 windows with stride 2^30 - 1 end exactly at INT32_MAX. */
+  CHECK(ap_kcompute_padding(AP_KPAD_SAME, INT32_MAX, 4, 1, 1, INT32_MAX / 2, 1, 1, 1, &p));
+  CHECK(p.out_h == 3 && p.pad_h == 0);
 }
 
 int main(void) {
