@@ -51,8 +51,10 @@ static ap_status unary_prepare(int op, const ap_ktensor *input, ap_ktensor *outp
                    ap_ktype_name(t), ap_ktype_name(output->type));
   }
   if (t == AP_FLOAT32) return AP_OK;
-  if (!(input->scale > 0.0f) || !(output->scale > 0.0f)) {
-    return ap_fail(err, AP_ERR_FORMAT, "%s: quantized tensors need positive scales", name);
+  if (!ap_kq_scale_ok(input->scale) || !ap_kq_scale_ok(output->scale) ||
+      !ap_kq_zero_point_ok(input) || !ap_kq_zero_point_ok(output)) {
+    return ap_fail(err, AP_ERR_FORMAT,
+                   "%s: quantized tensors need positive scales and in-range zero points", name);
   }
   int32_t qmin = t == AP_INT8 ? -128 : 0, qmax = t == AP_INT8 ? 127 : 255;
   p->input_zero_point = input->zero_point;

@@ -66,15 +66,17 @@ ap_status ap_kconv_setup(const char *op, int activation, const ap_ktensor *input
       return ap_fail(err, AP_ERR_UNSUPPORTED, "%s: unsupported fused activation %d", op,
                      activation);
     }
-    if (p->kind != AP_KCONV_FLOAT && !(ap_ktensor_channel_scale(filter, 0) > 0.0f)) {
+    if (p->kind != AP_KCONV_FLOAT && !ap_kq_channel_scales_ok(filter)) {
       return ap_fail(err, AP_ERR_FORMAT, "%s: hybrid filter has no positive scale", op);
     }
     return AP_OK;
   }
-  if (!(input->scale > 0.0f) || !(output->scale > 0.0f) ||
-      !(ap_ktensor_channel_scale(filter, 0) > 0.0f)) {
+  if (!ap_kq_scale_ok(input->scale) || !ap_kq_scale_ok(output->scale) ||
+      !ap_kq_channel_scales_ok(filter) || !ap_kq_zero_point_ok(input) ||
+      !ap_kq_zero_point_ok(output) || !ap_kq_zero_point_ok(filter)) {
     return ap_fail(err, AP_ERR_FORMAT,
-                   "%s: quantized tensors need positive scales (input %g, filter %g, output %g)",
+                   "%s: quantized tensors need positive scales and in-range zero points (input %g, "
+                   "filter %g, output %g)",
                    op, (double)input->scale, (double)ap_ktensor_channel_scale(filter, 0),
                    (double)output->scale);
   }

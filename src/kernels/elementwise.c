@@ -62,8 +62,10 @@ static ap_status binary_prepare(int op, int activation, const ap_ktensor *a, con
     }
     return AP_OK;
   }
-  if (!(a->scale > 0.0f) || !(b->scale > 0.0f) || !(output->scale > 0.0f)) {
-    return ap_fail(err, AP_ERR_FORMAT, "%s: quantized tensors need positive scales", name);
+  if (!ap_kq_scale_ok(a->scale) || !ap_kq_scale_ok(b->scale) || !ap_kq_scale_ok(output->scale) ||
+      !ap_kq_zero_point_ok(a) || !ap_kq_zero_point_ok(b) || !ap_kq_zero_point_ok(output)) {
+    return ap_fail(err, AP_ERR_FORMAT,
+                   "%s: quantized tensors need positive scales and in-range zero points", name);
   }
   if (!ap_kq_act_range_quant(activation, t, output->scale, output->zero_point, &p->act_min,
                              &p->act_max)) {

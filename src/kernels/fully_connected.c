@@ -89,7 +89,7 @@ static ap_status fc_prepare(const ap_fc_options *o, const ap_ktensor *input,
                      o->activation);
     }
     if (p->kind == AP_KFC_HYBRID) {
-      if (!(ap_ktensor_channel_scale(filter, 0) > 0.0f)) {
+      if (!ap_kq_channel_scales_ok(filter)) {
         return ap_fail(err, AP_ERR_FORMAT, "FULLY_CONNECTED: hybrid filter has no scale");
       }
       p->asymmetric = o->asymmetric_quantize_inputs;
@@ -102,9 +102,12 @@ static ap_status fc_prepare(const ap_fc_options *o, const ap_ktensor *input,
     }
     return AP_OK;
   }
-  if (!(input->scale > 0.0f) || !(output->scale > 0.0f) ||
-      !(ap_ktensor_channel_scale(filter, 0) > 0.0f)) {
-    return ap_fail(err, AP_ERR_FORMAT, "FULLY_CONNECTED: quantized tensors need positive scales");
+  if (!ap_kq_scale_ok(input->scale) || !ap_kq_scale_ok(output->scale) ||
+      !ap_kq_channel_scales_ok(filter) || !ap_kq_zero_point_ok(input) ||
+      !ap_kq_zero_point_ok(output) || !ap_kq_zero_point_ok(filter)) {
+    return ap_fail(
+        err, AP_ERR_FORMAT,
+        "FULLY_CONNECTED: quantized tensors need positive scales and in-range zero points");
   }
   p->input_offset = -input->zero_point;
   p->filter_offset = -filter->zero_point;

@@ -55,8 +55,10 @@ static ap_status mean_prepare(const ap_ktensor *input, const ap_ktensor *axis, b
     p->kind = AP_KMEAN_FLOAT;
     return AP_OK;
   }
-  if (!(input->scale > 0.0f) || !(output->scale > 0.0f)) {
-    return ap_fail(err, AP_ERR_FORMAT, "MEAN: quantized tensors need positive scales");
+  if (!ap_kq_scale_ok(input->scale) || !ap_kq_scale_ok(output->scale) ||
+      !ap_kq_zero_point_ok(input) || !ap_kq_zero_point_ok(output)) {
+    return ap_fail(err, AP_ERR_FORMAT,
+                   "MEAN: quantized tensors need positive scales and in-range zero points");
   }
   p->input_zero_point = input->zero_point;
   p->output_zero_point = output->zero_point;

@@ -1,6 +1,7 @@
 /* PAD and PADV2: reference_ops::Pad. Quantized tensors pad with the output zero point unless
  * a constant is given (TFLite Micro pad.cc). */
 #include "kernels/kernels.h"
+#include "kernels/quant.h"
 
 #include <string.h>
 
@@ -63,6 +64,10 @@ static ap_status pad_prepare(const ap_ktensor *input, const ap_ktensor *paddings
     default: p->pad_int = *(const int32_t *)constant->data; break;
     }
   } else if (t == AP_INT8 || t == AP_UINT8 || t == AP_INT16) {
+    if (!ap_kq_zero_point_ok(output)) {
+      return ap_fail(err, AP_ERR_FORMAT, "PAD: output zero point %d out of range for %s",
+                     (int)output->zero_point, ap_ktype_name(t));
+    }
     p->pad_int = output->zero_point;
   }
   return AP_OK;

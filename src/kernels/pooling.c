@@ -33,6 +33,9 @@ static ap_status pool_prepare(int kind, const ap_pool_options *o, const ap_ktens
                    (int)input->dims[1], (int)input->dims[2], (int)o->filter_h, (int)o->filter_w,
                    (int)o->stride_h, (int)o->stride_w, o->padding);
   }
+  if (!ap_kq_zero_point_ok(input) || !ap_kq_zero_point_ok(output)) {
+    return ap_fail(err, AP_ERR_FORMAT, "%s: zero point out of range", op);
+  }
   bool ok = input->type == AP_FLOAT32
                 ? ap_kq_act_range_float(o->activation, &p->fact_min, &p->fact_max)
                 : ap_kq_act_range_quant(o->activation, output->type, output->scale,

@@ -11,12 +11,35 @@ static inline int32_t wadd(int32_t a, int32_t b) {
 static inline int32_t wsub(int32_t a, int32_t b) {
   return (int32_t)((uint32_t)a - (uint32_t)b);
 }
+/* Shifts past 31 only come from hostile scales (ratios beyond 2^31); keep them defined. */
 static inline int32_t wshl(int32_t a, int s) {
-  return (int32_t)((uint32_t)a << s);
+  return (int32_t)((uint32_t)a << (s > 31 ? 31 : s));
+}
+
+bool ap_kq_scale_ok(float scale) {
+  return scale > 0.0f && isfinite(scale);
+}
+
+bool ap_kq_zero_point_ok(const ap_ktensor *t) {
+  switch (t->type) {
+  case AP_INT8: return t->zero_point >= -128 && t->zero_point <= 127;
+  case AP_UINT8: return t->zero_point >= 0 && t->zero_point <= 255;
+  case AP_INT16: return t->zero_point >= -32768 && t->zero_point <= 32767;
+  default: return true;
+  }
+}
+
+bool ap_kq_channel_scales_ok(const ap_ktensor *t) {
+  if (!t->channel_scales || t->n_channels < 1) return ap_kq_scale_ok(t->scale);
+  for (int i = 0; i < t->n_channels; i++) {
+    if (!ap_kq_scale_ok(t->channel_scales[i])) return false;
+  }
+  return true;
 }
 
 void ap_kq_multiplier(double m, int32_t *multiplier, int *shift) {
-  if (m == 0.0) {
+  /* NaN and infinity (hostile scales) give the zero multiplier rather than undefined casts. */
+  if (m == 0.0 || !isfinite(m)) {
     *multiplier = 0;
     *shift = 0;
     return;
@@ -56,6 +79,9 @@ int32_t ap_kq_srdhm(int32_t a, int32_t b) {
 }
 
 int32_t ap_kq_rdbpot(int32_t x, int exponent) {
+  /* Valid scales keep exponents in [0, 31]; hostile ones are clamped, not undefined. */
+  if (exponent < 0) exponent = 0;
+  if (exponent > 31) exponent = 31;
   int32_t mask = (int32_t)((1LL << exponent) - 1);
   int32_t remainder = x & mask;
   int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);

@@ -49,6 +49,13 @@ static inline float ap_kq_clampf(float x, float lo, float hi) {
 static inline int32_t ap_kq_clamp(int32_t x, int32_t lo, int32_t hi) {
   return x < lo ? lo : x > hi ? hi : x;
 }
+/* A usable quantization scale: positive and finite. */
+bool ap_kq_scale_ok(float scale);
+/* The zero point lies in the range of the tensor's type (INT8, UINT8, INT16; any other type
+ * is not checked). Offsets are negated zero points, so this also keeps them in range. */
+bool ap_kq_zero_point_ok(const ap_ktensor *t);
+/* Every per-channel scale of t (or its one scale) is usable. */
+bool ap_kq_channel_scales_ok(const ap_ktensor *t);
 /* TfLiteRound for floats: round half away from zero. */
 float ap_kq_roundf(float x);
 

@@ -37,8 +37,11 @@ static ap_status quantize_prepare(const ap_ktensor *input, ap_ktensor *output,
     return ap_fail(err, AP_ERR_UNSUPPORTED, "QUANTIZE: unsupported types %s -> %s",
                    ap_ktype_name(input->type), ap_ktype_name(output->type));
   }
-  if (!(output->scale > 0.0f) || (input->type != AP_FLOAT32 && !(input->scale > 0.0f))) {
-    return ap_fail(err, AP_ERR_FORMAT, "QUANTIZE: quantized tensors need positive scales");
+  if (!ap_kq_scale_ok(output->scale) || !ap_kq_zero_point_ok(output) ||
+      (input->type != AP_FLOAT32 &&
+       (!ap_kq_scale_ok(input->scale) || !ap_kq_zero_point_ok(input)))) {
+    return ap_fail(err, AP_ERR_FORMAT,
+                   "QUANTIZE: quantized tensors need positive scales and in-range zero points");
   }
   p->output_zero_point = output->zero_point;
   if (input->type == AP_FLOAT32) {
@@ -71,6 +74,10 @@ static ap_status dequantize_prepare(const ap_ktensor *input, ap_ktensor *output,
   if (output->type != AP_FLOAT32 || !int_range(input->type, &lo, &hi)) {
     return ap_fail(err, AP_ERR_UNSUPPORTED, "DEQUANTIZE: unsupported types %s -> %s",
                    ap_ktype_name(input->type), ap_ktype_name(output->type));
+  }
+  if (!ap_kq_zero_point_ok(input)) {
+    return ap_fail(err, AP_ERR_FORMAT, "DEQUANTIZE: zero point %d out of range for %s",
+                   (int)input->zero_point, ap_ktype_name(input->type));
   }
   p->kind = AP_KQ_DEQUANTIZE;
   p->scale = input->scale;

@@ -36,7 +36,7 @@ static ap_status softmax_prepare(float beta, const ap_ktensor *input, ap_ktensor
                    ap_ktype_name(it), ap_ktype_name(ot), (double)output->scale,
                    (int)output->zero_point);
   }
-  if (!(input->scale > 0.0f) ||
+  if (!ap_kq_scale_ok(input->scale) ||
       !ap_kq_softmax_scaling((double)beta, (double)input->scale, SCALED_DIFF_INTEGER_BITS,
                              &p->input_multiplier, &p->input_left_shift)) {
     return ap_fail(err, AP_ERR_UNSUPPORTED, "SOFTMAX: beta %g with input scale %g is too small",
