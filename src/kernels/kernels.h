@@ -8,7 +8,11 @@
  *   set by the caller (from the model). On failure returns a status and says why in `err`.
  * eval(params, inputs..., output, scratch): computes the output. It never allocates; scratch
  *   (params->scratch_bytes, AP_KSCRATCH_ALIGN-aligned, or NULL when 0) is free for it to use.
- *   Returns AP_ERR_ARG only for NULL data pointers or missing scratch.
+ *   Returns AP_ERR_ARG for NULL data pointers, missing scratch, or tensors whose shapes differ
+ *   from the ones prepared (so a stale plan cannot overrun a buffer); AP_OK otherwise.
+ *
+ * Every tensor's data, when set, must cover its shape (the model layer verifies buffer sizes);
+ * a bias or other optional input passed to eval must be the one given to prepare.
  *
  * Arithmetic is bit-exact with TensorFlow Lite Micro's reference kernels (tflite-micro
  * 90b983c2) for float32 and int8, with TFLite's reference kernels for the uint8 paths TFLite
