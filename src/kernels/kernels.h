@@ -9,7 +9,7 @@
  * eval(params, inputs..., output, scratch): computes the output. It never allocates; scratch
  *   (params->scratch_bytes, AP_KSCRATCH_ALIGN-aligned, or NULL when 0) is free for it to use.
  *   Returns AP_ERR_ARG for NULL data pointers, missing scratch, or tensors whose shapes differ
- *   from the ones prepared (so a stale plan cannot overrun a buffer); AP_OK otherwise.
+ *   from the ones prepared (so a stale plan cannot overrun a buffer).
  *
  * Every tensor's data, when set, must cover its shape (the model layer verifies buffer sizes);
  * a bias or other optional input passed to eval must be the one given to prepare.
