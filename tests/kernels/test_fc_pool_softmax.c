@@ -165,6 +165,20 @@ static void test_softmax(void) {
   CHECK_EQ(ap_softmax_eval(&p, &ti, &to), AP_OK);
   int8_t want[4] = {-64, -64, -64, -64};
   CHECK_ARRAY(qo, want, 4);
+  /* int8 -> int16 (scale 1/65536, zero point -32768): 1/4 is 16384 steps above the minimum;
+   * uint8 -> uint8 (scale 1/256, zero point 0): 64. */
+  int16_t wo[4];
+  ap_ktensor tw = kout(AP_INT16, wo, 1.0f / 65536, -32768);
+  CHECK_EQ(ap_softmax_prepare(1.0f, &ti, &tw, &p, NULL), AP_OK);
+  CHECK_EQ(ap_softmax_eval(&p, &ti, &tw), AP_OK);
+  CHECK(wo[0] == -16384 && wo[3] == -16384);
+  uint8_t ui[4] = {9, 9, 9, 9}, uo[4];
+  ap_ktensor tui = ktq(AP_UINT8, ui, 2, 1, 4, 0, 0, 1.0f, 0),
+             tuo = kout(AP_UINT8, uo, 1.0f / 256, 0);
+  CHECK_EQ(ap_softmax_prepare(1.0f, &tui, &tuo, &p, NULL), AP_OK);
+  CHECK_EQ(ap_softmax_eval(&p, &tui, &tuo), AP_OK);
+  CHECK(uo[0] == 64 && uo[3] == 64);
+  CHECK_EQ(ap_softmax_prepare(1.0f, &ti, &to, &p, NULL), AP_OK);
   /* One logit 16 steps above the rest: the others fall below diff_min and give exactly -128;
    * the winner's 1.0 saturates at 127. */
   int8_t qi2[4] = {20, 4, 4, 4};
