@@ -23,6 +23,37 @@ bool ap_ktensor_count(const ap_ktensor *t, size_t *out) {
   return true;
 }
 
+ap_status ap_ktensor_from_info(const ap_tensor_info *info, void *data, ap_ktensor *out,
+                               ap_errbuf *err) {
+  if (!info || !out) return ap_fail(err, AP_ERR_ARG, "tensor view: NULL argument");
+  memset(out, 0, sizeof *out);
+  if (info->shape.n > AP_KMAXDIMS || (info->shape.n && !info->shape.v)) {
+    return ap_fail(err, AP_ERR_UNSUPPORTED, "tensor \"%s\": rank %zu exceeds %d", info->name,
+                   info->shape.n, AP_KMAXDIMS);
+  }
+  out->rank = (int)info->shape.n;
+  for (size_t i = 0; i < info->shape.n; i++)
+    out->dims[i] = info->shape.v[i];
+  out->type = info->type;
+  out->data = data;
+  out->quantized_dimension = info->quantized_dimension;
+  if (info->scale_count > 0 && info->scale) {
+    out->scale = info->scale[0];
+    out->channel_scales = info->scale;
+    out->n_channels = info->scale_count > INT32_MAX ? INT32_MAX : (int)info->scale_count;
+  }
+  if (info->zero_point_count > 0 && info->zero_point) {
+    int64_t zp = info->zero_point[0];
+    if (zp < INT32_MIN || zp > INT32_MAX) {
+      return ap_fail(err, AP_ERR_FORMAT, "tensor \"%s\": zero point %lld out of range", info->name,
+                     (long long)zp);
+    }
+    out->zero_point = (int32_t)zp;
+    out->channel_zero_points = info->zero_point;
+  }
+  return AP_OK;
+}
+
 const char *ap_ktype_name(int type) {
   static const char *const names[] = {"FLOAT32",   "FLOAT16", "INT32",  "UINT8",
                                       "INT64",     "STRING",  "BOOL",   "INT16",

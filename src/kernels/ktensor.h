@@ -50,6 +50,12 @@ ap_ktensor ap_ktensor_make(int type, void *data, int rank, const int32_t *dims);
 
 /* Element count; false if a dim is negative, rank is out of range or the count overflows. */
 bool ap_ktensor_count(const ap_ktensor *t, size_t *out);
+/* The view of a model tensor (ap_model_tensor's info) over `data`: shape (rank at most
+ * AP_KMAXDIMS), type, the first scale and zero point as the per-tensor values, and the per-axis
+ * scales when there are several. Fails on a rank or zero point the kernels cannot represent. */
+ap_status ap_ktensor_from_info(const ap_tensor_info *info, void *data, ap_ktensor *out,
+                               ap_errbuf *err);
+
 /* "FLOAT32", "INT8", ... for messages. The model layer's ap_dtype_name says the same; the
  * kernels keep their own so they link without the model layer. */
 const char *ap_ktype_name(int type);

@@ -87,8 +87,45 @@ static void test_dispatch(void) {
   CHECK_ARRAY(cout, want, 3);
 }
 
+static void test_from_info(void) {
+  /* A per-channel int8 filter as the model layer describes it. */
+  int32_t shape[4] = {2, 3, 3, 1};
+  float scales[2] = {0.5f, 0.25f};
+  int64_t zps[2] = {0, 0};
+  ap_tensor_info info;
+  memset(&info, 0, sizeof info);
+  info.name = "w";
+  info.type = AP_INT8;
+  info.shape.v = shape;
+  info.shape.n = 4;
+  info.scale = scales;
+  info.scale_count = 2;
+  info.zero_point = zps;
+  info.zero_point_count = 2;
+  info.quantized_dimension = 0;
+  int8_t data[18];
+  ap_ktensor t;
+  ap_errbuf e = {""};
+  CHECK_EQ(ap_ktensor_from_info(&info, data, &t, &e), AP_OK);
+  CHECK_DIMS4(t, 2, 3, 3, 1);
+  CHECK(t.type == AP_INT8 && t.data == data && t.scale == 0.5f && t.zero_point == 0);
+  CHECK(t.channel_scales == scales && t.n_channels == 2 &&
+        ap_ktensor_channel_scale(&t, 1) == 0.25f);
+  int64_t big = (int64_t)1 << 40;
+  info.zero_point = &big;
+  info.zero_point_count = 1;
+  CHECK_EQ(ap_ktensor_from_info(&info, data, &t, &e), AP_ERR_FORMAT);
+  CHECK_STR(e.msg, "tensor \"w\": zero point 1099511627776 out of range");
+  int32_t shape7[7] = {1, 1, 1, 1, 1, 1, 1};
+  info.shape.v = shape7;
+  info.shape.n = 7;
+  CHECK_EQ(ap_ktensor_from_info(&info, data, &t, &e), AP_ERR_UNSUPPORTED);
+  CHECK_STR(e.msg, "tensor \"w\": rank 7 exceeds 6");
+}
+
 int main(void) {
   test_lookup();
+  test_from_info();
   test_dispatch();
   printf("params bytes: conv %zu, fc %zu, pool %zu, softmax %zu, binary %zu, unary %zu, pad %zu, "
          "mean %zu, transpose %zu, concat %zu, quantize %zu\n",
