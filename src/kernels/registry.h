@@ -1,10 +1,62 @@
-/* The builtin kernels, by builtin code. */
-#ifndef AP_SRC_KERNELS_REGISTRY_H
-#define AP_SRC_KERNELS_REGISTRY_H
+/* The kernel registry: one uniform entry point per builtin op, so the interpreter can prepare
+ * and run any op without knowing its family. Custom ops use the same ap_kernel shape.
+ *
+ *   const ap_kernel *k = ap_kernel_find(builtin);     // NULL: unsupported op
+ *   ap_kctx c = {inputs, n_in, outputs, n_out, &options, params, NULL, &err};
+ *   size_t scratch;
+ *   k->prepare(&c, &scratch);                          // fills params, output dims, scratch
+ *   ... plan scratch with the op's step ...
+ *   c.scratch = arena + offset;
+ *   k->eval(&c);                                       // no allocation
+ *
+ * `params` is storage of k->params_size bytes (aligned for any object) that the caller keeps
+ * from prepare to every eval of that op: the op's only persistent state (per-channel
+ * multipliers are rebuilt in scratch at each eval instead of being kept).
+ */
+#ifndef AP_KERNELS_REGISTRY_H
+#define AP_KERNELS_REGISTRY_H
 
-#include "arenaplan/runtime.h"
+#include "kernels/kernels.h"
 
-/* NULL when arenaplan has no kernel for the builtin. */
-const ap_kernel *ap_builtin_kernel(int32_t builtin);
+/* The builtin options a kernel reads, filled by the interpreter from the model. Only the
+ * fields of the op's own options matter. */
+typedef struct ap_kop_options {
+  int activation;           /* ADD, SUB, MUL, CONCATENATION */
+  ap_conv_options conv;     /* CONV_2D, DEPTHWISE_CONV_2D */
+  ap_pool_options pool;     /* AVERAGE_POOL_2D, MAX_POOL_2D */
+  ap_fc_options fc;         /* FULLY_CONNECTED */
+  float beta;               /* SOFTMAX */
+  int axis;                 /* CONCATENATION */
+  bool keep_dims;           /* MEAN */
+  const int32_t *new_shape; /* RESHAPE, when it has no shape input; NULL: keep the output's */
+  int new_shape_n;
+} ap_kop_options;
+
+typedef struct ap_kctx {
+  const ap_ktensor *const *inputs; /* NULL entries: optional inputs that are absent */
+  int n_inputs;
+  ap_ktensor *const *outputs;
+  int n_outputs;
+  const ap_kop_options *options;
+  void *params;  /* params_size bytes, kept from prepare to eval */
+  void *scratch; /* eval: the planned scratch (NULL when prepare asked for none) */
+  ap_errbuf *err;
+} ap_kctx;
+
+typedef struct ap_kernel {
+  int32_t builtin;
+  const char *name;
+  size_t params_size; /* bytes of `params` this kernel uses (at most AP_KPARAMS_SIZE) */
+  ap_status (*prepare)(ap_kctx *c, size_t *scratch_bytes);
+  ap_status (*eval)(ap_kctx *c);
+} ap_kernel;
+
+/* Large enough for every builtin kernel's params. */
+#define AP_KPARAMS_SIZE 256
+
+const ap_kernel *ap_kernel_find(int32_t builtin);
+/* The builtin kernels, for listing (e.g. `arenaplan info` saying what runs). */
+const ap_kernel *ap_kernel_at(size_t i);
+size_t ap_kernel_count(void);
 
 #endif

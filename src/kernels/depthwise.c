@@ -1,0 +1,192 @@
+/* DEPTHWISE_CONV_2D: reference_ops::DepthwiseConv (float; uint8 with the away-from-zero
+ * rounding TFLite's reference uses, which is MultiplyByQuantizedMultiplier),
+ * reference_integer_ops::DepthwiseConvPerChannel (int8) and DepthwiseConvHybridPerChannel. */
+#include "kernels/kernels.h"
+#include "kernels/quant.h"
+
+#include <string.h>
+
+static ap_status depthwise_prepare(const ap_conv_options *o, const ap_ktensor *input,
+                                   const ap_ktensor *filter, const ap_ktensor *bias,
+                                   ap_ktensor *output, ap_conv_params *p, ap_errbuf *err) {
+  if (!o || !input || !filter || !output || !p) {
+    return ap_fail(err, AP_ERR_ARG, "DEPTHWISE_CONV_2D: NULL argument");
+  }
+  memset(p, 0, sizeof *p);
+  if (input->rank != 4 || filter->rank != 4) {
+    return ap_fail(err, AP_ERR_FORMAT,
+                   "DEPTHWISE_CONV_2D: input and filter must be 4-D (got %d and %d)", input->rank,
+                   filter->rank);
+  }
+  int32_t in_depth = input->dims[3], out_channels = filter->dims[3];
+  if (filter->dims[0] != 1 || in_depth <= 0 || out_channels <= 0 || input->dims[0] <= 0 ||
+      out_channels % in_depth != 0) {
+    return ap_fail(err, AP_ERR_FORMAT,
+                   "DEPTHWISE_CONV_2D: filter [%d,..,%d] does not fit input depth %d",
+                   (int)filter->dims[0], (int)out_channels, (int)in_depth);
+  }
+  /* TFLite derives the multiplier from the shapes (ComputeDepthMultiplier); an option that
+   * disagrees is a malformed model. */
+  p->depth_multiplier = out_channels / in_depth;
+  if (o->depth_multiplier > 0 && o->depth_multiplier != p->depth_multiplier) {
+    return ap_fail(err, AP_ERR_FORMAT,
+                   "DEPTHWISE_CONV_2D: depth_multiplier %d, but filter has %d channels for %d "
+                   "input channels",
+                   (int)o->depth_multiplier, (int)out_channels, (int)in_depth);
+  }
+  p->stride_w = o->stride_w;
+  p->stride_h = o->stride_h;
+  p->dilation_w = o->dilation_w > 0 ? o->dilation_w : 1;
+  p->dilation_h = o->dilation_h > 0 ? o->dilation_h : 1;
+  if (!ap_kcompute_padding(o->padding, input->dims[1], input->dims[2], filter->dims[1],
+                           filter->dims[2], o->stride_h, o->stride_w, p->dilation_h, p->dilation_w,
+                           &p->pad)) {
+    return ap_fail(err, AP_ERR_FORMAT,
+                   "DEPTHWISE_CONV_2D: no output for input %dx%d, filter %dx%d, stride %dx%d",
+                   (int)input->dims[1], (int)input->dims[2], (int)filter->dims[1],
+                   (int)filter->dims[2], (int)o->stride_h, (int)o->stride_w);
+  }
+  ap_status s = ap_kconv_setup("DEPTHWISE_CONV_2D", o->activation, input, filter, bias, output,
+                               out_channels, p, err);
+  if (s != AP_OK) return s;
+  output->rank = 4;
+  output->dims[0] = input->dims[0];
+  output->dims[1] = p->pad.out_h;
+  output->dims[2] = p->pad.out_w;
+  output->dims[3] = out_channels;
+  size_t in_count, out_count, t;
+  if (!ap_ktensor_count(input, &in_count) || !ap_ktensor_count(output, &out_count)) {
+    return ap_fail(err, AP_ERR_OVERFLOW, "DEPTHWISE_CONV_2D: tensor sizes overflow");
+  }
+  if (p->kind == AP_KCONV_INT8) {
+    p->scratch_bytes = (size_t)out_channels * 2 * sizeof(int32_t);
+  } else if (p->kind == AP_KCONV_HYBRID || p->kind == AP_KCONV_HYBRID_PER_CHANNEL) {
+    /* TFLite's hybrid depthwise is always the per-channel path (asymmetric input). */
+    p->kind = AP_KCONV_HYBRID_PER_CHANNEL;
+    if (in_count > SIZE_MAX / 2 ||
+        !ap_mul_size((size_t)input->dims[0], sizeof(float) + sizeof(int32_t), &t) ||
+        !ap_add_size(ap_kscratch_round(in_count), t, &p->scratch_bytes)) {
+      return ap_fail(err, AP_ERR_OVERFLOW, "DEPTHWISE_CONV_2D: scratch size overflows");
+    }
+  }
+  return AP_OK;
+}
+
+ap_status ap_depthwise_prepare(const ap_conv_options *o, const ap_ktensor *input,
+                               const ap_ktensor *filter, const ap_ktensor *bias, ap_ktensor *output,
+                               ap_conv_params *p, ap_errbuf *err) {
+  ap_status s = depthwise_prepare(o, input, filter, bias, output, p, err);
+  if (s == AP_OK) {
+    p->in_shape = ap_kshape_of(input);
+    p->in2_shape = ap_kshape_of(filter);
+    p->out_shape = ap_kshape_of(output);
+  }
+  return s;
+}
+
+typedef struct geo {
+  int32_t batches, in_h, in_w, in_d, out_h, out_w, out_d, f_h, f_w, mult;
+} geo;
+
+#define IN_AT(g, b, y, x, c) ((((size_t)(b) * (g).in_h + (y)) * (g).in_w + (x)) * (g).in_d + (c))
+#define F_AT(g, y, x, c) (((size_t)(y) * (g).f_w + (x)) * (g).out_d + (c))
+#define OUT_AT(g, b, y, x, c)                                                                      \
+  ((((size_t)(b) * (g).out_h + (y)) * (g).out_w + (x)) * (g).out_d + (c))
+
+#define DW_LOOP(BODY_INIT, ACCUMULATE, STORE)                                                      \
+  for (int32_t b = 0; b < g.batches; b++)                                                          \
+    for (int32_t oy = 0; oy < g.out_h; oy++)                                                       \
+      for (int32_t ox = 0; ox < g.out_w; ox++)                                                     \
+        for (int32_t ic = 0; ic < g.in_d; ic++)                                                    \
+          for (int32_t m = 0; m < g.mult; m++) {                                                   \
+            int32_t oc = m + ic * g.mult;                                                          \
+            int32_t y0 = oy * p->stride_h - p->pad.pad_h;                                          \
+            int32_t x0 = ox * p->stride_w - p->pad.pad_w;                                          \
+            BODY_INIT;                                                                             \
+            for (int32_t fy = 0; fy < g.f_h; fy++)                                                 \
+              for (int32_t fx = 0; fx < g.f_w; fx++) {                                             \
+                int32_t ix = x0 + p->dilation_w * fx, iy = y0 + p->dilation_h * fy;                \
+                if (ix < 0 || ix >= g.in_w || iy < 0 || iy >= g.in_h) continue;                    \
+                size_t ii = IN_AT(g, b, iy, ix, ic), fi = F_AT(g, fy, fx, oc);                     \
+                ACCUMULATE;                                                                        \
+              }                                                                                    \
+            STORE;                                                                                 \
+          }
+
+static int32_t wrap32(int64_t v) {
+  return (int32_t)(uint32_t)(uint64_t)v;
+}
+
+ap_status ap_depthwise_eval(const ap_conv_params *p, const ap_ktensor *input,
+                            const ap_ktensor *filter, const ap_ktensor *bias, ap_ktensor *output,
+                            void *scratch) {
+  if (!p || !input || !filter || !output || !input->data || !filter->data || !output->data ||
+      (bias && !bias->data) || (p->scratch_bytes && !scratch)) {
+    return AP_ERR_ARG;
+  }
+  if (!ap_kshape_is(input, &p->in_shape) || !ap_kshape_is(filter, &p->in2_shape) ||
+      !ap_kshape_is(output, &p->out_shape)) {
+    return AP_ERR_ARG;
+  }
+  geo g = {input->dims[0],  input->dims[1],  input->dims[2],  input->dims[3],  output->dims[1],
+           output->dims[2], output->dims[3], filter->dims[1], filter->dims[2], p->depth_multiplier};
+  switch (p->kind) {
+  case AP_KCONV_FLOAT: {
+    const float *in = input->data, *f = filter->data, *bd = bias ? bias->data : NULL;
+    float *out = output->data;
+    DW_LOOP(float total = 0.0f, total += in[ii] * f[fi], {
+      float bias_value = bd ? bd[oc] : 0.0f;
+      out[OUT_AT(g, b, oy, ox, oc)] = ap_kq_clampf(total + bias_value, p->fact_min, p->fact_max);
+    })
+    return AP_OK;
+  }
+  case AP_KCONV_INT8: {
+    int32_t *mult = scratch, *shift = mult + g.out_d;
+    ap_kconv_channel_multipliers(p->input_scale, filter, p->output_scale, g.out_d, mult, shift);
+    const int8_t *in = input->data, *f = filter->data;
+    const int32_t *bd = bias ? bias->data : NULL;
+    int8_t *out = output->data;
+    DW_LOOP(int64_t acc = 0, acc += (int64_t)f[fi] * (in[ii] + p->input_offset), {
+      int32_t a = wrap32(acc);
+      if (bd) a = wrap32((int64_t)a + bd[oc]);
+      a = ap_kq_mul(a, mult[oc], shift[oc]) + p->output_offset;
+      out[OUT_AT(g, b, oy, ox, oc)] = (int8_t)ap_kq_clamp(a, p->act_min, p->act_max);
+    })
+    return AP_OK;
+  }
+  case AP_KCONV_UINT8: {
+    const uint8_t *in = input->data, *f = filter->data;
+    const int32_t *bd = bias ? bias->data : NULL;
+    uint8_t *out = output->data;
+    DW_LOOP(int64_t acc = 0,
+            acc += (int64_t)(f[fi] + p->filter_offset) * (in[ii] + p->input_offset), {
+              int32_t a = wrap32(acc);
+              if (bd) a = wrap32((int64_t)a + bd[oc]);
+              a = ap_kq_mul(a, p->output_multiplier, p->output_shift) + p->output_offset;
+              out[OUT_AT(g, b, oy, ox, oc)] = (uint8_t)ap_kq_clamp(a, p->act_min, p->act_max);
+            })
+    return AP_OK;
+  }
+  case AP_KCONV_HYBRID_PER_CHANNEL: {
+    size_t count = (size_t)g.batches * g.in_h * g.in_w * g.in_d;
+    size_t per_batch = count / (size_t)g.batches;
+    int8_t *q = scratch;
+    float *sf = (float *)((char *)scratch + ap_kscratch_round(count));
+    int32_t *offset = (int32_t *)(sf + g.batches);
+    const float *x = input->data, *bd = bias ? bias->data : NULL;
+    const int8_t *f = filter->data;
+    float *out = output->data;
+    for (int32_t b = 0; b < g.batches; b++) {
+      ap_kquantize_asymmetric(x + b * per_batch, per_batch, q + b * per_batch, &sf[b], &offset[b]);
+    }
+    DW_LOOP(int64_t acc = 0, acc += (int64_t)f[fi] * (q[ii] - offset[b]), {
+      float v = (float)wrap32(acc);
+      v *= ap_ktensor_channel_scale(filter, oc) * sf[b];
+      if (bd) v += bd[oc];
+      out[OUT_AT(g, b, oy, ox, oc)] = ap_kq_clampf(v, p->fact_min, p->fact_max);
+    })
+    return AP_OK;
+  }
+  default: return AP_ERR_ARG;
+  }
+}

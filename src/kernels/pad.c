@@ -1,0 +1,127 @@
+/* PAD and PADV2: reference_ops::Pad. Quantized tensors pad with the output zero point unless
+ * a constant is given (TFLite Micro pad.cc). */
+#include "kernels/kernels.h"
+#include "kernels/quant.h"
+
+#include <string.h>
+
+static bool read_int(const ap_ktensor *t, size_t i, int64_t *v) {
+  if (t->type == AP_INT32) {
+    *v = ((const int32_t *)t->data)[i];
+  } else if (t->type == AP_INT64) {
+    *v = ((const int64_t *)t->data)[i];
+  } else {
+    return false;
+  }
+  return true;
+}
+
+static ap_status pad_prepare(const ap_ktensor *input, const ap_ktensor *paddings,
+                             const ap_ktensor *constant, ap_ktensor *output, ap_pad_params *p,
+                             ap_errbuf *err) {
+  if (!input || !paddings || !output || !p) return ap_fail(err, AP_ERR_ARG, "PAD: NULL argument");
+  memset(p, 0, sizeof *p);
+  int rank = input->rank;
+  size_t n;
+  if (!ap_ktensor_count(input, &n) || rank < 0 || rank > AP_KMAXDIMS) {
+    return ap_fail(err, AP_ERR_FORMAT, "PAD: invalid input shape");
+  }
+  if (!paddings->data || paddings->rank != 2 || paddings->dims[0] != rank ||
+      paddings->dims[1] != 2 || (paddings->type != AP_INT32 && paddings->type != AP_INT64)) {
+    return ap_fail(err, AP_ERR_FORMAT, "PAD: paddings must be a constant INT32 [%d, 2] tensor",
+                   rank);
+  }
+  int t = input->type;
+  if (output->type != t || ap_ktype_size(t) == 0 || t == AP_BOOL || t == AP_INT64) {
+    return ap_fail(err, AP_ERR_UNSUPPORTED, "PAD: unsupported types %s -> %s", ap_ktype_name(t),
+                   ap_ktype_name(output->type));
+  }
+  for (int i = 0; i < rank; i++) {
+    int64_t before = 0, after = 0;
+    read_int(paddings, (size_t)i * 2, &before);
+    read_int(paddings, (size_t)i * 2 + 1, &after);
+    int64_t d = (int64_t)input->dims[i] + before + after;
+    if (before < 0 || after < 0 || d > INT32_MAX) {
+      return ap_fail(err, AP_ERR_FORMAT, "PAD: dim %d padding [%lld, %lld] is invalid", i,
+                     (long long)before, (long long)after);
+    }
+    p->before[i] = (int32_t)before;
+    output->dims[i] = (int32_t)d;
+  }
+  output->rank = rank;
+  if (!ap_ktensor_count(output, &n)) return ap_fail(err, AP_ERR_OVERFLOW, "PAD: output overflows");
+  if (constant) {
+    size_t cn;
+    if (!constant->data || constant->type != t || !ap_ktensor_count(constant, &cn) || cn != 1) {
+      return ap_fail(err, AP_ERR_FORMAT, "PAD: constant must be one constant %s value",
+                     ap_ktype_name(t));
+    }
+    switch (t) {
+    case AP_FLOAT32: p->pad_float = *(const float *)constant->data; break;
+    case AP_INT8: p->pad_int = *(const int8_t *)constant->data; break;
+    case AP_UINT8: p->pad_int = *(const uint8_t *)constant->data; break;
+    case AP_INT16: p->pad_int = *(const int16_t *)constant->data; break;
+    default: p->pad_int = *(const int32_t *)constant->data; break;
+    }
+  } else if (t == AP_INT8 || t == AP_UINT8 || t == AP_INT16) {
+    if (!ap_kq_zero_point_ok(output)) {
+      return ap_fail(err, AP_ERR_FORMAT, "PAD: output zero point %d out of range for %s",
+                     (int)output->zero_point, ap_ktype_name(t));
+    }
+    p->pad_int = output->zero_point;
+  }
+  return AP_OK;
+}
+
+ap_status ap_pad_prepare(const ap_ktensor *input, const ap_ktensor *paddings,
+                         const ap_ktensor *constant, ap_ktensor *output, ap_pad_params *p,
+                         ap_errbuf *err) {
+  ap_status s = pad_prepare(input, paddings, constant, output, p, err);
+  if (s == AP_OK) {
+    p->in_shape = ap_kshape_of(input);
+    p->out_shape = ap_kshape_of(output);
+  }
+  return s;
+}
+
+ap_status ap_pad_eval(const ap_pad_params *p, const ap_ktensor *input, ap_ktensor *output) {
+  if (!p || !input || !output || !input->data || !output->data) return AP_ERR_ARG;
+  if (!ap_kshape_is(input, &p->in_shape) || !ap_kshape_is(output, &p->out_shape)) {
+    return AP_ERR_ARG;
+  }
+  size_t es = ap_ktype_size(input->type), n;
+  if (es == 0 || !ap_ktensor_count(output, &n)) return AP_ERR_ARG;
+  unsigned char pad[8];
+  int8_t i8 = (int8_t)p->pad_int;
+  uint8_t u8 = (uint8_t)p->pad_int;
+  int16_t i16 = (int16_t)p->pad_int;
+  switch (input->type) {
+  case AP_FLOAT32: memcpy(pad, &p->pad_float, 4); break;
+  case AP_INT8: memcpy(pad, &i8, 1); break;
+  case AP_UINT8: memcpy(pad, &u8, 1); break;
+  case AP_INT16: memcpy(pad, &i16, 2); break;
+  default: memcpy(pad, &p->pad_int, 4); break;
+  }
+  int rank = output->rank;
+  int32_t idx[AP_KMAXDIMS] = {0};
+  const unsigned char *in = input->data;
+  unsigned char *out = output->data;
+  for (size_t o = 0; o < n; o++) {
+    bool inside = true;
+    size_t ii = 0;
+    for (int d = 0; d < rank; d++) {
+      int32_t c = idx[d] - p->before[d];
+      if (c < 0 || c >= input->dims[d]) {
+        inside = false;
+        break;
+      }
+      ii = ii * (size_t)input->dims[d] + (size_t)c;
+    }
+    memcpy(out + o * es, inside ? in + ii * es : pad, es);
+    for (int d = rank - 1; d >= 0; d--) {
+      if (++idx[d] < output->dims[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return AP_OK;
+}

@@ -1,0 +1,137 @@
+/* AVERAGE_POOL_2D and MAX_POOL_2D: reference_ops / reference_integer_ops pooling. Windows are
+ * clipped to the image (padding is never averaged in). */
+#include "kernels/kernels.h"
+#include "kernels/quant.h"
+
+#include <float.h>
+#include <string.h>
+
+static ap_status pool_prepare(int kind, const ap_pool_options *o, const ap_ktensor *input,
+                              ap_ktensor *output, ap_pool_params *p, ap_errbuf *err) {
+  const char *op = kind == AP_KPOOL_MAX ? "MAX_POOL_2D" : "AVERAGE_POOL_2D";
+  if (!o || !input || !output || !p || (kind != AP_KPOOL_AVERAGE && kind != AP_KPOOL_MAX)) {
+    return ap_fail(err, AP_ERR_ARG, "pooling: bad argument");
+  }
+  memset(p, 0, sizeof *p);
+  p->kind = kind;
+  if (input->rank != 4 || input->dims[0] <= 0 || input->dims[3] <= 0) {
+    return ap_fail(err, AP_ERR_FORMAT, "%s: input must be 4-D and non-empty", op);
+  }
+  if (input->type != output->type ||
+      (input->type != AP_FLOAT32 && input->type != AP_INT8 && input->type != AP_UINT8)) {
+    return ap_fail(err, AP_ERR_UNSUPPORTED, "%s: unsupported types %s -> %s", op,
+                   ap_ktype_name(input->type), ap_ktype_name(output->type));
+  }
+  p->stride_w = o->stride_w;
+  p->stride_h = o->stride_h;
+  p->filter_w = o->filter_w;
+  p->filter_h = o->filter_h;
+  if (!ap_kcompute_padding(o->padding, input->dims[1], input->dims[2], o->filter_h, o->filter_w,
+                           o->stride_h, o->stride_w, 1, 1, &p->pad)) {
+    return ap_fail(err, AP_ERR_FORMAT,
+                   "%s: no output for input %dx%d, filter %dx%d, stride %dx%d, padding %d", op,
+                   (int)input->dims[1], (int)input->dims[2], (int)o->filter_h, (int)o->filter_w,
+                   (int)o->stride_h, (int)o->stride_w, o->padding);
+  }
+  if (!ap_kq_zero_point_ok(input) || !ap_kq_zero_point_ok(output)) {
+    return ap_fail(err, AP_ERR_FORMAT, "%s: zero point out of range", op);
+  }
+  bool ok = input->type == AP_FLOAT32
+                ? ap_kq_act_range_float(o->activation, &p->fact_min, &p->fact_max)
+                : ap_kq_act_range_quant(o->activation, output->type, output->scale,
+                                        output->zero_point, &p->act_min, &p->act_max);
+  if (!ok) {
+    return ap_fail(err, AP_ERR_UNSUPPORTED, "%s: unsupported fused activation %d", op,
+                   o->activation);
+  }
+  output->rank = 4;
+  output->dims[0] = input->dims[0];
+  output->dims[1] = p->pad.out_h;
+  output->dims[2] = p->pad.out_w;
+  output->dims[3] = input->dims[3];
+  size_t n;
+  if (!ap_ktensor_count(input, &n) || !ap_ktensor_count(output, &n)) {
+    return ap_fail(err, AP_ERR_OVERFLOW, "%s: tensor sizes overflow", op);
+  }
+  return AP_OK;
+}
+
+ap_status ap_pool_prepare(int kind, const ap_pool_options *o, const ap_ktensor *input,
+                          ap_ktensor *output, ap_pool_params *p, ap_errbuf *err) {
+  ap_status s = pool_prepare(kind, o, input, output, p, err);
+  if (s == AP_OK) {
+    p->in_shape = ap_kshape_of(input);
+    p->out_shape = ap_kshape_of(output);
+  }
+  return s;
+}
+
+ap_status ap_pool_eval(const ap_pool_params *p, const ap_ktensor *input, ap_ktensor *output) {
+  if (!p || !input || !output || !input->data || !output->data) return AP_ERR_ARG;
+  if (!ap_kshape_is(input, &p->in_shape) || !ap_kshape_is(output, &p->out_shape)) {
+    return AP_ERR_ARG;
+  }
+  const int32_t batches = input->dims[0], in_h = input->dims[1], in_w = input->dims[2],
+                depth = input->dims[3], out_h = output->dims[1], out_w = output->dims[2];
+  const int type = input->type;
+  for (int32_t b = 0; b < batches; b++)
+    for (int32_t oy = 0; oy < out_h; oy++)
+      for (int32_t ox = 0; ox < out_w; ox++)
+        for (int32_t c = 0; c < depth; c++) {
+          int32_t y0 = oy * p->stride_h - p->pad.pad_h, x0 = ox * p->stride_w - p->pad.pad_w;
+          int32_t fy0 = AP_MAX(0, -y0), fy1 = AP_MIN(p->filter_h, in_h - y0);
+          int32_t fx0 = AP_MAX(0, -x0), fx1 = AP_MIN(p->filter_w, in_w - x0);
+          size_t oi = (((size_t)b * out_h + oy) * out_w + ox) * depth + c;
+#define IN_AT(y, x) ((((size_t)b * in_h + (y0 + (y))) * in_w + (x0 + (x))) * depth + c)
+          if (type == AP_FLOAT32) {
+            const float *in = input->data;
+            float r;
+            if (p->kind == AP_KPOOL_AVERAGE) {
+              float total = 0.0f, count = 0.0f;
+              for (int32_t fy = fy0; fy < fy1; fy++)
+                for (int32_t fx = fx0; fx < fx1; fx++) {
+                  total += in[IN_AT(fy, fx)];
+                  count += 1.0f;
+                }
+              r = total / count;
+            } else {
+              r = -FLT_MAX;
+              for (int32_t fy = fy0; fy < fy1; fy++)
+                for (int32_t fx = fx0; fx < fx1; fx++) {
+                  float v = in[IN_AT(fy, fx)];
+                  r = r < v ? v : r; /* std::max, NaN included */
+                }
+            }
+            ((float *)output->data)[oi] = ap_kq_clampf(r, p->fact_min, p->fact_max);
+          } else {
+            bool s8 = type == AP_INT8;
+            int32_t acc = 0, count = 0;
+            if (p->kind == AP_KPOOL_MAX) acc = s8 ? -128 : 0;
+            for (int32_t fy = fy0; fy < fy1; fy++)
+              for (int32_t fx = fx0; fx < fx1; fx++) {
+                size_t ii = IN_AT(fy, fx);
+                int32_t v =
+                    s8 ? ((const int8_t *)input->data)[ii] : ((const uint8_t *)input->data)[ii];
+                if (p->kind == AP_KPOOL_MAX) {
+                  acc = AP_MAX(acc, v);
+                } else {
+                  acc += v;
+                  count++;
+                }
+              }
+            if (p->kind == AP_KPOOL_AVERAGE) {
+              /* Round half away from zero (int8); uint8 sums are never negative. */
+              if (count == 0) return AP_ERR_KERNEL;
+              acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
+            }
+            acc = ap_kq_clamp(acc, p->act_min, p->act_max);
+            if (s8) {
+              ((int8_t *)output->data)[oi] = (int8_t)acc;
+            } else {
+              ((uint8_t *)output->data)[oi] = (uint8_t)acc;
+            }
+          }
+#undef IN_AT
+        }
+  return AP_OK;
+}

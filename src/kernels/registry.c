@@ -1,0 +1,291 @@
+/* One adapter per builtin: unpacks the generic context into the family's prepare/eval. */
+#include "kernels/registry.h"
+
+#include <string.h>
+
+enum {
+  B_ADD = 0,
+  B_AVERAGE_POOL_2D = 1,
+  B_CONCATENATION = 2,
+  B_CONV_2D = 3,
+  B_DEPTHWISE_CONV_2D = 4,
+  B_DEQUANTIZE = 6,
+  B_FULLY_CONNECTED = 9,
+  B_LOGISTIC = 14,
+  B_MAX_POOL_2D = 17,
+  B_MUL = 18,
+  B_RELU = 19,
+  B_RELU6 = 21,
+  B_RESHAPE = 22,
+  B_SOFTMAX = 25,
+  B_TANH = 28,
+  B_PAD = 34,
+  B_TRANSPOSE = 39,
+  B_MEAN = 40,
+  B_SUB = 41,
+  B_PADV2 = 60,
+  B_QUANTIZE = 114
+};
+
+_Static_assert(sizeof(ap_conv_params) <= AP_KPARAMS_SIZE, "conv params");
+_Static_assert(sizeof(ap_fc_params) <= AP_KPARAMS_SIZE, "fc params");
+_Static_assert(sizeof(ap_pool_params) <= AP_KPARAMS_SIZE, "pool params");
+_Static_assert(sizeof(ap_binary_params) <= AP_KPARAMS_SIZE, "binary params");
+_Static_assert(sizeof(ap_mean_params) <= AP_KPARAMS_SIZE, "mean params");
+_Static_assert(sizeof(ap_pad_params) <= AP_KPARAMS_SIZE, "pad params");
+_Static_assert(sizeof(ap_softmax_params) <= AP_KPARAMS_SIZE, "softmax params");
+_Static_assert(sizeof(ap_unary_params) <= AP_KPARAMS_SIZE, "unary params");
+_Static_assert(sizeof(ap_transpose_params) <= AP_KPARAMS_SIZE, "transpose params");
+_Static_assert(sizeof(ap_concat_params) <= AP_KPARAMS_SIZE, "concat params");
+_Static_assert(sizeof(ap_quantize_params) <= AP_KPARAMS_SIZE, "quantize params");
+
+/* Checks the input and output counts every adapter relies on. */
+static ap_status arity(ap_kctx *c, const char *op, int min_in, int max_in, bool first_required) {
+  if (!c || !c->options || c->n_outputs < 1 || !c->outputs || !c->outputs[0] ||
+      c->n_inputs < min_in || c->n_inputs > max_in || !c->inputs ||
+      (first_required && !c->inputs[0])) {
+    return ap_fail(c ? c->err : NULL, AP_ERR_FORMAT, "%s: expected %d to %d inputs and an output",
+                   op, min_in, max_in);
+  }
+  return AP_OK;
+}
+
+static const ap_ktensor *in(const ap_kctx *c, int i) {
+  return i < c->n_inputs ? c->inputs[i] : NULL;
+}
+
+#define ARITY(OP, MIN, MAX)                                                                        \
+  do {                                                                                             \
+    ap_status s_ = arity(c, OP, MIN, MAX, true);                                                   \
+    if (s_ != AP_OK) return s_;                                                                    \
+  } while (0)
+
+/* --- conv family --- */
+static ap_status conv_prep(ap_kctx *c, size_t *scratch) {
+  ARITY("CONV_2D", 2, 3);
+  if (!in(c, 1)) return ap_fail(c->err, AP_ERR_FORMAT, "CONV_2D: filter is missing");
+  ap_conv_params *p = c->params;
+  ap_status s =
+      ap_conv_prepare(&c->options->conv, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], p, c->err);
+  *scratch = p->scratch_bytes;
+  return s;
+}
+static ap_status conv_run(ap_kctx *c) {
+  return ap_conv_eval(c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch);
+}
+static ap_status dw_prep(ap_kctx *c, size_t *scratch) {
+  ARITY("DEPTHWISE_CONV_2D", 2, 3);
+  if (!in(c, 1)) return ap_fail(c->err, AP_ERR_FORMAT, "DEPTHWISE_CONV_2D: filter is missing");
+  ap_conv_params *p = c->params;
+  ap_status s = ap_depthwise_prepare(&c->options->conv, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
+                                     p, c->err);
+  *scratch = p->scratch_bytes;
+  return s;
+}
+static ap_status dw_run(ap_kctx *c) {
+  return ap_depthwise_eval(c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch);
+}
+static ap_status fc_prep(ap_kctx *c, size_t *scratch) {
+  ARITY("FULLY_CONNECTED", 2, 3);
+  if (!in(c, 1)) return ap_fail(c->err, AP_ERR_FORMAT, "FULLY_CONNECTED: weights are missing");
+  ap_fc_params *p = c->params;
+  ap_status s =
+      ap_fc_prepare(&c->options->fc, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], p, c->err);
+  *scratch = p->scratch_bytes;
+  return s;
+}
+static ap_status fc_run(ap_kctx *c) {
+  return ap_fc_eval(c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch);
+}
+
+/* --- pooling, softmax --- */
+static ap_status pool_prep(ap_kctx *c, size_t *scratch, int kind) {
+  ARITY(kind == AP_KPOOL_MAX ? "MAX_POOL_2D" : "AVERAGE_POOL_2D", 1, 1);
+  *scratch = 0;
+  return ap_pool_prepare(kind, &c->options->pool, in(c, 0), c->outputs[0], c->params, c->err);
+}
+static ap_status avg_prep(ap_kctx *c, size_t *s) {
+  return pool_prep(c, s, AP_KPOOL_AVERAGE);
+}
+static ap_status max_prep(ap_kctx *c, size_t *s) {
+  return pool_prep(c, s, AP_KPOOL_MAX);
+}
+static ap_status pool_run(ap_kctx *c) {
+  return ap_pool_eval(c->params, in(c, 0), c->outputs[0]);
+}
+static ap_status softmax_prep(ap_kctx *c, size_t *scratch) {
+  ARITY("SOFTMAX", 1, 1);
+  *scratch = 0;
+  return ap_softmax_prepare(c->options->beta, in(c, 0), c->outputs[0], c->params, c->err);
+}
+static ap_status softmax_run(ap_kctx *c) {
+  return ap_softmax_eval(c->params, in(c, 0), c->outputs[0]);
+}
+
+/* --- elementwise, activations --- */
+static ap_status bin_prep(ap_kctx *c, size_t *scratch, int op, const char *name) {
+  ARITY(name, 2, 2);
+  if (!in(c, 1)) return ap_fail(c->err, AP_ERR_FORMAT, "%s: second input is missing", name);
+  *scratch = 0;
+  return ap_binary_prepare(op, c->options->activation, in(c, 0), in(c, 1), c->outputs[0], c->params,
+                           c->err);
+}
+static ap_status add_prep(ap_kctx *c, size_t *s) {
+  return bin_prep(c, s, AP_KBIN_ADD, "ADD");
+}
+static ap_status sub_prep(ap_kctx *c, size_t *s) {
+  return bin_prep(c, s, AP_KBIN_SUB, "SUB");
+}
+static ap_status mul_prep(ap_kctx *c, size_t *s) {
+  return bin_prep(c, s, AP_KBIN_MUL, "MUL");
+}
+static ap_status bin_run(ap_kctx *c) {
+  return ap_binary_eval(c->params, in(c, 0), in(c, 1), c->outputs[0]);
+}
+static ap_status un_prep(ap_kctx *c, size_t *scratch, int op, const char *name) {
+  ARITY(name, 1, 1);
+  *scratch = 0;
+  return ap_unary_prepare(op, in(c, 0), c->outputs[0], c->params, c->err);
+}
+static ap_status relu_prep(ap_kctx *c, size_t *s) {
+  return un_prep(c, s, AP_KUN_RELU, "RELU");
+}
+static ap_status relu6_prep(ap_kctx *c, size_t *s) {
+  return un_prep(c, s, AP_KUN_RELU6, "RELU6");
+}
+static ap_status logistic_prep(ap_kctx *c, size_t *s) {
+  return un_prep(c, s, AP_KUN_LOGISTIC, "LOGISTIC");
+}
+static ap_status tanh_prep(ap_kctx *c, size_t *s) {
+  return un_prep(c, s, AP_KUN_TANH, "TANH");
+}
+static ap_status un_run(ap_kctx *c) {
+  return ap_unary_eval(c->params, in(c, 0), c->outputs[0]);
+}
+
+/* --- shape ops --- */
+static ap_status pad_prep(ap_kctx *c, size_t *scratch) {
+  ARITY("PAD", 2, 3);
+  if (!in(c, 1)) return ap_fail(c->err, AP_ERR_FORMAT, "PAD: paddings are missing");
+  *scratch = 0;
+  return ap_pad_prepare(in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->params, c->err);
+}
+static ap_status pad_run(ap_kctx *c) {
+  return ap_pad_eval(c->params, in(c, 0), c->outputs[0]);
+}
+static ap_status mean_prep(ap_kctx *c, size_t *scratch) {
+  ARITY("MEAN", 2, 2);
+  if (!in(c, 1)) return ap_fail(c->err, AP_ERR_FORMAT, "MEAN: axis is missing");
+  ap_mean_params *p = c->params;
+  ap_status s =
+      ap_mean_prepare(in(c, 0), in(c, 1), c->options->keep_dims, c->outputs[0], p, c->err);
+  *scratch = p->scratch_bytes;
+  return s;
+}
+static ap_status mean_run(ap_kctx *c) {
+  return ap_mean_eval(c->params, in(c, 0), c->outputs[0], c->scratch);
+}
+static ap_status transpose_prep(ap_kctx *c, size_t *scratch) {
+  ARITY("TRANSPOSE", 2, 2);
+  if (!in(c, 1)) return ap_fail(c->err, AP_ERR_FORMAT, "TRANSPOSE: perm is missing");
+  *scratch = 0;
+  return ap_transpose_prepare(in(c, 0), in(c, 1), c->outputs[0], c->params, c->err);
+}
+static ap_status transpose_run(ap_kctx *c) {
+  return ap_transpose_eval(c->params, in(c, 0), c->outputs[0]);
+}
+static ap_status concat_prep(ap_kctx *c, size_t *scratch) {
+  ARITY("CONCATENATION", 1, 1 << 16);
+  *scratch = 0;
+  return ap_concat_prepare(c->options->axis, c->options->activation, c->inputs, c->n_inputs,
+                           c->outputs[0], c->params, c->err);
+}
+static ap_status concat_run(ap_kctx *c) {
+  return ap_concat_eval(c->params, c->inputs, c->n_inputs, c->outputs[0]);
+}
+static ap_status reshape_prep(ap_kctx *c, size_t *scratch) {
+  ARITY("RESHAPE", 1, 2);
+  *scratch = 0;
+  const ap_ktensor *shape = in(c, 1);
+  ap_ktensor *out = c->outputs[0];
+  int32_t dims[AP_KMAXDIMS];
+  const int32_t *v = NULL;
+  int n = 0;
+  size_t count;
+  /* A shape input with data wins (TFLite's order); then the options; then the shape the model
+   * declares for the output. */
+  if (shape && shape->data && shape->type == AP_INT32 && ap_ktensor_count(shape, &count) &&
+      shape->rank == 1) {
+    if (count > AP_KMAXDIMS) {
+      return ap_fail(c->err, AP_ERR_UNSUPPORTED, "RESHAPE: rank %zu too large", count);
+    }
+    v = shape->data;
+    n = (int)count;
+  } else if (c->options->new_shape && c->options->new_shape_n > 0) {
+    v = c->options->new_shape;
+    n = c->options->new_shape_n;
+  } else {
+    if (out->rank < 0 || out->rank > AP_KMAXDIMS) {
+      return ap_fail(c->err, AP_ERR_FORMAT, "RESHAPE: no shape");
+    }
+    memcpy(dims, out->dims, sizeof dims);
+    v = dims;
+    n = out->rank;
+  }
+  return ap_reshape_prepare(in(c, 0), v, n, out, c->err);
+}
+static ap_status reshape_run(ap_kctx *c) {
+  return ap_reshape_eval(in(c, 0), c->outputs[0]);
+}
+static ap_status quantize_prep(ap_kctx *c, size_t *scratch) {
+  ARITY("QUANTIZE", 1, 1);
+  *scratch = 0;
+  return ap_quantize_prepare(in(c, 0), c->outputs[0], c->params, c->err);
+}
+static ap_status dequantize_prep(ap_kctx *c, size_t *scratch) {
+  ARITY("DEQUANTIZE", 1, 1);
+  *scratch = 0;
+  return ap_dequantize_prepare(in(c, 0), c->outputs[0], c->params, c->err);
+}
+static ap_status quantize_run(ap_kctx *c) {
+  return ap_quantize_eval(c->params, in(c, 0), c->outputs[0]);
+}
+
+static const ap_kernel kernels[] = {
+    {B_ADD, "ADD", sizeof(ap_binary_params), add_prep, bin_run},
+    {B_AVERAGE_POOL_2D, "AVERAGE_POOL_2D", sizeof(ap_pool_params), avg_prep, pool_run},
+    {B_CONCATENATION, "CONCATENATION", sizeof(ap_concat_params), concat_prep, concat_run},
+    {B_CONV_2D, "CONV_2D", sizeof(ap_conv_params), conv_prep, conv_run},
+    {B_DEPTHWISE_CONV_2D, "DEPTHWISE_CONV_2D", sizeof(ap_conv_params), dw_prep, dw_run},
+    {B_DEQUANTIZE, "DEQUANTIZE", sizeof(ap_quantize_params), dequantize_prep, quantize_run},
+    {B_FULLY_CONNECTED, "FULLY_CONNECTED", sizeof(ap_fc_params), fc_prep, fc_run},
+    {B_LOGISTIC, "LOGISTIC", sizeof(ap_unary_params), logistic_prep, un_run},
+    {B_MAX_POOL_2D, "MAX_POOL_2D", sizeof(ap_pool_params), max_prep, pool_run},
+    {B_MUL, "MUL", sizeof(ap_binary_params), mul_prep, bin_run},
+    {B_RELU, "RELU", sizeof(ap_unary_params), relu_prep, un_run},
+    {B_RELU6, "RELU6", sizeof(ap_unary_params), relu6_prep, un_run},
+    {B_RESHAPE, "RESHAPE", 0, reshape_prep, reshape_run},
+    {B_SOFTMAX, "SOFTMAX", sizeof(ap_softmax_params), softmax_prep, softmax_run},
+    {B_TANH, "TANH", sizeof(ap_unary_params), tanh_prep, un_run},
+    {B_PAD, "PAD", sizeof(ap_pad_params), pad_prep, pad_run},
+    {B_TRANSPOSE, "TRANSPOSE", sizeof(ap_transpose_params), transpose_prep, transpose_run},
+    {B_MEAN, "MEAN", sizeof(ap_mean_params), mean_prep, mean_run},
+    {B_SUB, "SUB", sizeof(ap_binary_params), sub_prep, bin_run},
+    {B_PADV2, "PADV2", sizeof(ap_pad_params), pad_prep, pad_run},
+    {B_QUANTIZE, "QUANTIZE", sizeof(ap_quantize_params), quantize_prep, quantize_run},
+};
+
+const ap_kernel *ap_kernel_find(int32_t builtin) {
+  for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
+    if (kernels[i].builtin == builtin) return &kernels[i];
+  }
+  return NULL;
+}
+
+const ap_kernel *ap_kernel_at(size_t i) {
+  return i < sizeof kernels / sizeof kernels[0] ? &kernels[i] : NULL;
+}
+
+size_t ap_kernel_count(void) {
+  return sizeof kernels / sizeof kernels[0];
+}
