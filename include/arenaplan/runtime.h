@@ -90,16 +90,16 @@ ap_status ap_op_fail(ap_op_context *c, ap_status s, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* A kernel: prepare runs in allocate, eval in invoke (it must not allocate). */
-typedef struct ap_kernel {
+typedef struct ap_op_kernel {
   ap_status (*prepare)(ap_op_context *c);
   ap_status (*eval)(ap_op_context *c);
-} ap_kernel;
+} ap_op_kernel;
 
 /* A custom op the caller provides, by its custom_code (or a builtin it overrides). */
 typedef struct ap_custom_op {
   const char *name;          /* custom_code; NULL to override a builtin */
   int32_t builtin;           /* used when name is NULL */
-  ap_kernel kernel;
+  ap_op_kernel kernel;
 } ap_custom_op;
 
 typedef struct ap_interpreter_options {

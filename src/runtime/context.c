@@ -1,5 +1,4 @@
 /* What kernels see of their op: tensors, shapes, scratch, persistent state, errors. */
-#include "kernels/registry.h"
 #include "runtime_internal.h"
 
 #include <stdio.h>
@@ -83,12 +82,19 @@ void ap_op_set_state(ap_op_context *c, void *state) {
 }
 void *ap_op_state(const ap_op_context *c) { return c ? c->state : NULL; }
 
-const ap_kernel *rt_find_kernel(const ap_interpreter *it, const ap_op_info *op) {
+bool rt_find_kernel(ap_op_context *c) {
+  const ap_interpreter *it = c->it;
+  const ap_op_info *op = &c->info;
+  c->custom = NULL;
+  c->builtin = NULL;
   for (size_t i = 0; i < it->opt.custom_op_count; i++) {
     const ap_custom_op *k = &it->opt.custom_ops[i];
     if (k->name ? (op->custom && strcmp(k->name, op->custom) == 0)
-                : (!op->custom && k->builtin == op->builtin))
-      return &k->kernel;
+                : (!op->custom && k->builtin == op->builtin)) {
+      c->custom = &k->kernel;
+      return true;
+    }
   }
-  return op->custom ? NULL : ap_builtin_kernel(op->builtin);
+  if (!op->custom) c->builtin = ap_kernel_find(op->builtin);
+  return c->builtin != NULL;
 }

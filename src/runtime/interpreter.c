@@ -173,8 +173,7 @@ static ap_status prepare_ops(ap_interpreter *it) {
       c->state = NULL;
       c->scratch = NULL;
       c->scratch_count = 0;
-      c->kernel = rt_find_kernel(it, &c->info);
-      if (!c->kernel) {
+      if (!rt_find_kernel(c)) {
         if (c->info.custom)
           return ap_fail(&it->err, AP_ERR_UNSUPPORTED,
                          "unsupported custom op \"%s\" at subgraph %zu op %zu: register it with "
@@ -185,7 +184,9 @@ static ap_status prepare_ops(ap_interpreter *it) {
                        ap_builtin_name(c->info.builtin), c->info.builtin, sg, k);
       }
       c->preparing = true;
-      ap_status s = c->kernel->prepare ? c->kernel->prepare(c) : AP_OK;
+      ap_status s = c->builtin  ? rt_builtin_prepare(c)
+                    : c->custom->prepare ? c->custom->prepare(c)
+                                         : AP_OK;
       c->preparing = false;
       if (s != AP_OK) return s;
     }
@@ -313,6 +314,9 @@ ap_status ap_interpreter_allocate(ap_interpreter *it) {
   if (s == AP_OK) s = prepare_ops(it);
   if (s == AP_OK) s = place_variables(it);
   if (s == AP_OK) s = plan_and_place(it);
+  for (size_t sg = 0; s == AP_OK && sg < it->sg_count; sg++)
+    for (size_t k = 0; s == AP_OK && k < it->sg[sg].op_count; k++)
+      if (it->sg[sg].ops[k].builtin) s = rt_builtin_bind(&it->sg[sg].ops[k]);
   if (s == AP_OK) s = ap_interpreter_reset_variables(it);
   if (s == AP_OK)
     it->allocated = true;
@@ -359,7 +363,10 @@ ap_status ap_interpreter_invoke(ap_interpreter *it) {
     ap_subgraph_rt *r = &it->sg[0];
     for (size_t k = 0; s == AP_OK && k < r->op_count; k++) {
       ap_op_context *c = &r->ops[k];
-      if (c->kernel->eval) s = c->kernel->eval(c);
+      if (c->builtin)
+        s = rt_builtin_eval(c);
+      else if (c->custom->eval)
+        s = c->custom->eval(c);
     }
   }
   leave(it);

@@ -4,6 +4,7 @@
 
 #include "arenaplan/runtime.h"
 #include "base/base.h"
+#include "kernels/registry.h"
 
 #include <stdatomic.h>
 
@@ -23,8 +24,15 @@ struct ap_op_context {
   ap_interpreter *it;
   uint32_t subgraph, index;
   ap_op_info info;
-  const ap_kernel *kernel;
+  const ap_op_kernel *custom; /* a caller's kernel, or */
+  const ap_kernel *builtin;   /* one of arenaplan's */
   void *state;
+  /* Builtin kernels: their views of the op's tensors, options and prepared parameters. */
+  ap_ktensor *kin, *kout;
+  ap_ktensor **kin_ptr, **kout_ptr;
+  ap_kop_options kopt;
+  void *params;
+  int builtin_scratch;
   ap_scratch_rec *scratch; /* in request order */
   int scratch_count;
   bool preparing;
@@ -75,7 +83,13 @@ void rt_release(ap_interpreter *it);
 /* Sets a tensor's shape and its byte size from its type; false on overflow or unknown size. */
 bool rt_set_shape(ap_tensor *t, const int32_t *dims, int rank);
 
-/* The kernel for an op: the caller's custom ops first, then the builtins. */
-const ap_kernel *rt_find_kernel(const ap_interpreter *it, const ap_op_info *op);
+/* Finds the op's kernel: the caller's custom ops first, then the builtins. False if none. */
+bool rt_find_kernel(ap_op_context *c);
+
+/* The builtin kernels as ops (builtin_ops.c): prepare in allocate, bind once the tensors are
+ * placed, eval in invoke. */
+ap_status rt_builtin_prepare(ap_op_context *c);
+ap_status rt_builtin_bind(ap_op_context *c);
+ap_status rt_builtin_eval(ap_op_context *c);
 
 #endif
