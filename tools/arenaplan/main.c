@@ -5,6 +5,7 @@
 
 /* Each subcommand lives in cmd_NAME.c; add it here to make it reachable. */
 const ap_command *const ap_commands[] = {
+    &cmd_solve,
     NULL,
 };
 
