@@ -13,8 +13,8 @@ extern const ap_strategy ap_strategy_naive, ap_strategy_tflm, ap_strategy_tflite
 
 /* Above this many requests the skyline's O(n (n + t)) runs no longer fit best's budget. */
 #define SEARCH_MAX_REQUESTS 4096
-/* The search's work in best: about 40 ms on the slowest MiniMalloc instance. */
-#define SEARCH_WORK ((uint64_t)6 * 1000 * 1000)
+/* The search's work in best: about 50 ms on the slowest MiniMalloc instance. */
+#define SEARCH_WORK ((uint64_t)10 * 1000 * 1000)
 
 static ap_status plan_best(const ap_strategy_ctx *ctx, uint64_t *off, ap_strategy_result *res) {
   static const ap_strategy *const greedy[] = {&ap_strategy_greedy_size, &ap_strategy_greedy_breadth,
