@@ -9,7 +9,8 @@ static ap_problem *make(uint64_t align, const ap_request *r, size_t n) {
   ap_problem *p = NULL;
   CHECK(ap_problem_create(NULL, &p) == AP_OK);
   CHECK(ap_problem_set_alignment(p, align) == AP_OK);
-  for (size_t i = 0; i < n; i++) CHECK(ap_problem_add(p, &r[i]) == AP_OK);
+  for (size_t i = 0; i < n; i++)
+    CHECK(ap_problem_add(p, &r[i]) == AP_OK);
   return p;
 }
 
@@ -20,8 +21,8 @@ static uint64_t lb(uint64_t align, const ap_request *r, size_t n) {
   return v;
 }
 
-#define LB(align, ...)                                                                       \
-  lb(align, (const ap_request[]){__VA_ARGS__},                                               \
+#define LB(align, ...)                                                                             \
+  lb(align, (const ap_request[]){__VA_ARGS__},                                                     \
      sizeof((const ap_request[]){__VA_ARGS__}) / sizeof(ap_request))
 
 static void test_lower_bound(void) {

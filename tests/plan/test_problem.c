@@ -23,11 +23,9 @@ static ap_status parse(const char *text, char *msg, size_t *count) {
 static void test_add(void) {
   ap_problem *p = fresh();
   CHECK_EQ(ap_problem_alignment(p), 1);
-  CHECK_EQ(ap_problem_add(p, &(ap_request){.id = 3, .size = 0, .first = 0, .last = 1}),
-           AP_ERR_ARG);
+  CHECK_EQ(ap_problem_add(p, &(ap_request){.id = 3, .size = 0, .first = 0, .last = 1}), AP_ERR_ARG);
   CHECK_STR(ap_problem_error(p), "request id 3: size 0 (must be > 0)");
-  CHECK_EQ(ap_problem_add(p, &(ap_request){.id = 4, .size = 8, .first = 5, .last = 4}),
-           AP_ERR_ARG);
+  CHECK_EQ(ap_problem_add(p, &(ap_request){.id = 4, .size = 8, .first = 5, .last = 4}), AP_ERR_ARG);
   CHECK_STR(ap_problem_error(p), "request id 4: last step 4 < first step 5");
   CHECK_EQ(ap_problem_add(p, NULL), AP_ERR_ARG);
   CHECK_EQ(ap_problem_set_alignment(p, 0), AP_ERR_ARG);
@@ -36,19 +34,17 @@ static void test_add(void) {
   CHECK_EQ(ap_problem_alignment(p), 48);
   CHECK_EQ(ap_problem_add(p, &(ap_request){.id = 1, .size = 10, .first = 0, .last = 0}), AP_OK);
   /* Ids need not be unique through the API (only the CSV rejects duplicates). */
-  CHECK_EQ(ap_problem_add(p, &(ap_request){.id = 1, .size = 10, .first = -1, .last = 0}),
-           AP_OK);
+  CHECK_EQ(ap_problem_add(p, &(ap_request){.id = 1, .size = 10, .first = -1, .last = 0}), AP_OK);
   CHECK_EQ(ap_problem_count(p), 2);
   CHECK_EQ(ap_problem_requests(p)[1].first, -1);
   /* The aligned sizes must sum within 64 bits, so that no plan's offset can overflow. */
-  CHECK_EQ(ap_problem_add(p, &(ap_request){.id = 9, .size = UINT64_MAX - 2, .first = 0,
-                                           .last = 0}),
+  CHECK_EQ(ap_problem_add(p, &(ap_request){.id = 9, .size = UINT64_MAX - 2, .first = 0, .last = 0}),
            AP_ERR_OVERFLOW);
   CHECK_STR(ap_problem_error(p), "request id 9: size 18446744073709551613 aligned to 48 "
                                  "overflows 64 bits");
-  CHECK_EQ(ap_problem_add(p, &(ap_request){.id = 7, .size = UINT64_MAX - 100, .first = 0,
-                                           .last = 0}),
-           AP_ERR_OVERFLOW);
+  CHECK_EQ(
+      ap_problem_add(p, &(ap_request){.id = 7, .size = UINT64_MAX - 100, .first = 0, .last = 0}),
+      AP_ERR_OVERFLOW);
   CHECK_STR(ap_problem_error(p), "request id 7: the sizes of the requests sum past 2^64");
   CHECK_EQ(ap_problem_count(p), 2);
   ap_problem_destroy(p);

@@ -10,7 +10,8 @@ static ap_problem *make(uint64_t align, const ap_request *r, size_t n) {
   ap_problem *p = NULL;
   CHECK(ap_problem_create(NULL, &p) == AP_OK);
   CHECK(ap_problem_set_alignment(p, align) == AP_OK);
-  for (size_t i = 0; i < n; i++) CHECK(ap_problem_add(p, &r[i]) == AP_OK);
+  for (size_t i = 0; i < n; i++)
+    CHECK(ap_problem_add(p, &r[i]) == AP_OK);
   return p;
 }
 
@@ -39,9 +40,9 @@ static uint64_t arena_of(const ap_problem *p, const char *strategy, uint64_t *of
 }
 
 static void test_registry(void) {
-  static const char *const expected[] = {"naive",  "linear",         "tflm",  "tflite",
-                                         "greedy_size", "greedy_breadth", "sweep", "skyline",
-                                         "search", "best"};
+  static const char *const expected[] = {
+      "naive",          "linear", "tflm",    "tflite", "greedy_size",
+      "greedy_breadth", "sweep",  "skyline", "search", "best"};
   size_t n = sizeof expected / sizeof expected[0];
   CHECK(ap_strategy_count() >= n);
   for (size_t i = 0; i < n; i++) {
@@ -172,8 +173,7 @@ static void test_large(void) {
   ap_plan *plan = NULL;
   CHECK_EQ(ap_plan_create(p, NULL, &plan), AP_OK);
   char msg[512];
-  CHECK_EQ(ap_plan_check(p, ap_plan_offsets(plan), ap_plan_arena(plan), msg, sizeof msg),
-           AP_OK);
+  CHECK_EQ(ap_plan_check(p, ap_plan_offsets(plan), ap_plan_arena(plan), msg, sizeof msg), AP_OK);
   /* Far below no reuse at all: the plan really shares bytes. */
   CHECK(ap_plan_arena(plan) < ap_problem_lower_bound(p) * 2);
   ap_plan_destroy(plan);
