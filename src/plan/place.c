@@ -21,7 +21,7 @@ ap_status ap_graph_build(const ap_strategy_ctx *ctx, ap_graph *g) {
    * still-live request that started no later, so the live list is exactly its new edges. */
   size_t *fill = NULL;
   for (int pass = 0; pass < 2; pass++) {
-    size_t live = 0;
+    size_t live = 0, total = 0;
     for (size_t s = 0; s < n; s++) {
       uint32_t i = by_first[s].idx;
       int32_t t = ctx->req[i].first;
@@ -29,6 +29,8 @@ ap_status ap_graph_build(const ap_strategy_ctx *ctx, ap_graph *g) {
       for (size_t j = 0; j < live; j++)
         if (ctx->req[active[j]].last >= t) active[k++] = active[j];
       live = k;
+      total += 2 * live;
+      if (pass == 0 && total > AP_MAX_CONFLICTS) break; /* no need to count the rest */
       for (size_t j = 0; j < live; j++) {
         uint32_t o = active[j];
         if (pass == 0) {
@@ -47,11 +49,11 @@ ap_status ap_graph_build(const ap_strategy_ctx *ctx, ap_graph *g) {
         if (d > g->max_degree) g->max_degree = d;
         g->start[i + 1] += g->start[i];
       }
-      if (g->start[n] > AP_MAX_CONFLICTS) {
+      if (total > AP_MAX_CONFLICTS) {
         st = ap_fail(ctx->err, AP_ERR_UNSUPPORTED,
-                     "%zu requests with %zu conflicting pairs: more than this strategy "
-                     "handles (%zu)",
-                     n, g->start[n] / 2, AP_MAX_CONFLICTS / 2);
+                     "%zu requests with more than %zu pairs live at the same time: more than "
+                     "this strategy handles",
+                     n, AP_MAX_CONFLICTS / 2);
         goto fail;
       }
       g->adj = ap_calloc(a, g->start[n] ? g->start[n] : 1, sizeof *g->adj);

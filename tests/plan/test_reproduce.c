@@ -131,6 +131,13 @@ static void test_tflm_plans(void) {
     CHECK_MSG(arena_of(p, "tflm") == head, "%s: tflm %llu, TFLite Micro %llu", models[m],
               (unsigned long long)arena_of(p, "tflm"), (unsigned long long)head);
     CHECK_MSG(arena_of(p, "best") == ap_problem_lower_bound(p), "%s: best not optimal", models[m]);
+    /* And the literal transcription of TFLite Micro's planner agrees with its own number. */
+    uint64_t lit[256], lit_head = 0;
+    if (ap_problem_count(p) <= 256) {
+      CHECK_EQ(ap_test_tflm_literal(p, lit, &lit_head), 0);
+      CHECK_MSG(lit_head == head, "%s: literal transcription %llu", models[m],
+                (unsigned long long)lit_head);
+    }
     ap_problem_destroy(p);
   }
   free(tsv);

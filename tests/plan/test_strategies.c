@@ -161,6 +161,33 @@ static void test_deterministic(void) {
   ap_problem_destroy(p);
 }
 
+/* tflm against a literal, quadratic transcription of TFLite Micro's planner
+ * (tests/support/tflm_literal.c): the same offsets, request for request. */
+static void test_tflm_literal(void) {
+  for (uint64_t seed = 100; seed < 130; seed++) {
+    ap_problem *p = make(seed % 2 ? 16 : 1, NULL, 0);
+    size_t n = 1 + (size_t)(seed * 37 % 300);
+    CHECK_EQ(ap_test_random_problem(p, n, seed), AP_OK);
+    /* Many equal sizes, so the tie rule matters. */
+    uint64_t *lit = calloc(n, sizeof *lit), *ours = calloc(n, sizeof *ours), head = 0;
+    CHECK_EQ(ap_test_tflm_literal(p, lit, &head), 0);
+    arena_of(p, "tflm", ours);
+    CHECK_MSG(memcmp(lit, ours, n * sizeof *lit) == 0, "seed %llu", (unsigned long long)seed);
+    free(lit);
+    free(ours);
+    ap_problem_destroy(p);
+  }
+  /* Equal sizes only: the order is all tie rule (the later-added first). */
+  ap_problem *p = make(1, NULL, 0);
+  for (int i = 0; i < 40; i++)
+    CHECK_EQ(ap_problem_add(p, &(ap_request){(uint64_t)i, 64, i % 7, i % 7 + i % 3}), AP_OK);
+  uint64_t lit[40], ours[40], head;
+  CHECK_EQ(ap_test_tflm_literal(p, lit, &head), 0);
+  arena_of(p, "tflm", ours);
+  CHECK(memcmp(lit, ours, sizeof lit) == 0);
+  ap_problem_destroy(p);
+}
+
 static void test_large(void) {
   ap_problem *p = make(16, NULL, 0);
   CHECK_EQ(ap_test_random_problem(p, 10000, 5), AP_OK);
@@ -185,6 +212,7 @@ int main(void) {
   test_hand_made();
   test_random();
   test_deterministic();
+  test_tflm_literal();
   test_large();
   return ap_test_done();
 }
