@@ -15,7 +15,7 @@ typedef struct ap_skyline {
   uint64_t *heap_h; /* a min-heap of (height, run start), with stale entries */
   uint32_t *heap_k;
   size_t heap_n, heap_cap;
-  /* Unplaced requests bucketed by a: bucket[start[k] .. start[k] + count[k]). */
+  /* Unplaced requests bucketed by a and, separately, by b (see skyline.c). */
   uint32_t *start, *count, *bucket, *pos;
   bool tiers; /* prefer requests that span the stretch, then those touching one end */
   /* Steps of work done so far (runs and candidates looked at), and where a run gives up

@@ -188,6 +188,54 @@ static void test_tflm_literal(void) {
   ap_problem_destroy(p);
 }
 
+/* An allocator that fails after a set number of allocations: every strategy must then
+ * return an error (or a checked plan), never crash or leak (the ASan build checks). */
+static long budget, live;
+static void *tight_alloc(void *ctx, size_t n) {
+  (void)ctx;
+  if (budget-- <= 0) return NULL;
+  live++;
+  return malloc(n ? n : 1);
+}
+static void tight_free(void *ctx, void *ptr) {
+  (void)ctx;
+  if (ptr) live--;
+  free(ptr);
+}
+
+static void test_out_of_memory(void) {
+  ap_allocator tight = {tight_alloc, tight_free, NULL};
+  for (size_t s = 0; s < ap_strategy_count(); s++) {
+    const char *name = ap_strategy_name(s);
+    if (strcmp(name, "exact") == 0) continue;
+    bool succeeded = false;
+    for (long fail_at = 0; fail_at < 200 && !succeeded; fail_at++) {
+      budget = 1000;
+      live = 0;
+      ap_problem *p = NULL;
+      CHECK_EQ(ap_problem_create(&tight, &p), AP_OK);
+      CHECK_EQ(ap_test_random_problem(p, 60, 3), AP_OK);
+      budget = fail_at;
+      ap_plan *plan = NULL;
+      ap_status st = ap_plan_create(p, &(ap_plan_options){.strategy = name}, &plan);
+      if (st == AP_OK) {
+        char msg[512];
+        budget = 1000;
+        CHECK_EQ(ap_plan_check(p, ap_plan_offsets(plan), ap_plan_arena(plan), msg, sizeof msg),
+                 AP_OK);
+        succeeded = true;
+      } else {
+        CHECK_MSG(st == AP_ERR_NOMEM || (plan && ap_plan_error(plan)[0]), "%s: status %s", name,
+                  ap_status_name(st));
+      }
+      ap_plan_destroy(plan);
+      ap_problem_destroy(p);
+      CHECK_MSG(live == 0, "%s leaks %ld blocks when allocation %ld fails", name, live, fail_at);
+    }
+    CHECK_MSG(succeeded, "%s never succeeded", name);
+  }
+}
+
 static void test_large(void) {
   ap_problem *p = make(16, NULL, 0);
   CHECK_EQ(ap_test_random_problem(p, 10000, 5), AP_OK);
@@ -213,6 +261,7 @@ int main(void) {
   test_random();
   test_deterministic();
   test_tflm_literal();
+  test_out_of_memory();
   test_large();
   return ap_test_done();
 }
