@@ -31,7 +31,8 @@ static ap_status plan_best(const ap_strategy_ctx *ctx, uint64_t *off, ap_strateg
   /* A search budget of 0 still makes the first (deterministic) skyline run, bounded; beyond
    * SKYLINE_MAX_REQUESTS even one run would take seconds. */
   if (n > SKYLINE_MAX_REQUESTS ||
-      ap_search_skyline(ctx, n <= SEARCH_MAX_REQUESTS ? SEARCH_WORK : 0, off, &best) != AP_OK)
+      ap_search_skyline(ctx, n <= SEARCH_MAX_REQUESTS ? ap_search_work(ctx, SEARCH_WORK) : 0, off,
+                        &best) != AP_OK)
     best = UINT64_MAX;
   ap_graph g;
   ap_strategy_ctx shared = *ctx;

@@ -34,4 +34,8 @@ uint64_t ap_skyline_run(ap_skyline *s, const uint64_t *prio, uint64_t *off);
 ap_status ap_search_skyline(const ap_strategy_ctx *ctx, uint64_t work, uint64_t *off,
                             uint64_t *arena);
 
+/* The search's work for this call: budget_nodes, else budget_seconds converted at this
+ * machine's rate (deterministic for a given budget), else dflt. */
+uint64_t ap_search_work(const ap_strategy_ctx *ctx, uint64_t dflt);
+
 #endif
