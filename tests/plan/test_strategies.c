@@ -124,6 +124,25 @@ static void test_hand_made(void) {
   ap_problem_destroy(p);
 }
 
+/* Extreme steps and sizes: every strategy plans them without overflow. */
+static void test_extremes(void) {
+  ap_request r[] = {{0, 1ull << 40, INT32_MIN, INT32_MAX},
+                    {1, 3, 0, 0},
+                    {2, 5, INT32_MAX, INT32_MAX},
+                    {3, (1ull << 40) + 1, INT32_MIN, INT32_MIN}};
+  ap_problem *p = make(8, r, 4);
+  /* At INT32_MIN: 2^40 (aligned) + 2^40 + 1 = 2^41 + 1. */
+  CHECK_EQ(ap_problem_lower_bound(p), (1ull << 41) + 1);
+  for (size_t s = 0; s < ap_strategy_count(); s++) {
+    const char *name = ap_strategy_name(s);
+    if (strcmp(name, "exact") == 0) continue;
+    uint64_t a = arena_of(p, name, NULL);
+    CHECK_MSG(a >= (1ull << 41) + 1, "%s: %llu", name, (unsigned long long)a);
+  }
+  CHECK_EQ(arena_of(p, "best", NULL), (1ull << 41) + 1);
+  ap_problem_destroy(p);
+}
+
 static void test_random(void) {
   uint64_t aligns[] = {1, 16, 3, 64};
   size_t sizes[] = {1, 2, 5, 20, 100, 400};
@@ -258,6 +277,7 @@ static void test_large(void) {
 int main(void) {
   test_registry();
   test_hand_made();
+  test_extremes();
   test_random();
   test_deterministic();
   test_tflm_literal();
