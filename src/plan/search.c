@@ -9,8 +9,8 @@
 
 #include <string.h>
 
-/* About 45 ms on the slowest MiniMalloc instance (454 requests) on a 2-core machine. */
-#define DEFAULT_WORK ((uint64_t)8 * 1000 * 1000)
+/* About 50 ms on the slowest MiniMalloc instance (454 requests) on a 2-core machine. */
+#define DEFAULT_WORK ((uint64_t)16 * 1000 * 1000)
 
 #define ONE_RUN_WORK ((uint64_t)400 * 1000 * 1000)
 
@@ -97,8 +97,8 @@ done:
 
 uint64_t ap_search_work(const ap_strategy_ctx *ctx, uint64_t dflt) {
   if (ctx->budget_nodes) return ctx->budget_nodes;
-  if (ctx->budget_seconds > 0 && ctx->budget_seconds < 1e6) /* ~150k work per ms here */
-    return (uint64_t)(ctx->budget_seconds * 1.5e8) + 1;
+  if (ctx->budget_seconds > 0 && ctx->budget_seconds < 1e6) /* ~250k work per ms here */
+    return (uint64_t)(ctx->budget_seconds * 2.5e8) + 1;
   return dflt;
 }
 

@@ -108,11 +108,14 @@ static void join_next(ap_skyline *s, uint32_t k) {
 }
 
 static void set_run(ap_skyline *s, uint32_t k, uint32_t end, uint64_t h, uint32_t before) {
+  /* A run that keeps its start and height keeps its heap entry: entries leave the heap only
+   * once stale, and this one never was. */
+  bool listed = s->head[k] && s->height[k] == h;
   s->next[k] = end;
   s->prev[k] = before;
   s->height[k] = h;
   s->head[k] = 1;
-  heap_push(s, h, k);
+  if (!listed) heap_push(s, h, k);
   if (end < s->t) s->prev[end] = k;
 }
 
