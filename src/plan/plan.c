@@ -107,6 +107,7 @@ ap_status ap_plan_create(const ap_problem *p, const ap_plan_options *opt, ap_pla
                    "strategy %s made an invalid plan: %s", s->name, msg);
   plan->arena = res.arena;
   plan->optimal = res.optimal || res.arena == plan->lower_bound;
+  ap_err_clear(&plan->err); /* what a portfolio's members gave up on is no failure */
   return AP_OK;
 }
 

@@ -27,6 +27,7 @@ static uint64_t arena_of(const ap_problem *p, const char *strategy, uint64_t *of
                   AP_OK,
               "%s: %s", strategy, msg);
     CHECK_STR(ap_plan_strategy(plan), strategy);
+    CHECK_STR(ap_plan_error(plan), "");
     CHECK_EQ(ap_plan_count(plan), ap_problem_count(p));
     CHECK(ap_plan_arena(plan) >= ap_plan_lower_bound(plan));
     CHECK_EQ(ap_plan_lower_bound(plan), ap_problem_lower_bound(p));
