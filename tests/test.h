@@ -82,6 +82,10 @@ const char *ap_test_cli(void);
 struct ap_problem;
 int ap_test_random_problem(struct ap_problem *p, size_t n, uint64_t seed);
 
+/* TFLite Micro's greedy planner as literally as its source reads (quadratic): the offsets
+ * and TFLite Micro's head (highest offset + aligned size). 0 on success. */
+int ap_test_tflm_literal(const struct ap_problem *p, uint64_t *offsets, uint64_t *arena);
+
 /* A deterministic PRNG for tests (xorshift64*). */
 uint64_t ap_test_rand(uint64_t *state);
 

@@ -11,10 +11,12 @@
 extern const ap_strategy ap_strategy_naive, ap_strategy_tflm, ap_strategy_tflite,
     ap_strategy_greedy_size, ap_strategy_greedy_breadth, ap_strategy_sweep;
 
-/* Above this many requests the skyline's O(n (n + t)) runs no longer fit best's budget. */
+/* Above this many requests a search of several skyline runs no longer fits best's time. */
 #define SEARCH_MAX_REQUESTS 4096
-/* The search's work in best: about 40 ms on the slowest MiniMalloc instance. */
-#define SEARCH_WORK ((uint64_t)6 * 1000 * 1000)
+/* The search's work in best: about 50 ms on the slowest MiniMalloc instance. */
+#define SEARCH_WORK ((uint64_t)16 * 1000 * 1000)
+/* The skyline's work grows about quadratically; one run of 65,536 requests is ~0.2 s. */
+#define SKYLINE_MAX_REQUESTS 65536
 
 static ap_status plan_best(const ap_strategy_ctx *ctx, uint64_t *off, ap_strategy_result *res) {
   static const ap_strategy *const greedy[] = {&ap_strategy_greedy_size, &ap_strategy_greedy_breadth,
@@ -26,8 +28,11 @@ static ap_status plan_best(const ap_strategy_ctx *ctx, uint64_t *off, ap_strateg
   if (!tmp) return ap_fail(ctx->err, AP_ERR_NOMEM, "out of memory for %zu requests", n);
   uint64_t best = UINT64_MAX;
   ap_status st;
-  /* A search budget of 0 still makes the first (deterministic) skyline run, bounded. */
-  if (ap_search_skyline(ctx, n <= SEARCH_MAX_REQUESTS ? SEARCH_WORK : 0, off, &best) != AP_OK)
+  /* A search budget of 0 still makes the first (deterministic) skyline run, bounded; beyond
+   * SKYLINE_MAX_REQUESTS even one run would take seconds. */
+  if (n > SKYLINE_MAX_REQUESTS ||
+      ap_search_skyline(ctx, n <= SEARCH_MAX_REQUESTS ? ap_search_work(ctx, SEARCH_WORK) : 0, off,
+                        &best) != AP_OK)
     best = UINT64_MAX;
   ap_graph g;
   ap_strategy_ctx shared = *ctx;

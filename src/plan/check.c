@@ -120,6 +120,7 @@ ap_status ap_plan_check(const ap_problem *p, const uint64_t *offsets, uint64_t a
   }
   size_t e = 0, live = 0;
   st = AP_OK;
+  if (msg && msg_size) msg[0] = '\0';
   for (size_t s = 0; s < n && st == AP_OK; s++) {
     uint32_t i = by_first[s].idx;
     uint64_t t = by_first[s].key;

@@ -19,7 +19,7 @@ static ap_status plan_greedy_breadth(const ap_strategy_ctx *ctx, uint64_t *off,
   if (st != AP_OK) return st;
   uint32_t *a = ap_calloc(al, n, sizeof *a), *b = ap_calloc(al, n, sizeof *b);
   uint64_t *key = ap_calloc(al, 2 * n + 1, sizeof *key);
-  uint32_t *order = ap_calloc(al, n, sizeof *order);
+  uint32_t *order = ap_calloc(al, 2 * n + 1, sizeof *order); /* t <= 2n ranges first */
   uint32_t *rank = ap_calloc(al, 2 * n + 1, sizeof *rank);
   uint32_t *tree = ap_calloc(al, 4 * n + 2, sizeof *tree);
   ap_placer pl = {0};

@@ -21,7 +21,7 @@ ap_status ap_graph_build(const ap_strategy_ctx *ctx, ap_graph *g) {
    * still-live request that started no later, so the live list is exactly its new edges. */
   size_t *fill = NULL;
   for (int pass = 0; pass < 2; pass++) {
-    size_t live = 0;
+    size_t live = 0, total = 0;
     for (size_t s = 0; s < n; s++) {
       uint32_t i = by_first[s].idx;
       int32_t t = ctx->req[i].first;
@@ -29,6 +29,8 @@ ap_status ap_graph_build(const ap_strategy_ctx *ctx, ap_graph *g) {
       for (size_t j = 0; j < live; j++)
         if (ctx->req[active[j]].last >= t) active[k++] = active[j];
       live = k;
+      total += 2 * live;
+      if (pass == 0 && total > AP_MAX_CONFLICTS) break; /* no need to count the rest */
       for (size_t j = 0; j < live; j++) {
         uint32_t o = active[j];
         if (pass == 0) {
@@ -47,11 +49,11 @@ ap_status ap_graph_build(const ap_strategy_ctx *ctx, ap_graph *g) {
         if (d > g->max_degree) g->max_degree = d;
         g->start[i + 1] += g->start[i];
       }
-      if (g->start[n] > AP_MAX_CONFLICTS) {
+      if (total > AP_MAX_CONFLICTS) {
         st = ap_fail(ctx->err, AP_ERR_UNSUPPORTED,
-                     "%zu requests with %zu conflicting pairs: more than this strategy "
-                     "handles (%zu)",
-                     n, g->start[n] / 2, AP_MAX_CONFLICTS / 2);
+                     "%zu requests with more than %zu pairs live at the same time: more than "
+                     "this strategy handles",
+                     n, AP_MAX_CONFLICTS / 2);
         goto fail;
       }
       g->adj = ap_calloc(a, g->start[n] ? g->start[n] : 1, sizeof *g->adj);
@@ -99,10 +101,10 @@ ap_status ap_placer_init(const ap_strategy_ctx *ctx, const ap_graph *g, ap_place
   pl->g = g;
   size_t n = ctx->n ? ctx->n : 1;
   pl->off = ap_calloc(ctx->alloc, n, sizeof *pl->off);
-  pl->placed = ap_calloc(ctx->alloc, n, 1);
+  pl->at = ap_calloc(ctx->alloc, n, sizeof *pl->at);
   pl->buf = ap_calloc(ctx->alloc, g->max_degree + 1, sizeof *pl->buf);
   pl->tmp = ap_calloc(ctx->alloc, g->max_degree + 1, sizeof *pl->tmp);
-  if (!pl->off || !pl->placed || !pl->buf || !pl->tmp) {
+  if (!pl->off || !pl->at || !pl->buf || !pl->tmp) {
     ap_placer_free(pl);
     return ap_fail(ctx->err, AP_ERR_NOMEM, "out of memory placing %zu requests", ctx->n);
   }
@@ -112,12 +114,12 @@ ap_status ap_placer_init(const ap_strategy_ctx *ctx, const ap_graph *g, ap_place
 void ap_placer_free(ap_placer *pl) {
   if (!pl->ctx) return;
   ap_free(pl->ctx->alloc, pl->off);
-  ap_free(pl->ctx->alloc, pl->placed);
+  ap_free(pl->ctx->alloc, pl->at);
   ap_free(pl->ctx->alloc, pl->buf);
   ap_free(pl->ctx->alloc, pl->tmp);
   pl->tmp = NULL;
   pl->off = NULL;
-  pl->placed = NULL;
+  pl->at = NULL;
   pl->buf = NULL;
 }
 
@@ -174,7 +176,7 @@ uint64_t ap_place_one(ap_placer *pl, uint32_t i, ap_fit fit) {
   size_t k = 0;
   for (size_t e = g->start[i]; e < g->start[i + 1]; e++) {
     uint32_t j = g->adj[e];
-    if (pl->placed[j]) pl->buf[k++] = (ap_span){pl->off[j], pl->off[j] + ctx->req[j].size};
+    if (pl->at[j].end) pl->buf[k++] = pl->at[j];
   }
   ap_sort_spans(pl->buf, k, pl->tmp);
   uint64_t size = ctx->req[i].size, o;
@@ -212,13 +214,13 @@ uint64_t ap_place_one(ap_placer *pl, uint32_t i, ap_fit fit) {
     o = best != UINT64_MAX ? best : cur;
   }
   pl->off[i] = o;
-  pl->placed[i] = 1;
+  pl->at[i] = (ap_span){o, o + size};
   return o;
 }
 
 uint64_t ap_place_order(ap_placer *pl, const uint32_t *order, ap_fit fit) {
   size_t n = pl->ctx->n;
-  memset(pl->placed, 0, n);
+  memset(pl->at, 0, n * sizeof *pl->at);
   uint64_t top = 0;
   for (size_t k = 0; k < n; k++) {
     uint32_t i = order[k];

@@ -38,7 +38,7 @@ typedef struct ap_placer {
   const ap_strategy_ctx *ctx;
   const ap_graph *g;
   uint64_t *off;
-  uint8_t *placed;
+  ap_span *at;        /* per request: its bytes once placed; end 0 while not (sizes are > 0) */
   ap_span *buf, *tmp; /* max_degree + 1 each */
 } ap_placer;
 

@@ -82,12 +82,17 @@ ap_status ap_plan_create(const ap_problem *p, const ap_plan_options *opt, ap_pla
     /* A search only improves: hand it the portfolio's plan to beat. */
     start = ap_calloc(a, p->n, sizeof *start);
     if (!start) return ap_fail(&plan->err, AP_ERR_NOMEM, "out of memory for %zu offsets", p->n);
-    st = run(best, &ctx, start, &res);
+    /* best at its own default effort: the budget is the search's to spend. */
+    ap_strategy_ctx quick = ctx;
+    quick.budget_seconds = 0;
+    quick.budget_nodes = 0;
+    st = run(best, &quick, start, &res);
     if (st == AP_OK) {
       ctx.start_offsets = start;
       ctx.start_arena = res.arena;
     }
   }
+  ap_err_clear(&plan->err);
   st = run(s, &ctx, plan->off, &res);
   plan->ms = now_ms() - t0;
   ap_free(a, start);
@@ -102,6 +107,7 @@ ap_status ap_plan_create(const ap_problem *p, const ap_plan_options *opt, ap_pla
                    "strategy %s made an invalid plan: %s", s->name, msg);
   plan->arena = res.arena;
   plan->optimal = res.optimal || res.arena == plan->lower_bound;
+  ap_err_clear(&plan->err); /* what a portfolio's members gave up on is no failure */
   return AP_OK;
 }
 

@@ -9,8 +9,8 @@
 
 #include <string.h>
 
-/* About 40 ms on the slowest MiniMalloc instance (454 requests) on a 2-core machine. */
-#define DEFAULT_WORK ((uint64_t)6 * 1000 * 1000)
+/* About 50 ms on the slowest MiniMalloc instance (454 requests) on a 2-core machine. */
+#define DEFAULT_WORK ((uint64_t)16 * 1000 * 1000)
 
 #define ONE_RUN_WORK ((uint64_t)400 * 1000 * 1000)
 
@@ -95,11 +95,15 @@ done:
   return st;
 }
 
+uint64_t ap_search_work(const ap_strategy_ctx *ctx, uint64_t dflt) {
+  if (ctx->budget_nodes) return ctx->budget_nodes;
+  if (ctx->budget_seconds > 0 && ctx->budget_seconds < 1e6) /* ~250k work per ms here */
+    return (uint64_t)(ctx->budget_seconds * 2.5e8) + 1;
+  return dflt;
+}
+
 static ap_status plan_search(const ap_strategy_ctx *ctx, uint64_t *off, ap_strategy_result *res) {
-  uint64_t work = ctx->budget_nodes ? ctx->budget_nodes : DEFAULT_WORK;
-  if (ctx->budget_seconds > 0 && ctx->budget_seconds < 1e3) /* ~150k work per ms here */
-    work = (uint64_t)(ctx->budget_seconds * 1.5e8);
-  return ap_search_skyline(ctx, work, off, &res->arena);
+  return ap_search_skyline(ctx, ap_search_work(ctx, DEFAULT_WORK), off, &res->arena);
 }
 
 const ap_strategy ap_strategy_search = {

@@ -21,10 +21,11 @@ ap_status ap_skyline_init(const ap_strategy_ctx *ctx, ap_skyline *s) {
   s->next = ap_calloc(al, 2 * n + 1, sizeof *s->next);
   s->prev = ap_calloc(al, 2 * n + 1, sizeof *s->prev);
   s->height = ap_calloc(al, 2 * n + 1, sizeof *s->height);
-  s->start = ap_calloc(al, 2 * n + 1, sizeof *s->start);
-  s->count = ap_calloc(al, 2 * n + 1, sizeof *s->count);
-  s->bucket = ap_calloc(al, n, sizeof *s->bucket);
-  s->pos = ap_calloc(al, n, sizeof *s->pos);
+  /* Two sets of buckets (by first and by end range), t + 1 <= 2n + 1 keys each. */
+  s->start = ap_calloc(al, 4 * n + 2, sizeof *s->start);
+  s->count = ap_calloc(al, 4 * n + 2, sizeof *s->count);
+  s->bucket = ap_calloc(al, 2 * n, sizeof *s->bucket);
+  s->pos = ap_calloc(al, 2 * n, sizeof *s->pos);
   s->head = ap_calloc(al, 2 * n + 1, 1);
   s->heap_cap = 8 * n + 16;
   s->heap_h = ap_calloc(al, s->heap_cap, sizeof *s->heap_h);
@@ -107,31 +108,104 @@ static void join_next(ap_skyline *s, uint32_t k) {
 }
 
 static void set_run(ap_skyline *s, uint32_t k, uint32_t end, uint64_t h, uint32_t before) {
+  /* A run that keeps its start and height keeps its heap entry: entries leave the heap only
+   * once stale, and this one never was. */
+  bool listed = s->head[k] && s->height[k] == h;
   s->next[k] = end;
   s->prev[k] = before;
   s->height[k] = h;
   s->head[k] = 1;
-  heap_push(s, h, k);
+  if (!listed) heap_push(s, h, k);
   if (end < s->t) s->prev[end] = k;
+}
+
+/* Unplaced requests are kept in two sets of buckets: set 0 by a (first range), set 1 by b
+ * (end range), so the requests touching either end of a stretch are found directly. */
+static uint32_t *bucket(ap_skyline *s, int set, uint32_t key) {
+  return s->bucket + (size_t)set * s->ctx->n + s->start[(size_t)set * (s->t + 1) + key];
+}
+static uint32_t *bucket_count(ap_skyline *s, int set, uint32_t key) {
+  return &s->count[(size_t)set * (s->t + 1) + key];
+}
+
+static void buckets_fill(ap_skyline *s, int set, const uint32_t *key) {
+  size_t n = s->ctx->n, t = s->t, base = (size_t)set * (t + 1);
+  memset(s->count + base, 0, (t + 1) * sizeof *s->count);
+  for (size_t i = 0; i < n; i++)
+    s->count[base + key[i]]++;
+  for (size_t k = 0, at = 0; k <= t; k++) {
+    s->start[base + k] = (uint32_t)at;
+    at += s->count[base + k];
+    s->count[base + k] = 0;
+  }
+  for (size_t i = 0; i < n; i++) {
+    s->pos[(size_t)set * n + i] = *bucket_count(s, set, key[i]);
+    bucket(s, set, key[i])[(*bucket_count(s, set, key[i]))++] = (uint32_t)i;
+  }
+}
+
+static void bucket_remove(ap_skyline *s, int set, uint32_t key, uint32_t i) {
+  size_t n = s->ctx->n;
+  uint32_t *b = bucket(s, set, key), *c = bucket_count(s, set, key);
+  uint32_t last = b[--*c], at = s->pos[(size_t)set * n + i];
+  b[at] = last;
+  s->pos[(size_t)set * n + last] = at;
+}
+
+/* The preferred candidate: higher tier, then higher prio, then lower index. */
+static bool better(const uint64_t *prio, uint32_t i, int tier, uint32_t pick, int pick_tier) {
+  return pick == UINT32_MAX || tier > pick_tier ||
+         (tier == pick_tier && (prio[i] > prio[pick] || (prio[i] == prio[pick] && i < pick)));
+}
+
+static uint32_t choose(ap_skyline *s, const uint64_t *prio, uint32_t lo, uint32_t hi) {
+  uint32_t pick = UINT32_MAX;
+  int pick_tier = -1;
+  uint32_t from = lo;
+  if (s->tiers) {
+    /* Requests touching an end of the stretch outrank all others: look at those first. */
+    uint32_t *b = bucket(s, 0, lo), c = *bucket_count(s, 0, lo);
+    for (uint32_t q = 0; q < c; q++) {
+      uint32_t i = b[q];
+      int tier = 1 + (s->b[i] == hi);
+      if (s->b[i] <= hi && better(prio, i, tier, pick, pick_tier)) {
+        pick = i;
+        pick_tier = tier;
+      }
+    }
+    b = bucket(s, 1, hi);
+    c = *bucket_count(s, 1, hi);
+    for (uint32_t q = 0; q < c; q++) {
+      uint32_t i = b[q];
+      if (s->a[i] > lo && better(prio, i, 1, pick, pick_tier)) {
+        pick = i;
+        pick_tier = 1;
+      }
+    }
+    s->work += *bucket_count(s, 0, lo) + *bucket_count(s, 1, hi) + 2;
+    if (pick != UINT32_MAX) return pick;
+    from = lo + 1;
+  }
+  for (uint32_t k = from; k < hi; k++) {
+    uint32_t *b = bucket(s, 0, k), c = *bucket_count(s, 0, k);
+    s->work += c + 1;
+    for (uint32_t q = 0; q < c; q++) {
+      uint32_t i = b[q];
+      if (s->b[i] <= hi && better(prio, i, 0, pick, pick_tier)) {
+        pick = i;
+        pick_tier = 0;
+      }
+    }
+  }
+  return pick;
 }
 
 uint64_t ap_skyline_run(ap_skyline *s, const uint64_t *prio, uint64_t *off) {
   const ap_strategy_ctx *ctx = s->ctx;
   size_t n = ctx->n, t = s->t, left = n;
   uint32_t T = (uint32_t)t;
-  memset(s->count, 0, t * sizeof *s->count);
-  for (size_t i = 0; i < n; i++)
-    s->count[s->a[i]]++;
-  for (size_t k = 0, at = 0; k < t; k++) {
-    s->start[k] = (uint32_t)at;
-    at += s->count[k];
-    s->count[k] = 0;
-  }
-  for (size_t i = 0; i < n; i++) {
-    uint32_t k = s->a[i];
-    s->pos[i] = s->count[k];
-    s->bucket[s->start[k] + s->count[k]++] = (uint32_t)i;
-  }
+  buckets_fill(s, 0, s->a);
+  buckets_fill(s, 1, s->b);
   memset(s->head, 0, t);
   s->heap_n = 0;
   set_run(s, 0, T, 0, UINT32_MAX);
@@ -142,23 +216,10 @@ uint64_t ap_skyline_run(ap_skyline *s, const uint64_t *prio, uint64_t *off) {
       s->work++;
     }
     uint32_t lo = s->heap_k[0];
-    if (s->limit && ++s->work > s->limit) return UINT64_MAX;
+    s->work += 16; /* the heap, the run updates: a rough cost per step */
+    if (s->limit && s->work > s->limit) return UINT64_MAX;
     uint32_t hi = s->next[lo];
-    uint32_t pick = UINT32_MAX;
-    int pick_tier = -1;
-    for (uint32_t k = lo; k < hi; k++) {
-      s->work += s->count[k] + 1;
-      for (uint32_t q = 0; q < s->count[k]; q++) {
-        uint32_t i = s->bucket[s->start[k] + q];
-        if (s->b[i] > hi) continue;
-        int tier = s->tiers ? (k == lo) + (s->b[i] == hi) : 0;
-        if (pick == UINT32_MAX || tier > pick_tier ||
-            (tier == pick_tier && (prio[i] > prio[pick] || (prio[i] == prio[pick] && i < pick)))) {
-          pick = i;
-          pick_tier = tier;
-        }
-      }
-    }
+    uint32_t pick = choose(s, prio, lo, hi);
     uint64_t h = s->height[lo];
     if (pick == UINT32_MAX) {
       /* Nothing fits: lift the stretch to its lower neighbour (one exists, or all would fit). */
@@ -172,10 +233,8 @@ uint64_t ap_skyline_run(ap_skyline *s, const uint64_t *prio, uint64_t *off) {
       if (before != UINT32_MAX) join_next(s, before);
       continue;
     }
-    /* Take pick out of its bucket. */
-    uint32_t k = s->a[pick], last = s->bucket[s->start[k] + --s->count[k]];
-    s->bucket[s->start[k] + s->pos[pick]] = last;
-    s->pos[last] = s->pos[pick];
+    bucket_remove(s, 0, s->a[pick], pick);
+    bucket_remove(s, 1, s->b[pick], pick);
     left--;
     off[pick] = h;
     if (h + ctx->req[pick].size > top) top = h + ctx->req[pick].size;

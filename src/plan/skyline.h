@@ -15,7 +15,7 @@ typedef struct ap_skyline {
   uint64_t *heap_h; /* a min-heap of (height, run start), with stale entries */
   uint32_t *heap_k;
   size_t heap_n, heap_cap;
-  /* Unplaced requests bucketed by a: bucket[start[k] .. start[k] + count[k]). */
+  /* Unplaced requests bucketed by a and, separately, by b (see skyline.c). */
   uint32_t *start, *count, *bucket, *pos;
   bool tiers; /* prefer requests that span the stretch, then those touching one end */
   /* Steps of work done so far (runs and candidates looked at), and where a run gives up
@@ -33,5 +33,9 @@ uint64_t ap_skyline_run(ap_skyline *s, const uint64_t *prio, uint64_t *off);
 /* The search of search.c: the best skyline plan found within `work` (see above). */
 ap_status ap_search_skyline(const ap_strategy_ctx *ctx, uint64_t work, uint64_t *off,
                             uint64_t *arena);
+
+/* The search's work for this call: budget_nodes, else budget_seconds converted at this
+ * machine's rate (deterministic for a given budget), else dflt. */
+uint64_t ap_search_work(const ap_strategy_ctx *ctx, uint64_t dflt);
 
 #endif

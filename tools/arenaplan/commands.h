@@ -5,5 +5,6 @@
 #include "cli.h"
 
 extern const ap_command *const ap_commands[];
+extern const ap_command cmd_solve;
 
 #endif

@@ -7,7 +7,10 @@
 extern const ap_command cmd_headline, cmd_info, cmd_plan, cmd_compare, cmd_example;
 
 const ap_command *const ap_commands[] = {
-    &cmd_info, &cmd_plan, &cmd_compare, &cmd_example, &cmd_headline,
+extern const ap_command cmd_headline, cmd_info, cmd_plan, cmd_compare, cmd_solve, cmd_example;
+
+const ap_command *const ap_commands[] = {
+    &cmd_info, &cmd_plan, &cmd_compare, &cmd_solve, &cmd_example, &cmd_headline,
     NULL,
 };
 
