@@ -4,9 +4,6 @@
 #include <string.h>
 
 /* Each subcommand lives in cmd_NAME.c; add it here to make it reachable. */
-extern const ap_command cmd_headline, cmd_info, cmd_plan, cmd_compare, cmd_example;
-
-const ap_command *const ap_commands[] = {
 extern const ap_command cmd_headline, cmd_info, cmd_plan, cmd_compare, cmd_solve, cmd_example;
 
 const ap_command *const ap_commands[] = {
