@@ -139,31 +139,57 @@ static void print_tensor_line(const ap_model *m, size_t sg, int32_t index, bool 
            quant_str(q, sizeof q, &t), t.name);
 }
 
-static void print_ivec(ap_ivec v) {
-  putchar('[');
+static size_t put_ivec(char *buf, size_t size, size_t o, ap_ivec v) {
+  o += (size_t)snprintf(buf + o, o < size ? size - o : 0, "[");
   for (size_t i = 0; i < v.n; i++)
-    printf("%s%d", i ? "," : "", (int)v.v[i]);
-  putchar(']');
+    o += (size_t)snprintf(buf + o, o < size ? size - o : 0, "%s%d", i ? "," : "", (int)v.v[i]);
+  return o + (size_t)snprintf(buf + o, o < size ? size - o : 0, "]");
+}
+
+/* Prints `text` from column `col`, breaking after commas so no line passes 100 columns;
+ * continuation lines start at column `col` too. */
+static void print_wrapped(const char *text, size_t col) {
+  const size_t width = 100 - col;
+  while (strlen(text) > width) {
+    size_t cut = width;
+    while (cut > 0 && text[cut - 1] != ',' && text[cut - 1] != ' ')
+      cut--;
+    if (cut == 0) cut = width;
+    printf("%.*s\n%*s", (int)cut, text, (int)col, "");
+    text += cut;
+  }
+  printf("%s\n", text);
 }
 
 static void print_ops(const ap_model *m, size_t sg) {
   printf("  %5s %-28s %3s  %s\n", "op", "builtin", "ver", "inputs -> outputs (intermediates)");
-  for (size_t i = 0; i < ap_model_op_count(m, sg); i++) {
+  size_t cap = 1 << 16;
+  char *io = malloc(cap);
+  for (size_t i = 0; io && i < ap_model_op_count(m, sg); i++) {
     ap_op_info op;
     char name[128];
     if (ap_model_op(m, sg, i, &op) != AP_OK) continue;
+    /* Up to 12 characters per index: grow for ops with very many inputs. */
+    size_t need = 12 * (op.inputs.n + op.outputs.n + op.intermediates.n) + 16;
+    if (need > cap) {
+      char *bigger = realloc(io, need);
+      if (!bigger) break;
+      io = bigger;
+      cap = need;
+    }
+    size_t o = put_ivec(io, cap, 0, op.inputs);
+    o += (size_t)snprintf(io + o, cap - o, " -> ");
+    o = put_ivec(io, cap, o, op.outputs);
+    if (op.intermediates.n) {
+      o += (size_t)snprintf(io + o, cap - o, " (");
+      o = put_ivec(io, cap, o, op.intermediates);
+      snprintf(io + o, cap - o, ")");
+    }
     printf("  %5zu %-28.28s %3d  ", i, info_op_name(name, sizeof name, op.builtin, op.custom),
            (int)op.version);
-    print_ivec(op.inputs);
-    printf(" -> ");
-    print_ivec(op.outputs);
-    if (op.intermediates.n) {
-      printf(" (");
-      print_ivec(op.intermediates);
-      putchar(')');
-    }
-    putchar('\n');
+    print_wrapped(io, 42);
   }
+  free(io);
 }
 
 static void print_hist(info_hist *h, size_t n) {
