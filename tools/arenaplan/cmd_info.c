@@ -135,8 +135,12 @@ static void print_tensor_line(const ap_model *m, size_t sg, int32_t index, bool 
     printf("  %5d %-8s %-18s %6u %c %-22s %.30s\n", (int)index, ap_dtype_name(t.type), shape,
            t.buffer, t.is_variable ? 'v' : '-', quant_str(q, sizeof q, &t), t.name);
   else
-    printf("  %5d %-8s %-18s %-24s %.38s\n", (int)index, ap_dtype_name(t.type), shape,
+    printf("  %5d %-8s %-18s %-24s %.42s\n", (int)index, ap_dtype_name(t.type), shape,
            quant_str(q, sizeof q, &t), t.name);
+}
+
+static void print_io_header(void) {
+  printf("  %5s %-8s %-18s %-24s %s\n", "#", "type", "shape", "quantization", "name");
 }
 
 static size_t put_ivec(char *buf, size_t size, size_t o, ap_ivec v) {
@@ -229,10 +233,12 @@ static int human(const ap_model *m, bool tensors, bool ops) {
   free(h);
   for (size_t sg = 0; sg < nsg; sg++) {
     ap_ivec in = ap_model_subgraph_inputs(m, sg), out = ap_model_subgraph_outputs(m, sg);
-    printf("\nsubgraph %zu inputs:\n", sg);
+    printf("\nsubgraph %zu inputs%s\n", sg, in.n ? ":" : ": none");
+    if (in.n) print_io_header();
     for (size_t i = 0; i < in.n; i++)
       print_tensor_line(m, sg, in.v[i], false);
-    printf("subgraph %zu outputs:\n", sg);
+    printf("subgraph %zu outputs%s\n", sg, out.n ? ":" : ": none");
+    if (out.n) print_io_header();
     for (size_t i = 0; i < out.n; i++)
       print_tensor_line(m, sg, out.v[i], false);
   }
