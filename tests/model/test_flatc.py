@@ -4,7 +4,8 @@
 For each ../shared/models/*.tflite: `flatc --json --strict-json --raw-binary --defaults-json`
 with ../shared/tflite/schema.fbs, and `arenaplan info --tensors --ops --json`; compares counts,
 every tensor (name, type, shape, shape_signature, buffer, is_variable, quantization), every
-operator (resolved builtin, opcode version, inputs, outputs, intermediates), subgraph inputs
+operator (resolved builtin, opcode version, inputs, outputs, intermediates, and every field of
+its typed builtin options against flatc's builtin_options), subgraph inputs
 and outputs, signature defs and metadata. The builtin codes are resolved from the schema text
 itself (this script parses the BuiltinOperator enum), not from our C name table.
 
@@ -43,13 +44,54 @@ def enum_values(schema_text, name):
     return values
 
 
+def schema_tables(schema_text):
+    """{table: {field: type}} from the schema text."""
+    text = re.sub(r"//[^\n]*", "", schema_text)
+    tables = {}
+    for m in re.finditer(r"\btable\s+(\w+)\s*(?:\([^)]*\))?\s*\{([^}]*)\}", text):
+        fields = {}
+        for f in [x.strip() for x in m.group(2).split(";") if x.strip()]:
+            fm = re.match(r"(\w+)\s*:\s*(\[?\s*\w+\s*\]?)", f)
+            fields[fm.group(1)] = fm.group(2).replace(" ", "")
+        tables[m.group(1)] = fields
+    return tables
+
+
+def all_enums(schema_text):
+    names = re.findall(r"\benum\s+(\w+)", re.sub(r"//[^\n]*", "", schema_text))
+    return {n: enum_values(schema_text, n) for n in names}
+
+
+def compare_options(ow, a, b, tables, enums):
+    """Our typed options `b` against flatc's builtin_options of operator `a`."""
+    if b["builtin_code"] == 32:  # CUSTOM: options are the custom_options bytes
+        return
+    check(b["options"] is not None, f"{ow}: {b['builtin']} has no typed options")
+    if b["options"] is None or b["options"]["kind"] == "none":
+        return
+    fo, ftype = a.get("builtin_options"), a.get("builtin_options_type", "NONE")
+    check(b["options"]["stored"] == (fo is not None), f"{ow}: options stored")
+    if fo is None:
+        return
+    fields = tables[ftype]
+    for k, v in b["options"]["fields"].items():
+        check(k in fields, f"{ow}: {ftype} has no field {k}")
+        want = fo.get(k)
+        if isinstance(want, str) and fields.get(k) in enums:
+            want = enums[fields[k]][want]
+        if isinstance(v, float) or isinstance(want, float):
+            check(want is not None and abs(want - v) <= 5.0001e-7, f"{ow}: {ftype}.{k} {v} != {want}")
+        else:
+            check(want == v, f"{ow}: {ftype}.{k} {v} != {want}")
+
+
 def same_floats(flatc, ours):
     """flatc 2.0.8 prints floats in fixed notation with 6 decimals (0.00392054766 as 0.003921),
     so it can confirm a scale only to within half a unit of the 6th decimal."""
     return len(flatc) == len(ours) and all(abs(x - y) <= 5.0001e-7 for x, y in zip(flatc, ours))
 
 
-def compare(name, fj, oj, builtins, names_by_code):
+def compare(name, fj, oj, builtins, names_by_code, tables, enums):
     where = name
     fsgs = fj.get("subgraphs", [])
     check(len(fsgs) == len(oj["subgraphs"]),
@@ -98,6 +140,7 @@ def compare(name, fj, oj, builtins, names_by_code):
             check(a.get("opcode_index", 0) == b["opcode_index"], f"{ow}: opcode_index")
             for k in ("inputs", "outputs", "intermediates"):
                 check(a.get(k, []) == b[k], f"{ow}: {k} {b[k]} != {a.get(k, [])}")
+            compare_options(ow, a, b, tables, enums)
     fsig = fj.get("signature_defs", [])
     check(len(fsig) == len(oj["signatures"]), f"{where}: signature count")
     for a, b in zip(fsig, oj["signatures"]):
@@ -127,6 +170,7 @@ def main():
     schema_text = open(schema).read()
     builtins = enum_values(schema_text, "BuiltinOperator")
     names_by_code = {v: k for k, v in builtins.items()}
+    tables, enums = schema_tables(schema_text), all_enums(schema_text)
     models = sorted(f for f in os.listdir(models_dir) if f.endswith(".tflite"))
     check(len(models) > 0, "no models found")
     with tempfile.TemporaryDirectory() as tmp:
@@ -146,7 +190,7 @@ def main():
             check(r.returncode == 0, f"{name}: arenaplan info failed: {r.stderr.strip()}")
             if r.returncode:
                 continue
-            compare(name, fj, json.loads(r.stdout), builtins, names_by_code)
+            compare(name, fj, json.loads(r.stdout), builtins, names_by_code, tables, enums)
     print(f"{len(models)} models compared with flatc")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0

@@ -7,6 +7,7 @@
  * (weights): a weight byte changes no offset, size or index, and in the 4 MB models weights are
  * 95% of the bytes, so overwriting them would test almost nothing. */
 #include "arenaplan/model.h"
+#include "arenaplan/options.h"
 #include "model/flatbuf.h"
 #include "model/schema_gen.h"
 #include "test.h"
@@ -41,6 +42,35 @@ static void touch_ivec(ap_ivec v) {
   WALK_CHECK(v.n == 0 || v.v != NULL);
   for (size_t i = 0; i < v.n; i++)
     sink += (uint32_t)v.v[i];
+}
+
+static void walk_options(const ap_model *m, size_t sg, size_t i) {
+  ap_op_options o;
+  if (ap_model_op_options(m, sg, i, &o) == AP_OK) {
+    if (o.kind == AP_OPTIONS_RESHAPE) touch_ivec(o.reshape.new_shape);
+    if (o.kind == AP_OPTIONS_SQUEEZE) touch_ivec(o.squeeze.squeeze_dims);
+    if (o.kind == AP_OPTIONS_VAR_HANDLE) {
+      touch_str(o.var_handle.container);
+      touch_str(o.var_handle.shared_name);
+    }
+    if (o.kind == AP_OPTIONS_WHILE)
+      WALK_CHECK(o.while_op.cond_subgraph >= 0 &&
+                 (size_t)o.while_op.cond_subgraph < ap_model_subgraph_count(m) &&
+                 o.while_op.body_subgraph >= 0 &&
+                 (size_t)o.while_op.body_subgraph < ap_model_subgraph_count(m));
+    if (o.kind == AP_OPTIONS_CALL_ONCE)
+      WALK_CHECK(o.call_once.init_subgraph >= 0 &&
+                 (size_t)o.call_once.init_subgraph < ap_model_subgraph_count(m));
+  }
+  for (int which = 1; which <= 2; which++) {
+    ap_raw_field raw;
+    /* No options table has 64 fields; an unknown table type answers UNSUPPORTED to all. */
+    for (unsigned field = 0; field < 64; field++) {
+      ap_status s = ap_model_op_raw_option(m, sg, i, which, field, &raw);
+      if (s == AP_ERR_RANGE || (s == AP_OK && !raw.table_type)) break;
+      if (s == AP_OK) touch(raw.data, raw.size);
+    }
+  }
 }
 
 /* Reads everything a verified model offers and checks what the verifier promised. */
@@ -120,6 +150,7 @@ static void walk(const ap_model *m) {
       touch_ivec(op.outputs);
       touch_ivec(op.intermediates);
       touch(op.custom_options, op.custom_options_size);
+      walk_options(m, sg, i);
       for (size_t k = 0; k < op.inputs.n; k++)
         WALK_CHECK(op.inputs.v[k] == -1 || (op.inputs.v[k] >= 0 && (size_t)op.inputs.v[k] < nt));
       for (size_t k = 0; k < op.outputs.n; k++)
