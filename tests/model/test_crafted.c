@@ -141,8 +141,10 @@ static uint8_t *build(const spec *s, size_t *size, size_t *data_at) {
     size_t tv = vec32(&w, NULL, 3);
     ref(&w, field(sg, FB_SubGraph_tensors), tv);
     for (uint32_t i = 0; i < 3; i++) {
-      size_t t = table(&w, FB_Tensor_buffer + 1,
-                       BIT(FB_Tensor_shape) | BIT(FB_Tensor_type) | BIT(FB_Tensor_buffer));
+      size_t t = table(&w, FB_Tensor_external_buffer + 1,
+                       BIT(FB_Tensor_shape) | BIT(FB_Tensor_type) | BIT(FB_Tensor_buffer) |
+                           BIT(FB_Tensor_external_buffer));
+      set32(&w, field(t, FB_Tensor_external_buffer), i == 2 ? s->external : 0);
       ref(&w, tv + 4 + 4 * i, t);
       set32(&w, field(t, FB_Tensor_buffer), i == 1);
       uint32_t four = 4;
@@ -277,6 +279,10 @@ static void bad_indices(void) {
   s = base;
   s.sig_tensor = 3;
   check_msg(s, "m: signature 0: input 0 is tensor 3, out of range (subgraph 0 has 3 tensors)");
+  s = base;
+  s.external = 1;
+  check_msg(s, "m: subgraph 0 tensor 2: data in external buffer 1 (another file) is not "
+               "supported");
   s = base;
   s.meta_buffer = 2;
   check_msg(s, "m: metadata 0: buffer index 2 out of range (model has 2 buffers)");
