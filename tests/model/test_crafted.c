@@ -92,7 +92,8 @@ static size_t string(fbb *w, const char *s) {
 
 typedef struct spec {
   bool no_subgraphs;
-  uint64_t ext_offset, ext_size; /* Buffer 1's data after the flatbuffer; 0: use `after` */
+  uint64_t ext_offset, ext_size; /* Buffer 1: its data after the flatbuffer (0: the real spot) */
+  uint32_t external;             /* tensor 2's Tensor.external_buffer */
   uint32_t sig_subgraph, sig_tensor;
   uint32_t meta_buffer;
   bool with_while; /* op 0 carries WhileOptions{cond 0, body while_body} */
