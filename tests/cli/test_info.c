@@ -150,10 +150,45 @@ static void shared_models(void) {
   free(out), free(err);
 }
 
+/* A real model cut in half, and one with a byte of its root table's vtable offset changed:
+ * exit 2 and one line naming the file. */
+static void corrupt_models(void) {
+  char path[4096], tmp[] = "/tmp/ap_test_info_cut_XXXXXX", args[4200], prefix[128];
+  size_t size;
+  uint8_t *b =
+      ap_test_read_file(ap_test_path(path, sizeof path, "models/micro_speech_int8.tflite"), &size);
+  CHECK(b != NULL);
+  int fd = mkstemp(tmp);
+  CHECK(fd >= 0);
+  if (!b || fd < 0) return;
+  close(fd);
+  snprintf(args, sizeof args, "info '%s'", tmp);
+  snprintf(prefix, sizeof prefix, "arenaplan: %s: ", tmp);
+  for (int round = 0; round < 2; round++) {
+    if (round == 0) {
+      write_file(tmp, b, size / 2);
+    } else {
+      uint32_t root;
+      memcpy(&root, b, 4);
+      b[root + 3] ^= 0x40; /* the soffset to the vtable, now 2^30 away */
+      write_file(tmp, b, size);
+    }
+    char *out = NULL, *err = NULL;
+    CHECK_EQ(cli(args, &out, &err), 2);
+    CHECK(err && strncmp(err, prefix, strlen(prefix)) == 0);
+    CHECK(err && strchr(err, '\n') == err + strlen(err) - 1); /* exactly one line */
+    CHECK_STR(out, "");
+    free(out), free(err);
+  }
+  unlink(tmp);
+  free(b);
+}
+
 int main(void) {
   bad_files();
   usage();
   ap_test_require_shared();
   shared_models();
+  corrupt_models();
   return ap_test_done();
 }

@@ -15,8 +15,9 @@ static bool in_ivec(ap_ivec v, size_t t) {
 }
 
 int info_tensor_kind(const ap_model *m, size_t sg, size_t t, const ap_tensor_info *ti) {
-  if (ti->is_constant) return KIND_CONSTANT;
+  /* A variable with initial data is state, not a weight. */
   if (ti->is_variable) return KIND_VARIABLE;
+  if (ti->is_constant) return KIND_CONSTANT;
   if (in_ivec(ap_model_subgraph_inputs(m, sg), t)) return KIND_INPUT;
   if (in_ivec(ap_model_subgraph_outputs(m, sg), t)) return KIND_OUTPUT;
   return KIND_INTERMEDIATE;
@@ -86,7 +87,9 @@ uint64_t info_weight_bytes(const ap_model *m, size_t *buffers) {
   for (size_t sg = 0; seen && sg < ap_model_subgraph_count(m); sg++) {
     ap_tensor_info ti;
     for (size_t t = 0; t < ap_model_tensor_count(m, sg); t++) {
-      if (ap_model_tensor(m, sg, t, &ti) != AP_OK || !ti.is_constant || seen[ti.buffer]) continue;
+      if (ap_model_tensor(m, sg, t, &ti) != AP_OK || !ti.is_constant || ti.is_variable ||
+          seen[ti.buffer])
+        continue;
       size_t size;
       seen[ti.buffer] = 1;
       ap_model_buffer(m, ti.buffer, &size);
@@ -284,7 +287,7 @@ const ap_command cmd_info = {
     "usage: arenaplan info MODEL [--json] [--tensors] [--ops]\n"
     "\n"
     "Prints what a .tflite model holds: its subgraphs, the op histogram, tensor counts by\n"
-    "kind (each tensor counted once, the first of: constant, variable, graph input, graph\n"
+    "kind (each tensor counted once, the first of: variable, constant, graph input, graph\n"
     "output, intermediate), the weight bytes (distinct buffers tensors use as constants),\n"
     "every graph input and output (type, shape with -1 for the dynamic dims of\n"
     "shape_signature, quantization), signature defs, metadata and the description.\n"
