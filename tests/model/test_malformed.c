@@ -1,5 +1,6 @@
 /* Hostile input: every shared model truncated at 64 lengths, 1,000 seeded random byte
- * overwrites each, and targeted corruptions with exact messages. Each load must fail with a
+ * overwrites and 250 overwrites of a 4-byte word with an edge value (0, -1, 2^31, ...) each,
+ * and targeted corruptions with exact messages. Each load must fail with a
  * message or give a model whose every accessor this test walks stays inside the bytes (the
  * ASan+UBSan build proves it: every load reads from an exact-size heap copy).
  *
@@ -17,6 +18,7 @@
 #define MAX_MODELS 64
 #define TRUNCATIONS 64
 #define OVERWRITES 1000
+#define WORD_OVERWRITES 250
 
 static volatile uint64_t sink; /* keeps the walk's reads from being optimised away */
 static size_t walk_errors;
@@ -182,6 +184,19 @@ static ap_status load_copy(const uint8_t *b, size_t n, const char *name, size_t 
   return s;
 }
 
+static void load_in_place(const uint8_t *b, size_t size, const char *name, size_t *ok,
+                          size_t *failed) {
+  ap_model *m = NULL;
+  if (ap_model_from_buffer(b, size, name, NULL, &m) == AP_OK) {
+    walk(m);
+    (*ok)++;
+  } else {
+    (*failed)++;
+    if (ap_model_error(m)[0] == '\0') walk_errors++;
+  }
+  ap_model_destroy(m);
+}
+
 /* Marks the bytes that belong to constant-buffer contents. */
 static void mark_weights(const uint8_t *b, size_t size, uint8_t *is_weight) {
   ap_model *m;
@@ -230,22 +245,28 @@ static void fuzz_model(const char *name) {
     size_t at = spots[ap_test_rand(&seed) % nspots];
     uint8_t old = work[at];
     work[at] = (uint8_t)ap_test_rand(&seed);
-    ap_model *m = NULL;
-    if (ap_model_from_buffer(work, size, name, NULL, &m) == AP_OK) {
-      walk(m);
-      rok++;
-    } else {
-      rfailed++;
-      if (ap_model_error(m)[0] == '\0') walk_errors++;
-    }
-    ap_model_destroy(m);
+    load_in_place(work, size, name, &rok, &rfailed);
     work[at] = old;
+  }
+  /* Then whole 4-byte words (offsets, lengths, indices, dims) set to edge values. */
+  static const uint32_t edges[] = {0,          1,          2,          3,          4,
+                                   0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 0xFFFFFFFE, 0x40000000,
+                                   0x0000FFFF, 0x00010000, 0x7FFFFFFC};
+  size_t wok = 0, wfailed = 0;
+  for (int i = 0; i < WORD_OVERWRITES; i++) {
+    size_t at = spots[ap_test_rand(&seed) % nspots] & ~(size_t)3;
+    if (at + 4 > size) continue;
+    uint32_t old, v = edges[ap_test_rand(&seed) % (sizeof edges / sizeof edges[0])];
+    memcpy(&old, work + at, 4);
+    memcpy(work + at, &v, 4);
+    load_in_place(work, size, name, &wok, &wfailed);
+    memcpy(work + at, &old, 4);
   }
   CHECK_MSG(walk_errors == 0, "%s: %zu broken promises or empty messages", name, walk_errors);
   CHECK_EQ(rok + rfailed, OVERWRITES);
-  printf("%-34s %8zu B %7zu non-weight B | cuts %2zu ok %2zu refused | overwrites %4zu ok %4zu "
-         "refused\n",
-         name, size, nspots, tok, tfailed, rok, rfailed);
+  printf("%-34s %7zu B %6zu non-weight | cut %2zu ok %2zu no | byte %3zu ok %3zu no | word %3zu "
+         "ok %3zu no\n",
+         name, size, nspots, tok, tfailed, rok, rfailed, wok, wfailed);
   free(spots);
   free(is_weight);
   free(work);
