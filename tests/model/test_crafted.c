@@ -6,6 +6,7 @@
  * table's vtable, then the table with one 8-byte slot per field. */
 #include "arenaplan/model.h"
 #include "model/schema_gen.h"
+#include "model/verify_fb.h"
 #include "test.h"
 
 #include <stdlib.h>
@@ -335,9 +336,31 @@ static void shared_offsets(void) {
   free(w.b);
 }
 
+/* The schema has no recursive table, so no file nests deeper than 5 tables; the limit is
+ * checked by starting the verifier just under it. */
+static void depth_limit(void) {
+  ap_model *m;
+  uint8_t *b;
+  size_t size, data_at;
+  spec s = base;
+  CHECK_STR(load(&s, &m, &b, &size, &data_at), "");
+  ap_model_destroy(m);
+  fb_verifier v;
+  uint32_t root;
+  memcpy(&root, b, 4);
+  fb_verifier_init(&v, b, size);
+  v.depth = FB_MAX_DEPTH - 2; /* Model and SubGraph fit, Tensor does not */
+  CHECK(!fb_verify_table(&v, root, FBT_Model));
+  CHECK_STR(v.msg, "subgraphs[0].tensors[0]: tables nested deeper than 32");
+  fb_verifier_init(&v, b, size);
+  CHECK(fb_verify_table(&v, root, FBT_Model));
+  free(b);
+}
+
 int main(void) {
   external_buffers();
   bad_indices();
   shared_offsets();
+  depth_limit();
   return ap_test_done();
 }

@@ -3,7 +3,8 @@
 
 For each ../shared/models/*.tflite: `flatc --json --strict-json --raw-binary --defaults-json`
 with ../shared/tflite/schema.fbs, and `arenaplan info --tensors --ops --json`; compares counts,
-every tensor (name, type, shape, shape_signature, buffer, is_variable, quantization), every
+every tensor (name, type, shape, shape_signature, buffer, is_variable, quantization, whether it
+is constant and its byte size), the weight bytes, every
 operator (resolved builtin, opcode version, inputs, outputs, intermediates, and every field of
 its typed builtin options against flatc's builtin_options), subgraph inputs
 and outputs, signature defs and metadata. The builtin codes are resolved from the schema text
@@ -91,6 +92,24 @@ def same_floats(flatc, ours):
     return len(flatc) == len(ours) and all(abs(x - y) <= 5.0001e-7 for x, y in zip(flatc, ours))
 
 
+# Bits per element of each TensorType, from the type names (0: no fixed size).
+DTYPE_BITS = {"FLOAT32": 32, "FLOAT16": 16, "INT32": 32, "UINT8": 8, "INT64": 64, "STRING": 0,
+              "BOOL": 8, "INT16": 16, "COMPLEX64": 64, "INT8": 8, "FLOAT64": 64,
+              "COMPLEX128": 128, "UINT64": 64, "RESOURCE": 0, "VARIANT": 0, "UINT32": 32,
+              "UINT16": 16, "INT4": 4, "BFLOAT16": 16, "INT2": 2, "UINT4": 4,
+              "FLOAT8_E4M3FN": 8, "FLOAT8_E5M2": 8}
+
+
+def buffer_bytes(fj, index):
+    bufs = fj.get("buffers", [])
+    if index >= len(bufs):
+        return 0
+    b = bufs[index]
+    if b.get("data"):
+        return len(b["data"])
+    return b.get("size", 0) if b.get("offset", 0) > 1 else 0
+
+
 def compare(name, fj, oj, builtins, names_by_code, tables, enums):
     where = name
     fsgs = fj.get("subgraphs", [])
@@ -117,6 +136,15 @@ def compare(name, fj, oj, builtins, names_by_code, tables, enums):
             check(a.get("shape_signature") == b["shape_signature"], f"{tw}: shape_signature")
             check(a.get("buffer", 0) == b["buffer"], f"{tw}: buffer {b['buffer']} != {a.get('buffer')}")
             check(a.get("is_variable", False) == b["is_variable"], f"{tw}: is_variable")
+            data = buffer_bytes(fj, a.get("buffer", 0))
+            check(b["constant"] == (a.get("buffer", 0) != 0 and data > 0), f"{tw}: constant")
+            elems = 1
+            for d in a.get("shape", []):
+                elems *= d
+            bits = DTYPE_BITS[a.get("type", "FLOAT32")]
+            check(b["bytes"] == (elems * bits + 7) // 8, f"{tw}: bytes {b['bytes']}")
+            if b["constant"] and bits:
+                check(data >= b["bytes"], f"{tw}: constant data {data} < {b['bytes']}")
             q = a.get("quantization") or {}
             scale, zp = q.get("scale", []), q.get("zero_point", [])
             if not scale and not zp:
@@ -150,8 +178,16 @@ def compare(name, fj, oj, builtins, names_by_code, tables, enums):
             check([(t.get("name", ""), t.get("tensor_index", 0)) for t in a.get(k, [])] ==
                   [(t["name"], t["tensor"]) for t in b[k]], f"{where}: signature {k}")
     fmd = fj.get("metadata", [])
-    check([(x.get("name", ""), x.get("buffer", 0)) for x in fmd] ==
-          [(x["name"], x["buffer"]) for x in oj["metadata"]], f"{where}: metadata")
+    check([(x.get("name", ""), x.get("buffer", 0), buffer_bytes(fj, x.get("buffer", 0)))
+           for x in fmd] == [(x["name"], x["buffer"], x["bytes"]) for x in oj["metadata"]],
+          f"{where}: metadata")
+    used = set()
+    for sg in fsgs:
+        for t in sg.get("tensors", []):
+            if not t.get("is_variable", False) and t.get("buffer", 0):
+                used.add(t["buffer"])
+    weights = sum(buffer_bytes(fj, i) for i in used)
+    check(oj["weights"]["bytes"] == weights, f"{where}: weights {oj['weights']['bytes']} != {weights}")
     check(fj.get("description") == oj["description"], f"{where}: description")
 
 
