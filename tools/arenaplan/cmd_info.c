@@ -135,15 +135,15 @@ static void print_tensor_line(const ap_model *m, size_t sg, int32_t index, bool 
   }
   shape_str(shape, sizeof shape, &t);
   if (full)
-    printf("  %5d %-8s %-18s %6u %c %-22s %.30s\n", (int)index, ap_dtype_name(t.type), shape,
+    printf("  %5d %-8s %-18s %6u %c %-26s %.28s\n", (int)index, ap_dtype_name(t.type), shape,
            t.buffer, t.is_variable ? 'v' : '-', quant_str(q, sizeof q, &t), t.name);
   else
-    printf("  %5d %-8s %-18s %-24s %.42s\n", (int)index, ap_dtype_name(t.type), shape,
+    printf("  %5d %-8s %-18s %-26s %.37s\n", (int)index, ap_dtype_name(t.type), shape,
            quant_str(q, sizeof q, &t), t.name);
 }
 
 static void print_io_header(void) {
-  printf("  %5s %-8s %-18s %-24s %s\n", "#", "type", "shape", "quantization", "name");
+  printf("  %5s %-8s %-18s %-26s %s\n", "#", "type", "shape", "quantization", "name");
 }
 
 static size_t put_ivec(char *buf, size_t size, size_t o, ap_ivec v) {
@@ -268,7 +268,7 @@ static int human(const ap_model *m, bool tensors, bool ops) {
     printf("  %-40.40s buffer %u, %s\n", md.name, md.buffer, cli_size(s1, sizeof s1, bytes));
   }
   for (size_t sg = 0; tensors && sg < nsg; sg++) {
-    printf("\nsubgraph %zu tensors:\n  %5s %-8s %-18s %6s %c %-22s %s\n", sg, "#", "type", "shape",
+    printf("\nsubgraph %zu tensors:\n  %5s %-8s %-18s %6s %c %-26s %s\n", sg, "#", "type", "shape",
            "buffer", 'v', "quantization", "name");
     for (size_t t = 0; t < ap_model_tensor_count(m, sg); t++)
       print_tensor_line(m, sg, (int32_t)t, true);
