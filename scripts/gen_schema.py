@@ -155,6 +155,10 @@ extern const fb_union_desc fb_unions[FBU_COUNT];
     for ename, cname in (("BuiltinOperator", "fb_builtin_names"), ("TensorType", "fb_dtype_names")):
         values = enums[ename][1]
         assert [v for _, v in values] == list(range(len(values))), ename + " is not dense"
+        if ename == "BuiltinOperator":
+            h.append("enum {")
+            h.extend(f"  FBOP_{n} = {v}," for n, v in values)
+            h.append("};")
         h.append(f"#define {cname.upper()}_COUNT {len(values)}")
         h.append(f"extern const char *const {cname}[{cname.upper()}_COUNT];")
         c.append(f"const char *const {cname}[{cname.upper()}_COUNT] = {{")

@@ -6,6 +6,7 @@ need=""
 command -v cmake >/dev/null 2>&1 || need="$need cmake"
 command -v gcc >/dev/null 2>&1 || need="$need gcc"
 command -v make >/dev/null 2>&1 || need="$need make"
+command -v python3 >/dev/null 2>&1 || need="$need python3"
 # flatc: an independent FlatBuffers reader the tests check our model reader against.
 command -v flatc >/dev/null 2>&1 || need="$need flatbuffers-compiler"
 if [ -z "$need" ]; then

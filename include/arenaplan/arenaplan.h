@@ -4,6 +4,7 @@
 
 #include "arenaplan/base.h"
 #include "arenaplan/model.h"
+#include "arenaplan/options.h"
 #include "arenaplan/plan.h"
 #include "arenaplan/writer.h"
 #include "arenaplan/graph.h"

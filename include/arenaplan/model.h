@@ -56,7 +56,8 @@ typedef struct ap_model_options {
  * file name, the index and the numbers; destroy it as usual. */
 ap_status ap_model_open(const char *path, const ap_model_options *opt, ap_model **out);
 /* The same over bytes the caller keeps alive and unchanged for the model's lifetime. The
- * buffer should be 16-byte aligned (it is verified either way); `name` is used in messages. */
+ * buffer must be 8-byte aligned (AP_ERR_ARG otherwise: int32 and int64 vectors are handed out
+ * in place); `name` is used in messages (NULL: "(buffer)"). */
 ap_status ap_model_from_buffer(const void *data, size_t size, const char *name,
                                const ap_model_options *opt, ap_model **out);
 void ap_model_destroy(ap_model *m);
@@ -122,11 +123,12 @@ typedef struct ap_tensor_info {
   int type;                  /* ap_dtype */
   ap_ivec shape;             /* n == 0: scalar (or unknown rank, see has_rank) */
   ap_ivec shape_signature;   /* v == NULL if absent; -1 marks a dynamic dimension */
-  bool has_rank;
+  bool has_rank;             /* has_rank, or a shape vector is stored (older files) */
   uint32_t buffer;           /* index into the model's buffers; 0 = no data */
   bool is_variable;
   bool is_constant;          /* its buffer holds data */
-  size_t bytes;              /* shape product x element size (checked); 0 if unknowable */
+  size_t bytes;              /* shape product x element size, sub-byte types packed
+                                (verified not to overflow); 0 for STRING/RESOURCE/VARIANT */
   /* Quantization (all n == 0 if absent). zero_point is int64 as in the schema. */
   const float *scale;
   size_t scale_count;

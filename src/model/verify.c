@@ -80,6 +80,12 @@ static ap_status verify_tensor(ap_model *m, fb_verifier *v, size_t sg, size_t i,
     return FAIL("%s: subgraph %zu tensor %zu: buffer index %u out of range (model has %u "
                 "buffers)",
                 m->name, sg, i, buf, m->buffers.n);
+  uint32_t ext = fb_get_u32(b, t, FB_Tensor_external_buffer, 0);
+  if (ext != 0)
+    return ap_fail(&m->err, AP_ERR_UNSUPPORTED,
+                   "%s: subgraph %zu tensor %zu: data in external buffer %u (another file) is not "
+                   "supported",
+                   m->name, sg, i, ext);
   fb_vec shape = fb_vector(b, t, FB_Tensor_shape);
   const int32_t *dims = fb_vec_data(b, shape);
   if (!fb_verifier_spend(v, shape.n)) return FAIL("%s: %s", m->name, v->msg);

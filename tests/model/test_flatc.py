@@ -3,8 +3,10 @@
 
 For each ../shared/models/*.tflite: `flatc --json --strict-json --raw-binary --defaults-json`
 with ../shared/tflite/schema.fbs, and `arenaplan info --tensors --ops --json`; compares counts,
-every tensor (name, type, shape, shape_signature, buffer, is_variable, quantization), every
-operator (resolved builtin, opcode version, inputs, outputs, intermediates), subgraph inputs
+every tensor (name, type, shape, shape_signature, buffer, is_variable, quantization, whether it
+is constant and its byte size), the weight bytes, every
+operator (resolved builtin, opcode version, inputs, outputs, intermediates, and every field of
+its typed builtin options against flatc's builtin_options), subgraph inputs
 and outputs, signature defs and metadata. The builtin codes are resolved from the schema text
 itself (this script parses the BuiltinOperator enum), not from our C name table.
 
@@ -43,13 +45,72 @@ def enum_values(schema_text, name):
     return values
 
 
+def schema_tables(schema_text):
+    """{table: {field: type}} from the schema text."""
+    text = re.sub(r"//[^\n]*", "", schema_text)
+    tables = {}
+    for m in re.finditer(r"\btable\s+(\w+)\s*(?:\([^)]*\))?\s*\{([^}]*)\}", text):
+        fields = {}
+        for f in [x.strip() for x in m.group(2).split(";") if x.strip()]:
+            fm = re.match(r"(\w+)\s*:\s*(\[?\s*\w+\s*\]?)", f)
+            fields[fm.group(1)] = fm.group(2).replace(" ", "")
+        tables[m.group(1)] = fields
+    return tables
+
+
+def all_enums(schema_text):
+    names = re.findall(r"\benum\s+(\w+)", re.sub(r"//[^\n]*", "", schema_text))
+    return {n: enum_values(schema_text, n) for n in names}
+
+
+def compare_options(ow, a, b, tables, enums):
+    """Our typed options `b` against flatc's builtin_options of operator `a`."""
+    if b["builtin_code"] == 32:  # CUSTOM: options are the custom_options bytes
+        return
+    check(b["options"] is not None, f"{ow}: {b['builtin']} has no typed options")
+    if b["options"] is None or b["options"]["kind"] == "none":
+        return
+    fo, ftype = a.get("builtin_options"), a.get("builtin_options_type", "NONE")
+    check(b["options"]["stored"] == (fo is not None), f"{ow}: options stored")
+    if fo is None:
+        return
+    fields = tables[ftype]
+    for k, v in b["options"]["fields"].items():
+        check(k in fields, f"{ow}: {ftype} has no field {k}")
+        want = fo.get(k)
+        if isinstance(want, str) and fields.get(k) in enums:
+            want = enums[fields[k]][want]
+        if isinstance(v, float) or isinstance(want, float):
+            check(want is not None and abs(want - v) <= 5.0001e-7, f"{ow}: {ftype}.{k} {v} != {want}")
+        else:
+            check(want == v, f"{ow}: {ftype}.{k} {v} != {want}")
+
+
 def same_floats(flatc, ours):
     """flatc 2.0.8 prints floats in fixed notation with 6 decimals (0.00392054766 as 0.003921),
     so it can confirm a scale only to within half a unit of the 6th decimal."""
     return len(flatc) == len(ours) and all(abs(x - y) <= 5.0001e-7 for x, y in zip(flatc, ours))
 
 
-def compare(name, fj, oj, builtins, names_by_code):
+# Bits per element of each TensorType, from the type names (0: no fixed size).
+DTYPE_BITS = {"FLOAT32": 32, "FLOAT16": 16, "INT32": 32, "UINT8": 8, "INT64": 64, "STRING": 0,
+              "BOOL": 8, "INT16": 16, "COMPLEX64": 64, "INT8": 8, "FLOAT64": 64,
+              "COMPLEX128": 128, "UINT64": 64, "RESOURCE": 0, "VARIANT": 0, "UINT32": 32,
+              "UINT16": 16, "INT4": 4, "BFLOAT16": 16, "INT2": 2, "UINT4": 4,
+              "FLOAT8_E4M3FN": 8, "FLOAT8_E5M2": 8}
+
+
+def buffer_bytes(fj, index):
+    bufs = fj.get("buffers", [])
+    if index >= len(bufs):
+        return 0
+    b = bufs[index]
+    if b.get("data"):
+        return len(b["data"])
+    return b.get("size", 0) if b.get("offset", 0) > 1 else 0
+
+
+def compare(name, fj, oj, builtins, names_by_code, tables, enums):
     where = name
     fsgs = fj.get("subgraphs", [])
     check(len(fsgs) == len(oj["subgraphs"]),
@@ -75,6 +136,15 @@ def compare(name, fj, oj, builtins, names_by_code):
             check(a.get("shape_signature") == b["shape_signature"], f"{tw}: shape_signature")
             check(a.get("buffer", 0) == b["buffer"], f"{tw}: buffer {b['buffer']} != {a.get('buffer')}")
             check(a.get("is_variable", False) == b["is_variable"], f"{tw}: is_variable")
+            data = buffer_bytes(fj, a.get("buffer", 0))
+            check(b["constant"] == (a.get("buffer", 0) != 0 and data > 0), f"{tw}: constant")
+            elems = 1
+            for d in a.get("shape", []):
+                elems *= d
+            bits = DTYPE_BITS[a.get("type", "FLOAT32")]
+            check(b["bytes"] == (elems * bits + 7) // 8, f"{tw}: bytes {b['bytes']}")
+            if b["constant"] and bits:
+                check(data >= b["bytes"], f"{tw}: constant data {data} < {b['bytes']}")
             q = a.get("quantization") or {}
             scale, zp = q.get("scale", []), q.get("zero_point", [])
             if not scale and not zp:
@@ -98,6 +168,7 @@ def compare(name, fj, oj, builtins, names_by_code):
             check(a.get("opcode_index", 0) == b["opcode_index"], f"{ow}: opcode_index")
             for k in ("inputs", "outputs", "intermediates"):
                 check(a.get(k, []) == b[k], f"{ow}: {k} {b[k]} != {a.get(k, [])}")
+            compare_options(ow, a, b, tables, enums)
     fsig = fj.get("signature_defs", [])
     check(len(fsig) == len(oj["signatures"]), f"{where}: signature count")
     for a, b in zip(fsig, oj["signatures"]):
@@ -107,8 +178,16 @@ def compare(name, fj, oj, builtins, names_by_code):
             check([(t.get("name", ""), t.get("tensor_index", 0)) for t in a.get(k, [])] ==
                   [(t["name"], t["tensor"]) for t in b[k]], f"{where}: signature {k}")
     fmd = fj.get("metadata", [])
-    check([(x.get("name", ""), x.get("buffer", 0)) for x in fmd] ==
-          [(x["name"], x["buffer"]) for x in oj["metadata"]], f"{where}: metadata")
+    check([(x.get("name", ""), x.get("buffer", 0), buffer_bytes(fj, x.get("buffer", 0)))
+           for x in fmd] == [(x["name"], x["buffer"], x["bytes"]) for x in oj["metadata"]],
+          f"{where}: metadata")
+    used = set()
+    for sg in fsgs:
+        for t in sg.get("tensors", []):
+            if not t.get("is_variable", False) and t.get("buffer", 0):
+                used.add(t["buffer"])
+    weights = sum(buffer_bytes(fj, i) for i in used)
+    check(oj["weights"]["bytes"] == weights, f"{where}: weights {oj['weights']['bytes']} != {weights}")
     check(fj.get("description") == oj["description"], f"{where}: description")
 
 
@@ -127,6 +206,7 @@ def main():
     schema_text = open(schema).read()
     builtins = enum_values(schema_text, "BuiltinOperator")
     names_by_code = {v: k for k, v in builtins.items()}
+    tables, enums = schema_tables(schema_text), all_enums(schema_text)
     models = sorted(f for f in os.listdir(models_dir) if f.endswith(".tflite"))
     check(len(models) > 0, "no models found")
     with tempfile.TemporaryDirectory() as tmp:
@@ -146,7 +226,7 @@ def main():
             check(r.returncode == 0, f"{name}: arenaplan info failed: {r.stderr.strip()}")
             if r.returncode:
                 continue
-            compare(name, fj, json.loads(r.stdout), builtins, names_by_code)
+            compare(name, fj, json.loads(r.stdout), builtins, names_by_code, tables, enums)
     print(f"{len(models)} models compared with flatc")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0

@@ -15,8 +15,9 @@ static bool in_ivec(ap_ivec v, size_t t) {
 }
 
 int info_tensor_kind(const ap_model *m, size_t sg, size_t t, const ap_tensor_info *ti) {
-  if (ti->is_constant) return KIND_CONSTANT;
+  /* A variable with initial data is state, not a weight. */
   if (ti->is_variable) return KIND_VARIABLE;
+  if (ti->is_constant) return KIND_CONSTANT;
   if (in_ivec(ap_model_subgraph_inputs(m, sg), t)) return KIND_INPUT;
   if (in_ivec(ap_model_subgraph_outputs(m, sg), t)) return KIND_OUTPUT;
   return KIND_INTERMEDIATE;
@@ -86,7 +87,9 @@ uint64_t info_weight_bytes(const ap_model *m, size_t *buffers) {
   for (size_t sg = 0; seen && sg < ap_model_subgraph_count(m); sg++) {
     ap_tensor_info ti;
     for (size_t t = 0; t < ap_model_tensor_count(m, sg); t++) {
-      if (ap_model_tensor(m, sg, t, &ti) != AP_OK || !ti.is_constant || seen[ti.buffer]) continue;
+      if (ap_model_tensor(m, sg, t, &ti) != AP_OK || !ti.is_constant || ti.is_variable ||
+          seen[ti.buffer])
+        continue;
       size_t size;
       seen[ti.buffer] = 1;
       ap_model_buffer(m, ti.buffer, &size);
@@ -132,38 +135,68 @@ static void print_tensor_line(const ap_model *m, size_t sg, int32_t index, bool 
   }
   shape_str(shape, sizeof shape, &t);
   if (full)
-    printf("  %5d %-8s %-18s %6u %c %-22s %.30s\n", (int)index, ap_dtype_name(t.type), shape,
+    printf("  %5d %-8s %-18s %6u %c %-26s %.28s\n", (int)index, ap_dtype_name(t.type), shape,
            t.buffer, t.is_variable ? 'v' : '-', quant_str(q, sizeof q, &t), t.name);
   else
-    printf("  %5d %-8s %-18s %-24s %.38s\n", (int)index, ap_dtype_name(t.type), shape,
+    printf("  %5d %-8s %-18s %-26s %.37s\n", (int)index, ap_dtype_name(t.type), shape,
            quant_str(q, sizeof q, &t), t.name);
 }
 
-static void print_ivec(ap_ivec v) {
-  putchar('[');
+static void print_io_header(void) {
+  printf("  %5s %-8s %-18s %-26s %s\n", "#", "type", "shape", "quantization", "name");
+}
+
+static size_t put_ivec(char *buf, size_t size, size_t o, ap_ivec v) {
+  o += (size_t)snprintf(buf + o, o < size ? size - o : 0, "[");
   for (size_t i = 0; i < v.n; i++)
-    printf("%s%d", i ? "," : "", (int)v.v[i]);
-  putchar(']');
+    o += (size_t)snprintf(buf + o, o < size ? size - o : 0, "%s%d", i ? "," : "", (int)v.v[i]);
+  return o + (size_t)snprintf(buf + o, o < size ? size - o : 0, "]");
+}
+
+/* Prints `text` from column `col`, breaking after commas so no line passes 100 columns;
+ * continuation lines start at column `col` too. */
+static void print_wrapped(const char *text, size_t col) {
+  const size_t width = 100 - col;
+  while (strlen(text) > width) {
+    size_t cut = width;
+    while (cut > 0 && text[cut - 1] != ',' && text[cut - 1] != ' ')
+      cut--;
+    if (cut == 0) cut = width;
+    printf("%.*s\n%*s", (int)cut, text, (int)col, "");
+    text += cut;
+  }
+  printf("%s\n", text);
 }
 
 static void print_ops(const ap_model *m, size_t sg) {
   printf("  %5s %-28s %3s  %s\n", "op", "builtin", "ver", "inputs -> outputs (intermediates)");
-  for (size_t i = 0; i < ap_model_op_count(m, sg); i++) {
+  size_t cap = 1 << 16;
+  char *io = malloc(cap);
+  for (size_t i = 0; io && i < ap_model_op_count(m, sg); i++) {
     ap_op_info op;
     char name[128];
     if (ap_model_op(m, sg, i, &op) != AP_OK) continue;
+    /* Up to 12 characters per index: grow for ops with very many inputs. */
+    size_t need = 12 * (op.inputs.n + op.outputs.n + op.intermediates.n) + 16;
+    if (need > cap) {
+      char *bigger = realloc(io, need);
+      if (!bigger) break;
+      io = bigger;
+      cap = need;
+    }
+    size_t o = put_ivec(io, cap, 0, op.inputs);
+    o += (size_t)snprintf(io + o, cap - o, " -> ");
+    o = put_ivec(io, cap, o, op.outputs);
+    if (op.intermediates.n) {
+      o += (size_t)snprintf(io + o, cap - o, " (");
+      o = put_ivec(io, cap, o, op.intermediates);
+      snprintf(io + o, cap - o, ")");
+    }
     printf("  %5zu %-28.28s %3d  ", i, info_op_name(name, sizeof name, op.builtin, op.custom),
            (int)op.version);
-    print_ivec(op.inputs);
-    printf(" -> ");
-    print_ivec(op.outputs);
-    if (op.intermediates.n) {
-      printf(" (");
-      print_ivec(op.intermediates);
-      putchar(')');
-    }
-    putchar('\n');
+    print_wrapped(io, 42);
   }
+  free(io);
 }
 
 static void print_hist(info_hist *h, size_t n) {
@@ -203,10 +236,12 @@ static int human(const ap_model *m, bool tensors, bool ops) {
   free(h);
   for (size_t sg = 0; sg < nsg; sg++) {
     ap_ivec in = ap_model_subgraph_inputs(m, sg), out = ap_model_subgraph_outputs(m, sg);
-    printf("\nsubgraph %zu inputs:\n", sg);
+    printf("\nsubgraph %zu inputs%s\n", sg, in.n ? ":" : ": none");
+    if (in.n) print_io_header();
     for (size_t i = 0; i < in.n; i++)
       print_tensor_line(m, sg, in.v[i], false);
-    printf("subgraph %zu outputs:\n", sg);
+    printf("subgraph %zu outputs%s\n", sg, out.n ? ":" : ": none");
+    if (out.n) print_io_header();
     for (size_t i = 0; i < out.n; i++)
       print_tensor_line(m, sg, out.v[i], false);
   }
@@ -233,7 +268,7 @@ static int human(const ap_model *m, bool tensors, bool ops) {
     printf("  %-40.40s buffer %u, %s\n", md.name, md.buffer, cli_size(s1, sizeof s1, bytes));
   }
   for (size_t sg = 0; tensors && sg < nsg; sg++) {
-    printf("\nsubgraph %zu tensors:\n  %5s %-8s %-18s %6s %c %-22s %s\n", sg, "#", "type", "shape",
+    printf("\nsubgraph %zu tensors:\n  %5s %-8s %-18s %6s %c %-26s %s\n", sg, "#", "type", "shape",
            "buffer", 'v', "quantization", "name");
     for (size_t t = 0; t < ap_model_tensor_count(m, sg); t++)
       print_tensor_line(m, sg, (int32_t)t, true);
@@ -252,7 +287,7 @@ const ap_command cmd_info = {
     "usage: arenaplan info MODEL [--json] [--tensors] [--ops]\n"
     "\n"
     "Prints what a .tflite model holds: its subgraphs, the op histogram, tensor counts by\n"
-    "kind (each tensor counted once, the first of: constant, variable, graph input, graph\n"
+    "kind (each tensor counted once, the first of: variable, constant, graph input, graph\n"
     "output, intermediate), the weight bytes (distinct buffers tensors use as constants),\n"
     "every graph input and output (type, shape with -1 for the dynamic dims of\n"
     "shape_signature, quantization), signature defs, metadata and the description.\n"

@@ -76,8 +76,10 @@ static void op(FILE *f, const ap_model *m, size_t sg, size_t i) {
   ivec(f, o.outputs);
   fputs(",\"intermediates\":", f);
   ivec(f, o.intermediates);
-  fprintf(f, ",\"options_type\":%u,\"custom_options_bytes\":%zu}", o.options_type,
+  fprintf(f, ",\"options_type\":%u,\"custom_options_bytes\":%zu,\"options\":", o.options_type,
           o.custom_options_size);
+  info_options_json(f, m, sg, i);
+  fputc('}', f);
 }
 
 static bool hist(FILE *f, const ap_model *m, size_t sg) {
