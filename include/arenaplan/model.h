@@ -152,14 +152,6 @@ typedef struct ap_op_info {
 } ap_op_info;
 ap_status ap_model_op(const ap_model *m, size_t sg, size_t op, ap_op_info *out);
 
-/* The subgraphs a control-flow op runs, in execution order: WHILE cond then body, IF then and
- * else, CALL_ONCE init. count is 0 for every other op. Indices are as stored (the caller
- * checks their range); an op whose options are missing or of another type is AP_ERR_FORMAT. */
-typedef struct ap_control_flow {
-  int32_t subgraph[2];
-  size_t count;
-} ap_control_flow;
-ap_status ap_model_op_control_flow(const ap_model *m, size_t sg, size_t op, ap_control_flow *out);
 
 #ifdef __cplusplus
 }

@@ -31,6 +31,7 @@
 
 #include "arenaplan/base.h"
 #include "arenaplan/model.h"
+#include "arenaplan/options.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -147,25 +148,16 @@ typedef struct ap_options {
 
 /* BuiltinOptions union type numbers (schema.fbs declaration order, from 1). */
 enum {
-  AP_OPTIONS_CONV2D = 1,
-  AP_OPTIONS_DEPTHWISE_CONV2D = 2,
-  AP_OPTIONS_POOL2D = 5,
-  AP_OPTIONS_FULLY_CONNECTED = 8,
-  AP_OPTIONS_SOFTMAX = 9,
-  AP_OPTIONS_CONCATENATION = 10,
-  AP_OPTIONS_ADD = 11,
-  AP_OPTIONS_RESHAPE = 17,
-  AP_OPTIONS_MUL = 21
+  AP_BUILTIN_OPTIONS_CONV2D = 1,
+  AP_BUILTIN_OPTIONS_DEPTHWISE_CONV2D = 2,
+  AP_BUILTIN_OPTIONS_POOL2D = 5,
+  AP_BUILTIN_OPTIONS_FULLY_CONNECTED = 8,
+  AP_BUILTIN_OPTIONS_SOFTMAX = 9,
+  AP_BUILTIN_OPTIONS_CONCATENATION = 10,
+  AP_BUILTIN_OPTIONS_ADD = 11,
+  AP_BUILTIN_OPTIONS_RESHAPE = 17,
+  AP_BUILTIN_OPTIONS_MUL = 21
 };
-typedef enum ap_padding { AP_PADDING_SAME = 0, AP_PADDING_VALID = 1 } ap_padding;
-typedef enum ap_activation {
-  AP_ACT_NONE = 0,
-  AP_ACT_RELU = 1,
-  AP_ACT_RELU_N1_TO_1 = 2,
-  AP_ACT_RELU6 = 3,
-  AP_ACT_TANH = 4,
-  AP_ACT_SIGN_BIT = 5
-} ap_activation;
 
 /* Conv2DOptions: padding, stride_w, stride_h, fused_activation_function, dilation_w_factor,
  * dilation_h_factor. */

@@ -1,5 +1,6 @@
 /* The graph object: creation, accessors, scratch requests and the problem it makes. The
  * timeline itself is built by one file per rule set. */
+#include "arenaplan/options.h"
 #include "graph_internal.h"
 
 #include <string.h>
@@ -103,18 +104,32 @@ ap_status graph_classify(ap_graph *g) {
 
 ap_status graph_called_subgraphs(ap_graph *g, size_t sg, size_t op, int32_t called[2],
                                  size_t *count) {
-  ap_control_flow cf;
-  ap_status s = ap_model_op_control_flow(g->model, sg, op, &cf);
-  if (s != AP_OK)
-    return ap_fail(&g->err, s, "%s: subgraph %zu op %zu: control-flow op without the options "
-                   "naming its subgraphs", ap_model_path(g->model), sg, op);
-  *count = cf.count;
-  for (size_t i = 0; i < cf.count; i++) {
-    if (cf.subgraph[i] < 0 || (size_t)cf.subgraph[i] >= g->sg_count)
-      return ap_fail(&g->err, AP_ERR_FORMAT,
-                     "%s: subgraph %zu op %zu: calls subgraph %d (model has %zu subgraphs)",
-                     ap_model_path(g->model), sg, op, cf.subgraph[i], g->sg_count);
-    called[i] = cf.subgraph[i];
+  *count = 0;
+  ap_op_info info;
+  ap_status s = ap_model_op(g->model, sg, op, &info);
+  if (s != AP_OK) return ap_fail(&g->err, s, "%s", ap_model_error(g->model));
+  if (info.custom) return AP_OK;
+  ap_op_options o;
+  s = ap_model_op_options(g->model, sg, op, &o);
+  if (s == AP_ERR_UNSUPPORTED) return AP_OK; /* no control flow among untyped options */
+  if (s != AP_OK) return ap_fail(&g->err, s, "%s", ap_model_error(g->model));
+  /* Subgraph indices are verified in range at load. */
+  switch (o.kind) {
+  case AP_OPTIONS_WHILE:
+    called[0] = o.while_op.cond_subgraph;
+    called[1] = o.while_op.body_subgraph;
+    *count = 2;
+    break;
+  case AP_OPTIONS_IF:
+    called[0] = o.if_op.then_subgraph;
+    called[1] = o.if_op.else_subgraph;
+    *count = 2;
+    break;
+  case AP_OPTIONS_CALL_ONCE:
+    called[0] = o.call_once.init_subgraph;
+    *count = 1;
+    break;
+  default: break;
   }
   return AP_OK;
 }

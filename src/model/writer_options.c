@@ -21,7 +21,7 @@ static ap_options make(uint8_t type) {
 
 ap_options ap_options_conv2d(ap_padding padding, int32_t stride_w, int32_t stride_h,
                              ap_activation act, int32_t dilation_w, int32_t dilation_h) {
-  ap_options o = make(AP_OPTIONS_CONV2D);
+  ap_options o = make(AP_BUILTIN_OPTIONS_CONV2D);
   put_int(&o, 0, AP_OPT_INT8, padding);
   put_int(&o, 1, AP_OPT_INT32, stride_w);
   put_int(&o, 2, AP_OPT_INT32, stride_h);
@@ -34,7 +34,7 @@ ap_options ap_options_conv2d(ap_padding padding, int32_t stride_w, int32_t strid
 ap_options ap_options_depthwise_conv2d(ap_padding padding, int32_t stride_w, int32_t stride_h,
                                        int32_t depth_multiplier, ap_activation act,
                                        int32_t dilation_w, int32_t dilation_h) {
-  ap_options o = make(AP_OPTIONS_DEPTHWISE_CONV2D);
+  ap_options o = make(AP_BUILTIN_OPTIONS_DEPTHWISE_CONV2D);
   put_int(&o, 0, AP_OPT_INT8, padding);
   put_int(&o, 1, AP_OPT_INT32, stride_w);
   put_int(&o, 2, AP_OPT_INT32, stride_h);
@@ -47,7 +47,7 @@ ap_options ap_options_depthwise_conv2d(ap_padding padding, int32_t stride_w, int
 
 ap_options ap_options_pool2d(ap_padding padding, int32_t stride_w, int32_t stride_h,
                              int32_t filter_w, int32_t filter_h, ap_activation act) {
-  ap_options o = make(AP_OPTIONS_POOL2D);
+  ap_options o = make(AP_BUILTIN_OPTIONS_POOL2D);
   put_int(&o, 0, AP_OPT_INT8, padding);
   put_int(&o, 1, AP_OPT_INT32, stride_w);
   put_int(&o, 2, AP_OPT_INT32, stride_h);
@@ -58,7 +58,7 @@ ap_options ap_options_pool2d(ap_padding padding, int32_t stride_w, int32_t strid
 }
 
 ap_options ap_options_fully_connected(ap_activation act, bool keep_num_dims) {
-  ap_options o = make(AP_OPTIONS_FULLY_CONNECTED);
+  ap_options o = make(AP_BUILTIN_OPTIONS_FULLY_CONNECTED);
   put_int(&o, 0, AP_OPT_INT8, act);
   put_int(&o, 1, AP_OPT_INT8, 0); /* weights_format DEFAULT */
   put_int(&o, 2, AP_OPT_BOOL, keep_num_dims);
@@ -66,33 +66,33 @@ ap_options ap_options_fully_connected(ap_activation act, bool keep_num_dims) {
 }
 
 ap_options ap_options_softmax(float beta) {
-  ap_options o = make(AP_OPTIONS_SOFTMAX);
+  ap_options o = make(AP_BUILTIN_OPTIONS_SOFTMAX);
   o.fields[0] = (ap_option_field){.id = 0, .kind = AP_OPT_FLOAT32, .f = beta};
   o.count = 1;
   return o;
 }
 
 ap_options ap_options_add(ap_activation act) {
-  ap_options o = make(AP_OPTIONS_ADD);
+  ap_options o = make(AP_BUILTIN_OPTIONS_ADD);
   put_int(&o, 0, AP_OPT_INT8, act);
   return o;
 }
 
 ap_options ap_options_mul(ap_activation act) {
-  ap_options o = make(AP_OPTIONS_MUL);
+  ap_options o = make(AP_BUILTIN_OPTIONS_MUL);
   put_int(&o, 0, AP_OPT_INT8, act);
   return o;
 }
 
 ap_options ap_options_reshape(const int32_t *new_shape, size_t n) {
-  ap_options o = make(AP_OPTIONS_RESHAPE);
+  ap_options o = make(AP_BUILTIN_OPTIONS_RESHAPE);
   o.fields[0] = (ap_option_field){.id = 0, .kind = AP_OPT_INT32_VECTOR, .data = new_shape, .n = n};
   o.count = 1;
   return o;
 }
 
 ap_options ap_options_concatenation(int32_t axis, ap_activation act) {
-  ap_options o = make(AP_OPTIONS_CONCATENATION);
+  ap_options o = make(AP_BUILTIN_OPTIONS_CONCATENATION);
   put_int(&o, 0, AP_OPT_INT32, axis);
   put_int(&o, 1, AP_OPT_INT8, act);
   return o;

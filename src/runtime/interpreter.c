@@ -46,7 +46,7 @@ static ap_status init_tensor(ap_interpreter *it, size_t sg, size_t t) {
   if (sg == 0 && it->input_dims) {
     ap_ivec in = ap_model_subgraph_inputs(it->model, 0);
     for (size_t i = 0; i < in.n; i++)
-      if ((size_t)in.v[i] == t && it->input_dims[i]) {
+      if ((size_t)in.v[i] == t && it->input_rank[i] >= 0) {
         dims = it->input_dims[i];
         rank = it->input_rank[i];
       }
