@@ -3,12 +3,16 @@
 set -e
 BUILD=${1:-build}
 MODEL="$BUILD/example.tflite"
+run() {
+  echo
+  echo "\$ arenaplan $*"
+  "$BUILD/arenaplan" "$@"
+}
 
-# 1. A small float32 image classifier, written by arenaplan's own model writer.
-"$BUILD/arenaplan" example -o "$MODEL"
-
-# 2. What arenaplan can do with it.
-# (The lead adds the model-reading subcommands here as they land, e.g.
-#    "$BUILD/arenaplan" info "$MODEL"
-#    "$BUILD/arenaplan" "$MODEL"            # the headline: arena, lower bound, weights, IO )
-"$BUILD/arenaplan" --help
+# A small float32 image classifier, written by arenaplan's own model writer.
+run example -o "$MODEL"
+# What it holds, the headline, the plan tensor by tensor, and every strategy side by side.
+run info "$MODEL"
+run "$MODEL"
+run plan "$MODEL" --tensors
+run compare "$MODEL"

@@ -49,8 +49,10 @@ bool ap_model_plan_optimal(const ap_model_plan *mp);
 bool ap_model_plan_tensor_offset(const ap_model_plan *mp, size_t subgraph, size_t tensor,
                                  uint64_t *offset);
 
-/* Bytes of the model's constant data (buffers with data, as stored). */
-uint64_t ap_model_weight_bytes(const ap_model *m);
+/* Bytes of the model's weights: the distinct buffers that constant tensors use, as stored
+ * (variables' initial values and metadata are not weights). *buffers (may be NULL) receives
+ * how many buffers that is. */
+uint64_t ap_model_weight_bytes(const ap_model *m, size_t *buffers);
 /* Bytes of the inputs and outputs of subgraph sg. */
 uint64_t ap_model_input_bytes(const ap_model *m, size_t sg);
 uint64_t ap_model_output_bytes(const ap_model *m, size_t sg);

@@ -56,7 +56,7 @@ static int run(int argc, char **argv) {
   bool ok_tfl, ok_tflm;
   uint64_t tfl = arena_of(m, ap_model_plan_tflite(), NULL, &ok_tfl);
   uint64_t tflm = arena_of(m, ap_model_plan_tflm(), NULL, &ok_tflm);
-  uint64_t w = ap_model_weight_bytes(m);
+  uint64_t w = ap_model_weight_bytes(m, NULL);
   uint64_t in = ap_model_input_bytes(m, 0), out = ap_model_output_bytes(m, 0);
   char s[64];
   if (json) {

@@ -79,28 +79,6 @@ info_hist *info_histogram(const ap_model *m, size_t sg, size_t *n) {
   return h;
 }
 
-uint64_t info_weight_bytes(const ap_model *m, size_t *buffers) {
-  size_t nb = ap_model_buffer_count(m);
-  unsigned char *seen = calloc(nb ? nb : 1, 1);
-  uint64_t total = 0;
-  *buffers = 0;
-  for (size_t sg = 0; seen && sg < ap_model_subgraph_count(m); sg++) {
-    ap_tensor_info ti;
-    for (size_t t = 0; t < ap_model_tensor_count(m, sg); t++) {
-      if (ap_model_tensor(m, sg, t, &ti) != AP_OK || !ti.is_constant || ti.is_variable ||
-          seen[ti.buffer])
-        continue;
-      size_t size;
-      seen[ti.buffer] = 1;
-      ap_model_buffer(m, ti.buffer, &size);
-      total += size;
-      (*buffers)++;
-    }
-  }
-  free(seen);
-  return total;
-}
-
 /* "[1,49,10,1]", where the dims shape_signature marks dynamic show as -1: "[-1,49,10,1]".
  * A "?" after it: the rank is unknown. */
 static const char *shape_str(char *buf, size_t size, const ap_tensor_info *t) {
@@ -215,7 +193,7 @@ static int human(const ap_model *m, bool tensors, bool ops) {
   const char *desc = ap_model_description(m);
   if (desc) printf("description: %.80s\n", desc);
   size_t nw;
-  uint64_t w = info_weight_bytes(m, &nw);
+  uint64_t w = ap_model_weight_bytes(m, &nw);
   printf("weights: %s in %zu buffers (model has %zu buffers, %zu operator codes)\n",
          cli_size(s2, sizeof s2, w), nw, ap_model_buffer_count(m), ap_model_opcode_count(m));
   printf("\nsubgraphs: %zu\n", nsg);

@@ -22,8 +22,7 @@ info_hist *info_histogram(const ap_model *m, size_t sg, size_t *n);
 /* "CONV_2D" or "CUSTOM(name)" into buf. */
 const char *info_op_name(char *buf, size_t size, int32_t builtin, const char *custom);
 
-/* Bytes of the distinct buffers that non-variable tensors use as constant data. */
-uint64_t info_weight_bytes(const ap_model *m, size_t *buffers);
+
 
 /* An op's typed options as JSON ("null" for ops whose options are not typed). */
 void info_options_json(FILE *f, const ap_model *m, size_t sg, size_t op);

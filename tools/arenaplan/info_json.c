@@ -138,7 +138,7 @@ int info_json(const ap_model *m, bool tensors, bool ops) {
   FILE *f = stdout;
   size_t size, nw;
   ap_model_bytes(m, &size);
-  uint64_t w = info_weight_bytes(m, &nw);
+  uint64_t w = ap_model_weight_bytes(m, &nw);
   fputs("{\"schema_version\":1,\"file\":", f);
   cli_json_string(f, ap_model_path(m));
   fprintf(f, ",\"bytes\":%zu,\"version\":%u,\"description\":", size, ap_model_version(m));
