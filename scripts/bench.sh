@@ -7,7 +7,7 @@ OUT=bench/RESULTS.md
 {
   echo "# arenaplan benchmark results"
   echo
-  echo "Written by \`make bench\` (scripts/bench.sh: \`$BUILD/bench/bench_plan_bench $RUNS\`)"
+  echo "Written by \`make bench\` (scripts/bench.sh: \`$BUILD/bench/bench_plan_bench $RUNS\`, \`$BUILD/bench/bench_model_bench $RUNS\`)"
   echo "on $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores,"
   echo "$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //'),"
   echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown). Times are wall-clock"
@@ -16,6 +16,7 @@ OUT=bench/RESULTS.md
   echo "Arenas are deterministic."
   echo
   "$BUILD/bench/bench_plan_bench" "$RUNS"
+  "$BUILD/bench/bench_model_bench" "$RUNS"
 } > "$OUT.tmp"
 mv "$OUT.tmp" "$OUT"
 echo "bench: wrote $OUT"

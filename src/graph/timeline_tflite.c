@@ -38,10 +38,15 @@ ap_status graph_build_tflite(ap_graph *g) {
       if (l->kind != AP_KIND_INPUT && l->kind != AP_KIND_OUTPUT &&
           l->kind != AP_KIND_INTERMEDIATE)
         continue;
-      /* Only graph inputs and op outputs are ever allocated by the ArenaPlanner. */
-      if (l->kind == AP_KIND_INPUT) l->first = base;
-      else if (l->producer >= 0) l->first = l->producer;
-      else continue;
+      /* The ArenaPlanner allocates graph inputs and op outputs. A tensor that ops read but
+       * nothing writes (a delegate's scratch, say) is counted from the start: the op needs its
+       * bytes either way. */
+      if (l->kind == AP_KIND_INPUT || (l->producer < 0 && l->last_reader >= 0))
+        l->first = base;
+      else if (l->producer >= 0)
+        l->first = l->producer;
+      else
+        continue;
       l->last = l->last_reader >= 0 ? l->last_reader : end;
       l->planned = true;
     }

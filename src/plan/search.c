@@ -68,7 +68,10 @@ ap_status ap_search_skyline(const ap_strategy_ctx *ctx, uint64_t work, uint64_t 
   memcpy(best_prio, prio, n * sizeof *prio);
   uint64_t seed = 0x9E3779B97F4A7C15ull ^ n;
   size_t flips = n / 30 > 2 ? n / 30 : 2;
-  for (unsigned round = 1; work && best > ctx->lower_bound; round++) {
+  /* Small problems make rounds cheap: without a cap, a dozen requests whose optimum lies above
+   * the lower bound would spin through the whole work budget (300 ms) to no gain. */
+  uint64_t max_rounds = 64 * (uint64_t)n + 1000;
+  for (uint64_t round = 1; work && best > ctx->lower_bound && round <= max_rounds; round++) {
     if (s.work < work / 4) {
       draw(ctx, round % 4, &seed, prio);
     } else {
