@@ -96,6 +96,12 @@ typedef struct ap_tflm_unmodelled {
  * A kernel with buffers that grow with its tensors can exceed it: the output says so. */
 #define AP_TFLM_UNMODELLED_ALLOWANCE 1024u
 
+/* A kernel's RequestScratchBufferInArena call (bytes as requested; the planner rounds to 16). */
+typedef struct ap_tflm_scratch {
+  uint32_t subgraph, op;
+  uint64_t bytes;
+} ap_tflm_scratch;
+
 typedef struct ap_tflm_options {
   ap_tflm_target target;
   /* Model TFLite Micro's benchmark setup (RecordingMicroAllocator, recording allocator
@@ -116,8 +122,9 @@ typedef struct ap_tflm_result {
   uint64_t planning_peak_bytes; /* what the planning step needs (see above) */
   uint64_t category_bytes[AP_TFLM_CATEGORY_COUNT];
   uint32_t category_count[AP_TFLM_CATEGORY_COUNT];
-  size_t planned_buffers;  /* buffers handed to the GreedyMemoryPlanner */
-  size_t scratch_requests; /* RequestScratchBufferInArena calls */
+  size_t planned_buffers;   /* buffers handed to the GreedyMemoryPlanner */
+  ap_tflm_scratch *scratch; /* RequestScratchBufferInArena calls, in order */
+  size_t scratch_requests;
   uint64_t scratch_bytes;  /* their requested bytes */
   bool resource_variables; /* the setup creates MicroResourceVariables */
   ap_tflm_item *items;     /* the tail, in order */

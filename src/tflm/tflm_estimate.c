@@ -9,11 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-typedef struct scratch_req {
-  uint32_t sg, op;
-  uint64_t bytes;
-} scratch_req;
-
 typedef struct sim {
   const ap_allocator *a;
   const ap_model *m;
@@ -26,7 +21,7 @@ typedef struct sim {
   tflm_needs *needs; /* per op (model-wide op index) */
   const tflm_rule **rule;
   size_t *op_base; /* per subgraph: index of its op 0 in needs/rule */
-  scratch_req *scratch;
+  ap_tflm_scratch *scratch;
   size_t scratch_count, scratch_cap;
   const char **resources; /* resource variables already holding a buffer */
   size_t resource_count, resource_cap;
@@ -57,9 +52,10 @@ static bool grow(const ap_allocator *a, void **p, size_t *cap, size_t need, size
   return true;
 }
 
-/* One tail allocation: AllocatePersistentBuffer(bytes, align). */
-static ap_status take(sim *s, ap_tflm_phase ph, ap_tflm_category cat, int32_t sg, int32_t op,
-                      const char *what, uint64_t bytes, uint32_t align) {
+/* One tail allocation: AllocatePersistentBuffer(bytes, align), of `count` objects as
+ * RecordingMicroAllocator counts them. */
+static ap_status take_n(sim *s, ap_tflm_phase ph, ap_tflm_category cat, int32_t sg, int32_t op,
+                        const char *what, uint64_t bytes, uint32_t align, uint32_t count) {
   ap_tflm_result *r = s->r;
   uint64_t end, after;
   if (!ap_add_u64(s->tail, bytes, &end) || !ap_align_up(end, align, &after))
@@ -68,9 +64,14 @@ static ap_status take(sim *s, ap_tflm_phase ph, ap_tflm_category cat, int32_t sg
     return fail(s, AP_ERR_NOMEM, "out of memory");
   r->items[r->item_count++] = (ap_tflm_item){ph, cat, sg, op, what, bytes, align, after - s->tail};
   r->category_bytes[cat] += after - s->tail;
-  r->category_count[cat]++;
+  r->category_count[cat] += count;
   s->tail = after;
   return AP_OK;
+}
+
+static ap_status take(sim *s, ap_tflm_phase ph, ap_tflm_category cat, int32_t sg, int32_t op,
+                      const char *what, uint64_t bytes, uint32_t align) {
+  return take_n(s, ph, cat, sg, op, what, bytes, align, 1);
 }
 
 /* AllocateTemp(bytes, align) from `front`. */
@@ -171,14 +172,14 @@ static ap_status start(sim *s) {
     st = take(s, AP_TFLM_PHASE_START, AP_TFLM_MODEL_START, -1, -1, "SubgraphAllocations[]",
               (uint64_t)z->subgraph_allocations.size * n_sg, z->subgraph_allocations.align);
   for (size_t sg = 0; sg < n_sg && !st; sg++)
-    st =
-        take(s, AP_TFLM_PHASE_START, AP_TFLM_EVAL_TENSOR, (int32_t)sg, -1, "TfLiteEvalTensor[]",
-             (uint64_t)z->eval_tensor.size * ap_model_tensor_count(s->m, sg), z->eval_tensor.align);
+    st = take_n(s, AP_TFLM_PHASE_START, AP_TFLM_EVAL_TENSOR, (int32_t)sg, -1, "TfLiteEvalTensor[]",
+                (uint64_t)z->eval_tensor.size * ap_model_tensor_count(s->m, sg),
+                z->eval_tensor.align, (uint32_t)ap_model_tensor_count(s->m, sg));
   for (size_t sg = 0; sg < n_sg && !st; sg++)
-    st = take(s, AP_TFLM_PHASE_START, AP_TFLM_NODE_AND_REGISTRATION, (int32_t)sg, -1,
-              "NodeAndRegistration[]",
-              (uint64_t)z->node_and_registration.size * ap_model_op_count(s->m, sg),
-              z->node_and_registration.align);
+    st = take_n(s, AP_TFLM_PHASE_START, AP_TFLM_NODE_AND_REGISTRATION, (int32_t)sg, -1,
+                "NodeAndRegistration[]",
+                (uint64_t)z->node_and_registration.size * ap_model_op_count(s->m, sg),
+                z->node_and_registration.align, (uint32_t)ap_model_op_count(s->m, sg));
   see_peak(s, (uint64_t)z->scratch_request.size * TFLM_MAX_REQUESTS);
   return st;
 }
@@ -321,19 +322,24 @@ static ap_status prepare(sim *s) {
                 sizeof *s->scratch))
         return fail(s, AP_ERR_NOMEM, "out of memory");
       for (size_t j = 0; j < n->scratch_count; j++) {
-        s->scratch[s->scratch_count++] = (scratch_req){(uint32_t)sg, (uint32_t)i, n->scratch[j]};
+        s->scratch[s->scratch_count++] =
+            (ap_tflm_scratch){(uint32_t)sg, (uint32_t)i, n->scratch[j]};
         s->r->scratch_bytes += n->scratch[j];
       }
     }
   s->r->scratch_requests = s->scratch_count;
+  s->r->scratch = s->scratch; /* the result owns it now */
+  s->scratch = NULL;
+  s->scratch_cap = 0;
   return AP_OK;
 }
 
 static ap_status build_problem(sim *s, ap_problem **out) {
   ap_graph *g = NULL;
   ap_status st = ap_graph_create(s->m, &(ap_graph_options){.rules = AP_RULES_TFLM}, s->a, &g);
-  for (size_t j = 0; j < s->scratch_count && !st; j++)
-    st = ap_graph_add_scratch(g, s->scratch[j].sg, s->scratch[j].op, s->scratch[j].bytes, NULL);
+  const ap_tflm_scratch *q = s->r->scratch;
+  for (size_t j = 0; j < s->r->scratch_requests && !st; j++)
+    st = ap_graph_add_scratch(g, q[j].subgraph, q[j].op, q[j].bytes, NULL);
   if (!st) st = ap_graph_problem(g, -1, 16, out);
   if (st) fail(s, st, "TFLite Micro's lifetimes: %s", g ? ap_graph_error(g) : "out of memory");
   ap_graph_destroy(g);
@@ -469,6 +475,7 @@ void ap_tflm_result_free(ap_tflm_result *r, const ap_allocator *a) {
   a = ap_alloc_or_default(a);
   ap_free(a, r->items);
   ap_free(a, r->unmodelled);
+  ap_free(a, r->scratch);
   memset(r, 0, sizeof *r);
 }
 
