@@ -120,7 +120,10 @@ typedef struct ap_tflm_result {
   uint64_t tail_bytes;
   uint64_t prepare_peak_bytes;  /* max over AllocateTensors of (head or temp) + tail */
   uint64_t planning_peak_bytes; /* what the planning step needs (see above) */
+  uint64_t temp_peak_bytes;     /* prepare_peak_bytes before the final plan is placed */
   uint64_t category_bytes[AP_TFLM_CATEGORY_COUNT];
+  /* Counted as RecordingMicroAllocator counts: tensors for eval tensors, ops for
+   * NodeAndRegistration, allocations for the rest. */
   uint32_t category_count[AP_TFLM_CATEGORY_COUNT];
   size_t planned_buffers;   /* buffers handed to the GreedyMemoryPlanner */
   ap_tflm_scratch *scratch; /* RequestScratchBufferInArena calls, in order */
@@ -142,6 +145,10 @@ typedef struct ap_tflm_result {
 ap_status ap_tflm_estimate(const ap_model *m, const ap_tflm_options *opt, const ap_allocator *a,
                            ap_tflm_result *out);
 void ap_tflm_result_free(ap_tflm_result *r, const ap_allocator *a);
+
+/* The smallest arena (multiple of 16) if TFLite Micro's head were `head_bytes` instead (an
+ * embedded plan of the same buffers), with everything else as estimated. */
+uint64_t ap_tflm_min_arena_with_head(const ap_tflm_result *r, uint64_t head_bytes);
 
 /* The problem TFLite Micro's planner receives (its lifetimes, its kernels' scratch requests),
  * to plan it with any strategy: "tflm" gives head_bytes. Destroy with ap_problem_destroy. */

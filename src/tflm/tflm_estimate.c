@@ -209,6 +209,9 @@ static ap_status classify_ops(sim *s) {
                     "op %zu of subgraph %zu is the Ethos-U custom op: TFLite Micro allocates "
                     "this model only on an Ethos-U device, not with reference kernels",
                     i, sg);
+      if (tflm_kernel_absent(&c.info))
+        return fail(s, AP_ERR_UNSUPPORTED,
+                    "op %zu of subgraph %zu is %s: TFLite Micro has no kernel for it", i, sg, name);
       size_t k = s->op_base[sg] + i;
       s->rule[k] = tflm_rule_for(&c.info);
       if (!s->rule[k]) {
@@ -396,7 +399,6 @@ static ap_status finish(sim *s) {
   if (!ap_align_up(front, 16, &a16) || !ap_align_up(s->tail, 16, &t16))
     return fail(s, AP_ERR_OVERFLOW, "planning size overflows");
   r->planning_peak_bytes = a16 + (uint64_t)z->planner_per_buffer * r->planned_buffers + t16;
-  see_peak(s, r->head_bytes);
 
   /* MicroInterpreter::AllocateTensors: the input and output TfLiteTensors of subgraph 0. */
   for (int out = 0; out < 2 && !st; out++) {
@@ -438,13 +440,13 @@ ap_status ap_tflm_estimate(const ap_model *m, const ap_tflm_options *opt, const 
   if (!m || (unsigned)o.target > AP_TFLM_MCU32)
     return fail(&s, AP_ERR_ARG, "no model, or an unknown target");
   if (ap_model_subgraph_count(m) == 0) return fail(&s, AP_ERR_FORMAT, "the model has no subgraph");
-  if (has_offline_plan(m))
-    return fail(&s, AP_ERR_UNSUPPORTED,
-                "the model carries an OfflineMemoryAllocation plan; arenaplan models TFLite "
-                "Micro's online planner only");
   out->target = o.target;
   s.z = tflm_sizes_for(o.target);
   ap_status st = classify_ops(&s);
+  if (!st && has_offline_plan(m))
+    st = fail(&s, AP_ERR_UNSUPPORTED,
+              "the model carries an OfflineMemoryAllocation plan; arenaplan models TFLite "
+              "Micro's online planner only");
   if (!st) st = setup(&s, &o);
   if (!st) st = start(&s);
   if (!st) st = parse(&s);
@@ -459,6 +461,7 @@ ap_status ap_tflm_estimate(const ap_model *m, const ap_tflm_options *opt, const 
     memcpy(out->error, msg, sizeof msg);
     return st;
   }
+  out->temp_peak_bytes = s.peak;
   out->tail_bytes = s.tail;
   out->arena_used_bytes = out->head_bytes + s.tail;
   out->prepare_peak_bytes = AP_MAX(s.peak, out->arena_used_bytes);
@@ -468,6 +471,14 @@ ap_status ap_tflm_estimate(const ap_model *m, const ap_tflm_options *opt, const 
     return fail(&s, AP_ERR_OVERFLOW, "arena size overflows");
   }
   return AP_OK;
+}
+
+uint64_t ap_tflm_min_arena_with_head(const ap_tflm_result *r, uint64_t head_bytes) {
+  if (!r) return 0;
+  uint64_t used, need;
+  if (!ap_add_u64(head_bytes, r->tail_bytes, &used)) return UINT64_MAX;
+  need = AP_MAX(AP_MAX(used, r->temp_peak_bytes), r->planning_peak_bytes);
+  return ap_align_up(need, 16, &need) ? need : UINT64_MAX;
 }
 
 void ap_tflm_result_free(ap_tflm_result *r, const ap_allocator *a) {

@@ -58,6 +58,9 @@ typedef struct tflm_rule {
 /* The rule for an op, or NULL when its allocation behaviour is not modelled. */
 const tflm_rule *tflm_rule_for(const ap_op_info *info);
 
+/* True for builtins TFLite Micro has no kernel for: AllocateTensors fails. */
+bool tflm_kernel_absent(const ap_op_info *info);
+
 /* Fills the needs of one op from its rule (op data, then the rule's extra). */
 ap_status tflm_op_needs(const tflm_op_ctx *c, const tflm_rule *r, tflm_needs *n);
 
