@@ -82,7 +82,8 @@ static ap_status temp(sim *s, uint64_t *front, uint64_t bytes, uint32_t align) {
 }
 
 static void see_peak(sim *s, uint64_t front) {
-  uint64_t v = front + s->tail;
+  uint64_t v;
+  if (!ap_add_u64(front, s->tail, &v)) v = UINT64_MAX;
   if (v > s->peak) s->peak = v;
 }
 
@@ -221,6 +222,8 @@ static ap_status classify_ops(sim *s) {
         continue;
       }
       st = tflm_op_needs(&c, s->rule[k], &s->needs[k]);
+      if (st == AP_ERR_OVERFLOW)
+        return fail(s, st, "op %zu (%s) of subgraph %zu: a buffer size overflows", i, name, sg);
       if (st == AP_ERR_UNSUPPORTED)
         return fail(s, st, "op %zu (%s) of subgraph %zu: more than %d requests", i, name, sg,
                     TFLM_MAX_REQUESTS);
@@ -327,7 +330,8 @@ static ap_status prepare(sim *s) {
       for (size_t j = 0; j < n->scratch_count; j++) {
         s->scratch[s->scratch_count++] =
             (ap_tflm_scratch){(uint32_t)sg, (uint32_t)i, n->scratch[j]};
-        s->r->scratch_bytes += n->scratch[j];
+        if (!ap_add_u64(s->r->scratch_bytes, n->scratch[j], &s->r->scratch_bytes))
+          return fail(s, AP_ERR_OVERFLOW, "scratch bytes overflow");
       }
     }
   s->r->scratch_requests = s->scratch_count;
@@ -398,7 +402,11 @@ static ap_status finish(sim *s) {
   uint64_t a16, t16;
   if (!ap_align_up(front, 16, &a16) || !ap_align_up(s->tail, 16, &t16))
     return fail(s, AP_ERR_OVERFLOW, "planning size overflows");
-  r->planning_peak_bytes = a16 + (uint64_t)z->planner_per_buffer * r->planned_buffers + t16;
+  uint64_t planner;
+  if (!ap_mul_u64(z->planner_per_buffer, r->planned_buffers, &planner) ||
+      !ap_add_u64(a16, planner, &r->planning_peak_bytes) ||
+      !ap_add_u64(r->planning_peak_bytes, t16, &r->planning_peak_bytes))
+    return fail(s, AP_ERR_OVERFLOW, "planning size overflows");
 
   /* MicroInterpreter::AllocateTensors: the input and output TfLiteTensors of subgraph 0. */
   for (int out = 0; out < 2 && !st; out++) {
@@ -463,7 +471,10 @@ ap_status ap_tflm_estimate(const ap_model *m, const ap_tflm_options *opt, const 
   }
   out->temp_peak_bytes = s.peak;
   out->tail_bytes = s.tail;
-  out->arena_used_bytes = out->head_bytes + s.tail;
+  if (!ap_add_u64(out->head_bytes, s.tail, &out->arena_used_bytes)) {
+    ap_tflm_result_free(out, a);
+    return fail(&s, AP_ERR_OVERFLOW, "arena size overflows");
+  }
   out->prepare_peak_bytes = AP_MAX(s.peak, out->arena_used_bytes);
   uint64_t need = AP_MAX(out->prepare_peak_bytes, out->planning_peak_bytes);
   if (!ap_align_up(need, 16, &out->min_arena_bytes)) {

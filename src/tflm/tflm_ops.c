@@ -15,12 +15,13 @@ static bool op_tensor(const tflm_op_ctx *c, bool input, size_t k, ap_tensor_info
   return ap_model_tensor(c->m, c->sg, (size_t)v->v[k], t) == AP_OK;
 }
 
-static uint64_t elements(const ap_tensor_info *t) {
-  uint64_t n = 1;
-  for (size_t i = 0; i < t->shape.n; i++) {
-    if (t->shape.v[i] < 0 || !ap_mul_u64(n, (uint64_t)t->shape.v[i], &n)) return 0;
-  }
-  return n;
+/* The tensor's element count times `per` (bytes per element); false on overflow. */
+static bool scaled(const ap_tensor_info *t, uint64_t per, uint64_t *out) {
+  uint64_t n = per;
+  for (size_t i = 0; i < t->shape.n; i++)
+    if (t->shape.v[i] < 0 || !ap_mul_u64(n, (uint64_t)t->shape.v[i], &n)) return false;
+  *out = n;
+  return true;
 }
 
 static ap_status push(tflm_needs *n, uint64_t *list, size_t *count, uint64_t bytes) {
@@ -126,19 +127,22 @@ static ap_status mean_extra(const tflm_op_ctx *c, tflm_needs *n) {
   ap_tensor_info in, axis, out;
   if (!op_tensor(c, true, 0, &in) || !op_tensor(c, true, 1, &axis) || !op_tensor(c, false, 0, &out))
     return AP_ERR_FORMAT;
+  uint64_t acc, axes;
+  if (!scaled(&out, 4, &acc) || !scaled(&axis, 4, &axes)) return AP_ERR_OVERFLOW;
   ap_status s = AP_OK;
-  if (in.type == AP_INT8 || in.type == AP_UINT8 || in.type == AP_INT16)
-    s = SCRATCH(n, 4 * elements(&out));
+  if (in.type == AP_INT8 || in.type == AP_UINT8 || in.type == AP_INT16) s = SCRATCH(n, acc);
   if (!s) s = SCRATCH(n, 4 * (uint64_t)in.shape.n);
-  return s ? s : SCRATCH(n, 4 * elements(&axis));
+  return s ? s : SCRATCH(n, axes);
 }
 
 /* PrepareMax (REDUCE_MAX, REDUCE_MIN): the temp index and resolved axes only. */
 static ap_status reduce_minmax_extra(const tflm_op_ctx *c, tflm_needs *n) {
   ap_tensor_info in, axis;
   if (!op_tensor(c, true, 0, &in) || !op_tensor(c, true, 1, &axis)) return AP_ERR_FORMAT;
+  uint64_t axes;
+  if (!scaled(&axis, 4, &axes)) return AP_ERR_OVERFLOW;
   ap_status s = SCRATCH(n, 4 * (uint64_t)in.shape.n);
-  return s ? s : SCRATCH(n, 4 * elements(&axis));
+  return s ? s : SCRATCH(n, axes);
 }
 
 /* PrepareSvdf: an int32/float activation state per batch and filter; int8 also an int32
@@ -151,8 +155,12 @@ static ap_status svdf_extra(const tflm_op_ctx *c, tflm_needs *n) {
     return AP_ERR_FORMAT;
   uint64_t batch = (uint64_t)(in.shape.v[0] < 0 ? 0 : in.shape.v[0]);
   uint64_t filters = (uint64_t)(feature.shape.v[0] < 0 ? 0 : feature.shape.v[0]);
-  ap_status s = SCRATCH(n, 4 * batch * filters);
-  if (!s && in.type == AP_INT8) s = SCRATCH(n, 4 * batch * (filters / (uint64_t)o.svdf.rank));
+  uint64_t state, units;
+  if (!ap_mul_u64(4 * batch, filters, &state) ||
+      !ap_mul_u64(4 * batch, filters / (uint64_t)o.svdf.rank, &units))
+    return AP_ERR_OVERFLOW;
+  ap_status s = SCRATCH(n, state);
+  if (!s && in.type == AP_INT8) s = SCRATCH(n, units);
   return s;
 }
 
@@ -198,13 +206,17 @@ static ap_status signal_rfft_extra(const tflm_op_ctx *c, tflm_needs *n) {
 static ap_status signal_filter_bank_extra(const tflm_op_ctx *c, tflm_needs *n) {
   ap_tensor_info out;
   if (!op_tensor(c, false, 0, &out)) return AP_ERR_FORMAT;
-  return INIT(n, 8 * (elements(&out) + 1));
+  uint64_t bytes;
+  if (!scaled(&out, 8, &bytes) || !ap_add_u64(bytes, 8, &bytes)) return AP_ERR_OVERFLOW;
+  return INIT(n, bytes);
 }
 /* FilterBankSpectralSubtractionInit: a uint32 noise estimate per channel. */
 static ap_status signal_spectral_extra(const tflm_op_ctx *c, tflm_needs *n) {
   ap_tensor_info out;
   if (!op_tensor(c, false, 0, &out)) return AP_ERR_FORMAT;
-  return INIT(n, 4 * elements(&out));
+  uint64_t bytes;
+  if (!scaled(&out, 4, &bytes)) return AP_ERR_OVERFLOW;
+  return INIT(n, bytes);
 }
 
 /* name, custom, options {64, 32} size and alignment, OpData {64, 32}, extra. */
