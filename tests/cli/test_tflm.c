@@ -4,7 +4,10 @@
 #include "support/json.h"
 #include "test.h"
 
+#include "arenaplan/arenaplan.h"
+
 #include <stdlib.h>
+#include <unistd.h>
 
 static int cli(const char *args, char **out) {
   char cmd[4096];
@@ -68,6 +71,47 @@ static void test_json(const char *model, const char *target) {
   free(out);
 }
 
+/* A model with ops we do not model: the JSON names them with their allowance. */
+static void test_unmodelled(void) {
+  ap_writer *w;
+  CHECK(ap_writer_create(NULL, &w) == AP_OK);
+  uint32_t tanh_code;
+  CHECK(ap_writer_add_opcode(w, 28, 1, &tanh_code) == AP_OK);
+  int32_t shape[2] = {1, 8}, x, y;
+  ap_writer_tensor t = {.type = AP_FLOAT32, .shape = shape, .rank = 2};
+  CHECK(ap_writer_add_tensor(w, 0, &t, &x) == AP_OK);
+  CHECK(ap_writer_add_tensor(w, 0, &t, &y) == AP_OK);
+  CHECK(ap_writer_add_op(w, 0,
+                         &(ap_writer_op){.opcode = tanh_code,
+                                         .inputs = &x,
+                                         .input_count = 1,
+                                         .outputs = &y,
+                                         .output_count = 1},
+                         NULL) == AP_OK);
+  CHECK(ap_writer_set_subgraph_io(w, 0, &x, 1, &y, 1) == AP_OK);
+  char path[] = "/tmp/ap_tflm_tanh_XXXXXX", args[256], *out = NULL;
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  close(fd);
+  CHECK(ap_writer_save(w, path) == AP_OK);
+  ap_writer_destroy(w);
+  snprintf(args, sizeof args, "tflm %s --json", path);
+  CHECK_EQ(cli(args, &out), 0);
+  ap_json *j = ap_json_parse(out);
+  CHECK_MSG(j, "not JSON: %s", out);
+  int64_t v = -1;
+  CHECK_STR(ap_json_str(j, "unmodelled[0].name"), "TANH");
+  CHECK(ap_json_i64(j, "unmodelled[0].allowance_bytes", &v) && v == 1024);
+  CHECK(ap_json_at(j, "unmodelled[1]") == NULL);
+  ap_json_free(j);
+  free(out);
+  snprintf(args, sizeof args, "tflm %s", path);
+  CHECK_EQ(cli(args, &out), 0);
+  CHECK_CONTAINS(out, "    TANH x1 (subgraph:op 0:0)\n    total allowance: 1,024 B\n");
+  free(out);
+  unlink(path);
+}
+
 int main(void) {
   ap_test_require_shared();
   char path[4096], args[4096], *out = NULL;
@@ -105,6 +149,8 @@ int main(void) {
   CHECK_EQ(cli(args, &out), 1);
   CHECK_CONTAINS(out, "op 2328 of subgraph 0 is POW: TFLite Micro has no kernel for it\n");
   free(out);
+
+  test_unmodelled();
 
   /* Usage. */
   CHECK_EQ(cli("tflm", &out), 2);
