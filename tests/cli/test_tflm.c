@@ -125,7 +125,8 @@ int main(void) {
   snprintf(args, sizeof args, "tflm %s",
            ap_test_path(path, sizeof path, "models/hello_world_int8.tflite"));
   CHECK_EQ(cli(args, &out), 0);
-  CHECK_CONTAINS(out, "  kTensorArenaSize >= 1,616 B (1.6 KiB)  smallest that allocates");
+  CHECK_CONTAINS(
+      out, "  kTensorArenaSize >= 1,616 B (1.6 KiB)  smallest that allocates (a multiple of 16,\n");
   CHECK_CONTAINS(out, "  arena_used_bytes:   1,184 B (1.2 KiB)  = head 32 + tail 1,152\n");
   CHECK_CONTAINS(out, "AllocateTensors() fails with arena_used_bytes: it needs 432 B more");
   CHECK_CONTAINS(out, "    kNodeAndRegistrationArray                         192 B       3\n");

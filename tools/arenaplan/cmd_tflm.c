@@ -13,7 +13,8 @@ const ap_command cmd_tflm = {
     "\n"
     "What TensorFlow Lite Micro (tflite-micro 90b983c2, reference kernels) needs for the\n"
     "model in `MicroInterpreter(model, resolver, arena, size)`, computed from the file alone:\n"
-    "the smallest kTensorArenaSize (a multiple of 16) for which AllocateTensors() succeeds,\n"
+    "the smallest kTensorArenaSize (a multiple of 16, for a 16-byte-aligned buffer:\n"
+    "alignas(16) uint8_t tensor_arena[...]) for which AllocateTensors() succeeds,\n"
     "a recommendation with margin, arena_used_bytes = head (its GreedyMemoryPlanner over\n"
     "activations and kernel scratch buffers) + tail (persistent allocations by\n"
     "RecordingMicroAllocator category), and the transient peaks that make small models need\n"
@@ -177,14 +178,16 @@ static void print_text(const char *path, const ap_model *m, const ap_tflm_option
          o->recording ? "RecordingMicroAllocator (benchmark setup)"
                       : "MicroInterpreter(model, resolver, arena, size)",
          o->target == AP_TFLM_MCU32 ? "mcu32 (32-bit, i386 ABI)" : "host64 (x86-64)");
-  printf("  kTensorArenaSize >= %s  smallest that allocates (multiple of 16)\n",
+  printf("  kTensorArenaSize >= %s  smallest that allocates (a multiple of 16,\n"
+         "                      for a 16-byte-aligned buffer)\n",
          cli_size(s1, sizeof s1, r->min_arena_bytes));
   printf("  recommended:        %s  (+5%%, at least 256 B)\n",
          cli_size(s1, sizeof s1, recommended(r->min_arena_bytes)));
   printf("  arena_used_bytes:   %s  = head %s + tail %s\n",
          cli_size(s1, sizeof s1, r->arena_used_bytes), cli_thousands(s2, sizeof s2, r->head_bytes),
          cli_thousands(s3, sizeof s3, r->tail_bytes));
-  if (r->min_arena_bytes > r->arena_used_bytes)
+  uint64_t used16 = (r->arena_used_bytes + 15) / 16 * 16;
+  if (r->min_arena_bytes > used16)
     printf("  note: AllocateTensors() fails with arena_used_bytes: it needs %s B more while\n"
            "        %s\n        (prepare peak %s B, planning peak %s B)\n",
            cli_thousands(s1, sizeof s1, r->min_arena_bytes - r->arena_used_bytes),
