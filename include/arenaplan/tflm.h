@@ -91,9 +91,9 @@ typedef struct ap_tflm_unmodelled {
   const char *name; /* builtin name or custom code, in the model */
   uint64_t allowance;
 } ap_tflm_unmodelled;
-/* Per unmodelled op: more than the largest OpData + prepare buffers of any modelled reference
- * kernel without data-dependent buffers (UNIDIRECTIONAL_SEQUENCE_LSTM: 688), rounded up.
- * A kernel with buffers that grow with its tensors can exceed it: the output says so. */
+/* Per unmodelled op: above the largest fixed OpData of any modelled reference kernel
+ * (UNIDIRECTIONAL_SEQUENCE_LSTM: 688), rounded up. An allowance, not a bound: a kernel whose
+ * buffers or scratch requests grow with its tensors can exceed it, and the output says so. */
 #define AP_TFLM_UNMODELLED_ALLOWANCE 1024u
 
 /* A kernel's RequestScratchBufferInArena call (bytes as requested; the planner rounds to 16). */
@@ -138,10 +138,13 @@ typedef struct ap_tflm_result {
   char error[256];           /* the message when ap_tflm_estimate fails */
 } ap_tflm_result;
 
-/* Estimates TFLite Micro's arena for the model. On failure `out->error` says why (a model
- * TFLite Micro cannot allocate on a host, e.g. one with an OfflineMemoryAllocation plan it
- * does not honour here, or one with a subgraph-index out of range). Free with
- * ap_tflm_result_free. */
+/* Estimates TFLite Micro's arena for the model. On failure `out->error` says why and nothing
+ * needs freeing: AP_ERR_UNSUPPORTED when TFLite Micro's AllocateTensors() itself fails (a
+ * hybrid op, "Hybrid models are not supported on TFLite Micro."; a builtin it has no kernel
+ * for, POW or TILE; the Ethos-U custom op, present only on Ethos-U builds) or when the model
+ * carries an OfflineMemoryAllocation plan (not modelled); AP_ERR_FORMAT for tensors or
+ * options a kernel cannot prepare; AP_ERR_OVERFLOW, AP_ERR_NOMEM, AP_ERR_ARG. On success free
+ * with ap_tflm_result_free. */
 ap_status ap_tflm_estimate(const ap_model *m, const ap_tflm_options *opt, const ap_allocator *a,
                            ap_tflm_result *out);
 void ap_tflm_result_free(ap_tflm_result *r, const ap_allocator *a);
