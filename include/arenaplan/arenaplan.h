@@ -10,5 +10,6 @@
 #include "arenaplan/graph.h"
 #include "arenaplan/report.h"
 #include "arenaplan/runtime.h"
+#include "arenaplan/tflm.h"
 
 #endif
