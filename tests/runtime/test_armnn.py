@@ -23,6 +23,9 @@ Which check applies, per model (each is printed):
   patched into a copy of the file here) runs in Arm NN as a float model. Our hybrid kernels
   quantize the activations to int8 per batch row, as TFLite's do, so they are not exact: the
   check is max |difference| <= 0.0072 in the softmax probabilities, and the same top class.
+  The twin itself also runs through arenaplan (float kernels) and must match Arm NN within
+  1e-5, and each of the 5 hybrid convolutions is checked op by op (seed 1) against TFLite's
+  hybrid arithmetic computed in numpy below, within 1e-5 relative.
 
 Arm NN imports only from /usr/bin/python3 (Debian's package): when this runs under another
 python, it re-runs itself there. scripts/setup.sh installs it, so a missing pyarmnn FAILS.
@@ -357,6 +360,56 @@ def uint8_ops(name, model_path, dump):
     return checked, skipped
 
 
+def hybrid_ops(name, model_path, dump):
+    """Every CONV_2D with int8 weights and float activations: our output from our input equals
+    TFLite's hybrid arithmetic (numpy, float32) within 1e-5 relative: the input quantized
+    symmetrically to int8 per batch row (scale max|x| / 127, round half away from zero), an
+    int32 convolution, times input scale * weight scale, plus the float bias, then the fused
+    activation. Returns (convs checked, max relative difference)."""
+    info = json.loads(subprocess.run([CLI, "info", "--ops", "--json", model_path],
+                                     stdout=subprocess.PIPE, check=True).stdout)
+    buf = bytearray(open(model_path, "rb").read())
+    model = fb_table(buf, struct.unpack_from("<I", buf, 0)[0])
+    sg = fb_vector_tables(buf, model, 2)[0]
+    checked, worst = 0, 0.0
+    for op in info["subgraphs"][0]["operators"]:
+        if op["builtin"] != "CONV_2D":
+            continue
+        f = op["options"]["fields"]
+        xshape, _, _, _ = fb_tensor(buf, model, sg, op["inputs"][0])
+        yshape, _, _, _ = fb_tensor(buf, model, sg, op["outputs"][0])
+        wshape, wdata, wsc, wz = fb_tensor(buf, model, sg, op["inputs"][1])
+        _, bdata, _, _ = fb_tensor(buf, model, sg, op["inputs"][2])
+        x = np.fromfile(os.path.join(dump, "tensor%d.bin" % op["inputs"][0]), dtype="<f4")
+        y = np.fromfile(os.path.join(dump, "tensor%d.bin" % op["outputs"][0]), dtype="<f4")
+        x = x.reshape((1,) + tuple(xshape[1:]))
+        rng = np.float32(np.max(np.abs(x)))
+        if rng == 0:
+            xq, xs = np.zeros(x.shape, dtype=np.int64), np.float32(0)
+        else:
+            xs = rng / np.float32(127)
+            v = x * (np.float32(127) / rng)
+            xq = np.clip(np.sign(v) * np.floor(np.abs(v) + np.float32(0.5)), -127, 127)
+            xq = xq.astype(np.int64)
+        w = np.frombuffer(wdata, dtype=np.int8).reshape(wshape)
+        acc = conv_like(xq, w, 0, 0, wz, (f["stride_h"], f["stride_w"]), f["padding"], False, 1)
+        want = acc.astype(np.float32) * (xs * np.float32(wsc)) + \
+            np.frombuffer(bdata, dtype="<f4")
+        act = f["fused_activation_function"]
+        if act in (1, 3):
+            want = np.maximum(want, np.float32(0))
+        if act == 3:
+            want = np.minimum(want, np.float32(6))
+        want = want.reshape(-1)
+        d = np.abs(want.astype(np.float64) - y.astype(np.float64))
+        rel = float(np.max(d / np.maximum(np.abs(want.astype(np.float64)), 1e-6)))
+        worst = max(worst, rel)
+        check(want.size == y.size and rel <= 1e-5,
+              "%s op %d: %.3g relative from TFLite's hybrid arithmetic" % (name, op["index"], rel))
+        checked += 1
+    return checked, worst
+
+
 # --- the checks --------------------------------------------------------------------------
 def rel_ok(a, b):
     a = a.astype(np.float64)
@@ -451,6 +504,18 @@ def hybrid_model(name, tmp):
         check(int(np.argmax(got)) == int(np.argmax(want)),
               "%s seed %d: top class %d, float reference %d" % (name, seed, int(np.argmax(got)),
                                                                int(np.argmax(want))))
+    dump = os.path.join(tmp, "hdump")
+    a0 = oracle_input(np.float32, 490, 1, 0)
+    a0.tofile(os.path.join(tmp, "hin.bin"))
+    r = subprocess.run([CLI, "run", path, "--iterations", "1", "--input",
+                        os.path.join(tmp, "hin.bin"), "--dump-tensors", dump],
+                       stdout=subprocess.DEVNULL)
+    check(r.returncode == 0, "%s: --dump-tensors exit %d" % (name, r.returncode))
+    convs, rel = hybrid_ops(name, path, dump)
+    check(convs == 5, "%s: %d hybrid convolutions checked, expected 5" % (name, convs))
+    print("%-28s hybrid, op by op (seed 1): its %d int8-weight convolutions equal TFLite's "
+          "hybrid arithmetic (numpy) within %.3g relative, given our input of each" %
+          (name, convs, rel))
     print("%-28s hybrid: within 0.0072 of the dequantized float model in Arm NN CpuRef, same "
           "top class (max |diff| %.4g, seeds %s; the float model itself in arenaplan: %.3g "
           "relative from Arm NN)" % (name, worst, list(SEEDS), twin_rel))
