@@ -1,10 +1,14 @@
 #!/bin/sh
-# make bench: runs the plan benchmark and writes bench/RESULTS.md (needs ../shared).
+# make bench: runs the plan and runtime benchmarks and writes bench/RESULTS.md (needs ../shared).
+#   sh scripts/bench.sh [BUILD]            everything
+#   ONLY=run sh scripts/bench.sh [BUILD]   only the runtime section: the plan sections already
+#                                          in bench/RESULTS.md are kept as they are
 set -e
 BUILD=${1:-build}
 RUNS=${RUNS:-5}
+INVOKES=${INVOKES:-9}
 OUT=bench/RESULTS.md
-{
+header() {
   echo "# arenaplan benchmark results"
   echo
   echo "Written by \`make bench\` (scripts/bench.sh: \`$BUILD/bench/bench_plan_bench $RUNS\`, \`$BUILD/bench/bench_model_bench $RUNS\`)"
@@ -15,8 +19,26 @@ OUT=bench/RESULTS.md
   echo "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown); other processes share the 2 cores)."
   echo "Arenas are deterministic."
   echo
-  "$BUILD/bench/bench_plan_bench" "$RUNS"
-  "$BUILD/bench/bench_model_bench" "$RUNS"
-} > "$OUT.tmp"
+}
+runtime() {
+  "$BUILD/bench/bench_run_bench" "$INVOKES"
+  echo
+  echo "(runtime section: $(date -u '+%Y-%m-%d %H:%M UTC'), commit"
+  echo "$(git rev-parse --short HEAD 2>/dev/null || echo unknown), load average"
+  echo "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown) at its end.)"
+}
+if [ "$ONLY" = run ] && [ -f "$OUT" ]; then
+  {
+    sed '/^## Runtime: /,$d' "$OUT"
+    runtime
+  } > "$OUT.tmp"
+else
+  {
+    header
+    "$BUILD/bench/bench_plan_bench" "$RUNS"
+    "$BUILD/bench/bench_model_bench" "$RUNS"
+    runtime
+  } > "$OUT.tmp"
+fi
 mv "$OUT.tmp" "$OUT"
 echo "bench: wrote $OUT"
