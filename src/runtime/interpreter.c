@@ -99,9 +99,17 @@ static ap_status init_tables(ap_interpreter *it, const ap_interpreter_options *o
     it->max_dims = it->input_dims + it->input_count * AP_MAX_DIMS;
     it->max_rank = it->input_rank + it->input_count;
   }
+  /* Current input dims start as the model's (a non-tensor input index keeps rank -1). */
+  ap_ivec in = ap_model_subgraph_inputs(m, 0);
   for (uint32_t i = 0; i < it->input_count; i++) {
     it->input_rank[i] = -1;
     if (it->has_max) it->max_rank[i] = -1;
+    ap_tensor_info ti;
+    if (in.v[i] < 0 || ap_model_tensor(m, 0, (size_t)in.v[i], &ti) != AP_OK ||
+        ti.shape.n > AP_MAX_DIMS)
+      continue;
+    if (ti.shape.n) memcpy(&it->input_dims[i * AP_MAX_DIMS], ti.shape.v, ti.shape.n * 4);
+    it->input_rank[i] = (int8_t)ti.shape.n;
   }
   size_t tb = 0, ob = 0;
   for (uint32_t sg = 0; sg < it->sg_count; sg++) {
