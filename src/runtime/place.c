@@ -37,10 +37,9 @@ static ap_status take_arena(ap_interpreter *it, uint64_t base_align) {
       return ap_fail(&it->err, AP_ERR_ARENA_TOO_SMALL,
                      "arena too small: needs %llu bytes, buffer has %zu%s",
                      (unsigned long long)needs, it->buf_size,
-                     lo % 16 || end % 16 ? " (the buffer is not 16-byte aligned at both ends: the "
-                                           "need counts its start's padding, its end may add up to "
-                                           "15 bytes)"
-                                         : "");
+                     lo % 16 ? " (the buffer is not 16-byte aligned: the need counts the "
+                               "padding at its start)"
+                             : "");
     }
     it->arena = (uint8_t *)(uintptr_t)base;
     return AP_OK;

@@ -12,10 +12,10 @@
 
 /* The models issue 4 runs that TFLite Micro also runs (oracle data exists for them). */
 static const char *const rt_oracle_models[] = {
-    "hello_world_float",     "hello_world_int8",      "micro_speech_int8",
-    "person_detect_int8",    "magic_wand_float",      "tflm_test_conv",
-    "mlperf_kws_dscnn_int8", "mlperf_vww_int8",       "mlperf_ic_resnet_int8",
-    "mlperf_ic_resnet_float", "mlperf_ad_fc_int8",    "mlperf_sww_int8",
+    "hello_world_float",       "hello_world_int8",  "micro_speech_int8",
+    "person_detect_int8",      "magic_wand_float",  "tflm_test_conv",
+    "mlperf_kws_dscnn_int8",   "mlperf_vww_int8",   "mlperf_ic_resnet_int8",
+    "mlperf_ic_resnet_float",  "mlperf_ad_fc_int8", "mlperf_sww_int8",
     "mobilenet_v2_torch_int8", "multi_signatures"};
 #define RT_ORACLE_MODEL_COUNT (sizeof rt_oracle_models / sizeof rt_oracle_models[0])
 

@@ -7,8 +7,8 @@
 static uint64_t tflm_min_arena(const char *model) {
   char path[512];
   size_t size;
-  char *text = (char *)ap_test_read_file(ap_test_path(path, sizeof path, "bench/tflm_arena.tsv"),
-                                         &size);
+  char *text =
+      (char *)ap_test_read_file(ap_test_path(path, sizeof path, "bench/tflm_arena.tsv"), &size);
   if (!text) return 0;
   uint64_t found = 0;
   int column = -1;
@@ -50,7 +50,8 @@ static void run_oracle_model(const char *name) {
     }
     /* Ten more invokes: not one allocator call. */
     long before = atomic_load(&cnt.allocs) + atomic_load(&cnt.frees);
-    for (int i = 0; i < 10; i++) CHECK(ap_interpreter_invoke(it) == AP_OK);
+    for (int i = 0; i < 10; i++)
+      CHECK(ap_interpreter_invoke(it) == AP_OK);
     CHECK_EQ(atomic_load(&cnt.allocs) + atomic_load(&cnt.frees), before);
 
     ap_memory_usage u;
@@ -89,7 +90,8 @@ static void run_other(const char *name) {
     ap_tensor in;
     CHECK(ap_interpreter_input(it, 0, &in) == AP_OK);
     uint64_t st = 7;
-    for (size_t i = 0; i < in.bytes; i++) ((uint8_t *)in.data)[i] = (uint8_t)ap_test_rand(&st);
+    for (size_t i = 0; i < in.bytes; i++)
+      ((uint8_t *)in.data)[i] = (uint8_t)ap_test_rand(&st);
     if (in.type == AP_FLOAT32)
       for (size_t i = 0; i < in.bytes / 4; i++)
         ((float *)in.data)[i] = (float)(ap_test_rand(&st) % 2000) / 1000.0f - 1.0f;
@@ -110,9 +112,10 @@ static void run_other(const char *name) {
 
 int main(void) {
   ap_test_require_shared();
-  printf("%-24s %10s %10s %8s %10s %10s %6s\n", "model", "arena", "persistent", "tables",
-         "total", "tflm_min", "ratio");
-  for (size_t i = 0; i < RT_ORACLE_MODEL_COUNT; i++) run_oracle_model(rt_oracle_models[i]);
+  printf("%-24s %10s %10s %8s %10s %10s %6s\n", "model", "arena", "persistent", "tables", "total",
+         "tflm_min", "ratio");
+  for (size_t i = 0; i < RT_ORACLE_MODEL_COUNT; i++)
+    run_oracle_model(rt_oracle_models[i]);
   run_other("mlperf_kws_dscnn_hybrid");
   run_other("mobilenet_v1_025_128_uint8");
   return ap_test_done();
