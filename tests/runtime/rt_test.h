@@ -104,4 +104,33 @@ static inline ap_allocator rt_counting(rt_counter *c) {
   return (ap_allocator){rt_count_alloc, rt_count_free, c};
 }
 
+/* A crafted model: the writer's bytes copied into an aligned buffer the model reads in place
+ * (*bytes: free it after destroying the model). NULL on failure. */
+static inline ap_model *rt_finish(ap_writer *w, uint8_t **bytes) {
+  const uint8_t *b;
+  size_t n;
+  *bytes = NULL;
+  if (ap_writer_finish(w, &b, &n) != AP_OK) {
+    fprintf(stderr, "writer: %s\n", ap_writer_error(w));
+    return NULL;
+  }
+  *bytes = aligned_alloc(16, (n + 15) / 16 * 16);
+  memcpy(*bytes, b, n);
+  ap_model *m = NULL;
+  if (ap_model_from_buffer(*bytes, n, "crafted", NULL, &m) != AP_OK) {
+    fprintf(stderr, "crafted: %s\n", ap_model_error(m));
+    ap_model_destroy(m);
+    return NULL;
+  }
+  return m;
+}
+
+/* A float32 tensor of the given shape in subgraph 0 (no data). */
+static inline int32_t rt_float_tensor(ap_writer *w, const char *name, const int32_t *shape,
+                                      size_t rank) {
+  int32_t t = -1;
+  ap_writer_add_tensor(w, 0, &(ap_writer_tensor){.name = name, .shape = shape, .rank = rank}, &t);
+  return t;
+}
+
 #endif
