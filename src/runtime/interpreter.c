@@ -364,9 +364,12 @@ static ap_status allocate(ap_interpreter *it) {
 
 ap_status ap_interpreter_allocate(ap_interpreter *it) {
   if (!it) return AP_ERR_ARG;
-  if (!it->sg)
-    return ap_fail(&it->err, AP_ERR_ARG, "the interpreter failed to create: %s",
-                   it->err.msg[0] ? it->err.msg : "no model");
+  if (!it->sg) {
+    static const char prefix[] = "the interpreter failed to create: ";
+    if (strncmp(it->err.msg, prefix, sizeof prefix - 1) == 0) return AP_ERR_ARG;
+    ap_errbuf why = it->err; /* ap_fail must not read the buffer it writes */
+    return ap_fail(&it->err, AP_ERR_ARG, "%s%s", prefix, why.msg);
+  }
   if (!enter(it)) return AP_ERR_BUSY;
   rt_release(it);
   ap_err_clear(&it->err);
