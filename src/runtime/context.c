@@ -39,6 +39,14 @@ const ap_op_info *ap_op_info_of(const ap_op_context *c) {
   return c ? &c->info : NULL;
 }
 
+ap_status rt_fail(ap_interpreter *it, ap_status s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(it->msg, sizeof it->msg, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
 ap_status ap_op_fail(ap_op_context *c, ap_status s, const char *fmt, ...) {
   if (!c) return s;
   char detail[AP_ERRMSG_MAX];
@@ -47,7 +55,7 @@ ap_status ap_op_fail(ap_op_context *c, ap_status s, const char *fmt, ...) {
   vsnprintf(detail, sizeof detail, fmt, ap);
   va_end(ap);
   const char *name = c->info.custom ? c->info.custom : ap_builtin_name(c->info.builtin);
-  return ap_fail(&c->it->err, s, "subgraph %u op %u (%s): %s", c->subgraph, c->index, name, detail);
+  return rt_fail(c->it, s, "subgraph %u op %u (%s): %s", c->subgraph, c->index, name, detail);
 }
 
 ap_status ap_op_set_output_shape(ap_op_context *c, size_t i, const int32_t *dims, int rank) {
@@ -58,7 +66,7 @@ ap_status ap_op_set_output_shape(ap_op_context *c, size_t i, const int32_t *dims
   if (t->flags & (RT_CONSTANT | RT_VARIABLE))
     return ap_op_fail(c, AP_ERR_ARG, "output %zu is a constant or variable tensor", i);
   ap_status s = rt_set_dims(c->it, t, dims, rank, c->phase == RT_PREPARE);
-  if (s != AP_OK) return ap_op_fail(c, s, "output %zu: %s", i, c->it->err.msg);
+  if (s != AP_OK) return ap_op_fail(c, s, "output %zu: %s", i, c->it->msg);
   if (c->phase == RT_RESHAPE && c->it->capacity) {
     uint32_t id = c->it->sg[c->subgraph].tensor_base + (uint32_t)c->info.outputs.v[i];
     if (rt_tensor_bytes(t) > c->it->capacity[id])

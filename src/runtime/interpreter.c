@@ -68,21 +68,21 @@ static void apply_input_dims(ap_interpreter *it, bool at_max) {
 
 static ap_status check_options(ap_interpreter *it, const ap_interpreter_options *o) {
   if ((o->arena != NULL) != (o->arena_size != 0))
-    return ap_fail(&it->err, AP_ERR_ARG, "a caller-owned arena needs both a pointer and a size");
+    return rt_fail(it, AP_ERR_ARG, "a caller-owned arena needs both a pointer and a size");
   if (o->custom_op_count && !o->custom_ops)
-    return ap_fail(&it->err, AP_ERR_ARG, "custom_op_count is %zu but custom_ops is NULL",
+    return rt_fail(it, AP_ERR_ARG, "custom_op_count is %zu but custom_ops is NULL",
                    o->custom_op_count);
   for (size_t i = 0; i < o->custom_op_count; i++)
     if (!o->custom_ops[i].name && o->custom_ops[i].builtin == AP_BUILTIN_CUSTOM)
-      return ap_fail(&it->err, AP_ERR_ARG, "custom op %zu has no name", i);
+      return rt_fail(it, AP_ERR_ARG, "custom op %zu has no name", i);
   if (o->max_input_count && !o->max_input_dims)
-    return ap_fail(&it->err, AP_ERR_ARG, "max_input_count is %zu but max_input_dims is NULL",
+    return rt_fail(it, AP_ERR_ARG, "max_input_count is %zu but max_input_dims is NULL",
                    o->max_input_count);
   if (o->max_input_count > it->input_count)
-    return ap_fail(&it->err, AP_ERR_ARG, "max_input_dims has %zu entries, the model %u inputs",
+    return rt_fail(it, AP_ERR_ARG, "max_input_dims has %zu entries, the model %u inputs",
                    o->max_input_count, it->input_count);
   if (o->alignment > 4096)
-    return ap_fail(&it->err, AP_ERR_ARG, "alignment %llu is above 4096",
+    return rt_fail(it, AP_ERR_ARG, "alignment %llu is above 4096",
                    (unsigned long long)o->alignment);
   return AP_OK;
 }
@@ -125,13 +125,12 @@ static ap_status init_tables(ap_interpreter *it, const ap_interpreter_options *o
     for (uint32_t t = 0; t < r->tensor_count; t++) {
       ap_tensor_info ti;
       ap_status s = ap_model_tensor(m, sg, t, &ti);
-      if (s != AP_OK) return ap_fail(&it->err, s, "%s", ap_model_error(m));
+      if (s != AP_OK) return rt_fail(it, s, "%s", ap_model_error(m));
       if (ti.shape.n > AP_MAX_DIMS)
-        return ap_fail(&it->err, AP_ERR_UNSUPPORTED, "subgraph %u tensor %u: rank %zu (at most %d)",
-                       sg, t, ti.shape.n, AP_MAX_DIMS);
+        return rt_fail(it, AP_ERR_UNSUPPORTED, "subgraph %u tensor %u: rank %zu (at most %d)", sg,
+                       t, ti.shape.n, AP_MAX_DIMS);
       if (ti.type > 255)
-        return ap_fail(&it->err, AP_ERR_UNSUPPORTED, "subgraph %u tensor %u: type %d", sg, t,
-                       ti.type);
+        return rt_fail(it, AP_ERR_UNSUPPORTED, "subgraph %u tensor %u: type %d", sg, t, ti.type);
       reset_tensor(it, sg, t, &ti);
     }
   }
@@ -139,11 +138,11 @@ static ap_status init_tables(ap_interpreter *it, const ap_interpreter_options *o
     const ap_dims *d = &o->max_input_dims[i];
     if (d->rank == 0 && !d->dims) continue;
     if (d->rank < 0 || d->rank > AP_MAX_DIMS || !d->dims)
-      return ap_fail(&it->err, AP_ERR_ARG, "max_input_dims[%zu]: rank %d (1 to %d, with dims)", i,
+      return rt_fail(it, AP_ERR_ARG, "max_input_dims[%zu]: rank %d (1 to %d, with dims)", i,
                      d->rank, AP_MAX_DIMS);
     for (int k = 0; k < d->rank; k++)
       if (d->dims[k] < 0)
-        return ap_fail(&it->err, AP_ERR_ARG, "max_input_dims[%zu]: dim %d is %d", i, k, d->dims[k]);
+        return rt_fail(it, AP_ERR_ARG, "max_input_dims[%zu]: dim %d is %d", i, k, d->dims[k]);
     memcpy(&it->max_dims[i * AP_MAX_DIMS], d->dims, (size_t)d->rank * 4);
     it->max_rank[i] = (int8_t)d->rank;
   }
@@ -186,10 +185,10 @@ ap_status ap_interpreter_create(const ap_model *m, const ap_interpreter_options 
   it->stale_input = -1;
   atomic_init(&it->busy, 0);
   *out = it;
-  if (!m) return ap_fail(&it->err, AP_ERR_ARG, "no model");
+  if (!m) return rt_fail(it, AP_ERR_ARG, "no model");
   it->sg_count = (uint32_t)ap_model_subgraph_count(m);
   it->input_count = (uint32_t)nin;
-  if (it->sg_count == 0) return ap_fail(&it->err, AP_ERR_ARG, "the model has no subgraphs");
+  if (it->sg_count == 0) return rt_fail(it, AP_ERR_ARG, "the model has no subgraphs");
   ap_status s = check_options(it, &o);
   if (s != AP_OK) return s;
   it->has_max = has_max;
@@ -207,7 +206,7 @@ void ap_interpreter_destroy(ap_interpreter *it) {
 }
 
 const char *ap_interpreter_error(const ap_interpreter *it) {
-  return it ? it->err.msg : "no interpreter (out of memory, or a NULL argument)";
+  return it ? it->msg : "no interpreter (out of memory, or a NULL argument)";
 }
 
 static bool enter(ap_interpreter *it) {
@@ -220,12 +219,11 @@ static void leave(ap_interpreter *it) {
 
 static ap_status unsupported(ap_interpreter *it, const ap_op_info *op, size_t sg, size_t k) {
   if (op->custom)
-    return ap_fail(&it->err, AP_ERR_UNSUPPORTED,
+    return rt_fail(it, AP_ERR_UNSUPPORTED,
                    "unsupported custom op \"%s\" at subgraph %zu op %zu: register it with "
                    "ap_interpreter_options.custom_ops (an ap_custom_op named \"%s\")",
                    op->custom, sg, k, op->custom);
-  return ap_fail(&it->err, AP_ERR_UNSUPPORTED,
-                 "unsupported op %s (builtin %d) at subgraph %zu op %zu",
+  return rt_fail(it, AP_ERR_UNSUPPORTED, "unsupported op %s (builtin %d) at subgraph %zu op %zu",
                  ap_builtin_name(op->builtin), op->builtin, sg, k);
 }
 
@@ -240,7 +238,7 @@ ap_status rt_prepare_all(ap_interpreter *it, int phase, rt_prep *prep) {
                          .op = &r->ops[k],
                          .prep = prep ? &prep[r->op_base + k] : NULL};
       ap_status s = ap_model_op(it->model, sg, k, &c.info);
-      if (s != AP_OK) return ap_fail(&it->err, s, "%s", ap_model_error(it->model));
+      if (s != AP_OK) return rt_fail(it, s, "%s", ap_model_error(it->model));
       if (phase == RT_PREPARE && !rt_find_kernel(it, &c.info, c.op))
         return unsupported(it, &c.info, sg, k);
       if (!rt_op_is_custom(c.op)) {
@@ -248,7 +246,7 @@ ap_status rt_prepare_all(ap_interpreter *it, int phase, rt_prep *prep) {
       } else {
         const ap_op_kernel *kern = rt_op_custom(c.op);
         s = kern->prepare ? kern->prepare(&c) : AP_OK;
-        if (s != AP_OK && !it->err.msg[0]) s = ap_op_fail(&c, s, "prepare failed");
+        if (s != AP_OK && !it->msg[0]) s = ap_op_fail(&c, s, "prepare failed");
       }
       if (s != AP_OK) return s;
     }
@@ -336,7 +334,7 @@ static ap_status allocate(ap_interpreter *it) {
     ops += it->sg[sg].op_count;
   ap_allocator temp = rt_temp_allocator(it);
   rt_prep *prep = ap_calloc(&temp, ops ? ops : 1, sizeof *prep);
-  if (!prep) return ap_fail(&it->err, AP_ERR_NOMEM, "out of memory for planning");
+  if (!prep) return rt_fail(it, AP_ERR_NOMEM, "out of memory for planning");
   ap_status s = rt_prepare_all(it, RT_PREPARE, prep);
   if (s == AP_OK) s = finish_custom(it, prep);
   if (s == AP_OK) s = place_variables(it);
@@ -366,13 +364,14 @@ ap_status ap_interpreter_allocate(ap_interpreter *it) {
   if (!it) return AP_ERR_ARG;
   if (!it->sg) {
     static const char prefix[] = "the interpreter failed to create: ";
-    if (strncmp(it->err.msg, prefix, sizeof prefix - 1) == 0) return AP_ERR_ARG;
-    ap_errbuf why = it->err; /* ap_fail must not read the buffer it writes */
-    return ap_fail(&it->err, AP_ERR_ARG, "%s%s", prefix, why.msg);
+    if (strncmp(it->msg, prefix, sizeof prefix - 1) == 0) return AP_ERR_ARG;
+    char why[RT_MSG_MAX]; /* rt_fail must not read the buffer it writes */
+    memcpy(why, it->msg, sizeof why);
+    return rt_fail(it, AP_ERR_ARG, "%s%s", prefix, why);
   }
   if (!enter(it)) return AP_ERR_BUSY;
   rt_release(it);
-  ap_err_clear(&it->err);
+  it->msg[0] = 0;
   ap_status s = allocate(it);
   if (s == AP_OK) {
     it->allocated = true;
@@ -400,19 +399,19 @@ static bool within_max(const ap_interpreter *it, size_t input, const int32_t *di
 ap_status ap_interpreter_resize_input(ap_interpreter *it, size_t input, const int32_t *dims,
                                       int rank) {
   if (!it) return AP_ERR_ARG;
-  if (!it->sg) return ap_fail(&it->err, AP_ERR_ARG, "the interpreter failed to create");
+  if (!it->sg) return rt_fail(it, AP_ERR_ARG, "the interpreter failed to create");
   if (!enter(it)) return AP_ERR_BUSY;
   ap_status s = AP_OK;
   ap_ivec in = ap_model_subgraph_inputs(it->model, 0);
   if (input >= in.n || in.v[input] < 0) {
-    s = ap_fail(&it->err, AP_ERR_RANGE, "input %zu out of range (the model has %zu)", input, in.n);
+    s = rt_fail(it, AP_ERR_RANGE, "input %zu out of range (the model has %zu)", input, in.n);
   } else if (rank < 0 || rank > AP_MAX_DIMS || (rank > 0 && !dims)) {
-    s = ap_fail(&it->err, AP_ERR_ARG, "input %zu: rank %d out of range (0 to %d, with dims)", input,
-                rank, AP_MAX_DIMS);
+    s = rt_fail(it, AP_ERR_ARG, "input %zu: rank %d out of range (0 to %d, with dims)", input, rank,
+                AP_MAX_DIMS);
   } else {
     rt_tensor probe = it->sg[0].tensors[in.v[input]];
     if (probe.flags & RT_CONSTANT) {
-      s = ap_fail(&it->err, AP_ERR_ARG, "input %zu is a constant", input);
+      s = rt_fail(it, AP_ERR_ARG, "input %zu is a constant", input);
     } else {
       probe.flags &= (uint8_t)~RT_OWNED_DIMS;
       s = rt_set_dims(it, &probe, dims, rank, false);
@@ -438,8 +437,8 @@ ap_status ap_interpreter_resize_input(ap_interpreter *it, size_t input, const in
   it->allocated = false;
   it->stale_input = (int32_t)input;
   if (s == AP_OK)
-    ap_fail(&it->err, AP_OK,
-            "input %zu was resized: call ap_interpreter_allocate() again before invoke", input);
+    rt_fail(it, AP_OK, "input %zu was resized: call ap_interpreter_allocate() again before invoke",
+            input);
   leave(it);
   return AP_OK;
 }
@@ -449,18 +448,18 @@ ap_status ap_interpreter_invoke(ap_interpreter *it) {
   if (!enter(it)) return AP_ERR_BUSY;
   ap_status s = AP_OK;
   if (!it->sg) {
-    s = ap_fail(&it->err, AP_ERR_ARG, "the interpreter failed to create");
+    s = rt_fail(it, AP_ERR_ARG, "the interpreter failed to create");
   } else if (!it->allocated && it->stale_input >= 0) {
     ap_tensor_info ti;
     ap_ivec in = ap_model_subgraph_inputs(it->model, 0);
     const char *name =
         ap_model_tensor(it->model, 0, (size_t)in.v[it->stale_input], &ti) == AP_OK ? ti.name : "";
-    s = ap_fail(&it->err, AP_ERR_NOT_ALLOCATED,
+    s = rt_fail(it, AP_ERR_NOT_ALLOCATED,
                 "input %d (\"%s\") was resized: call ap_interpreter_allocate() again before "
                 "invoke",
                 it->stale_input, name);
   } else if (!it->allocated) {
-    s = ap_fail(&it->err, AP_ERR_NOT_ALLOCATED,
+    s = rt_fail(it, AP_ERR_NOT_ALLOCATED,
                 "not allocated: call ap_interpreter_allocate() before invoke");
   } else {
     rt_subgraph *r = &it->sg[0];
@@ -468,12 +467,12 @@ ap_status ap_interpreter_invoke(ap_interpreter *it) {
       ap_op_context c = {.it = it, .subgraph = 0, .index = k, .phase = RT_EVAL, .op = &r->ops[k]};
       s = ap_model_op(it->model, 0, k, &c.info);
       if (s != AP_OK) {
-        s = ap_fail(&it->err, s, "%s", ap_model_error(it->model));
+        s = rt_fail(it, s, "%s", ap_model_error(it->model));
       } else if (!rt_op_is_custom(c.op)) {
         s = rt_builtin_eval(&c);
       } else if (rt_op_custom(c.op)->eval) {
         s = rt_op_custom(c.op)->eval(&c);
-        if (s != AP_OK && !it->err.msg[0]) s = ap_op_fail(&c, s, "eval failed");
+        if (s != AP_OK && !it->msg[0]) s = ap_op_fail(&c, s, "eval failed");
       }
     }
   }
@@ -498,7 +497,7 @@ ap_status ap_interpreter_max_dims_cost(ap_interpreter *it, uint64_t *planned_are
                                        uint64_t *current_arena) {
   if (!it || !planned_arena || !current_arena) return AP_ERR_ARG;
   if (!it->allocated)
-    return ap_fail(&it->err, AP_ERR_NOT_ALLOCATED, "not allocated: call ap_interpreter_allocate()");
+    return rt_fail(it, AP_ERR_NOT_ALLOCATED, "not allocated: call ap_interpreter_allocate()");
   *planned_arena = *current_arena = it->arena_bytes;
   if (!it->has_max) return AP_OK;
   if (!enter(it)) return AP_ERR_BUSY;

@@ -31,7 +31,7 @@ static void *take_from_top(ap_interpreter *it, size_t bytes, uint64_t *counter) 
   uintptr_t floor = buf_base(it) + it->temp_used;
   size_t rounded = (bytes + RT_ALIGN - 1) & ~(size_t)(RT_ALIGN - 1);
   if (rounded < bytes || top < floor || rounded > top - floor) {
-    ap_fail(&it->err, AP_ERR_ARENA_TOO_SMALL,
+    rt_fail(it, AP_ERR_ARENA_TOO_SMALL,
             "arena too small: the interpreter's tables and persistent state need more than the "
             "%zu-byte buffer",
             it->buf_size);
@@ -48,12 +48,12 @@ static void *take_block(ap_interpreter *it, size_t bytes, uint64_t *counter, con
   if (it->buf) return take_from_top(it, bytes, counter);
   size_t rounded = (bytes + RT_ALIGN - 1) & ~(size_t)(RT_ALIGN - 1), total;
   if (rounded < bytes || !ap_add_size(rounded, sizeof(rt_block), &total)) {
-    ap_fail(&it->err, AP_ERR_OVERFLOW, "%s of %zu bytes overflows", what, bytes);
+    rt_fail(it, AP_ERR_OVERFLOW, "%s of %zu bytes overflows", what, bytes);
     return NULL;
   }
   rt_block *b = ap_alloc(&it->alloc, total);
   if (!b) {
-    ap_fail(&it->err, AP_ERR_NOMEM, "out of memory for %zu bytes of %s", bytes, what);
+    rt_fail(it, AP_ERR_NOMEM, "out of memory for %zu bytes of %s", bytes, what);
     return NULL;
   }
   b->next = it->blocks;

@@ -34,7 +34,7 @@ static ap_status take_arena(ap_interpreter *it, uint64_t base_align) {
     ap_align_up(it->arena_bytes, 16, &arena16);
     if (base > top || top - base < it->arena_bytes) {
       uint64_t needs = (base - lo) + arena16 + it->tables_bytes + it->persistent_bytes;
-      return ap_fail(&it->err, AP_ERR_ARENA_TOO_SMALL,
+      return rt_fail(it, AP_ERR_ARENA_TOO_SMALL,
                      "arena too small: needs %llu bytes, buffer has %zu%s",
                      (unsigned long long)needs, it->buf_size,
                      lo % 16 ? " (the buffer is not 16-byte aligned: the need counts the "
@@ -47,11 +47,11 @@ static ap_status take_arena(ap_interpreter *it, uint64_t base_align) {
   size_t want;
   if (!ap_add_size((size_t)it->arena_bytes, (size_t)base_align, &want) ||
       it->arena_bytes > SIZE_MAX)
-    return ap_fail(&it->err, AP_ERR_OVERFLOW, "arena of %llu bytes overflows",
+    return rt_fail(it, AP_ERR_OVERFLOW, "arena of %llu bytes overflows",
                    (unsigned long long)it->arena_bytes);
   it->arena_mem = ap_alloc(&it->alloc, want);
   if (!it->arena_mem)
-    return ap_fail(&it->err, AP_ERR_NOMEM, "out of memory for an arena of %llu bytes",
+    return rt_fail(it, AP_ERR_NOMEM, "out of memory for an arena of %llu bytes",
                    (unsigned long long)it->arena_bytes);
   uint64_t base;
   ap_align_up((uintptr_t)it->arena_mem, base_align, &base);
@@ -62,7 +62,7 @@ static ap_status take_arena(ap_interpreter *it, uint64_t base_align) {
 static ap_status build(ap_interpreter *it, rt_prep *prep, bool place, plan_state *st,
                        size_t total) {
   st->bytes = ap_alloc(&st->temp, (total ? total : 1) * sizeof *st->bytes);
-  if (!st->bytes) return ap_fail(&it->err, AP_ERR_NOMEM, "out of memory for planning");
+  if (!st->bytes) return rt_fail(it, AP_ERR_NOMEM, "out of memory for planning");
   for (size_t sg = 0, id = 0; sg < it->sg_count; sg++)
     for (size_t t = 0; t < it->sg[sg].tensor_count; t++, id++) {
       const rt_tensor *x = &it->sg[sg].tensors[t];
@@ -71,18 +71,18 @@ static ap_status build(ap_interpreter *it, rt_prep *prep, bool place, plan_state
   ap_graph_options go = {
       .rules = AP_RULES_ARENAPLAN, .tensor_bytes = st->bytes, .tensor_bytes_count = total};
   ap_status s = ap_graph_create(it->model, &go, &st->temp, &st->g);
-  if (s != AP_OK) return ap_fail(&it->err, s, "%s", ap_graph_error(st->g));
+  if (s != AP_OK) return rt_fail(it, s, "%s", ap_graph_error(st->g));
   size_t scratch_count = 0;
   for (size_t sg = 0, op = 0; sg < it->sg_count; sg++)
     for (size_t k = 0; k < it->sg[sg].op_count; k++, op++)
       for (rt_prep_scratch *r = prep[op].scratch; r; r = r->next) {
         s = ap_graph_add_scratch(st->g, sg, k, r->bytes, &r->id);
-        if (s != AP_OK) return ap_fail(&it->err, s, "%s", ap_graph_error(st->g));
+        if (s != AP_OK) return rt_fail(it, s, "%s", ap_graph_error(st->g));
         scratch_count++;
       }
   if (place) {
     st->scratch_target = ap_alloc(&st->temp, (scratch_count + 1) * sizeof *st->scratch_target);
-    if (!st->scratch_target) return ap_fail(&it->err, AP_ERR_NOMEM, "out of memory for planning");
+    if (!st->scratch_target) return rt_fail(it, AP_ERR_NOMEM, "out of memory for planning");
     for (size_t sg = 0, op = 0; sg < it->sg_count; sg++)
       for (size_t k = 0; k < it->sg[sg].op_count; k++, op++) {
         rt_op *o = &it->sg[sg].ops[k];
@@ -97,10 +97,10 @@ static ap_status build(ap_interpreter *it, rt_prep *prep, bool place, plan_state
   }
   uint64_t align = it->alignment ? it->alignment : 16;
   s = ap_graph_problem(st->g, -1, align, &st->p);
-  if (s != AP_OK) return ap_fail(&it->err, s, "%s", ap_graph_error(st->g));
+  if (s != AP_OK) return rt_fail(it, s, "%s", ap_graph_error(st->g));
   const char *strategy = it->preserve_all ? "naive" : it->strategy;
   s = ap_plan_create(st->p, &(ap_plan_options){.strategy = strategy}, &st->plan);
-  if (s != AP_OK) return ap_fail(&it->err, s, "%s", ap_plan_error(st->plan));
+  if (s != AP_OK) return rt_fail(it, s, "%s", ap_plan_error(st->plan));
   return AP_OK;
 }
 

@@ -14,6 +14,10 @@
 
 #include <stdatomic.h>
 
+/* The message buffer: smaller than other objects' (AP_ERRMSG_MAX) because a device pays for it
+ * in every interpreter; longer messages are cut. */
+#define RT_MSG_MAX 256
+
 enum { RT_CONSTANT = 1, RT_VARIABLE = 2, RT_OWNED_DIMS = 4 };
 
 typedef struct rt_tensor {
@@ -123,8 +127,12 @@ struct ap_interpreter {
   bool allocated;
   int32_t stale_input; /* >= 0: this input's resize made the plan stale */
   atomic_int busy;
-  ap_errbuf err;
+  char msg[RT_MSG_MAX]; /* the last failure's message */
 };
+
+/* Formats the interpreter's message and returns `s`. */
+ap_status rt_fail(ap_interpreter *it, ap_status s, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* memory.c. Tables (create and allocate) and persistent memory (allocate): zeroed, 16-byte
  * aligned; from the caller buffer's top or the allocator. NULL with the message set. */

@@ -24,7 +24,7 @@ ap_status rt_set_dims(ap_interpreter *it, rt_tensor *t, const int32_t *dims, int
   size_t bytes;
   if (rank < 0 || rank > AP_MAX_DIMS || (rank > 0 && !dims) ||
       !dims_bytes(t->type, dims, rank, &bytes))
-    return ap_fail(&it->err, AP_ERR_ARG,
+    return rt_fail(it, AP_ERR_ARG,
                    "invalid shape of rank %d (at most %d dims, each >= 0, whose product fits "
                    "in memory)",
                    rank, AP_MAX_DIMS);
@@ -34,7 +34,7 @@ ap_status rt_set_dims(ap_interpreter *it, rt_tensor *t, const int32_t *dims, int
     return AP_OK;
   }
   if (!may_allocate)
-    return ap_fail(&it->err, AP_ERR_NOT_ALLOCATED,
+    return rt_fail(it, AP_ERR_NOT_ALLOCATED,
                    "a shape changed rank (%d to %d): call ap_interpreter_allocate() again", t->rank,
                    rank);
   int32_t *p = rt_tables_alloc(it, rank ? (size_t)rank * 4 : 4);
