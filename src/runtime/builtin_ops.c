@@ -55,15 +55,21 @@ static void to_kernel_options(const ap_op_options *o, ap_kop_options *k) {
  * quantization, and data (NULL for non-constant tensors when !with_data, as prepare sees them
  * in allocate; so prepare computes the same at every eval). */
 static ap_status to_view(ap_op_context *c, int32_t t, bool with_data, ap_ktensor *v) {
-  const rt_tensor *r = &c->it->sg[c->subgraph].tensors[t];
-  if (r->rank > AP_KMAXDIMS)
-    return ap_op_fail(c, AP_ERR_UNSUPPORTED, "tensor %d has rank %d (kernels take %d)", t, r->rank,
-                      AP_KMAXDIMS);
+  const rt_tensor *r = rt_rec(c->it, c->subgraph, (size_t)t);
   ap_tensor_info ti;
   ap_status s = ap_model_tensor(c->it->model, c->subgraph, (size_t)t, &ti);
   if (s != AP_OK) return ap_op_fail(c, s, "tensor %d: %s", t, ap_model_error(c->it->model));
-  bool data = with_data || (r->flags & RT_CONSTANT);
-  *v = ap_ktensor_make(r->type, data ? r->data : NULL, r->rank, r->dims);
+  int rank = r ? r->rank : (int)ti.shape.n;
+  if (rank > AP_KMAXDIMS)
+    return ap_op_fail(c, AP_ERR_UNSUPPORTED, "tensor %d has rank %d (kernels take %d)", t, rank,
+                      AP_KMAXDIMS);
+  if (r) {
+    *v = ap_ktensor_make(r->type, with_data ? r->data : NULL, rank, r->dims);
+  } else {
+    size_t size;
+    void *data = (void *)ap_model_buffer(c->it->model, ti.buffer, &size);
+    *v = ap_ktensor_make(ti.type, data, rank, ti.shape.v);
+  }
   v->scale = ti.scale_count ? ti.scale[0] : 0.0f;
   v->zero_point = ti.zero_point_count ? (int32_t)ti.zero_point[0] : 0;
   if (ti.scale_count > 1) {
@@ -125,8 +131,11 @@ ap_status rt_builtin_prepare(ap_op_context *c) {
   ap_interpreter *it = c->it;
   /* The kernel decided its outputs' shapes. */
   for (size_t i = 0; i < nout; i++) {
-    rt_tensor *t = &it->sg[c->subgraph].tensors[c->info.outputs.v[i]];
-    if (t->flags & (RT_CONSTANT | RT_VARIABLE)) continue;
+    rt_tensor *t = rt_rec(it, c->subgraph, (size_t)c->info.outputs.v[i]);
+    if (!t)
+      return ap_op_fail(c, AP_ERR_FORMAT,
+                        "output %zu is a constant tensor (its data is the model's)", i);
+    if (t->flags & RT_VARIABLE) continue;
     s = ap_op_set_output_shape(c, i, kout[i].dims, kout[i].rank);
     if (s != AP_OK) return s;
   }
@@ -151,11 +160,13 @@ ap_status rt_builtin_eval(ap_op_context *c) {
   size_t scratch;
   ap_status s = run_prepare(c, false, kin, pin, kout, pout, &params, &scratch);
   if (s != AP_OK) return s;
-  const rt_tensor *ts = c->it->sg[c->subgraph].tensors;
-  for (size_t i = 0; i < nin; i++)
-    if (pin[i]) kin[i].data = ts[c->info.inputs.v[i]].data;
+  for (size_t i = 0; i < nin; i++) {
+    const rt_tensor *t = pin[i] ? rt_rec(c->it, c->subgraph, (size_t)c->info.inputs.v[i]) : NULL;
+    if (t) kin[i].data = t->data;
+  }
   for (size_t i = 0; i < nout; i++) {
-    const rt_tensor *t = &ts[c->info.outputs.v[i]];
+    const rt_tensor *t = rt_rec(c->it, c->subgraph, (size_t)c->info.outputs.v[i]);
+    if (!t) return ap_op_fail(c, AP_ERR_FORMAT, "output %zu is a constant tensor", i);
     /* Prepared shapes are the planned ones; anything else would overrun the arena. */
     if (kout[i].rank != t->rank || memcmp(kout[i].dims, t->dims, (size_t)t->rank * 4) != 0)
       return ap_op_fail(c, AP_ERR_KERNEL, "output %zu: shape differs from the planned one", i);

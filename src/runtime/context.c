@@ -62,8 +62,8 @@ ap_status ap_op_set_output_shape(ap_op_context *c, size_t i, const int32_t *dims
   if (!c) return AP_ERR_ARG;
   if (c->phase == RT_EVAL) return ap_op_fail(c, AP_ERR_ARG, "output shapes are set in prepare");
   if (i >= c->info.outputs.n) return ap_op_fail(c, AP_ERR_RANGE, "output %zu out of range", i);
-  rt_tensor *t = &c->it->sg[c->subgraph].tensors[c->info.outputs.v[i]];
-  if (t->flags & (RT_CONSTANT | RT_VARIABLE))
+  rt_tensor *t = rt_rec(c->it, c->subgraph, (size_t)c->info.outputs.v[i]);
+  if (!t || (t->flags & RT_VARIABLE))
     return ap_op_fail(c, AP_ERR_ARG, "output %zu is a constant or variable tensor", i);
   ap_status s = rt_set_dims(c->it, t, dims, rank, c->phase == RT_PREPARE);
   if (s != AP_OK) return ap_op_fail(c, s, "output %zu: %s", i, c->it->msg);

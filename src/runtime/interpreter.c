@@ -9,7 +9,7 @@ ap_interpreter_options ap_interpreter_defaults(void) {
 
 /* Bytes of the records create makes, laid out after the struct in one block. */
 typedef struct layout {
-  size_t sg, tensors, ops, dims, ranks, total;
+  size_t sg, slots, tensors, ops, dims, ranks, total;
 } layout;
 
 static bool add_part(size_t *at, size_t n, size_t size, size_t *off) {
@@ -19,16 +19,23 @@ static bool add_part(size_t *at, size_t n, size_t size, size_t *off) {
 }
 
 static bool compute_layout(const ap_model *m, size_t nin, bool max, layout *l) {
-  size_t at = sizeof(ap_interpreter), nsg = ap_model_subgraph_count(m), nt = 0, no = 0;
+  size_t at = sizeof(ap_interpreter), nsg = ap_model_subgraph_count(m), nt = 0, no = 0, nr = 0;
   for (size_t sg = 0; sg < nsg; sg++) {
-    if (!ap_add_size(nt, ap_model_tensor_count(m, sg), &nt) ||
-        !ap_add_size(no, ap_model_op_count(m, sg), &no))
+    size_t records = 0, count = ap_model_tensor_count(m, sg);
+    for (size_t t = 0; t < count; t++) {
+      ap_tensor_info ti;
+      records += ap_model_tensor(m, sg, t, &ti) == AP_OK && !ti.is_constant;
+    }
+    if (records >= UINT16_MAX) return false; /* slots are 16-bit */
+    if (!ap_add_size(nt, count, &nt) || !ap_add_size(no, ap_model_op_count(m, sg), &no) ||
+        !ap_add_size(nr, records, &nr))
       return false;
   }
   if (nt > UINT32_MAX || no > UINT32_MAX || nsg > UINT32_MAX) return false;
   size_t ndims = nin * AP_MAX_DIMS * (max ? 2 : 1), nranks = nin * (max ? 2 : 1);
   return add_part(&at, nsg, sizeof(rt_subgraph), &l->sg) &&
-         add_part(&at, nt, sizeof(rt_tensor), &l->tensors) &&
+         add_part(&at, nr, sizeof(rt_tensor), &l->tensors) &&
+         add_part(&at, nt, sizeof(uint16_t), &l->slots) &&
          add_part(&at, no, sizeof(rt_op), &l->ops) &&
          add_part(&at, ndims, sizeof(int32_t), &l->dims) &&
          add_part(&at, nranks, sizeof(int8_t), &l->ranks) && ap_add_size(at, 15, &l->total) &&
@@ -36,17 +43,12 @@ static bool compute_layout(const ap_model *m, size_t nin, bool max, layout *l) {
 }
 
 /* A tensor's record as the model describes it (and with its resized dims for an input). */
-static void reset_tensor(ap_interpreter *it, size_t sg, size_t t, const ap_tensor_info *ti) {
-  rt_tensor *x = &it->sg[sg].tensors[t];
+static void reset_tensor(rt_tensor *x, const ap_tensor_info *ti) {
   x->type = (uint8_t)ti->type;
-  x->flags = (ti->is_constant ? RT_CONSTANT : 0) | (ti->is_variable ? RT_VARIABLE : 0);
+  x->flags = ti->is_variable ? RT_VARIABLE : 0;
   x->dims = ti->shape.v;
   x->rank = (uint16_t)ti->shape.n;
   x->data = NULL;
-  if (ti->is_constant) {
-    size_t size;
-    x->data = (void *)ap_model_buffer(it->model, ti->buffer, &size);
-  }
 }
 
 /* Points subgraph 0's inputs at their resized dims (or their max dims while planning). */
@@ -54,8 +56,8 @@ static void apply_input_dims(ap_interpreter *it, bool at_max) {
   ap_ivec in = ap_model_subgraph_inputs(it->model, 0);
   for (size_t i = 0; i < in.n; i++) {
     if (in.v[i] < 0) continue;
-    rt_tensor *x = &it->sg[0].tensors[in.v[i]];
-    if (x->flags & RT_CONSTANT) continue;
+    rt_tensor *x = rt_rec(it, 0, (size_t)in.v[i]);
+    if (!x) continue;
     bool max = at_max && it->has_max && it->max_rank[i] >= 0;
     const int32_t *d = max ? &it->max_dims[i * AP_MAX_DIMS] : &it->input_dims[i * AP_MAX_DIMS];
     int rank = max ? it->max_rank[i] : it->input_rank[i];
@@ -92,6 +94,7 @@ static ap_status init_tables(ap_interpreter *it, const ap_interpreter_options *o
   uint8_t *base = (uint8_t *)it;
   it->sg = (rt_subgraph *)(base + l->sg);
   rt_tensor *tensors = (rt_tensor *)(base + l->tensors);
+  uint16_t *slots = (uint16_t *)(base + l->slots);
   rt_op *ops = (rt_op *)(base + l->ops);
   it->input_dims = (int32_t *)(base + l->dims);
   it->input_rank = (int8_t *)(base + l->ranks);
@@ -111,10 +114,11 @@ static ap_status init_tables(ap_interpreter *it, const ap_interpreter_options *o
     if (ti.shape.n) memcpy(&it->input_dims[i * AP_MAX_DIMS], ti.shape.v, ti.shape.n * 4);
     it->input_rank[i] = (int8_t)ti.shape.n;
   }
-  size_t tb = 0, ob = 0;
+  size_t tb = 0, ob = 0, rb = 0;
   for (uint32_t sg = 0; sg < it->sg_count; sg++) {
     rt_subgraph *r = &it->sg[sg];
-    r->tensors = tensors + tb;
+    r->tensors = tensors + rb;
+    r->slot = slots + tb;
     r->ops = ops + ob;
     r->tensor_count = (uint32_t)ap_model_tensor_count(m, sg);
     r->op_count = (uint32_t)ap_model_op_count(m, sg);
@@ -131,8 +135,13 @@ static ap_status init_tables(ap_interpreter *it, const ap_interpreter_options *o
                        t, ti.shape.n, AP_MAX_DIMS);
       if (ti.type > 255)
         return rt_fail(it, AP_ERR_UNSUPPORTED, "subgraph %u tensor %u: type %d", sg, t, ti.type);
-      reset_tensor(it, sg, t, &ti);
+      if (ti.is_constant) continue;
+      rt_tensor *x = &r->tensors[r->record_count];
+      r->slot[t] = (uint16_t)++r->record_count;
+      x->index = t;
+      reset_tensor(x, &ti);
     }
+    rb += r->record_count;
   }
   for (size_t i = 0; i < o->max_input_count; i++) {
     const ap_dims *d = &o->max_input_dims[i];
@@ -275,9 +284,9 @@ static ap_status finish_custom(ap_interpreter *it, rt_prep *prep) {
 
 static ap_status place_variables(ap_interpreter *it) {
   for (uint32_t sg = 0; sg < it->sg_count; sg++)
-    for (uint32_t t = 0; t < it->sg[sg].tensor_count; t++) {
-      rt_tensor *x = &it->sg[sg].tensors[t];
-      if ((x->flags & (RT_VARIABLE | RT_CONSTANT)) != RT_VARIABLE) continue;
+    for (uint32_t k = 0; k < it->sg[sg].record_count; k++) {
+      rt_tensor *x = &it->sg[sg].tensors[k];
+      if (!(x->flags & RT_VARIABLE)) continue;
       size_t bytes = rt_tensor_bytes(x);
       if (!bytes) continue;
       x->data = rt_persistent_alloc(it, bytes);
@@ -298,9 +307,9 @@ static ap_status prepare_for_resizes(ap_interpreter *it) {
   it->scratch_cap = rt_tables_alloc(it, (ops ? ops : 1) * sizeof *it->scratch_cap);
   if (!it->capacity || !it->scratch_cap) return rt_nomem(it);
   for (uint32_t sg = 0; sg < it->sg_count; sg++)
-    for (uint32_t t = 0; t < it->sg[sg].tensor_count; t++) {
-      rt_tensor *x = &it->sg[sg].tensors[t];
-      if ((x->flags & (RT_CONSTANT | RT_OWNED_DIMS)) || x->rank == 0) continue;
+    for (uint32_t k = 0; k < it->sg[sg].record_count; k++) {
+      rt_tensor *x = &it->sg[sg].tensors[k];
+      if ((x->flags & RT_OWNED_DIMS) || x->rank == 0) continue;
       int32_t *d = rt_tables_alloc(it, (size_t)x->rank * 4);
       if (!d) return rt_nomem(it);
       memcpy(d, x->dims, (size_t)x->rank * 4);
@@ -323,10 +332,11 @@ static bool inputs_at_max(const ap_interpreter *it) {
 
 static ap_status allocate(ap_interpreter *it) {
   for (uint32_t sg = 0; sg < it->sg_count; sg++)
-    for (uint32_t t = 0; t < it->sg[sg].tensor_count; t++) {
+    for (uint32_t k = 0; k < it->sg[sg].record_count; k++) {
+      rt_tensor *x = &it->sg[sg].tensors[k];
       ap_tensor_info ti;
-      ap_model_tensor(it->model, sg, t, &ti); /* checked at create */
-      reset_tensor(it, sg, t, &ti);
+      ap_model_tensor(it->model, sg, x->index, &ti); /* checked at create */
+      reset_tensor(x, &ti);
     }
   apply_input_dims(it, true);
   size_t ops = 0;
@@ -377,10 +387,9 @@ ap_status ap_interpreter_allocate(ap_interpreter *it) {
     it->allocated = true;
     it->stale_input = -1;
     for (uint32_t sg = 0; sg < it->sg_count; sg++)
-      for (uint32_t t = 0; t < it->sg[sg].tensor_count; t++) {
-        rt_tensor *x = &it->sg[sg].tensors[t];
-        if ((x->flags & (RT_VARIABLE | RT_CONSTANT)) == RT_VARIABLE && x->data)
-          memset(x->data, 0, rt_tensor_bytes(x));
+      for (uint32_t k = 0; k < it->sg[sg].record_count; k++) {
+        rt_tensor *x = &it->sg[sg].tensors[k];
+        if ((x->flags & RT_VARIABLE) && x->data) memset(x->data, 0, rt_tensor_bytes(x));
       }
   } else {
     rt_release(it);
@@ -409,10 +418,11 @@ ap_status ap_interpreter_resize_input(ap_interpreter *it, size_t input, const in
     s = rt_fail(it, AP_ERR_ARG, "input %zu: rank %d out of range (0 to %d, with dims)", input, rank,
                 AP_MAX_DIMS);
   } else {
-    rt_tensor probe = it->sg[0].tensors[in.v[input]];
-    if (probe.flags & RT_CONSTANT) {
+    const rt_tensor *x = rt_rec(it, 0, (size_t)in.v[input]);
+    if (!x) {
       s = rt_fail(it, AP_ERR_ARG, "input %zu is a constant", input);
     } else {
+      rt_tensor probe = *x;
       probe.flags &= (uint8_t)~RT_OWNED_DIMS;
       s = rt_set_dims(it, &probe, dims, rank, false);
       if (s == AP_ERR_NOT_ALLOCATED) s = AP_OK; /* only validating */
@@ -484,10 +494,9 @@ ap_status ap_interpreter_reset_variables(ap_interpreter *it) {
   if (!it || !it->sg) return AP_ERR_ARG;
   if (!enter(it)) return AP_ERR_BUSY;
   for (uint32_t sg = 0; sg < it->sg_count; sg++)
-    for (uint32_t t = 0; t < it->sg[sg].tensor_count; t++) {
-      rt_tensor *x = &it->sg[sg].tensors[t];
-      if ((x->flags & (RT_VARIABLE | RT_CONSTANT)) == RT_VARIABLE && x->data)
-        memset(x->data, 0, rt_tensor_bytes(x));
+    for (uint32_t k = 0; k < it->sg[sg].record_count; k++) {
+      rt_tensor *x = &it->sg[sg].tensors[k];
+      if ((x->flags & RT_VARIABLE) && x->data) memset(x->data, 0, rt_tensor_bytes(x));
     }
   leave(it);
   return AP_OK;

@@ -65,8 +65,8 @@ static ap_status build(ap_interpreter *it, rt_prep *prep, bool place, plan_state
   if (!st->bytes) return rt_fail(it, AP_ERR_NOMEM, "out of memory for planning");
   for (size_t sg = 0, id = 0; sg < it->sg_count; sg++)
     for (size_t t = 0; t < it->sg[sg].tensor_count; t++, id++) {
-      const rt_tensor *x = &it->sg[sg].tensors[t];
-      st->bytes[id] = x->flags & (RT_CONSTANT | RT_VARIABLE) ? 0 : rt_tensor_bytes(x);
+      const rt_tensor *x = rt_rec(it, sg, t);
+      st->bytes[id] = !x || (x->flags & RT_VARIABLE) ? 0 : rt_tensor_bytes(x);
     }
   ap_graph_options go = {
       .rules = AP_RULES_ARENAPLAN, .tensor_bytes = st->bytes, .tensor_bytes_count = total};
@@ -129,7 +129,8 @@ ap_status rt_plan(ap_interpreter *it, rt_prep *prep, bool place, uint64_t *arena
         continue;
       }
       uint32_t sg, t;
-      if (ap_graph_id_tensor(st.g, id, &sg, &t)) it->sg[sg].tensors[t].data = it->arena + off[i];
+      rt_tensor *x = ap_graph_id_tensor(st.g, id, &sg, &t) ? rt_rec(it, sg, t) : NULL;
+      if (x) x->data = it->arena + off[i];
     }
   }
   plan_state_free(&st);

@@ -18,11 +18,13 @@
  * in every interpreter; longer messages are cut. */
 #define RT_MSG_MAX 256
 
-enum { RT_CONSTANT = 1, RT_VARIABLE = 2, RT_OWNED_DIMS = 4 };
+enum { RT_VARIABLE = 1, RT_OWNED_DIMS = 2 };
 
+/* A non-constant tensor (constants have no record: everything about them is in the model). */
 typedef struct rt_tensor {
-  void *data;          /* model buffer, arena, or persistent region */
-  const int32_t *dims; /* the model's shape vector, or tables memory (RT_OWNED_DIMS) */
+  void *data;          /* arena or persistent region */
+  const int32_t *dims; /* the model's shape vector, or memory of its own (RT_OWNED_DIMS) */
+  uint32_t index;      /* in its subgraph */
   uint16_t rank;
   uint8_t type;
   uint8_t flags;
@@ -54,9 +56,10 @@ static inline const ap_op_kernel *rt_op_custom(const rt_op *o) {
 }
 
 typedef struct rt_subgraph {
-  rt_tensor *tensors;
+  rt_tensor *tensors; /* record_count records, of the non-constant tensors */
+  uint16_t *slot;     /* per tensor: 1 + its record's index, 0 for a constant */
   rt_op *ops;
-  uint32_t tensor_count, op_count;
+  uint32_t tensor_count, record_count, op_count;
   uint32_t tensor_base; /* model-wide index of tensor 0 (request ids) */
   uint32_t op_base;     /* model-wide index of op 0 */
 } rt_subgraph;
@@ -147,7 +150,11 @@ static inline ap_status rt_nomem(const ap_interpreter *it) {
   return it->buf ? AP_ERR_ARENA_TOO_SMALL : AP_ERR_NOMEM;
 }
 
-/* tensors.c. */
+/* tensors.c. The record of tensor t, NULL for a constant. */
+static inline rt_tensor *rt_rec(const ap_interpreter *it, size_t sg, size_t t) {
+  uint16_t s = it->sg[sg].slot[t];
+  return s ? &it->sg[sg].tensors[s - 1] : NULL;
+}
 size_t rt_tensor_bytes(const rt_tensor *t);
 /* Sets a tensor's dims: in place when they equal the current ones or it owns storage of that
  * rank; otherwise new tables memory (only when `may_allocate`). */

@@ -48,20 +48,24 @@ ap_status rt_set_dims(ap_interpreter *it, rt_tensor *t, const int32_t *dims, int
 
 bool rt_fill_tensor(const ap_interpreter *it, size_t sg, size_t t, ap_tensor *out) {
   if (!it || !it->sg || !out || sg >= it->sg_count || t >= it->sg[sg].tensor_count) return false;
-  const rt_tensor *r = &it->sg[sg].tensors[t];
+  const rt_tensor *r = rt_rec(it, sg, t);
   ap_tensor_info ti;
   if (ap_model_tensor(it->model, sg, t, &ti) != AP_OK) return false;
   memset(out, 0, sizeof *out);
   out->name = ti.name;
-  out->type = r->type;
-  out->rank = r->rank;
-  if (r->rank) memcpy(out->dims, r->dims, (size_t)r->rank * 4);
-  out->data = r->data;
-  out->bytes = rt_tensor_bytes(r);
-  if (r->flags & RT_CONSTANT) {
+  if (r) {
+    out->type = r->type;
+    out->rank = r->rank;
+    if (r->rank) memcpy(out->dims, r->dims, (size_t)r->rank * 4);
+    out->data = r->data;
+    out->bytes = rt_tensor_bytes(r);
+  } else {
     size_t size = 0;
-    ap_model_buffer(it->model, ti.buffer, &size);
-    if (ti.bytes == 0) out->bytes = size; /* strings: what the buffer holds */
+    out->type = ti.type;
+    out->rank = (int)ti.shape.n; /* at most AP_MAX_DIMS: checked at create */
+    if (ti.shape.n) memcpy(out->dims, ti.shape.v, ti.shape.n * 4);
+    out->data = (void *)ap_model_buffer(it->model, ti.buffer, &size);
+    out->bytes = ti.bytes ? ti.bytes : size; /* strings: what the buffer holds */
   }
   out->scales = ti.scale;
   out->zero_points = ti.zero_point;
@@ -69,8 +73,8 @@ bool rt_fill_tensor(const ap_interpreter *it, size_t sg, size_t t, ap_tensor *ou
   out->scale = ti.scale_count ? ti.scale[0] : 0.0f;
   out->zero_point = ti.zero_point_count ? (int32_t)ti.zero_point[0] : 0;
   out->quantized_dimension = ti.quantized_dimension;
-  out->is_constant = r->flags & RT_CONSTANT;
-  out->is_variable = (r->flags & RT_VARIABLE) != 0;
+  out->is_constant = r == NULL;
+  out->is_variable = r && (r->flags & RT_VARIABLE);
   return true;
 }
 
