@@ -192,6 +192,9 @@ typedef struct ap_memory_usage {
    * smallest size of a 16-byte aligned buffer that works (an unaligned one needs up to 15 bytes
    * more); otherwise the sum of the three, each rounded up to 16 bytes. */
   uint64_t total;
+  /* The arena's lower bound (max over steps of the bytes live together): no plan of these
+   * requests is smaller. */
+  uint64_t arena_lower_bound;
 } ap_memory_usage;
 /* Exact bytes of each region after allocate (AP_ERR_NOT_ALLOCATED before). */
 ap_status ap_interpreter_memory(const ap_interpreter *it, ap_memory_usage *out);

@@ -81,6 +81,7 @@ void rt_release(ap_interpreter *it) {
   it->arena_mem = NULL;
   it->arena = NULL;
   it->arena_bytes = 0;
+  it->arena_lower_bound = 0;
   it->capacity = NULL;
   it->scratch_cap = NULL;
   it->persistent_bytes = 0;

@@ -114,6 +114,7 @@ ap_status rt_plan(ap_interpreter *it, rt_prep *prep, bool place, uint64_t *arena
     *arena = ap_plan_arena(st.plan);
     if (place) {
       it->arena_bytes = *arena;
+      it->arena_lower_bound = ap_plan_lower_bound(st.plan);
       uint64_t align = it->alignment ? it->alignment : 16;
       s = take_arena(it, align > 16 ? align : 16);
     }

@@ -124,6 +124,7 @@ struct ap_interpreter {
   uint8_t *arena_mem; /* from the allocator (NULL with a caller buffer) */
   uint8_t *arena;
   uint64_t arena_bytes;
+  uint64_t arena_lower_bound;
   uint64_t *capacity;    /* with max dims: planned bytes per model-wide tensor index */
   uint64_t *scratch_cap; /* with max dims: a builtin's planned scratch per model-wide op */
 

@@ -130,5 +130,6 @@ ap_status ap_interpreter_memory(const ap_interpreter *it, ap_memory_usage *out) 
   out->persistent = it->persistent_bytes;
   out->tables = it->tables_bytes;
   out->total = arena16 + it->persistent_bytes + it->tables_bytes;
+  out->arena_lower_bound = it->arena_lower_bound;
   return AP_OK;
 }

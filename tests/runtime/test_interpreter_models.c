@@ -66,6 +66,7 @@ static void run_oracle_model(const char *name) {
     CHECK_MSG(u.total < tflm, "%s: total %llu >= TFLite Micro's %llu", name,
               (unsigned long long)u.total, (unsigned long long)tflm);
     CHECK_EQ(u.total, ((u.arena + 15) / 16 * 16) + u.persistent + u.tables);
+    CHECK(u.arena_lower_bound > 0 && u.arena >= u.arena_lower_bound);
   }
   ap_interpreter_destroy(it);
   CHECK_EQ(atomic_load(&cnt.live_bytes), 0);
