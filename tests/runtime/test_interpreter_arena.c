@@ -149,7 +149,7 @@ int main(void) {
   exact_size("hello_world_float");
   exact_size("person_detect_int8");
   exact_size("mlperf_kws_dscnn_int8");
-  exact_size("mobilenet_v2_torch_int8");
+  exact_size("mlperf_vww_int8");
   tiny_buffers();
   return ap_test_done();
 }

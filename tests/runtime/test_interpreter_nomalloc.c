@@ -113,7 +113,7 @@ int main(void) {
   model("person_detect_int8");
   model("mlperf_kws_dscnn_int8");
   model("mlperf_ic_resnet_int8");
-  model("mobilenet_v2_torch_int8");
+  model("mlperf_vww_int8");
   return ap_test_done();
 #endif
 }
