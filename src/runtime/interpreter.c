@@ -24,7 +24,7 @@ static bool compute_layout(const ap_model *m, size_t nin, bool max, layout *l) {
     size_t records = 0, count = ap_model_tensor_count(m, sg);
     for (size_t t = 0; t < count; t++) {
       ap_tensor_info ti;
-      records += ap_model_tensor(m, sg, t, &ti) == AP_OK && !ti.is_constant;
+      records += ap_model_tensor(m, sg, t, &ti) == AP_OK && (!ti.is_constant || ti.is_variable);
     }
     if (records >= UINT16_MAX) return false; /* slots are 16-bit */
     if (!ap_add_size(nt, count, &nt) || !ap_add_size(no, ap_model_op_count(m, sg), &no) ||
@@ -135,7 +135,7 @@ static ap_status init_tables(ap_interpreter *it, const ap_interpreter_options *o
                        t, ti.shape.n, AP_MAX_DIMS);
       if (ti.type > 255)
         return rt_fail(it, AP_ERR_UNSUPPORTED, "subgraph %u tensor %u: type %d", sg, t, ti.type);
-      if (ti.is_constant) continue;
+      if (ti.is_constant && !ti.is_variable) continue; /* a variable's data is its start */
       rt_tensor *x = &r->tensors[r->record_count];
       r->slot[t] = (uint16_t)++r->record_count;
       x->index = t;
@@ -282,6 +282,20 @@ static ap_status finish_custom(ap_interpreter *it, rt_prep *prep) {
   return AP_OK;
 }
 
+/* A variable's initial value: its buffer's data when the model gives it, else zeros. */
+static void reset_variable(const ap_interpreter *it, size_t sg, rt_tensor *x) {
+  if (!(x->flags & RT_VARIABLE) || !x->data) return;
+  size_t bytes = rt_tensor_bytes(x), size = 0;
+  ap_tensor_info ti;
+  const uint8_t *init = ap_model_tensor(it->model, sg, x->index, &ti) == AP_OK
+                            ? ap_model_buffer(it->model, ti.buffer, &size)
+                            : NULL;
+  if (init && size == bytes)
+    memcpy(x->data, init, bytes);
+  else
+    memset(x->data, 0, bytes);
+}
+
 static ap_status place_variables(ap_interpreter *it) {
   for (uint32_t sg = 0; sg < it->sg_count; sg++)
     for (uint32_t k = 0; k < it->sg[sg].record_count; k++) {
@@ -387,10 +401,8 @@ ap_status ap_interpreter_allocate(ap_interpreter *it) {
     it->allocated = true;
     it->stale_input = -1;
     for (uint32_t sg = 0; sg < it->sg_count; sg++)
-      for (uint32_t k = 0; k < it->sg[sg].record_count; k++) {
-        rt_tensor *x = &it->sg[sg].tensors[k];
-        if ((x->flags & RT_VARIABLE) && x->data) memset(x->data, 0, rt_tensor_bytes(x));
-      }
+      for (uint32_t k = 0; k < it->sg[sg].record_count; k++)
+        reset_variable(it, sg, &it->sg[sg].tensors[k]);
   } else {
     rt_release(it);
   }
@@ -494,10 +506,8 @@ ap_status ap_interpreter_reset_variables(ap_interpreter *it) {
   if (!it || !it->sg) return AP_ERR_ARG;
   if (!enter(it)) return AP_ERR_BUSY;
   for (uint32_t sg = 0; sg < it->sg_count; sg++)
-    for (uint32_t k = 0; k < it->sg[sg].record_count; k++) {
-      rt_tensor *x = &it->sg[sg].tensors[k];
-      if ((x->flags & RT_VARIABLE) && x->data) memset(x->data, 0, rt_tensor_bytes(x));
-    }
+    for (uint32_t k = 0; k < it->sg[sg].record_count; k++)
+      reset_variable(it, sg, &it->sg[sg].tensors[k]);
   leave(it);
   return AP_OK;
 }

@@ -268,8 +268,90 @@ static void overrides(void) {
   free(bytes);
 }
 
+/* ACCUM(x, a, b) -> y: a += x, b += 1, y = a + b (a and b are variables). */
+static ap_status accum_prepare(ap_op_context *c) {
+  ap_tensor x, a, b;
+  if (!ap_op_input(c, 0, &x) || !ap_op_input(c, 1, &a) || !ap_op_input(c, 2, &b)) return AP_ERR_ARG;
+  if (!a.is_variable || !b.is_variable || a.is_constant || a.data || b.data)
+    return ap_op_fail(c, AP_ERR_ARG, "variables are not what they should be");
+  return ap_op_set_output_shape(c, 0, x.dims, x.rank);
+}
+static ap_status accum_eval(ap_op_context *c) {
+  ap_tensor x, a, b, y;
+  if (!ap_op_input(c, 0, &x) || !ap_op_input(c, 1, &a) || !ap_op_input(c, 2, &b) ||
+      !ap_op_output(c, 0, &y))
+    return AP_ERR_ARG;
+  for (int i = 0; i < 4; i++) {
+    ((float *)a.data)[i] += ((float *)x.data)[i];
+    ((float *)b.data)[i] += 1.0f;
+    ((float *)y.data)[i] = ((float *)a.data)[i] + ((float *)b.data)[i];
+  }
+  return AP_OK;
+}
+
+static void variables(void) {
+  ap_writer *w;
+  ap_writer_create(NULL, &w);
+  uint32_t op, init_buf;
+  ap_writer_add_custom_opcode(w, "ACCUM", 1, &op);
+  float init[4] = {10, 20, 30, 40};
+  ap_writer_add_buffer(w, init, sizeof init, &init_buf);
+  int32_t s14[2] = {1, 4}, a, b;
+  int32_t x = rt_float_tensor(w, "x", s14, 2), y = rt_float_tensor(w, "y", s14, 2);
+  ap_writer_add_tensor(
+      w, 0,
+      &(ap_writer_tensor){
+          .name = "a", .shape = s14, .rank = 2, .buffer = init_buf, .is_variable = true},
+      &a);
+  ap_writer_add_tensor(
+      w, 0, &(ap_writer_tensor){.name = "b", .shape = s14, .rank = 2, .is_variable = true}, &b);
+  int32_t ins[3] = {x, a, b};
+  ap_writer_add_op(
+      w, 0,
+      &(ap_writer_op){
+          .opcode = op, .inputs = ins, .input_count = 3, .outputs = &y, .output_count = 1},
+      NULL);
+  ap_writer_set_subgraph_io(w, 0, &x, 1, &y, 1);
+  uint8_t *bytes;
+  ap_model *m = rt_finish(w, &bytes);
+  ap_writer_destroy(w);
+  CHECK(m != NULL);
+  if (!m) return;
+  static const ap_custom_op accum = {"ACCUM", 0, {accum_prepare, accum_eval}};
+  ap_interpreter_options o = ap_interpreter_defaults();
+  o.custom_ops = &accum;
+  o.custom_op_count = 1;
+  ap_interpreter *it;
+  CHECK(ap_interpreter_create(m, &o, &it) == AP_OK);
+  ap_status s = ap_interpreter_allocate(it);
+  CHECK_MSG(s == AP_OK, "%s", ap_interpreter_error(it));
+  ap_memory_usage u;
+  CHECK(ap_interpreter_memory(it, &u) == AP_OK);
+  CHECK_EQ(u.persistent, 32); /* two 16-byte variables */
+  ap_tensor ta, tx, ty;
+  CHECK(ap_interpreter_tensor_by_name(it, "a", &ta, NULL, NULL) == AP_OK);
+  CHECK(ta.is_variable && !ta.is_constant);
+  CHECK(memcmp(ta.data, init, sizeof init) == 0); /* a copy of the model's initial value */
+  CHECK(ta.data != (void *)ap_model_buffer(m, init_buf, &(size_t){0}));
+  float xin[4] = {1, 2, 3, 4};
+  float want[3][4] = {{12, 23, 34, 45}, {14, 26, 38, 50}, {12, 23, 34, 45}};
+  for (int k = 0; k < 3; k++) {
+    if (k == 2) CHECK(ap_interpreter_reset_variables(it) == AP_OK);
+    CHECK(ap_interpreter_input(it, 0, &tx) == AP_OK);
+    memcpy(tx.data, xin, sizeof xin);
+    CHECK(ap_interpreter_invoke(it) == AP_OK);
+    CHECK(ap_interpreter_output(it, 0, &ty) == AP_OK);
+    CHECK_MSG(memcmp(ty.data, want[k], 16) == 0, "invoke %d: %g %g %g %g", k, ((float *)ty.data)[0],
+              ((float *)ty.data)[1], ((float *)ty.data)[2], ((float *)ty.data)[3]);
+  }
+  ap_interpreter_destroy(it);
+  ap_model_destroy(m);
+  free(bytes);
+}
+
 int main(void) {
   custom_by_name();
   overrides();
+  variables();
   return ap_test_done();
 }
