@@ -16,6 +16,15 @@ OUT=bench/RESULTS.md
   echo "Arenas are deterministic."
   echo
   "$BUILD/bench/bench_plan_bench" "$RUNS"
+  echo
+  echo "## Runtime: what a device provides, and invoke time"
+  echo
+  echo "\`$BUILD/bench/bench_runtime_bench 30\`. total = arena (rounded to 16) + persistent +"
+  echo "tables (the interpreter itself): the exact size of a caller-owned buffer that works. TFLM"
+  echo "columns: ../shared/bench/tflm_arena.tsv (plain_head, min_arena_plain_16). Inputs: the"
+  echo "oracle's seed 1 (random bytes for the two models TFLite Micro cannot run)."
+  echo
+  "$BUILD/bench/bench_runtime_bench" 30
 } > "$OUT.tmp"
 mv "$OUT.tmp" "$OUT"
 echo "bench: wrote $OUT"

@@ -18,8 +18,9 @@
  * requests, persistent state), plans the arena and places every tensor. Regions:
  *  - weights: the model's constant buffers, read in place, never copied;
  *  - persistent: variable tensors and custom kernels' state (live until the next allocate);
- *  - tables: the interpreter itself: its struct, 24 bytes per tensor, 16 per op, shapes that
- *    differ from the model's, scratch pointers;
+ *  - tables: the interpreter itself: its struct (with a 256-byte message buffer), 2 bytes per
+ *    tensor plus 24 per non-constant tensor (constants are read from the model in place),
+ *    16 bytes per op, shapes that differ from the model's, custom ops' records;
  *  - arena: the planned tensors and scratch buffers.
  * Builtin kernels keep no state between invokes: their parameters (multipliers, padding) are
  * recomputed from the model before each op runs, which costs little time and no memory.
