@@ -114,6 +114,45 @@ static void run_other(const char *name) {
   ap_model_destroy(m);
 }
 
+/* Every strategy (and preserve_all) places the same model so that it computes the same: the
+ * oracle's outputs bit for bit. */
+static void every_strategy(const char *name) {
+  ap_model *m = rt_load(name);
+  if (!m) return;
+  for (size_t k = 0; k <= ap_strategy_count(); k++) {
+    ap_interpreter_options o = ap_interpreter_defaults();
+    if (k < ap_strategy_count()) {
+      o.strategy = ap_strategy_name(k);
+      if (strcmp(o.strategy, "exact") == 0) continue; /* a search with a time budget */
+    } else {
+      o.preserve_all = true;
+    }
+    ap_interpreter *it;
+    ap_status s = ap_interpreter_create(m, &o, &it);
+    if (s == AP_OK) s = ap_interpreter_allocate(it);
+    CHECK_MSG(s == AP_OK, "%s with %s: %s", name, o.preserve_all ? "preserve_all" : o.strategy,
+              ap_interpreter_error(it));
+    if (s == AP_OK) {
+      CHECK(rt_feed_oracle(it, name, 2));
+      CHECK(ap_interpreter_invoke(it) == AP_OK);
+      CHECK_MSG(rt_matches_oracle(it, name, 2, 0), "%s with %s", name,
+                o.preserve_all ? "preserve_all" : o.strategy);
+    }
+    if (s == AP_OK && o.preserve_all) {
+      /* No reuse: every non-constant tensor has bytes of its own, the arena holds them all. */
+      ap_memory_usage u;
+      ap_interpreter_memory(it, &u);
+      uint64_t sum = 0;
+      ap_tensor t;
+      for (size_t i = 0; ap_interpreter_tensor(it, 0, i, &t) == AP_OK; i++)
+        if (!t.is_constant && !t.is_variable) sum += (t.bytes + 15) / 16 * 16;
+      CHECK(u.arena >= sum);
+    }
+    ap_interpreter_destroy(it);
+  }
+  ap_model_destroy(m);
+}
+
 int main(void) {
   ap_test_require_shared();
   printf("%-24s %10s %10s %8s %10s %10s %6s\n", "model", "arena", "persistent", "tables", "total",
@@ -122,5 +161,8 @@ int main(void) {
     run_oracle_model(rt_oracle_models[i]);
   run_other("mlperf_kws_dscnn_hybrid");
   run_other("mobilenet_v1_025_128_uint8");
+  every_strategy("person_detect_int8");
+  every_strategy("mlperf_kws_dscnn_int8");
+  every_strategy("mlperf_ad_fc_int8");
   return ap_test_done();
 }
