@@ -190,9 +190,10 @@ typedef struct ap_memory_usage {
   uint64_t arena;      /* planned tensors and scratch */
   uint64_t persistent; /* variable tensors and custom kernels' state */
   uint64_t tables;     /* everything the interpreter itself holds: its struct and records */
-  /* What a device must provide besides the model: for a caller-owned buffer, the exact
-   * smallest size of a 16-byte aligned buffer that works (an unaligned one needs up to 15 bytes
-   * more); otherwise the sum of the three, each rounded up to 16 bytes. */
+  /* What a device must provide besides the model: the arena rounded up to 16, plus persistent,
+   * plus tables (each block of those rounded up to 16). With alignment <= 16 it is the exact
+   * smallest caller-owned buffer that works when 16-byte aligned (an unaligned one needs up to
+   * 15 bytes more); the allocator's own per-block overhead is not counted. */
   uint64_t total;
   /* The arena's lower bound (max over steps of the bytes live together): no plan of these
    * requests is smaller. */
