@@ -13,6 +13,7 @@ typedef struct scale_state {
 } scale_state;
 
 static int prepares;
+static bool reuse_state = true;
 
 /* y = x * factor + (number of this eval), computed through scratch. */
 static ap_status scale_prepare(ap_op_context *c) {
@@ -24,7 +25,10 @@ static ap_status scale_prepare(ap_op_context *c) {
     return ap_op_fail(c, AP_ERR_FORMAT, "no factor");
   if (info->custom_options[0] == 0) return ap_op_fail(c, AP_ERR_UNSUPPORTED, "factor 0");
   if (in.data != NULL) return ap_op_fail(c, AP_ERR_ARG, "prepare saw data");
-  scale_state *st = ap_op_persistent(c, sizeof *st);
+  /* After a resize within max_input_dims prepare runs again: the state from allocate is kept
+   * (and persistent memory is not to be had then). */
+  scale_state *st = reuse_state ? ap_op_state(c) : NULL;
+  if (!st) st = ap_op_persistent(c, sizeof *st);
   if (!st) return AP_ERR_NOMEM;
   st->factor = info->custom_options[0];
   ap_status s = ap_op_request_scratch(c, in.bytes, &st->scratch);
@@ -349,8 +353,71 @@ static void variables(void) {
   free(bytes);
 }
 
+/* max_input_dims with a custom op: a resize within them re-runs its prepare (new output
+ * shape, scratch within what was planned, state kept) and invoke works at once. */
+static void custom_resize(void) {
+  uint8_t *bytes;
+  ap_model *m = scale_model(3, &bytes);
+  if (!m) return;
+  int32_t max[2] = {4, 4}, three[2] = {3, 4}, five[2] = {5, 4};
+  ap_dims d = {max, 2};
+  ap_interpreter_options o = ap_interpreter_defaults();
+  o.custom_ops = &scale_op;
+  o.custom_op_count = 1;
+  o.max_input_dims = &d;
+  o.max_input_count = 1;
+  ap_interpreter *it;
+  CHECK(ap_interpreter_create(m, &o, &it) == AP_OK);
+  prepares = 0;
+  ap_status s = ap_interpreter_allocate(it);
+  CHECK_MSG(s == AP_OK, "%s", ap_interpreter_error(it));
+  CHECK_EQ(prepares, 2); /* at the maximum, then at the model's [1, 4] */
+  ap_memory_usage u;
+  CHECK(ap_interpreter_memory(it, &u) == AP_OK);
+  CHECK_EQ(u.arena, 3 * 64); /* x, scratch and y at 4 rows */
+  CHECK_EQ(u.persistent, 16);
+  CHECK(ap_interpreter_resize_input(it, 0, three, 2) == AP_OK);
+  CHECK_EQ(prepares, 3);
+  ap_tensor x, y, z;
+  CHECK(ap_interpreter_tensor_by_name(it, "y", &y, NULL, NULL) == AP_OK);
+  CHECK_EQ(y.dims[0], 3);
+  CHECK(ap_interpreter_input(it, 0, &x) == AP_OK);
+  CHECK_EQ(x.bytes, 48);
+  for (int i = 0; i < 12; i++)
+    ((float *)x.data)[i] = (float)i;
+  s = ap_interpreter_invoke(it);
+  CHECK_MSG(s == AP_OK, "%s", ap_interpreter_error(it));
+  CHECK(ap_interpreter_output(it, 0, &z) == AP_OK);
+  CHECK_EQ(z.dims[0], 3);
+  for (int i = 0; i < 12; i++)
+    CHECK(((float *)z.data)[i] == 2.0f * ((float)i * 3.0f + 1.0f));
+  /* Beyond the maximum: stale. */
+  CHECK(ap_interpreter_resize_input(it, 0, five, 2) == AP_OK);
+  CHECK_EQ(ap_interpreter_invoke(it), AP_ERR_NOT_ALLOCATED);
+  ap_interpreter_destroy(it);
+
+  /* A prepare that takes persistent memory every time cannot follow a resize: the plan goes
+   * stale, and the message says why until invoke says what to do. */
+  reuse_state = false;
+  CHECK(ap_interpreter_create(m, &o, &it) == AP_OK);
+  CHECK(ap_interpreter_allocate(it) != AP_OK); /* allocate itself re-prepares at [1, 4] */
+  CHECK_STR(ap_interpreter_error(it),
+            "subgraph 0 op 0 (SCALE_ACC): persistent memory is taken in the prepare of allocate "
+            "only (this is a prepare re-run by a resize)");
+  CHECK(ap_interpreter_resize_input(it, 0, max, 2) == AP_OK);
+  CHECK(ap_interpreter_allocate(it) == AP_OK); /* at the maximum: no re-run */
+  CHECK(ap_interpreter_resize_input(it, 0, three, 2) == AP_OK);
+  CHECK_CONTAINS(ap_interpreter_error(it), "persistent memory is taken in the prepare");
+  CHECK_EQ(ap_interpreter_invoke(it), AP_ERR_NOT_ALLOCATED);
+  reuse_state = true;
+  ap_interpreter_destroy(it);
+  ap_model_destroy(m);
+  free(bytes);
+}
+
 int main(void) {
   custom_by_name();
+  custom_resize();
   overrides();
   variables();
   return ap_test_done();
