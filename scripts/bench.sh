@@ -6,7 +6,7 @@
 set -e
 BUILD=${1:-build}
 RUNS=${RUNS:-5}
-INVOKES=${INVOKES:-9}
+INVOKES=${INVOKES:-30}
 OUT=bench/RESULTS.md
 header() {
   echo "# arenaplan benchmark results"
@@ -21,7 +21,14 @@ header() {
   echo
 }
 runtime() {
-  "$BUILD/bench/bench_run_bench" "$INVOKES"
+  echo "## Runtime: what a device provides, and invoke time"
+  echo
+  echo "\`$BUILD/bench/bench_runtime_bench $INVOKES\`. total = arena (rounded to 16) + persistent +"
+  echo "tables (the interpreter itself): the exact size of a caller-owned buffer that works. TFLM"
+  echo "columns: ../shared/bench/tflm_arena.tsv (plain_head, min_arena_plain_16). Inputs: the"
+  echo "oracle's seed 1 (random bytes for the two models TFLite Micro cannot run)."
+  echo
+  "$BUILD/bench/bench_runtime_bench" "$INVOKES"
   echo
   echo "(runtime section: $(date -u '+%Y-%m-%d %H:%M UTC'), commit"
   echo "$(git rev-parse --short HEAD 2>/dev/null || echo unknown), load average"

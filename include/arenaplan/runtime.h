@@ -7,28 +7,38 @@
  *     fprintf(stderr, "%s\n", ap_interpreter_error(it));
  *     ...
  *   }
- *   ap_tensor *in = ap_interpreter_input(it, 0);
- *   memcpy(in->data, my_input, in->bytes);
+ *   ap_tensor in, out;
+ *   ap_interpreter_input(it, 0, &in);
+ *   memcpy(in.data, my_input, in.bytes);
  *   if (ap_interpreter_invoke(it) != AP_OK) ...
- *   const ap_tensor *out = ap_interpreter_output(it, 0);
+ *   ap_interpreter_output(it, 0, &out);
  *   ap_interpreter_destroy(it);
  *
  * Memory. ap_interpreter_allocate() runs every kernel's prepare (shape propagation, scratch
  * requests, persistent state), plans the arena and places every tensor. Regions:
  *  - weights: the model's constant buffers, read in place, never copied;
- *  - persistent: variable tensors and kernel state (live as long as the allocation);
- *  - tables: the interpreter's own bookkeeping (tensor and op records);
+ *  - persistent: variable tensors and custom kernels' state (live until the next allocate);
+ *  - tables: the interpreter itself: its struct (with a 256-byte message buffer), 2 bytes per
+ *    tensor plus 24 per non-constant tensor (constants are read from the model in place),
+ *    16 bytes per op, shapes that differ from the model's, custom ops' records;
  *  - arena: the planned tensors and scratch buffers.
- * With a caller-owned arena (options.arena / arena_size), persistent, tables and arena all go
- * inside that buffer, which must outlive the interpreter and is not freed by it; allocate
- * fails with AP_ERR_ARENA_TOO_SMALL and "arena too small: needs N bytes, buffer has M" when
- * it cannot hold them. Without one, the three regions come from the allocator. Planning itself
- * uses temporary memory from the allocator, freed before allocate returns.
- * ap_interpreter_invoke() allocates nothing.
+ * Builtin kernels keep no state between invokes: their parameters (multipliers, padding) are
+ * recomputed from the model before each op runs, which costs little time and no memory.
+ * With a caller-owned buffer (options.arena / arena_size), the interpreter, persistent, tables
+ * and arena all go inside it; it must outlive the interpreter and is not freed by it. Allocate
+ * fails with AP_ERR_ARENA_TOO_SMALL and "arena too small: needs N bytes, buffer has M" when it
+ * cannot hold them. Planning temporaries come from the part of the buffer the arena will later
+ * use, and only when that is too small for them from the allocator (freed before allocate
+ * returns); nothing else is allocated. Without a caller buffer, everything comes from the
+ * allocator. ap_interpreter_invoke() allocates nothing, ever.
  *
- * Threads. An interpreter is used by one thread at a time: an invoke while another runs on the
- * same interpreter returns AP_ERR_BUSY. Several interpreters may share one model.
- * The model must outlive every interpreter made from it.
+ * Threads. An interpreter is used by one thread at a time: invoke, allocate, resize or
+ * reset_variables while one of them runs on the same interpreter returns AP_ERR_BUSY (and
+ * leaves the message alone). Accessors are not synchronised. Several interpreters may share
+ * one model and run at the same time (the model is read-only).
+ *
+ * Lifetimes. The model must outlive every interpreter made from it; so must a caller buffer,
+ * options.strategy and options.custom_ops.
  */
 #ifndef ARENAPLAN_RUNTIME_H
 #define ARENAPLAN_RUNTIME_H
@@ -41,12 +51,15 @@ extern "C" {
 
 #define AP_MAX_DIMS 8
 
-/* A tensor as the runtime sees it. Pointers stay valid until the next allocate. */
+/* A tensor as the runtime sees it: a value the accessors fill in. The interpreter keeps no
+ * such record per tensor (it keeps 24 bytes per tensor and reads names, types and
+ * quantization from the model in place); `data` stays valid until the next allocate or
+ * resize, and writing through it (an input) is how a caller feeds the model. */
 typedef struct ap_tensor {
-  const char *name;
-  int type;                  /* ap_dtype */
+  const char *name; /* inside the model */
+  int type;         /* ap_dtype */
   int rank;
-  int32_t dims[AP_MAX_DIMS];
+  int32_t dims[AP_MAX_DIMS]; /* current dims: resized inputs and shapes kernels computed */
   void *data;                /* NULL before allocate, and for tensors that need no bytes */
   size_t bytes;
   /* Quantization: per-tensor (count 1) or per-channel along quantized_dimension. */
@@ -56,17 +69,19 @@ typedef struct ap_tensor {
   const int64_t *zero_points;
   size_t quant_count;
   int32_t quantized_dimension;
-  bool is_constant;          /* data points into the model: never write it */
+  bool is_constant; /* data points into the model: never write it */
   bool is_variable;
 } ap_tensor;
 
-/* What a kernel sees of its op, in prepare and in eval. */
+/* What a kernel sees of its op, in prepare and in eval. The context lives only during the
+ * call: keep nothing from it but what ap_op_set_state and ap_op_persistent give. */
 typedef struct ap_op_context ap_op_context;
 size_t ap_op_input_count(const ap_op_context *c);
 size_t ap_op_output_count(const ap_op_context *c);
-/* NULL for an optional input that is absent (-1). */
-ap_tensor *ap_op_input(ap_op_context *c, size_t i);
-ap_tensor *ap_op_output(ap_op_context *c, size_t i);
+/* Fills *out with the op's input or output i. False when i is out of range or the input is
+ * an absent optional one (-1). In prepare, data is NULL for tensors that are not constant. */
+bool ap_op_input(const ap_op_context *c, size_t i, ap_tensor *out);
+bool ap_op_output(const ap_op_context *c, size_t i, ap_tensor *out);
 const ap_model *ap_op_model(const ap_op_context *c);
 size_t ap_op_subgraph(const ap_op_context *c);
 size_t ap_op_index(const ap_op_context *c);
@@ -74,22 +89,27 @@ size_t ap_op_index(const ap_op_context *c);
 const ap_op_info *ap_op_info_of(const ap_op_context *c);
 /* Prepare only: sets an output's shape (its bytes follow from its type). */
 ap_status ap_op_set_output_shape(ap_op_context *c, size_t i, const int32_t *dims, int rank);
-/* Prepare only: asks for a scratch buffer in the arena, live while the op runs. */
+/* Prepare only: asks for a scratch buffer in the arena, live while the op runs. When prepare
+ * runs again for a resize within max_input_dims, the requests must come in the same order and
+ * be no larger than at allocate. */
 ap_status ap_op_request_scratch(ap_op_context *c, size_t bytes, int *index);
-/* Eval only: the scratch buffer's address. */
+/* Eval only: the scratch buffer's address (16-byte aligned). */
 void *ap_op_scratch(ap_op_context *c, int index);
-/* Prepare only: memory in the persistent region (zeroed, 16-byte aligned) for the op's state;
- * it lives until the next allocate. NULL on failure (the context keeps the message). */
+/* Prepare in allocate only: memory in the persistent region (zeroed, 16-byte aligned) for the
+ * op's state; it lives until the next allocate. NULL on failure (the interpreter keeps the
+ * message), and during a prepare re-run by a resize within max_input_dims (the state from
+ * allocate is kept: read it with ap_op_state). */
 void *ap_op_persistent(ap_op_context *c, size_t bytes);
-/* The op's state pointer, kept between prepare and eval. */
+/* The op's state pointer, kept from prepare to every eval. */
 void ap_op_set_state(ap_op_context *c, void *state);
 void *ap_op_state(const ap_op_context *c);
 /* Records a message naming the op and returns `s`, e.g.
- *   return ap_op_fail(c, AP_ERR_UNSUPPORTED, "input type %s", ap_dtype_name(t->type)); */
+ *   return ap_op_fail(c, AP_ERR_UNSUPPORTED, "input type %s", ap_dtype_name(t.type)); */
 ap_status ap_op_fail(ap_op_context *c, ap_status s, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* A kernel: prepare runs in allocate, eval in invoke (it must not allocate). */
+/* A kernel: prepare runs in allocate (and again after a resize within max_input_dims), eval in
+ * invoke (it must not allocate). Either may be NULL. */
 typedef struct ap_op_kernel {
   ap_status (*prepare)(ap_op_context *c);
   ap_status (*eval)(ap_op_context *c);
@@ -97,57 +117,95 @@ typedef struct ap_op_kernel {
 
 /* A custom op the caller provides, by its custom_code (or a builtin it overrides). */
 typedef struct ap_custom_op {
-  const char *name;          /* custom_code; NULL to override a builtin */
-  int32_t builtin;           /* used when name is NULL */
+  const char *name; /* custom_code; NULL to override a builtin */
+  int32_t builtin;  /* used when name is NULL */
   ap_op_kernel kernel;
 } ap_custom_op;
 
+/* Dims of one input: rank entries (rank 0 with dims NULL: not given). */
+typedef struct ap_dims {
+  const int32_t *dims;
+  int rank;
+} ap_dims;
+
 typedef struct ap_interpreter_options {
-  const char *strategy;      /* NULL: "best" */
-  uint64_t alignment;        /* 0: 16 */
-  const ap_allocator *allocator;
-  void *arena;               /* optional caller-owned buffer for all regions */
+  const char *strategy;          /* NULL: "best"; must outlive the interpreter */
+  uint64_t alignment;            /* 0: 16 */
+  const ap_allocator *allocator; /* copied */
+  void *arena; /* optional caller-owned buffer for all regions (any address: aligned inside) */
   size_t arena_size;
-  int threads;               /* kernels may use this many threads (0 or 1: one) */
-  const ap_custom_op *custom_ops;
+  int threads;                    /* kernels may use this many threads (0 or 1: one) */
+  const ap_custom_op *custom_ops; /* must outlive the interpreter */
   size_t custom_op_count;
-  bool preserve_all;         /* no reuse at all (every tensor kept intact: for dumps) */
+  bool preserve_all; /* no reuse at all (every tensor kept intact: for dumps) */
+  /* Optional, copied: the largest dims of subgraph 0's inputs (max_input_count entries, in
+   * input order; an entry with rank 0 is not resizable without a new allocate). Allocate plans
+   * every tensor at these dims; afterwards a resize to dims of the same rank, each no larger,
+   * needs no new allocate: resize re-runs every op's prepare (shapes, parameters, scratch) in
+   * place, without allocating, and invoke works at once. ap_interpreter_max_dims_cost() says
+   * what planning for the maximum costs. */
+  const ap_dims *max_input_dims;
+  size_t max_input_count;
 } ap_interpreter_options;
 
 ap_interpreter_options ap_interpreter_defaults(void);
 
 typedef struct ap_interpreter ap_interpreter;
 
+/* On failure *out is still an interpreter (unless out of memory, or a caller buffer too small
+ * for the interpreter itself: then NULL) whose message says why; destroy it as usual. */
 ap_status ap_interpreter_create(const ap_model *m, const ap_interpreter_options *opt,
                                 ap_interpreter **out);
+/* Destroy every interpreter before its model. NULL is harmless. */
 void ap_interpreter_destroy(ap_interpreter *it);
 const char *ap_interpreter_error(const ap_interpreter *it);
 
+/* Prepares, plans and places. Calling it again re-plans from scratch (it is how a resize
+ * beyond max_input_dims takes effect). */
 ap_status ap_interpreter_allocate(ap_interpreter *it);
-/* Marks the plan stale: invoke fails with AP_ERR_NOT_ALLOCATED until the next allocate. */
+/* Sets input `input`'s dims. Within max_input_dims (same rank, every dim no larger) the plan
+ * stays valid and shapes are updated at once; otherwise the plan is stale: invoke fails with
+ * AP_ERR_NOT_ALLOCATED, naming the input, until the next allocate. */
 ap_status ap_interpreter_resize_input(ap_interpreter *it, size_t input, const int32_t *dims,
                                       int rank);
 ap_status ap_interpreter_invoke(ap_interpreter *it);
-/* Sets every variable tensor back to its initial value (zero, or its constant data). */
+/* Sets every variable tensor back to its initial value: the model's data for it, or zeros.
+ * (Allocate does the same.) Variables live in the persistent region, never in the model. */
 ap_status ap_interpreter_reset_variables(ap_interpreter *it);
 
-/* The entry subgraph's (subgraph 0's) inputs and outputs. NULL when out of range. */
+/* The entry subgraph's (subgraph 0's) inputs and outputs, filled into *out (AP_ERR_RANGE when
+ * out of range). The data pointers live until the next allocate or resize. */
 size_t ap_interpreter_input_count(const ap_interpreter *it);
 size_t ap_interpreter_output_count(const ap_interpreter *it);
-ap_tensor *ap_interpreter_input(ap_interpreter *it, size_t i);
-const ap_tensor *ap_interpreter_output(const ap_interpreter *it, size_t i);
-/* Any tensor, by subgraph and index or by name (first match in subgraph order). */
-ap_tensor *ap_interpreter_tensor(ap_interpreter *it, size_t subgraph, size_t tensor);
-ap_tensor *ap_interpreter_tensor_by_name(ap_interpreter *it, const char *name);
+ap_status ap_interpreter_input(const ap_interpreter *it, size_t i, ap_tensor *out);
+ap_status ap_interpreter_output(const ap_interpreter *it, size_t i, ap_tensor *out);
+/* Any tensor, by subgraph and index, or by name (first match in subgraph order; the indices
+ * of the match go to *subgraph and *tensor when those are not NULL). */
+ap_status ap_interpreter_tensor(const ap_interpreter *it, size_t subgraph, size_t tensor,
+                                ap_tensor *out);
+ap_status ap_interpreter_tensor_by_name(const ap_interpreter *it, const char *name, ap_tensor *out,
+                                        size_t *subgraph, size_t *tensor);
 
 typedef struct ap_memory_usage {
-  uint64_t arena;            /* planned tensors and scratch */
-  uint64_t persistent;       /* variable tensors and kernel state */
-  uint64_t tables;           /* the interpreter's own records */
-  uint64_t total;            /* what a device must provide besides the model */
+  uint64_t arena;      /* planned tensors and scratch */
+  uint64_t persistent; /* variable tensors and custom kernels' state */
+  uint64_t tables;     /* everything the interpreter itself holds: its struct and records */
+  /* What a device must provide besides the model: the arena rounded up to 16, plus persistent,
+   * plus tables (each block of those rounded up to 16). With alignment <= 16 it is the exact
+   * smallest caller-owned buffer that works when 16-byte aligned (an unaligned one needs up to
+   * 15 bytes more); the allocator's own per-block overhead is not counted. */
+  uint64_t total;
+  /* The arena's lower bound (max over steps of the bytes live together): no plan of these
+   * requests is smaller. */
+  uint64_t arena_lower_bound;
 } ap_memory_usage;
-/* Exact bytes of each region after allocate. */
+/* Exact bytes of each region after allocate (AP_ERR_NOT_ALLOCATED before). */
 ap_status ap_interpreter_memory(const ap_interpreter *it, ap_memory_usage *out);
+/* With max_input_dims: the arena as planned (at the maximum dims) and the arena a plan for the
+ * current dims would need (planned now, with temporary memory, placing nothing). Without:
+ * both are the current arena. */
+ap_status ap_interpreter_max_dims_cost(ap_interpreter *it, uint64_t *planned_arena,
+                                       uint64_t *current_arena);
 
 #ifdef __cplusplus
 }

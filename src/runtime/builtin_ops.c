@@ -11,22 +11,25 @@ static void to_kernel_options(const ap_op_options *o, ap_kop_options *k) {
   memset(k, 0, sizeof *k);
   switch (o->kind) {
   case AP_OPTIONS_CONV2D:
-    k->conv = (ap_conv_options){o->conv2d.padding, o->conv2d.stride_w, o->conv2d.stride_h,
-                                o->conv2d.dilation_w_factor, o->conv2d.dilation_h_factor,
-                                o->conv2d.activation, 0};
+    k->conv = (ap_conv_options){o->conv2d.padding,
+                                o->conv2d.stride_w,
+                                o->conv2d.stride_h,
+                                o->conv2d.dilation_w_factor,
+                                o->conv2d.dilation_h_factor,
+                                o->conv2d.activation,
+                                0};
     break;
   case AP_OPTIONS_DEPTHWISE_CONV2D:
-    k->conv = (ap_conv_options){o->depthwise_conv2d.padding, o->depthwise_conv2d.stride_w,
-                                o->depthwise_conv2d.stride_h,
-                                o->depthwise_conv2d.dilation_w_factor,
-                                o->depthwise_conv2d.dilation_h_factor,
-                                o->depthwise_conv2d.activation,
-                                o->depthwise_conv2d.depth_multiplier};
+    k->conv = (ap_conv_options){
+        o->depthwise_conv2d.padding,           o->depthwise_conv2d.stride_w,
+        o->depthwise_conv2d.stride_h,          o->depthwise_conv2d.dilation_w_factor,
+        o->depthwise_conv2d.dilation_h_factor, o->depthwise_conv2d.activation,
+        o->depthwise_conv2d.depth_multiplier};
     break;
   case AP_OPTIONS_POOL2D:
-    k->pool = (ap_pool_options){o->pool2d.padding, o->pool2d.stride_w, o->pool2d.stride_h,
-                                o->pool2d.filter_width, o->pool2d.filter_height,
-                                o->pool2d.activation};
+    k->pool =
+        (ap_pool_options){o->pool2d.padding,      o->pool2d.stride_w,      o->pool2d.stride_h,
+                          o->pool2d.filter_width, o->pool2d.filter_height, o->pool2d.activation};
     break;
   case AP_OPTIONS_FULLY_CONNECTED:
     k->fc = (ap_fc_options){o->fully_connected.activation, o->fully_connected.keep_num_dims,
@@ -48,98 +51,134 @@ static void to_kernel_options(const ap_op_options *o, ap_kop_options *k) {
   }
 }
 
-/* A kernel view of an interpreter tensor (shape, type, quantization, data). */
-static ap_status to_view(ap_op_context *c, const ap_tensor *t, ap_ktensor *v) {
-  if (t->rank > AP_KMAXDIMS)
-    return ap_op_fail(c, AP_ERR_UNSUPPORTED, "tensor %s has rank %d (kernels take %d)", t->name,
-                      t->rank, AP_KMAXDIMS);
-  *v = ap_ktensor_make(t->type, t->data, t->rank, t->dims);
-  v->scale = t->scale;
-  v->zero_point = t->zero_point;
-  if (t->quant_count > 1) {
-    v->channel_scales = t->scales;
-    v->channel_zero_points = t->zero_points;
-    v->n_channels = (int)t->quant_count;
-    v->quantized_dimension = t->quantized_dimension;
+/* A kernel's view of tensor `t` of subgraph `sg`: current dims, the model's type and
+ * quantization, and data (NULL for non-constant tensors when !with_data, as prepare sees them
+ * in allocate; so prepare computes the same at every eval). */
+static ap_status to_view(ap_op_context *c, int32_t t, bool with_data, ap_ktensor *v) {
+  const rt_tensor *r = rt_rec(c->it, c->subgraph, (size_t)t);
+  ap_tensor_info ti;
+  ap_status s = ap_model_tensor(c->it->model, c->subgraph, (size_t)t, &ti);
+  if (s != AP_OK) return ap_op_fail(c, s, "tensor %d: %s", t, ap_model_error(c->it->model));
+  int rank = r ? r->rank : (int)ti.shape.n;
+  if (rank > AP_KMAXDIMS)
+    return ap_op_fail(c, AP_ERR_UNSUPPORTED, "tensor %d has rank %d (kernels take %d)", t, rank,
+                      AP_KMAXDIMS);
+  if (r) {
+    *v = ap_ktensor_make(r->type, with_data ? r->data : NULL, rank, r->dims);
+  } else {
+    size_t size;
+    void *data = (void *)ap_model_buffer(c->it->model, ti.buffer, &size);
+    *v = ap_ktensor_make(ti.type, data, rank, ti.shape.v);
+  }
+  v->scale = ti.scale_count ? ti.scale[0] : 0.0f;
+  v->zero_point = ti.zero_point_count ? (int32_t)ti.zero_point[0] : 0;
+  if (ti.scale_count > 1) {
+    v->channel_scales = ti.scale;
+    v->channel_zero_points = ti.zero_point_count == ti.scale_count ? ti.zero_point : NULL;
+    v->n_channels = (int)ti.scale_count;
+    v->quantized_dimension = ti.quantized_dimension;
   }
   return AP_OK;
 }
 
-/* Views of every input and output, kept in persistent memory for eval. */
-static ap_status build_views(ap_op_context *c) {
-  size_t nin = ap_op_input_count(c), nout = ap_op_output_count(c);
+/* Views of the op's tensors (inputs absent: NULL pointers), its kernel options, and the
+ * kernel's prepare on `params`. */
+static ap_status run_prepare(ap_op_context *c, bool with_data, ap_ktensor *kin, ap_ktensor **pin,
+                             ap_ktensor *kout, ap_ktensor **pout, void *params, size_t *scratch) {
+  size_t nin = c->info.inputs.n, nout = c->info.outputs.n;
   for (size_t i = 0; i < nin; i++) {
-    ap_tensor *t = ap_op_input(c, i);
-    c->kin_ptr[i] = NULL;
-    if (!t) continue;
-    ap_status s = to_view(c, t, &c->kin[i]);
+    pin[i] = NULL;
+    if (c->info.inputs.v[i] < 0) continue;
+    ap_status s = to_view(c, c->info.inputs.v[i], with_data, &kin[i]);
     if (s != AP_OK) return s;
-    c->kin_ptr[i] = &c->kin[i];
+    pin[i] = &kin[i];
   }
   for (size_t i = 0; i < nout; i++) {
-    ap_status s = to_view(c, ap_op_output(c, i), &c->kout[i]);
+    ap_status s = to_view(c, c->info.outputs.v[i], with_data, &kout[i]);
     if (s != AP_OK) return s;
-    c->kout_ptr[i] = &c->kout[i];
+    pout[i] = &kout[i];
   }
-  return AP_OK;
-}
-
-static ap_status wrap(ap_op_context *c, ap_status s, ap_errbuf *e) {
-  return s == AP_OK ? AP_OK : ap_op_fail(c, s, "%s", e->msg);
-}
-
-ap_status rt_builtin_prepare(ap_op_context *c) {
-  ap_interpreter *it = c->it;
-  size_t nin = ap_op_input_count(c), nout = ap_op_output_count(c);
-  c->kin = rt_persistent_alloc(it, (nin + 1) * sizeof *c->kin);
-  c->kin_ptr = rt_persistent_alloc(it, (nin + 1) * sizeof *c->kin_ptr);
-  c->kout = rt_persistent_alloc(it, (nout + 1) * sizeof *c->kout);
-  c->kout_ptr = rt_persistent_alloc(it, (nout + 1) * sizeof *c->kout_ptr);
-  c->params = rt_persistent_alloc(it, c->builtin->params_size ? c->builtin->params_size : 1);
-  if (!c->kin || !c->kin_ptr || !c->kout || !c->kout_ptr || !c->params)
-    return it->buf ? AP_ERR_ARENA_TOO_SMALL : AP_ERR_NOMEM;
   ap_op_options oo;
-  ap_status s = ap_model_op_options(it->model, c->subgraph, c->index, &oo);
+  ap_status s = ap_model_op_options(c->it->model, c->subgraph, c->index, &oo);
   if (s == AP_ERR_UNSUPPORTED) {
     memset(&oo, 0, sizeof oo);
   } else if (s != AP_OK) {
     return ap_op_fail(c, s, "cannot read its options");
   }
-  to_kernel_options(&oo, &c->kopt);
-  s = build_views(c);
-  if (s != AP_OK) return s;
+  ap_kop_options kopt;
+  to_kernel_options(&oo, &kopt);
   ap_errbuf e = {{0}};
-  ap_kctx k = {(const ap_ktensor *const *)c->kin_ptr, (int)nin, c->kout_ptr, (int)nout, &c->kopt,
-               c->params, NULL, &e};
-  size_t scratch = 0;
-  s = wrap(c, c->builtin->prepare(&k, &scratch), &e);
-  if (s != AP_OK) return s;
-  /* The kernel decided its outputs' shapes. */
-  for (size_t i = 0; i < nout; i++) {
-    ap_tensor *t = ap_op_output(c, i);
-    if (t->is_constant) continue;
-    if (!rt_set_shape(t, c->kout[i].dims, c->kout[i].rank))
-      return ap_op_fail(c, AP_ERR_OVERFLOW, "output %zu: shape too large", i);
-  }
-  c->builtin_scratch = -1;
-  if (scratch) return ap_op_request_scratch(c, scratch, &c->builtin_scratch);
-  return AP_OK;
+  ap_kctx k = {(const ap_ktensor *const *)pin, (int)nin, pout, (int)nout, &kopt, params, NULL, &e};
+  *scratch = 0;
+  s = rt_op_builtin(c->op)->prepare(&k, scratch);
+  return s == AP_OK ? AP_OK : ap_op_fail(c, s, "%s", e.msg);
 }
 
-ap_status rt_builtin_bind(ap_op_context *c) {
-  size_t nin = ap_op_input_count(c), nout = ap_op_output_count(c);
-  for (size_t i = 0; i < nin; i++) {
-    ap_tensor *t = ap_op_input(c, i);
-    if (t) c->kin[i].data = t->data;
+/* Parameters live on the stack for one call: kernels keep nothing between ops. */
+typedef union rt_params {
+  unsigned char bytes[AP_KPARAMS_SIZE];
+  max_align_t align;
+} rt_params;
+
+ap_status rt_builtin_prepare(ap_op_context *c) {
+  size_t nin = c->info.inputs.n, nout = c->info.outputs.n;
+  ap_ktensor kin[nin + 1], kout[nout + 1], *pin[nin + 1], *pout[nout + 1];
+  rt_params params;
+  memset(&params, 0, sizeof params);
+  size_t scratch;
+  ap_status s = run_prepare(c, false, kin, pin, kout, pout, &params, &scratch);
+  if (s != AP_OK) return s;
+  ap_interpreter *it = c->it;
+  /* The kernel decided its outputs' shapes. */
+  for (size_t i = 0; i < nout; i++) {
+    rt_tensor *t = rt_rec(it, c->subgraph, (size_t)c->info.outputs.v[i]);
+    if (!t)
+      return ap_op_fail(c, AP_ERR_FORMAT,
+                        "output %zu is a constant tensor (its data is the model's)", i);
+    if (t->flags & RT_VARIABLE) continue;
+    s = ap_op_set_output_shape(c, i, kout[i].dims, kout[i].rank);
+    if (s != AP_OK) return s;
   }
-  for (size_t i = 0; i < nout; i++) c->kout[i].data = ap_op_output(c, i)->data;
-  return AP_OK;
+  if (c->phase == RT_RESHAPE && it->scratch_cap) {
+    uint64_t cap = it->scratch_cap[it->sg[c->subgraph].op_base + c->index];
+    if (scratch > cap)
+      return ap_op_fail(c, AP_ERR_NOT_ALLOCATED,
+                        "scratch needs %zu bytes, more than the %llu planned for the maximum "
+                        "input dims: call ap_interpreter_allocate() again",
+                        scratch, (unsigned long long)cap);
+    if (!c->prep) return AP_OK;
+  }
+  int index;
+  return scratch && c->prep ? ap_op_request_scratch(c, scratch, &index) : AP_OK;
 }
 
 ap_status rt_builtin_eval(ap_op_context *c) {
+  size_t nin = c->info.inputs.n, nout = c->info.outputs.n;
+  ap_ktensor kin[nin + 1], kout[nout + 1], *pin[nin + 1], *pout[nout + 1];
+  rt_params params;
+  memset(&params, 0, sizeof params);
+  size_t scratch;
+  ap_status s = run_prepare(c, false, kin, pin, kout, pout, &params, &scratch);
+  if (s != AP_OK) return s;
+  for (size_t i = 0; i < nin; i++) {
+    const rt_tensor *t = pin[i] ? rt_rec(c->it, c->subgraph, (size_t)c->info.inputs.v[i]) : NULL;
+    if (t) kin[i].data = t->data;
+  }
+  for (size_t i = 0; i < nout; i++) {
+    const rt_tensor *t = rt_rec(c->it, c->subgraph, (size_t)c->info.outputs.v[i]);
+    if (!t) return ap_op_fail(c, AP_ERR_FORMAT, "output %zu is a constant tensor", i);
+    /* Prepared shapes are the planned ones; anything else would overrun the arena. */
+    if (kout[i].rank != t->rank || memcmp(kout[i].dims, t->dims, (size_t)t->rank * 4) != 0)
+      return ap_op_fail(c, AP_ERR_KERNEL, "output %zu: shape differs from the planned one", i);
+    kout[i].data = t->data;
+  }
+  if (scratch && !c->op->ext)
+    return ap_op_fail(c, AP_ERR_KERNEL, "needs %zu bytes of scratch that were not planned",
+                      scratch);
   ap_errbuf e = {{0}};
-  ap_kctx k = {(const ap_ktensor *const *)c->kin_ptr, (int)ap_op_input_count(c), c->kout_ptr,
-               (int)ap_op_output_count(c), &c->kopt, c->params,
-               c->builtin_scratch >= 0 ? ap_op_scratch(c, c->builtin_scratch) : NULL, &e};
-  return wrap(c, c->builtin->eval(&k), &e);
+  static const ap_kop_options none;
+  ap_kctx k = {(const ap_ktensor *const *)pin, (int)nin, pout, (int)nout, &none, &params,
+               scratch ? c->op->ext : NULL,    &e};
+  s = rt_op_builtin(c->op)->eval(&k);
+  return s == AP_OK ? AP_OK : ap_op_fail(c, s, "%s", e.msg[0] ? e.msg : ap_status_name(s));
 }

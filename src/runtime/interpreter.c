@@ -1,4 +1,4 @@
-/* The interpreter: create, allocate (prepare, plan, place), invoke, resize. */
+/* The interpreter: create, allocate (prepare, plan, place), resize, invoke. */
 #include "runtime_internal.h"
 
 #include <string.h>
@@ -7,59 +7,153 @@ ap_interpreter_options ap_interpreter_defaults(void) {
   return (ap_interpreter_options){.strategy = "best", .alignment = 16};
 }
 
-bool rt_set_shape(ap_tensor *t, const int32_t *dims, int rank) {
-  if (rank < 0 || rank > AP_MAX_DIMS) return false;
-  size_t n = 1;
-  for (int i = 0; i < rank; i++) {
-    if (dims[i] < 0 || !ap_mul_size(n, (size_t)dims[i], &n)) return false;
-    t->dims[i] = dims[i];
-  }
-  t->rank = rank;
-  unsigned bits = ap_dtype_bits(t->type);
+/* Bytes of the records create makes, laid out after the struct in one block. */
+typedef struct layout {
+  size_t sg, slots, tensors, ops, dims, ranks, total;
+} layout;
+
+static bool add_part(size_t *at, size_t n, size_t size, size_t *off) {
   size_t bytes;
-  if (bits == 0 || !ap_mul_size(n, bits, &bytes)) return false;
-  t->bytes = (bytes + 7) / 8;
-  return true;
+  *off = (*at + 7) & ~(size_t)7;
+  return ap_mul_size(n, size, &bytes) && ap_add_size(*off, bytes, at);
 }
 
-/* A tensor as the model describes it: type, quantization, shape, constant data. */
-static ap_status init_tensor(ap_interpreter *it, size_t sg, size_t t) {
-  ap_tensor *x = &it->sg[sg].tensors[t];
-  ap_tensor_info ti;
-  ap_status s = ap_model_tensor(it->model, sg, t, &ti);
-  if (s != AP_OK) return ap_fail(&it->err, s, "%s", ap_model_error(it->model));
-  x->name = ti.name;
-  x->type = ti.type;
-  x->is_constant = ti.is_constant;
-  x->is_variable = ti.is_variable;
-  x->scales = ti.scale;
-  x->zero_points = ti.zero_point;
-  x->quant_count = ti.scale_count;
-  x->scale = ti.scale_count ? ti.scale[0] : 0.0f;
-  x->zero_point = ti.zero_point_count ? (int32_t)ti.zero_point[0] : 0;
-  x->quantized_dimension = ti.quantized_dimension;
-  if (ti.shape.n > AP_MAX_DIMS)
-    return ap_fail(&it->err, AP_ERR_UNSUPPORTED, "subgraph %zu tensor %zu: rank %zu (at most %d)",
-                   sg, t, ti.shape.n, AP_MAX_DIMS);
-  const int32_t *dims = ti.shape.v;
-  int rank = (int)ti.shape.n;
-  if (sg == 0 && it->input_dims) {
-    ap_ivec in = ap_model_subgraph_inputs(it->model, 0);
-    for (size_t i = 0; i < in.n; i++)
-      if ((size_t)in.v[i] == t && it->input_rank[i] >= 0) {
-        dims = it->input_dims[i];
-        rank = it->input_rank[i];
-      }
+static bool compute_layout(const ap_model *m, size_t nin, bool max, layout *l) {
+  size_t at = sizeof(ap_interpreter), nsg = ap_model_subgraph_count(m), nt = 0, no = 0, nr = 0;
+  for (size_t sg = 0; sg < nsg; sg++) {
+    size_t records = 0, count = ap_model_tensor_count(m, sg);
+    for (size_t t = 0; t < count; t++) {
+      ap_tensor_info ti;
+      records += ap_model_tensor(m, sg, t, &ti) == AP_OK && (!ti.is_constant || ti.is_variable);
+    }
+    if (records >= UINT16_MAX) return false; /* slots are 16-bit */
+    if (!ap_add_size(nt, count, &nt) || !ap_add_size(no, ap_model_op_count(m, sg), &no) ||
+        !ap_add_size(nr, records, &nr))
+      return false;
   }
-  x->rank = rank;
-  for (int d = 0; d < rank; d++) x->dims[d] = dims[d];
-  x->bytes = ti.bytes;
-  if (!rt_set_shape(x, dims, rank)) x->bytes = ti.bytes; /* strings, resources: as the model says */
+  if (nt > UINT32_MAX || no > UINT32_MAX || nsg > UINT32_MAX) return false;
+  size_t ndims = nin * AP_MAX_DIMS * (max ? 2 : 1), nranks = nin * (max ? 2 : 1);
+  return add_part(&at, nsg, sizeof(rt_subgraph), &l->sg) &&
+         add_part(&at, nr, sizeof(rt_tensor), &l->tensors) &&
+         add_part(&at, nt, sizeof(uint16_t), &l->slots) &&
+         add_part(&at, no, sizeof(rt_op), &l->ops) &&
+         add_part(&at, ndims, sizeof(int32_t), &l->dims) &&
+         add_part(&at, nranks, sizeof(int8_t), &l->ranks) && ap_add_size(at, 15, &l->total) &&
+         ((l->total &= ~(size_t)15), true);
+}
+
+/* A tensor's record as the model describes it (and with its resized dims for an input). */
+static void reset_tensor(rt_tensor *x, const ap_tensor_info *ti) {
+  x->type = (uint8_t)ti->type;
+  x->flags = ti->is_variable ? RT_VARIABLE : 0;
+  x->dims = ti->shape.v;
+  x->rank = (uint16_t)ti->shape.n;
   x->data = NULL;
-  if (ti.is_constant) {
-    size_t size;
-    x->data = (void *)ap_model_buffer(it->model, ti.buffer, &size);
-    x->bytes = ti.bytes ? ti.bytes : size;
+}
+
+/* Points subgraph 0's inputs at their resized dims (or their max dims while planning). */
+static void apply_input_dims(ap_interpreter *it, bool at_max) {
+  ap_ivec in = ap_model_subgraph_inputs(it->model, 0);
+  for (size_t i = 0; i < in.n; i++) {
+    if (in.v[i] < 0) continue;
+    rt_tensor *x = rt_rec(it, 0, (size_t)in.v[i]);
+    if (!x) continue;
+    bool max = at_max && it->has_max && it->max_rank[i] >= 0;
+    const int32_t *d = max ? &it->max_dims[i * AP_MAX_DIMS] : &it->input_dims[i * AP_MAX_DIMS];
+    int rank = max ? it->max_rank[i] : it->input_rank[i];
+    if (rank < 0) continue;
+    x->dims = d;
+    x->rank = (uint16_t)rank;
+    x->flags |= RT_OWNED_DIMS;
+  }
+}
+
+static ap_status check_options(ap_interpreter *it, const ap_interpreter_options *o) {
+  if ((o->arena != NULL) != (o->arena_size != 0))
+    return rt_fail(it, AP_ERR_ARG, "a caller-owned arena needs both a pointer and a size");
+  if (o->custom_op_count && !o->custom_ops)
+    return rt_fail(it, AP_ERR_ARG, "custom_op_count is %zu but custom_ops is NULL",
+                   o->custom_op_count);
+  for (size_t i = 0; i < o->custom_op_count; i++)
+    if (!o->custom_ops[i].name && o->custom_ops[i].builtin == AP_BUILTIN_CUSTOM)
+      return rt_fail(it, AP_ERR_ARG, "custom op %zu has no name", i);
+  if (o->max_input_count && !o->max_input_dims)
+    return rt_fail(it, AP_ERR_ARG, "max_input_count is %zu but max_input_dims is NULL",
+                   o->max_input_count);
+  if (o->max_input_count > it->input_count)
+    return rt_fail(it, AP_ERR_ARG, "max_input_dims has %zu entries, the model %u inputs",
+                   o->max_input_count, it->input_count);
+  if (o->alignment > 4096)
+    return rt_fail(it, AP_ERR_ARG, "alignment %llu is above 4096",
+                   (unsigned long long)o->alignment);
+  return AP_OK;
+}
+
+static ap_status init_tables(ap_interpreter *it, const ap_interpreter_options *o, const layout *l) {
+  const ap_model *m = it->model;
+  uint8_t *base = (uint8_t *)it;
+  it->sg = (rt_subgraph *)(base + l->sg);
+  rt_tensor *tensors = (rt_tensor *)(base + l->tensors);
+  uint16_t *slots = (uint16_t *)(base + l->slots);
+  rt_op *ops = (rt_op *)(base + l->ops);
+  it->input_dims = (int32_t *)(base + l->dims);
+  it->input_rank = (int8_t *)(base + l->ranks);
+  if (it->has_max) {
+    it->max_dims = it->input_dims + it->input_count * AP_MAX_DIMS;
+    it->max_rank = it->input_rank + it->input_count;
+  }
+  /* Current input dims start as the model's (a non-tensor input index keeps rank -1). */
+  ap_ivec in = ap_model_subgraph_inputs(m, 0);
+  for (uint32_t i = 0; i < it->input_count; i++) {
+    it->input_rank[i] = -1;
+    if (it->has_max) it->max_rank[i] = -1;
+    ap_tensor_info ti;
+    if (in.v[i] < 0 || ap_model_tensor(m, 0, (size_t)in.v[i], &ti) != AP_OK ||
+        ti.shape.n > AP_MAX_DIMS)
+      continue;
+    if (ti.shape.n) memcpy(&it->input_dims[i * AP_MAX_DIMS], ti.shape.v, ti.shape.n * 4);
+    it->input_rank[i] = (int8_t)ti.shape.n;
+  }
+  size_t tb = 0, ob = 0, rb = 0;
+  for (uint32_t sg = 0; sg < it->sg_count; sg++) {
+    rt_subgraph *r = &it->sg[sg];
+    r->tensors = tensors + rb;
+    r->slot = slots + tb;
+    r->ops = ops + ob;
+    r->tensor_count = (uint32_t)ap_model_tensor_count(m, sg);
+    r->op_count = (uint32_t)ap_model_op_count(m, sg);
+    r->tensor_base = (uint32_t)tb;
+    r->op_base = (uint32_t)ob;
+    tb += r->tensor_count;
+    ob += r->op_count;
+    for (uint32_t t = 0; t < r->tensor_count; t++) {
+      ap_tensor_info ti;
+      ap_status s = ap_model_tensor(m, sg, t, &ti);
+      if (s != AP_OK) return rt_fail(it, s, "%s", ap_model_error(m));
+      if (ti.shape.n > AP_MAX_DIMS)
+        return rt_fail(it, AP_ERR_UNSUPPORTED, "subgraph %u tensor %u: rank %zu (at most %d)", sg,
+                       t, ti.shape.n, AP_MAX_DIMS);
+      if (ti.type > 255)
+        return rt_fail(it, AP_ERR_UNSUPPORTED, "subgraph %u tensor %u: type %d", sg, t, ti.type);
+      if (ti.is_constant && !ti.is_variable) continue; /* a variable's data is its start */
+      rt_tensor *x = &r->tensors[r->record_count];
+      r->slot[t] = (uint16_t)++r->record_count;
+      x->index = t;
+      reset_tensor(x, &ti);
+    }
+    rb += r->record_count;
+  }
+  for (size_t i = 0; i < o->max_input_count; i++) {
+    const ap_dims *d = &o->max_input_dims[i];
+    if (d->rank == 0 && !d->dims) continue;
+    if (d->rank < 0 || d->rank > AP_MAX_DIMS || !d->dims)
+      return rt_fail(it, AP_ERR_ARG, "max_input_dims[%zu]: rank %d (1 to %d, with dims)", i,
+                     d->rank, AP_MAX_DIMS);
+    for (int k = 0; k < d->rank; k++)
+      if (d->dims[k] < 0)
+        return rt_fail(it, AP_ERR_ARG, "max_input_dims[%zu]: dim %d is %d", i, k, d->dims[k]);
+    memcpy(&it->max_dims[i * AP_MAX_DIMS], d->dims, (size_t)d->rank * 4);
+    it->max_rank[i] = (int8_t)d->rank;
   }
   return AP_OK;
 }
@@ -69,284 +163,304 @@ ap_status ap_interpreter_create(const ap_model *m, const ap_interpreter_options 
   if (!out) return AP_ERR_ARG;
   *out = NULL;
   ap_interpreter_options o = opt ? *opt : ap_interpreter_defaults();
-  const ap_allocator *a = ap_alloc_or_default(o.allocator);
+  ap_interpreter tmp = {.alloc = *ap_alloc_or_default(o.allocator)};
+  size_t nin = m ? ap_model_subgraph_inputs(m, 0).n : 0;
+  bool has_max = o.max_input_count > 0 && o.max_input_dims;
+  layout l = {0};
+  if (m && !compute_layout(m, nin, has_max, &l)) return AP_ERR_OVERFLOW;
+  if (!m) l.total = (sizeof(ap_interpreter) + 15) & ~(size_t)15;
   ap_interpreter *it;
-  bool caller_buffer = o.arena && o.arena_size;
-  if (caller_buffer) {
+  if (o.arena && o.arena_size) {
     /* The interpreter itself lives in the caller's buffer: a device needs no heap. */
-    ap_interpreter tmp = {.buf = o.arena, .buf_size = o.arena_size};
-    it = rt_tables_alloc(&tmp, sizeof *it);
+    tmp.buf = o.arena;
+    tmp.buf_size = o.arena_size;
+    it = rt_tables_alloc(&tmp, l.total);
     if (!it) return AP_ERR_ARENA_TOO_SMALL;
-    *it = tmp;
   } else {
-    it = ap_calloc(a, 1, sizeof *it);
+    it = ap_alloc(&tmp.alloc, l.total);
     if (!it) return AP_ERR_NOMEM;
-    it->tables_bytes = sizeof *it;
+    memset(it, 0, l.total);
+    tmp.tables_bytes = l.total;
   }
-  *out = it;
-  it->alloc = a;
-  it->opt = o;
+  memcpy(it, &tmp, sizeof tmp);
+  it->create_tables = it->tables_bytes;
+  it->create_tail = it->tail_used;
   it->model = m;
+  it->strategy = o.strategy ? o.strategy : "best";
+  it->custom_ops = o.custom_ops;
+  it->custom_op_count = o.custom_op_count;
+  it->alignment = o.alignment;
+  it->preserve_all = o.preserve_all;
+  it->stale_input = -1;
   atomic_init(&it->busy, 0);
-  if (!m) return ap_fail(&it->err, AP_ERR_ARG, "no model");
-  if ((o.arena != NULL) != (o.arena_size != 0))
-    return ap_fail(&it->err, AP_ERR_ARG, "a caller-owned arena needs both a pointer and a size");
-  if (o.custom_op_count && !o.custom_ops)
-    return ap_fail(&it->err, AP_ERR_ARG, "custom_op_count is %zu but custom_ops is NULL",
-                   o.custom_op_count);
-  it->sg_count = ap_model_subgraph_count(m);
-  if (it->sg_count == 0) return ap_fail(&it->err, AP_ERR_ARG, "the model has no subgraphs");
-  it->sg = rt_tables_alloc(it, it->sg_count * sizeof *it->sg);
-  if (!it->sg) return AP_ERR_NOMEM;
-  for (size_t sg = 0; sg < it->sg_count; sg++) {
-    ap_subgraph_rt *r = &it->sg[sg];
-    r->tensor_count = ap_model_tensor_count(m, sg);
-    r->op_count = ap_model_op_count(m, sg);
-    size_t tb, ob;
-    if (!ap_mul_size(r->tensor_count, sizeof *r->tensors, &tb) ||
-        !ap_mul_size(r->op_count, sizeof *r->ops, &ob))
-      return ap_fail(&it->err, AP_ERR_OVERFLOW, "subgraph %zu: too many tensors or ops", sg);
-    r->tensors = rt_tables_alloc(it, tb);
-    r->ops = rt_tables_alloc(it, ob);
-    if (!r->tensors || !r->ops)
-      return it->buf ? AP_ERR_ARENA_TOO_SMALL : AP_ERR_NOMEM;
-    for (size_t k = 0; k < r->op_count; k++) {
-      ap_op_context *c = &r->ops[k];
-      c->it = it;
-      c->subgraph = (uint32_t)sg;
-      c->index = (uint32_t)k;
-      ap_status s = ap_model_op(m, sg, k, &c->info);
-      if (s != AP_OK) return ap_fail(&it->err, s, "%s", ap_model_error(m));
-    }
-  }
-  size_t nin = ap_model_subgraph_inputs(m, 0).n;
-  it->input_dims = rt_tables_alloc(it, (nin ? nin : 1) * sizeof *it->input_dims);
-  it->input_rank = rt_tables_alloc(it, (nin ? nin : 1) * sizeof *it->input_rank);
-  if (!it->input_dims || !it->input_rank) return it->buf ? AP_ERR_ARENA_TOO_SMALL : AP_ERR_NOMEM;
-  for (size_t i = 0; i < nin; i++) {
-    it->input_dims[i] = rt_tables_alloc(it, AP_MAX_DIMS * sizeof(int32_t));
-    if (!it->input_dims[i]) return it->buf ? AP_ERR_ARENA_TOO_SMALL : AP_ERR_NOMEM;
-    it->input_rank[i] = -1; /* as in the model */
-  }
-  for (size_t sg = 0; sg < it->sg_count; sg++)
-    for (size_t t = 0; t < it->sg[sg].tensor_count; t++) {
-      ap_status s = init_tensor(it, sg, t);
-      if (s != AP_OK) return s;
-    }
-  return AP_OK;
+  *out = it;
+  if (!m) return rt_fail(it, AP_ERR_ARG, "no model");
+  it->sg_count = (uint32_t)ap_model_subgraph_count(m);
+  it->input_count = (uint32_t)nin;
+  if (it->sg_count == 0) return rt_fail(it, AP_ERR_ARG, "the model has no subgraphs");
+  ap_status s = check_options(it, &o);
+  if (s != AP_OK) return s;
+  it->has_max = has_max;
+  s = init_tables(it, &o, &l);
+  if (s != AP_OK) it->sg = NULL; /* unusable: every other call says so */
+  return s;
 }
 
 void ap_interpreter_destroy(ap_interpreter *it) {
   if (!it) return;
   rt_release(it);
   if (it->buf) return; /* everything else lives in the caller's buffer */
-  const ap_allocator *a = it->alloc;
-  if (it->input_dims) {
-    size_t nin = ap_model_subgraph_inputs(it->model, 0).n;
-    for (size_t i = 0; i < nin; i++) ap_free(a, it->input_dims[i]);
-  }
-  ap_free(a, it->input_dims);
-  ap_free(a, it->input_rank);
-  if (it->sg)
-    for (size_t sg = 0; sg < it->sg_count; sg++) {
-      ap_free(a, it->sg[sg].tensors);
-      ap_free(a, it->sg[sg].ops);
-    }
-  ap_free(a, it->sg);
-  ap_free(a, it);
+  ap_allocator a = it->alloc;
+  ap_free(&a, it);
 }
 
 const char *ap_interpreter_error(const ap_interpreter *it) {
-  return it ? it->err.msg : "no interpreter (out of memory, or a NULL argument)";
+  return it ? it->msg : "no interpreter (out of memory, or a NULL argument)";
 }
 
 static bool enter(ap_interpreter *it) {
   int expected = 0;
   return atomic_compare_exchange_strong(&it->busy, &expected, 1);
 }
-static void leave(ap_interpreter *it) { atomic_store(&it->busy, 0); }
+static void leave(ap_interpreter *it) {
+  atomic_store(&it->busy, 0);
+}
 
-static ap_status prepare_ops(ap_interpreter *it) {
-  for (size_t sg = 0; sg < it->sg_count; sg++) {
-    for (size_t k = 0; k < it->sg[sg].op_count; k++) {
-      ap_op_context *c = &it->sg[sg].ops[k];
-      c->state = NULL;
-      c->scratch = NULL;
-      c->scratch_count = 0;
-      if (!rt_find_kernel(c)) {
-        if (c->info.custom)
-          return ap_fail(&it->err, AP_ERR_UNSUPPORTED,
-                         "unsupported custom op \"%s\" at subgraph %zu op %zu: register it with "
-                         "ap_interpreter_options.custom_ops",
-                         c->info.custom, sg, k);
-        return ap_fail(&it->err, AP_ERR_UNSUPPORTED,
-                       "unsupported op %s (builtin %d) at subgraph %zu op %zu",
-                       ap_builtin_name(c->info.builtin), c->info.builtin, sg, k);
+static ap_status unsupported(ap_interpreter *it, const ap_op_info *op, size_t sg, size_t k) {
+  if (op->custom)
+    return rt_fail(it, AP_ERR_UNSUPPORTED,
+                   "unsupported custom op \"%s\" at subgraph %zu op %zu: register it with "
+                   "ap_interpreter_options.custom_ops (an ap_custom_op named \"%s\")",
+                   op->custom, sg, k, op->custom);
+  return rt_fail(it, AP_ERR_UNSUPPORTED, "unsupported op %s (builtin %d) at subgraph %zu op %zu",
+                 ap_builtin_name(op->builtin), op->builtin, sg, k);
+}
+
+ap_status rt_prepare_all(ap_interpreter *it, int phase, rt_prep *prep) {
+  for (uint32_t sg = 0; sg < it->sg_count; sg++) {
+    rt_subgraph *r = &it->sg[sg];
+    for (uint32_t k = 0; k < r->op_count; k++) {
+      ap_op_context c = {.it = it,
+                         .subgraph = sg,
+                         .index = k,
+                         .phase = phase,
+                         .op = &r->ops[k],
+                         .prep = prep ? &prep[r->op_base + k] : NULL};
+      ap_status s = ap_model_op(it->model, sg, k, &c.info);
+      if (s != AP_OK) return rt_fail(it, s, "%s", ap_model_error(it->model));
+      if (phase == RT_PREPARE && !rt_find_kernel(it, &c.info, c.op))
+        return unsupported(it, &c.info, sg, k);
+      if (!rt_op_is_custom(c.op)) {
+        s = rt_builtin_prepare(&c);
+      } else {
+        const ap_op_kernel *kern = rt_op_custom(c.op);
+        s = kern->prepare ? kern->prepare(&c) : AP_OK;
+        if (s != AP_OK && !it->msg[0]) s = ap_op_fail(&c, s, "prepare failed");
       }
-      c->preparing = true;
-      ap_status s = c->builtin  ? rt_builtin_prepare(c)
-                    : c->custom->prepare ? c->custom->prepare(c)
-                                         : AP_OK;
-      c->preparing = false;
       if (s != AP_OK) return s;
     }
   }
   return AP_OK;
 }
 
-static ap_status place_variables(ap_interpreter *it) {
-  for (size_t sg = 0; sg < it->sg_count; sg++)
-    for (size_t t = 0; t < it->sg[sg].tensor_count; t++) {
-      ap_tensor *x = &it->sg[sg].tensors[t];
-      if (!x->is_variable || x->is_constant || x->bytes == 0) continue;
-      x->data = rt_persistent_alloc(it, x->bytes);
-      if (!x->data) return it->buf ? AP_ERR_ARENA_TOO_SMALL : AP_ERR_NOMEM;
+/* Custom ops' records (state, scratch pointers and sizes), from what prepare collected. */
+static ap_status finish_custom(ap_interpreter *it, rt_prep *prep) {
+  for (uint32_t sg = 0; sg < it->sg_count; sg++)
+    for (uint32_t k = 0; k < it->sg[sg].op_count; k++) {
+      rt_op *o = &it->sg[sg].ops[k];
+      if (!rt_op_is_custom(o)) continue;
+      const rt_prep *p = &prep[it->sg[sg].op_base + k];
+      size_t n = p->scratch_count, bytes = sizeof(rt_custom) + n * (sizeof(void *) + 8);
+      rt_custom *r = rt_tables_alloc(it, bytes);
+      if (!r) return rt_nomem(it);
+      r->state = p->state;
+      r->scratch_count = (uint32_t)n;
+      r->scratch = (void **)(r + 1);
+      r->capacity = (uint64_t *)(r->scratch + n);
+      o->ext = r;
     }
   return AP_OK;
 }
 
-/* Plans every non-constant tensor and scratch buffer, takes the arena and places them. */
-static ap_status plan_and_place(ap_interpreter *it) {
-  size_t total = 0;
-  for (size_t sg = 0; sg < it->sg_count; sg++) total += it->sg[sg].tensor_count;
-  size_t scratch_total = 0;
-  for (size_t sg = 0; sg < it->sg_count; sg++)
-    for (size_t k = 0; k < it->sg[sg].op_count; k++)
-      scratch_total += (size_t)it->sg[sg].ops[k].scratch_count;
-  uint64_t *bytes = ap_calloc(it->alloc, total ? total : 1, sizeof *bytes);
-  void ***targets = ap_calloc(it->alloc, total + scratch_total + 1, sizeof *targets);
-  ap_graph *g = NULL;
-  ap_problem *p = NULL;
-  ap_plan *plan = NULL;
-  ap_status s = AP_OK;
-  if (!bytes || !targets) {
-    s = ap_fail(&it->err, AP_ERR_NOMEM, "out of memory for planning");
-    goto done;
-  }
-  for (size_t sg = 0, id = 0; sg < it->sg_count; sg++)
-    for (size_t t = 0; t < it->sg[sg].tensor_count; t++, id++) {
-      ap_tensor *x = &it->sg[sg].tensors[t];
-      bytes[id] = x->is_constant || x->is_variable ? 0 : x->bytes;
-      targets[id] = &x->data;
+/* A variable's initial value: its buffer's data when the model gives it, else zeros. */
+static void reset_variable(const ap_interpreter *it, size_t sg, rt_tensor *x) {
+  if (!(x->flags & RT_VARIABLE) || !x->data) return;
+  size_t bytes = rt_tensor_bytes(x), size = 0;
+  ap_tensor_info ti;
+  const uint8_t *init = ap_model_tensor(it->model, sg, x->index, &ti) == AP_OK
+                            ? ap_model_buffer(it->model, ti.buffer, &size)
+                            : NULL;
+  if (init && size == bytes)
+    memcpy(x->data, init, bytes);
+  else
+    memset(x->data, 0, bytes);
+}
+
+static ap_status place_variables(ap_interpreter *it) {
+  for (uint32_t sg = 0; sg < it->sg_count; sg++)
+    for (uint32_t k = 0; k < it->sg[sg].record_count; k++) {
+      rt_tensor *x = &it->sg[sg].tensors[k];
+      if (!(x->flags & RT_VARIABLE)) continue;
+      size_t bytes = rt_tensor_bytes(x);
+      if (!bytes) continue;
+      x->data = rt_persistent_alloc(it, bytes);
+      if (!x->data) return rt_nomem(it);
     }
-  ap_graph_options go = {.rules = AP_RULES_ARENAPLAN, .tensor_bytes = bytes,
-                         .tensor_bytes_count = total};
-  s = ap_graph_create(it->model, &go, it->alloc, &g);
-  if (s != AP_OK) {
-    ap_fail(&it->err, s, "%s", ap_graph_error(g));
-    goto done;
+  return AP_OK;
+}
+
+/* With max dims: every non-constant tensor gets dims storage of its own (so a resize can
+ * rewrite shapes in place), and planned sizes are kept to check resizes against. */
+static ap_status prepare_for_resizes(ap_interpreter *it) {
+  size_t total = 0, ops = 0;
+  for (uint32_t sg = 0; sg < it->sg_count; sg++) {
+    total += it->sg[sg].tensor_count;
+    ops += it->sg[sg].op_count;
   }
-  for (size_t sg = 0; sg < it->sg_count; sg++)
-    for (size_t k = 0; k < it->sg[sg].op_count; k++)
-      for (ap_scratch_rec *r = it->sg[sg].ops[k].scratch; r; r = r->next) {
-        s = ap_graph_add_scratch(g, sg, k, r->bytes, &r->request_id);
-        if (s != AP_OK) {
-          ap_fail(&it->err, s, "%s", ap_graph_error(g));
-          goto done;
-        }
-        targets[r->request_id] = &r->data;
-      }
-  uint64_t align = it->opt.alignment ? it->opt.alignment : 16;
-  s = ap_graph_problem(g, -1, align, &p);
-  if (s != AP_OK) {
-    ap_fail(&it->err, s, "%s", ap_graph_error(g));
-    goto done;
-  }
-  const char *strategy = it->opt.preserve_all ? "naive" : it->opt.strategy;
-  s = ap_plan_create(p, &(ap_plan_options){.strategy = strategy}, &plan);
-  if (s != AP_OK) {
-    ap_fail(&it->err, s, "%s", ap_plan_error(plan));
-    goto done;
-  }
-  it->arena_bytes = ap_plan_arena(plan);
-  uint64_t base_align = align > 16 ? align : 16;
-  if (it->buf) {
-    uintptr_t lo = (uintptr_t)it->buf;
-    uint64_t base;
-    ap_align_up(lo, base_align, &base);
-    uint64_t top = (uintptr_t)(it->buf + it->buf_size) - it->tail_used;
-    uint64_t arena16;
-    ap_align_up(it->arena_bytes, 16, &arena16);
-    if (base > top || top - base < it->arena_bytes) {
-      s = ap_fail(&it->err, AP_ERR_ARENA_TOO_SMALL, "arena too small: needs %llu bytes, buffer has %zu",
-                  (unsigned long long)((base - lo) + arena16 + it->tail_used), it->buf_size);
-      goto done;
+  it->capacity = rt_tables_alloc(it, total * sizeof *it->capacity);
+  it->scratch_cap = rt_tables_alloc(it, (ops ? ops : 1) * sizeof *it->scratch_cap);
+  if (!it->capacity || !it->scratch_cap) return rt_nomem(it);
+  for (uint32_t sg = 0; sg < it->sg_count; sg++)
+    for (uint32_t k = 0; k < it->sg[sg].record_count; k++) {
+      rt_tensor *x = &it->sg[sg].tensors[k];
+      if ((x->flags & RT_OWNED_DIMS) || x->rank == 0) continue;
+      int32_t *d = rt_tables_alloc(it, (size_t)x->rank * 4);
+      if (!d) return rt_nomem(it);
+      memcpy(d, x->dims, (size_t)x->rank * 4);
+      x->dims = d;
+      x->flags |= RT_OWNED_DIMS;
     }
-    it->arena = (uint8_t *)(uintptr_t)base;
-  } else {
-    size_t want;
-    if (!ap_add_size((size_t)it->arena_bytes, (size_t)base_align, &want)) {
-      s = ap_fail(&it->err, AP_ERR_OVERFLOW, "arena of %llu bytes overflows",
-                  (unsigned long long)it->arena_bytes);
-      goto done;
-    }
-    it->arena_mem = ap_alloc(it->alloc, want);
-    if (!it->arena_mem) {
-      s = ap_fail(&it->err, AP_ERR_NOMEM, "out of memory for an arena of %llu bytes",
-                  (unsigned long long)it->arena_bytes);
-      goto done;
-    }
-    uint64_t base;
-    ap_align_up((uintptr_t)it->arena_mem, base_align, &base);
-    it->arena = (uint8_t *)(uintptr_t)base;
+  return AP_OK;
+}
+
+static bool inputs_at_max(const ap_interpreter *it) {
+  for (uint32_t i = 0; i < it->input_count; i++) {
+    if (it->max_rank[i] < 0 || it->input_rank[i] < 0) continue;
+    if (it->max_rank[i] != it->input_rank[i] ||
+        memcmp(&it->max_dims[i * AP_MAX_DIMS], &it->input_dims[i * AP_MAX_DIMS],
+               (size_t)it->input_rank[i] * 4) != 0)
+      return false;
   }
-  const ap_request *req = ap_problem_requests(p);
-  const uint64_t *off = ap_plan_offsets(plan);
-  for (size_t i = 0; i < ap_problem_count(p); i++) *targets[req[i].id] = it->arena + off[i];
-done:
-  ap_plan_destroy(plan);
-  ap_problem_destroy(p);
-  ap_graph_destroy(g);
-  ap_free(it->alloc, targets);
-  ap_free(it->alloc, bytes);
+  return true;
+}
+
+static ap_status allocate(ap_interpreter *it) {
+  for (uint32_t sg = 0; sg < it->sg_count; sg++)
+    for (uint32_t k = 0; k < it->sg[sg].record_count; k++) {
+      rt_tensor *x = &it->sg[sg].tensors[k];
+      ap_tensor_info ti;
+      ap_model_tensor(it->model, sg, x->index, &ti); /* checked at create */
+      reset_tensor(x, &ti);
+    }
+  apply_input_dims(it, true);
+  size_t ops = 0;
+  for (uint32_t sg = 0; sg < it->sg_count; sg++)
+    ops += it->sg[sg].op_count;
+  ap_allocator temp = rt_temp_allocator(it);
+  rt_prep *prep = ap_calloc(&temp, ops ? ops : 1, sizeof *prep);
+  if (!prep) return rt_fail(it, AP_ERR_NOMEM, "out of memory for planning");
+  ap_status s = rt_prepare_all(it, RT_PREPARE, prep);
+  if (s == AP_OK) s = finish_custom(it, prep);
+  if (s == AP_OK) s = place_variables(it);
+  if (s == AP_OK && it->has_max) s = prepare_for_resizes(it);
+  uint64_t arena;
+  if (s == AP_OK) s = rt_plan(it, prep, true, &arena);
+  /* Only headers are read here: the arena placed over the buffer's temporaries holds no data
+   * yet. */
+  for (size_t i = 0; i < ops; i++) {
+    rt_prep_scratch *r = prep[i].scratch;
+    while (r) {
+      rt_prep_scratch *n = r->next;
+      ap_free(&temp, r);
+      r = n;
+    }
+  }
+  ap_free(&temp, prep);
+  it->temp_used = 0;
+  if (s == AP_OK && it->has_max && !inputs_at_max(it)) {
+    apply_input_dims(it, false);
+    s = rt_prepare_all(it, RT_RESHAPE, NULL);
+  }
   return s;
 }
 
 ap_status ap_interpreter_allocate(ap_interpreter *it) {
   if (!it) return AP_ERR_ARG;
-  if (!it->sg) return ap_fail(&it->err, AP_ERR_ARG, "the interpreter failed to create: %s",
-                              it->err.msg[0] ? it->err.msg : "no model");
+  if (!it->sg) {
+    static const char prefix[] = "the interpreter failed to create: ";
+    if (strncmp(it->msg, prefix, sizeof prefix - 1) == 0) return AP_ERR_ARG;
+    char why[RT_MSG_MAX]; /* rt_fail must not read the buffer it writes */
+    memcpy(why, it->msg, sizeof why);
+    return rt_fail(it, AP_ERR_ARG, "%s%s", prefix, why);
+  }
   if (!enter(it)) return AP_ERR_BUSY;
   rt_release(it);
-  ap_status s = AP_OK;
-  for (size_t sg = 0; s == AP_OK && sg < it->sg_count; sg++)
-    for (size_t t = 0; s == AP_OK && t < it->sg[sg].tensor_count; t++) s = init_tensor(it, sg, t);
-  if (s == AP_OK) s = prepare_ops(it);
-  if (s == AP_OK) s = place_variables(it);
-  if (s == AP_OK) s = plan_and_place(it);
-  for (size_t sg = 0; s == AP_OK && sg < it->sg_count; sg++)
-    for (size_t k = 0; s == AP_OK && k < it->sg[sg].op_count; k++)
-      if (it->sg[sg].ops[k].builtin) s = rt_builtin_bind(&it->sg[sg].ops[k]);
-  if (s == AP_OK) s = ap_interpreter_reset_variables(it);
-  if (s == AP_OK)
+  it->msg[0] = 0;
+  ap_status s = allocate(it);
+  if (s == AP_OK) {
     it->allocated = true;
-  else
+    it->stale_input = -1;
+    for (uint32_t sg = 0; sg < it->sg_count; sg++)
+      for (uint32_t k = 0; k < it->sg[sg].record_count; k++)
+        reset_variable(it, sg, &it->sg[sg].tensors[k]);
+  } else {
     rt_release(it);
+  }
   leave(it);
   return s;
 }
 
+static bool within_max(const ap_interpreter *it, size_t input, const int32_t *dims, int rank) {
+  if (!it->has_max || input >= it->input_count || it->max_rank[input] != rank) return false;
+  for (int d = 0; d < rank; d++)
+    if (dims[d] > it->max_dims[input * AP_MAX_DIMS + d]) return false;
+  return true;
+}
+
 ap_status ap_interpreter_resize_input(ap_interpreter *it, size_t input, const int32_t *dims,
                                       int rank) {
-  if (!it || (!dims && rank > 0)) return AP_ERR_ARG;
-  if (!it->sg) return ap_fail(&it->err, AP_ERR_ARG, "the interpreter failed to create");
-  ap_ivec in = ap_model_subgraph_inputs(it->model, 0);
-  if (input >= in.n)
-    return ap_fail(&it->err, AP_ERR_RANGE, "input %zu out of range (the model has %zu)", input,
-                   in.n);
-  if (rank < 0 || rank > AP_MAX_DIMS)
-    return ap_fail(&it->err, AP_ERR_ARG, "rank %d out of range (0 to %d)", rank, AP_MAX_DIMS);
-  ap_tensor probe = it->sg[0].tensors[in.v[input]];
-  if (!rt_set_shape(&probe, dims, rank))
-    return ap_fail(&it->err, AP_ERR_ARG,
-                   "input %zu: dims must be >= 0 and their product must fit in memory", input);
+  if (!it) return AP_ERR_ARG;
+  if (!it->sg) return rt_fail(it, AP_ERR_ARG, "the interpreter failed to create");
   if (!enter(it)) return AP_ERR_BUSY;
-  for (int d = 0; d < rank; d++) it->input_dims[input][d] = dims[d];
-  it->input_rank[input] = rank;
-  it->sg[0].tensors[in.v[input]] = probe;
+  ap_status s = AP_OK;
+  ap_ivec in = ap_model_subgraph_inputs(it->model, 0);
+  if (input >= in.n || in.v[input] < 0) {
+    s = rt_fail(it, AP_ERR_RANGE, "input %zu out of range (the model has %zu)", input, in.n);
+  } else if (rank < 0 || rank > AP_MAX_DIMS || (rank > 0 && !dims)) {
+    s = rt_fail(it, AP_ERR_ARG, "input %zu: rank %d out of range (0 to %d, with dims)", input, rank,
+                AP_MAX_DIMS);
+  } else {
+    const rt_tensor *x = rt_rec(it, 0, (size_t)in.v[input]);
+    if (!x) {
+      s = rt_fail(it, AP_ERR_ARG, "input %zu is a constant", input);
+    } else {
+      rt_tensor probe = *x;
+      probe.flags &= (uint8_t)~RT_OWNED_DIMS;
+      s = rt_set_dims(it, &probe, dims, rank, false);
+      if (s == AP_ERR_NOT_ALLOCATED) s = AP_OK; /* only validating */
+    }
+  }
+  if (s != AP_OK) {
+    leave(it);
+    return s;
+  }
+  if (rank) memcpy(&it->input_dims[input * AP_MAX_DIMS], dims, (size_t)rank * 4);
+  it->input_rank[input] = (int8_t)rank;
+  if (it->allocated && within_max(it, input, dims, rank)) {
+    /* The plan holds the maximum: shapes and parameters follow without a new plan. */
+    apply_input_dims(it, false);
+    s = rt_prepare_all(it, RT_RESHAPE, NULL);
+    if (s == AP_OK) {
+      leave(it);
+      return AP_OK;
+    }
+    /* The message says why; the plan cannot serve these dims. */
+  }
   it->allocated = false;
-  ap_fail(&it->err, AP_OK, "input %zu was resized: call ap_interpreter_allocate() before invoke",
-          input);
+  it->stale_input = (int32_t)input;
+  if (s == AP_OK)
+    rt_fail(it, AP_OK, "input %zu was resized: call ap_interpreter_allocate() again before invoke",
+            input);
   leave(it);
   return AP_OK;
 }
@@ -355,18 +469,33 @@ ap_status ap_interpreter_invoke(ap_interpreter *it) {
   if (!it) return AP_ERR_ARG;
   if (!enter(it)) return AP_ERR_BUSY;
   ap_status s = AP_OK;
-  if (!it->allocated) {
-    s = ap_fail(&it->err, AP_ERR_NOT_ALLOCATED,
-                "not allocated: call ap_interpreter_allocate() before invoke (and again after "
-                "resizing an input)");
+  if (!it->sg) {
+    s = rt_fail(it, AP_ERR_ARG, "the interpreter failed to create");
+  } else if (!it->allocated && it->stale_input >= 0) {
+    ap_tensor_info ti;
+    ap_ivec in = ap_model_subgraph_inputs(it->model, 0);
+    const char *name =
+        ap_model_tensor(it->model, 0, (size_t)in.v[it->stale_input], &ti) == AP_OK ? ti.name : "";
+    s = rt_fail(it, AP_ERR_NOT_ALLOCATED,
+                "input %d (\"%s\") was resized: call ap_interpreter_allocate() again before "
+                "invoke",
+                it->stale_input, name);
+  } else if (!it->allocated) {
+    s = rt_fail(it, AP_ERR_NOT_ALLOCATED,
+                "not allocated: call ap_interpreter_allocate() before invoke");
   } else {
-    ap_subgraph_rt *r = &it->sg[0];
-    for (size_t k = 0; s == AP_OK && k < r->op_count; k++) {
-      ap_op_context *c = &r->ops[k];
-      if (c->builtin)
-        s = rt_builtin_eval(c);
-      else if (c->custom->eval)
-        s = c->custom->eval(c);
+    rt_subgraph *r = &it->sg[0];
+    for (uint32_t k = 0; s == AP_OK && k < r->op_count; k++) {
+      ap_op_context c = {.it = it, .subgraph = 0, .index = k, .phase = RT_EVAL, .op = &r->ops[k]};
+      s = ap_model_op(it->model, 0, k, &c.info);
+      if (s != AP_OK) {
+        s = rt_fail(it, s, "%s", ap_model_error(it->model));
+      } else if (!rt_op_is_custom(c.op)) {
+        s = rt_builtin_eval(&c);
+      } else if (rt_op_custom(c.op)->eval) {
+        s = rt_op_custom(c.op)->eval(&c);
+        if (s != AP_OK && !it->msg[0]) s = ap_op_fail(&c, s, "eval failed");
+      }
     }
   }
   leave(it);
@@ -375,53 +504,39 @@ ap_status ap_interpreter_invoke(ap_interpreter *it) {
 
 ap_status ap_interpreter_reset_variables(ap_interpreter *it) {
   if (!it || !it->sg) return AP_ERR_ARG;
-  for (size_t sg = 0; sg < it->sg_count; sg++)
-    for (size_t t = 0; t < it->sg[sg].tensor_count; t++) {
-      ap_tensor *x = &it->sg[sg].tensors[t];
-      if (!x->is_variable || x->is_constant || !x->data) continue;
-      memset(x->data, 0, x->bytes);
+  if (!enter(it)) return AP_ERR_BUSY;
+  for (uint32_t sg = 0; sg < it->sg_count; sg++)
+    for (uint32_t k = 0; k < it->sg[sg].record_count; k++)
+      reset_variable(it, sg, &it->sg[sg].tensors[k]);
+  leave(it);
+  return AP_OK;
+}
+
+ap_status ap_interpreter_max_dims_cost(ap_interpreter *it, uint64_t *planned_arena,
+                                       uint64_t *current_arena) {
+  if (!it || !planned_arena || !current_arena) return AP_ERR_ARG;
+  if (!it->allocated)
+    return rt_fail(it, AP_ERR_NOT_ALLOCATED, "not allocated: call ap_interpreter_allocate()");
+  *planned_arena = *current_arena = it->arena_bytes;
+  if (!it->has_max) return AP_OK;
+  if (!enter(it)) return AP_ERR_BUSY;
+  size_t ops = 0;
+  for (uint32_t sg = 0; sg < it->sg_count; sg++)
+    ops += it->sg[sg].op_count;
+  /* Planning temporaries must not touch the arena the plan placed: take them from the allocator. */
+  uint8_t *buf = it->buf;
+  it->buf = NULL;
+  ap_allocator temp = rt_temp_allocator(it);
+  rt_prep *prep = ap_calloc(&temp, ops ? ops : 1, sizeof *prep);
+  ap_status s = prep ? rt_prepare_all(it, RT_RESHAPE, prep) : AP_ERR_NOMEM;
+  if (s == AP_OK) s = rt_plan(it, prep, false, current_arena);
+  for (size_t i = 0; prep && i < ops; i++)
+    for (rt_prep_scratch *r = prep[i].scratch, *n; r; r = n) {
+      n = r->next;
+      ap_free(&temp, r);
     }
-  return AP_OK;
-}
-
-size_t ap_interpreter_input_count(const ap_interpreter *it) {
-  return it && it->sg ? ap_model_subgraph_inputs(it->model, 0).n : 0;
-}
-size_t ap_interpreter_output_count(const ap_interpreter *it) {
-  return it && it->sg ? ap_model_subgraph_outputs(it->model, 0).n : 0;
-}
-ap_tensor *ap_interpreter_input(ap_interpreter *it, size_t i) {
-  if (i >= ap_interpreter_input_count(it)) return NULL;
-  return &it->sg[0].tensors[ap_model_subgraph_inputs(it->model, 0).v[i]];
-}
-const ap_tensor *ap_interpreter_output(const ap_interpreter *it, size_t i) {
-  if (i >= ap_interpreter_output_count(it)) return NULL;
-  return &it->sg[0].tensors[ap_model_subgraph_outputs(it->model, 0).v[i]];
-}
-ap_tensor *ap_interpreter_tensor(ap_interpreter *it, size_t subgraph, size_t tensor) {
-  if (!it || !it->sg || subgraph >= it->sg_count || tensor >= it->sg[subgraph].tensor_count)
-    return NULL;
-  return &it->sg[subgraph].tensors[tensor];
-}
-ap_tensor *ap_interpreter_tensor_by_name(ap_interpreter *it, const char *name) {
-  if (!it || !it->sg || !name) return NULL;
-  for (size_t sg = 0; sg < it->sg_count; sg++)
-    for (size_t t = 0; t < it->sg[sg].tensor_count; t++)
-      if (strcmp(it->sg[sg].tensors[t].name, name) == 0) return &it->sg[sg].tensors[t];
-  return NULL;
-}
-
-ap_status ap_interpreter_memory(const ap_interpreter *it, ap_memory_usage *out) {
-  if (!it || !out) return AP_ERR_ARG;
-  if (!it->allocated) return AP_ERR_NOT_ALLOCATED;
-  uint64_t arena16;
-  ap_align_up(it->arena_bytes, 16, &arena16);
-  out->arena = it->arena_bytes;
-  out->persistent = it->persistent_bytes;
-  out->tables = it->tables_bytes;
-  /* With a caller buffer: the exact size that works (arena rounded to the 16-byte grid the
-   * tail uses). Otherwise: the sum of the three regions. */
-  out->total = it->buf ? arena16 + it->tail_used
-                       : out->arena + out->persistent + out->tables;
-  return AP_OK;
+  ap_free(&temp, prep);
+  it->buf = buf;
+  leave(it);
+  return s;
 }

@@ -1,85 +1,140 @@
-/* The interpreter's memory: tables at create, persistent state during prepare, the arena.
- * With a caller-owned buffer all of it is carved from that buffer (tables and persistent state
- * from its top down, the arena from its bottom), so a device needs nothing else. */
+/* The interpreter's memory: tables and persistent state (top of a caller buffer, or blocks
+ * from the allocator), planning temporaries (bottom of a caller buffer, where the arena will
+ * be placed once planning is done, or the allocator), and their release. */
 #include "runtime_internal.h"
 
 #include <string.h>
 
 #define RT_ALIGN 16
 
-static void *take_from_top(ap_interpreter *it, size_t bytes) {
-  /* The top is kept 16-byte aligned: tail_used counts from the buffer's end to it. */
+/* A block from the allocator: the list link, padded so the payload stays 16-byte aligned. */
+typedef union rt_block {
+  union rt_block *next;
+  max_align_t pad;
+} rt_block;
+_Static_assert(sizeof(rt_block) % RT_ALIGN == 0, "block header keeps payloads aligned");
+
+/* The lowest byte taken from the top (the end rounded down to 16 before anything is taken). */
+static uintptr_t cur_top(const ap_interpreter *it) {
   uintptr_t end = (uintptr_t)(it->buf + it->buf_size);
-  uintptr_t top = end - it->tail_used;
-  if (it->tail_used == 0) top &= ~(uintptr_t)(RT_ALIGN - 1);
-  uintptr_t lo = (uintptr_t)it->buf;
-  if (bytes > top - lo) goto too_small;
-  uintptr_t p = (top - bytes) & ~(uintptr_t)(RT_ALIGN - 1);
-  if (p < lo) goto too_small;
+  return it->tail_used ? end - it->tail_used : end & ~(uintptr_t)(RT_ALIGN - 1);
+}
+
+static uintptr_t buf_base(const ap_interpreter *it) {
+  return ((uintptr_t)it->buf + RT_ALIGN - 1) & ~(uintptr_t)(RT_ALIGN - 1);
+}
+
+/* Takes `bytes` (rounded to 16) below the current top; NULL when it would meet the bottom. */
+static void *take_from_top(ap_interpreter *it, size_t bytes, uint64_t *counter) {
+  uintptr_t end = (uintptr_t)(it->buf + it->buf_size);
+  uintptr_t top = cur_top(it);
+  uintptr_t floor = buf_base(it) + it->temp_used;
+  size_t rounded = (bytes + RT_ALIGN - 1) & ~(size_t)(RT_ALIGN - 1);
+  if (rounded < bytes || top < floor || rounded > top - floor) {
+    rt_fail(it, AP_ERR_ARENA_TOO_SMALL,
+            "arena too small: the interpreter's tables and persistent state need more than the "
+            "%zu-byte buffer",
+            it->buf_size);
+    return NULL;
+  }
+  uintptr_t p = top - rounded;
   it->tail_used = (size_t)(end - p);
-  memset((void *)p, 0, bytes);
+  *counter += rounded;
+  memset((void *)p, 0, rounded);
   return (void *)p;
-too_small:
-  ap_fail(&it->err, AP_ERR_ARENA_TOO_SMALL,
-          "arena too small: tables and persistent state need more than the %zu-byte buffer",
-          it->buf_size);
-  return NULL;
+}
+
+static void *take_block(ap_interpreter *it, size_t bytes, uint64_t *counter, const char *what) {
+  if (it->buf) return take_from_top(it, bytes, counter);
+  size_t rounded = (bytes + RT_ALIGN - 1) & ~(size_t)(RT_ALIGN - 1), total;
+  if (rounded < bytes || !ap_add_size(rounded, sizeof(rt_block), &total)) {
+    rt_fail(it, AP_ERR_OVERFLOW, "%s of %zu bytes overflows", what, bytes);
+    return NULL;
+  }
+  rt_block *b = ap_alloc(&it->alloc, total);
+  if (!b) {
+    rt_fail(it, AP_ERR_NOMEM, "out of memory for %zu bytes of %s", bytes, what);
+    return NULL;
+  }
+  b->next = it->blocks;
+  it->blocks = b;
+  *counter += rounded;
+  memset(b + 1, 0, rounded);
+  return b + 1;
 }
 
 void *rt_tables_alloc(ap_interpreter *it, size_t bytes) {
-  if (it->buf) {
-    size_t before = it->tail_used;
-    void *p = take_from_top(it, bytes);
-    if (p) it->tables_bytes += it->tail_used - before;
-    return p;
-  }
-  void *p = ap_calloc(it->alloc, 1, bytes ? bytes : 1);
-  if (!p) {
-    ap_fail(&it->err, AP_ERR_NOMEM, "out of memory for the interpreter's tables (%zu bytes)",
-            bytes);
-    return NULL;
-  }
-  it->tables_bytes += bytes;
-  return p;
+  return take_block(it, bytes, &it->tables_bytes, "interpreter tables");
 }
 
 void *rt_persistent_alloc(ap_interpreter *it, size_t bytes) {
-  if (it->buf) {
-    size_t before = it->tail_used;
-    void *p = take_from_top(it, bytes);
-    if (p) it->persistent_bytes += it->tail_used - before;
-    return p;
-  }
-  /* A header keeps the blocks in a list; its size keeps the payload 16-byte aligned. */
-  size_t total;
-  if (!ap_add_size(bytes, RT_ALIGN, &total)) {
-    ap_fail(&it->err, AP_ERR_OVERFLOW, "persistent request of %zu bytes overflows", bytes);
-    return NULL;
-  }
-  uint8_t *raw = ap_alloc(it->alloc, total);
-  if (!raw) {
-    ap_fail(&it->err, AP_ERR_NOMEM, "out of memory for %zu bytes of persistent state", bytes);
-    return NULL;
-  }
-  ap_block *b = (ap_block *)raw;
-  b->next = it->blocks;
-  it->blocks = b;
-  memset(raw + RT_ALIGN, 0, bytes);
-  it->persistent_bytes += bytes;
-  return raw + RT_ALIGN;
+  return take_block(it, bytes, &it->persistent_bytes, "persistent state");
 }
 
 void rt_release(ap_interpreter *it) {
   while (it->blocks) {
-    ap_block *n = it->blocks->next;
-    ap_free(it->alloc, it->blocks);
+    rt_block *n = ((rt_block *)it->blocks)->next;
+    ap_free(&it->alloc, it->blocks);
     it->blocks = n;
   }
-  ap_free(it->alloc, it->arena_mem);
+  ap_free(&it->alloc, it->arena_mem);
   it->arena_mem = NULL;
   it->arena = NULL;
   it->arena_bytes = 0;
+  it->arena_lower_bound = 0;
+  it->capacity = NULL;
+  it->scratch_cap = NULL;
   it->persistent_bytes = 0;
-  if (it->buf) it->tail_used = it->tables_bytes;
+  it->tables_bytes = it->create_tables;
+  it->tail_used = it->create_tail;
+  it->temp_used = 0;
   it->allocated = false;
+}
+
+/* Temporaries: a header saying where the block came from and, for the buffer, the bottom's
+ * height before it, so that frees in reverse order give the space back. */
+typedef union rt_temp_hdr {
+  struct {
+    size_t prev_used; /* SIZE_MAX: from the allocator */
+    size_t end;       /* temp_used just after this block */
+  } h;
+  max_align_t pad;
+} rt_temp_hdr;
+_Static_assert(sizeof(rt_temp_hdr) % RT_ALIGN == 0, "temp header keeps payloads aligned");
+
+static void *temp_alloc(void *ctx, size_t size) {
+  ap_interpreter *it = ctx;
+  size_t rounded = (size + RT_ALIGN - 1) & ~(size_t)(RT_ALIGN - 1), need;
+  if (rounded < size || !ap_add_size(rounded, sizeof(rt_temp_hdr), &need)) return NULL;
+  if (it->buf) {
+    uintptr_t top = cur_top(it);
+    uintptr_t lo = buf_base(it) + it->temp_used;
+    if (top >= lo && need <= top - lo) {
+      rt_temp_hdr *h = (rt_temp_hdr *)lo;
+      h->h.prev_used = it->temp_used;
+      it->temp_used += need;
+      h->h.end = it->temp_used;
+      return h + 1;
+    }
+  }
+  rt_temp_hdr *h = ap_alloc(&it->alloc, need);
+  if (!h) return NULL;
+  h->h.prev_used = SIZE_MAX;
+  if (it->buf) it->temp_fallback_bytes += need;
+  return h + 1;
+}
+
+static void temp_free(void *ctx, void *p) {
+  ap_interpreter *it = ctx;
+  if (!p) return;
+  rt_temp_hdr *h = (rt_temp_hdr *)p - 1;
+  if (h->h.prev_used == SIZE_MAX) {
+    ap_free(&it->alloc, h);
+  } else if (h->h.end == it->temp_used) {
+    it->temp_used = h->h.prev_used;
+  }
+}
+
+ap_allocator rt_temp_allocator(ap_interpreter *it) {
+  return (ap_allocator){temp_alloc, temp_free, it};
 }

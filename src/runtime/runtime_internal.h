@@ -1,4 +1,10 @@
-/* The interpreter's internals, shared by the runtime's files. */
+/* The interpreter's internals, shared by the runtime's files.
+ *
+ * Memory diet. The interpreter keeps, per tensor, only what changes at run time (data pointer,
+ * current dims) and reads everything else (name, type, quantization) from the model in place.
+ * Per op it keeps the kernel and its scratch pointer. Builtin kernels keep no parameters: their
+ * prepare is pure and cheap, so eval re-runs it on the stack before every eval. Shapes point
+ * into the model's shape vectors unless a resize or a kernel made them differ. */
 #ifndef AP_SRC_RUNTIME_INTERNAL_H
 #define AP_SRC_RUNTIME_INTERNAL_H
 
@@ -8,88 +14,168 @@
 
 #include <stdatomic.h>
 
-typedef struct ap_scratch_rec {
-  uint64_t bytes;
-  uint64_t request_id;
-  void *data;
-  struct ap_scratch_rec *next;
-} ap_scratch_rec;
+/* The message buffer: smaller than other objects' (AP_ERRMSG_MAX) because a device pays for it
+ * in every interpreter; longer messages are cut. */
+#define RT_MSG_MAX 256
 
-/* A block of persistent memory when it comes from the allocator (freed at the next allocate). */
-typedef struct ap_block {
-  struct ap_block *next;
-} ap_block;
+enum { RT_VARIABLE = 1, RT_OWNED_DIMS = 2 };
+
+/* A non-constant tensor (constants have no record: everything about them is in the model). */
+typedef struct rt_tensor {
+  void *data;          /* arena or persistent region */
+  const int32_t *dims; /* the model's shape vector, or memory of its own (RT_OWNED_DIMS) */
+  uint32_t index;      /* in its subgraph */
+  uint16_t rank;
+  uint8_t type;
+  uint8_t flags;
+} rt_tensor;
+
+/* A custom op's record after allocate (tables memory). */
+typedef struct rt_custom {
+  void *state;
+  uint32_t scratch_count;
+  void **scratch;     /* scratch_count pointers */
+  uint64_t *capacity; /* scratch_count planned sizes */
+} rt_custom;
+
+/* `kernel` is a const ap_kernel * (builtin) or, with bit 0 set, a const ap_op_kernel *
+ * (custom). `ext`: a builtin's one scratch buffer (or NULL), a custom op's rt_custom. */
+typedef struct rt_op {
+  uintptr_t kernel;
+  void *ext;
+} rt_op;
+
+static inline bool rt_op_is_custom(const rt_op *o) {
+  return o->kernel & 1u;
+}
+static inline const ap_kernel *rt_op_builtin(const rt_op *o) {
+  return (const ap_kernel *)o->kernel;
+}
+static inline const ap_op_kernel *rt_op_custom(const rt_op *o) {
+  return (const ap_op_kernel *)(o->kernel & ~(uintptr_t)1);
+}
+
+typedef struct rt_subgraph {
+  rt_tensor *tensors; /* record_count records, of the non-constant tensors */
+  uint16_t *slot;     /* per tensor: 1 + its record's index, 0 for a constant */
+  rt_op *ops;
+  uint32_t tensor_count, record_count, op_count;
+  uint32_t tensor_base; /* model-wide index of tensor 0 (request ids) */
+  uint32_t op_base;     /* model-wide index of op 0 */
+} rt_subgraph;
+
+/* What prepare collects about an op during allocate (temporary memory). */
+typedef struct rt_prep_scratch {
+  uint64_t bytes;
+  uint64_t id; /* the request's id in the problem */
+  struct rt_prep_scratch *next;
+} rt_prep_scratch;
+typedef struct rt_prep {
+  void *state;
+  rt_prep_scratch *scratch;
+  uint32_t scratch_count;
+} rt_prep;
+
+enum { RT_PREPARE = 1, RT_RESHAPE, RT_EVAL };
 
 struct ap_op_context {
   ap_interpreter *it;
   uint32_t subgraph, index;
+  int phase; /* RT_PREPARE, RT_RESHAPE or RT_EVAL */
   ap_op_info info;
-  const ap_op_kernel *custom; /* a caller's kernel, or */
-  const ap_kernel *builtin;   /* one of arenaplan's */
-  void *state;
-  /* Builtin kernels: their views of the op's tensors, options and prepared parameters. */
-  ap_ktensor *kin, *kout;
-  ap_ktensor **kin_ptr, **kout_ptr;
-  ap_kop_options kopt;
-  void *params;
-  int builtin_scratch;
-  ap_scratch_rec *scratch; /* in request order */
-  int scratch_count;
-  bool preparing;
+  rt_op *op;
+  rt_prep *prep;         /* RT_PREPARE */
+  uint32_t scratch_seen; /* RT_RESHAPE: requests so far */
 };
-
-typedef struct ap_subgraph_rt {
-  ap_tensor *tensors;
-  size_t tensor_count;
-  ap_op_context *ops;
-  size_t op_count;
-} ap_subgraph_rt;
 
 struct ap_interpreter {
   const ap_model *model;
-  const ap_allocator *alloc;
-  ap_interpreter_options opt;
-  ap_errbuf err;
+  ap_allocator alloc;
+  const char *strategy;
+  const ap_custom_op *custom_ops;
+  size_t custom_op_count;
+  uint64_t alignment;
+  bool preserve_all;
 
-  /* Caller-owned buffer: tables and persistent state are taken from its top, the arena from its
-   * bottom. */
+  /* Caller-owned buffer: the interpreter, tables and persistent state from its top down
+   * (tail_used bytes from the end), planning temporaries and then the arena from its bottom. */
   uint8_t *buf;
   size_t buf_size;
-  size_t tail_used;      /* bytes taken from the top */
-  size_t tables_bytes;   /* the part of tail_used that the tables take */
+  size_t tail_used;
+  size_t create_tail;           /* tail_used after create (what allocate starts again from) */
+  size_t temp_used;             /* planning temporaries, from the aligned bottom */
+  uint64_t temp_fallback_bytes; /* temporaries the buffer could not hold (from the allocator) */
 
-  ap_subgraph_rt *sg;
-  size_t sg_count;
-  int32_t **input_dims;  /* subgraph 0 inputs: resized dims (NULL: as in the model) */
-  int *input_rank;
+  rt_subgraph *sg;
+  uint32_t sg_count;
+  uint32_t input_count;
+  /* Subgraph 0's inputs: current dims when resized (rank -1: as in the model) and max dims
+   * (rank -1: not given); AP_MAX_DIMS each. */
+  int32_t *input_dims, *max_dims;
+  int8_t *input_rank, *max_rank;
+  bool has_max;
 
-  ap_block *blocks;      /* persistent memory from the allocator */
+  /* Region sizes, each block rounded up to 16 bytes. */
+  uint64_t create_tables; /* tables taken at create */
+  uint64_t tables_bytes;
   uint64_t persistent_bytes;
-  uint8_t *arena_mem;    /* from the allocator (NULL with a caller buffer) */
-  uint8_t *arena;        /* aligned base of the planned arena */
-  uint64_t arena_bytes;
+  void *blocks; /* allocator blocks of allocate (a list) */
 
-  bool allocated;        /* a plan is in place and matches the shapes */
+  uint8_t *arena_mem; /* from the allocator (NULL with a caller buffer) */
+  uint8_t *arena;
+  uint64_t arena_bytes;
+  uint64_t arena_lower_bound;
+  uint64_t *capacity;    /* with max dims: planned bytes per model-wide tensor index */
+  uint64_t *scratch_cap; /* with max dims: a builtin's planned scratch per model-wide op */
+
+  bool allocated;
+  int32_t stale_input; /* >= 0: this input's resize made the plan stale */
   atomic_int busy;
+  char msg[RT_MSG_MAX]; /* the last failure's message */
 };
 
-/* Memory for the tables (create time): from the caller buffer's top, or the allocator. */
+/* Formats the interpreter's message and returns `s`. */
+ap_status rt_fail(ap_interpreter *it, ap_status s, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* memory.c. Tables (create and allocate) and persistent memory (allocate): zeroed, 16-byte
+ * aligned; from the caller buffer's top or the allocator. NULL with the message set. */
 void *rt_tables_alloc(ap_interpreter *it, size_t bytes);
-/* Persistent memory (prepare time), zeroed, 16-byte aligned. */
 void *rt_persistent_alloc(ap_interpreter *it, size_t bytes);
-/* Frees everything allocate made (persistent blocks, the arena); keeps the tables. */
+/* Frees everything allocate made; keeps what create made. */
 void rt_release(ap_interpreter *it);
+/* An allocator for planning temporaries: the caller buffer's free bottom, else it->alloc. */
+ap_allocator rt_temp_allocator(ap_interpreter *it);
+/* The status a failed rt_*_alloc stands for. */
+static inline ap_status rt_nomem(const ap_interpreter *it) {
+  return it->buf ? AP_ERR_ARENA_TOO_SMALL : AP_ERR_NOMEM;
+}
 
-/* Sets a tensor's shape and its byte size from its type; false on overflow or unknown size. */
-bool rt_set_shape(ap_tensor *t, const int32_t *dims, int rank);
+/* tensors.c. The record of tensor t, NULL for a constant. */
+static inline rt_tensor *rt_rec(const ap_interpreter *it, size_t sg, size_t t) {
+  uint16_t s = it->sg[sg].slot[t];
+  return s ? &it->sg[sg].tensors[s - 1] : NULL;
+}
+size_t rt_tensor_bytes(const rt_tensor *t);
+/* Sets a tensor's dims: in place when they equal the current ones or it owns storage of that
+ * rank; otherwise new tables memory (only when `may_allocate`). */
+ap_status rt_set_dims(ap_interpreter *it, rt_tensor *t, const int32_t *dims, int rank,
+                      bool may_allocate);
+bool rt_fill_tensor(const ap_interpreter *it, size_t sg, size_t t, ap_tensor *out);
 
-/* Finds the op's kernel: the caller's custom ops first, then the builtins. False if none. */
-bool rt_find_kernel(ap_op_context *c);
+/* context.c: finds the op's kernel (the caller's custom ops first, then the builtins). */
+bool rt_find_kernel(const ap_interpreter *it, const ap_op_info *info, rt_op *op);
 
-/* The builtin kernels as ops (builtin_ops.c): prepare in allocate, bind once the tensors are
- * placed, eval in invoke. */
+/* builtin_ops.c: prepare (RT_PREPARE or RT_RESHAPE: output shapes, scratch request) and eval
+ * (prepare again on the stack, then eval). */
 ap_status rt_builtin_prepare(ap_op_context *c);
-ap_status rt_builtin_bind(ap_op_context *c);
 ap_status rt_builtin_eval(ap_op_context *c);
+
+/* place.c: plans every non-constant tensor and scratch request and places them (plan_only:
+ * only computes the arena size into *arena). */
+ap_status rt_plan(ap_interpreter *it, rt_prep *prep, bool place, uint64_t *arena);
+
+/* Runs prepare of every op in phase RT_PREPARE (prep: one per op, model-wide) or RT_RESHAPE. */
+ap_status rt_prepare_all(ap_interpreter *it, int phase, rt_prep *prep);
 
 #endif

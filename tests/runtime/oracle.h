@@ -96,10 +96,21 @@ static inline ap_interpreter *oracle_interpreter(const ap_model *m, const char *
   return it;
 }
 
+/* The runtime's tensor views, by value into `slot`; NULL when out of range. */
+static inline ap_tensor *oracle_input(const ap_interpreter *it, size_t k, ap_tensor *slot) {
+  return ap_interpreter_input(it, k, slot) == AP_OK ? slot : NULL;
+}
+static inline ap_tensor *oracle_output(const ap_interpreter *it, size_t k, ap_tensor *slot) {
+  return ap_interpreter_output(it, k, slot) == AP_OK ? slot : NULL;
+}
+static inline ap_tensor *oracle_tensor(const ap_interpreter *it, size_t t, ap_tensor *slot) {
+  return ap_interpreter_tensor(it, 0, t, slot) == AP_OK ? slot : NULL;
+}
+
 /* Fills every input with the oracle rule for `seed`, resets state and invokes. */
 static inline bool oracle_invoke(ap_interpreter *it, const char *name, uint64_t seed) {
   for (size_t k = 0; k < ap_interpreter_input_count(it); k++)
-    oracle_fill(ap_interpreter_input(it, k), seed, k);
+    oracle_fill(oracle_input(it, k, &(ap_tensor){0}), seed, k);
   ap_interpreter_reset_variables(it);
   ap_status s = ap_interpreter_invoke(it);
   CHECK_MSG(s == AP_OK, "%s seed %llu: %s", name, (unsigned long long)seed,

@@ -45,18 +45,18 @@ static void run_seed(const ap_model *m, const row *rows, size_t n) {
   if (!it) return;
   size_t ins = 0, outs = 0;
   for (size_t k = 0; k < ap_interpreter_input_count(it); k++)
-    oracle_fill(ap_interpreter_input(it, k), (uint64_t)rows[0].seed, k);
+    oracle_fill(oracle_input(it, k, &(ap_tensor){0}), (uint64_t)rows[0].seed, k);
   /* Inputs before invoke: the plan may reuse an input's bytes once it has been read. */
   for (size_t i = 0; i < n; i++)
     if (strcmp(rows[i].kind, "input") == 0) {
-      check_row(&rows[i], ap_interpreter_input(it, (size_t)rows[i].index));
+      check_row(&rows[i], oracle_input(it, (size_t)rows[i].index, &(ap_tensor){0}));
       ins++;
     }
   ap_status s = ap_interpreter_invoke(it);
   CHECK_MSG(s == AP_OK, "%s seed %ld: %s", rows[0].model, rows[0].seed, ap_interpreter_error(it));
   for (size_t i = 0; s == AP_OK && i < n; i++)
     if (strcmp(rows[i].kind, "output") == 0) {
-      check_row(&rows[i], ap_interpreter_output(it, (size_t)rows[i].index));
+      check_row(&rows[i], oracle_output(it, (size_t)rows[i].index, &(ap_tensor){0}));
       outs++;
     }
   CHECK_EQ(ins, ap_interpreter_input_count(it));

@@ -22,7 +22,7 @@ int main(void) {
       if (oracle_fields(line, f, 10) != 10 || strcmp(f[0], name) != 0 || strcmp(f[1], "1") != 0)
         continue;
       rows++;
-      ap_tensor *t = ap_interpreter_tensor(it, 0, (size_t)atol(f[2]));
+      ap_tensor slot, *t = oracle_tensor(it, (size_t)atol(f[2]), &slot);
       CHECK_MSG(t != NULL, "%s: no tensor %s", name, f[2]);
       if (!t) continue;
       CHECK_MSG(!t->is_constant || t->is_variable, "%s: tensor %s is constant here", name, f[2]);
@@ -37,7 +37,8 @@ int main(void) {
        * for mobilenet_v2_torch_int8, which the oracle left out for size. */
       size_t ours = 0;
       for (size_t t = 0; t < ap_model_tensor_count(m, 0); t++) {
-        const ap_tensor *x = ap_interpreter_tensor(it, 0, t);
+        ap_tensor slot;
+        const ap_tensor *x = oracle_tensor(it, t, &slot);
         ours += x && (!x->is_constant || x->is_variable);
       }
       if (strcmp(name, "mobilenet_v2_torch_int8") == 0)

@@ -138,8 +138,9 @@ static int fill_inputs(const run_args *a, run_state *s) {
   s->keep = calloc(s->inputs ? s->inputs : 1, sizeof *s->keep);
   if (!s->keep) return cli_fail(a->model, "out of memory");
   for (size_t k = 0; k < s->inputs; k++) {
-    ap_tensor *t = ap_interpreter_input(s->it, k);
-    if (!t) return cli_fail(a->model, "input %zu is missing", k);
+    ap_tensor tv, *t = &tv;
+    if (ap_interpreter_input(s->it, k, t) != AP_OK)
+      return cli_fail(a->model, "input %zu is missing", k);
     if (a->file_count) {
       if (!run_read_input(a->files[k], t, k)) return AP_EXIT_USAGE;
     } else {
@@ -156,15 +157,17 @@ static int write_files(const run_args *a, run_state *s) {
   if (a->output) {
     if (!run_make_dir(a->output)) return AP_EXIT_USAGE;
     for (size_t k = 0; k < ap_interpreter_output_count(s->it); k++) {
-      const ap_tensor *t = ap_interpreter_output(s->it, k);
+      ap_tensor tv, *t = &tv;
+      if (ap_interpreter_output(s->it, k, t) != AP_OK) return AP_EXIT_USAGE;
       if (!run_write_tensor(a->output, "output", k, t->data, t->bytes)) return AP_EXIT_USAGE;
     }
   }
   if (a->dump) {
     if (!run_make_dir(a->dump)) return AP_EXIT_USAGE;
     for (size_t t = 0; t < ap_model_tensor_count(s->model, 0); t++) {
-      const ap_tensor *x = ap_interpreter_tensor(s->it, 0, t);
-      if (!x || (x->is_constant && !x->is_variable)) continue;
+      ap_tensor xv, *x = &xv;
+      if (ap_interpreter_tensor(s->it, 0, t, x) != AP_OK || (x->is_constant && !x->is_variable))
+        continue;
       if (!run_write_tensor(a->dump, "tensor", t, x->data, x->data ? x->bytes : 0))
         return AP_EXIT_USAGE;
     }
@@ -199,7 +202,8 @@ static void print_json(const run_args *a, run_state *s, const ap_memory_usage *u
   if (a->has_arena) printf("  \"buffer_bytes\": %llu,\n", (unsigned long long)a->arena);
   printf("  \"outputs\": [");
   for (size_t k = 0; k < ap_interpreter_output_count(s->it); k++) {
-    const ap_tensor *t = ap_interpreter_output(s->it, k);
+    ap_tensor tv, *t = &tv;
+    if (ap_interpreter_output(s->it, k, t) != AP_OK) continue;
     run_summary sm;
     run_summarize(t, &sm);
     printf("%s\n    {\"index\": %zu, \"name\": ", k ? "," : "", k);
@@ -260,7 +264,8 @@ static void print_human(const run_args *a, run_state *s, const ap_memory_usage *
   if (a->has_arena) printf(", in a buffer of %s", cli_size(b, sizeof b, a->arena));
   printf("\n\noutputs\n");
   for (size_t k = 0; k < ap_interpreter_output_count(s->it); k++) {
-    const ap_tensor *t = ap_interpreter_output(s->it, k);
+    ap_tensor tv, *t = &tv;
+    if (ap_interpreter_output(s->it, k, t) != AP_OK) continue;
     run_summary sm;
     run_summarize(t, &sm);
     printf("  %zu %s %s %s\n", k, t->name ? t->name : "", ap_dtype_name(t->type),
@@ -333,8 +338,8 @@ static int run(int argc, char **argv) {
     /* Every iteration sees the same inputs and starting state: the plan may reuse an input's
      * bytes once it is read, and variable tensors carry state. */
     for (size_t k = 0; i && k < s.inputs; k++) {
-      ap_tensor *t = ap_interpreter_input(s.it, k);
-      if (t->bytes) memcpy(t->data, s.keep[k], t->bytes);
+      ap_tensor t;
+      if (ap_interpreter_input(s.it, k, &t) == AP_OK && t.bytes) memcpy(t.data, s.keep[k], t.bytes);
     }
     if (i) ap_interpreter_reset_variables(s.it);
     double t0 = now_us();

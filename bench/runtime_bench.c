@@ -1,0 +1,108 @@
+/* The runtime benchmark: per model, the bytes a device must provide (arena, persistent,
+ * interpreter tables, total) beside TFLite Micro's smallest working arena and its planned head
+ * (../shared/bench/tflm_arena.tsv), and the median and minimum invoke time. Prints Markdown.
+ *
+ *   bench_runtime_bench [ITERATIONS]   (default 50) */
+#include "runtime/rt_test.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+static const char *const models[] = {
+    "hello_world_float",     "hello_world_int8",           "micro_speech_int8",
+    "person_detect_int8",    "magic_wand_float",           "tflm_test_conv",
+    "mlperf_kws_dscnn_int8", "mlperf_kws_dscnn_hybrid",    "mlperf_vww_int8",
+    "mlperf_ic_resnet_int8", "mlperf_ic_resnet_float",     "mlperf_ad_fc_int8",
+    "mlperf_sww_int8",       "mobilenet_v1_025_128_uint8", "mobilenet_v2_torch_int8",
+    "multi_signatures"};
+
+/* Column `name` of shared/bench/tflm_arena.tsv for `model`, 0 if absent. */
+static uint64_t tflm_column(const char *model, const char *name) {
+  char path[512];
+  size_t size;
+  char *text =
+      (char *)ap_test_read_file(ap_test_path(path, sizeof path, "bench/tflm_arena.tsv"), &size);
+  if (!text) return 0;
+  uint64_t found = 0;
+  int column = -1;
+  char *save = NULL;
+  for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    char *fsave = NULL;
+    int col = 0;
+    bool match = false;
+    for (char *f = strtok_r(line, "\t", &fsave); f; f = strtok_r(NULL, "\t", &fsave), col++) {
+      if (column < 0 && strcmp(f, name) == 0) column = col;
+      if (col == 0) match = strcmp(f, model) == 0;
+      if (match && col == column) found = strtoull(f, NULL, 10);
+    }
+  }
+  free(text);
+  return found;
+}
+
+static double now_us(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv) {
+  ap_test_require_shared();
+  int iterations = argc > 1 ? atoi(argv[1]) : 50;
+  if (iterations < 1 || iterations > 100000) iterations = 50;
+  printf("| model | arena | arena lower bound | persistent | tables | total | TFLM head | TFLM min "
+         "arena | total / TFLM | lower bound / TFLM | invoke median us | invoke min us |\n");
+  printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  double *t = malloc((size_t)iterations * sizeof *t);
+  for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+    ap_model *m = rt_load(models[i]);
+    ap_interpreter *it = NULL;
+    if (!m || ap_interpreter_create(m, NULL, &it) != AP_OK ||
+        ap_interpreter_allocate(it) != AP_OK) {
+      printf("| %s | failed: %s |\n", models[i], ap_interpreter_error(it));
+      ap_interpreter_destroy(it);
+      ap_model_destroy(m);
+      continue;
+    }
+    if (!rt_feed_oracle(it, models[i], 1)) {
+      uint64_t st = 1;
+      for (size_t k = 0; k < ap_interpreter_input_count(it); k++) {
+        ap_tensor in;
+        ap_interpreter_input(it, k, &in);
+        for (size_t b = 0; b < in.bytes; b++)
+          ((uint8_t *)in.data)[b] = (uint8_t)ap_test_rand(&st);
+        if (in.type == AP_FLOAT32)
+          for (size_t b = 0; b < in.bytes / 4; b++)
+            ((float *)in.data)[b] = 0.25f;
+      }
+    }
+    for (int r = 0; r < iterations; r++) {
+      double t0 = now_us();
+      ap_interpreter_invoke(it);
+      t[r] = now_us() - t0;
+    }
+    qsort(t, (size_t)iterations, sizeof *t, cmp_double);
+    ap_memory_usage u;
+    ap_interpreter_memory(it, &u);
+    uint64_t head = tflm_column(models[i], "plain_head");
+    uint64_t min = tflm_column(models[i], "min_arena_plain_16");
+    char ratio[32] = "-", hs[32] = "-", ms[32] = "-", lb[32] = "-";
+    if (min) snprintf(ratio, sizeof ratio, "%.3f", (double)u.total / (double)min);
+    if (min) snprintf(lb, sizeof lb, "%.3f", (double)u.arena_lower_bound / (double)min);
+    if (head) snprintf(hs, sizeof hs, "%llu", (unsigned long long)head);
+    if (min) snprintf(ms, sizeof ms, "%llu", (unsigned long long)min);
+    printf("| %s | %llu | %llu | %llu | %llu | %llu | %s | %s | %s | %s | %.1f | %.1f |\n",
+           models[i], (unsigned long long)u.arena, (unsigned long long)u.arena_lower_bound,
+           (unsigned long long)u.persistent, (unsigned long long)u.tables,
+           (unsigned long long)u.total, hs, ms, ratio, lb, t[iterations / 2], t[0]);
+    ap_interpreter_destroy(it);
+    ap_model_destroy(m);
+  }
+  free(t);
+  return 0;
+}

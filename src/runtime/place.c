@@ -1,0 +1,139 @@
+/* Planning and placement: every non-constant tensor and scratch request becomes a request,
+ * the strategy plans them, and each tensor's data pointer (and each scratch pointer) is set to
+ * its offset in the arena. All memory used here is temporary (rt_temp_allocator). */
+#include "runtime_internal.h"
+
+#include <string.h>
+
+typedef struct plan_state {
+  ap_allocator temp;
+  uint64_t *bytes;
+  void ***scratch_target; /* per scratch request id - tensor count: where its address goes */
+  ap_graph *g;
+  ap_problem *p;
+  ap_plan *plan;
+} plan_state;
+
+static void plan_state_free(plan_state *s) {
+  ap_plan_destroy(s->plan);
+  ap_problem_destroy(s->p);
+  ap_graph_destroy(s->g);
+  ap_free(&s->temp, s->scratch_target);
+  ap_free(&s->temp, s->bytes);
+}
+
+/* Takes the arena: from the caller buffer's bottom (after checking it fits below the tables
+ * and persistent state) or from the allocator. */
+static ap_status take_arena(ap_interpreter *it, uint64_t base_align) {
+  if (it->buf) {
+    uintptr_t lo = (uintptr_t)it->buf, end = lo + it->buf_size;
+    uintptr_t top = it->tail_used ? end - it->tail_used : end & ~(uintptr_t)15;
+    uint64_t base;
+    ap_align_up(lo, base_align, &base);
+    uint64_t arena16;
+    ap_align_up(it->arena_bytes, 16, &arena16);
+    if (base > top || top - base < it->arena_bytes) {
+      uint64_t needs = (base - lo) + arena16 + it->tables_bytes + it->persistent_bytes;
+      return rt_fail(it, AP_ERR_ARENA_TOO_SMALL,
+                     "arena too small: needs %llu bytes, buffer has %zu%s",
+                     (unsigned long long)needs, it->buf_size,
+                     lo % 16 ? " (the buffer is not 16-byte aligned: the need counts the "
+                               "padding at its start)"
+                             : "");
+    }
+    it->arena = (uint8_t *)(uintptr_t)base;
+    return AP_OK;
+  }
+  size_t want;
+  if (!ap_add_size((size_t)it->arena_bytes, (size_t)base_align, &want) ||
+      it->arena_bytes > SIZE_MAX)
+    return rt_fail(it, AP_ERR_OVERFLOW, "arena of %llu bytes overflows",
+                   (unsigned long long)it->arena_bytes);
+  it->arena_mem = ap_alloc(&it->alloc, want);
+  if (!it->arena_mem)
+    return rt_fail(it, AP_ERR_NOMEM, "out of memory for an arena of %llu bytes",
+                   (unsigned long long)it->arena_bytes);
+  uint64_t base;
+  ap_align_up((uintptr_t)it->arena_mem, base_align, &base);
+  it->arena = (uint8_t *)(uintptr_t)base;
+  return AP_OK;
+}
+
+static ap_status build(ap_interpreter *it, rt_prep *prep, bool place, plan_state *st,
+                       size_t total) {
+  st->bytes = ap_alloc(&st->temp, (total ? total : 1) * sizeof *st->bytes);
+  if (!st->bytes) return rt_fail(it, AP_ERR_NOMEM, "out of memory for planning");
+  for (size_t sg = 0, id = 0; sg < it->sg_count; sg++)
+    for (size_t t = 0; t < it->sg[sg].tensor_count; t++, id++) {
+      const rt_tensor *x = rt_rec(it, sg, t);
+      st->bytes[id] = !x || (x->flags & RT_VARIABLE) ? 0 : rt_tensor_bytes(x);
+    }
+  ap_graph_options go = {
+      .rules = AP_RULES_ARENAPLAN, .tensor_bytes = st->bytes, .tensor_bytes_count = total};
+  ap_status s = ap_graph_create(it->model, &go, &st->temp, &st->g);
+  if (s != AP_OK) return rt_fail(it, s, "%s", ap_graph_error(st->g));
+  size_t scratch_count = 0;
+  for (size_t sg = 0, op = 0; sg < it->sg_count; sg++)
+    for (size_t k = 0; k < it->sg[sg].op_count; k++, op++)
+      for (rt_prep_scratch *r = prep[op].scratch; r; r = r->next) {
+        s = ap_graph_add_scratch(st->g, sg, k, r->bytes, &r->id);
+        if (s != AP_OK) return rt_fail(it, s, "%s", ap_graph_error(st->g));
+        scratch_count++;
+      }
+  if (place) {
+    st->scratch_target = ap_alloc(&st->temp, (scratch_count + 1) * sizeof *st->scratch_target);
+    if (!st->scratch_target) return rt_fail(it, AP_ERR_NOMEM, "out of memory for planning");
+    for (size_t sg = 0, op = 0; sg < it->sg_count; sg++)
+      for (size_t k = 0; k < it->sg[sg].op_count; k++, op++) {
+        rt_op *o = &it->sg[sg].ops[k];
+        uint32_t j = 0;
+        for (rt_prep_scratch *r = prep[op].scratch; r; r = r->next, j++) {
+          void **target = rt_op_is_custom(o) ? &((rt_custom *)o->ext)->scratch[j] : &o->ext;
+          st->scratch_target[r->id - total] = target;
+          if (rt_op_is_custom(o)) ((rt_custom *)o->ext)->capacity[j] = r->bytes;
+          if (!rt_op_is_custom(o) && it->scratch_cap) it->scratch_cap[op] = r->bytes;
+        }
+      }
+  }
+  uint64_t align = it->alignment ? it->alignment : 16;
+  s = ap_graph_problem(st->g, -1, align, &st->p);
+  if (s != AP_OK) return rt_fail(it, s, "%s", ap_graph_error(st->g));
+  const char *strategy = it->preserve_all ? "naive" : it->strategy;
+  s = ap_plan_create(st->p, &(ap_plan_options){.strategy = strategy}, &st->plan);
+  if (s != AP_OK) return rt_fail(it, s, "%s", ap_plan_error(st->plan));
+  return AP_OK;
+}
+
+ap_status rt_plan(ap_interpreter *it, rt_prep *prep, bool place, uint64_t *arena) {
+  size_t total = 0;
+  for (size_t sg = 0; sg < it->sg_count; sg++)
+    total += it->sg[sg].tensor_count;
+  plan_state st = {.temp = rt_temp_allocator(it)};
+  ap_status s = build(it, prep, place, &st, total);
+  if (s == AP_OK) {
+    *arena = ap_plan_arena(st.plan);
+    if (place) {
+      it->arena_bytes = *arena;
+      it->arena_lower_bound = ap_plan_lower_bound(st.plan);
+      uint64_t align = it->alignment ? it->alignment : 16;
+      s = take_arena(it, align > 16 ? align : 16);
+    }
+  }
+  if (s == AP_OK && place) {
+    if (it->capacity) memcpy(it->capacity, st.bytes, total * sizeof *st.bytes);
+    const ap_request *req = ap_problem_requests(st.p);
+    const uint64_t *off = ap_plan_offsets(st.plan);
+    for (size_t i = 0; i < ap_problem_count(st.p); i++) {
+      uint64_t id = req[i].id;
+      if (id >= total) {
+        *st.scratch_target[id - total] = it->arena + off[i];
+        continue;
+      }
+      uint32_t sg, t;
+      rt_tensor *x = ap_graph_id_tensor(st.g, id, &sg, &t) ? rt_rec(it, sg, t) : NULL;
+      if (x) x->data = it->arena + off[i];
+    }
+  }
+  plan_state_free(&st);
+  return s;
+}
