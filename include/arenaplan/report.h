@@ -58,7 +58,8 @@ bool ap_model_plan_optimal(const ap_model_plan *mp);
 bool ap_model_plan_tensor_offset(const ap_model_plan *mp, size_t subgraph, size_t tensor,
                                  uint64_t *offset);
 
-/* Bytes of the model's constant data (buffers with data, as stored). */
+/* Bytes of the model's constant data: the buffers that constant (non-variable) tensors use,
+ * each once, as stored. Metadata buffers are not counted. */
 uint64_t ap_model_weight_bytes(const ap_model *m);
 /* Bytes of the inputs and outputs of subgraph sg. */
 uint64_t ap_model_input_bytes(const ap_model *m, size_t sg);
@@ -166,7 +167,11 @@ size_t ap_report_top_steps(const ap_report *r, size_t *steps, size_t k);
 const char *ap_report_step_op(const ap_report *r, size_t step, uint32_t *subgraph, int32_t *op);
 /* The name of op k of subgraph sg: builtin name or custom code. */
 const char *ap_report_op_name(const ap_report *r, size_t sg, int32_t op);
-/* The plans beside ours: naive (our lifetimes), tflite, tflm. */
+/* The plans beside ours, in this order: naive (our lifetimes and sizes, no reuse), tflite and
+ * tflm (their lifetimes, alignment and strategy), and our strategy on the model's shapes
+ * without kernel scratch (what ap_model_plan_create plans; named "STRATEGY, no scratch"). */
+enum { AP_REPORT_ALT_NAIVE, AP_REPORT_ALT_TFLITE, AP_REPORT_ALT_TFLM, AP_REPORT_ALT_MODEL,
+       AP_REPORT_ALT_COUNT };
 size_t ap_report_alt_count(const ap_report *r);
 const ap_report_alt *ap_report_alts(const ap_report *r);
 

@@ -183,12 +183,26 @@ bool ap_model_plan_tensor_offset(const ap_model_plan *mp, size_t subgraph, size_
 }
 
 uint64_t ap_model_weight_bytes(const ap_model *m) {
+  /* Buffers a constant tensor uses, each once (tensors may share one; metadata buffers are not
+   * weights). A stack bitset over windows of buffer indices keeps this allocation-free. */
+  enum { WINDOW = 1 << 16 };
+  uint8_t seen[WINDOW / 8];
   uint64_t sum = 0;
-  size_t n = ap_model_buffer_count(m);
-  for (size_t i = 0; i < n; i++) {
-    size_t sz = 0;
-    ap_model_buffer(m, i, &sz);
-    sum += sz;
+  size_t nb = ap_model_buffer_count(m);
+  for (size_t lo = 0; lo < nb; lo += WINDOW) {
+    memset(seen, 0, sizeof seen);
+    for (size_t sg = 0; sg < ap_model_subgraph_count(m); sg++)
+      for (size_t t = 0; t < ap_model_tensor_count(m, sg); t++) {
+        ap_tensor_info ti;
+        if (ap_model_tensor(m, sg, t, &ti) != AP_OK || !ti.is_constant || ti.is_variable ||
+            ti.buffer < lo || ti.buffer - lo >= WINDOW)
+          continue;
+        size_t k = ti.buffer - lo, sz = 0;
+        if (seen[k / 8] & (1u << (k % 8))) continue;
+        seen[k / 8] |= (uint8_t)(1u << (k % 8));
+        ap_model_buffer(m, ti.buffer, &sz);
+        sum += sz;
+      }
   }
   return sum;
 }

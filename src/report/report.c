@@ -154,7 +154,7 @@ static void plan_alt(ap_report *r, size_t i, const char *name, ap_model_plan_opt
 
 /* naive on our own problem: the same lifetimes and sizes, no reuse. */
 static void naive_alt(ap_report *r) {
-  ap_report_alt *a = &r->alts[0];
+  ap_report_alt *a = &r->alts[AP_REPORT_ALT_NAIVE];
   *a = (ap_report_alt){.name = "naive", .rules = "arenaplan", .alignment = r->alignment};
   ap_plan *pl = NULL;
   a->ok = ap_plan_create(ap_model_plan_problem(r->mp, 0), &(ap_plan_options){.strategy = "naive"},
@@ -203,8 +203,13 @@ static ap_status build(ap_report *r, const ap_report_options *o) {
   s = report_live_bytes(r);
   if (s != AP_OK) return s;
   naive_alt(r);
-  plan_alt(r, 1, "tflite", ap_model_plan_tflite());
-  plan_alt(r, 2, "tflm", ap_model_plan_tflm());
+  plan_alt(r, AP_REPORT_ALT_TFLITE, "tflite", ap_model_plan_tflite());
+  plan_alt(r, AP_REPORT_ALT_TFLM, "tflm", ap_model_plan_tflm());
+  ap_model_plan_options mo = ap_model_plan_defaults();
+  mo.strategy = r->strategy;
+  mo.alignment = r->alignment;
+  snprintf(r->model_alt_name, sizeof r->model_alt_name, "%s, no scratch", r->strategy);
+  plan_alt(r, AP_REPORT_ALT_MODEL, r->model_alt_name, mo);
   return AP_OK;
 }
 
@@ -263,7 +268,7 @@ const ap_report_request *ap_report_requests(const ap_report *r) {
   return r ? r->req : NULL;
 }
 size_t ap_report_alt_count(const ap_report *r) {
-  return r && r->mp ? AP_REPORT_ALTS : 0;
+  return r && r->mp ? AP_REPORT_ALT_COUNT : 0;
 }
 const ap_report_alt *ap_report_alts(const ap_report *r) {
   return r ? r->alts : NULL;

@@ -5,7 +5,6 @@
 #include "arenaplan/report.h"
 #include "base/base.h"
 
-#define AP_REPORT_ALTS 3
 
 struct ap_report {
   const ap_allocator *alloc;
@@ -24,7 +23,8 @@ struct ap_report {
   size_t req_count;
   uint64_t *live;
   size_t steps;
-  ap_report_alt alts[AP_REPORT_ALTS];
+  ap_report_alt alts[AP_REPORT_ALT_COUNT];
+  char model_alt_name[48];
 };
 
 /* Fills r->live from the requests (live.c). */

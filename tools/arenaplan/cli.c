@@ -88,12 +88,14 @@ bool cli_parse_size(const char *s, uint64_t *out) {
   double frac = 0;
   bool has_frac = false;
   if (*end == '.') {
-    char *fend;
-    double f = strtod(end, &fend);
-    if (fend == end + 1) return false;
-    frac = f;
+    /* Digits only: strtod would also take an exponent ("1.5e3M") or hex. */
+    double scale = 0.1;
+    char *p = end + 1;
+    for (; isdigit((unsigned char)*p); p++, scale /= 10)
+      frac += (*p - '0') * scale;
+    if (p == end + 1) return false;
     has_frac = true;
-    end = fend;
+    end = p;
   }
   uint64_t mult = 1;
   if (*end) {

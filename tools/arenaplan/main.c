@@ -4,11 +4,12 @@
 #include <string.h>
 
 /* Each subcommand lives in cmd_NAME.c; add it here to make it reachable. */
-extern const ap_command cmd_headline, cmd_info, cmd_plan, cmd_compare, cmd_solve, cmd_example;
+extern const ap_command cmd_headline, cmd_info, cmd_plan, cmd_compare, cmd_solve, cmd_example,
+    cmd_report, cmd_header;
 
 const ap_command *const ap_commands[] = {
-    &cmd_info, &cmd_plan, &cmd_compare, &cmd_solve, &cmd_example, &cmd_headline,
-    NULL,
+    &cmd_info,   &cmd_plan,    &cmd_compare,  &cmd_solve, &cmd_report,
+    &cmd_header, &cmd_example, &cmd_headline, NULL,
 };
 
 static void print_usage(FILE *f) {
