@@ -97,6 +97,11 @@ typedef struct ap_estimate {
   uint64_t persistent, tables;
   uint64_t total;  /* weights + arena + persistent + tables */
   uint64_t device; /* arena + persistent + tables: what a device must provide besides the model */
+  /* The smallest caller-owned buffer (ap_interpreter_options.arena, aligned to buffer_alignment)
+   * with which the interpreter allocates this model: device plus the rounding of its regions
+   * inside one buffer. Measured; 0 when not from_runtime. */
+  uint64_t buffer;
+  uint64_t buffer_alignment;
   uint64_t scratch;       /* of the arena's requests, bytes of kernel scratch */
   size_t scratch_requests;
   bool from_runtime;

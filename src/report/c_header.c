@@ -34,19 +34,25 @@ static void io_macros(const ap_report *r, const char *p, FILE *f) {
 
 static void asserts(const char *p, FILE *f) {
   fprintf(f,
-          "\n/* Compile-time checks, at file or block scope, e.g.\n"
+          "\n/* Compile-time checks, e.g.\n"
           " *   static uint8_t arena[%s_BUFFER_BYTES];\n"
           " *   %s_ASSERT_BUFFER_FITS(sizeof arena);\n"
-          " * fail to compile when the size is smaller than needed. */\n",
+          " * fail to compile when the size is smaller than needed (C11: anywhere a declaration\n"
+          " * may go; C99: at file scope). */\n",
           p, p);
   fprintf(f,
+          "#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L\n"
+          "#define %s_ASSERT_AT_LEAST(n, need) \\\n"
+          "  _Static_assert((n) >= (need), \"%s_too_small: the buffer is smaller than needed\")\n"
+          "#else\n"
           "#define %s_CAT_(a, b) a##b\n"
           "#define %s_CAT(a, b) %s_CAT_(a, b)\n"
-          "#define %s_ASSERT_AT_LEAST(n, need)                                       \\\n"
+          "#define %s_ASSERT_AT_LEAST(n, need) \\\n"
           "  typedef char %s_CAT(%s_too_small_, __LINE__)[((n) >= (need)) ? 1 : -1]\n"
+          "#endif\n"
           "#define %s_ASSERT_ARENA_FITS(n) %s_ASSERT_AT_LEAST(n, %s_ARENA_BYTES)\n"
           "#define %s_ASSERT_BUFFER_FITS(n) %s_ASSERT_AT_LEAST(n, %s_BUFFER_BYTES)\n",
-          p, p, p, p, p, p, p, p, p, p, p, p);
+          p, p, p, p, p, p, p, p, p, p, p, p, p, p);
 }
 
 ap_status ap_report_write_c_header(const ap_report *r, const char *prefix, FILE *f) {
@@ -83,10 +89,18 @@ ap_status ap_report_write_c_header(const ap_report *r, const char *prefix, FILE 
           p, e->persistent);
   fprintf(f, "/* The interpreter's own records. */\n#define %s_TABLES_BYTES %" PRIu64 "u\n", p,
           e->tables);
-  fprintf(f,
-          "/* All three: what a device provides besides the model. */\n"
-          "#define %s_BUFFER_BYTES %" PRIu64 "u\n",
-          p, e->device);
+  if (e->from_runtime && e->buffer)
+    fprintf(f,
+            "/* One caller-owned buffer for all three (ap_interpreter_options.arena), aligned to\n"
+            " * %s_BUFFER_ALIGNMENT: the smallest the runtime accepts (each region rounded). */\n"
+            "#define %s_BUFFER_BYTES %" PRIu64 "u\n#define %s_BUFFER_ALIGNMENT %" PRIu64 "u\n",
+            p, p, e->buffer, p, e->buffer_alignment);
+  else
+    fprintf(f,
+            "/* All three: what a device provides besides the model (not measured in one\n"
+            " * caller-owned buffer, which also rounds each region to 16 bytes). */\n"
+            "#define %s_BUFFER_BYTES %" PRIu64 "u\n",
+            p, e->device);
   fprintf(f,
           "/* Every planned offset is a multiple of this. */\n"
           "#define %s_ALIGNMENT %" PRIu64 "u\n",

@@ -9,6 +9,37 @@ static ap_status fail(ap_report *r, ap_status s, const char *msg) {
   return ap_fail(&r->err, s, "%s", msg);
 }
 
+/* The smallest caller-owned buffer: allocate once in a roomy buffer, then the runtime reports
+ * the exact size that works (ap_memory_usage.total with a caller buffer). */
+static uint64_t buffer_need(ap_report *r, const ap_interpreter_options *base, uint64_t device,
+                            uint64_t align) {
+  uint64_t size = device;
+  for (int attempt = 0; attempt < 6; attempt++) {
+    /* A multiple of 16: the runtime rounds the buffer's end down to 16 bytes before taking
+     * its tables from there, so any remainder would count in the total it reports. */
+    if (!ap_add_u64(size, size / 4 + 4096, &size) || !ap_align_up(size, 16, &size) ||
+        size > SIZE_MAX - align)
+      return 0;
+    uint8_t *raw = ap_alloc(r->alloc, (size_t)(size + align));
+    if (!raw) return 0;
+    ap_interpreter_options io = *base;
+    uint64_t p;
+    ap_align_up((uintptr_t)raw, align, &p);
+    io.arena = (void *)(uintptr_t)p;
+    io.arena_size = (size_t)size;
+    ap_interpreter *it = NULL;
+    ap_memory_usage mu = {0};
+    ap_status s = ap_interpreter_create(r->model, &io, &it);
+    if (s == AP_OK) s = ap_interpreter_allocate(it);
+    if (s == AP_OK) s = ap_interpreter_memory(it, &mu);
+    ap_interpreter_destroy(it);
+    ap_free(r->alloc, raw);
+    if (s == AP_OK) return mu.total;
+    if (s != AP_ERR_ARENA_TOO_SMALL) return 0;
+  }
+  return 0;
+}
+
 /* Learns the runtime's view; on failure records why in runtime_err and returns false. */
 static bool from_runtime(ap_report *r, const ap_report_options *o) {
   ap_interpreter_options io = ap_interpreter_defaults();
@@ -47,6 +78,9 @@ static bool from_runtime(ap_report *r, const ap_report_options *o) {
   r->est.persistent = mu.persistent;
   r->est.tables = mu.tables;
   r->est.arena = mu.arena; /* checked against our plan of the same problem below */
+  r->est.buffer_alignment = r->alignment > 16 ? r->alignment : 16;
+  r->est.buffer =
+      buffer_need(r, &io, mu.arena + mu.persistent + mu.tables, r->est.buffer_alignment);
   ok = true;
 done:
   ap_interpreter_destroy(it);

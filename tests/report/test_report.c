@@ -65,6 +65,19 @@ static void hello_world(void) {
   CHECK_EQ(e->device, 32 + mu.persistent + mu.tables);
   CHECK_EQ(e->total, 2704 + 32 + mu.persistent + mu.tables);
   CHECK_EQ(e->scratch_requests, 0);
+  /* The caller-owned buffer: exactly `buffer` bytes work, one byte fewer does not. */
+  CHECK_EQ(e->buffer_alignment, 16);
+  CHECK(e->buffer >= e->device);
+  uint8_t *raw = malloc(e->buffer + 64);
+  for (int k = 0; k < 2; k++) {
+    ap_interpreter_options io = ap_interpreter_defaults();
+    io.arena = raw + (16 - (uintptr_t)raw % 16) % 16;
+    io.arena_size = e->buffer - (size_t)k;
+    CHECK_EQ(ap_interpreter_create(m, &io, &it), AP_OK);
+    CHECK_EQ(ap_interpreter_allocate(it), k ? AP_ERR_ARENA_TOO_SMALL : AP_OK);
+    ap_interpreter_destroy(it);
+  }
+  free(raw);
 
   CHECK_EQ(ap_report_request_count(r), 4);
   const ap_report_request *q = ap_report_requests(r);

@@ -2,7 +2,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,14 +84,16 @@ bool cli_parse_size(const char *s, uint64_t *out) {
   char *end;
   unsigned long long whole = strtoull(s, &end, 10);
   if (errno) return false;
-  double frac = 0;
+  /* The fraction as num / den, in integers: exact, and no exponent or hex as strtod takes. */
+  uint64_t num = 0, den = 1;
   bool has_frac = false;
   if (*end == '.') {
-    /* Digits only: strtod would also take an exponent ("1.5e3M") or hex. */
-    double scale = 0.1;
     char *p = end + 1;
-    for (; isdigit((unsigned char)*p); p++, scale /= 10)
-      frac += (*p - '0') * scale;
+    for (; isdigit((unsigned char)*p); p++) {
+      if (den >= 1000000000000000000ull) return false; /* more than 18 digits */
+      num = num * 10 + (uint64_t)(*p - '0');
+      den *= 10;
+    }
     if (p == end + 1) return false;
     has_frac = true;
     end = p;
@@ -119,11 +120,24 @@ bool cli_parse_size(const char *s, uint64_t *out) {
   uint64_t v;
   if (__builtin_mul_overflow((uint64_t)whole, mult, &v)) return false;
   if (has_frac) {
-    double extra = floor(frac * (double)mult);
-    if (__builtin_add_overflow(v, (uint64_t)extra, &v)) return false;
+    /* Whole bytes, rounded down ("0.1K" is 102). num < den, so extra < mult. */
+    uint64_t extra = (uint64_t)((unsigned __int128)num * mult / den);
+    if (__builtin_add_overflow(v, extra, &v)) return false;
   }
   *out = v;
   return true;
+}
+
+void cli_budget_line(FILE *f, uint64_t needs, uint64_t budget, const char *what) {
+  char s1[32], s2[32], s3[32];
+  if (needs <= budget)
+    fprintf(f, "fits: needs %s B, budget %s B (%s B to spare): %s\n",
+            cli_thousands(s1, sizeof s1, needs), cli_thousands(s2, sizeof s2, budget),
+            cli_thousands(s3, sizeof s3, budget - needs), what);
+  else
+    fprintf(f, "does not fit: needs %s B, budget %s B (short by %s B): %s\n",
+            cli_thousands(s1, sizeof s1, needs), cli_thousands(s2, sizeof s2, budget),
+            cli_thousands(s3, sizeof s3, needs - budget), what);
 }
 
 void cli_json_string(FILE *f, const char *s) {
@@ -165,7 +179,8 @@ bool cli_check_strategy(const ap_command *cmd, const char *name) {
   for (size_t i = 0; i < ap_strategy_count(); i++)
     if (strcmp(ap_strategy_name(i), name) == 0) return true;
   fprintf(stderr, "arenaplan: %s: unknown strategy \"%s\"; one of:", cmd->name, name);
-  for (size_t i = 0; i < ap_strategy_count(); i++) fprintf(stderr, " %s", ap_strategy_name(i));
+  for (size_t i = 0; i < ap_strategy_count(); i++)
+    fprintf(stderr, " %s", ap_strategy_name(i));
   fputc('\n', stderr);
   return false;
 }

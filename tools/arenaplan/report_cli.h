@@ -17,7 +17,5 @@ void report_print_json(const ap_report *r, const report_args *a);
 const char *report_step_label(const ap_report *r, int32_t step, char *buf, size_t size);
 /* The requests live at a step, largest first; returns how many (indices into the requests). */
 size_t report_live_at(const ap_report *r, size_t step, size_t *idx, size_t max);
-/* The budget line: "fits: ..." or "does not fit: ..." for `needs` bytes of `what`. */
-void report_budget_line(FILE *f, uint64_t needs, uint64_t budget, const char *what);
 
 #endif

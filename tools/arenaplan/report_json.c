@@ -38,10 +38,12 @@ static void estimate_json(const ap_estimate *e) {
   printf(",\n  \"estimate\": {\"weights_bytes\": %llu, \"weights_data_bytes\": %llu, "
          "\"io_bytes\": %llu, \"intermediates_bytes\": %llu, \"persistent_bytes\": %llu, "
          "\"tables_bytes\": %llu, \"total_bytes\": %llu, \"arena_bytes\": %llu, "
-         "\"device_bytes\": %llu, \"scratch_bytes\": %llu, \"scratch_requests\": %zu, "
+         "\"device_bytes\": %llu, \"buffer_bytes\": %llu, \"buffer_alignment\": %llu, "
+         "\"scratch_bytes\": %llu, \"scratch_requests\": %zu, "
          "\"m_over_w\": %.6f, \"from_runtime\": %s, \"runtime_error\": ",
          U(e->weights), U(e->weights_data), U(e->io), U(e->intermediates), U(e->persistent),
-         U(e->tables), U(e->total), U(e->arena), U(e->device), U(e->scratch), e->scratch_requests,
+         U(e->tables), U(e->total), U(e->arena), U(e->device), U(e->buffer), U(e->buffer_alignment),
+         U(e->scratch), e->scratch_requests,
          e->weights ? (double)e->intermediates / (double)e->weights : 0.0,
          e->from_runtime ? "true" : "false");
   cli_json_string(stdout, e->runtime_error);

@@ -33,18 +33,6 @@ size_t report_live_at(const ap_report *r, size_t step, size_t *idx, size_t max) 
   return n;
 }
 
-void report_budget_line(FILE *f, uint64_t needs, uint64_t budget, const char *what) {
-  char s1[32], s2[32], s3[32];
-  if (needs <= budget)
-    fprintf(f, "fits: needs %s B, budget %s B (%s B to spare): %s\n",
-            cli_thousands(s1, sizeof s1, needs), cli_thousands(s2, sizeof s2, budget),
-            cli_thousands(s3, sizeof s3, budget - needs), what);
-  else
-    fprintf(f, "does not fit: needs %s B, budget %s B (short by %s B): %s\n",
-            cli_thousands(s1, sizeof s1, needs), cli_thousands(s2, sizeof s2, budget),
-            cli_thousands(s3, sizeof s3, needs - budget), what);
-}
-
 /* Prints text in lines of at most `width` columns, broken at spaces: the first line indented
  * by `first`, the others by `rest`. A word longer than a line stays whole. */
 static void wrap(const char *text, int first, int rest, int width) {
@@ -97,6 +85,12 @@ static void estimate(const ap_report *r) {
   line("total", e->total, e->total, "");
   line("arena (IO + M)", e->arena, 0, "");
   line("device total", e->device, 0, "arena + persistent + tables");
+  if (e->buffer) {
+    char note2[96];
+    snprintf(note2, sizeof note2, "all three in one %llu-aligned buffer",
+             (unsigned long long)e->buffer_alignment);
+    line("caller-owned buffer", e->buffer, 0, note2);
+  }
   if (e->weights)
     printf("  %-30s %24.3f\n", "M / W", (double)e->intermediates / (double)e->weights);
   if (!e->from_runtime) {
@@ -239,5 +233,5 @@ void report_print_text(const ap_report *r, const report_args *a) {
   if (a->html) printf("wrote %s\n", a->html);
   if (a->svg) printf("wrote %s\n", a->svg);
   if (a->has_budget)
-    report_budget_line(stdout, ap_report_estimate(r)->device, a->budget, "the device total");
+    cli_budget_line(stdout, ap_report_estimate(r)->device, a->budget, "the device total");
 }
