@@ -9,6 +9,8 @@ command -v make >/dev/null 2>&1 || need="$need make"
 command -v python3 >/dev/null 2>&1 || need="$need python3"
 # flatc: an independent FlatBuffers reader the tests check our model reader against.
 command -v flatc >/dev/null 2>&1 || need="$need flatbuffers-compiler"
+# chromium: renders the HTML memory map in a test (headless; checks the page and a screenshot).
+[ -x /usr/bin/chromium ] || need="$need chromium"
 if [ -z "$need" ]; then
   echo "setup: all build and test dependencies present"
   exit 0

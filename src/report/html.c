@@ -23,8 +23,20 @@ static const char script[] =
     "tip.style.top=(e.clientY+14)+'px';});"
     "r.addEventListener('mouseleave',function(){tip.style.display='none';});});})();";
 
+/* "93,568": the page is read by people. */
+static void thousands(FILE *f, uint64_t v) {
+  char d[24];
+  int n = snprintf(d, sizeof d, "%" PRIu64, v);
+  for (int i = 0; i < n; i++) {
+    if (i && (n - i) % 3 == 0) fputc(',', f);
+    fputc(d[i], f);
+  }
+}
+
 static void row(FILE *f, const char *what, uint64_t bytes, uint64_t total, const char *note) {
-  fprintf(f, "<tr><td>%s</td><td>%" PRIu64 "</td><td>%.1f%%</td><td>%s</td></tr>\n", what, bytes,
+  fprintf(f, "<tr><td>%s</td><td>", what);
+  thousands(f, bytes);
+  fprintf(f, "</td><td>%.1f%%</td><td>%s</td></tr>\n",
           total ? 100.0 * (double)bytes / (double)total : 0.0, note);
 }
 
@@ -36,10 +48,12 @@ ap_status ap_report_write_html(const ap_report *r, FILE *f) {
   report_xml_escape(f, ap_model_path(r->model));
   fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", style);
   report_xml_escape(f, ap_model_path(r->model));
-  fprintf(f,
-          "</h1>\n<p>Strategy %s, %" PRIu64 "-byte alignment. Arena %" PRIu64
-          " bytes, lower bound %" PRIu64 " bytes, %zu requests.</p>\n",
-          r->strategy, r->alignment, e->arena, ap_model_plan_lower_bound(r->mp), r->req_count);
+  fprintf(f, "</h1>\n<p>Strategy %s, %" PRIu64 "-byte alignment. Arena ", r->strategy,
+          r->alignment);
+  thousands(f, e->arena);
+  fprintf(f, " bytes, lower bound ");
+  thousands(f, ap_model_plan_lower_bound(r->mp));
+  fprintf(f, " bytes, %zu requests.</p>\n", r->req_count);
   fprintf(f, "<table>\n<tr><th>part</th><th>bytes</th><th>share</th><th></th></tr>\n");
   row(f, "weights W (the model file)", e->weights, e->total, "read in place");
   row(f, "inputs and outputs", e->io, e->total, "in the arena");

@@ -87,7 +87,7 @@ static void estimate(const ap_report *r) {
   line("device total", e->device, 0, "arena + persistent + tables");
   if (e->buffer) {
     char note2[96];
-    snprintf(note2, sizeof note2, "all three in one %llu-aligned buffer",
+    snprintf(note2, sizeof note2, "one block, %llu-byte aligned",
              (unsigned long long)e->buffer_alignment);
     line("caller-owned buffer", e->buffer, 0, note2);
   }
