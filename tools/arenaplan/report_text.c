@@ -107,6 +107,9 @@ static void name_cell(char *buf, size_t size, const ap_report *r, const ap_repor
                       size_t width) {
   if (q->kind == AP_REQ_SCRATCH)
     snprintf(buf, size, "(scratch of op %d %s)", q->op, ap_report_op_name(r, q->subgraph, q->op));
+  else if (q->subgraph)
+    /* Names repeat across subgraphs (every body has its "arg0"): say whose. */
+    snprintf(buf, size, "%s [subgraph %u]", q->name[0] ? q->name : "(unnamed)", q->subgraph);
   else
     snprintf(buf, size, "%s", q->name[0] ? q->name : "(unnamed)");
   /* Long names keep their end, where converters put the distinctive part. */
