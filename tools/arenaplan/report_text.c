@@ -104,9 +104,14 @@ static void estimate(const ap_report *r) {
 }
 
 static void name_cell(char *buf, size_t size, const ap_report *r, const ap_report_request *q,
-                      size_t width) {
-  if (q->kind == AP_REQ_SCRATCH)
-    snprintf(buf, size, "(scratch of op %d %s)", q->op, ap_report_op_name(r, q->subgraph, q->op));
+                      size_t width, bool kind_shown) {
+  /* Scratch has no name: say whose it is ("for" where a kind column already says scratch). */
+  const char *lead = kind_shown ? "for" : "scratch:";
+  if (q->kind == AP_REQ_SCRATCH && q->subgraph)
+    snprintf(buf, size, "%s subgraph %u op %d %s", lead, q->subgraph, q->op,
+             ap_report_op_name(r, q->subgraph, q->op));
+  else if (q->kind == AP_REQ_SCRATCH)
+    snprintf(buf, size, "%s op %d %s", lead, q->op, ap_report_op_name(r, q->subgraph, q->op));
   else if (q->subgraph)
     /* Names repeat across subgraphs (every body has its "arg0"): say whose. */
     snprintf(buf, size, "%s [subgraph %u]", q->name[0] ? q->name : "(unnamed)", q->subgraph);
@@ -132,11 +137,11 @@ static void peak(const ap_report *r, const report_args *a) {
   size_t *idx = malloc(ap_report_request_count(r) * sizeof *idx + 1);
   if (!idx) return;
   size_t n = report_live_at(r, p, idx, ap_report_request_count(r));
-  size_t w = a->wide ? 0 : 30;
-  printf("  %-30s %10s  %-26s %s\n", "tensor live there", "bytes", "producer", "last reader");
+  size_t w = a->wide ? 0 : 32;
+  printf("  %-32s %10s  %-26s %s\n", "tensor live there", "bytes", "producer", "last reader");
   for (size_t k = 0; k < n; k++) {
     const ap_report_request *x = &q[idx[k]];
-    name_cell(name, sizeof name, r, x, w);
+    name_cell(name, sizeof name, r, x, w, false);
     char b[32];
     report_step_label(r, x->producer, l1, sizeof l1);
     report_step_label(r, x->last_reader, l2, sizeof l2);
@@ -144,7 +149,7 @@ static void peak(const ap_report *r, const report_args *a) {
       l1[26] = '\0';
       l2[26] = '\0';
     }
-    printf("  %-30s %10s  %-26s %s\n", name, cli_thousands(b, sizeof b, x->bytes), l1, l2);
+    printf("  %-32s %10s  %-26s %s\n", name, cli_thousands(b, sizeof b, x->bytes), l1, l2);
   }
   free(idx);
   size_t top[5];
@@ -191,13 +196,13 @@ static void table(const ap_report *r, const report_args *a) {
   char name[512], shape[64], b1[32], b2[32];
   if (a->wide)
     for (size_t i = 0; i < n; i++) {
-      name_cell(name, sizeof name, r, &q[i], 0);
+      name_cell(name, sizeof name, r, &q[i], 0, true);
       if (strlen(name) > w) w = strlen(name);
     }
   printf("\nrequests\n%6s %-12s %-*s %-16s %10s %5s %5s %10s\n", "id", "kind", (int)w, "name",
          "shape", "bytes", "first", "last", "offset");
   for (size_t i = 0; i < n; i++) {
-    name_cell(name, sizeof name, r, &q[i], a->wide ? 0 : w);
+    name_cell(name, sizeof name, r, &q[i], a->wide ? 0 : w, true);
     shape[0] = '\0';
     if (q[i].tensor >= 0) {
       ap_tensor_info ti;
