@@ -4,6 +4,7 @@
  * only. */
 #include "commands.h"
 
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -35,6 +36,9 @@ typedef struct stress {
   uint64_t allocs_in_invoke, invokes, probes, mismatches;
   uint64_t mismatch_size;
   bool tty;
+  bool measure; /* record the resident set around a probe's invokes */
+  long rss_before, rss_after;
+  size_t heap_before, heap_after; /* malloc's bytes in use, mapped chunks included */
 } stress;
 
 static void *count_alloc(void *ctx, size_t n) {
@@ -128,6 +132,21 @@ done:
   return rc;
 }
 
+static long resident_kib(void) {
+  FILE *f = fopen("/proc/self/statm", "r");
+  long pages = 0, rss = 0;
+  if (f && fscanf(f, "%ld %ld", &pages, &rss) != 2) rss = 0;
+  if (f) fclose(f);
+  return rss * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/* Every byte malloc has handed out and not had back: exact, where the resident set moves by
+ * whole pages for reasons of its own (first touches, the kernel's page handling). */
+static size_t heap_in_use(void) {
+  struct mallinfo2 mi = mallinfo2();
+  return mi.uordblks + mi.hblkhd;
+}
+
 /* Does a buffer of `size` bytes work? Allocate in it, then every seeded invoke must match. */
 static bool probe(stress *s, uint64_t size) {
   s->probes++;
@@ -145,6 +164,11 @@ static bool probe(stress *s, uint64_t size) {
   bool ok = raw && out && ap_interpreter_create(s->m, &o, &it) == AP_OK &&
             ap_interpreter_allocate(it) == AP_OK;
   for (uint64_t k = 0; ok && k < s->iters; k++) {
+    /* From after the first invoke: it touches the arena's pages for the first time. */
+    if (s->measure && k == 1) {
+      s->rss_before = resident_kib();
+      s->heap_before = heap_in_use();
+    }
     if (invoke(s, it, k, out) != AP_OK ||
         memcmp(out, s->ref + k * s->out_bytes, s->out_bytes) != 0) {
       ok = false;
@@ -152,18 +176,14 @@ static bool probe(stress *s, uint64_t size) {
       if (!s->mismatch_size || size > s->mismatch_size) s->mismatch_size = size;
     }
   }
+  if (s->measure) {
+    s->heap_after = s->iters > 1 ? heap_in_use() : s->heap_before;
+    s->rss_after = s->iters > 1 ? resident_kib() : s->rss_before;
+  }
   ap_interpreter_destroy(it);
   free(out);
   free(raw);
   return ok;
-}
-
-static long resident_kib(void) {
-  FILE *f = fopen("/proc/self/statm", "r");
-  long pages = 0, rss = 0;
-  if (f && fscanf(f, "%ld %ld", &pages, &rss) != 2) rss = 0;
-  if (f) fclose(f);
-  return rss * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
 /* The planned size: the smallest buffer the report measures. */
@@ -233,8 +253,6 @@ static int run(int argc, char **argv) {
               (unsigned long long)s.mismatches);
     goto done;
   }
-  /* After one working allocation and its invokes: what later sizes add is growth. */
-  long rss0 = resident_kib();
   uint64_t lo = 0; /* the largest size known to fail (0: none yet) */
   for (int k = 9; k >= 1; k--) {
     uint64_t size = hi * (uint64_t)k / 10;
@@ -251,11 +269,17 @@ static int run(int argc, char **argv) {
     else
       lo = mid;
   }
-  long rss1 = resident_kib();
+  /* Once more at the red line, watching the resident set across its invokes: an invoke that
+   * leaks or grows a cache shows here. */
+  s.measure = true;
+  probe(&s, hi);
+  s.measure = false;
+  long growth = s.rss_after - s.rss_before;
+  long long heap_growth = (long long)s.heap_after - (long long)s.heap_before;
   if (s.tty) fprintf(stderr, "\r%70s\r", "");
   uint64_t recommended = hi + hi / 10;
   recommended = (recommended + 15) / 16 * 16;
-  bool clean = s.allocs_in_invoke == 0 && s.mismatches == 0;
+  bool clean = s.allocs_in_invoke == 0 && s.mismatches == 0 && heap_growth <= 0;
   char b1[64], b2[64];
   if (json) {
     printf("{\n  \"schema_version\": 1,\n  \"model\": ");
@@ -263,11 +287,13 @@ static int run(int argc, char **argv) {
     printf(",\n  \"strategy\": \"%s\",\n  \"iterations\": %llu,\n  \"seed\": %llu,\n"
            "  \"planned_bytes\": %llu,\n  \"red_line_bytes\": %llu,\n  \"recommended_bytes\": %llu,"
            "\n  \"sizes_tried\": %llu,\n  \"invokes\": %llu,\n  \"allocations_in_invoke\": %llu,\n"
-           "  \"mismatches\": %llu,\n  \"resident_growth_kib\": %ld\n}\n",
+           "  \"mismatches\": %llu,\n  \"heap_growth_bytes\": %lld,\n"
+           "  \"resident_growth_kib\": %ld\n}\n",
            s.strategy, (unsigned long long)s.iters, (unsigned long long)s.seed,
            (unsigned long long)plan, (unsigned long long)hi, (unsigned long long)recommended,
            (unsigned long long)s.probes, (unsigned long long)s.invokes,
-           (unsigned long long)s.allocs_in_invoke, (unsigned long long)s.mismatches, rss1 - rss0);
+           (unsigned long long)s.allocs_in_invoke, (unsigned long long)s.mismatches, heap_growth,
+           growth);
   } else {
     printf("model:        %s\n", path);
     printf("checked:      %llu seeded invokes per size (seed %llu) against a naive-plan run\n",
@@ -286,8 +312,14 @@ static int run(int argc, char **argv) {
              (unsigned long long)s.mismatches, (unsigned long long)s.mismatch_size);
     else
       printf("outputs:      bit-identical to the naive run at every size that allocated\n");
-    printf("memory:       resident set %s by %ld KiB across the sizes tried\n",
-           rss1 > rss0 ? "grew" : "did not grow", rss1 > rss0 ? rss1 - rss0 : 0);
+    if (heap_growth > 0)
+      printf("memory:       GREW: malloc's bytes in use +%lld over invokes 2..%llu at the red line"
+             "\n              (resident set %+ld KiB)\n",
+             heap_growth, (unsigned long long)s.iters, growth);
+    else
+      printf("memory:       no growth over invokes 2..%llu at the red line (malloc's bytes in use"
+             "\n              unchanged; resident set %+ld KiB, whole pages)\n",
+             (unsigned long long)s.iters, growth);
   }
   rc = clean ? AP_EXIT_OK : AP_EXIT_CHECK;
 done:
