@@ -38,6 +38,7 @@ int main(void) {
     CHECK_EQ(field(out, "planned_bytes"), buffer);
     CHECK_EQ(field(out, "allocations_in_invoke"), 0);
     CHECK_EQ(field(out, "mismatches"), 0);
+    CHECK_EQ(field(out, "heap_growth_bytes"), 0);
     CHECK_EQ(field(out, "iterations"), 5);
     int64_t red = buffer, rec = (red + red / 10 + 15) / 16 * 16;
     CHECK_EQ(field(out, "recommended_bytes"), rec);
@@ -47,6 +48,8 @@ int main(void) {
   CHECK_CONTAINS(out, "\ninvoke:       0 allocator calls in ");
   CHECK_CONTAINS(out,
                  "\noutputs:      bit-identical to the naive run at every size that allocated\n");
+  CHECK_CONTAINS(out,
+                 "\nmemory:       no growth over invokes 2..3 at the red line (malloc's bytes");
   free(out);
   /* No progress bar when stderr is not a terminal. */
   CHECK_EQ(cli("stress hello_world_int8.tflite --iterations 2 2>&1 >/dev/null", &out, false), 0);
