@@ -15,23 +15,24 @@ struct ap_model_plan {
 };
 
 ap_model_plan_options ap_model_plan_defaults(void) {
-  return (ap_model_plan_options){
-      .strategy = "best", .rules = AP_RULES_ARENAPLAN, .alignment = 16, .subgraph = -1};
+  return (ap_model_plan_options){.strategy = "best", .rules = AP_RULES_ARENAPLAN,
+                                 .alignment = 16, .subgraph = -1};
 }
 
 ap_model_plan_options ap_model_plan_tflite(void) {
-  return (ap_model_plan_options){
-      .strategy = "tflite", .rules = AP_RULES_TFLITE, .alignment = 64, .subgraph = -1};
+  return (ap_model_plan_options){.strategy = "tflite", .rules = AP_RULES_TFLITE,
+                                 .alignment = 64, .subgraph = -1};
 }
 
 ap_model_plan_options ap_model_plan_tflm(void) {
-  return (ap_model_plan_options){
-      .strategy = "tflm", .rules = AP_RULES_TFLM, .alignment = 16, .subgraph = -1};
+  return (ap_model_plan_options){.strategy = "tflm", .rules = AP_RULES_TFLM, .alignment = 16,
+                                 .subgraph = -1};
 }
 
 static ap_status plan_part(ap_model_plan *mp, size_t i, int sg, const ap_model_plan_options *o) {
   mp->part_subgraph[i] = sg;
-  ap_status s = ap_graph_problem(mp->graph, sg, o->alignment ? o->alignment : 16, &mp->problems[i]);
+  ap_status s = ap_graph_problem(mp->graph, sg, o->alignment ? o->alignment : 16,
+                                 &mp->problems[i]);
   if (s != AP_OK) return ap_fail(&mp->err, s, "%s", ap_graph_error(mp->graph));
   ap_plan_options po = {.strategy = o->strategy, .budget_seconds = o->budget_seconds};
   s = ap_plan_create(mp->problems[i], &po, &mp->plans[i]);
@@ -54,8 +55,7 @@ ap_status ap_model_plan_create(const ap_model *m, const ap_model_plan_options *o
   if (o.subgraph >= 0 && (size_t)o.subgraph >= nsg)
     return ap_fail(&mp->err, AP_ERR_RANGE, "%s: subgraph %d out of range (model has %zu)",
                    ap_model_path(m), o.subgraph, nsg);
-  ap_graph_options go = {.rules = o.rules,
-                         .preserve_inputs = o.preserve_inputs,
+  ap_graph_options go = {.rules = o.rules, .preserve_inputs = o.preserve_inputs,
                          .tensor_bytes = o.tensor_bytes,
                          .tensor_bytes_count = o.tensor_bytes_count};
   ap_status s = ap_graph_create(m, &go, a, &mp->graph);
@@ -63,8 +63,8 @@ ap_status ap_model_plan_create(const ap_model *m, const ap_model_plan_options *o
   if (o.scratch_count && !o.scratch)
     return ap_fail(&mp->err, AP_ERR_ARG, "%zu scratch requests but no array", o.scratch_count);
   for (size_t i = 0; i < o.scratch_count; i++) {
-    s = ap_graph_add_scratch(mp->graph, o.scratch[i].subgraph, o.scratch[i].op, o.scratch[i].bytes,
-                             NULL);
+    s = ap_graph_add_scratch(mp->graph, o.scratch[i].subgraph, o.scratch[i].op,
+                             o.scratch[i].bytes, NULL);
     if (s != AP_OK) return ap_fail(&mp->err, s, "%s", ap_graph_error(mp->graph));
   }
   bool per_subgraph = o.subgraph < 0 && o.rules == AP_RULES_TFLITE && nsg > 1;
@@ -97,12 +97,8 @@ void ap_model_plan_destroy(ap_model_plan *mp) {
 const char *ap_model_plan_error(const ap_model_plan *mp) {
   return mp ? mp->err.msg : "no plan (out of memory or a NULL argument)";
 }
-const ap_graph *ap_model_plan_graph(const ap_model_plan *mp) {
-  return mp ? mp->graph : NULL;
-}
-size_t ap_model_plan_parts(const ap_model_plan *mp) {
-  return mp && mp->plans ? mp->parts : 0;
-}
+const ap_graph *ap_model_plan_graph(const ap_model_plan *mp) { return mp ? mp->graph : NULL; }
+size_t ap_model_plan_parts(const ap_model_plan *mp) { return mp && mp->plans ? mp->parts : 0; }
 const ap_problem *ap_model_plan_problem(const ap_model_plan *mp, size_t part) {
   return part < ap_model_plan_parts(mp) ? mp->problems[part] : NULL;
 }
@@ -111,31 +107,25 @@ const ap_plan *ap_model_plan_plan(const ap_model_plan *mp, size_t part) {
 }
 
 /* Sums a per-part figure; parts that failed to plan count as 0. */
-#define SUM_PARTS(mp, expr)                                                                        \
-  do {                                                                                             \
-    uint64_t sum_ = 0;                                                                             \
-    for (size_t i = 0; i < ap_model_plan_parts(mp); i++)                                           \
-      if ((mp)->plans[i]) {                                                                        \
-        const ap_plan *pl = (mp)->plans[i];                                                        \
-        const ap_problem *pr = (mp)->problems[i];                                                  \
-        (void)pr;                                                                                  \
-        sum_ += (expr);                                                                            \
-      }                                                                                            \
-    return sum_;                                                                                   \
+#define SUM_PARTS(mp, expr)                                                                  \
+  do {                                                                                       \
+    uint64_t sum_ = 0;                                                                       \
+    for (size_t i = 0; i < ap_model_plan_parts(mp); i++)                                     \
+      if ((mp)->plans[i]) {                                                                  \
+        const ap_plan *pl = (mp)->plans[i];                                                  \
+        const ap_problem *pr = (mp)->problems[i];                                            \
+        (void)pr;                                                                            \
+        sum_ += (expr);                                                                      \
+      }                                                                                      \
+    return sum_;                                                                             \
   } while (0)
 
-uint64_t ap_model_plan_arena(const ap_model_plan *mp) {
-  SUM_PARTS(mp, ap_plan_arena(pl));
-}
+uint64_t ap_model_plan_arena(const ap_model_plan *mp) { SUM_PARTS(mp, ap_plan_arena(pl)); }
 uint64_t ap_model_plan_lower_bound(const ap_model_plan *mp) {
   SUM_PARTS(mp, ap_plan_lower_bound(pl));
 }
-size_t ap_model_plan_requests(const ap_model_plan *mp) {
-  SUM_PARTS(mp, ap_plan_count(pl));
-}
-size_t ap_model_plan_reused(const ap_model_plan *mp) {
-  SUM_PARTS(mp, ap_plan_reused(pr, pl));
-}
+size_t ap_model_plan_requests(const ap_model_plan *mp) { SUM_PARTS(mp, ap_plan_count(pl)); }
+size_t ap_model_plan_reused(const ap_model_plan *mp) { SUM_PARTS(mp, ap_plan_reused(pr, pl)); }
 
 double ap_model_plan_time_ms(const ap_model_plan *mp) {
   double t = 0;

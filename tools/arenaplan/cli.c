@@ -179,8 +179,7 @@ bool cli_check_strategy(const ap_command *cmd, const char *name) {
   for (size_t i = 0; i < ap_strategy_count(); i++)
     if (strcmp(ap_strategy_name(i), name) == 0) return true;
   fprintf(stderr, "arenaplan: %s: unknown strategy \"%s\"; one of:", cmd->name, name);
-  for (size_t i = 0; i < ap_strategy_count(); i++)
-    fprintf(stderr, " %s", ap_strategy_name(i));
+  for (size_t i = 0; i < ap_strategy_count(); i++) fprintf(stderr, " %s", ap_strategy_name(i));
   fputc('\n', stderr);
   return false;
 }
