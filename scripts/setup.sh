@@ -13,6 +13,8 @@ command -v flatc >/dev/null 2>&1 || need="$need flatbuffers-compiler"
 # our outputs against. Debian's package installs for /usr/bin/python3 only.
 /usr/bin/python3 -c 'import pyarmnn' >/dev/null 2>&1 || need="$need python3-pyarmnn"
 /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || need="$need python3-numpy"
+# chromium: renders the HTML memory map in a test (headless; checks the page and a screenshot).
+[ -x /usr/bin/chromium ] || need="$need chromium"
 if [ -z "$need" ]; then
   echo "setup: all build and test dependencies present"
   exit 0

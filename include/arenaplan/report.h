@@ -4,6 +4,9 @@
 #define ARENAPLAN_REPORT_H
 
 #include "arenaplan/graph.h"
+#include "arenaplan/runtime.h"
+
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -16,6 +19,12 @@ typedef struct ap_model_plan_options {
   uint64_t alignment;     /* 0: 16 */
   int subgraph;           /* -1: the whole model; K: only subgraph K */
   double budget_seconds;  /* for "exact" */
+  /* Optional: every tensor's bytes (model-wide index) and the kernels' scratch buffers, as an
+   * interpreter found them in allocate: the plan is then exactly the runtime's. */
+  const uint64_t *tensor_bytes;
+  size_t tensor_bytes_count;
+  const ap_scratch_info *scratch;
+  size_t scratch_count;
 } ap_model_plan_options;
 
 /* Options for arenaplan's default plan: strategy "best", our rules, 16-byte alignment. */
@@ -56,6 +65,132 @@ uint64_t ap_model_weight_bytes(const ap_model *m, size_t *buffers);
 /* Bytes of the inputs and outputs of subgraph sg. */
 uint64_t ap_model_input_bytes(const ap_model *m, size_t sg);
 uint64_t ap_model_output_bytes(const ap_model *m, size_t sg);
+
+/* SHA-256 (FIPS 180-4) of a byte string. */
+void ap_sha256(const void *data, size_t size, uint8_t out[32]);
+/* The same as 64 lowercase hex digits and a NUL. */
+void ap_sha256_hex(const void *data, size_t size, char out[65]);
+
+/* ---- The memory report: where every byte a model needs goes. ---- */
+
+typedef struct ap_report_options {
+  const char *strategy;  /* NULL: "best" */
+  uint64_t alignment;    /* 0: 16 */
+  bool no_runtime;       /* do not try the interpreter (persistent from the model only) */
+} ap_report_options;
+
+/* The estimate. total = weights + io + intermediates + persistent + tables, each byte once:
+ *  - weights (W): the model file as it is, every byte (constant data, the FlatBuffers
+ *    structure around it, length prefixes and alignment padding): a zero-copy interpreter reads
+ *    the weights in place, so a device keeps the whole file. weights_data is the part that is
+ *    constant tensor data (the sum of the buffers' sizes).
+ *  - io: the bytes of the entry subgraph's inputs and outputs (each tensor once). They are
+ *    planned in the arena, so io + intermediates == arena.
+ *  - intermediates (M): arena - io: intermediate tensors, kernel scratch and the plan's gaps.
+ *    When inputs and outputs share bytes over time (arena < their sum), io is the arena and
+ *    M is 0.
+ *  - persistent: variable tensors and kernel state; tables: the interpreter's records. Both
+ *    measured by an interpreter (from_runtime) or, when it cannot allocate the model, variable
+ *    tensor bytes from the model and tables 0 (runtime_error says why). */
+typedef struct ap_estimate {
+  uint64_t weights, weights_data;
+  uint64_t io, intermediates, arena;
+  uint64_t persistent, tables;
+  uint64_t total;  /* weights + arena + persistent + tables */
+  uint64_t device; /* arena + persistent + tables: what a device must provide besides the model */
+  /* The smallest caller-owned buffer (ap_interpreter_options.arena, aligned to buffer_alignment)
+   * with which the interpreter allocates this model: device plus the rounding of its regions
+   * inside one buffer. Measured; 0 when not from_runtime. */
+  uint64_t buffer;
+  uint64_t buffer_alignment;
+  uint64_t scratch;       /* of the arena's requests, bytes of kernel scratch */
+  size_t scratch_requests;
+  bool from_runtime;
+  const char *runtime_error; /* "" when from_runtime */
+} ap_estimate;
+
+typedef enum ap_request_kind {
+  AP_REQ_INPUT = 0,
+  AP_REQ_OUTPUT,
+  AP_REQ_INTERMEDIATE,
+  AP_REQ_SCRATCH
+} ap_request_kind;
+const char *ap_request_kind_name(ap_request_kind k);
+
+/* One request of the plan, with what it is. */
+typedef struct ap_report_request {
+  uint64_t id;             /* the problem's request id */
+  ap_request_kind kind;
+  uint32_t subgraph;
+  int32_t tensor;          /* -1 for scratch */
+  int32_t op;              /* scratch: the op that asked for it; otherwise -1 */
+  const char *name;        /* the tensor's name ("" for scratch) */
+  uint64_t bytes;          /* the request's size */
+  int32_t first, last;     /* lifetime (steps, inclusive) */
+  int32_t producer;        /* step of the op writing it, -1 if none */
+  int32_t last_reader;     /* step of the last op reading it, -1 if none */
+  uint64_t offset;
+} ap_report_request;
+
+/* A plan beside ours: a strategy under some rules and alignment. */
+typedef struct ap_report_alt {
+  const char *name;        /* "tflite", "tflm", "naive" */
+  const char *rules;
+  uint64_t alignment;
+  bool ok;                 /* false: it could not plan the model (arena 0) */
+  uint64_t arena;
+} ap_report_alt;
+
+typedef struct ap_report ap_report;
+
+/* Plans the model (with the runtime's shapes and scratch when an interpreter can allocate it)
+ * and gathers the estimate, the requests, the live bytes per step and the other plans. The
+ * model must outlive the report. On failure *out holds the message (unless out of memory). */
+ap_status ap_report_create(const ap_model *m, const ap_report_options *opt,
+                           const ap_allocator *a, ap_report **out);
+void ap_report_destroy(ap_report *r);
+const char *ap_report_error(const ap_report *r);
+
+const ap_model *ap_report_model(const ap_report *r);
+const ap_model_plan *ap_report_plan(const ap_report *r);
+const char *ap_report_strategy(const ap_report *r);
+uint64_t ap_report_alignment(const ap_report *r);
+const ap_estimate *ap_report_estimate(const ap_report *r);
+/* The requests in the problem's order. */
+size_t ap_report_request_count(const ap_report *r);
+const ap_report_request *ap_report_requests(const ap_report *r);
+/* Per step: the lower bound of the requests live there (aligned sizes, the topmost plain), so
+ * the largest value is the plan's lower bound. */
+size_t ap_report_step_count(const ap_report *r);
+const uint64_t *ap_report_live_bytes(const ap_report *r);
+/* The step where live bytes peak (the first such step). */
+size_t ap_report_peak_step(const ap_report *r);
+/* The k steps with the most live bytes, most first (ties: earlier step first); returns how
+ * many were written (at most k and the step count). */
+size_t ap_report_top_steps(const ap_report *r, size_t *steps, size_t k);
+/* Which op runs at a step: its subgraph, index (-1 for none) and name ("CONV_2D", a custom
+ * code, or "" for none). */
+const char *ap_report_step_op(const ap_report *r, size_t step, uint32_t *subgraph, int32_t *op);
+/* The name of op k of subgraph sg: builtin name or custom code. */
+const char *ap_report_op_name(const ap_report *r, size_t sg, int32_t op);
+/* The plans beside ours, in this order: naive (our lifetimes and sizes, no reuse), tflite and
+ * tflm (their lifetimes, alignment and strategy), and our strategy on the model's shapes
+ * without kernel scratch (what ap_model_plan_create plans; named "STRATEGY, no scratch"). */
+enum { AP_REPORT_ALT_NAIVE, AP_REPORT_ALT_TFLITE, AP_REPORT_ALT_TFLM, AP_REPORT_ALT_MODEL,
+       AP_REPORT_ALT_COUNT };
+size_t ap_report_alt_count(const ap_report *r);
+const ap_report_alt *ap_report_alts(const ap_report *r);
+
+/* The memory map: x = step, y = offset, one <rect class="req"> per request (data-* attributes
+ * name, shape, bytes, lifetime, kind), the live-bytes curve and the arena line. */
+ap_status ap_report_write_svg(const ap_report *r, FILE *f);
+/* A self-contained HTML page (inline SVG, CSS and script; nothing fetched) with the estimate
+ * and the map; hovering a rectangle shows its tensor. */
+ap_status ap_report_write_html(const ap_report *r, FILE *f);
+/* A C header for firmware builds: sizes as macros named PREFIX_..., the model's sha256 in a
+ * comment, and PREFIX_ASSERT_ARENA_FITS(n) / PREFIX_ASSERT_BUFFER_FITS(n) that fail to compile
+ * when n is too small. prefix: an uppercase C identifier prefix (NULL: "MODEL"). */
+ap_status ap_report_write_c_header(const ap_report *r, const char *prefix, FILE *f);
 
 #ifdef __cplusplus
 }

@@ -207,6 +207,16 @@ ap_status ap_interpreter_memory(const ap_interpreter *it, ap_memory_usage *out);
 ap_status ap_interpreter_max_dims_cost(ap_interpreter *it, uint64_t *planned_arena,
                                        uint64_t *current_arena);
 
+/* The scratch buffers the kernels asked for in the last allocate, in op order (0 before
+ * allocate): a report re-plans exactly the runtime's problem from these and the tensors'
+ * bytes. */
+typedef struct ap_scratch_info {
+  size_t subgraph, op;
+  uint64_t bytes;
+} ap_scratch_info;
+size_t ap_interpreter_scratch_count(const ap_interpreter *it);
+ap_status ap_interpreter_scratch(const ap_interpreter *it, size_t i, ap_scratch_info *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,24 +15,23 @@ struct ap_model_plan {
 };
 
 ap_model_plan_options ap_model_plan_defaults(void) {
-  return (ap_model_plan_options){.strategy = "best", .rules = AP_RULES_ARENAPLAN,
-                                 .alignment = 16, .subgraph = -1};
+  return (ap_model_plan_options){
+      .strategy = "best", .rules = AP_RULES_ARENAPLAN, .alignment = 16, .subgraph = -1};
 }
 
 ap_model_plan_options ap_model_plan_tflite(void) {
-  return (ap_model_plan_options){.strategy = "tflite", .rules = AP_RULES_TFLITE,
-                                 .alignment = 64, .subgraph = -1};
+  return (ap_model_plan_options){
+      .strategy = "tflite", .rules = AP_RULES_TFLITE, .alignment = 64, .subgraph = -1};
 }
 
 ap_model_plan_options ap_model_plan_tflm(void) {
-  return (ap_model_plan_options){.strategy = "tflm", .rules = AP_RULES_TFLM, .alignment = 16,
-                                 .subgraph = -1};
+  return (ap_model_plan_options){
+      .strategy = "tflm", .rules = AP_RULES_TFLM, .alignment = 16, .subgraph = -1};
 }
 
 static ap_status plan_part(ap_model_plan *mp, size_t i, int sg, const ap_model_plan_options *o) {
   mp->part_subgraph[i] = sg;
-  ap_status s = ap_graph_problem(mp->graph, sg, o->alignment ? o->alignment : 16,
-                                 &mp->problems[i]);
+  ap_status s = ap_graph_problem(mp->graph, sg, o->alignment ? o->alignment : 16, &mp->problems[i]);
   if (s != AP_OK) return ap_fail(&mp->err, s, "%s", ap_graph_error(mp->graph));
   ap_plan_options po = {.strategy = o->strategy, .budget_seconds = o->budget_seconds};
   s = ap_plan_create(mp->problems[i], &po, &mp->plans[i]);
@@ -55,9 +54,19 @@ ap_status ap_model_plan_create(const ap_model *m, const ap_model_plan_options *o
   if (o.subgraph >= 0 && (size_t)o.subgraph >= nsg)
     return ap_fail(&mp->err, AP_ERR_RANGE, "%s: subgraph %d out of range (model has %zu)",
                    ap_model_path(m), o.subgraph, nsg);
-  ap_graph_options go = {.rules = o.rules, .preserve_inputs = o.preserve_inputs};
+  ap_graph_options go = {.rules = o.rules,
+                         .preserve_inputs = o.preserve_inputs,
+                         .tensor_bytes = o.tensor_bytes,
+                         .tensor_bytes_count = o.tensor_bytes_count};
   ap_status s = ap_graph_create(m, &go, a, &mp->graph);
   if (s != AP_OK) return ap_fail(&mp->err, s, "%s", ap_graph_error(mp->graph));
+  if (o.scratch_count && !o.scratch)
+    return ap_fail(&mp->err, AP_ERR_ARG, "%zu scratch requests but no array", o.scratch_count);
+  for (size_t i = 0; i < o.scratch_count; i++) {
+    s = ap_graph_add_scratch(mp->graph, o.scratch[i].subgraph, o.scratch[i].op, o.scratch[i].bytes,
+                             NULL);
+    if (s != AP_OK) return ap_fail(&mp->err, s, "%s", ap_graph_error(mp->graph));
+  }
   bool per_subgraph = o.subgraph < 0 && o.rules == AP_RULES_TFLITE && nsg > 1;
   mp->parts = per_subgraph ? nsg : 1;
   mp->part_subgraph = ap_calloc(a, mp->parts, sizeof(int));
@@ -88,8 +97,12 @@ void ap_model_plan_destroy(ap_model_plan *mp) {
 const char *ap_model_plan_error(const ap_model_plan *mp) {
   return mp ? mp->err.msg : "no plan (out of memory or a NULL argument)";
 }
-const ap_graph *ap_model_plan_graph(const ap_model_plan *mp) { return mp ? mp->graph : NULL; }
-size_t ap_model_plan_parts(const ap_model_plan *mp) { return mp && mp->plans ? mp->parts : 0; }
+const ap_graph *ap_model_plan_graph(const ap_model_plan *mp) {
+  return mp ? mp->graph : NULL;
+}
+size_t ap_model_plan_parts(const ap_model_plan *mp) {
+  return mp && mp->plans ? mp->parts : 0;
+}
 const ap_problem *ap_model_plan_problem(const ap_model_plan *mp, size_t part) {
   return part < ap_model_plan_parts(mp) ? mp->problems[part] : NULL;
 }
@@ -98,25 +111,31 @@ const ap_plan *ap_model_plan_plan(const ap_model_plan *mp, size_t part) {
 }
 
 /* Sums a per-part figure; parts that failed to plan count as 0. */
-#define SUM_PARTS(mp, expr)                                                                  \
-  do {                                                                                       \
-    uint64_t sum_ = 0;                                                                       \
-    for (size_t i = 0; i < ap_model_plan_parts(mp); i++)                                     \
-      if ((mp)->plans[i]) {                                                                  \
-        const ap_plan *pl = (mp)->plans[i];                                                  \
-        const ap_problem *pr = (mp)->problems[i];                                            \
-        (void)pr;                                                                            \
-        sum_ += (expr);                                                                      \
-      }                                                                                      \
-    return sum_;                                                                             \
+#define SUM_PARTS(mp, expr)                                                                        \
+  do {                                                                                             \
+    uint64_t sum_ = 0;                                                                             \
+    for (size_t i = 0; i < ap_model_plan_parts(mp); i++)                                           \
+      if ((mp)->plans[i]) {                                                                        \
+        const ap_plan *pl = (mp)->plans[i];                                                        \
+        const ap_problem *pr = (mp)->problems[i];                                                  \
+        (void)pr;                                                                                  \
+        sum_ += (expr);                                                                            \
+      }                                                                                            \
+    return sum_;                                                                                   \
   } while (0)
 
-uint64_t ap_model_plan_arena(const ap_model_plan *mp) { SUM_PARTS(mp, ap_plan_arena(pl)); }
+uint64_t ap_model_plan_arena(const ap_model_plan *mp) {
+  SUM_PARTS(mp, ap_plan_arena(pl));
+}
 uint64_t ap_model_plan_lower_bound(const ap_model_plan *mp) {
   SUM_PARTS(mp, ap_plan_lower_bound(pl));
 }
-size_t ap_model_plan_requests(const ap_model_plan *mp) { SUM_PARTS(mp, ap_plan_count(pl)); }
-size_t ap_model_plan_reused(const ap_model_plan *mp) { SUM_PARTS(mp, ap_plan_reused(pr, pl)); }
+size_t ap_model_plan_requests(const ap_model_plan *mp) {
+  SUM_PARTS(mp, ap_plan_count(pl));
+}
+size_t ap_model_plan_reused(const ap_model_plan *mp) {
+  SUM_PARTS(mp, ap_plan_reused(pr, pl));
+}
 
 double ap_model_plan_time_ms(const ap_model_plan *mp) {
   double t = 0;
@@ -163,38 +182,32 @@ bool ap_model_plan_tensor_offset(const ap_model_plan *mp, size_t subgraph, size_
   return false;
 }
 
-/* A buffer counts once however many constant tensors share it. Quadratic in the constant
- * tensors but allocation-free; dp_net's 1,500 constants take well under a millisecond. */
-static bool buffer_seen_before(const ap_model *m, size_t upto_sg, size_t upto_t, uint32_t buf) {
-  for (size_t sg = 0; sg <= upto_sg; sg++) {
-    size_t nt = sg == upto_sg ? upto_t : ap_model_tensor_count(m, sg);
-    for (size_t t = 0; t < nt; t++) {
-      ap_tensor_info ti;
-      if (ap_model_tensor(m, sg, t, &ti) == AP_OK && ti.is_constant && !ti.is_variable &&
-          ti.buffer == buf)
-        return true;
-    }
-  }
-  return false;
-}
-
 uint64_t ap_model_weight_bytes(const ap_model *m, size_t *buffers) {
-  uint64_t total = 0;
+  /* Buffers a constant tensor uses, each once (tensors may share one; metadata buffers are not
+   * weights). A stack bitset over windows of buffer indices keeps this allocation-free. */
+  enum { WINDOW = 1 << 16 };
+  uint8_t seen[WINDOW / 8];
+  uint64_t sum = 0;
   size_t count = 0;
-  for (size_t sg = 0; sg < ap_model_subgraph_count(m); sg++)
-    for (size_t t = 0; t < ap_model_tensor_count(m, sg); t++) {
-      ap_tensor_info ti;
-      /* A variable with initial data is state, not a weight. */
-      if (ap_model_tensor(m, sg, t, &ti) != AP_OK || !ti.is_constant || ti.is_variable ||
-          buffer_seen_before(m, sg, t, ti.buffer))
-        continue;
-      size_t size = 0;
-      ap_model_buffer(m, ti.buffer, &size);
-      total += size;
-      count++;
-    }
+  size_t nb = ap_model_buffer_count(m);
+  for (size_t lo = 0; lo < nb; lo += WINDOW) {
+    memset(seen, 0, sizeof seen);
+    for (size_t sg = 0; sg < ap_model_subgraph_count(m); sg++)
+      for (size_t t = 0; t < ap_model_tensor_count(m, sg); t++) {
+        ap_tensor_info ti;
+        if (ap_model_tensor(m, sg, t, &ti) != AP_OK || !ti.is_constant || ti.is_variable ||
+            ti.buffer < lo || ti.buffer - lo >= WINDOW)
+          continue;
+        size_t k = ti.buffer - lo, sz = 0;
+        if (seen[k / 8] & (1u << (k % 8))) continue;
+        seen[k / 8] |= (uint8_t)(1u << (k % 8));
+        ap_model_buffer(m, ti.buffer, &sz);
+        sum += sz;
+        count++;
+      }
+  }
   if (buffers) *buffers = count;
-  return total;
+  return sum;
 }
 
 static uint64_t io_bytes(const ap_model *m, ap_ivec v, size_t sg) {

@@ -182,3 +182,11 @@ ap_status rt_builtin_eval(ap_op_context *c) {
   s = rt_op_builtin(c->op)->eval(&k);
   return s == AP_OK ? AP_OK : ap_op_fail(c, s, "%s", e.msg[0] ? e.msg : ap_status_name(s));
 }
+
+ap_status rt_builtin_scratch_bytes(ap_op_context *c, size_t *scratch) {
+  size_t nin = c->info.inputs.n, nout = c->info.outputs.n;
+  ap_ktensor kin[nin + 1], kout[nout + 1], *pin[nin + 1], *pout[nout + 1];
+  rt_params params;
+  memset(&params, 0, sizeof params);
+  return run_prepare(c, false, kin, pin, kout, pout, &params, scratch);
+}

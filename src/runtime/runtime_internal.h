@@ -134,6 +134,9 @@ struct ap_interpreter {
   char msg[RT_MSG_MAX]; /* the last failure's message */
 };
 
+/* A builtin op's scratch bytes as its prepare computes them now (the plan holds that much). */
+ap_status rt_builtin_scratch_bytes(ap_op_context *c, size_t *scratch);
+
 /* Formats the interpreter's message and returns `s`. */
 ap_status rt_fail(ap_interpreter *it, ap_status s, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -2,7 +2,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,15 +84,19 @@ bool cli_parse_size(const char *s, uint64_t *out) {
   char *end;
   unsigned long long whole = strtoull(s, &end, 10);
   if (errno) return false;
-  double frac = 0;
+  /* The fraction as num / den, in integers: exact, and no exponent or hex as strtod takes. */
+  uint64_t num = 0, den = 1;
   bool has_frac = false;
   if (*end == '.') {
-    char *fend;
-    double f = strtod(end, &fend);
-    if (fend == end + 1) return false;
-    frac = f;
+    char *p = end + 1;
+    for (; isdigit((unsigned char)*p); p++) {
+      if (den >= 1000000000000000000ull) return false; /* more than 18 digits */
+      num = num * 10 + (uint64_t)(*p - '0');
+      den *= 10;
+    }
+    if (p == end + 1) return false;
     has_frac = true;
-    end = fend;
+    end = p;
   }
   uint64_t mult = 1;
   if (*end) {
@@ -117,11 +120,24 @@ bool cli_parse_size(const char *s, uint64_t *out) {
   uint64_t v;
   if (__builtin_mul_overflow((uint64_t)whole, mult, &v)) return false;
   if (has_frac) {
-    double extra = floor(frac * (double)mult);
-    if (__builtin_add_overflow(v, (uint64_t)extra, &v)) return false;
+    /* Whole bytes, rounded down ("0.1K" is 102). num < den, so extra < mult. */
+    uint64_t extra = (uint64_t)((unsigned __int128)num * mult / den);
+    if (__builtin_add_overflow(v, extra, &v)) return false;
   }
   *out = v;
   return true;
+}
+
+void cli_budget_line(FILE *f, uint64_t needs, uint64_t budget, const char *what) {
+  char s1[32], s2[32], s3[32];
+  if (needs <= budget)
+    fprintf(f, "fits: needs %s B, budget %s B (%s B to spare): %s\n",
+            cli_thousands(s1, sizeof s1, needs), cli_thousands(s2, sizeof s2, budget),
+            cli_thousands(s3, sizeof s3, budget - needs), what);
+  else
+    fprintf(f, "does not fit: needs %s B, budget %s B (short by %s B): %s\n",
+            cli_thousands(s1, sizeof s1, needs), cli_thousands(s2, sizeof s2, budget),
+            cli_thousands(s3, sizeof s3, needs - budget), what);
 }
 
 void cli_json_string(FILE *f, const char *s) {

@@ -34,6 +34,11 @@ bool cli_parse_size(const char *s, uint64_t *out);
 /* Parses a non-negative integer no larger than max. */
 bool cli_parse_uint(const char *s, uint64_t max, uint64_t *out);
 
+/* The --budget verdict, one line naming what was compared:
+ *   fits: needs 55,296 B, budget 76,800 B (21,504 B to spare): the plan's arena
+ *   does not fit: needs 93,568 B, budget 76,800 B (short by 16,768 B): the plan's arena */
+void cli_budget_line(FILE *f, uint64_t needs, uint64_t budget, const char *what);
+
 /* Writes s as a JSON string literal (quotes included). */
 void cli_json_string(FILE *f, const char *s);
 

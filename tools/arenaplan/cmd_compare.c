@@ -101,7 +101,10 @@ static int run(int argc, char **argv) {
              cli_thousands(s1, sizeof s1, arena), ratio, vs[0], vs[1], ap_model_plan_time_ms(mp));
     }
     if (i + 1 == ap_strategy_count() && !json)
-      printf("\nlower bound: %s\n", cli_size(s1, sizeof s1, lb));
+      printf("\nlower bound: %s\n"
+             "vs tflite, vs tflm: how much smaller the arena is than what that runtime needs\n"
+             "(negative: larger); arena in bytes; ratio: arena / lower bound.\n",
+             cli_size(s1, sizeof s1, lb));
     ap_model_plan_destroy(mp);
   }
   if (json && rc == AP_EXIT_OK) printf("\n  ]\n}\n");

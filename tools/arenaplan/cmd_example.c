@@ -294,8 +294,10 @@ static int run(int argc, char **argv) {
            "\"tensors\": %zu, \"ops\": %zu}\n",
            k->name, (unsigned long long)seed, size, b.weight_bytes, b.tensors, b.ops);
   } else {
-    printf("wrote %s: %s example, %zu ops, %zu tensors, %s (weights %s)\n", path, k->name, b.ops,
-           b.tensors, cli_size(sz, sizeof sz, size), cli_size(wsz, sizeof wsz, b.weight_bytes));
+    /* "float weights": `info` also counts the int32 RESHAPE shape as constant data. */
+    printf("wrote %s: %s example, %zu ops, %zu tensors, %s, of which %s B float weights\n", path,
+           k->name, b.ops, b.tensors, cli_size(sz, sizeof sz, size),
+           cli_thousands(wsz, sizeof wsz, b.weight_bytes));
   }
   ap_writer_destroy(b.w);
   return AP_EXIT_OK;

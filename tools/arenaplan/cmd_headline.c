@@ -25,6 +25,15 @@ static uint64_t arena_of(const ap_model *m, ap_model_plan_options o, uint64_t *l
   return a;
 }
 
+/* "  (16.7% more)" or "  (38.8% less: its own lifetimes)", then the line's end. */
+static void more_or_less(uint64_t theirs, uint64_t ours) {
+  if (ours && theirs > ours)
+    printf("  (%.1f%% more)", 100.0 * (double)(theirs - ours) / (double)ours);
+  else if (ours && theirs < ours)
+    printf("  (%.1f%% less: its own lifetimes)", 100.0 * (double)(ours - theirs) / (double)ours);
+  printf("\n");
+}
+
 static int run(int argc, char **argv) {
   if (cli_wants_help(&cmd_headline, argc, argv)) return AP_EXIT_OK;
   const char *path = NULL;
@@ -70,23 +79,25 @@ static int run(int argc, char **argv) {
            (unsigned long long)in, (unsigned long long)out);
   } else {
     printf("%s\n", path);
-    printf("  arena (arenaplan best): %s%s\n", cli_size(s, sizeof s, arena),
+    printf("  arena (arenaplan best):  %s%s\n", cli_size(s, sizeof s, arena),
            optimal ? "  optimal" : "");
-    printf("  lower bound:            %s\n", cli_size(s, sizeof s, lb));
+    printf("  lower bound:             %s\n", cli_size(s, sizeof s, lb));
     if (ok_tfl) {
-      printf("  TFLite would need:      %s", cli_size(s, sizeof s, tfl));
-      if (tfl > arena) printf("  (%.1f%% more)", 100.0 * (double)(tfl - arena) / (double)arena);
-      printf("\n");
+      printf("  TFLite would need:       %s", cli_size(s, sizeof s, tfl));
+      more_or_less(tfl, arena);
     }
     if (ok_tflm) {
-      printf("  TFLite Micro head:      %s", cli_size(s, sizeof s, tflm));
-      if (tflm > arena)
-        printf("  (%.1f%% more)", 100.0 * (double)(tflm - arena) / (double)arena);
-      printf("\n");
+      printf("  TFLite Micro would need: %s", cli_size(s, sizeof s, tflm));
+      more_or_less(tflm, arena);
     }
-    printf("  weights:                %s\n", cli_size(s, sizeof s, w));
-    printf("  inputs:                 %s\n", cli_size(s, sizeof s, in));
-    printf("  outputs:                %s\n", cli_size(s, sizeof s, out));
+    size_t file = 0;
+    ap_model_bytes(m, &file);
+    printf("  weights:                 %s  (constant data; the file is ", cli_size(s, sizeof s, w));
+    printf("%s B)\n", cli_thousands(s, sizeof s, file));
+    printf("  inputs:                  %s\n", cli_size(s, sizeof s, in));
+    printf("  outputs:                 %s\n", cli_size(s, sizeof s, out));
+    if (ok_tflm) printf("  (TFLite Micro: its planner's head, the planned tensors only)\n");
+    printf("more: arenaplan report %s\n", path);
   }
   ap_model_destroy(m);
   return AP_EXIT_OK;

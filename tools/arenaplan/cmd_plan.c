@@ -143,7 +143,7 @@ static int run(int argc, char **argv) {
   uint64_t arena = ap_model_plan_arena(mp), lb = ap_model_plan_lower_bound(mp);
   double ratio = lb ? (double)arena / (double)lb : 1.0;
   bool fits = !a.has_budget || arena <= a.budget;
-  char s1[64], s2[64], s3[64];
+  char s1[64], s2[64];
   if (a.json) {
     printf("{\n  \"schema_version\": 1,\n  \"model\": ");
     cli_json_string(stdout, a.model);
@@ -171,15 +171,7 @@ static int run(int argc, char **argv) {
     printf("arena: %llu bytes, %zu requests, %zu reused\n", (unsigned long long)arena,
            ap_model_plan_requests(mp), ap_model_plan_reused(mp));
     if (a.tensors) print_tensors_human(m, mp);
-    if (a.has_budget) {
-      if (fits)
-        printf("fits: arena %s, budget %s\n", cli_size(s1, sizeof s1, arena),
-               cli_size(s2, sizeof s2, a.budget));
-      else
-        printf("does not fit: needs %s B, budget %s B (short by %s B): the plan's arena\n",
-               cli_thousands(s1, sizeof s1, arena), cli_thousands(s2, sizeof s2, a.budget),
-               cli_thousands(s3, sizeof s3, arena - a.budget));
-    }
+    if (a.has_budget) cli_budget_line(stdout, arena, a.budget, "the plan's arena");
   }
   ap_model_plan_destroy(mp);
   ap_model_destroy(m);

@@ -1,0 +1,40 @@
+/* The report's insides, shared by the files of src/report/. */
+#ifndef AP_SRC_REPORT_INTERNAL_H
+#define AP_SRC_REPORT_INTERNAL_H
+
+#include "arenaplan/report.h"
+#include "base/base.h"
+
+
+struct ap_report {
+  const ap_allocator *alloc;
+  ap_errbuf err;
+  const ap_model *model;
+  char strategy[32];
+  uint64_t alignment;
+  ap_model_plan *mp;
+  ap_estimate est;
+  ap_errbuf runtime_err;
+  uint64_t *tensor_bytes; /* the runtime's, model-wide (NULL: the model's) */
+  ap_scratch_info *scratch;
+  size_t scratch_count;
+  size_t tensor_total; /* request ids of scratch start here */
+  ap_report_request *req;
+  size_t req_count;
+  uint64_t *live;
+  size_t steps;
+  ap_report_alt alts[AP_REPORT_ALT_COUNT];
+  char model_alt_name[48];
+};
+
+/* Fills r->live from the requests (live.c). */
+ap_status report_live_bytes(ap_report *r);
+/* "[1,96,96,1]" for a request's tensor ("" for scratch) into buf. */
+const char *report_shape(const ap_report *r, const ap_report_request *q, char *buf, size_t size);
+/* Writes s with <, >, &, " and ' escaped for XML text and attributes. */
+void report_xml_escape(FILE *f, const char *s);
+
+/* The SVG without the XML declaration, for inlining in HTML (svg.c). */
+ap_status report_write_svg_inline(const ap_report *r, FILE *f);
+
+#endif

@@ -1,0 +1,84 @@
+/* arenaplan header: a C header with the sizes a firmware build must reserve for a model. */
+#include "commands.h"
+
+#include <ctype.h>
+#include <string.h>
+
+static int run(int argc, char **argv);
+
+const ap_command cmd_header = {
+    "header", "a C header for firmware builds: arena, persistent and I/O sizes, checks", run,
+    "usage: arenaplan header MODEL [--strategy S] [--prefix NAME] > model_arena.h\n"
+    "  --strategy S   naive, linear, tflm, tflite, ..., best (default), exact\n"
+    "  --prefix NAME  macro prefix, a C identifier (default: the file name in capitals,\n"
+    "                 e.g. PERSON_DETECT_INT8 for person_detect_int8.tflite)\n"
+    "Writes to stdout: NAME_ARENA_BYTES, NAME_PERSISTENT_BYTES, NAME_TABLES_BYTES,\n"
+    "NAME_BUFFER_BYTES (all three), NAME_ALIGNMENT, NAME_MODEL_BYTES, NAME_INPUTk_BYTES,\n"
+    "NAME_OUTPUTk_BYTES, the model's sha256, and NAME_ASSERT_ARENA_FITS(n) and\n"
+    "NAME_ASSERT_BUFFER_FITS(n), which fail to compile when n is too small.\n"};
+
+/* "models/person_detect_int8.tflite" -> "PERSON_DETECT_INT8". */
+static void default_prefix(const char *path, char *buf, size_t size) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  size_t o = 0;
+  if (!isalpha((unsigned char)*base) && o + 1 < size) buf[o++] = 'M';
+  for (const char *c = base; *c && *c != '.' && o + 1 < size; c++)
+    buf[o++] = isalnum((unsigned char)*c) ? (char)toupper((unsigned char)*c) : '_';
+  buf[o] = '\0';
+  if (o == 0 || (o == 1 && buf[0] == 'M')) snprintf(buf, size, "MODEL");
+}
+
+static bool identifier(const char *s) {
+  if (!(isalpha((unsigned char)*s) || *s == '_') || strlen(s) > 64) return false;
+  for (; *s; s++)
+    if (!(isalnum((unsigned char)*s) || *s == '_')) return false;
+  return true;
+}
+
+static int run(int argc, char **argv) {
+  if (cli_wants_help(&cmd_header, argc, argv)) return AP_EXIT_OK;
+  const char *path = NULL, *strategy = NULL, *prefix = NULL, *v;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--strategy") == 0) {
+      if (!(v = cli_value(&cmd_header, argc, argv, &i))) return AP_EXIT_USAGE;
+      if (!cli_check_strategy(&cmd_header, v)) return AP_EXIT_USAGE;
+      strategy = v;
+    } else if (strcmp(argv[i], "--prefix") == 0) {
+      if (!(v = cli_value(&cmd_header, argc, argv, &i))) return AP_EXIT_USAGE;
+      if (!identifier(v))
+        return cli_usage_error(&cmd_header,
+                               "--prefix \"%s\": expected a C identifier (letters, digits, _)", v);
+      prefix = v;
+    } else if (argv[i][0] == '-' && argv[i][1]) {
+      return cli_usage_error(&cmd_header, "unknown option %s", argv[i]);
+    } else if (!path) {
+      path = argv[i];
+    } else {
+      return cli_usage_error(&cmd_header, "one model at a time (got \"%s\" too)", argv[i]);
+    }
+  }
+  if (!path) return cli_usage_error(&cmd_header, "no model given");
+  char def[72];
+  if (!prefix) {
+    default_prefix(path, def, sizeof def);
+    prefix = def;
+  }
+  ap_model *m = cli_open_model(path);
+  if (!m) return AP_EXIT_USAGE;
+  ap_report *r = NULL;
+  ap_report_options o = {.strategy = strategy};
+  int rc = AP_EXIT_OK;
+  if (ap_report_create(m, &o, NULL, &r) != AP_OK)
+    rc = cli_fail(path, "%s", ap_report_error(r));
+  else if (ap_report_write_c_header(r, prefix, stdout) != AP_OK)
+    rc = cli_fail(path, "could not write the header");
+  else if (!ap_report_estimate(r)->from_runtime)
+    fprintf(stderr,
+            "arenaplan: %s: note: the runtime could not allocate the model (%s); "
+            "persistent is the variable tensors only, tables 0\n",
+            path, ap_report_estimate(r)->runtime_error);
+  ap_report_destroy(r);
+  ap_model_destroy(m);
+  return rc;
+}

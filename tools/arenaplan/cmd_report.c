@@ -1,0 +1,93 @@
+/* arenaplan report: where every byte a model needs goes, and the memory map. */
+#include "commands.h"
+#include "report_cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int run(int argc, char **argv);
+
+const ap_command cmd_report = {
+    "report", "the memory estimate, the peak, every request, the memory map", run,
+    "usage: arenaplan report MODEL [options]\n"
+    "  --strategy S   naive, linear, tflm, tflite, ..., best (default), exact\n"
+    "  --html FILE    write a self-contained HTML page with the memory map (hover for tensors)\n"
+    "  --svg FILE     write the memory map as SVG\n"
+    "  --budget SIZE  exit 1 when the device total (arena + persistent + tables) is larger\n"
+    "                 than SIZE (76800, 75K, 1.5M, 2MiB)\n"
+    "  --wide         do not shorten tensor names to fit 100 columns\n"
+    "  --json         machine-readable output\n"
+    "The estimate: total = weights (the model file, read in place) + inputs and outputs +\n"
+    "intermediates and scratch (the rest of the arena) + persistent + the interpreter's tables.\n"
+    "Persistent and tables are measured by allocating the model with arenaplan's runtime; when\n"
+    "it cannot (an unsupported op), persistent is the variable tensors and tables are unknown.\n"};
+
+static int parse(int argc, char **argv, report_args *a) {
+  for (int i = 1; i < argc; i++) {
+    const char *arg = argv[i], *v;
+    if (strcmp(arg, "--strategy") == 0) {
+      if (!(v = cli_value(&cmd_report, argc, argv, &i))) return AP_EXIT_USAGE;
+      if (!cli_check_strategy(&cmd_report, v)) return AP_EXIT_USAGE;
+      a->strategy = v;
+    } else if (strcmp(arg, "--html") == 0) {
+      if (!(a->html = cli_value(&cmd_report, argc, argv, &i))) return AP_EXIT_USAGE;
+    } else if (strcmp(arg, "--svg") == 0) {
+      if (!(a->svg = cli_value(&cmd_report, argc, argv, &i))) return AP_EXIT_USAGE;
+    } else if (strcmp(arg, "--budget") == 0) {
+      if (!(v = cli_value(&cmd_report, argc, argv, &i))) return AP_EXIT_USAGE;
+      if (!cli_parse_size(v, &a->budget))
+        return cli_usage_error(&cmd_report,
+                               "--budget \"%s\": expected a size like 76800, 75K, 1.5M, 2MiB", v);
+      a->has_budget = true;
+    } else if (strcmp(arg, "--wide") == 0) {
+      a->wide = true;
+    } else if (strcmp(arg, "--json") == 0) {
+      a->json = true;
+    } else if (arg[0] == '-' && arg[1]) {
+      return cli_usage_error(&cmd_report, "unknown option %s", arg);
+    } else if (!a->model) {
+      a->model = arg;
+    } else {
+      return cli_usage_error(&cmd_report, "one model at a time (got \"%s\" too)", arg);
+    }
+  }
+  if (!a->model) return cli_usage_error(&cmd_report, "no model given");
+  return AP_EXIT_OK;
+}
+
+typedef ap_status (*writer)(const ap_report *, FILE *);
+
+static int write_file(const char *path, const ap_report *r, writer w) {
+  FILE *f = fopen(path, "w");
+  if (!f) return cli_fail(path, "cannot write: %s", strerror(errno));
+  ap_status s = w(r, f);
+  if (fclose(f) != 0 || s != AP_OK) return cli_fail(path, "write failed (%s)", ap_status_name(s));
+  return AP_EXIT_OK;
+}
+
+static int run(int argc, char **argv) {
+  if (cli_wants_help(&cmd_report, argc, argv)) return AP_EXIT_OK;
+  report_args a = {0};
+  int rc = parse(argc, argv, &a);
+  if (rc != AP_EXIT_OK) return rc;
+  ap_model *m = cli_open_model(a.model);
+  if (!m) return AP_EXIT_USAGE;
+  ap_report *r = NULL;
+  ap_report_options o = {.strategy = a.strategy};
+  if (ap_report_create(m, &o, NULL, &r) != AP_OK) {
+    rc = cli_fail(a.model, "%s", ap_report_error(r));
+    goto done;
+  }
+  if (a.html && (rc = write_file(a.html, r, ap_report_write_html)) != AP_EXIT_OK) goto done;
+  if (a.svg && (rc = write_file(a.svg, r, ap_report_write_svg)) != AP_EXIT_OK) goto done;
+  if (a.json)
+    report_print_json(r, &a);
+  else
+    report_print_text(r, &a);
+  if (a.has_budget && ap_report_estimate(r)->device > a.budget) rc = AP_EXIT_CHECK;
+done:
+  ap_report_destroy(r);
+  ap_model_destroy(m);
+  return rc;
+}
