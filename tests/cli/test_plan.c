@@ -73,7 +73,7 @@ int main(void) {
 
   /* The headline. */
   snprintf(args, sizeof args, "%s", vww);
-  expect(args, 0, "TFLite Micro head:      73,728 B (72.0 KiB)  (33.3% more)");
+  expect(args, 0, "TFLite Micro would need: 73,728 B (72.0 KiB)  (33.3% more)");
   snprintf(args, sizeof args, "%s --json", vww);
   expect(args, 0, "\"weight_bytes\": 219072");
   expect("nosuchcommand", 2, "arenaplan: nosuchcommand: unknown command");
