@@ -1,0 +1,292 @@
+/* The `exact` strategy: the smallest arena, proven, or the best plan found within a budget.
+ *
+ * It starts from a valid plan (the caller's, or its own first-fit by size), then asks the
+ * decision search (exact_search.c) for a plan under ever smaller capacities:
+ * - first at the lower bound (on most real instances the optimum equals it, and a plan there
+ *   is proven optimal at once);
+ * - then one below the best arena so far. If that search space is exhausted, the best arena is
+ *   proven optimal.
+ * Every attempt gets a node limit that doubles each round, and each round tries three request
+ * orders (MiniMalloc-style round robin): a bad order can get lost while another finds a plan
+ * at once. Independent partitions of time are searched separately, and a partition whose plan
+ * already fits a capacity is not searched again.
+ *
+ * Budget: ctx->budget_nodes (0: none) and ctx->budget_seconds (0: 10 s, unless a node budget
+ * is given, in which case the node budget alone bounds the search). The search is
+ * deterministic when only nodes bound it; a time budget may stop it at different points on
+ * different runs (the plan is always valid and never worse than the start). */
+#include "plan/exact_model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define EX_DEFAULT_SECONDS 10.0
+/* Beyond these the start plan is returned as is (a search could not finish anyway). */
+#define EX_MAX_SEARCH_REQUESTS 20000
+#define EX_MAX_PAIRS ((size_t)4 << 20)
+#define EX_ORDERS 3
+
+typedef struct ex_key {
+  uint64_t k[3];
+  uint32_t idx;
+} ex_key;
+
+static int cmp_key(const void *pa, const void *pb) {
+  const ex_key *a = pa, *b = pb;
+  for (int i = 0; i < 3; i++)
+    if (a->k[i] != b->k[i]) return a->k[i] > b->k[i] ? -1 : 1; /* descending */
+  return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+/* Request orders among requests at the same offset: larger first by the peak live bytes of
+ * their sections (T), their width in sections (W), their area (A), in three priorities. */
+static ap_status make_ranks(const ex_model *m, const ap_strategy_ctx *ctx,
+                            uint32_t *rank[EX_ORDERS]) {
+  const ap_allocator *a = m->alloc;
+  ex_key *keys = ap_calloc(a, m->n ? m->n : 1, sizeof *keys);
+  if (!keys) return AP_ERR_NOMEM;
+  static const int prio[EX_ORDERS][3] = {{0, 1, 2}, {1, 2, 0}, {0, 2, 1}};
+  for (int h = 0; h < EX_ORDERS; h++) {
+    for (uint32_t i = 0; i < m->n; i++) {
+      uint64_t t = 0, w = (uint64_t)(m->shi[i] - m->slo[i]) + 1, area;
+      for (uint32_t s = m->slo[i]; s <= m->shi[i]; s++)
+        if (m->sec_total[s] > t) t = m->sec_total[s];
+      uint64_t len = (uint64_t)((int64_t)ctx->req[i].last - ctx->req[i].first) + 1;
+      if (!ap_mul_u64(m->size[i], len, &area)) area = UINT64_MAX;
+      uint64_t v[3] = {t, w, area};
+      keys[i].idx = i;
+      for (int k = 0; k < 3; k++) keys[i].k[k] = v[prio[h][k]];
+    }
+    qsort(keys, m->n, sizeof *keys, cmp_key);
+    for (uint32_t r = 0; r < m->n; r++) rank[h][keys[r].idx] = r;
+  }
+  ap_free(a, keys);
+  return AP_OK;
+}
+
+typedef struct ex_iv {
+  uint64_t lo, hi;
+} ex_iv;
+
+static int cmp_iv(const void *pa, const void *pb) {
+  const ex_iv *a = pa, *b = pb;
+  return (a->lo > b->lo) - (a->lo < b->lo);
+}
+
+/* The start plan when the caller gives none: largest first, each at the lowest aligned offset
+ * clear of the placed requests it overlaps in time. */
+static ap_status greedy(const ex_model *m, const ap_strategy_ctx *ctx, uint64_t *off) {
+  const ap_allocator *a = m->alloc;
+  ex_key *keys = ap_calloc(a, m->n ? m->n : 1, sizeof *keys);
+  bool *placed = ap_calloc(a, m->n ? m->n : 1, sizeof *placed);
+  size_t maxdeg = 1;
+  for (uint32_t i = 0; i < m->n; i++)
+    if (m->adj_at[i + 1] - m->adj_at[i] > maxdeg) maxdeg = m->adj_at[i + 1] - m->adj_at[i];
+  ex_iv *iv = ap_calloc(a, maxdeg, sizeof *iv);
+  ap_status st = AP_OK;
+  if (!keys || !placed || !iv) {
+    st = ap_fail(ctx->err, AP_ERR_NOMEM, "exact: out of memory for the start plan");
+    goto done;
+  }
+  for (uint32_t i = 0; i < m->n; i++) {
+    keys[i].idx = i;
+    keys[i].k[0] = m->size[i];
+    keys[i].k[1] = (uint64_t)(m->shi[i] - m->slo[i]);
+    keys[i].k[2] = 0;
+  }
+  qsort(keys, m->n, sizeof *keys, cmp_key);
+  for (uint32_t r = 0; r < m->n; r++) {
+    uint32_t i = keys[r].idx;
+    size_t cnt = 0;
+    for (size_t k = m->adj_at[i]; k < m->adj_at[i + 1]; k++) {
+      uint32_t j = m->adj[k];
+      if (placed[j]) iv[cnt++] = (ex_iv){off[j], off[j] + m->size[j]};
+    }
+    qsort(iv, cnt, sizeof *iv, cmp_iv);
+    uint64_t x = 0;
+    for (size_t k = 0; k < cnt; k++) {
+      if (iv[k].hi <= x) continue;
+      if (iv[k].lo >= x && iv[k].lo - x >= m->size[i]) break;
+      if (!ap_align_up(iv[k].hi, m->align, &x)) goto overflow;
+    }
+    uint64_t end;
+    if (!ap_add_u64(x, m->size[i], &end)) goto overflow;
+    off[i] = x;
+    placed[i] = true;
+  }
+  goto done;
+overflow:
+  st = ap_fail(ctx->err, AP_ERR_OVERFLOW, "exact: start plan offsets overflow 64 bits");
+done:
+  ap_free(a, keys);
+  ap_free(a, placed);
+  ap_free(a, iv);
+  return st;
+}
+
+/* No reuse at all: the fallback start for problems too large to analyse. */
+static ap_status stack_all(const ex_model *m, const ap_strategy_ctx *ctx, uint64_t *off) {
+  uint64_t x = 0;
+  for (uint32_t i = 0; i < m->n; i++) {
+    off[i] = x;
+    if (!ap_add_u64(x, m->asize[i], &x))
+      return ap_fail(ctx->err, AP_ERR_OVERFLOW, "exact: start plan offsets overflow 64 bits");
+  }
+  return AP_OK;
+}
+
+static uint64_t highest_end(const ex_model *m, const uint32_t *buf, uint32_t nb,
+                            const uint64_t *off) {
+  uint64_t top = 0;
+  for (uint32_t k = 0; k < nb; k++)
+    if (off[buf[k]] + m->size[buf[k]] > top) top = off[buf[k]] + m->size[buf[k]];
+  return top;
+}
+
+typedef struct ex_run {
+  const ex_model *m;
+  ex_search *search;
+  uint32_t *rank[EX_ORDERS];
+  uint64_t *part_hi; /* arena of each partition in the best plan */
+  uint64_t *best;    /* the best plan */
+  uint64_t *scratch; /* a partition's plan under test */
+  ex_budget budget;
+} ex_run;
+
+static uint64_t run_arena(const ex_run *r) {
+  uint64_t hi = 0;
+  for (uint32_t p = 0; p < r->m->npart; p++)
+    if (r->part_hi[p] > hi) hi = r->part_hi[p];
+  return hi;
+}
+
+/* Is there a plan with arena <= cap? Partitions already under cap are kept. */
+static ex_result decide_all(ex_run *r, uint64_t cap, uint64_t limit, int order) {
+  const ex_model *m = r->m;
+  ex_result res = EX_FOUND;
+  for (uint32_t p = 0; p < m->npart; p++) {
+    if (r->part_hi[p] <= cap) continue;
+    if (m->part_lb[p] > cap) return EX_INFEASIBLE;
+    ex_result pr =
+        ex_search_decide(r->search, p, r->rank[order], cap, limit, &r->budget, r->scratch);
+    if (pr == EX_INFEASIBLE) return EX_INFEASIBLE;
+    if (pr == EX_ABORTED) {
+      /* Other partitions may still prove the capacity infeasible, unless time is out. */
+      res = EX_ABORTED;
+      if (r->budget.exhausted) return res;
+      continue;
+    }
+    const uint32_t *buf = m->part_buf + m->part_at[p];
+    uint32_t nb = m->part_at[p + 1] - m->part_at[p];
+    for (uint32_t k = 0; k < nb; k++) r->best[buf[k]] = r->scratch[buf[k]];
+    r->part_hi[p] = highest_end(m, buf, nb, r->best);
+  }
+  return res;
+}
+
+/* Lowers *hi (the best arena, kept in r->best) and raises *lo (proven lower bound). */
+static void minimise(ex_run *r, uint64_t *lo, uint64_t *hi) {
+  uint64_t limit = 2 * (uint64_t)r->m->n + 1024;
+  while (*lo < *hi && !r->budget.exhausted) {
+    for (int h = 0; h < EX_ORDERS && *lo < *hi && !r->budget.exhausted; h++) {
+      ex_result res = decide_all(r, *lo, limit, h);
+      if (res == EX_INFEASIBLE) *lo += 1;
+      *hi = run_arena(r);
+      while (*lo < *hi && !r->budget.exhausted) {
+        res = decide_all(r, *hi - 1, limit, h);
+        if (res == EX_INFEASIBLE) *lo = *hi;
+        *hi = run_arena(r);
+        if (res == EX_ABORTED) break;
+      }
+    }
+    if (limit < UINT64_MAX / 2) limit *= 2;
+  }
+}
+
+static ap_status start_plan(const ex_model *m, const ap_strategy_ctx *ctx, uint64_t *off) {
+  if (!ctx->start_offsets) return m->full ? greedy(m, ctx, off) : stack_all(m, ctx, off);
+  memcpy(off, ctx->start_offsets, (size_t)m->n * sizeof *off);
+  uint32_t ba, bb;
+  if (m->full && !ex_model_check(m, off, ctx->start_arena, &ba, &bb)) {
+    if (ba == UINT32_MAX)
+      return ap_fail(ctx->err, AP_ERR_ARG, "exact: start arena %llu is not the highest end",
+                     (unsigned long long)ctx->start_arena);
+    return ap_fail(ctx->err, AP_ERR_ARG,
+                   "exact: start plan invalid at requests %u and %u (offsets %llu, %llu)", ba, bb,
+                   (unsigned long long)off[ba], (unsigned long long)off[bb]);
+  }
+  return AP_OK;
+}
+
+static ap_status exact_plan(const ap_strategy_ctx *ctx, uint64_t *offsets,
+                            ap_strategy_result *res) {
+  if (!ctx || !offsets || !res || (ctx->n && !ctx->req) || ctx->align == 0 ||
+      !(ctx->budget_seconds >= 0))
+    return ctx ? ap_fail(ctx->err, AP_ERR_ARG, "exact: invalid arguments") : AP_ERR_ARG;
+  res->arena = 0;
+  res->optimal = true;
+  if (ctx->n == 0) return AP_OK;
+  double t0 = ex_now();
+  ex_model m;
+  bool full = ctx->n <= EX_MAX_SEARCH_REQUESTS || !ctx->start_offsets;
+  ap_status st = ex_model_build(&m, ctx, full, EX_MAX_PAIRS);
+  if (st == AP_ERR_UNSUPPORTED) st = ex_model_build(&m, ctx, false, 0);
+  if (st != AP_OK) return st;
+  ex_run r = {.m = &m};
+  st = start_plan(&m, ctx, offsets);
+  if (st != AP_OK) goto done;
+  uint64_t hi = 0, lo = m.lower_bound;
+  for (uint32_t i = 0; i < m.n; i++) {
+    uint64_t end;
+    if (!ap_add_u64(offsets[i], m.size[i], &end)) {
+      st = ap_fail(ctx->err, AP_ERR_OVERFLOW, "exact: request %u ends past 64 bits", i);
+      goto done;
+    }
+    if (end > hi) hi = end;
+  }
+  if (m.full && m.n <= EX_MAX_SEARCH_REQUESTS && lo < hi) {
+    const ap_allocator *a = m.alloc;
+    r.part_hi = ap_calloc(a, m.npart ? m.npart : 1, sizeof *r.part_hi);
+    r.best = ap_calloc(a, m.n, sizeof *r.best);
+    r.scratch = ap_calloc(a, m.n, sizeof *r.scratch);
+    bool ok = r.part_hi && r.best && r.scratch;
+    for (int h = 0; h < EX_ORDERS; h++) ok = ok && (r.rank[h] = ap_calloc(a, m.n, 4));
+    if (!ok || ex_search_create(&m, &r.search) != AP_OK || make_ranks(&m, ctx, r.rank) != AP_OK) {
+      st = ap_fail(ctx->err, AP_ERR_NOMEM, "exact: out of memory for the search");
+      goto done;
+    }
+    memcpy(r.best, offsets, (size_t)m.n * sizeof *offsets);
+    for (uint32_t p = 0; p < m.npart; p++)
+      r.part_hi[p] = highest_end(&m, m.part_buf + m.part_at[p], m.part_at[p + 1] - m.part_at[p],
+                                 r.best);
+    r.budget.max_nodes = ctx->budget_nodes;
+    double secs = ctx->budget_seconds > 0 ? ctx->budget_seconds
+                  : ctx->budget_nodes     ? 0
+                                          : EX_DEFAULT_SECONDS;
+    r.budget.deadline = secs > 0 ? t0 + secs : 0;
+    minimise(&r, &lo, &hi);
+    memcpy(offsets, r.best, (size_t)m.n * sizeof *offsets);
+    uint32_t ba, bb;
+    if (!ex_model_check(&m, offsets, hi, &ba, &bb)) {
+      st = ap_fail(ctx->err, AP_ERR_INVALID_PLAN,
+                   "exact: internal error: plan invalid at requests %u and %u", ba, bb);
+      goto done;
+    }
+  }
+  res->arena = hi;
+  res->optimal = hi <= lo;
+done:
+  ex_search_destroy(r.search);
+  for (int h = 0; h < EX_ORDERS; h++) ap_free(m.alloc, r.rank[h]);
+  ap_free(m.alloc, r.part_hi);
+  ap_free(m.alloc, r.best);
+  ap_free(m.alloc, r.scratch);
+  ex_model_free(&m);
+  return st;
+}
+
+const ap_strategy ap_strategy_exact = {
+    "exact",
+    "search for the smallest arena (MiniMalloc-style); proves it or stops at the budget",
+    exact_plan,
+};
