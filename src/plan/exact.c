@@ -19,12 +19,19 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef EX_TRACE
+#include <stdio.h>
+#define TRACE(...) fprintf(stderr, __VA_ARGS__)
+#else
+#define TRACE(...) ((void)0)
+#endif
 
 #define EX_DEFAULT_SECONDS 10.0
 /* Beyond these the start plan is returned as is (a search could not finish anyway). */
 #define EX_MAX_SEARCH_REQUESTS 20000
 #define EX_MAX_PAIRS ((size_t)4 << 20)
 #define EX_ORDERS 3
+#define EX_ORDER_LIST "WAT", "TAW", "TWA"
 
 typedef struct ex_key {
   uint64_t k[3];
@@ -38,30 +45,58 @@ static int cmp_key(const void *pa, const void *pb) {
   return (a->idx > b->idx) - (a->idx < b->idx);
 }
 
-/* Request orders among requests at the same offset: larger first by the peak live bytes of
- * their sections (T), their width in sections (W), their area (A), in three priorities. */
+/* Request orders among requests at the same offset, as priorities of keys (larger first):
+ * W lifetime length, A area (size x length), T peak live bytes of its sections, C number of
+ * sections, Z size. MiniMalloc's round robin uses WAT, TAW, TWA. */
+static const char *const ex_orders[EX_ORDERS] = {EX_ORDER_LIST};
+
 static ap_status make_ranks(const ex_model *m, const ap_strategy_ctx *ctx,
                             uint32_t *rank[EX_ORDERS]) {
   const ap_allocator *a = m->alloc;
   ex_key *keys = ap_calloc(a, m->n ? m->n : 1, sizeof *keys);
   if (!keys) return AP_ERR_NOMEM;
-  static const int prio[EX_ORDERS][3] = {{0, 1, 2}, {1, 2, 0}, {0, 2, 1}};
   for (int h = 0; h < EX_ORDERS; h++) {
+    const char *ord = ex_orders[h];
+#ifdef EX_TRACE
+    if (getenv("EX_ONLY")) ord = getenv("EX_ONLY");
+#endif
     for (uint32_t i = 0; i < m->n; i++) {
-      uint64_t t = 0, w = (uint64_t)(m->shi[i] - m->slo[i]) + 1, area;
+      uint64_t t = 0, area;
       for (uint32_t s = m->slo[i]; s <= m->shi[i]; s++)
         if (m->sec_total[s] > t) t = m->sec_total[s];
-      uint64_t len = (uint64_t)((int64_t)ctx->req[i].last - ctx->req[i].first) + 1;
-      if (!ap_mul_u64(m->size[i], len, &area)) area = UINT64_MAX;
-      uint64_t v[3] = {t, w, area};
+      uint64_t w = (uint64_t)((int64_t)ctx->req[i].last - ctx->req[i].first) + 1;
+      if (!ap_mul_u64(m->size[i], w, &area)) area = UINT64_MAX;
       keys[i].idx = i;
-      for (int k = 0; k < 3; k++) keys[i].k[k] = v[prio[h][k]];
+      for (int k = 0; k < 3; k++) {
+        char c = ord[k];
+        keys[i].k[k] = c == 'W'   ? w
+                       : c == 'A' ? area
+                       : c == 'T' ? t
+                       : c == 'C' ? (uint64_t)(m->shi[i] - m->slo[i]) + 1
+                                  : m->size[i];
+      }
     }
     qsort(keys, m->n, sizeof *keys, cmp_key);
     for (uint32_t r = 0; r < m->n; r++) rank[h][keys[r].idx] = r;
   }
   ap_free(a, keys);
   return AP_OK;
+}
+
+/* A deterministic variation of order `base`: each request's rank moves by a random amount of
+ * up to `spread` places. Restarts with such orders give the search different first choices. */
+static void perturb_ranks(const ex_model *m, const uint32_t *base, uint64_t seed, uint32_t spread,
+                          ex_key *keys, uint32_t *rank) {
+  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (uint32_t i = 0; i < m->n; i++) {
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    uint64_t noise = spread ? (x * 0x2545F4914F6CDD1Dull >> 33) % spread : 0;
+    keys[i] = (ex_key){{UINT64_MAX - (base[i] + noise), 0, 0}, i};
+  }
+  qsort(keys, m->n, sizeof *keys, cmp_key);
+  for (uint32_t r = 0; r < m->n; r++) rank[keys[r].idx] = r;
 }
 
 typedef struct ex_iv {
@@ -146,7 +181,9 @@ static uint64_t highest_end(const ex_model *m, const uint32_t *buf, uint32_t nb,
 typedef struct ex_run {
   const ex_model *m;
   ex_search *search;
-  uint32_t *rank[EX_ORDERS];
+  uint32_t *rank[EX_ORDERS + 1]; /* the fixed orders, then the current perturbed one */
+  ex_key *keys;
+  uint64_t restarts;
   uint64_t *part_hi; /* arena of each partition in the best plan */
   uint64_t *best;    /* the best plan */
   uint64_t *scratch; /* a partition's plan under test */
@@ -185,17 +222,42 @@ static ex_result decide_all(ex_run *r, uint64_t cap, uint64_t limit, int order) 
 }
 
 /* Lowers *hi (the best arena, kept in r->best) and raises *lo (proven lower bound). */
+/* Tries capacity `cap` with each fixed order, then with `EX_PERTURBED` perturbed ones. */
+#ifndef EX_PERTURBED
+#define EX_PERTURBED 9
+#endif
+
 static void minimise(ex_run *r, uint64_t *lo, uint64_t *hi) {
   uint64_t limit = 2 * (uint64_t)r->m->n + 1024;
   while (*lo < *hi && !r->budget.exhausted) {
-    for (int h = 0; h < EX_ORDERS && *lo < *hi && !r->budget.exhausted; h++) {
-      ex_result res = decide_all(r, *lo, limit, h);
+    for (int h = 0; h < EX_ORDERS + EX_PERTURBED && *lo < *hi && !r->budget.exhausted; h++) {
+      int slot = h;
+      if (h >= EX_ORDERS) {
+        slot = EX_ORDERS;
+        uint32_t spread = r->m->n / 8 + 2;
+#ifdef EX_TRACE
+        if (getenv("EX_SPREAD")) spread = r->m->n / (uint32_t)atoi(getenv("EX_SPREAD")) + 2;
+#endif
+        perturb_ranks(r->m, r->rank[h % EX_ORDERS], ++r->restarts, spread, r->keys,
+                      r->rank[EX_ORDERS]);
+      }
+      uint64_t n0 = r->budget.nodes;
+      (void)n0;
+      ex_result res = decide_all(r, *lo, limit, slot);
+      TRACE("probe lo=%llu h=%d limit=%llu -> %d nodes %llu\n", (unsigned long long)*lo, h,
+            (unsigned long long)limit, res, (unsigned long long)(r->budget.nodes - n0));
       if (res == EX_INFEASIBLE) *lo += 1;
       *hi = run_arena(r);
+#ifdef EX_TRACE
+      if (getenv("EX_PROBE_ONLY")) continue;
+#endif
       while (*lo < *hi && !r->budget.exhausted) {
-        res = decide_all(r, *hi - 1, limit, h);
+        n0 = r->budget.nodes;
+        res = decide_all(r, *hi - 1, limit, slot);
         if (res == EX_INFEASIBLE) *lo = *hi;
         *hi = run_arena(r);
+        TRACE("  cap=%llu h=%d -> %d hi=%llu nodes %llu\n", (unsigned long long)(*hi - 1), h,
+              res, (unsigned long long)*hi, (unsigned long long)(r->budget.nodes - n0));
         if (res == EX_ABORTED) break;
       }
     }
@@ -250,7 +312,8 @@ static ap_status exact_plan(const ap_strategy_ctx *ctx, uint64_t *offsets,
     r.best = ap_calloc(a, m.n, sizeof *r.best);
     r.scratch = ap_calloc(a, m.n, sizeof *r.scratch);
     bool ok = r.part_hi && r.best && r.scratch;
-    for (int h = 0; h < EX_ORDERS; h++) ok = ok && (r.rank[h] = ap_calloc(a, m.n, 4));
+    for (int h = 0; h <= EX_ORDERS; h++) ok = ok && (r.rank[h] = ap_calloc(a, m.n, 4));
+    ok = ok && (r.keys = ap_calloc(a, m.n, sizeof *r.keys));
     if (!ok || ex_search_create(&m, &r.search) != AP_OK || make_ranks(&m, ctx, r.rank) != AP_OK) {
       st = ap_fail(ctx->err, AP_ERR_NOMEM, "exact: out of memory for the search");
       goto done;
@@ -277,7 +340,8 @@ static ap_status exact_plan(const ap_strategy_ctx *ctx, uint64_t *offsets,
   res->optimal = hi <= lo;
 done:
   ex_search_destroy(r.search);
-  for (int h = 0; h < EX_ORDERS; h++) ap_free(m.alloc, r.rank[h]);
+  for (int h = 0; h <= EX_ORDERS; h++) ap_free(m.alloc, r.rank[h]);
+  ap_free(m.alloc, r.keys);
   ap_free(m.alloc, r.part_hi);
   ap_free(m.alloc, r.best);
   ap_free(m.alloc, r.scratch);

@@ -46,6 +46,13 @@ struct ex_search {
   ex_level *lev;
   ex_trail *trail;
   size_t trail_len, trail_cap;
+  uint32_t *cut;  /* unplaced requests crossing the boundary between sections s and s+1 */
+  uint32_t depth; /* requests placed; lev[0 .. depth) say which, in order */
+  /* Each section's members with the unplaced ones first: mem[mem_at[s] .. + live[s]) (a
+   * sparse set; placements are undone in reverse order, so undo only moves the count).
+   * pos[bm_at[b] + s - slo[b]] is b's index in section s's list. */
+  uint32_t *mem, *live, *pos;
+  size_t *bm_at;
 };
 
 void ex_search_destroy(ex_search *s) {
@@ -59,6 +66,11 @@ void ex_search_destroy(ex_search *s) {
   ap_free(a, s->affected);
   ap_free(a, s->lev);
   ap_free(a, s->trail);
+  ap_free(a, s->cut);
+  ap_free(a, s->mem);
+  ap_free(a, s->live);
+  ap_free(a, s->pos);
+  ap_free(a, s->bm_at);
   ap_free(a, s);
 }
 
@@ -78,12 +90,21 @@ ap_status ex_search_create(const ex_model *m, ex_search **out) {
   s->lev = ap_calloc(a, n + 1, sizeof *s->lev);
   s->trail_cap = 4 * n + 64;
   s->trail = ap_calloc(a, s->trail_cap, sizeof *s->trail);
+  s->cut = ap_calloc(a, ns, sizeof *s->cut);
+  size_t nm = m->mem_at[m->nsec];
+  s->mem = ap_calloc(a, nm ? nm : 1, sizeof *s->mem);
+  s->pos = ap_calloc(a, nm ? nm : 1, sizeof *s->pos);
+  s->live = ap_calloc(a, ns, sizeof *s->live);
+  s->bm_at = ap_calloc(a, n + 1, sizeof *s->bm_at);
   if (!s->min_off || !s->off || !s->floor || !s->total || !s->stamp || !s->affected || !s->lev ||
-      !s->trail) {
+      !s->trail || !s->cut || !s->mem || !s->pos || !s->live || !s->bm_at) {
     ex_search_destroy(s);
     return AP_ERR_NOMEM;
   }
-  for (size_t i = 0; i < m->n; i++) s->off[i] = EX_NONE;
+  for (size_t i = 0; i < m->n; i++) {
+    s->off[i] = EX_NONE;
+    s->bm_at[i + 1] = s->bm_at[i] + (m->shi[i] - m->slo[i]) + 1;
+  }
   *out = s;
   return AP_OK;
 }
@@ -114,7 +135,11 @@ static void undo_place(ex_search *s, uint32_t b, size_t mark) {
     else
       s->floor[t.idx] = t.old;
   }
-  for (uint32_t sec = m->slo[b]; sec <= m->shi[b]; sec++) s->total[sec] += m->asize[b];
+  for (uint32_t sec = m->slo[b]; sec <= m->shi[b]; sec++) {
+    s->total[sec] += m->asize[b];
+    s->live[sec]++; /* b sits right after the unplaced ones: later moves were undone first */
+  }
+  for (uint32_t sec = m->slo[b]; sec < m->shi[b]; sec++) s->cut[sec]++;
   s->off[b] = EX_NONE;
 }
 
@@ -124,8 +149,10 @@ static uint64_t align_up_sat(uint64_t v, uint64_t align) {
 }
 
 /* Places b at its min offset and propagates. Returns false if the result is infeasible under
- * `cap` (the caller undoes) or the trail could not grow (*nomem). */
-static bool place(ex_search *s, uint32_t part, uint32_t b, uint64_t cap, bool *nomem) {
+ * `cap` (the caller undoes) or the trail could not grow (*nomem). Sets *split when no unplaced
+ * request crosses one of b's section boundaries any more. Checks sections slo .. shi. */
+static bool place(ex_search *s, uint32_t slo, uint32_t shi, uint32_t b, uint64_t cap,
+                  bool *nomem, bool *split) {
   const ex_model *m = s->m;
   uint64_t x = s->min_off[b], h = x + m->size[b]; /* h <= cap: checked by the caller */
   uint64_t ha = align_up_sat(h, m->align);
@@ -135,7 +162,18 @@ static bool place(ex_search *s, uint32_t part, uint32_t b, uint64_t cap, bool *n
     s->stamp_now = 1;
   }
   /* Totals first: undo_place adds them back whatever point this returns from. */
-  for (uint32_t sec = m->slo[b]; sec <= m->shi[b]; sec++) s->total[sec] -= m->asize[b];
+  for (uint32_t sec = m->slo[b]; sec <= m->shi[b]; sec++) {
+    s->total[sec] -= m->asize[b];
+    /* Move b just past the unplaced members of sec. */
+    uint32_t *list = s->mem + m->mem_at[sec];
+    uint32_t pb = s->pos[s->bm_at[b] + sec - m->slo[b]], last = --s->live[sec];
+    uint32_t e = list[last];
+    list[pb] = e;
+    s->pos[s->bm_at[e] + sec - m->slo[e]] = pb;
+    list[last] = b;
+    s->pos[s->bm_at[b] + sec - m->slo[b]] = last;
+  }
+  for (uint32_t sec = m->slo[b]; sec < m->shi[b]; sec++) *split |= --s->cut[sec] == 0;
   for (uint32_t sec = m->slo[b]; sec <= m->shi[b]; sec++)
     if (s->floor[sec] < h) {
       if (!trail_push(s, 1, sec, s->floor[sec])) return *nomem = true, false;
@@ -157,12 +195,13 @@ static bool place(ex_search *s, uint32_t part, uint32_t b, uint64_t cap, bool *n
   /* A section's floor is at least the lowest min offset of the requests still to place in it. */
   for (uint32_t k = 0; k < naff; k++) {
     uint32_t sec = s->affected[k];
-    if (!s->total[sec]) continue;
+    /* The new minimum is at most ha (the raised requests sit there), and a member at or below
+     * the floor settles it: both cut the scan short. */
+    if (!s->total[sec] || s->floor[sec] >= ha) continue;
     uint64_t lo = EX_NONE;
-    for (size_t q = m->mem_at[sec]; q < m->mem_at[sec + 1]; q++) {
-      uint32_t j = m->mem[q];
-      if (s->off[j] == EX_NONE && s->min_off[j] < lo) lo = s->min_off[j];
-    }
+    const uint32_t *list = s->mem + m->mem_at[sec];
+    for (uint32_t q = 0; q < s->live[sec] && lo > s->floor[sec]; q++)
+      if (s->min_off[list[q]] < lo) lo = s->min_off[list[q]];
     if (lo != EX_NONE && s->floor[sec] < lo) {
       if (!trail_push(s, 1, sec, s->floor[sec])) return *nomem = true, false;
       s->floor[sec] = lo;
@@ -170,7 +209,7 @@ static bool place(ex_search *s, uint32_t part, uint32_t b, uint64_t cap, bool *n
   }
   /* Every section still to fill: its floor (never below x: later offsets are >= x) plus what
    * is left, minus the padding the topmost request may save, must fit. */
-  for (uint32_t sec = m->part_slo[part]; sec <= m->part_shi[part]; sec++) {
+  for (uint32_t sec = slo; sec <= shi; sec++) {
     uint64_t t = s->total[sec];
     if (!t) continue;
     uint64_t f = s->floor[sec] > x ? s->floor[sec] : x;
@@ -185,32 +224,68 @@ static bool key_less(uint64_t ao, uint32_t ar, uint64_t bo, uint32_t br) {
   return ao < bo || (ao == bo && ar < br);
 }
 
-ex_result ex_search_decide(ex_search *s, uint32_t part, const uint32_t *rank, uint64_t cap,
-                           uint64_t node_limit, ex_budget *b, uint64_t *out) {
+/* What one decision call shares across its nested groups. */
+typedef struct ex_call {
+  const uint32_t *rank;
+  uint64_t cap;
+  uint64_t limit, used;
+  ex_budget *b;
+  uint32_t nest;
+} ex_call;
+
+/* Nested groups beyond this are searched as one (correct, only slower). */
+#define EX_MAX_NEST 200
+
+static ex_result solve_group(ex_search *s, ex_call *c, const uint32_t *buf, uint32_t nb,
+                             uint32_t slo, uint32_t shi);
+
+/* Once no unplaced request crosses a section boundary, the requests left on either side no
+ * longer interact (MiniMalloc's dynamic decomposition): each side is solved on its own, and a
+ * failure on one side is not retried by re-ordering the other. */
+static ex_result solve_split(ex_search *s, ex_call *c, const uint32_t *buf, uint32_t nb,
+                             uint32_t slo, uint32_t shi) {
   const ex_model *m = s->m;
-  const uint32_t *buf = m->part_buf + m->part_at[part];
-  uint32_t nb = m->part_at[part + 1] - m->part_at[part];
-  for (uint32_t k = 0; k < nb; k++) {
-    s->min_off[buf[k]] = 0;
-    s->off[buf[k]] = EX_NONE;
-    if (m->size[buf[k]] > cap) return EX_INFEASIBLE;
+  uint32_t left = 0;
+  for (uint32_t k = 0; k < nb; k++) left += s->off[buf[k]] == EX_NONE;
+  uint32_t *sub = ap_calloc(m->alloc, left ? left : 1, sizeof *sub);
+  if (!sub) {
+    c->b->exhausted = true;
+    return EX_ABORTED;
   }
-  for (uint32_t sec = m->part_slo[part]; sec <= m->part_shi[part]; sec++) {
-    s->floor[sec] = 0;
-    s->total[sec] = m->sec_total[sec];
-    uint64_t t = s->total[sec];
-    if (t && (t > m->slack ? t - m->slack : 1) > cap) return EX_INFEASIBLE;
+  /* Components in time order: [cs, ce] runs of sections with no zero cut inside. */
+  ex_result r = EX_FOUND;
+  uint32_t cs = slo;
+  for (uint32_t sec = slo; sec <= shi && r == EX_FOUND; sec++) {
+    if (sec < shi && s->cut[sec] != 0) continue;
+    uint32_t cnt = 0;
+    for (uint32_t k = 0; k < nb; k++) {
+      uint32_t j = buf[k];
+      if (s->off[j] == EX_NONE && m->slo[j] >= cs && m->slo[j] <= sec) sub[cnt++] = j;
+    }
+    if (cnt) {
+      c->nest++;
+      r = solve_group(s, c, sub, cnt, cs, sec);
+      c->nest--;
+    }
+    cs = sec + 1;
   }
-  s->trail_len = 0;
-  uint64_t used = 0;
-  uint32_t d = 0;
+  ap_free(m->alloc, sub);
+  return r;
+}
+
+/* Depth-first search over one group of requests that share sections slo .. shi. On EX_FOUND
+ * the group's requests stay placed; otherwise everything it placed is undone (EX_ABORTED
+ * leaves the state to be reset by the caller). */
+static ex_result solve_group(ex_search *s, ex_call *c, const uint32_t *buf, uint32_t nb,
+                             uint32_t slo, uint32_t shi) {
+  const ex_model *m = s->m;
+  const uint32_t *rank = c->rank;
+  uint32_t base = s->depth;
   bool fresh = true;
   for (;;) {
-    if (d == nb) {
-      for (uint32_t k = 0; k < nb; k++) out[buf[k]] = s->off[buf[k]];
-      return EX_FOUND;
-    }
-    ex_level *L = &s->lev[d];
+    uint32_t d = s->depth - base;
+    if (d == nb) return EX_FOUND;
+    ex_level *L = &s->lev[s->depth];
     if (fresh) {
       fresh = false;
       L->tried = false;
@@ -222,10 +297,10 @@ ex_result ex_search_decide(ex_search *s, uint32_t part, const uint32_t *rank, ui
       }
     }
     /* The next candidate: the smallest (min offset, rank) above the last one tried here, or
-     * above the parent's placement (canonical order). */
+     * above the previous placement in this group (canonical order). */
     bool have_lo = L->tried || d > 0;
-    uint64_t lo_off = L->tried ? L->last_off : d > 0 ? s->off[s->lev[d - 1].buf] : 0;
-    uint32_t lo_rank = L->tried ? L->last_rank : d > 0 ? rank[s->lev[d - 1].buf] : 0;
+    uint64_t lo_off = L->tried ? L->last_off : d > 0 ? s->off[s->lev[s->depth - 1].buf] : 0;
+    uint32_t lo_rank = L->tried ? L->last_rank : d > 0 ? rank[s->lev[s->depth - 1].buf] : 0;
     uint32_t best = UINT32_MAX;
     uint64_t best_off = EX_NONE;
     uint32_t best_rank = UINT32_MAX;
@@ -243,15 +318,16 @@ ex_result ex_search_decide(ex_search *s, uint32_t part, const uint32_t *rank, ui
     }
     if (best == UINT32_MAX || best_off >= L->min_height) {
       if (d == 0) return EX_INFEASIBLE;
-      d--;
-      undo_place(s, s->lev[d].buf, s->lev[d].trail_mark);
+      s->depth--;
+      undo_place(s, s->lev[s->depth].buf, s->lev[s->depth].trail_mark);
       continue;
     }
     L->tried = true;
     L->last_off = best_off;
     L->last_rank = best_rank;
-    if (m->size[best] > cap - best_off) continue; /* best_off <= cap: min_height <= cap */
-    if (++used > node_limit) return EX_ABORTED;
+    if (m->size[best] > c->cap - best_off) continue; /* best_off < min_height <= cap */
+    if (++c->used > c->limit) return EX_ABORTED;
+    ex_budget *b = c->b;
     b->nodes++;
     if ((b->max_nodes && b->nodes > b->max_nodes) ||
         (b->deadline > 0 && (b->nodes & 255) == 0 && ex_now() > b->deadline)) {
@@ -260,16 +336,64 @@ ex_result ex_search_decide(ex_search *s, uint32_t part, const uint32_t *rank, ui
     }
     L->buf = best;
     L->trail_mark = s->trail_len;
-    bool nomem = false;
-    if (place(s, part, best, cap, &nomem)) {
-      d++;
-      fresh = true;
-    } else {
+    s->depth++;
+    bool nomem = false, split = false;
+    if (!place(s, slo, shi, best, c->cap, &nomem, &split)) {
+      s->depth--;
       undo_place(s, best, L->trail_mark);
       if (nomem) {
         b->exhausted = true;
         return EX_ABORTED;
       }
+      continue;
+    }
+    if (split && d + 1 < nb && c->nest < EX_MAX_NEST) {
+      ex_result r = solve_split(s, c, buf, nb, slo, shi);
+      if (r != EX_INFEASIBLE) return r;
+      while (s->depth > base + d) {
+        s->depth--;
+        undo_place(s, s->lev[s->depth].buf, s->lev[s->depth].trail_mark);
+      }
+      continue;
+    }
+    fresh = true;
+  }
+}
+
+ex_result ex_search_decide(ex_search *s, uint32_t part, const uint32_t *rank, uint64_t cap,
+                           uint64_t node_limit, ex_budget *b, uint64_t *out) {
+  const ex_model *m = s->m;
+  const uint32_t *buf = m->part_buf + m->part_at[part];
+  uint32_t nb = m->part_at[part + 1] - m->part_at[part];
+  uint32_t slo = m->part_slo[part], shi = m->part_shi[part];
+  for (uint32_t sec = slo; sec <= shi; sec++) {
+    s->floor[sec] = 0;
+    s->total[sec] = m->sec_total[sec];
+    s->cut[sec] = 0;
+    uint64_t t = s->total[sec];
+    if (t && (t > m->slack ? t - m->slack : 1) > cap) return EX_INFEASIBLE;
+  }
+  for (uint32_t k = 0; k < nb; k++) {
+    uint32_t j = buf[k];
+    s->min_off[j] = 0;
+    s->off[j] = EX_NONE;
+    if (m->size[j] > cap) return EX_INFEASIBLE;
+    for (uint32_t sec = m->slo[j]; sec < m->shi[j]; sec++) s->cut[sec]++;
+  }
+  for (uint32_t sec = slo; sec <= shi; sec++) {
+    s->live[sec] = (uint32_t)(m->mem_at[sec + 1] - m->mem_at[sec]);
+    for (size_t q = m->mem_at[sec]; q < m->mem_at[sec + 1]; q++) {
+      uint32_t j = m->mem[q];
+      s->mem[q] = j;
+      s->pos[s->bm_at[j] + sec - m->slo[j]] = (uint32_t)(q - m->mem_at[sec]);
     }
   }
+  s->trail_len = 0;
+  s->depth = 0;
+  ex_call c = {.rank = rank, .cap = cap, .limit = node_limit, .b = b};
+  ex_result r = solve_group(s, &c, buf, nb, slo, shi);
+  if (r == EX_FOUND)
+    for (uint32_t k = 0; k < nb; k++) out[buf[k]] = s->off[buf[k]];
+  for (uint32_t k = 0; k < nb; k++) s->off[buf[k]] = EX_NONE;
+  return r;
 }
