@@ -86,12 +86,8 @@ static void run(const char *label, const char *path, uint64_t align, double budg
   uint64_t lb = lower_bound(req, n, align);
   uint64_t *off = malloc(n * sizeof *off);
   ap_errbuf err = {{0}};
-  ap_strategy_ctx ctx = {.req = req,
-                         .n = n,
-                         .align = align,
-                         .lower_bound = lb,
-                         .budget_seconds = budget,
-                         .err = &err};
+  ap_strategy_ctx ctx = {
+      .req = req, .n = n, .align = align, .lower_bound = lb, .budget_seconds = budget, .err = &err};
   ap_strategy_result res = {0};
   double t = now();
   ap_status st = ap_strategy_exact.plan(&ctx, off, &res);
@@ -99,9 +95,8 @@ static void run(const char *label, const char *path, uint64_t align, double budg
   if (st != AP_OK)
     printf("%-32s %5zu  error %s: %s\n", label, n, ap_status_name(st), err.msg);
   else
-    printf("%-32s %5zu %12llu %12llu %7.4f %-7s %9.3f\n", label, n,
-           (unsigned long long)res.arena, (unsigned long long)lb, (double)res.arena / (double)lb,
-           res.optimal ? "yes" : "no", t);
+    printf("%-32s %5zu %12llu %12llu %7.4f %-7s %9.3f\n", label, n, (unsigned long long)res.arena,
+           (unsigned long long)lb, (double)res.arena / (double)lb, res.optimal ? "yes" : "no", t);
   fflush(stdout);
   free(off);
   free(req);
@@ -128,8 +123,8 @@ int main(int argc, char **argv) {
     char label[32];
     snprintf(label, sizeof label, "minimalloc/%c", c);
     if (only && !strstr(label, only)) continue;
-    run(label, ap_test_path(path, sizeof path, "bench/minimalloc/challenging/%c.1048576.csv", c),
-        1, budget);
+    run(label, ap_test_path(path, sizeof path, "bench/minimalloc/challenging/%c.1048576.csv", c), 1,
+        budget);
   }
   DIR *d = opendir(ap_test_path(path, sizeof path, "bench/tflm_plans"));
   char *names[256];

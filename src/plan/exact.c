@@ -77,7 +77,8 @@ static ap_status make_ranks(const ex_model *m, const ap_strategy_ctx *ctx,
       }
     }
     qsort(keys, m->n, sizeof *keys, cmp_key);
-    for (uint32_t r = 0; r < m->n; r++) rank[h][keys[r].idx] = r;
+    for (uint32_t r = 0; r < m->n; r++)
+      rank[h][keys[r].idx] = r;
   }
   ap_free(a, keys);
   return AP_OK;
@@ -96,7 +97,8 @@ static void perturb_ranks(const ex_model *m, const uint32_t *base, uint64_t seed
     keys[i] = (ex_key){{UINT64_MAX - (base[i] + noise), 0, 0}, i};
   }
   qsort(keys, m->n, sizeof *keys, cmp_key);
-  for (uint32_t r = 0; r < m->n; r++) rank[keys[r].idx] = r;
+  for (uint32_t r = 0; r < m->n; r++)
+    rank[keys[r].idx] = r;
 }
 
 typedef struct ex_iv {
@@ -215,7 +217,8 @@ static ex_result decide_all(ex_run *r, uint64_t cap, uint64_t limit, int order) 
     }
     const uint32_t *buf = m->part_buf + m->part_at[p];
     uint32_t nb = m->part_at[p + 1] - m->part_at[p];
-    for (uint32_t k = 0; k < nb; k++) r->best[buf[k]] = r->scratch[buf[k]];
+    for (uint32_t k = 0; k < nb; k++)
+      r->best[buf[k]] = r->scratch[buf[k]];
     r->part_hi[p] = highest_end(m, buf, nb, r->best);
   }
   return res;
@@ -256,8 +259,8 @@ static void minimise(ex_run *r, uint64_t *lo, uint64_t *hi) {
         res = decide_all(r, *hi - 1, limit, slot);
         if (res == EX_INFEASIBLE) *lo = *hi;
         *hi = run_arena(r);
-        TRACE("  cap=%llu h=%d -> %d hi=%llu nodes %llu\n", (unsigned long long)(*hi - 1), h,
-              res, (unsigned long long)*hi, (unsigned long long)(r->budget.nodes - n0));
+        TRACE("  cap=%llu h=%d -> %d hi=%llu nodes %llu\n", (unsigned long long)(*hi - 1), h, res,
+              (unsigned long long)*hi, (unsigned long long)(r->budget.nodes - n0));
         if (res == EX_ABORTED) break;
       }
     }
@@ -312,7 +315,8 @@ static ap_status exact_plan(const ap_strategy_ctx *ctx, uint64_t *offsets,
     r.best = ap_calloc(a, m.n, sizeof *r.best);
     r.scratch = ap_calloc(a, m.n, sizeof *r.scratch);
     bool ok = r.part_hi && r.best && r.scratch;
-    for (int h = 0; h <= EX_ORDERS; h++) ok = ok && (r.rank[h] = ap_calloc(a, m.n, 4));
+    for (int h = 0; h <= EX_ORDERS; h++)
+      ok = ok && (r.rank[h] = ap_calloc(a, m.n, 4));
     ok = ok && (r.keys = ap_calloc(a, m.n, sizeof *r.keys));
     if (!ok || ex_search_create(&m, &r.search) != AP_OK || make_ranks(&m, ctx, r.rank) != AP_OK) {
       st = ap_fail(ctx->err, AP_ERR_NOMEM, "exact: out of memory for the search");
@@ -320,8 +324,8 @@ static ap_status exact_plan(const ap_strategy_ctx *ctx, uint64_t *offsets,
     }
     memcpy(r.best, offsets, (size_t)m.n * sizeof *offsets);
     for (uint32_t p = 0; p < m.npart; p++)
-      r.part_hi[p] = highest_end(&m, m.part_buf + m.part_at[p], m.part_at[p + 1] - m.part_at[p],
-                                 r.best);
+      r.part_hi[p] =
+          highest_end(&m, m.part_buf + m.part_at[p], m.part_at[p + 1] - m.part_at[p], r.best);
     r.budget.max_nodes = ctx->budget_nodes;
     double secs = ctx->budget_seconds > 0 ? ctx->budget_seconds
                   : ctx->budget_nodes     ? 0
@@ -340,7 +344,8 @@ static ap_status exact_plan(const ap_strategy_ctx *ctx, uint64_t *offsets,
   res->optimal = hi <= lo;
 done:
   ex_search_destroy(r.search);
-  for (int h = 0; h <= EX_ORDERS; h++) ap_free(m.alloc, r.rank[h]);
+  for (int h = 0; h <= EX_ORDERS; h++)
+    ap_free(m.alloc, r.rank[h]);
   ap_free(m.alloc, r.keys);
   ap_free(m.alloc, r.part_hi);
   ap_free(m.alloc, r.best);

@@ -31,10 +31,11 @@ static uint32_t find_event(const int64_t *ev, size_t count, int64_t v) {
 
 void ex_model_free(ex_model *m) {
   const ap_allocator *a = m->alloc;
-  void *ptrs[] = {m->size,   m->asize,    m->slo,      m->shi,      m->sec_total,
-                  m->adj_at, m->adj,      m->mem_at,   m->mem,      m->part_at,
+  void *ptrs[] = {m->size,     m->asize,    m->slo,      m->shi,    m->sec_total,
+                  m->adj_at,   m->adj,      m->mem_at,   m->mem,    m->part_at,
                   m->part_buf, m->part_slo, m->part_shi, m->part_lb};
-  for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) ap_free(a, ptrs[i]);
+  for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
+    ap_free(a, ptrs[i]);
   memset(m, 0, sizeof *m);
   m->alloc = a;
 }
@@ -135,9 +136,11 @@ static ap_status build_overlaps(ex_model *m, const ap_strategy_ctx *ctx, size_t 
   }
   /* (first section, index) packed in one integer: a total order, so the sort is
    * deterministic, and no global is needed for a comparator (plans may run on threads). */
-  for (uint32_t i = 0; i < n; i++) key[i] = (uint64_t)m->slo[i] << 32 | i;
+  for (uint32_t i = 0; i < n; i++)
+    key[i] = (uint64_t)m->slo[i] << 32 | i;
   qsort(key, n, sizeof *key, cmp_u64);
-  for (uint32_t i = 0; i < n; i++) order[i] = (uint32_t)key[i];
+  for (uint32_t i = 0; i < n; i++)
+    order[i] = (uint32_t)key[i];
   ap_free(a, key);
   size_t pairs = 0;
   for (uint32_t x = 0; x < n; x++) {
@@ -160,7 +163,8 @@ static ap_status build_overlaps(ex_model *m, const ap_strategy_ctx *ctx, size_t 
     ap_free(a, deg);
     return ap_fail(ctx->err, AP_ERR_NOMEM, "exact: out of memory for %zu overlaps", pairs);
   }
-  for (uint32_t i = 0; i < n; i++) m->adj_at[i + 1] = m->adj_at[i] + deg[i];
+  for (uint32_t i = 0; i < n; i++)
+    m->adj_at[i + 1] = m->adj_at[i] + deg[i];
   memset(deg, 0, ((size_t)n + 1) * sizeof *deg);
   for (uint32_t x = 0; x < n; x++) {
     uint32_t i = order[x];
@@ -192,11 +196,14 @@ static ap_status build_members(ex_model *m, const ap_strategy_ctx *ctx, size_t m
     return ap_fail(ctx->err, AP_ERR_NOMEM, "exact: out of memory for %zu memberships", total);
   }
   for (uint32_t i = 0; i < m->n; i++)
-    for (uint32_t s = m->slo[i]; s <= m->shi[i]; s++) fill[s + 1]++;
-  for (uint32_t s = 0; s < m->nsec; s++) m->mem_at[s + 1] = m->mem_at[s] + fill[s + 1];
+    for (uint32_t s = m->slo[i]; s <= m->shi[i]; s++)
+      fill[s + 1]++;
+  for (uint32_t s = 0; s < m->nsec; s++)
+    m->mem_at[s + 1] = m->mem_at[s] + fill[s + 1];
   memset(fill, 0, ((size_t)m->nsec + 1) * sizeof *fill);
   for (uint32_t i = 0; i < m->n; i++)
-    for (uint32_t s = m->slo[i]; s <= m->shi[i]; s++) m->mem[m->mem_at[s] + fill[s]++] = i;
+    for (uint32_t s = m->slo[i]; s <= m->shi[i]; s++)
+      m->mem[m->mem_at[s] + fill[s]++] = i;
   ap_free(a, fill);
   return AP_OK;
 }
@@ -249,10 +256,14 @@ static ap_status build_partitions(ex_model *m, const ap_strategy_ctx *ctx) {
     ap_free(a, sec_part);
     return ap_fail(ctx->err, AP_ERR_NOMEM, "exact: out of memory for %u partitions", np);
   }
-  for (uint32_t s = nsec; s-- > 0;) m->part_slo[sec_part[s]] = s;
-  for (uint32_t s = 0; s < nsec; s++) m->part_shi[sec_part[s]] = s;
-  for (uint32_t i = 0; i < m->n; i++) m->part_at[sec_part[m->slo[i]] + 1]++;
-  for (uint32_t p = 0; p < np; p++) m->part_at[p + 1] += m->part_at[p];
+  for (uint32_t s = nsec; s-- > 0;)
+    m->part_slo[sec_part[s]] = s;
+  for (uint32_t s = 0; s < nsec; s++)
+    m->part_shi[sec_part[s]] = s;
+  for (uint32_t i = 0; i < m->n; i++)
+    m->part_at[sec_part[m->slo[i]] + 1]++;
+  for (uint32_t p = 0; p < np; p++)
+    m->part_at[p + 1] += m->part_at[p];
   uint32_t *fill = cross; /* reuse: per-partition fill counts */
   memset(fill, 0, ((size_t)nsec + 1) * sizeof *fill);
   for (uint32_t i = 0; i < m->n; i++) {

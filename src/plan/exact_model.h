@@ -10,11 +10,11 @@ typedef struct ex_model {
   const ap_allocator *alloc;
   uint32_t n;
   uint64_t align;
-  uint64_t slack;   /* max over requests of asize - size */
-  uint64_t *size;   /* request sizes */
-  uint64_t *asize;  /* sizes rounded up to the alignment */
-  uint32_t *slo;    /* first section of each request */
-  uint32_t *shi;    /* last section of each request (inclusive) */
+  uint64_t slack;  /* max over requests of asize - size */
+  uint64_t *size;  /* request sizes */
+  uint64_t *asize; /* sizes rounded up to the alignment */
+  uint32_t *slo;   /* first section of each request */
+  uint32_t *shi;   /* last section of each request (inclusive) */
   uint32_t nsec;
   uint64_t *sec_total; /* sum of asize of the requests live in each section */
   /* Lower bound valid for sizes that are not multiples of the alignment: in a section, every
@@ -29,8 +29,8 @@ typedef struct ex_model {
   uint32_t npart;
   uint32_t *part_at; /* requests of partition p: part_buf[part_at[p] .. part_at[p+1]) */
   uint32_t *part_buf;
-  uint32_t *part_slo, *part_shi;  /* section range of each partition (inclusive) */
-  uint64_t *part_lb;              /* lower bound of each partition */
+  uint32_t *part_slo, *part_shi; /* section range of each partition (inclusive) */
+  uint64_t *part_lb;             /* lower bound of each partition */
 } ex_model;
 
 /* Validates the requests and builds the model. With `full` false only sizes, sections and the

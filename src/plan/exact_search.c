@@ -30,12 +30,12 @@ typedef struct ex_trail {
 } ex_trail;
 
 typedef struct ex_level {
-  uint32_t buf;        /* request placed at this depth */
-  uint32_t last_rank;  /* key of the last candidate tried here */
+  uint32_t buf;       /* request placed at this depth */
+  uint32_t last_rank; /* key of the last candidate tried here */
   uint64_t last_off;
   uint64_t min_height; /* lowest end any unplaced request could have */
   size_t trail_mark;
-  bool tried;          /* some candidate was tried at this level */
+  bool tried; /* some candidate was tried at this level */
 } ex_level;
 
 struct ex_search {
@@ -139,7 +139,8 @@ static void undo_place(ex_search *s, uint32_t b, size_t mark) {
     s->total[sec] += m->asize[b];
     s->live[sec]++; /* b sits right after the unplaced ones: later moves were undone first */
   }
-  for (uint32_t sec = m->slo[b]; sec < m->shi[b]; sec++) s->cut[sec]++;
+  for (uint32_t sec = m->slo[b]; sec < m->shi[b]; sec++)
+    s->cut[sec]++;
   s->off[b] = EX_NONE;
 }
 
@@ -151,8 +152,8 @@ static uint64_t align_up_sat(uint64_t v, uint64_t align) {
 /* Places b at its min offset and propagates. Returns false if the result is infeasible under
  * `cap` (the caller undoes) or the trail could not grow (*nomem). Sets *split when no unplaced
  * request crosses one of b's section boundaries any more. Checks sections slo .. shi. */
-static bool place(ex_search *s, uint32_t slo, uint32_t shi, uint32_t b, uint64_t cap,
-                  bool *nomem, bool *split) {
+static bool place(ex_search *s, uint32_t slo, uint32_t shi, uint32_t b, uint64_t cap, bool *nomem,
+                  bool *split) {
   const ex_model *m = s->m;
   uint64_t x = s->min_off[b], h = x + m->size[b]; /* h <= cap: checked by the caller */
   uint64_t ha = align_up_sat(h, m->align);
@@ -173,7 +174,8 @@ static bool place(ex_search *s, uint32_t slo, uint32_t shi, uint32_t b, uint64_t
     list[last] = b;
     s->pos[s->bm_at[b] + sec - m->slo[b]] = last;
   }
-  for (uint32_t sec = m->slo[b]; sec < m->shi[b]; sec++) *split |= --s->cut[sec] == 0;
+  for (uint32_t sec = m->slo[b]; sec < m->shi[b]; sec++)
+    *split |= --s->cut[sec] == 0;
   for (uint32_t sec = m->slo[b]; sec <= m->shi[b]; sec++)
     if (s->floor[sec] < h) {
       if (!trail_push(s, 1, sec, s->floor[sec])) return *nomem = true, false;
@@ -246,7 +248,8 @@ static ex_result solve_split(ex_search *s, ex_call *c, const uint32_t *buf, uint
                              uint32_t slo, uint32_t shi) {
   const ex_model *m = s->m;
   uint32_t left = 0;
-  for (uint32_t k = 0; k < nb; k++) left += s->off[buf[k]] == EX_NONE;
+  for (uint32_t k = 0; k < nb; k++)
+    left += s->off[buf[k]] == EX_NONE;
   uint32_t *sub = ap_calloc(m->alloc, left ? left : 1, sizeof *sub);
   if (!sub) {
     c->b->exhausted = true;
@@ -378,7 +381,8 @@ ex_result ex_search_decide(ex_search *s, uint32_t part, const uint32_t *rank, ui
     s->min_off[j] = 0;
     s->off[j] = EX_NONE;
     if (m->size[j] > cap) return EX_INFEASIBLE;
-    for (uint32_t sec = m->slo[j]; sec < m->shi[j]; sec++) s->cut[sec]++;
+    for (uint32_t sec = m->slo[j]; sec < m->shi[j]; sec++)
+      s->cut[sec]++;
   }
   for (uint32_t sec = slo; sec <= shi; sec++) {
     s->live[sec] = (uint32_t)(m->mem_at[sec + 1] - m->mem_at[sec]);
@@ -393,7 +397,9 @@ ex_result ex_search_decide(ex_search *s, uint32_t part, const uint32_t *rank, ui
   ex_call c = {.rank = rank, .cap = cap, .limit = node_limit, .b = b};
   ex_result r = solve_group(s, &c, buf, nb, slo, shi);
   if (r == EX_FOUND)
-    for (uint32_t k = 0; k < nb; k++) out[buf[k]] = s->off[buf[k]];
-  for (uint32_t k = 0; k < nb; k++) s->off[buf[k]] = EX_NONE;
+    for (uint32_t k = 0; k < nb; k++)
+      out[buf[k]] = s->off[buf[k]];
+  for (uint32_t k = 0; k < nb; k++)
+    s->off[buf[k]] = EX_NONE;
   return r;
 }
