@@ -20,10 +20,22 @@ static double now(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The file as a NUL-terminated string (ap_test_read_file does not terminate). */
+static char *read_text(const char *path) {
+  size_t len;
+  uint8_t *raw = ap_test_read_file(path, &len);
+  char *text = raw ? malloc(len + 1) : NULL;
+  if (text) {
+    memcpy(text, raw, len);
+    text[len] = 0;
+  }
+  free(raw);
+  return text;
+}
+
 /* Parses "id,lower,upper,size" (upper exclusive). Returns the count, or 0 on error. */
 static size_t load_csv(const char *path, ap_request **out) {
-  size_t len;
-  char *text = (char *)ap_test_read_file(path, &len);
+  char *text = read_text(path);
   if (!text) return 0;
   size_t cap = 64, n = 0;
   ap_request *req = malloc(cap * sizeof *req);

@@ -328,15 +328,27 @@ static void test_alignment(void) {
   free(x.off);
 }
 
+/* The file as a NUL-terminated string (ap_test_read_file does not terminate). */
+static char *read_text(const char *path) {
+  size_t len;
+  uint8_t *raw = ap_test_read_file(path, &len);
+  char *text = raw ? malloc(len + 1) : NULL;
+  if (text) {
+    memcpy(text, raw, len);
+    text[len] = 0;
+  }
+  free(raw);
+  return text;
+}
+
 /* CSV "id,lower,upper,size" with an exclusive upper, as in shared/bench. */
 static size_t load_csv(const char *path, ap_request **out) {
-  size_t len;
-  char *text = (char *)ap_test_read_file(path, &len);
+  char *text = read_text(path);
   *out = NULL;
   if (!text) return 0;
   size_t n = 0;
-  for (size_t i = 0; i < len; i++)
-    n += text[i] == '\n';
+  for (const char *c = text; *c; c++)
+    n += *c == '\n';
   ap_request *req = calloc(n + 1, sizeof *req);
   n = 0;
   for (char *line = strchr(text, '\n'); line && req; line = strchr(line + 1, '\n')) {
@@ -396,9 +408,7 @@ static void test_real_instances(void) {
                {"mobilenet_v2_torch_int8", 2451840},
                {"conformer_float", 38069408}};
   char path[512];
-  size_t tsv_len;
-  char *tsv =
-      (char *)ap_test_read_file(ap_test_path(path, sizeof path, "bench/tflm_arena.tsv"), &tsv_len);
+  char *tsv = read_text(ap_test_path(path, sizeof path, "bench/tflm_arena.tsv"));
   CHECK(tsv != NULL);
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     ap_request *r;
