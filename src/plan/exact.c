@@ -31,7 +31,9 @@
 #define EX_MAX_SEARCH_REQUESTS 20000
 #define EX_MAX_PAIRS ((size_t)4 << 20)
 #define EX_ORDERS 3
+#ifndef EX_ORDER_LIST
 #define EX_ORDER_LIST "WAT", "TAW", "TWA"
+#endif
 
 typedef struct ex_key {
   uint64_t k[3];
@@ -50,8 +52,7 @@ static int cmp_key(const void *pa, const void *pb) {
  * sections, Z size. MiniMalloc's round robin uses WAT, TAW, TWA. */
 static const char *const ex_orders[EX_ORDERS] = {EX_ORDER_LIST};
 
-static ap_status make_ranks(const ex_model *m, const ap_strategy_ctx *ctx,
-                            uint32_t *rank[EX_ORDERS]) {
+static ap_status make_ranks(const ex_model *m, uint32_t *rank[EX_ORDERS]) {
   const ap_allocator *a = m->alloc;
   ex_key *keys = ap_calloc(a, m->n ? m->n : 1, sizeof *keys);
   if (!keys) return AP_ERR_NOMEM;
@@ -61,20 +62,8 @@ static ap_status make_ranks(const ex_model *m, const ap_strategy_ctx *ctx,
     if (getenv("EX_ONLY")) ord = getenv("EX_ONLY");
 #endif
     for (uint32_t i = 0; i < m->n; i++) {
-      uint64_t t = 0, area;
-      for (uint32_t s = m->slo[i]; s <= m->shi[i]; s++)
-        if (m->sec_total[s] > t) t = m->sec_total[s];
-      uint64_t w = (uint64_t)((int64_t)ctx->req[i].last - ctx->req[i].first) + 1;
-      if (!ap_mul_u64(m->size[i], w, &area)) area = UINT64_MAX;
       keys[i].idx = i;
-      for (int k = 0; k < 3; k++) {
-        char c = ord[k];
-        keys[i].k[k] = c == 'W'   ? w
-                       : c == 'A' ? area
-                       : c == 'T' ? t
-                       : c == 'C' ? (uint64_t)(m->shi[i] - m->slo[i]) + 1
-                                  : m->size[i];
-      }
+      ex_rank_keys(m, m->sec_total, ord, i, keys[i].k);
     }
     qsort(keys, m->n, sizeof *keys, cmp_key);
     for (uint32_t r = 0; r < m->n; r++)
@@ -185,7 +174,9 @@ typedef struct ex_run {
   ex_search *search;
   uint32_t *rank[EX_ORDERS + 1]; /* the fixed orders, then the current perturbed one */
   ex_key *keys;
-  uint64_t restarts;
+  uint32_t *guide; /* requests ranked by offset in the best plan */
+  uint64_t descents;
+  uint64_t heavy_rounds;
   uint64_t *part_hi; /* arena of each partition in the best plan */
   uint64_t *best;    /* the best plan */
   uint64_t *scratch; /* a partition's plan under test */
@@ -200,14 +191,15 @@ static uint64_t run_arena(const ex_run *r) {
 }
 
 /* Is there a plan with arena <= cap? Partitions already under cap are kept. */
-static ex_result decide_all(ex_run *r, uint64_t cap, uint64_t limit, int order) {
+static ex_result decide_all(ex_run *r, uint64_t cap, uint64_t limit, int slot,
+                            const char *order) {
   const ex_model *m = r->m;
   ex_result res = EX_FOUND;
   for (uint32_t p = 0; p < m->npart; p++) {
     if (r->part_hi[p] <= cap) continue;
     if (m->part_lb[p] > cap) return EX_INFEASIBLE;
     ex_result pr =
-        ex_search_decide(r->search, p, r->rank[order], cap, limit, &r->budget, r->scratch);
+        ex_search_decide(r->search, p, r->rank[slot], order, cap, limit, &r->budget, r->scratch);
     if (pr == EX_INFEASIBLE) return EX_INFEASIBLE;
     if (pr == EX_ABORTED) {
       /* Other partitions may still prove the capacity infeasible, unless time is out. */
@@ -225,46 +217,117 @@ static ex_result decide_all(ex_run *r, uint64_t cap, uint64_t limit, int order) 
 }
 
 /* Lowers *hi (the best arena, kept in r->best) and raises *lo (proven lower bound). */
-/* Tries capacity `cap` with each fixed order, then with `EX_PERTURBED` perturbed ones. */
+/* Each round tries the lower bound with the fixed orders and EX_PERTURBED variations of them,
+ * then descends from the best arena with the fixed orders and with EX_GUIDED orders taken
+ * from the best plan itself (requests by offset, slightly perturbed: the search first rebuilds
+ * something close to the best plan, then deviates from it; "solution-guided" search). */
 #ifndef EX_PERTURBED
 #define EX_PERTURBED 9
 #endif
-
-static void minimise(ex_run *r, uint64_t *lo, uint64_t *hi) {
-  uint64_t limit = 2 * (uint64_t)r->m->n + 1024;
-  while (*lo < *hi && !r->budget.exhausted) {
-    for (int h = 0; h < EX_ORDERS + EX_PERTURBED && *lo < *hi && !r->budget.exhausted; h++) {
-      int slot = h;
-      if (h >= EX_ORDERS) {
-        slot = EX_ORDERS;
-        uint32_t spread = r->m->n / 8 + 2;
-#ifdef EX_TRACE
-        if (getenv("EX_SPREAD")) spread = r->m->n / (uint32_t)atoi(getenv("EX_SPREAD")) + 2;
+#ifndef EX_GUIDED
+#define EX_GUIDED 3
 #endif
-        perturb_ranks(r->m, r->rank[h % EX_ORDERS], ++r->restarts, spread, r->keys,
-                      r->rank[EX_ORDERS]);
-      }
-      uint64_t n0 = r->budget.nodes;
-      (void)n0;
-      ex_result res = decide_all(r, *lo, limit, slot);
-      TRACE("probe lo=%llu h=%d limit=%llu -> %d nodes %llu\n", (unsigned long long)*lo, h,
-            (unsigned long long)limit, res, (unsigned long long)(r->budget.nodes - n0));
+#ifndef EX_DESCENTS
+#define EX_DESCENTS 4
+#endif
+#ifndef EX_PROBE_SLOWDOWN
+#define EX_PROBE_SLOWDOWN 3
+#endif
+/* Descents first aim at hi - (hi - lo) / EX_JUMP. */
+#ifndef EX_PROBE_SEED
+#define EX_PROBE_SEED (round * 64 + (uint64_t)h)
+#endif
+#ifndef EX_JUMP
+#define EX_JUMP 4
+#endif
+/* After this many nodes (a few seconds) without reaching the lower bound, the optimum is
+ * probably above it: every order then descends, each round. */
+#ifndef EX_PROBE_FIRST
+#define EX_PROBE_FIRST 2000000
+#endif
+
+/* Selects the order of attempt h: a rank slot and the letters to re-rank split-off groups. */
+static int set_order(ex_run *r, int h, bool guided, uint64_t seed, const char **letters) {
+  const ex_model *m = r->m;
+  if (!guided && h < EX_ORDERS) {
+    *letters = ex_orders[h];
+    return h;
+  }
+  const uint32_t *base = r->rank[h % EX_ORDERS];
+  uint32_t spread = m->n / 8 + 2;
+  *letters = ex_orders[h % EX_ORDERS];
+  if (guided) {
+    for (uint32_t i = 0; i < m->n; i++)
+      r->keys[i] = (ex_key){{UINT64_MAX - r->best[i], UINT64_MAX - r->rank[0][i], 0}, i};
+    qsort(r->keys, m->n, sizeof *r->keys, cmp_key);
+    for (uint32_t k = 0; k < m->n; k++)
+      r->guide[r->keys[k].idx] = k;
+    base = r->guide;
+    spread = h == 0 ? 0 : m->n / 16 + 2;
+    *letters = NULL; /* keep the guide inside split-off groups too */
+  }
+  perturb_ranks(m, base, seed, spread, r->keys, r->rank[EX_ORDERS]);
+  return EX_ORDERS;
+}
+
+/* Lowers *hi, one attempt after another under *hi - 1, with order `h`: first at a deeper
+ * target (tighter capacities prune harder and can jump far), then one byte below. */
+static void descend(ex_run *r, uint64_t *lo, uint64_t *hi, int h, uint64_t limit,
+                    uint64_t seed) {
+  const char *letters;
+  int slot = h < EX_ORDERS + EX_PERTURBED
+                 ? set_order(r, h, false, seed, &letters)
+                 : set_order(r, h - EX_ORDERS - EX_PERTURBED, true, seed, &letters);
+  while (*lo + EX_JUMP < *hi && !r->budget.exhausted) {
+    uint64_t cap = *hi - (*hi - *lo) / EX_JUMP;
+    ex_result res = decide_all(r, cap, limit, slot, letters);
+    if (res == EX_INFEASIBLE) *lo = cap + 1;
+    *hi = run_arena(r);
+    TRACE("  jump cap=%llu h=%d -> %d hi=%llu\n", (unsigned long long)cap, h, res,
+          (unsigned long long)*hi);
+    if (res == EX_ABORTED) break;
+  }
+  while (*lo < *hi && !r->budget.exhausted) {
+    ex_result res = decide_all(r, *hi - 1, limit, slot, letters);
+    if (res == EX_INFEASIBLE) *lo = *hi;
+    *hi = run_arena(r);
+    TRACE("  cap=%llu h=%d -> %d hi=%llu\n", (unsigned long long)(*hi - 1), h, res,
+          (unsigned long long)*hi);
+    if (res == EX_ABORTED) break;
+  }
+}
+
+/* Rounds of attempts whose node limit doubles each round. While few nodes are spent, most go
+ * to the lower bound (every order tries it; a few descend). After EX_PROBE_FIRST nodes the
+ * optimum is probably above the bound: then only the fixed orders keep trying the bound, at a
+ * constant limit, and every order descends, with its own limit starting small again. */
+static void minimise(ex_run *r, uint64_t *lo, uint64_t *hi) {
+  const uint64_t base = 2 * (uint64_t)r->m->n + 1024;
+  const int all = EX_ORDERS + EX_PERTURBED + EX_GUIDED;
+  uint64_t plimit = base, dlimit = base;
+  bool heavy = false;
+  for (uint64_t round = 1; *lo < *hi && !r->budget.exhausted; round++) {
+    int probes = heavy ? EX_ORDERS : EX_ORDERS + EX_PERTURBED;
+    for (int h = 0; h < probes && *lo < *hi && !r->budget.exhausted; h++) {
+      const char *letters;
+      /* Seeds depend only on the round and the order, so that the attempts at the bound do
+       * not depend on what the descents did. */
+      int slot = set_order(r, h, false, EX_PROBE_SEED, &letters);
+      ex_result res = decide_all(r, *lo, plimit, slot, letters);
+      TRACE("probe lo=%llu h=%d limit=%llu -> %d\n", (unsigned long long)*lo, h,
+            (unsigned long long)plimit, res);
       if (res == EX_INFEASIBLE) *lo += 1;
       *hi = run_arena(r);
-#ifdef EX_TRACE
-      if (getenv("EX_PROBE_ONLY")) continue;
-#endif
-      while (*lo < *hi && !r->budget.exhausted) {
-        n0 = r->budget.nodes;
-        res = decide_all(r, *hi - 1, limit, slot);
-        if (res == EX_INFEASIBLE) *lo = *hi;
-        *hi = run_arena(r);
-        TRACE("  cap=%llu h=%d -> %d hi=%llu nodes %llu\n", (unsigned long long)(*hi - 1), h, res,
-              (unsigned long long)*hi, (unsigned long long)(r->budget.nodes - n0));
-        if (res == EX_ABORTED) break;
-      }
     }
-    if (limit < UINT64_MAX / 2) limit *= 2;
+    if (!heavy && r->budget.nodes >= EX_PROBE_FIRST) heavy = true;
+    for (int k = 0; k < all && *lo < *hi && !r->budget.exhausted; k++)
+      descend(r, lo, hi, k, dlimit, ((uint64_t)1 << 40) + round * 64 + (uint64_t)k);
+    /* Before, descents stay short (a constant limit): cheap, yet they find most of the easy
+     * improvements. */
+    if (heavy && dlimit < UINT64_MAX / 2) dlimit *= 2;
+    /* The bound's limit keeps growing, more slowly once descents take over. */
+    if ((!heavy || ++r->heavy_rounds % EX_PROBE_SLOWDOWN == 0) && plimit < UINT64_MAX / 2)
+      plimit *= 2;
   }
 }
 
@@ -318,7 +381,8 @@ static ap_status exact_plan(const ap_strategy_ctx *ctx, uint64_t *offsets,
     for (int h = 0; h <= EX_ORDERS; h++)
       ok = ok && (r.rank[h] = ap_calloc(a, m.n, 4));
     ok = ok && (r.keys = ap_calloc(a, m.n, sizeof *r.keys));
-    if (!ok || ex_search_create(&m, &r.search) != AP_OK || make_ranks(&m, ctx, r.rank) != AP_OK) {
+    ok = ok && (r.guide = ap_calloc(a, m.n, sizeof *r.guide));
+    if (!ok || ex_search_create(&m, &r.search) != AP_OK || make_ranks(&m, r.rank) != AP_OK) {
       st = ap_fail(ctx->err, AP_ERR_NOMEM, "exact: out of memory for the search");
       goto done;
     }
@@ -332,6 +396,7 @@ static ap_status exact_plan(const ap_strategy_ctx *ctx, uint64_t *offsets,
                                           : EX_DEFAULT_SECONDS;
     r.budget.deadline = secs > 0 ? t0 + secs : 0;
     minimise(&r, &lo, &hi);
+    TRACE("nodes %llu\n", (unsigned long long)r.budget.nodes);
     memcpy(offsets, r.best, (size_t)m.n * sizeof *offsets);
     uint32_t ba, bb;
     if (!ex_model_check(&m, offsets, hi, &ba, &bb)) {
@@ -347,6 +412,7 @@ done:
   for (int h = 0; h <= EX_ORDERS; h++)
     ap_free(m.alloc, r.rank[h]);
   ap_free(m.alloc, r.keys);
+  ap_free(m.alloc, r.guide);
   ap_free(m.alloc, r.part_hi);
   ap_free(m.alloc, r.best);
   ap_free(m.alloc, r.scratch);

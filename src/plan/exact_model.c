@@ -33,7 +33,7 @@ void ex_model_free(ex_model *m) {
   const ap_allocator *a = m->alloc;
   void *ptrs[] = {m->size,     m->asize,    m->slo,      m->shi,    m->sec_total,
                   m->adj_at,   m->adj,      m->mem_at,   m->mem,    m->part_at,
-                  m->part_buf, m->part_slo, m->part_shi, m->part_lb};
+                  m->part_buf, m->part_slo, m->part_shi, m->part_lb,  m->len};
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
     ap_free(a, ptrs[i]);
   memset(m, 0, sizeof *m);
@@ -304,7 +304,8 @@ ap_status ex_model_build(ex_model *m, const ap_strategy_ctx *ctx, bool full, siz
   m->asize = ap_calloc(a, m->n ? m->n : 1, sizeof *m->asize);
   m->slo = ap_calloc(a, m->n ? m->n : 1, sizeof *m->slo);
   m->shi = ap_calloc(a, m->n ? m->n : 1, sizeof *m->shi);
-  if (!m->size || !m->asize || !m->slo || !m->shi) {
+  m->len = ap_calloc(a, m->n ? m->n : 1, sizeof *m->len);
+  if (!m->size || !m->asize || !m->slo || !m->shi || !m->len) {
     ex_model_free(m);
     return ap_fail(ctx->err, AP_ERR_NOMEM, "exact: out of memory for %u requests", m->n);
   }
@@ -318,6 +319,7 @@ ap_status ex_model_build(ex_model *m, const ap_strategy_ctx *ctx, bool full, siz
                      (int)r->last);
     }
     m->size[i] = r->size;
+    m->len[i] = (uint64_t)((int64_t)r->last - r->first) + 1;
     if (!ap_align_up(r->size, m->align, &m->asize[i])) {
       ex_model_free(m);
       return ap_fail(ctx->err, AP_ERR_OVERFLOW,
@@ -357,4 +359,25 @@ bool ex_model_check(const ex_model *m, const uint64_t *off, uint64_t arena, uint
   }
   *bad_a = *bad_b = UINT32_MAX;
   return top == arena;
+}
+
+void ex_rank_keys(const ex_model *m, const uint64_t *totals, const char *order, uint32_t i,
+                  uint64_t key[3]) {
+  for (int k = 0; k < 3; k++) {
+    uint64_t v = m->size[i];
+    switch (order[k]) {
+    case 'W': v = m->len[i]; break;
+    case 'A':
+      if (!ap_mul_u64(m->size[i], m->len[i], &v)) v = UINT64_MAX;
+      break;
+    case 'T':
+      v = 0;
+      for (uint32_t s = m->slo[i]; s <= m->shi[i]; s++)
+        if (totals[s] > v) v = totals[s];
+      break;
+    case 'C': v = (uint64_t)(m->shi[i] - m->slo[i]) + 1; break;
+    default: break;
+    }
+    key[k] = v;
+  }
 }

@@ -13,6 +13,7 @@ typedef struct ex_model {
   uint64_t slack;  /* max over requests of asize - size */
   uint64_t *size;  /* request sizes */
   uint64_t *asize; /* sizes rounded up to the alignment */
+  uint64_t *len;   /* lifetime lengths in steps */
   uint32_t *slo;   /* first section of each request */
   uint32_t *shi;   /* last section of each request (inclusive) */
   uint32_t nsec;
@@ -62,10 +63,16 @@ ap_status ex_search_create(const ex_model *m, ex_search **out);
 void ex_search_destroy(ex_search *s);
 /* Decides whether partition `part` fits under `capacity`. Branches only on canonical
  * (left-justified, non-decreasing offset) placements; `rank` breaks ties between requests with
- * the same lowest offset and so orders the search. On EX_FOUND writes the offsets of the
- * partition's requests into `out`. Stops after `node_limit` nodes (EX_ABORTED) or when the
- * budget runs out. */
-ex_result ex_search_decide(ex_search *s, uint32_t part, const uint32_t *rank, uint64_t capacity,
-                           uint64_t node_limit, ex_budget *b, uint64_t *out);
+ * the same lowest offset and so orders the search. When `order` is given (three key letters,
+ * see ex_rank_keys), groups split off during the search are ranked again by it, with the bytes
+ * still to place. On EX_FOUND writes the offsets of the partition's requests into `out`. Stops
+ * after `node_limit` nodes (EX_ABORTED) or when the budget runs out. */
+ex_result ex_search_decide(ex_search *s, uint32_t part, const uint32_t *rank, const char *order,
+                           uint64_t capacity, uint64_t node_limit, ex_budget *b, uint64_t *out);
+
+/* Sort keys of request i for an order: W lifetime length, A area (size x length), T peak of
+ * `totals` over its sections, C number of sections, Z size (larger first). */
+void ex_rank_keys(const ex_model *m, const uint64_t *totals, const char *order, uint32_t i,
+                  uint64_t key[3]);
 
 #endif

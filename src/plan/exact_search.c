@@ -19,6 +19,7 @@
  * trail, so memory is O(requests + overlaps along one path). */
 #include "plan/exact_model.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define EX_NONE UINT64_MAX
@@ -30,13 +31,24 @@ typedef struct ex_trail {
 } ex_trail;
 
 typedef struct ex_level {
-  uint32_t buf;       /* request placed at this depth */
-  uint32_t last_rank; /* key of the last candidate tried here */
-  uint64_t last_off;
+  uint32_t buf;        /* request placed at this depth */
   uint64_t min_height; /* lowest end any unplaced request could have */
   size_t trail_mark;
-  bool tried; /* some candidate was tried at this level */
+  size_t cand_at;      /* this level's candidates: cand[cand_at .. + cand_n), sorted */
+  uint32_t cand_n, cand_i; /* cand_i: the next one to try */
 } ex_level;
+
+/* A candidate while sorting: (min offset, rank) is the canonical order. */
+typedef struct ex_cand {
+  uint64_t off;
+  uint32_t rank, idx;
+} ex_cand;
+
+static int cmp_cand(const void *pa, const void *pb) {
+  const ex_cand *a = pa, *b = pb;
+  if (a->off != b->off) return a->off < b->off ? -1 : 1;
+  return (a->rank > b->rank) - (a->rank < b->rank);
+}
 
 struct ex_search {
   const ex_model *m;
@@ -53,6 +65,16 @@ struct ex_search {
    * pos[bm_at[b] + s - slo[b]] is b's index in section s's list. */
   uint32_t *mem, *live, *pos;
   size_t *bm_at;
+  uint32_t *rank; /* the caller's ranks, re-ranked within split-off groups */
+  /* Prefix and suffix maxima of total[] over sections sums_slo .. sums_shi, valid while
+   * version == sums_version (every placement and undo bumps version). */
+  uint64_t *pre, *suf;
+  uint64_t version, sums_version;
+  uint32_t sums_slo, sums_shi;
+  /* The candidate lists of the levels on the current path, as a stack. */
+  uint32_t *cand;
+  size_t cand_len, cand_cap;
+  ex_cand *sortbuf;
 };
 
 void ex_search_destroy(ex_search *s) {
@@ -71,6 +93,11 @@ void ex_search_destroy(ex_search *s) {
   ap_free(a, s->live);
   ap_free(a, s->pos);
   ap_free(a, s->bm_at);
+  ap_free(a, s->rank);
+  ap_free(a, s->pre);
+  ap_free(a, s->suf);
+  ap_free(a, s->cand);
+  ap_free(a, s->sortbuf);
   ap_free(a, s);
 }
 
@@ -96,8 +123,16 @@ ap_status ex_search_create(const ex_model *m, ex_search **out) {
   s->pos = ap_calloc(a, nm ? nm : 1, sizeof *s->pos);
   s->live = ap_calloc(a, ns, sizeof *s->live);
   s->bm_at = ap_calloc(a, n + 1, sizeof *s->bm_at);
+  s->rank = ap_calloc(a, n, sizeof *s->rank);
+  s->pre = ap_calloc(a, ns, sizeof *s->pre);
+  s->suf = ap_calloc(a, ns, sizeof *s->suf);
+  s->sums_version = 1; /* != version: nothing computed yet */
+  s->cand_cap = 4 * n + 64;
+  s->cand = ap_calloc(a, s->cand_cap, sizeof *s->cand);
+  s->sortbuf = ap_calloc(a, n, sizeof *s->sortbuf);
   if (!s->min_off || !s->off || !s->floor || !s->total || !s->stamp || !s->affected || !s->lev ||
-      !s->trail || !s->cut || !s->mem || !s->pos || !s->live || !s->bm_at) {
+      !s->trail || !s->cut || !s->mem || !s->pos || !s->live || !s->bm_at || !s->rank ||
+      !s->pre || !s->suf || !s->cand || !s->sortbuf) {
     ex_search_destroy(s);
     return AP_ERR_NOMEM;
   }
@@ -128,6 +163,7 @@ static bool trail_push(ex_search *s, uint32_t kind, uint32_t idx, uint64_t old) 
 
 static void undo_place(ex_search *s, uint32_t b, size_t mark) {
   const ex_model *m = s->m;
+  s->version++;
   while (s->trail_len > mark) {
     ex_trail t = s->trail[--s->trail_len];
     if (t.kind == 0)
@@ -158,6 +194,7 @@ static bool place(ex_search *s, uint32_t slo, uint32_t shi, uint32_t b, uint64_t
   uint64_t x = s->min_off[b], h = x + m->size[b]; /* h <= cap: checked by the caller */
   uint64_t ha = align_up_sat(h, m->align);
   s->off[b] = x;
+  s->version++;
   if (++s->stamp_now == 0) {
     memset(s->stamp, 0, (size_t)m->nsec * sizeof *s->stamp);
     s->stamp_now = 1;
@@ -222,18 +259,55 @@ static bool place(ex_search *s, uint32_t slo, uint32_t shi, uint32_t b, uint64_t
   return true;
 }
 
+/* The largest total any section of slo .. shi would have left once b is placed: offsets never
+ * decrease, so if the candidate's offset plus that exceeds the capacity, placing b fails
+ * whatever the propagation does (most failing candidates fail this way). */
+static uint64_t max_total_without(ex_search *s, uint32_t b, uint32_t slo, uint32_t shi) {
+  const ex_model *m = s->m;
+  if (s->sums_version != s->version || s->sums_slo != slo || s->sums_shi != shi) {
+    uint64_t run = 0;
+    for (uint32_t sec = slo; sec <= shi; sec++)
+      s->pre[sec] = run = AP_MAX(run, s->total[sec]);
+    run = 0;
+    for (uint32_t sec = shi + 1; sec-- > slo;)
+      s->suf[sec] = run = AP_MAX(run, s->total[sec]);
+    s->sums_version = s->version;
+    s->sums_slo = slo;
+    s->sums_shi = shi;
+  }
+  uint64_t t = 0;
+  if (m->slo[b] > slo) t = s->pre[m->slo[b] - 1];
+  if (m->shi[b] < shi) t = AP_MAX(t, s->suf[m->shi[b] + 1]);
+  for (uint32_t sec = m->slo[b]; sec <= m->shi[b]; sec++)
+    t = AP_MAX(t, s->total[sec] - m->asize[b]);
+  return t;
+}
+
 static bool key_less(uint64_t ao, uint32_t ar, uint64_t bo, uint32_t br) {
   return ao < bo || (ao == bo && ar < br);
 }
 
 /* What one decision call shares across its nested groups. */
 typedef struct ex_call {
-  const uint32_t *rank;
+  uint32_t *rank;
+  const char *order;
   uint64_t cap;
   uint64_t limit, used;
   ex_budget *b;
   uint32_t nest;
 } ex_call;
+
+typedef struct ex_gkey {
+  uint64_t k[3];
+  uint32_t idx;
+} ex_gkey;
+
+static int cmp_gkey(const void *pa, const void *pb) {
+  const ex_gkey *a = pa, *b = pb;
+  for (int i = 0; i < 3; i++)
+    if (a->k[i] != b->k[i]) return a->k[i] > b->k[i] ? -1 : 1; /* larger first */
+  return (a->idx > b->idx) - (a->idx < b->idx);
+}
 
 /* Nested groups beyond this are searched as one (correct, only slower). */
 #define EX_MAX_NEST 200
@@ -251,7 +325,12 @@ static ex_result solve_split(ex_search *s, ex_call *c, const uint32_t *buf, uint
   for (uint32_t k = 0; k < nb; k++)
     left += s->off[buf[k]] == EX_NONE;
   uint32_t *sub = ap_calloc(m->alloc, left ? left : 1, sizeof *sub);
-  if (!sub) {
+  uint32_t *saved = ap_calloc(m->alloc, left ? left : 1, sizeof *saved);
+  ex_gkey *keys = c->order ? ap_calloc(m->alloc, left ? left : 1, sizeof *keys) : NULL;
+  if (!sub || !saved || (c->order && !keys)) {
+    ap_free(m->alloc, sub);
+    ap_free(m->alloc, saved);
+    ap_free(m->alloc, keys);
     c->b->exhausted = true;
     return EX_ABORTED;
   }
@@ -266,14 +345,73 @@ static ex_result solve_split(ex_search *s, ex_call *c, const uint32_t *buf, uint
       if (s->off[j] == EX_NONE && m->slo[j] >= cs && m->slo[j] <= sec) sub[cnt++] = j;
     }
     if (cnt) {
+      for (uint32_t k = 0; k < cnt; k++)
+        saved[k] = c->rank[sub[k]];
+      if (keys && cnt > 1) {
+        /* Rank the group by what is left to place in it (MiniMalloc re-sorts sub-problems). */
+        for (uint32_t k = 0; k < cnt; k++) {
+          keys[k].idx = sub[k];
+          ex_rank_keys(m, s->total, c->order, sub[k], keys[k].k);
+        }
+        qsort(keys, cnt, sizeof *keys, cmp_gkey);
+        for (uint32_t k = 0; k < cnt; k++)
+          c->rank[keys[k].idx] = k;
+      }
       c->nest++;
       r = solve_group(s, c, sub, cnt, cs, sec);
       c->nest--;
+      for (uint32_t k = 0; k < cnt; k++)
+        c->rank[sub[k]] = saved[k];
     }
     cs = sec + 1;
   }
   ap_free(m->alloc, sub);
+  ap_free(m->alloc, saved);
+  ap_free(m->alloc, keys);
   return r;
+}
+
+/* Depth-first search over one group of requests that share sections slo .. shi. On EX_FOUND
+ * the group's requests stay placed; otherwise everything it placed is undone (EX_ABORTED
+ * leaves the state to be reset by the caller). */
+/* Pushes the candidates of a new level: the unplaced requests above the previous placement in
+ * canonical order and below min_height (dominance), sorted. False if the stack cannot grow. */
+static bool push_candidates(ex_search *s, ex_level *L, const uint32_t *buf, uint32_t nb,
+                            bool have_lo, uint64_t lo_off, uint32_t lo_rank,
+                            const uint32_t *rank) {
+  const ex_model *m = s->m;
+  L->min_height = EX_NONE;
+  for (uint32_t k = 0; k < nb; k++) {
+    uint32_t j = buf[k];
+    if (s->off[j] == EX_NONE && s->min_off[j] + m->size[j] < L->min_height)
+      L->min_height = s->min_off[j] + m->size[j];
+  }
+  uint32_t cnt = 0;
+  for (uint32_t k = 0; k < nb; k++) {
+    uint32_t j = buf[k];
+    if (s->off[j] != EX_NONE || s->min_off[j] >= L->min_height) continue;
+    if (have_lo && !key_less(lo_off, lo_rank, s->min_off[j], rank[j])) continue;
+    s->sortbuf[cnt++] = (ex_cand){s->min_off[j], rank[j], j};
+  }
+  qsort(s->sortbuf, cnt, sizeof *s->sortbuf, cmp_cand);
+  if (s->cand_cap - s->cand_len < cnt) {
+    size_t cap, bytes;
+    if (!ap_add_size(s->cand_len, cnt, &cap) || !ap_mul_size(cap, 2, &cap) ||
+        !ap_mul_size(cap, sizeof *s->cand, &bytes))
+      return false;
+    uint32_t *t = ap_alloc(m->alloc, bytes);
+    if (!t) return false;
+    memcpy(t, s->cand, s->cand_len * sizeof *t);
+    ap_free(m->alloc, s->cand);
+    s->cand = t;
+    s->cand_cap = cap;
+  }
+  L->cand_at = s->cand_len;
+  L->cand_n = cnt;
+  L->cand_i = 0;
+  for (uint32_t k = 0; k < cnt; k++)
+    s->cand[s->cand_len++] = s->sortbuf[k].idx;
+  return true;
 }
 
 /* Depth-first search over one group of requests that share sections slo .. shi. On EX_FOUND
@@ -291,44 +429,26 @@ static ex_result solve_group(ex_search *s, ex_call *c, const uint32_t *buf, uint
     ex_level *L = &s->lev[s->depth];
     if (fresh) {
       fresh = false;
-      L->tried = false;
-      L->min_height = EX_NONE;
-      for (uint32_t k = 0; k < nb; k++) {
-        uint32_t j = buf[k];
-        if (s->off[j] == EX_NONE && s->min_off[j] + m->size[j] < L->min_height)
-          L->min_height = s->min_off[j] + m->size[j];
+      bool have_lo = d > 0;
+      uint32_t prev = have_lo ? s->lev[s->depth - 1].buf : 0;
+      if (!push_candidates(s, L, buf, nb, have_lo, have_lo ? s->off[prev] : 0,
+                           have_lo ? rank[prev] : 0, rank)) {
+        c->b->exhausted = true;
+        return EX_ABORTED;
       }
     }
-    /* The next candidate: the smallest (min offset, rank) above the last one tried here, or
-     * above the previous placement in this group (canonical order). */
-    bool have_lo = L->tried || d > 0;
-    uint64_t lo_off = L->tried ? L->last_off : d > 0 ? s->off[s->lev[s->depth - 1].buf] : 0;
-    uint32_t lo_rank = L->tried ? L->last_rank : d > 0 ? rank[s->lev[s->depth - 1].buf] : 0;
-    uint32_t best = UINT32_MAX;
-    uint64_t best_off = EX_NONE;
-    uint32_t best_rank = UINT32_MAX;
-    for (uint32_t k = 0; k < nb; k++) {
-      uint32_t j = buf[k];
-      if (s->off[j] != EX_NONE) continue;
-      uint64_t o = s->min_off[j];
-      uint32_t r = rank[j];
-      if (have_lo && !key_less(lo_off, lo_rank, o, r)) continue;
-      if (best == UINT32_MAX || key_less(o, r, best_off, best_rank)) {
-        best = j;
-        best_off = o;
-        best_rank = r;
-      }
-    }
-    if (best == UINT32_MAX || best_off >= L->min_height) {
+    s->cand_len = L->cand_at + L->cand_n; /* drop the lists of deeper levels */
+    if (L->cand_i == L->cand_n) {
       if (d == 0) return EX_INFEASIBLE;
       s->depth--;
       undo_place(s, s->lev[s->depth].buf, s->lev[s->depth].trail_mark);
       continue;
     }
-    L->tried = true;
-    L->last_off = best_off;
-    L->last_rank = best_rank;
+    uint32_t best = s->cand[L->cand_at + L->cand_i++];
+    uint64_t best_off = s->min_off[best];
     if (m->size[best] > c->cap - best_off) continue; /* best_off < min_height <= cap */
+    uint64_t t = max_total_without(s, best, slo, shi);
+    if (t && (t > m->slack ? t - m->slack : 1) > c->cap - best_off) continue;
     if (++c->used > c->limit) return EX_ABORTED;
     ex_budget *b = c->b;
     b->nodes++;
@@ -363,8 +483,8 @@ static ex_result solve_group(ex_search *s, ex_call *c, const uint32_t *buf, uint
   }
 }
 
-ex_result ex_search_decide(ex_search *s, uint32_t part, const uint32_t *rank, uint64_t cap,
-                           uint64_t node_limit, ex_budget *b, uint64_t *out) {
+ex_result ex_search_decide(ex_search *s, uint32_t part, const uint32_t *rank, const char *order,
+                           uint64_t cap, uint64_t node_limit, ex_budget *b, uint64_t *out) {
   const ex_model *m = s->m;
   const uint32_t *buf = m->part_buf + m->part_at[part];
   uint32_t nb = m->part_at[part + 1] - m->part_at[part];
@@ -394,7 +514,9 @@ ex_result ex_search_decide(ex_search *s, uint32_t part, const uint32_t *rank, ui
   }
   s->trail_len = 0;
   s->depth = 0;
-  ex_call c = {.rank = rank, .cap = cap, .limit = node_limit, .b = b};
+  for (uint32_t k = 0; k < nb; k++)
+    s->rank[buf[k]] = rank[buf[k]];
+  ex_call c = {.rank = s->rank, .order = order, .cap = cap, .limit = node_limit, .b = b};
   ex_result r = solve_group(s, &c, buf, nb, slo, shi);
   if (r == EX_FOUND)
     for (uint32_t k = 0; k < nb; k++)
