@@ -1,20 +1,27 @@
 /* The `exact` strategy: the smallest arena, proven, or the best plan found within a budget.
  *
- * It starts from a valid plan (the caller's, or its own first-fit by size), then asks the
- * decision search (exact_search.c) for a plan under ever smaller capacities:
- * - first at the lower bound (on most real instances the optimum equals it, and a plan there
- *   is proven optimal at once);
- * - then one below the best arena so far. If that search space is exhausted, the best arena is
- *   proven optimal.
- * Every attempt gets a node limit that doubles each round, and each round tries three request
- * orders (MiniMalloc-style round robin): a bad order can get lost while another finds a plan
- * at once. Independent partitions of time are searched separately, and a partition whose plan
- * already fits a capacity is not searched again.
+ * It starts from a valid plan (the caller's, checked, or its own first-fit by size), then asks
+ * the decision search (exact_search.c) for plans under smaller capacities:
+ * - at the lower bound: on most real instances the optimum equals it, and a plan there is
+ *   proven optimal at once;
+ * - below the best arena so far ("descents"): first at a deeper target, then one byte below.
+ *   If the search space one byte below is exhausted, the best arena is proven optimal.
+ * Attempts run in rounds whose node limit doubles. The order of the search (how requests at
+ * the same offset are ranked) matters a lot and no order is best everywhere, so each round
+ * tries MiniMalloc's three orders (WAT, TAW, TWA), deterministic random variations of them, and
+ * for descents orders taken from the best plan itself (MiniMalloc's round robin, with
+ * restarts). Independent partitions of time are searched separately.
+ *
+ * The lower bound is computed here, not taken from ctx->lower_bound: with sizes that are not
+ * multiples of the alignment the topmost request needs no padding, so the peak of aligned
+ * sizes can overstate the minimum (two 1-byte requests at alignment 4 fit in 5 bytes, not 8).
+ * When every size is a multiple of the alignment the two bounds are equal.
  *
  * Budget: ctx->budget_nodes (0: none) and ctx->budget_seconds (0: 10 s, unless a node budget
- * is given, in which case the node budget alone bounds the search). The search is
- * deterministic when only nodes bound it; a time budget may stop it at different points on
- * different runs (the plan is always valid and never worse than the start). */
+ * is given, in which case the node budget alone bounds the search). With a node budget only,
+ * the result is deterministic; a time budget may stop at different points on different runs.
+ * Either way the plan is valid and never worse than the start. Problems of more than 20,000
+ * requests (or 4 M overlapping pairs) are not searched: the start plan comes back. */
 #include "plan/exact_model.h"
 
 #include <stdlib.h>
@@ -58,9 +65,6 @@ static ap_status make_ranks(const ex_model *m, uint32_t *rank[EX_ORDERS]) {
   if (!keys) return AP_ERR_NOMEM;
   for (int h = 0; h < EX_ORDERS; h++) {
     const char *ord = ex_orders[h];
-#ifdef EX_TRACE
-    if (getenv("EX_ONLY")) ord = getenv("EX_ONLY");
-#endif
     for (uint32_t i = 0; i < m->n; i++) {
       keys[i].idx = i;
       ex_rank_keys(m, m->sec_total, ord, i, keys[i].k);
@@ -175,7 +179,6 @@ typedef struct ex_run {
   uint32_t *rank[EX_ORDERS + 1]; /* the fixed orders, then the current perturbed one */
   ex_key *keys;
   uint32_t *guide; /* requests ranked by offset in the best plan */
-  uint64_t descents;
   uint64_t heavy_rounds;
   uint64_t *part_hi; /* arena of each partition in the best plan */
   uint64_t *best;    /* the best plan */
@@ -191,8 +194,7 @@ static uint64_t run_arena(const ex_run *r) {
 }
 
 /* Is there a plan with arena <= cap? Partitions already under cap are kept. */
-static ex_result decide_all(ex_run *r, uint64_t cap, uint64_t limit, int slot,
-                            const char *order) {
+static ex_result decide_all(ex_run *r, uint64_t cap, uint64_t limit, int slot, const char *order) {
   const ex_model *m = r->m;
   ex_result res = EX_FOUND;
   for (uint32_t p = 0; p < m->npart; p++) {
@@ -221,29 +223,31 @@ static ex_result decide_all(ex_run *r, uint64_t cap, uint64_t limit, int slot,
  * then descends from the best arena with the fixed orders and with EX_GUIDED orders taken
  * from the best plan itself (requests by offset, slightly perturbed: the search first rebuilds
  * something close to the best plan, then deviates from it; "solution-guided" search). */
+/* Tuning (compile-time, for experiments): variations per round, guided orders, how often the
+ * bound's limit still doubles once descents take over, the probe seeds, the jump divisor. */
 #ifndef EX_PERTURBED
 #define EX_PERTURBED 9
 #endif
 #ifndef EX_GUIDED
 #define EX_GUIDED 3
 #endif
-#ifndef EX_DESCENTS
-#define EX_DESCENTS 4
+#ifndef EX_HEAVY_PERTURBED
+#define EX_HEAVY_PERTURBED 3
 #endif
 #ifndef EX_PROBE_SLOWDOWN
 #define EX_PROBE_SLOWDOWN 3
 #endif
-/* Descents first aim at hi - (hi - lo) / EX_JUMP. */
 #ifndef EX_PROBE_SEED
 #define EX_PROBE_SEED (round * 64 + (uint64_t)h)
 #endif
+/* Descents first aim at hi - (hi - lo) / EX_JUMP. */
 #ifndef EX_JUMP
 #define EX_JUMP 4
 #endif
 /* After this many nodes (a few seconds) without reaching the lower bound, the optimum is
- * probably above it: every order then descends, each round. */
+ * probably above it: descents then get a doubling limit of their own. */
 #ifndef EX_PROBE_FIRST
-#define EX_PROBE_FIRST 2000000
+#define EX_PROBE_FIRST 1000000
 #endif
 
 /* Selects the order of attempt h: a rank slot and the letters to re-rank split-off groups. */
@@ -272,8 +276,7 @@ static int set_order(ex_run *r, int h, bool guided, uint64_t seed, const char **
 
 /* Lowers *hi, one attempt after another under *hi - 1, with order `h`: first at a deeper
  * target (tighter capacities prune harder and can jump far), then one byte below. */
-static void descend(ex_run *r, uint64_t *lo, uint64_t *hi, int h, uint64_t limit,
-                    uint64_t seed) {
+static void descend(ex_run *r, uint64_t *lo, uint64_t *hi, int h, uint64_t limit, uint64_t seed) {
   const char *letters;
   int slot = h < EX_ORDERS + EX_PERTURBED
                  ? set_order(r, h, false, seed, &letters)
@@ -297,17 +300,18 @@ static void descend(ex_run *r, uint64_t *lo, uint64_t *hi, int h, uint64_t limit
   }
 }
 
-/* Rounds of attempts whose node limit doubles each round. While few nodes are spent, most go
- * to the lower bound (every order tries it; a few descend). After EX_PROBE_FIRST nodes the
- * optimum is probably above the bound: then only the fixed orders keep trying the bound, at a
- * constant limit, and every order descends, with its own limit starting small again. */
+/* Rounds of attempts. At first most nodes go to the lower bound: every order tries it with a
+ * limit that doubles each round, while every order descends with a small constant limit
+ * (cheap, and it finds the easy improvements). After EX_PROBE_FIRST nodes the optimum is
+ * probably above the bound: then only the fixed orders keep trying the bound, their limit
+ * doubling every EX_PROBE_SLOWDOWN rounds, and the descents' limit doubles each round. */
 static void minimise(ex_run *r, uint64_t *lo, uint64_t *hi) {
   const uint64_t base = 2 * (uint64_t)r->m->n + 1024;
   const int all = EX_ORDERS + EX_PERTURBED + EX_GUIDED;
   uint64_t plimit = base, dlimit = base;
   bool heavy = false;
   for (uint64_t round = 1; *lo < *hi && !r->budget.exhausted; round++) {
-    int probes = heavy ? EX_ORDERS : EX_ORDERS + EX_PERTURBED;
+    int probes = EX_ORDERS + (heavy ? EX_HEAVY_PERTURBED : EX_PERTURBED);
     for (int h = 0; h < probes && *lo < *hi && !r->budget.exhausted; h++) {
       const char *letters;
       /* Seeds depend only on the round and the order, so that the attempts at the bound do
@@ -322,10 +326,7 @@ static void minimise(ex_run *r, uint64_t *lo, uint64_t *hi) {
     if (!heavy && r->budget.nodes >= EX_PROBE_FIRST) heavy = true;
     for (int k = 0; k < all && *lo < *hi && !r->budget.exhausted; k++)
       descend(r, lo, hi, k, dlimit, ((uint64_t)1 << 40) + round * 64 + (uint64_t)k);
-    /* Before, descents stay short (a constant limit): cheap, yet they find most of the easy
-     * improvements. */
     if (heavy && dlimit < UINT64_MAX / 2) dlimit *= 2;
-    /* The bound's limit keeps growing, more slowly once descents take over. */
     if ((!heavy || ++r->heavy_rounds % EX_PROBE_SLOWDOWN == 0) && plimit < UINT64_MAX / 2)
       plimit *= 2;
   }

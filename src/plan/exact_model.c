@@ -31,9 +31,9 @@ static uint32_t find_event(const int64_t *ev, size_t count, int64_t v) {
 
 void ex_model_free(ex_model *m) {
   const ap_allocator *a = m->alloc;
-  void *ptrs[] = {m->size,     m->asize,    m->slo,      m->shi,    m->sec_total,
-                  m->adj_at,   m->adj,      m->mem_at,   m->mem,    m->part_at,
-                  m->part_buf, m->part_slo, m->part_shi, m->part_lb,  m->len};
+  void *ptrs[] = {m->size,     m->asize,    m->slo,      m->shi,     m->sec_total,
+                  m->adj_at,   m->adj,      m->mem_at,   m->mem,     m->part_at,
+                  m->part_buf, m->part_slo, m->part_shi, m->part_lb, m->len};
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
     ap_free(a, ptrs[i]);
   memset(m, 0, sizeof *m);

@@ -34,7 +34,7 @@ typedef struct ex_level {
   uint32_t buf;        /* request placed at this depth */
   uint64_t min_height; /* lowest end any unplaced request could have */
   size_t trail_mark;
-  size_t cand_at;      /* this level's candidates: cand[cand_at .. + cand_n), sorted */
+  size_t cand_at;          /* this level's candidates: cand[cand_at .. + cand_n), sorted */
   uint32_t cand_n, cand_i; /* cand_i: the next one to try */
 } ex_level;
 
@@ -131,8 +131,8 @@ ap_status ex_search_create(const ex_model *m, ex_search **out) {
   s->cand = ap_calloc(a, s->cand_cap, sizeof *s->cand);
   s->sortbuf = ap_calloc(a, n, sizeof *s->sortbuf);
   if (!s->min_off || !s->off || !s->floor || !s->total || !s->stamp || !s->affected || !s->lev ||
-      !s->trail || !s->cut || !s->mem || !s->pos || !s->live || !s->bm_at || !s->rank ||
-      !s->pre || !s->suf || !s->cand || !s->sortbuf) {
+      !s->trail || !s->cut || !s->mem || !s->pos || !s->live || !s->bm_at || !s->rank || !s->pre ||
+      !s->suf || !s->cand || !s->sortbuf) {
     ex_search_destroy(s);
     return AP_ERR_NOMEM;
   }
@@ -377,8 +377,7 @@ static ex_result solve_split(ex_search *s, ex_call *c, const uint32_t *buf, uint
 /* Pushes the candidates of a new level: the unplaced requests above the previous placement in
  * canonical order and below min_height (dominance), sorted. False if the stack cannot grow. */
 static bool push_candidates(ex_search *s, ex_level *L, const uint32_t *buf, uint32_t nb,
-                            bool have_lo, uint64_t lo_off, uint32_t lo_rank,
-                            const uint32_t *rank) {
+                            bool have_lo, uint64_t lo_off, uint32_t lo_rank, const uint32_t *rank) {
   const ex_model *m = s->m;
   L->min_height = EX_NONE;
   for (uint32_t k = 0; k < nb; k++) {
