@@ -303,8 +303,9 @@ static void descend(ex_run *r, uint64_t *lo, uint64_t *hi, int h, uint64_t limit
 /* Rounds of attempts. At first most nodes go to the lower bound: every order tries it with a
  * limit that doubles each round, while every order descends with a small constant limit
  * (cheap, and it finds the easy improvements). After EX_PROBE_FIRST nodes the optimum is
- * probably above the bound: then only the fixed orders keep trying the bound, their limit
- * doubling every EX_PROBE_SLOWDOWN rounds, and the descents' limit doubles each round. */
+ * probably above the bound: then fewer orders keep trying the bound (EX_HEAVY_PERTURBED
+ * variations), their limit doubling every EX_PROBE_SLOWDOWN rounds, and the descents' limit
+ * doubles each round. */
 static void minimise(ex_run *r, uint64_t *lo, uint64_t *hi) {
   const uint64_t base = 2 * (uint64_t)r->m->n + 1024;
   const int all = EX_ORDERS + EX_PERTURBED + EX_GUIDED;
