@@ -218,9 +218,9 @@ static ex_result decide_all(ex_run *r, uint64_t cap, uint64_t limit, int slot, c
   return res;
 }
 
-/* Lowers *hi (the best arena, kept in r->best) and raises *lo (proven lower bound). */
-/* Each round tries the lower bound with the fixed orders and EX_PERTURBED variations of them,
- * then descends from the best arena with the fixed orders and with EX_GUIDED orders taken
+/* minimise() lowers *hi (the best arena, kept in r->best) and raises *lo (the proven lower
+ * bound). Each round tries the lower bound with the fixed orders and EX_PERTURBED variations
+ * of them, then descends from the best arena with those orders and with EX_GUIDED orders taken
  * from the best plan itself (requests by offset, slightly perturbed: the search first rebuilds
  * something close to the best plan, then deviates from it; "solution-guided" search). */
 /* Tuning (compile-time, for experiments): variations per round, guided orders, how often the

@@ -15,8 +15,14 @@
  *   current offset since offsets never decrease) plus the aligned sizes still to place must fit
  *   under the capacity; otherwise the node is pruned.
  *
- * The search is iterative (depth can be the number of requests) and undoes changes through a
- * trail, so memory is O(requests + overlaps along one path). */
+ * - Dynamic decomposition. Once no unplaced request crosses a section boundary, each side is
+ *   solved on its own (solve_split), ranked again by what is left to place in it.
+ *
+ * The search is iterative within a group (depth can be the number of requests; recursion only
+ * at splits, at most EX_MAX_NEST deep) and undoes changes through a trail. Memory: O(requests +
+ * sections) plus, along the current path, the trail and each level's sorted candidate list
+ * (grown through the allocator; running out stops the search cleanly as if the budget ran
+ * out). */
 #include "plan/exact_model.h"
 
 #include <stdlib.h>

@@ -378,6 +378,15 @@ static void test_budget_and_determinism(void) {
   CHECK_EQ(x.st, AP_OK);
   CHECK(!x.res.optimal);
   CHECK(x.res.arena <= top);
+  /* A time budget alone (no node budget): whatever point it stops at, the plan is valid. */
+  ap_errbuf err = {{0}};
+  ap_strategy_ctx tc = {.req = r, .n = n, .align = 1, .budget_seconds = 0.001, .err = &err};
+  ap_strategy_result tres;
+  uint64_t *toff = calloc(n, sizeof *toff);
+  CHECK_EQ(ap_strategy_exact.plan(&tc, toff, &tres), AP_OK);
+  CHECK(!tres.optimal);
+  CHECK(check_plan(r, n, 1, toff, tres.arena) == NULL);
+  free(toff);
   run y = run_exact(r, n, 1, 20000, NULL, 0);
   run z = run_exact(r, n, 1, 20000, NULL, 0);
   CHECK_EQ(y.st, AP_OK);
