@@ -243,6 +243,10 @@ static bool place(ex_search *s, uint32_t slo, uint32_t shi, uint32_t b, uint64_t
     /* The new minimum is at most ha (the raised requests sit there), and a member at or below
      * the floor settles it: both cut the scan short. */
     if (!s->total[sec] || s->floor[sec] >= ha) continue;
+    /* Nor when even a floor of ha would pass the check below: the floor is only a lower
+     * bound, so skipping the raise loses no correctness, and it saves most scans. */
+    uint64_t need = s->total[sec] > m->slack ? s->total[sec] - m->slack : 1;
+    if (ha <= cap && need <= cap - ha) continue;
     uint64_t lo = EX_NONE;
     const uint32_t *list = s->mem + m->mem_at[sec];
     for (uint32_t q = 0; q < s->live[sec] && lo > s->floor[sec]; q++)
