@@ -5,13 +5,13 @@
 
 extern const ap_strategy ap_strategy_naive, ap_strategy_linear, ap_strategy_tflm,
     ap_strategy_tflite, ap_strategy_greedy_size, ap_strategy_greedy_breadth, ap_strategy_sweep,
-    ap_strategy_skyline, ap_strategy_search, ap_strategy_best;
+    ap_strategy_skyline, ap_strategy_search, ap_strategy_best, ap_strategy_exact;
 
 static const ap_strategy *const strategies[] = {
     &ap_strategy_naive,       &ap_strategy_linear,         &ap_strategy_tflm,  &ap_strategy_tflite,
     &ap_strategy_greedy_size, &ap_strategy_greedy_breadth, &ap_strategy_sweep, &ap_strategy_skyline,
-    &ap_strategy_search,      &ap_strategy_best,
-    /* &ap_strategy_exact: added with src/plan/exact.c; ap_plan_create starts it from best. */
+    &ap_strategy_search,      &ap_strategy_best,           &ap_strategy_exact,
+    /* exact: ap_plan_create starts it from best's plan, so it only ever improves on it. */
 };
 
 #define COUNT (sizeof strategies / sizeof strategies[0])
