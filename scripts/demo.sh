@@ -16,3 +16,6 @@ run info "$MODEL"
 run "$MODEL"
 run plan "$MODEL" --tensors
 run compare "$MODEL"
+# Run it in its planned arena, and explain where the bytes go (with an HTML memory map).
+run run "$MODEL" --iterations 5
+run report "$MODEL" --html "$BUILD/example.html"
