@@ -8,6 +8,12 @@
 #include <stdlib.h>
 #include <time.h>
 
+/* Column `name` of shared/bench/tflm_arena.tsv for `model`, 0 if absent. */
+static uint64_t tflm_column(const char *model, const char *name) {
+  long long v = ap_test_tflm_value(model, name);
+  return v > 0 ? (uint64_t)v : 0;
+}
+
 static const char *const models[] = {
     "hello_world_float",     "hello_world_int8",           "micro_speech_int8",
     "person_detect_int8",    "magic_wand_float",           "tflm_test_conv",
@@ -15,30 +21,6 @@ static const char *const models[] = {
     "mlperf_ic_resnet_int8", "mlperf_ic_resnet_float",     "mlperf_ad_fc_int8",
     "mlperf_sww_int8",       "mobilenet_v1_025_128_uint8", "mobilenet_v2_torch_int8",
     "multi_signatures"};
-
-/* Column `name` of shared/bench/tflm_arena.tsv for `model`, 0 if absent. */
-static uint64_t tflm_column(const char *model, const char *name) {
-  char path[512];
-  size_t size;
-  char *text =
-      (char *)ap_test_read_file(ap_test_path(path, sizeof path, "bench/tflm_arena.tsv"), &size);
-  if (!text) return 0;
-  uint64_t found = 0;
-  int column = -1;
-  char *save = NULL;
-  for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-    char *fsave = NULL;
-    int col = 0;
-    bool match = false;
-    for (char *f = strtok_r(line, "\t", &fsave); f; f = strtok_r(NULL, "\t", &fsave), col++) {
-      if (column < 0 && strcmp(f, name) == 0) column = col;
-      if (col == 0) match = strcmp(f, model) == 0;
-      if (match && col == column) found = strtoull(f, NULL, 10);
-    }
-  }
-  free(text);
-  return found;
-}
 
 static double now_us(void) {
   struct timespec t;

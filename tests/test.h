@@ -68,6 +68,12 @@ const char *ap_test_path(char *buf, size_t size, const char *fmt, ...)
 /* The shared models (*.tflite in shared/models), sorted; returns the count. */
 size_t ap_test_models(char names[][64], size_t max);
 
+/* Field `col` of `model`'s row in shared/bench/tflm_arena.tsv (TFLite Micro's measurements),
+ * malloc'd; NULL when the file, the row or the column is absent. */
+char *ap_test_tflm_field(const char *model, const char *col);
+/* The same as an integer; -1 when absent or not a number. */
+long long ap_test_tflm_value(const char *model, const char *col);
+
 /* Reads a whole file into malloc'd memory (16-byte aligned); NULL on failure. */
 uint8_t *ap_test_read_file(const char *path, size_t *size);
 

@@ -15,31 +15,6 @@ static int cli(const char *args, char **out) {
   return ap_test_run(cmd, true, out);
 }
 
-/* The value in column `col` of `model`'s row in tflm_arena.tsv, or -1. */
-static long long tsv(const char *model, const char *col) {
-  char path[4096];
-  size_t size;
-  char *text =
-      (char *)ap_test_read_file(ap_test_path(path, sizeof path, "bench/tflm_arena.tsv"), &size);
-  if (!text) return -1;
-  text[size - 1] = '\0';
-  char *save, *line = strtok_r(text, "\n", &save);
-  int want = -1, k = 0;
-  char *fs, *f = strtok_r(line, "\t", &fs);
-  for (; f; f = strtok_r(NULL, "\t", &fs), k++)
-    if (strcmp(f, col) == 0) want = k;
-  long long result = -1;
-  while (want >= 0 && result < 0 && (line = strtok_r(NULL, "\n", &save))) {
-    k = 0;
-    f = strtok_r(line, "\t", &fs);
-    if (!f || strcmp(f, model) != 0) continue;
-    for (; f; f = strtok_r(NULL, "\t", &fs), k++)
-      if (k == want) result = strtoll(f, NULL, 10);
-  }
-  free(text);
-  return result;
-}
-
 static void test_json(const char *model, const char *target) {
   bool b32 = strcmp(target, "mcu32") == 0;
   char args[4096], path[4096], *out = NULL;
@@ -50,13 +25,13 @@ static void test_json(const char *model, const char *target) {
   CHECK_MSG(j, "%s: not JSON: %s", model, out);
   int64_t v = -1, sum = 0;
   CHECK(ap_json_i64(j, "min_arena_bytes", &v));
-  CHECK_EQ(v, tsv(model, b32 ? "min_arena_plain_16_32" : "min_arena_plain_16"));
+  CHECK_EQ(v, ap_test_tflm_value(model, b32 ? "min_arena_plain_16_32" : "min_arena_plain_16"));
   CHECK(ap_json_i64(j, "arena_used_bytes", &v));
-  CHECK_EQ(v, tsv(model, b32 ? "plain_arena_used_bytes_32" : "plain_arena_used_bytes"));
+  CHECK_EQ(v, ap_test_tflm_value(model, b32 ? "plain_arena_used_bytes_32" : "plain_arena_used_bytes"));
   CHECK(ap_json_i64(j, "head_bytes", &v));
-  CHECK_EQ(v, tsv(model, b32 ? "head_32" : "plain_head"));
+  CHECK_EQ(v, ap_test_tflm_value(model, b32 ? "head_32" : "plain_head"));
   CHECK(ap_json_i64(j, "tail_bytes", &v));
-  CHECK_EQ(v, tsv(model, b32 ? "plain_tail_32" : "plain_tail"));
+  CHECK_EQ(v, ap_test_tflm_value(model, b32 ? "plain_tail_32" : "plain_tail"));
   const ap_json *cats = ap_json_at(j, "categories");
   CHECK(cats && cats->type == AP_JSON_OBJECT && cats->n == 11);
   for (size_t i = 0; cats && i < cats->n; i++) {
@@ -64,7 +39,7 @@ static void test_json(const char *model, const char *target) {
     CHECK(ap_json_i64(&cats->items[i], "bytes", &bytes));
     sum += bytes;
   }
-  CHECK_EQ(sum, tsv(model, b32 ? "plain_tail_32" : "plain_tail"));
+  CHECK_EQ(sum, ap_test_tflm_value(model, b32 ? "plain_tail_32" : "plain_tail"));
   CHECK_STR(ap_json_str(j, "categories.persistent_buffer.tflm_name"), "kPersistentBufferData");
   CHECK_STR(ap_json_str(j, "target"), target);
   ap_json_free(j);

@@ -6,31 +6,6 @@
 
 #include <stdlib.h>
 
-/* Finds `model`'s row in tflm_arena.tsv and returns the value in column `col` (malloc'd). */
-static char *tsv_field(const char *model, const char *col) {
-  char path[4096];
-  size_t size;
-  char *text = (char *)ap_test_read_file(ap_test_path(path, sizeof path, "bench/tflm_arena.tsv"),
-                                         &size);
-  if (!text) return NULL;
-  text[size - 1] = '\0';
-  char *save, *line = strtok_r(text, "\n", &save);
-  int want = -1, k = 0;
-  char *fs, *f = strtok_r(line, "\t", &fs);
-  for (; f; f = strtok_r(NULL, "\t", &fs), k++)
-    if (strcmp(f, col) == 0) want = k;
-  char *result = NULL;
-  while (want >= 0 && !result && (line = strtok_r(NULL, "\n", &save))) {
-    k = 0;
-    f = strtok_r(line, "\t", &fs);
-    if (!f || strcmp(f, model) != 0) continue;
-    for (; f; f = strtok_r(NULL, "\t", &fs), k++)
-      if (k == want) result = strdup(f);
-  }
-  free(text);
-  return result;
-}
-
 /* Adds TFLite Micro's scratch requests ("node:bytes;s/node:bytes", or "-"). */
 static void add_scratch(ap_graph *g, const char *spec) {
   if (!spec || strcmp(spec, "-") == 0) return;
@@ -60,7 +35,7 @@ static int check_model(const char *name) {
   ap_graph *g;
   ap_graph_options go = {.rules = AP_RULES_TFLM};
   CHECK_MSG(ap_graph_create(m, &go, NULL, &g) == AP_OK, "%s: %s", name, ap_graph_error(g));
-  char *scratch = tsv_field(name, "scratch_requests");
+  char *scratch = ap_test_tflm_field(name, "scratch_requests");
   add_scratch(g, scratch);
   free(scratch);
   ap_problem *p;
@@ -84,7 +59,7 @@ static int check_model(const char *name) {
   /* Its planner over its buffers gives its measured head. */
   ap_plan *plan;
   CHECK(ap_plan_create(p, &(ap_plan_options){.strategy = "tflm"}, &plan) == AP_OK);
-  char *head = tsv_field(name, "plain_head");
+  char *head = ap_test_tflm_field(name, "plain_head");
   CHECK_MSG(head && strtoull(head, NULL, 10) == ap_plan_arena(plan), "%s: head %llu, TFLM %s",
             name, (unsigned long long)ap_plan_arena(plan), head ? head : "?");
   free(head);

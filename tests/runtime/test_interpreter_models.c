@@ -5,26 +5,8 @@
 
 /* min_arena_plain_16 of shared/bench/tflm_arena.tsv for `model`, 0 if absent. */
 static uint64_t tflm_min_arena(const char *model) {
-  char path[512];
-  size_t size;
-  char *text =
-      (char *)ap_test_read_file(ap_test_path(path, sizeof path, "bench/tflm_arena.tsv"), &size);
-  if (!text) return 0;
-  uint64_t found = 0;
-  int column = -1;
-  char *save = NULL;
-  for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-    char *fsave = NULL;
-    int col = 0;
-    bool match = false;
-    for (char *f = strtok_r(line, "\t", &fsave); f; f = strtok_r(NULL, "\t", &fsave), col++) {
-      if (column < 0 && strcmp(f, "min_arena_plain_16") == 0) column = col;
-      if (col == 0) match = strcmp(f, model) == 0;
-      if (match && col == column) found = strtoull(f, NULL, 10);
-    }
-  }
-  free(text);
-  return found;
+  long long v = ap_test_tflm_value(model, "min_arena_plain_16");
+  return v > 0 ? (uint64_t)v : 0;
 }
 
 static void run_oracle_model(const char *name) {

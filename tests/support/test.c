@@ -122,3 +122,38 @@ uint64_t ap_test_rand(uint64_t *s) {
   *s = x;
   return x * 0x2545F4914F6CDD1Dull;
 }
+
+char *ap_test_tflm_field(const char *model, const char *col) {
+  char path[4096];
+  size_t size;
+  char *text = (char *)ap_test_read_file(ap_test_path(path, sizeof path, "bench/tflm_arena.tsv"),
+                                         &size);
+  if (!text || size == 0) {
+    free(text);
+    return NULL;
+  }
+  text[size - 1] = '\0';
+  char *save, *line = strtok_r(text, "\n", &save);
+  int want = -1, k = 0;
+  char *fs, *f = line ? strtok_r(line, "\t", &fs) : NULL;
+  for (; f; f = strtok_r(NULL, "\t", &fs), k++)
+    if (strcmp(f, col) == 0) want = k;
+  char *result = NULL;
+  while (want >= 0 && !result && (line = strtok_r(NULL, "\n", &save))) {
+    k = 0;
+    f = strtok_r(line, "\t", &fs);
+    if (!f || strcmp(f, model) != 0) continue;
+    for (; f; f = strtok_r(NULL, "\t", &fs), k++)
+      if (k == want) result = strdup(f);
+  }
+  free(text);
+  return result;
+}
+
+long long ap_test_tflm_value(const char *model, const char *col) {
+  char *f = ap_test_tflm_field(model, col), *end = NULL;
+  long long v = f ? strtoll(f, &end, 10) : -1;
+  if (f && (end == f || *end)) v = -1;
+  free(f);
+  return v;
+}

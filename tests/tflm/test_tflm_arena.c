@@ -7,31 +7,6 @@
 
 #include <stdlib.h>
 
-/* The value in column `col` of `model`'s row in tflm_arena.tsv, or -1. */
-static long long tsv(const char *model, const char *col) {
-  char path[4096];
-  size_t size;
-  char *text =
-      (char *)ap_test_read_file(ap_test_path(path, sizeof path, "bench/tflm_arena.tsv"), &size);
-  if (!text) return -1;
-  text[size - 1] = '\0';
-  char *save, *line = strtok_r(text, "\n", &save);
-  int want = -1, k = 0;
-  char *fs, *f = strtok_r(line, "\t", &fs);
-  for (; f; f = strtok_r(NULL, "\t", &fs), k++)
-    if (strcmp(f, col) == 0) want = k;
-  long long result = -1;
-  while (want >= 0 && result < 0 && (line = strtok_r(NULL, "\n", &save))) {
-    k = 0;
-    f = strtok_r(line, "\t", &fs);
-    if (!f || strcmp(f, model) != 0) continue;
-    for (; f; f = strtok_r(NULL, "\t", &fs), k++)
-      if (k == want) result = strtoll(f, NULL, 10);
-  }
-  free(text);
-  return result;
-}
-
 /* Compares our tail, item by item, with TFLite Micro's (tflm_arena_items.tsv: every tail
  * allocation of the plain layout, in order). Returns the number of rows compared. */
 static size_t check_items(const char *name, int bits, const ap_tflm_result *r) {
@@ -137,17 +112,17 @@ static void check_recording(const char *name, const ap_model *m) {
     ap_tflm_result r;
     ap_tflm_options o = {.target = (ap_tflm_target)t, .recording = true};
     CHECK_MSG(ap_tflm_estimate(m, &o, NULL, &r) == AP_OK, "%s: %s", name, r.error);
-    CHECK_EQ(r.arena_used_bytes, tsv(name, t ? "arena_used_bytes_32" : "arena_used_bytes"));
-    CHECK_EQ(r.tail_bytes, tsv(name, t ? "tail_32" : "tail"));
+    CHECK_EQ(r.arena_used_bytes, ap_test_tflm_value(name, t ? "arena_used_bytes_32" : "arena_used_bytes"));
+    CHECK_EQ(r.tail_bytes, ap_test_tflm_value(name, t ? "tail_32" : "tail"));
     CHECK_EQ(r.min_arena_bytes,
-             tsv(name, t ? "min_arena_recording_16_32" : "min_arena_recording_16"));
+             ap_test_tflm_value(name, t ? "min_arena_recording_16_32" : "min_arena_recording_16"));
     for (int c = 0; t == 0 && c < AP_TFLM_CATEGORY_COUNT; c++) {
-      CHECK_MSG((long long)r.category_bytes[c] == tsv(name, cols[c]), "%s %s: ours %llu, TFLM %lld",
-                name, cols[c], (unsigned long long)r.category_bytes[c], tsv(name, cols[c]));
+      CHECK_MSG((long long)r.category_bytes[c] == ap_test_tflm_value(name, cols[c]), "%s %s: ours %llu, TFLM %lld",
+                name, cols[c], (unsigned long long)r.category_bytes[c], ap_test_tflm_value(name, cols[c]));
       if (count_cols[c])
-        CHECK_MSG((long long)r.category_count[c] == tsv(name, count_cols[c]),
+        CHECK_MSG((long long)r.category_count[c] == ap_test_tflm_value(name, count_cols[c]),
                   "%s %s: ours %u, TFLM %lld", name, count_cols[c], r.category_count[c],
-                  tsv(name, count_cols[c]));
+                  ap_test_tflm_value(name, count_cols[c]));
     }
     ap_tflm_result_free(&r, NULL);
   }
@@ -159,7 +134,7 @@ typedef struct counts {
 } counts;
 
 static void check_model(const char *name, counts *c) {
-  if (tsv(name, "plain_head") < 0) return; /* TFLite Micro cannot allocate it on a host */
+  if (ap_test_tflm_value(name, "plain_head") < 0) return; /* TFLite Micro cannot allocate it on a host */
   c->models++;
   char path[4096];
   ap_model *m;
@@ -169,10 +144,10 @@ static void check_model(const char *name, counts *c) {
     ap_tflm_result r;
     ap_status st = ap_tflm_estimate(m, &(ap_tflm_options){.target = (ap_tflm_target)t}, NULL, &r);
     CHECK_MSG(st == AP_OK, "%s: %s", name, r.error);
-    long long want_min = tsv(name, t ? "min_arena_plain_16_32" : "min_arena_plain_16");
-    long long want_used = tsv(name, t ? "plain_arena_used_bytes_32" : "plain_arena_used_bytes");
-    long long want_head = tsv(name, t ? "head_32" : "plain_head");
-    long long want_tail = tsv(name, t ? "plain_tail_32" : "plain_tail");
+    long long want_min = ap_test_tflm_value(name, t ? "min_arena_plain_16_32" : "min_arena_plain_16");
+    long long want_used = ap_test_tflm_value(name, t ? "plain_arena_used_bytes_32" : "plain_arena_used_bytes");
+    long long want_head = ap_test_tflm_value(name, t ? "head_32" : "plain_head");
+    long long want_tail = ap_test_tflm_value(name, t ? "plain_tail_32" : "plain_tail");
     bool exact = (long long)r.min_arena_bytes == want_min &&
                  (long long)r.arena_used_bytes == want_used &&
                  (long long)r.head_bytes == want_head && (long long)r.tail_bytes == want_tail;
@@ -185,9 +160,9 @@ static void check_model(const char *name, counts *c) {
     c->item_rows += check_items(name, t ? 32 : 64, &r);
     if (t == 0) {
       check_scratch(name, &r);
-      CHECK_EQ(r.planned_buffers, tsv(name, "planned_buffers"));
-      CHECK_EQ(r.prepare_peak_bytes, tsv(name, "prepare_peak_bytes"));
-      CHECK_EQ(r.planning_peak_bytes, tsv(name, "planning_peak_bytes"));
+      CHECK_EQ(r.planned_buffers, ap_test_tflm_value(name, "planned_buffers"));
+      CHECK_EQ(r.prepare_peak_bytes, ap_test_tflm_value(name, "prepare_peak_bytes"));
+      CHECK_EQ(r.planning_peak_bytes, ap_test_tflm_value(name, "planning_peak_bytes"));
     }
     ap_tflm_result_free(&r, NULL);
   }
