@@ -44,6 +44,8 @@ else
     header
     "$BUILD/bench/bench_plan_bench" "$RUNS"
     "$BUILD/bench/bench_model_bench" "$RUNS"
+    "$BUILD/bench/bench_exact_bench" --budget "${EXACT_BUDGET:-60}"
+    echo
     runtime
   } > "$OUT.tmp"
 fi
