@@ -57,7 +57,8 @@ def main():
                     "lib/libarenaplan.a", "lib/libarenaplan.so", "lib/libarenaplan.so.0",
                     "lib/libarenaplan.so.0.1.0", "bin/arenaplan", "lib/pkgconfig/arenaplan.pc",
                     "lib/cmake/arenaplan/arenaplanConfig.cmake",
-                    "lib/cmake/arenaplan/arenaplanConfigVersion.cmake"):
+                    "lib/cmake/arenaplan/arenaplanConfigVersion.cmake",
+                    "share/man/man1/arenaplan.1"):
             check(os.path.exists(os.path.join(prefix, rel)), "installed " + rel)
         check(os.path.realpath(os.path.join(prefix, "lib/libarenaplan.so")) ==
               os.path.join(os.path.realpath(prefix), "lib/libarenaplan.so.0.1.0"),
