@@ -3,8 +3,9 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
+PREFIX ?= /usr/local
 
-.PHONY: all setup demo test test-fast test-asan bench clean format
+.PHONY: all setup demo test test-fast test-asan bench clean format install
 
 all: $(BUILD)/Makefile
 	cmake --build $(BUILD) -j $(JOBS)
@@ -31,6 +32,10 @@ test-asan: $(ASAN_BUILD)/Makefile
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		ctest --output-on-failure -j $(JOBS)
+
+# Headers, libarenaplan.a and .so, the CLI, arenaplan.pc and the CMake package under PREFIX.
+install: all
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 bench: all
 	sh scripts/bench.sh $(BUILD)

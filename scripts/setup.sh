@@ -9,6 +9,10 @@ command -v make >/dev/null 2>&1 || need="$need make"
 command -v python3 >/dev/null 2>&1 || need="$need python3"
 # flatc: an independent FlatBuffers reader the tests check our model reader against.
 command -v flatc >/dev/null 2>&1 || need="$need flatbuffers-compiler"
+# pkg-config: the install test builds a program against the installed arenaplan.pc.
+command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
+# pytest (Debian's, for /usr/bin/python3): the Python binding's tests.
+/usr/bin/python3 -c 'import pytest' >/dev/null 2>&1 || need="$need python3-pytest"
 # Arm NN (TfLite parser, CpuRef backend): a second engine tests/runtime/test_armnn.py checks
 # our outputs against. Debian's package installs for /usr/bin/python3 only.
 /usr/bin/python3 -c 'import pyarmnn' >/dev/null 2>&1 || need="$need python3-pyarmnn"

@@ -1,5 +1,21 @@
 /* arenaplan report: a model's plan in one call (lifetimes + problem + strategy), and the
- * figures every report shows. */
+ * figures every report shows.
+ *
+ *   ap_model_plan *mp;                          // the arena of the model as the file states it
+ *   ap_model_plan_options o = ap_model_plan_defaults();
+ *   if (ap_model_plan_create(m, &o, NULL, &mp) == AP_OK)
+ *     printf("%llu\n", (unsigned long long)ap_model_plan_arena(mp));
+ *   ap_model_plan_destroy(mp);                  // NULL-safe; the message is in mp on failure
+ *
+ *   ap_report *r;                               // everything a device needs, measured
+ *   if (ap_report_create(m, NULL, NULL, &r) != AP_OK)
+ *     fprintf(stderr, "%s\n", r ? ap_report_error(r) : "out of memory");
+ *   else
+ *     printf("%llu\n", (unsigned long long)ap_report_estimate(r)->device);
+ *   ap_report_destroy(r);
+ *
+ * Ownership: a plan or report owns everything its accessors return (names, arrays, the
+ * estimate); they live until it is destroyed, and the model must outlive both. */
 #ifndef ARENAPLAN_REPORT_H
 #define ARENAPLAN_REPORT_H
 
