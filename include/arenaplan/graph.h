@@ -1,6 +1,24 @@
 /* arenaplan graph: execution order and tensor lifetimes of a whole model, and the problem they
  * make.
  *
+ *   ap_graph *g;
+ *   if (ap_graph_create(model, &(ap_graph_options){.rules = AP_RULES_TFLM}, NULL, &g) != AP_OK)
+ *     fprintf(stderr, "%s\n", ap_graph_error(g));         // g holds the message
+ *   ap_lifetime l;
+ *   ap_graph_tensor(g, 0, 7, &l);                           // l.first, l.last, l.bytes
+ *   ap_problem *p;
+ *   ap_graph_problem(g, -1, 16, &p);                        // plan it with ap_plan_create
+ *   ...
+ *   ap_problem_destroy(p);
+ *   ap_graph_destroy(g);
+ *
+ * Ownership: the graph reads the model in place, so the model must outlive it; a problem made
+ * from it is the caller's (ap_problem_destroy) and independent of the graph. Errors: every
+ * fallible call returns a status; AP_ERR_ARG for NULL or zero arguments, AP_ERR_RANGE for
+ * indices out of range, AP_ERR_FORMAT for a model whose control flow calls itself, and
+ * AP_ERR_NOMEM; the graph keeps the message (ap_graph_error). On a failed create *out is still
+ * a graph holding the message (NULL only when memory for it could not be had).
+ *
  * Steps. Every op of every subgraph that runs gets a step on one timeline. The entry subgraphs
  * (subgraph 0 and every signature's subgraph that no control-flow op calls) run one after the
  * other: each gets its own range of steps, so they share one arena (only one entry runs at a

@@ -10,6 +10,13 @@
  *     fprintf(stderr, "%s\n", ap_plan_error(plan));
  *   printf("%llu\n", (unsigned long long)ap_plan_arena(plan));
  *   ap_plan_destroy(plan); ap_problem_destroy(p);
+ *
+ * Ownership: a plan copies what it needs; the problem may be destroyed first. Pointers a getter
+ * returns (ap_problem_requests, ap_plan_offsets) live as long as their object. Errors: every
+ * fallible call returns a status (AP_ERR_ARG for NULL or invalid requests, AP_ERR_FORMAT for a
+ * malformed CSV line, AP_ERR_OVERFLOW when sizes do not fit 64 bits, AP_ERR_NOMEM, and
+ * AP_ERR_UNSUPPORTED when a strategy cannot handle a problem that large); the object keeps the
+ * message. On a failed ap_plan_create *out is still a plan holding the message.
  */
 #ifndef ARENAPLAN_PLAN_H
 #define ARENAPLAN_PLAN_H
