@@ -279,7 +279,8 @@ KX_BINARY(EQUAL)
 KX_BINARY(LESS)
 KX_BINARY(SELECT_V2)
 
-#define KX_ENTRY(NAME, EVAL) {AP_KB_##NAME, #NAME, sizeof(ap_kx_params), NAME##_kxprep, EVAL}
+#define KX_ENTRY(NAME, EVAL)                                                                       \
+  { AP_KB_##NAME, #NAME, sizeof(ap_kx_params), NAME##_kxprep, EVAL }
 
 static const ap_kernel kernels[] = {
     {B_ADD, "ADD", sizeof(ap_binary_params), add_prep, bin_run},
@@ -319,6 +320,15 @@ static const ap_kernel kernels[] = {
     KX_ENTRY(EQUAL, ap_kx_binary_eval),
     KX_ENTRY(LESS, ap_kx_binary_eval),
     KX_ENTRY(SELECT_V2, ap_kx_binary_eval),
+    {AP_KB_CAST, "CAST", sizeof(ap_kx_params), ap_kx_cast_prepare, ap_kx_cast_eval},
+    {AP_KB_SHAPE, "SHAPE", sizeof(ap_kx_params), ap_kx_shape_prepare, ap_kx_shape_eval},
+    {AP_KB_PACK, "PACK", sizeof(ap_kx_params), ap_kx_pack_prepare, ap_kx_pack_eval},
+    {AP_KB_UNPACK, "UNPACK", sizeof(ap_kx_params), ap_kx_unpack_prepare, ap_kx_unpack_eval},
+    {AP_KB_GATHER, "GATHER", sizeof(ap_kx_params), ap_kx_gather_prepare, ap_kx_gather_eval},
+    {AP_KB_ARG_MAX, "ARG_MAX", sizeof(ap_kx_params), ap_kx_argmax_prepare, ap_kx_argmax_eval},
+    {AP_KB_SLICE, "SLICE", sizeof(ap_kx_params), ap_kx_slice_prepare, ap_kx_slice_eval},
+    {AP_KB_STRIDED_SLICE, "STRIDED_SLICE", sizeof(ap_kx_params), ap_kx_strided_slice_prepare,
+     ap_kx_slice_eval},
 };
 
 const ap_kernel *ap_kernel_find(int32_t builtin) {
