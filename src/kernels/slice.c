@@ -13,8 +13,8 @@ static ap_status const_vector(ap_kctx *c, const char *op, const char *what, cons
   size_t n;
   if (!t->data) {
     return ap_fail(c->err, AP_ERR_UNSUPPORTED,
-                   "%s: %s is not a constant tensor; its values decide the output shape, which "
-                   "must be known before running",
+                   "%s: unsupported %s: not a constant tensor, and its values decide the output "
+                   "shape, which must be known before running",
                    op, what);
   }
   if ((t->type != AP_INT32 && t->type != AP_INT64) || t->rank != 1 || !ap_ktensor_count(t, &n) ||
