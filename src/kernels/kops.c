@@ -41,6 +41,10 @@ ap_status ap_kbcast_shape(const char *op, const ap_ktensor *const *ins, int n, a
     out->dims[i] = d;
   }
   out->rank = rank;
+  /* Every input fits in memory, but their broadcast product may not. */
+  if (!ap_ktensor_count(out, &count)) {
+    return ap_fail(err, AP_ERR_OVERFLOW, "%s: the broadcast output is too large", op);
+  }
   return AP_OK;
 }
 

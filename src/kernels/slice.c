@@ -54,8 +54,9 @@ ap_status ap_kx_slice_prepare(ap_kctx *c, size_t *scratch) {
     return s;
   }
   for (int i = 0; i < in->rank; i++) {
-    int64_t d = in->dims[i], b = begin[i], z = size[i] == -1 ? d - b : size[i];
-    if (b < 0 || b > d || z < 0 || z > d - b) {
+    int64_t d = in->dims[i], b = begin[i];
+    int64_t z = b < 0 || b > d ? -1 : size[i] == -1 ? d - b : size[i];
+    if (z < 0 || z > d - b) {
       return ap_fail(c->err, AP_ERR_FORMAT,
                      "SLICE: dim %d: begin %lld size %lld do not fit its %lld elements", i,
                      (long long)begin[i], (long long)size[i], (long long)d);
@@ -118,7 +119,9 @@ ap_status ap_kx_strided_slice_prepare(ap_kctx *c, size_t *scratch) {
       e = b + 1;
       st = 1;
     } else {
-      e = o->ss.offset ? end[i] + b : end[i];
+      /* b is within [-1, d], so only a hostile end can overflow the sum; clamp it first. */
+      e = o->ss.offset ? clamp64(end[i], -2 * (int64_t)INT32_MAX, 2 * (int64_t)INT32_MAX) + b
+                       : end[i];
       if (e < 0) e += d;
       e = st > 0 ? clamp64(e, 0, d) : clamp64(e, -1, d - 1);
       if (o->ss.end_mask & (1 << i)) e = st > 0 ? d : -1;

@@ -195,6 +195,11 @@ static void test_slice(void) {
   size[0] = 3;
   CHECK_EQ(kx_do(&r, AP_KB_SLICE), AP_ERR_FORMAT);
   CHECK_STR(r.err.msg, "SLICE: dim 0: begin 1 size 3 do not fit its 3 elements");
+  begin[0] = INT32_MIN; /* must not wrap d - begin into a valid-looking size */
+  size[0] = -1;
+  CHECK_EQ(kx_do(&r, AP_KB_SLICE), AP_ERR_FORMAT);
+  CHECK_STR(r.err.msg, "SLICE: dim 0: begin -2147483648 size -1 do not fit its 3 elements");
+  begin[0] = 1;
   size[0] = 0;
   CHECK_EQ(kx_do(&r, AP_KB_SLICE), AP_OK);
   CHECK(to.dims[0] == 0 && to.dims[1] == 3);

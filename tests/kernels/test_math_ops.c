@@ -108,6 +108,12 @@ static void test_div(void) {
   tb = kt(AP_INT32, ib, 1, 3, 0, 0, 0);
   CHECK_EQ(kx_do(&r, AP_KB_DIV), AP_ERR_FORMAT);
   CHECK_STR(r.err.msg, "DIV: shapes do not broadcast: dim 0 is 4 and 3");
+  /* [2^31-1, 1, 1] against [1, 2^31-1, 2^31-1]: each input is fine (no data is touched in
+   * prepare), the broadcast product overflows. */
+  ta = kt(AP_INT32, NULL, 3, INT32_MAX, 1, 1, 0);
+  tb = kt(AP_INT32, NULL, 3, 1, INT32_MAX, INT32_MAX, 0);
+  CHECK_EQ(kx_do(&r, AP_KB_DIV), AP_ERR_OVERFLOW);
+  CHECK_STR(r.err.msg, "DIV: the broadcast output is too large");
 }
 
 static void test_binary_math(void) {
