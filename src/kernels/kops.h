@@ -66,6 +66,12 @@ ap_status ap_kx_slice_prepare(ap_kctx *c, size_t *scratch);
 ap_status ap_kx_strided_slice_prepare(ap_kctx *c, size_t *scratch);
 ap_status ap_kx_slice_eval(ap_kctx *c);
 
+/* prelu.c: PRELU; reverse.c: REVERSE_V2 */
+ap_status ap_kx_prelu_prepare(ap_kctx *c, size_t *scratch);
+ap_status ap_kx_prelu_eval(ap_kctx *c);
+ap_status ap_kx_reverse_prepare(ap_kctx *c, size_t *scratch);
+ap_status ap_kx_reverse_eval(ap_kctx *c);
+
 /* Builtin codes (schema.fbs BuiltinOperator). */
 enum {
   AP_KB_GATHER = 36,
@@ -73,6 +79,7 @@ enum {
   AP_KB_STRIDED_SLICE = 45,
   AP_KB_EXP = 47,
   AP_KB_CAST = 53,
+  AP_KB_PRELU = 54,
   AP_KB_MAXIMUM = 55,
   AP_KB_ARG_MAX = 56,
   AP_KB_MINIMUM = 57,
@@ -91,6 +98,7 @@ enum {
   AP_KB_LEAKY_RELU = 98,
   AP_KB_SQUARED_DIFFERENCE = 99,
   AP_KB_ABS = 101,
+  AP_KB_REVERSE_V2 = 105,
   AP_KB_SELECT_V2 = 123
 };
 

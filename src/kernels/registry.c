@@ -329,6 +329,9 @@ static const ap_kernel kernels[] = {
     {AP_KB_SLICE, "SLICE", sizeof(ap_kx_params), ap_kx_slice_prepare, ap_kx_slice_eval},
     {AP_KB_STRIDED_SLICE, "STRIDED_SLICE", sizeof(ap_kx_params), ap_kx_strided_slice_prepare,
      ap_kx_slice_eval},
+    {AP_KB_PRELU, "PRELU", sizeof(ap_kx_params), ap_kx_prelu_prepare, ap_kx_prelu_eval},
+    {AP_KB_REVERSE_V2, "REVERSE_V2", sizeof(ap_kx_params), ap_kx_reverse_prepare,
+     ap_kx_reverse_eval},
 };
 
 const ap_kernel *ap_kernel_find(int32_t builtin) {

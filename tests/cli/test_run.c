@@ -291,13 +291,14 @@ static void errors(void) {
   ap_model *am = NULL;
   ap_op_info op;
   CHECK(ap_model_open(model(m, sizeof m, "dp_net_float"), NULL, &am) == AP_OK);
-  CHECK(ap_model_op(am, 0, 16, &op) == AP_OK && op.builtin == 54);
+  CHECK(ap_model_op(am, 0, 2290, &op) == AP_OK && op.builtin == 67);
   ap_model_destroy(am);
   snprintf(args, sizeof args, "'%s'", m);
-  snprintf(want, sizeof want,
-           "arenaplan: %s: unsupported op PRELU (builtin 54) at subgraph 0 op 16 (the CLI "
-           "runs builtin kernels only; 'arenaplan plan' still plans this model)\n",
-           m);
+  snprintf(
+      want, sizeof want,
+      "arenaplan: %s: unsupported op TRANSPOSE_CONV (builtin 67) at subgraph 0 op 2290 (the CLI "
+      "runs builtin kernels only; 'arenaplan plan' still plans this model)\n",
+      m);
   check_error(args, want, true);
   snprintf(args, sizeof args, "'%s'", model(m, sizeof m, "person_detect_vela"));
   check_error(args,

@@ -265,7 +265,31 @@ static void test_strided_slice(void) {
   CHECK_CONTAINS(r.err.msg, "STRIDED_SLICE: unsupported end: not a constant tensor");
 }
 
+static void test_reverse(void) {
+  /* [2, 3] = 0..5 reversed along axis 1, then along both (-2 is axis 0). */
+  int8_t v[6] = {0, 1, 2, 3, 4, 5}, out[6];
+  int32_t axes[2] = {1, -2};
+  ap_ktensor tv = kt(AP_INT8, v, 2, 2, 3, 0, 0), ta = kt(AP_INT32, axes, 1, 1, 0, 0, 0);
+  ap_ktensor to = kout(AP_INT8, out, 0, 0);
+  const ap_ktensor *ins[2] = {&tv, &ta};
+  ap_ktensor *outs[1] = {&to};
+  kx_run r;
+  kx_setup(&r, ins, 2, outs, 1);
+  CHECK_EQ(kx_do(&r, AP_KB_REVERSE_V2), AP_OK);
+  CHECK(to.rank == 2 && to.dims[0] == 2 && to.dims[1] == 3);
+  int8_t w1[6] = {2, 1, 0, 5, 4, 3};
+  CHECK_ARRAY(out, w1, 6);
+  ta.dims[0] = 2;
+  CHECK_EQ(kx_do(&r, AP_KB_REVERSE_V2), AP_OK);
+  int8_t w2[6] = {5, 4, 3, 2, 1, 0};
+  CHECK_ARRAY(out, w2, 6);
+  axes[1] = 1;
+  CHECK_EQ(kx_do(&r, AP_KB_REVERSE_V2), AP_ERR_FORMAT);
+  CHECK_STR(r.err.msg, "REVERSE_V2: axis 1 is invalid for rank 2");
+}
+
 int main(void) {
+  test_reverse();
   test_cast_shape();
   test_pack_unpack();
   test_gather();

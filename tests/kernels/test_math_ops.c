@@ -203,7 +203,26 @@ static void test_compare_select(void) {
   CHECK_STR(r.err.msg, "SELECT_V2: shapes do not broadcast: dim 0 is 3 and 2");
 }
 
+static void test_prelu(void) {
+  /* [2, 2] with per-channel alpha [2]: negatives scaled by their column's alpha; 0 stays. */
+  float x[4] = {-2, -2, 0, 3}, alpha[2] = {0.5f, 0.25f}, out[4];
+  ap_ktensor tx = kt(AP_FLOAT32, x, 2, 2, 2, 0, 0), ta = kt(AP_FLOAT32, alpha, 1, 2, 0, 0, 0);
+  ap_ktensor to = kout(AP_FLOAT32, out, 0, 0);
+  const ap_ktensor *ins[2] = {&tx, &ta};
+  ap_ktensor *outs[1] = {&to};
+  kx_run r;
+  kx_setup(&r, ins, 2, outs, 1);
+  CHECK_EQ(kx_do(&r, AP_KB_PRELU), AP_OK);
+  CHECK(to.rank == 2 && to.dims[0] == 2 && to.dims[1] == 2);
+  float want[4] = {-1, -0.5f, 0, 3};
+  CHECK_ARRAY(out, want, 4);
+  ta.type = AP_INT8;
+  CHECK_EQ(kx_do(&r, AP_KB_PRELU), AP_ERR_UNSUPPORTED);
+  CHECK_STR(r.err.msg, "PRELU: unsupported types FLOAT32, INT8 -> FLOAT32");
+}
+
 int main(void) {
+  test_prelu();
   test_unary();
   test_div();
   test_binary_math();
