@@ -66,7 +66,9 @@ ap_status ap_kx_slice_prepare(ap_kctx *c, size_t *scratch);
 ap_status ap_kx_strided_slice_prepare(ap_kctx *c, size_t *scratch);
 ap_status ap_kx_slice_eval(ap_kctx *c);
 
-/* prelu.c: PRELU; reverse.c: REVERSE_V2 */
+/* prelu.c: PRELU; reverse.c: REVERSE_V2; transpose_conv.c: TRANSPOSE_CONV (float32) */
+ap_status ap_kx_transpose_conv_prepare(ap_kctx *c, size_t *scratch);
+ap_status ap_kx_transpose_conv_eval(ap_kctx *c);
 ap_status ap_kx_prelu_prepare(ap_kctx *c, size_t *scratch);
 ap_status ap_kx_prelu_eval(ap_kctx *c);
 ap_status ap_kx_reverse_prepare(ap_kctx *c, size_t *scratch);
@@ -86,6 +88,7 @@ enum {
   AP_KB_LESS = 58,
   AP_KB_NEG = 59,
   AP_KB_SLICE = 65,
+  AP_KB_TRANSPOSE_CONV = 67,
   AP_KB_EQUAL = 71,
   AP_KB_LOG = 73,
   AP_KB_SQRT = 75,

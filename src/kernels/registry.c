@@ -332,6 +332,8 @@ static const ap_kernel kernels[] = {
     {AP_KB_PRELU, "PRELU", sizeof(ap_kx_params), ap_kx_prelu_prepare, ap_kx_prelu_eval},
     {AP_KB_REVERSE_V2, "REVERSE_V2", sizeof(ap_kx_params), ap_kx_reverse_prepare,
      ap_kx_reverse_eval},
+    {AP_KB_TRANSPOSE_CONV, "TRANSPOSE_CONV", sizeof(ap_kx_params), ap_kx_transpose_conv_prepare,
+     ap_kx_transpose_conv_eval},
 };
 
 const ap_kernel *ap_kernel_find(int32_t builtin) {

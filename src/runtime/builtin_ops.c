@@ -47,6 +47,15 @@ static void to_kernel_options(const ap_op_options *o, ap_kop_options *k) {
     k->new_shape_n = (int)o->reshape.new_shape.n;
     break;
   case AP_OPTIONS_REDUCER: k->keep_dims = o->reducer.keep_dims; break;
+  case AP_OPTIONS_TRANSPOSE_CONV:
+    k->conv = (ap_conv_options){o->transpose_conv.padding,
+                                o->transpose_conv.stride_w,
+                                o->transpose_conv.stride_h,
+                                1,
+                                1,
+                                o->transpose_conv.activation,
+                                0};
+    break;
   case AP_OPTIONS_LEAKY_RELU: k->alpha = o->leaky_relu.alpha; break;
   case AP_OPTIONS_PACK:
     k->axis = o->pack.axis;

@@ -221,8 +221,50 @@ static void test_prelu(void) {
   CHECK_STR(r.err.msg, "PRELU: unsupported types FLOAT32, INT8 -> FLOAT32");
 }
 
+static void test_transpose_conv(void) {
+  /* Input [1, 2, 1, 1] = {1, 2}, filter [1, 2, 1, 1] = {10, 1}, stride 2 along h, VALID:
+   * output [1, 4, 1, 1]: pixel 0 scatters to rows 0-1 (10, 1), pixel 1 to rows 2-3 (20, 2). */
+  int32_t shape[4] = {1, 4, 1, 1};
+  float x[2] = {1, 2}, w[2] = {10, 1}, out[4];
+  ap_ktensor ts = kt(AP_INT32, shape, 1, 4, 0, 0, 0), tw = kt(AP_FLOAT32, w, 4, 1, 2, 1, 1);
+  ap_ktensor tx = kt(AP_FLOAT32, x, 4, 1, 2, 1, 1), to = kout(AP_FLOAT32, out, 0, 0);
+  const ap_ktensor *ins[4] = {&ts, &tw, &tx, NULL};
+  ap_ktensor *outs[1] = {&to};
+  kx_run r;
+  kx_setup(&r, ins, 3, outs, 1);
+  r.opt.conv = (ap_conv_options){AP_KPAD_VALID, 1, 2, 1, 1, AP_KACT_NONE, 0};
+  CHECK_EQ(kx_do(&r, AP_KB_TRANSPOSE_CONV), AP_OK);
+  CHECK_DIMS4(to, 1, 4, 1, 1);
+  float want[4] = {10, 1, 20, 2};
+  CHECK_ARRAY(out, want, 4);
+  /* Stride 1, output 3 rows: the windows overlap on row 1 (1 + 20); bias -5 then RELU. */
+  shape[1] = 3;
+  float bias[1] = {-5};
+  ap_ktensor tb = kt(AP_FLOAT32, bias, 1, 1, 0, 0, 0);
+  ins[3] = &tb;
+  r.c.n_inputs = 4;
+  r.opt.conv.stride_h = 1;
+  r.opt.conv.activation = AP_KACT_RELU;
+  CHECK_EQ(kx_do(&r, AP_KB_TRANSPOSE_CONV), AP_OK);
+  CHECK_DIMS4(to, 1, 3, 1, 1);
+  float want2[3] = {5, 16, 0}; /* {10, 21, 2} - 5, clamped at 0 */
+  CHECK_ARRAY(out, want2, 3);
+  /* SAME with stride 2 and output 4: padding as for a conv of 4 rows by 2 taps -> 0. */
+  shape[1] = 4;
+  r.opt.conv.padding = AP_KPAD_SAME;
+  r.opt.conv.stride_h = 2;
+  r.opt.conv.activation = AP_KACT_NONE;
+  CHECK_EQ(kx_do(&r, AP_KB_TRANSPOSE_CONV), AP_OK);
+  float want3[4] = {5, -4, 15, -3};
+  CHECK_ARRAY(out, want3, 4);
+  ts.data = NULL;
+  CHECK_EQ(kx_do(&r, AP_KB_TRANSPOSE_CONV), AP_ERR_UNSUPPORTED);
+  CHECK_STR(r.err.msg, "TRANSPOSE_CONV: unsupported output_shape: it must be a constant INT32 [4]");
+}
+
 int main(void) {
   test_prelu();
+  test_transpose_conv();
   test_unary();
   test_div();
   test_binary_math();
