@@ -334,6 +334,8 @@ static const ap_kernel kernels[] = {
      ap_kx_reverse_eval},
     {AP_KB_TRANSPOSE_CONV, "TRANSPOSE_CONV", sizeof(ap_kx_params), ap_kx_transpose_conv_prepare,
      ap_kx_transpose_conv_eval},
+    {AP_KB_BATCH_MATMUL, "BATCH_MATMUL", sizeof(ap_kx_params), ap_kx_batch_matmul_prepare,
+     ap_kx_batch_matmul_eval},
 };
 
 const ap_kernel *ap_kernel_find(int32_t builtin) {

@@ -262,8 +262,45 @@ static void test_transpose_conv(void) {
   CHECK_STR(r.err.msg, "TRANSPOSE_CONV: unsupported output_shape: it must be a constant INT32 [4]");
 }
 
+static void test_batch_matmul(void) {
+  /* lhs [2, 1, 2] (two batches of a 1x2 row), rhs [2, 2] shared by both batches -> [2, 1, 2].
+   * Batch 0: [1, 2] x [[1, 2], [3, 4]] = [7, 10]; batch 1: [-1, 1] x ... = [2, 2]. */
+  float a[4] = {1, 2, -1, 1}, b[4] = {1, 2, 3, 4}, out[4];
+  ap_ktensor ta = kt(AP_FLOAT32, a, 3, 2, 1, 2, 0), tb = kt(AP_FLOAT32, b, 2, 2, 2, 0, 0);
+  ap_ktensor to = kout(AP_FLOAT32, out, 0, 0);
+  const ap_ktensor *ins[2] = {&ta, &tb};
+  ap_ktensor *outs[1] = {&to};
+  kx_run r;
+  kx_setup(&r, ins, 2, outs, 1);
+  CHECK_EQ(kx_do(&r, AP_KB_BATCH_MATMUL), AP_OK);
+  CHECK(to.rank == 3 && to.dims[0] == 2 && to.dims[1] == 1 && to.dims[2] == 2);
+  float want[4] = {7, 10, 2, 2};
+  CHECK_ARRAY(out, want, 4);
+  /* adj_y reads rhs transposed: [[1, 3], [2, 4]] -> batch 0: [1*1 + 2*2, 1*3 + 2*4]. */
+  r.opt.adj_y = true;
+  CHECK_EQ(kx_do(&r, AP_KB_BATCH_MATMUL), AP_OK);
+  float want_y[4] = {5, 11, 1, 1};
+  CHECK_ARRAY(out, want_y, 4);
+  /* adj_x: lhs [2, 2, 1] read as [2, 1, 2] transposed, same products as the first case. */
+  r.opt.adj_y = false;
+  r.opt.adj_x = true;
+  ta = kt(AP_FLOAT32, a, 3, 2, 2, 1, 0);
+  CHECK_EQ(kx_do(&r, AP_KB_BATCH_MATMUL), AP_OK);
+  CHECK_ARRAY(out, want, 4);
+  r.opt.adj_x = false;
+  CHECK_EQ(kx_do(&r, AP_KB_BATCH_MATMUL), AP_ERR_FORMAT);
+  CHECK_STR(r.err.msg, "BATCH_MATMUL: inner dims differ: 1 and 2");
+  /* Empty inner dim: every output is the empty sum, 0. */
+  ta = kt(AP_FLOAT32, a, 2, 2, 0, 0, 0);
+  tb = kt(AP_FLOAT32, b, 2, 0, 2, 0, 0);
+  out[0] = 9;
+  CHECK_EQ(kx_do(&r, AP_KB_BATCH_MATMUL), AP_OK);
+  CHECK(to.rank == 2 && to.dims[0] == 2 && to.dims[1] == 2 && out[0] == 0 && out[3] == 0);
+}
+
 int main(void) {
   test_prelu();
+  test_batch_matmul();
   test_transpose_conv();
   test_unary();
   test_div();
