@@ -69,6 +69,9 @@ ap_status ap_kx_slice_eval(ap_kctx *c);
 /* prelu.c: PRELU; reverse.c: REVERSE_V2; transpose_conv.c: TRANSPOSE_CONV (float32) */
 ap_status ap_kx_transpose_conv_prepare(ap_kctx *c, size_t *scratch);
 ap_status ap_kx_transpose_conv_eval(ap_kctx *c);
+/* gather_nd.c: GATHER_ND */
+ap_status ap_kx_gather_nd_prepare(ap_kctx *c, size_t *scratch);
+ap_status ap_kx_gather_nd_eval(ap_kctx *c);
 /* batch_matmul.c: BATCH_MATMUL (float32) */
 ap_status ap_kx_batch_matmul_prepare(ap_kctx *c, size_t *scratch);
 ap_status ap_kx_batch_matmul_eval(ap_kctx *c);
@@ -105,6 +108,7 @@ enum {
   AP_KB_SQUARED_DIFFERENCE = 99,
   AP_KB_ABS = 101,
   AP_KB_REVERSE_V2 = 105,
+  AP_KB_GATHER_ND = 107,
   AP_KB_SELECT_V2 = 123,
   AP_KB_BATCH_MATMUL = 126
 };

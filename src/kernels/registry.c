@@ -336,6 +336,8 @@ static const ap_kernel kernels[] = {
      ap_kx_transpose_conv_eval},
     {AP_KB_BATCH_MATMUL, "BATCH_MATMUL", sizeof(ap_kx_params), ap_kx_batch_matmul_prepare,
      ap_kx_batch_matmul_eval},
+    {AP_KB_GATHER_ND, "GATHER_ND", sizeof(ap_kx_params), ap_kx_gather_nd_prepare,
+     ap_kx_gather_nd_eval},
 };
 
 const ap_kernel *ap_kernel_find(int32_t builtin) {

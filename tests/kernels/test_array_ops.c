@@ -288,8 +288,37 @@ static void test_reverse(void) {
   CHECK_STR(r.err.msg, "REVERSE_V2: axis 1 is invalid for rank 2");
 }
 
+static void test_gather_nd(void) {
+  /* params [2, 2, 2] = 0..7; indices [2, 2] pick [1, 0] and [0, 1]: rows {4, 5} and {2, 3}. */
+  int8_t v[8] = {0, 1, 2, 3, 4, 5, 6, 7}, out[8];
+  int32_t idx[4] = {1, 0, 0, 1};
+  ap_ktensor tv = ktq(AP_INT8, v, 3, 2, 2, 2, 0, 0.5f, 1), ti = kt(AP_INT32, idx, 2, 2, 2, 0, 0);
+  ap_ktensor to = kout(AP_INT8, out, 0.5f, 1);
+  const ap_ktensor *ins[2] = {&tv, &ti};
+  ap_ktensor *outs[1] = {&to};
+  kx_run r;
+  kx_setup(&r, ins, 2, outs, 1);
+  CHECK_EQ(kx_do(&r, AP_KB_GATHER_ND), AP_OK);
+  CHECK(to.rank == 2 && to.dims[0] == 2 && to.dims[1] == 2);
+  int8_t w[4] = {4, 5, 2, 3};
+  CHECK_ARRAY(out, w, 4);
+  /* Full depth (3 components): single elements; int64 indices. */
+  int64_t full[3] = {1, 1, 0};
+  ap_ktensor tf = kt(AP_INT64, full, 1, 3, 0, 0, 0);
+  ins[1] = &tf;
+  CHECK_EQ(kx_do(&r, AP_KB_GATHER_ND), AP_OK);
+  CHECK(to.rank == 0 && out[0] == 6);
+  full[2] = 2;
+  CHECK_EQ(kx_do(&r, AP_KB_GATHER_ND), AP_ERR_RANGE);
+  CHECK_STR(r.err.msg, "GATHER_ND: index 2 (row 0, component 2) is outside [0, 2)");
+  tf.dims[0] = 4;
+  CHECK_EQ(kx_do(&r, AP_KB_GATHER_ND), AP_ERR_FORMAT);
+  CHECK_STR(r.err.msg, "GATHER_ND: index depth 4 must be between 1 and the params rank 3");
+}
+
 int main(void) {
   test_reverse();
+  test_gather_nd();
   test_cast_shape();
   test_pack_unpack();
   test_gather();
