@@ -69,6 +69,9 @@ ap_status ap_kx_slice_eval(ap_kctx *c);
 /* prelu.c: PRELU; reverse.c: REVERSE_V2; transpose_conv.c: TRANSPOSE_CONV (float32) */
 ap_status ap_kx_transpose_conv_prepare(ap_kctx *c, size_t *scratch);
 ap_status ap_kx_transpose_conv_eval(ap_kctx *c);
+/* resize.c: RESIZE_BILINEAR (float32, int8) */
+ap_status ap_kx_resize_bilinear_prepare(ap_kctx *c, size_t *scratch);
+ap_status ap_kx_resize_bilinear_eval(ap_kctx *c);
 /* gather_nd.c: GATHER_ND */
 ap_status ap_kx_gather_nd_prepare(ap_kctx *c, size_t *scratch);
 ap_status ap_kx_gather_nd_eval(ap_kctx *c);
@@ -82,6 +85,7 @@ ap_status ap_kx_reverse_eval(ap_kctx *c);
 
 /* Builtin codes (schema.fbs BuiltinOperator). */
 enum {
+  AP_KB_RESIZE_BILINEAR = 23,
   AP_KB_GATHER = 36,
   AP_KB_DIV = 42,
   AP_KB_STRIDED_SLICE = 45,

@@ -338,6 +338,8 @@ static const ap_kernel kernels[] = {
      ap_kx_batch_matmul_eval},
     {AP_KB_GATHER_ND, "GATHER_ND", sizeof(ap_kx_params), ap_kx_gather_nd_prepare,
      ap_kx_gather_nd_eval},
+    {AP_KB_RESIZE_BILINEAR, "RESIZE_BILINEAR", sizeof(ap_kx_params), ap_kx_resize_bilinear_prepare,
+     ap_kx_resize_bilinear_eval},
 };
 
 const ap_kernel *ap_kernel_find(int32_t builtin) {

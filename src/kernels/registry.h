@@ -30,10 +30,11 @@ typedef struct ap_kop_options {
   bool keep_dims;           /* MEAN */
   const int32_t *new_shape; /* RESHAPE, when it has no shape input; NULL: keep the output's */
   int new_shape_n;
-  float alpha;       /* LEAKY_RELU */
-  int32_t count;     /* PACK values_count, UNPACK num */
-  int batch_dims;    /* GATHER (axis: in `axis`, as PACK's and UNPACK's) */
-  bool adj_x, adj_y; /* BATCH_MATMUL */
+  float alpha;                            /* LEAKY_RELU */
+  int32_t count;                          /* PACK values_count, UNPACK num */
+  int batch_dims;                         /* GATHER (axis: in `axis`, as PACK's and UNPACK's) */
+  bool adj_x, adj_y;                      /* BATCH_MATMUL */
+  bool align_corners, half_pixel_centers; /* RESIZE_BILINEAR */
   struct {
     int32_t begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask;
     bool offset;

@@ -60,6 +60,10 @@ static void to_kernel_options(const ap_op_options *o, ap_kop_options *k) {
     k->adj_x = o->batch_matmul.adj_x;
     k->adj_y = o->batch_matmul.adj_y;
     break;
+  case AP_OPTIONS_RESIZE:
+    k->align_corners = o->resize.align_corners;
+    k->half_pixel_centers = o->resize.half_pixel_centers;
+    break;
   case AP_OPTIONS_LEAKY_RELU: k->alpha = o->leaky_relu.alpha; break;
   case AP_OPTIONS_PACK:
     k->axis = o->pack.axis;

@@ -316,8 +316,60 @@ static void test_gather_nd(void) {
   CHECK_STR(r.err.msg, "GATHER_ND: index depth 4 must be between 1 and the params rank 3");
 }
 
+static void test_resize_bilinear(void) {
+  /* [1, 1, 2, 1] -> [1, 1, 4, 1]; width scale 2 / 4 = 0.5, source x = 0, 0.5, 1, 1.5 (the last
+   * clamps its upper neighbour to 1). */
+  float v[2] = {0, 4}, out[4];
+  int32_t size[2] = {1, 4};
+  ap_ktensor tv = kt(AP_FLOAT32, v, 4, 1, 1, 2, 1), ts = kt(AP_INT32, size, 1, 2, 0, 0, 0);
+  ap_ktensor to = kout(AP_FLOAT32, out, 0, 0);
+  const ap_ktensor *ins[2] = {&tv, &ts};
+  ap_ktensor *outs[1] = {&to};
+  kx_run r;
+  kx_setup(&r, ins, 2, outs, 1);
+  CHECK_EQ(kx_do(&r, AP_KB_RESIZE_BILINEAR), AP_OK);
+  CHECK_DIMS4(to, 1, 1, 4, 1);
+  float w[4] = {0, 2, 4, 4};
+  CHECK_ARRAY(out, w, 4);
+  /* align_corners: scale (2 - 1) / (4 - 1) in float. */
+  r.opt.align_corners = true;
+  CHECK_EQ(kx_do(&r, AP_KB_RESIZE_BILINEAR), AP_OK);
+  CHECK(out[0] == 0 && out[1] == 4 * (1.0f / 3) && out[3] == 4);
+  /* half_pixel_centers: source x = -0.25, 0.25, 0.75, 1.25; at -0.25 both neighbours are 0
+   * and the weights 1.25 and -0.25 still sum to the input. */
+  r.opt.align_corners = false;
+  r.opt.half_pixel_centers = true;
+  v[0] = 8;
+  CHECK_EQ(kx_do(&r, AP_KB_RESIZE_BILINEAR), AP_OK);
+  float wh[4] = {8, 7, 5, 4};
+  CHECK_ARRAY(out, wh, 4);
+  r.opt.align_corners = true;
+  CHECK_EQ(kx_do(&r, AP_KB_RESIZE_BILINEAR), AP_ERR_FORMAT);
+  CHECK_STR(r.err.msg, "RESIZE_BILINEAR: align_corners and half_pixel_centers exclude each other");
+  r.opt.align_corners = r.opt.half_pixel_centers = false;
+  /* int8: 10-bit coordinates (scale (2048 + 2) / 4 = 512); x = 0.5 lands on an exact half
+   * (2^19 of 2^20), which rounds away from zero: 1 -> 1, -1 -> -1. */
+  int8_t q[2] = {8, 4}, qo[4];
+  ap_ktensor tq = ktq(AP_INT8, q, 4, 1, 1, 2, 1, 0.5f, 0);
+  ins[0] = &tq;
+  to = kout(AP_INT8, qo, 0.5f, 0);
+  CHECK_EQ(kx_do(&r, AP_KB_RESIZE_BILINEAR), AP_OK);
+  int8_t wq[4] = {8, 6, 4, 4};
+  CHECK_ARRAY(qo, wq, 4);
+  q[0] = 1, q[1] = 0;
+  CHECK_EQ(kx_do(&r, AP_KB_RESIZE_BILINEAR), AP_OK);
+  CHECK(qo[0] == 1 && qo[1] == 1 && qo[2] == 0);
+  q[0] = -1;
+  CHECK_EQ(kx_do(&r, AP_KB_RESIZE_BILINEAR), AP_OK);
+  CHECK(qo[0] == -1 && qo[1] == -1 && qo[2] == 0);
+  to.scale = 0.25f;
+  CHECK_EQ(kx_do(&r, AP_KB_RESIZE_BILINEAR), AP_ERR_UNSUPPORTED);
+  CHECK_STR(r.err.msg, "RESIZE_BILINEAR: int8 input and output must share quantization");
+}
+
 int main(void) {
   test_reverse();
+  test_resize_bilinear();
   test_gather_nd();
   test_cast_shape();
   test_pack_unpack();
