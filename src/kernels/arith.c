@@ -129,7 +129,7 @@ static ap_status int_op(const ap_kx_params *p, int64_t x, int64_t y, int64_t *r)
   switch (p->op) {
   case AP_KB_DIV:
   case AP_KB_FLOOR_DIV:
-    /* int32 only. TFLite's int32 DIV does not check; both are undefined behaviour there. */
+    /* int32 only. x / 0 and INT32_MIN / -1 are undefined in C and C++: they fail here. */
     if (y == 0 || (x == INT32_MIN && y == -1)) return AP_ERR_KERNEL;
     if (p->op == AP_KB_DIV) {
       *r = ap_kq_clamp((int32_t)(x / y), p->imin, p->imax);
@@ -216,7 +216,7 @@ ap_status ap_kx_binary_eval(ap_kctx *c) {
       if (s == AP_OK) store_int(t, out->data, io, r);
     }
     if (s != AP_OK) {
-      const char *what = p->op == AP_KB_DIV && t == AP_INT32 && ((const int32_t *)b->data)[ib] != 0
+      const char *what = t == AP_INT32 && ((const int32_t *)b->data)[ib] != 0
                              ? "INT32_MIN / -1 overflows"
                              : "division by 0";
       return ap_fail(c->err, AP_ERR_KERNEL, "%s: %s at output element %zu", name_of(p->op), what,

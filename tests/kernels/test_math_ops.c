@@ -101,6 +101,8 @@ static void test_div(void) {
   ib[0] = -1;
   CHECK_EQ(kx_do(&r, AP_KB_DIV), AP_ERR_KERNEL);
   CHECK_STR(r.err.msg, "DIV: INT32_MIN / -1 overflows at output element 3");
+  CHECK_EQ(kx_do(&r, AP_KB_FLOOR_DIV), AP_ERR_KERNEL);
+  CHECK_STR(r.err.msg, "FLOOR_DIV: INT32_MIN / -1 overflows at output element 3");
   ib[0] = 0;
   CHECK_EQ(kx_do(&r, AP_KB_DIV), AP_ERR_KERNEL);
   CHECK_STR(r.err.msg, "DIV: division by 0 at output element 0");
