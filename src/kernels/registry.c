@@ -1,5 +1,6 @@
 /* One adapter per builtin: unpacks the generic context into the family's prepare/eval. */
 #include "kernels/registry.h"
+#include "kernels/kops.h"
 
 #include <string.h>
 
@@ -38,6 +39,7 @@ _Static_assert(sizeof(ap_unary_params) <= AP_KPARAMS_SIZE, "unary params");
 _Static_assert(sizeof(ap_transpose_params) <= AP_KPARAMS_SIZE, "transpose params");
 _Static_assert(sizeof(ap_concat_params) <= AP_KPARAMS_SIZE, "concat params");
 _Static_assert(sizeof(ap_quantize_params) <= AP_KPARAMS_SIZE, "quantize params");
+_Static_assert(sizeof(ap_kx_params) <= AP_KPARAMS_SIZE, "kops params");
 
 /* Checks the input and output counts every adapter relies on. */
 static ap_status arity(ap_kctx *c, const char *op, int min_in, int max_in, bool first_required) {
@@ -251,6 +253,35 @@ static ap_status quantize_run(ap_kctx *c) {
   return ap_quantize_eval(c->params, in(c, 0), c->outputs[0]);
 }
 
+/* --- kops.h families: bind the builtin code --- */
+#define KX_UNARY(NAME)                                                                             \
+  static ap_status NAME##_kxprep(ap_kctx *c, size_t *s) {                                          \
+    return ap_kx_unary_prepare(c, s, AP_KB_##NAME);                                                \
+  }
+#define KX_BINARY(NAME)                                                                            \
+  static ap_status NAME##_kxprep(ap_kctx *c, size_t *s) {                                          \
+    return ap_kx_binary_prepare(c, s, AP_KB_##NAME);                                               \
+  }
+KX_UNARY(SQRT)
+KX_UNARY(RSQRT)
+KX_UNARY(EXP)
+KX_UNARY(LOG)
+KX_UNARY(ABS)
+KX_UNARY(NEG)
+KX_UNARY(LEAKY_RELU)
+KX_BINARY(DIV)
+KX_BINARY(FLOOR_DIV)
+KX_BINARY(SQUARED_DIFFERENCE)
+KX_BINARY(POW)
+KX_BINARY(MAXIMUM)
+KX_BINARY(MINIMUM)
+KX_BINARY(EQUAL)
+KX_BINARY(LESS)
+KX_BINARY(SELECT_V2)
+
+#define KX_ENTRY(NAME, EVAL)                                                                       \
+  { AP_KB_##NAME, #NAME, sizeof(ap_kx_params), NAME##_kxprep, EVAL }
+
 static const ap_kernel kernels[] = {
     {B_ADD, "ADD", sizeof(ap_binary_params), add_prep, bin_run},
     {B_AVERAGE_POOL_2D, "AVERAGE_POOL_2D", sizeof(ap_pool_params), avg_prep, pool_run},
@@ -273,6 +304,42 @@ static const ap_kernel kernels[] = {
     {B_SUB, "SUB", sizeof(ap_binary_params), sub_prep, bin_run},
     {B_PADV2, "PADV2", sizeof(ap_pad_params), pad_prep, pad_run},
     {B_QUANTIZE, "QUANTIZE", sizeof(ap_quantize_params), quantize_prep, quantize_run},
+    KX_ENTRY(SQRT, ap_kx_unary_eval),
+    KX_ENTRY(RSQRT, ap_kx_unary_eval),
+    KX_ENTRY(EXP, ap_kx_unary_eval),
+    KX_ENTRY(LOG, ap_kx_unary_eval),
+    KX_ENTRY(ABS, ap_kx_unary_eval),
+    KX_ENTRY(NEG, ap_kx_unary_eval),
+    KX_ENTRY(LEAKY_RELU, ap_kx_unary_eval),
+    KX_ENTRY(DIV, ap_kx_binary_eval),
+    KX_ENTRY(FLOOR_DIV, ap_kx_binary_eval),
+    KX_ENTRY(SQUARED_DIFFERENCE, ap_kx_binary_eval),
+    KX_ENTRY(POW, ap_kx_binary_eval),
+    KX_ENTRY(MAXIMUM, ap_kx_binary_eval),
+    KX_ENTRY(MINIMUM, ap_kx_binary_eval),
+    KX_ENTRY(EQUAL, ap_kx_binary_eval),
+    KX_ENTRY(LESS, ap_kx_binary_eval),
+    KX_ENTRY(SELECT_V2, ap_kx_binary_eval),
+    {AP_KB_CAST, "CAST", sizeof(ap_kx_params), ap_kx_cast_prepare, ap_kx_cast_eval},
+    {AP_KB_SHAPE, "SHAPE", sizeof(ap_kx_params), ap_kx_shape_prepare, ap_kx_shape_eval},
+    {AP_KB_PACK, "PACK", sizeof(ap_kx_params), ap_kx_pack_prepare, ap_kx_pack_eval},
+    {AP_KB_UNPACK, "UNPACK", sizeof(ap_kx_params), ap_kx_unpack_prepare, ap_kx_unpack_eval},
+    {AP_KB_GATHER, "GATHER", sizeof(ap_kx_params), ap_kx_gather_prepare, ap_kx_gather_eval},
+    {AP_KB_ARG_MAX, "ARG_MAX", sizeof(ap_kx_params), ap_kx_argmax_prepare, ap_kx_argmax_eval},
+    {AP_KB_SLICE, "SLICE", sizeof(ap_kx_params), ap_kx_slice_prepare, ap_kx_slice_eval},
+    {AP_KB_STRIDED_SLICE, "STRIDED_SLICE", sizeof(ap_kx_params), ap_kx_strided_slice_prepare,
+     ap_kx_slice_eval},
+    {AP_KB_PRELU, "PRELU", sizeof(ap_kx_params), ap_kx_prelu_prepare, ap_kx_prelu_eval},
+    {AP_KB_REVERSE_V2, "REVERSE_V2", sizeof(ap_kx_params), ap_kx_reverse_prepare,
+     ap_kx_reverse_eval},
+    {AP_KB_TRANSPOSE_CONV, "TRANSPOSE_CONV", sizeof(ap_kx_params), ap_kx_transpose_conv_prepare,
+     ap_kx_transpose_conv_eval},
+    {AP_KB_BATCH_MATMUL, "BATCH_MATMUL", sizeof(ap_kx_params), ap_kx_batch_matmul_prepare,
+     ap_kx_batch_matmul_eval},
+    {AP_KB_GATHER_ND, "GATHER_ND", sizeof(ap_kx_params), ap_kx_gather_nd_prepare,
+     ap_kx_gather_nd_eval},
+    {AP_KB_RESIZE_BILINEAR, "RESIZE_BILINEAR", sizeof(ap_kx_params), ap_kx_resize_bilinear_prepare,
+     ap_kx_resize_bilinear_eval},
 };
 
 const ap_kernel *ap_kernel_find(int32_t builtin) {

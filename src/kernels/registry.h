@@ -21,15 +21,24 @@
 /* The builtin options a kernel reads, filled by the interpreter from the model. Only the
  * fields of the op's own options matter. */
 typedef struct ap_kop_options {
-  int activation;           /* ADD, SUB, MUL, CONCATENATION */
+  int activation;           /* ADD, SUB, MUL, DIV, CONCATENATION */
   ap_conv_options conv;     /* CONV_2D, DEPTHWISE_CONV_2D */
   ap_pool_options pool;     /* AVERAGE_POOL_2D, MAX_POOL_2D */
   ap_fc_options fc;         /* FULLY_CONNECTED */
   float beta;               /* SOFTMAX */
-  int axis;                 /* CONCATENATION */
+  int axis;                 /* CONCATENATION, PACK, UNPACK, GATHER */
   bool keep_dims;           /* MEAN */
   const int32_t *new_shape; /* RESHAPE, when it has no shape input; NULL: keep the output's */
   int new_shape_n;
+  float alpha;                            /* LEAKY_RELU */
+  int32_t count;                          /* PACK values_count, UNPACK num */
+  int batch_dims;                         /* GATHER (axis: in `axis`, as PACK's and UNPACK's) */
+  bool adj_x, adj_y;                      /* BATCH_MATMUL */
+  bool align_corners, half_pixel_centers; /* RESIZE_BILINEAR */
+  struct {
+    int32_t begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask;
+    bool offset;
+  } ss; /* STRIDED_SLICE */
 } ap_kop_options;
 
 typedef struct ap_kctx {

@@ -47,6 +47,44 @@ static void to_kernel_options(const ap_op_options *o, ap_kop_options *k) {
     k->new_shape_n = (int)o->reshape.new_shape.n;
     break;
   case AP_OPTIONS_REDUCER: k->keep_dims = o->reducer.keep_dims; break;
+  case AP_OPTIONS_TRANSPOSE_CONV:
+    k->conv = (ap_conv_options){o->transpose_conv.padding,
+                                o->transpose_conv.stride_w,
+                                o->transpose_conv.stride_h,
+                                1,
+                                1,
+                                o->transpose_conv.activation,
+                                0};
+    break;
+  case AP_OPTIONS_BATCH_MATMUL:
+    k->adj_x = o->batch_matmul.adj_x;
+    k->adj_y = o->batch_matmul.adj_y;
+    break;
+  case AP_OPTIONS_RESIZE:
+    k->align_corners = o->resize.align_corners;
+    k->half_pixel_centers = o->resize.half_pixel_centers;
+    break;
+  case AP_OPTIONS_LEAKY_RELU: k->alpha = o->leaky_relu.alpha; break;
+  case AP_OPTIONS_PACK:
+    k->axis = o->pack.axis;
+    k->count = o->pack.values_count;
+    break;
+  case AP_OPTIONS_UNPACK:
+    k->axis = o->unpack.axis;
+    k->count = o->unpack.num;
+    break;
+  case AP_OPTIONS_GATHER:
+    k->axis = o->gather.axis;
+    k->batch_dims = o->gather.batch_dims;
+    break;
+  case AP_OPTIONS_STRIDED_SLICE:
+    k->ss.begin_mask = o->strided_slice.begin_mask;
+    k->ss.end_mask = o->strided_slice.end_mask;
+    k->ss.ellipsis_mask = o->strided_slice.ellipsis_mask;
+    k->ss.new_axis_mask = o->strided_slice.new_axis_mask;
+    k->ss.shrink_axis_mask = o->strided_slice.shrink_axis_mask;
+    k->ss.offset = o->strided_slice.offset;
+    break;
   default: break;
   }
 }

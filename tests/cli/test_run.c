@@ -290,12 +290,13 @@ static void errors(void) {
    * reader), and for custom ops how to register one. */
   ap_model *am = NULL;
   ap_op_info op;
-  CHECK(ap_model_open(model(m, sizeof m, "dp_net_float"), NULL, &am) == AP_OK);
-  CHECK(ap_model_op(am, 0, 2, &op) == AP_OK && op.builtin == 45);
+  CHECK(ap_model_open(model(m, sizeof m, "mnist_lstm_float"), NULL, &am) == AP_OK);
+  CHECK(ap_model_op(am, 0, 0, &op) == AP_OK && op.builtin == 44);
   ap_model_destroy(am);
   snprintf(args, sizeof args, "'%s'", m);
   snprintf(want, sizeof want,
-           "arenaplan: %s: unsupported op STRIDED_SLICE (builtin 45) at subgraph 0 op 2 (the CLI "
+           "arenaplan: %s: unsupported op UNIDIRECTIONAL_SEQUENCE_LSTM (builtin 44) at subgraph 0 "
+           "op 0 (the CLI "
            "runs builtin kernels only; 'arenaplan plan' still plans this model)\n",
            m);
   check_error(args, want, true);

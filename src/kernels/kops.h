@@ -1,0 +1,120 @@
+/* Kernels written directly against the registry's context (ap_kctx): the math, comparison,
+ * cast and shape-manipulating ops of issue 8. Families shared by several builtins take the
+ * builtin code as an extra argument (registry.c binds it); `params` holds an ap_kx_params filled by
+ * prepare, because eval sees no options (the runtime passes empty ones to eval).
+ *
+ * Arithmetic follows TFLite's reference kernels (tensorflow/lite/kernels/internal/reference):
+ * float ops use the float libm function TFLite's std:: call resolves to.
+ */
+#ifndef AP_KERNELS_KOPS_H
+#define AP_KERNELS_KOPS_H
+
+#include "kernels/registry.h"
+
+typedef struct ap_kx_params {
+  int op;   /* the builtin code */
+  int kind; /* op-specific sub-case */
+  float alpha, fmin, fmax;
+  int32_t imin, imax;
+  int32_t axis, count;
+  int32_t begin[AP_KMAXDIMS], stride[AP_KMAXDIMS];
+  ap_kshape in_shape, in2_shape, out_shape;
+} ap_kx_params;
+
+/* Broadcast iteration over up to three inputs in output order (numpy rules, as TFLite's
+ * Broadcast*Slow kernels): offsets advance with stride 0 along the dims an input broadcasts. */
+typedef struct ap_kbcast {
+  int rank, n_in;
+  int32_t dims[AP_KMAXDIMS], idx[AP_KMAXDIMS];
+  size_t stride[3][AP_KMAXDIMS];
+  size_t off[3];
+} ap_kbcast;
+
+/* Output shape of broadcasting ins[0..n) (n at most 3) into `out`; fails naming `op`. */
+ap_status ap_kbcast_shape(const char *op, const ap_ktensor *const *ins, int n, ap_ktensor *out,
+                          ap_errbuf *err);
+void ap_kbcast_init(ap_kbcast *b, const ap_ktensor *const *ins, int n, const ap_ktensor *out);
+void ap_kbcast_next(ap_kbcast *b);
+
+/* Common argument check of the context: n_in..max_in inputs, all non-NULL up to n_in, and at
+ * least one output. */
+ap_status ap_kx_arity(ap_kctx *c, const char *op, int n_in, int max_in, int n_out);
+
+/* math.c: SQRT, RSQRT, EXP, LOG, ABS, NEG, LEAKY_RELU */
+ap_status ap_kx_unary_prepare(ap_kctx *c, size_t *scratch, int op);
+ap_status ap_kx_unary_eval(ap_kctx *c);
+/* arith.c: DIV, FLOOR_DIV, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM, POW, EQUAL, LESS, SELECT_V2 */
+ap_status ap_kx_binary_prepare(ap_kctx *c, size_t *scratch, int op);
+ap_status ap_kx_binary_eval(ap_kctx *c);
+/* cast.c: CAST, SHAPE */
+ap_status ap_kx_cast_prepare(ap_kctx *c, size_t *scratch);
+ap_status ap_kx_cast_eval(ap_kctx *c);
+ap_status ap_kx_shape_prepare(ap_kctx *c, size_t *scratch);
+ap_status ap_kx_shape_eval(ap_kctx *c);
+/* pack.c: PACK, UNPACK */
+ap_status ap_kx_pack_prepare(ap_kctx *c, size_t *scratch);
+ap_status ap_kx_pack_eval(ap_kctx *c);
+ap_status ap_kx_unpack_prepare(ap_kctx *c, size_t *scratch);
+ap_status ap_kx_unpack_eval(ap_kctx *c);
+/* gather.c: GATHER, ARG_MAX */
+ap_status ap_kx_gather_prepare(ap_kctx *c, size_t *scratch);
+ap_status ap_kx_gather_eval(ap_kctx *c);
+ap_status ap_kx_argmax_prepare(ap_kctx *c, size_t *scratch);
+ap_status ap_kx_argmax_eval(ap_kctx *c);
+/* slice.c: SLICE, STRIDED_SLICE */
+ap_status ap_kx_slice_prepare(ap_kctx *c, size_t *scratch);
+ap_status ap_kx_strided_slice_prepare(ap_kctx *c, size_t *scratch);
+ap_status ap_kx_slice_eval(ap_kctx *c);
+
+/* prelu.c: PRELU; reverse.c: REVERSE_V2; transpose_conv.c: TRANSPOSE_CONV (float32) */
+ap_status ap_kx_transpose_conv_prepare(ap_kctx *c, size_t *scratch);
+ap_status ap_kx_transpose_conv_eval(ap_kctx *c);
+/* resize.c: RESIZE_BILINEAR (float32, int8) */
+ap_status ap_kx_resize_bilinear_prepare(ap_kctx *c, size_t *scratch);
+ap_status ap_kx_resize_bilinear_eval(ap_kctx *c);
+/* gather_nd.c: GATHER_ND */
+ap_status ap_kx_gather_nd_prepare(ap_kctx *c, size_t *scratch);
+ap_status ap_kx_gather_nd_eval(ap_kctx *c);
+/* batch_matmul.c: BATCH_MATMUL (float32) */
+ap_status ap_kx_batch_matmul_prepare(ap_kctx *c, size_t *scratch);
+ap_status ap_kx_batch_matmul_eval(ap_kctx *c);
+ap_status ap_kx_prelu_prepare(ap_kctx *c, size_t *scratch);
+ap_status ap_kx_prelu_eval(ap_kctx *c);
+ap_status ap_kx_reverse_prepare(ap_kctx *c, size_t *scratch);
+ap_status ap_kx_reverse_eval(ap_kctx *c);
+
+/* Builtin codes (schema.fbs BuiltinOperator). */
+enum {
+  AP_KB_RESIZE_BILINEAR = 23,
+  AP_KB_GATHER = 36,
+  AP_KB_DIV = 42,
+  AP_KB_STRIDED_SLICE = 45,
+  AP_KB_EXP = 47,
+  AP_KB_CAST = 53,
+  AP_KB_PRELU = 54,
+  AP_KB_MAXIMUM = 55,
+  AP_KB_ARG_MAX = 56,
+  AP_KB_MINIMUM = 57,
+  AP_KB_LESS = 58,
+  AP_KB_NEG = 59,
+  AP_KB_SLICE = 65,
+  AP_KB_TRANSPOSE_CONV = 67,
+  AP_KB_EQUAL = 71,
+  AP_KB_LOG = 73,
+  AP_KB_SQRT = 75,
+  AP_KB_RSQRT = 76,
+  AP_KB_SHAPE = 77,
+  AP_KB_POW = 78,
+  AP_KB_PACK = 83,
+  AP_KB_UNPACK = 88,
+  AP_KB_FLOOR_DIV = 90,
+  AP_KB_LEAKY_RELU = 98,
+  AP_KB_SQUARED_DIFFERENCE = 99,
+  AP_KB_ABS = 101,
+  AP_KB_REVERSE_V2 = 105,
+  AP_KB_GATHER_ND = 107,
+  AP_KB_SELECT_V2 = 123,
+  AP_KB_BATCH_MATMUL = 126
+};
+
+#endif

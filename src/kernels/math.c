@@ -1,0 +1,86 @@
+/* SQRT, RSQRT, EXP, LOG, ABS, NEG and LEAKY_RELU on float32 (TFLite's elementwise.cc,
+ * exp.cc, neg.h and leaky_relu.h): one libm call per element. ABS and NEG also take int32;
+ * TFLite's std::abs and unary minus are undefined at INT32_MIN, so there they saturate. */
+#include "kernels/kops.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *name_of(int op) {
+  switch (op) {
+  case AP_KB_SQRT: return "SQRT";
+  case AP_KB_RSQRT: return "RSQRT";
+  case AP_KB_EXP: return "EXP";
+  case AP_KB_LOG: return "LOG";
+  case AP_KB_ABS: return "ABS";
+  case AP_KB_NEG: return "NEG";
+  default: return "LEAKY_RELU";
+  }
+}
+
+ap_status ap_kx_unary_prepare(ap_kctx *c, size_t *scratch, int op) {
+  const char *name = name_of(op);
+  ap_status s = ap_kx_arity(c, name, 1, 1, 1);
+  if (s != AP_OK) return s;
+  *scratch = 0;
+  ap_kx_params *p = c->params;
+  memset(p, 0, sizeof *p);
+  p->op = op;
+  p->alpha = c->options->alpha;
+  const ap_ktensor *in = c->inputs[0];
+  ap_ktensor *out = c->outputs[0];
+  size_t n;
+  if (!ap_ktensor_count(in, &n)) return ap_fail(c->err, AP_ERR_FORMAT, "%s: invalid shape", name);
+  bool raw = (op == AP_KB_ABS || op == AP_KB_NEG) && in->type == AP_INT32;
+  if (!raw && in->type != AP_FLOAT32) {
+    return ap_fail(c->err, AP_ERR_UNSUPPORTED, "%s: unsupported type %s", name,
+                   ap_ktype_name(in->type));
+  }
+  if (out->type != in->type) {
+    return ap_fail(c->err, AP_ERR_FORMAT, "%s: output type %s differs from input %s", name,
+                   ap_ktype_name(out->type), ap_ktype_name(in->type));
+  }
+  out->rank = in->rank;
+  memcpy(out->dims, in->dims, sizeof out->dims);
+  p->in_shape = ap_kshape_of(in);
+  p->out_shape = ap_kshape_of(out);
+  return AP_OK;
+}
+
+static float apply(int op, float x, float alpha) {
+  switch (op) {
+  case AP_KB_SQRT: return sqrtf(x);
+  case AP_KB_RSQRT: return 1.0f / sqrtf(x);
+  case AP_KB_EXP: return expf(x);
+  case AP_KB_LOG: return logf(x);
+  case AP_KB_ABS: return fabsf(x);
+  case AP_KB_NEG: return -x;
+  default: return x > 0 ? x : x * alpha;
+  }
+}
+
+ap_status ap_kx_unary_eval(ap_kctx *c) {
+  if (!c || !c->params || c->n_inputs < 1 || c->n_outputs < 1) return AP_ERR_ARG;
+  const ap_kx_params *p = c->params;
+  const ap_ktensor *in = c->inputs[0];
+  ap_ktensor *out = c->outputs[0];
+  size_t n;
+  if (!in || !out || !in->data || !out->data || !ap_kshape_is(in, &p->in_shape) ||
+      !ap_kshape_is(out, &p->out_shape) || !ap_ktensor_count(in, &n)) {
+    return AP_ERR_ARG;
+  }
+  if (in->type == AP_INT32) {
+    const int32_t *x = in->data;
+    int32_t *y = out->data;
+    for (size_t i = 0; i < n; i++) {
+      int32_t v = x[i] == INT32_MIN ? INT32_MIN + 1 : x[i];
+      y[i] = p->op == AP_KB_NEG ? -v : v < 0 ? -v : v;
+    }
+    return AP_OK;
+  }
+  const float *x = in->data;
+  float *y = out->data;
+  for (size_t i = 0; i < n; i++)
+    y[i] = apply(p->op, x[i], p->alpha);
+  return AP_OK;
+}

@@ -1,0 +1,47 @@
+/* PRELU on float32 (TFLite's prelu.cc: x >= 0 ? x : x * alpha, alpha broadcast against the
+ * input; the output has the broadcast shape). */
+#include "kernels/kops.h"
+
+#include <string.h>
+
+ap_status ap_kx_prelu_prepare(ap_kctx *c, size_t *scratch) {
+  ap_status s = ap_kx_arity(c, "PRELU", 2, 2, 1);
+  if (s != AP_OK) return s;
+  *scratch = 0;
+  ap_kx_params *p = c->params;
+  memset(p, 0, sizeof *p);
+  const ap_ktensor *in = c->inputs[0], *alpha = c->inputs[1];
+  ap_ktensor *out = c->outputs[0];
+  if (in->type != AP_FLOAT32 || alpha->type != AP_FLOAT32 || out->type != AP_FLOAT32) {
+    return ap_fail(c->err, AP_ERR_UNSUPPORTED, "PRELU: unsupported types %s, %s -> %s",
+                   ap_ktype_name(in->type), ap_ktype_name(alpha->type), ap_ktype_name(out->type));
+  }
+  s = ap_kbcast_shape("PRELU", c->inputs, 2, out, c->err);
+  if (s != AP_OK) return s;
+  p->in_shape = ap_kshape_of(in);
+  p->in2_shape = ap_kshape_of(alpha);
+  p->out_shape = ap_kshape_of(out);
+  return AP_OK;
+}
+
+ap_status ap_kx_prelu_eval(ap_kctx *c) {
+  if (!c || !c->params || c->n_inputs != 2 || c->n_outputs < 1) return AP_ERR_ARG;
+  const ap_kx_params *p = c->params;
+  const ap_ktensor *in = c->inputs[0], *alpha = c->inputs[1];
+  ap_ktensor *out = c->outputs[0];
+  size_t n;
+  if (!in || !alpha || !out || !in->data || !alpha->data || !out->data ||
+      !ap_kshape_is(in, &p->in_shape) || !ap_kshape_is(alpha, &p->in2_shape) ||
+      !ap_kshape_is(out, &p->out_shape) || !ap_ktensor_count(out, &n)) {
+    return AP_ERR_ARG;
+  }
+  ap_kbcast it;
+  ap_kbcast_init(&it, c->inputs, 2, out);
+  const float *x = in->data, *a = alpha->data;
+  float *y = out->data;
+  for (size_t i = 0; i < n; i++, ap_kbcast_next(&it)) {
+    float v = x[it.off[0]];
+    y[i] = v >= 0.0f ? v : v * a[it.off[1]];
+  }
+  return AP_OK;
+}
