@@ -304,8 +304,10 @@ done:
 
 ap_status ap_interpreter_allocate(ap_interpreter *it) {
   if (!it) return AP_ERR_ARG;
-  if (!it->sg) return ap_fail(&it->err, AP_ERR_ARG, "the interpreter failed to create: %s",
-                              it->err.msg[0] ? it->err.msg : "no model");
+  static const char failed[] = "the interpreter failed to create: ";
+  if (!it->sg && strncmp(it->err.msg, failed, sizeof failed - 1) == 0) return AP_ERR_ARG;
+  if (!it->sg)
+    return ap_fail(&it->err, AP_ERR_ARG, "%s%s", failed, it->err.msg[0] ? it->err.msg : "no model");
   if (!enter(it)) return AP_ERR_BUSY;
   rt_release(it);
   ap_status s = AP_OK;
@@ -413,7 +415,9 @@ ap_tensor *ap_interpreter_tensor_by_name(ap_interpreter *it, const char *name) {
 
 ap_status ap_interpreter_memory(const ap_interpreter *it, ap_memory_usage *out) {
   if (!it || !out) return AP_ERR_ARG;
-  if (!it->allocated) return AP_ERR_NOT_ALLOCATED;
+  if (!it->allocated) /* only the message changes, as in ap_graph_problem */
+    return ap_fail((ap_errbuf *)&it->err, AP_ERR_NOT_ALLOCATED,
+                   "not allocated: call ap_interpreter_allocate() first");
   uint64_t arena16;
   ap_align_up(it->arena_bytes, 16, &arena16);
   out->arena = it->arena_bytes;
