@@ -4,7 +4,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all setup demo test test-fast test-asan bench clean format
+.PHONY: all setup demo test test-fast test-asan bench clean format fuzz fuzz-build fuzz-ci
 
 all: $(BUILD)/Makefile
 	cmake --build $(BUILD) -j $(JOBS)
@@ -32,6 +32,24 @@ test-asan: $(ASAN_BUILD)/Makefile
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		ctest --output-on-failure -j $(JOBS)
 
+# libFuzzer harnesses (fuzz/): clang with -fsanitize=fuzzer,address,undefined in build-fuzz/.
+# `make fuzz` runs each for FUZZ_SECONDS, one after the other, under nice; CI runs each 30 s.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+
+$(FUZZ_BUILD)/Makefile: CMakeLists.txt
+	CC=$(FUZZ_CC) cmake -S . -B $(FUZZ_BUILD) -DAP_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
+
+fuzz-build: $(FUZZ_BUILD)/Makefile
+	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+
+fuzz: fuzz-build
+	sh scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+fuzz-ci: fuzz-build
+	sh scripts/fuzz.sh $(FUZZ_BUILD) 30
+
 bench: all
 	sh scripts/bench.sh $(BUILD)
 
@@ -39,4 +57,4 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -9,6 +9,10 @@ command -v make >/dev/null 2>&1 || need="$need make"
 command -v python3 >/dev/null 2>&1 || need="$need python3"
 # flatc: an independent FlatBuffers reader the tests check our model reader against.
 command -v flatc >/dev/null 2>&1 || need="$need flatbuffers-compiler"
+# clang and its libFuzzer runtime: the fuzz harnesses (make fuzz, make fuzz-ci).
+command -v clang >/dev/null 2>&1 || need="$need clang"
+ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a >/dev/null 2>&1 ||
+  need="$need libclang-rt-14-dev"
 if [ -z "$need" ]; then
   echo "setup: all build and test dependencies present"
   exit 0
