@@ -9,16 +9,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* Bounds the search inside "search" and "best" (skyline work units; the default is ~16M, far
  * too slow per input under ASan) and "exact"'s node count. Deterministic, unlike time. */
 #define FUZZ_BUDGET_NODES 20000
 
-/* Copies the input into 8-byte aligned memory (the model is read in place); NULL on empty. */
-static inline uint8_t *fuzz_aligned_copy(const uint8_t *data, size_t size) {
-  uint8_t *p = aligned_alloc(8, (size + 7) / 8 * 8 + 8);
-  if (p && size) memcpy(p, data, size);
+/* Copies the input into its own read-only pages (page-aligned, so 8-byte aligned as
+ * ap_model_from_buffer needs): the model's bytes are the caller's and must never be written
+ * (ap_model_open maps files read-only), so a write is a crash here too. */
+static inline uint8_t *fuzz_readonly_copy(const uint8_t *data, size_t size, size_t *map_size) {
+  *map_size = size ? size : 1;
+  void *p = mmap(NULL, *map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return NULL;
+  if (size) memcpy(p, data, size);
+  mprotect(p, *map_size, PROT_READ);
   return p;
+}
+
+static inline void fuzz_readonly_free(uint8_t *p, size_t map_size) {
+  if (p) munmap(p, map_size);
 }
 
 static inline void fuzz_die(const char *what, const char *msg) {

@@ -140,7 +140,8 @@ static void plan_rules(const ap_model *m, ap_rules rules, bool preserve) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  uint8_t *copy = fuzz_aligned_copy(data, size);
+  size_t map_size;
+  uint8_t *copy = fuzz_readonly_copy(data, size, &map_size);
   if (!copy) return 0;
   ap_model *m = NULL;
   ap_status st = ap_model_from_buffer(copy, size, "fuzz.tflite", NULL, &m);
@@ -156,6 +157,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     plan_rules(m, AP_RULES_TFLM, false);
   }
   ap_model_destroy(m);
-  free(copy);
+  fuzz_readonly_free(copy, map_size);
   return 0;
 }

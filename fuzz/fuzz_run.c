@@ -118,7 +118,8 @@ static void fail_needs_message(ap_interpreter *it, const char *what) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  uint8_t *copy = fuzz_aligned_copy(data, size);
+  size_t map_size;
+  uint8_t *copy = fuzz_readonly_copy(data, size, &map_size);
   if (!copy) return 0;
   capped cap = {0};
   ap_allocator a = {capped_alloc, capped_free, &cap};
@@ -180,7 +181,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     ap_interpreter_destroy(it);
   }
   ap_model_destroy(m);
-  free(copy);
+  fuzz_readonly_free(copy, map_size);
   if (cap.live) fuzz_die("allocator", "bytes still allocated after every destroy");
   return 0;
 }

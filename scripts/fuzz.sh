@@ -7,7 +7,8 @@
 #
 # Corpora live in BUILD/corpus/HARNESS (kept between runs, never committed); seeds are copied
 # at run time from ../shared: models for fuzz_model and fuzz_run, the MiniMalloc benchmark and
-# TFLite Micro's planner inputs for fuzz_csv. Each run's log is BUILD/logs/HARNESS.log; its
+# TFLite Micro's planner inputs for fuzz_csv; fuzz_ops starts from nothing (its input is a
+# recipe, not a file). Each run's log is BUILD/logs/HARNESS.log; its
 # last lines (cov, ft, corpus size, executions) are printed.
 set -eu
 build=${1:?usage: fuzz.sh BUILD SECONDS [HARNESS...]}
@@ -26,6 +27,7 @@ seed() { # seed HARNESS: fills BUILD/seeds/HARNESS from ../shared
   mkdir -p "$dir"
   [ -d "$shared" ] || { echo "fuzz: $shared absent: no seeds" >&2; return 0; }
   case $1 in
+  fuzz_ops) ;;
   fuzz_csv) find "$shared/bench/minimalloc" "$shared/bench/tflm_plans" -name '*.csv' \
               -exec cp {} "$dir/" \; 2>/dev/null || true ;;
   # Seeds over 1 MiB make every mutation slow (each input plans thousands of requests).
@@ -40,6 +42,7 @@ for h in $harnesses; do
   dict=""
   case $h in
   fuzz_csv) dict="-dict=$src/fuzz/csv.dict" ;;
+  fuzz_ops) dict="" ;;
   *) dict="-dict=$src/fuzz/tflite.dict" ;;
   esac
   log="$build/logs/$h.log"
