@@ -7,6 +7,8 @@
 #include "test.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ADD of two float [1,4] inputs into one [1,4] output: the smallest model the runtime runs. */
 static uint8_t *add_model(size_t *size) {
@@ -67,6 +69,21 @@ static void test_model_null(void) {
   CHECK_CONTAINS(ap_model_error(m), "(buffer)");
   CHECK_EQ(ap_model_subgraph_count(m), 0);
   ap_model_destroy(m);
+  /* Paths that are no regular file: a directory, and a FIFO with no writer (opening it for
+   * reading would wait forever without O_NONBLOCK). */
+  CHECK_EQ(ap_model_open("/", NULL, &m), AP_ERR_IO);
+  CHECK_STR(ap_model_error(m), "/: is a directory, not a model file");
+  ap_model_destroy(m);
+  char fifo[64];
+  snprintf(fifo, sizeof fifo, "/tmp/ap_misuse_fifo_%d", (int)getpid());
+  unlink(fifo);
+  CHECK_EQ(mkfifo(fifo, 0600), 0);
+  CHECK_EQ(ap_model_open(fifo, NULL, &m), AP_ERR_IO);
+  char want[128];
+  snprintf(want, sizeof want, "%s: not a regular file", fifo);
+  CHECK_STR(ap_model_error(m), want);
+  ap_model_destroy(m);
+  unlink(fifo);
   ap_model_destroy(NULL);
   CHECK(ap_model_error(NULL) != NULL && ap_model_error(NULL)[0]);
 
@@ -571,6 +588,7 @@ static void test_caller_arena(const ap_model *m) {
 }
 
 int main(void) {
+  alarm(60); /* a call that blocks (a FIFO opened for reading) fails the test, not CI */
   test_base();
   test_model_null();
   test_plan_layer();

@@ -15,7 +15,8 @@ static char dir[64];
  * and the stderr and stdout text (malloc'd). */
 static int cli(const char *args, char **err, char **out) {
   char cmd[1024];
-  snprintf(cmd, sizeof cmd, "cd %s && %s %s 2>stderr.txt", dir, ap_test_cli(), args);
+  /* timeout: a hang (a FIFO opened for reading waits for a writer) must fail, not stall. */
+  snprintf(cmd, sizeof cmd, "cd %s && timeout 20 %s %s 2>stderr.txt", dir, ap_test_cli(), args);
   int rc = ap_test_run(cmd, false, out);
   snprintf(cmd, sizeof cmd, "cat %s/stderr.txt", dir);
   ap_test_run(cmd, false, err);
@@ -80,6 +81,8 @@ static void model_command(const char *c) {
   expect_error(args, c, "arenaplan: afile/x.tflite: cannot open: Not a directory");
   snprintf(args, sizeof args, "%s missing.tflite", c);
   expect_error(args, c, "arenaplan: missing.tflite: cannot open: No such file or directory");
+  snprintf(args, sizeof args, "%s fifo.tflite", c); /* no writer: must not wait for one */
+  expect_error(args, c, "arenaplan: fifo.tflite: not a regular file");
   snprintf(args, sizeof args, "%s notamodel.tflite", c);
   expect_error(args, c, "arenaplan: notamodel.tflite: *");
   if (geteuid() != 0) { /* root reads a mode-000 file anyway: afile/x covers unreadable there */
@@ -217,6 +220,8 @@ int main(void) {
   chmod(path, 0);
   snprintf(path, sizeof path, "%s/adir", dir);
   mkdir(path, 0755);
+  snprintf(path, sizeof path, "%s/fifo.tflite", dir);
+  CHECK_EQ(mkfifo(path, 0600), 0);
 
   expect_error("", "", "arenaplan: no command or model given (see 'arenaplan --help')");
   expect_error("no-such-command", "",
