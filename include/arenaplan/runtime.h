@@ -104,7 +104,7 @@ typedef struct ap_custom_op {
 
 typedef struct ap_interpreter_options {
   const char *strategy;      /* NULL: "best" */
-  uint64_t alignment;        /* 0: 16 */
+  uint64_t alignment;        /* 0: 16; else a multiple of 8 (AP_ERR_ARG otherwise) */
   const ap_allocator *allocator;
   void *arena;               /* optional caller-owned buffer for all regions */
   size_t arena_size;

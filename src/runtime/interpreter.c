@@ -91,6 +91,12 @@ ap_status ap_interpreter_create(const ap_model *m, const ap_interpreter_options 
   if (!m) return ap_fail(&it->err, AP_ERR_ARG, "no model");
   if ((o.arena != NULL) != (o.arena_size != 0))
     return ap_fail(&it->err, AP_ERR_ARG, "a caller-owned arena needs both a pointer and a size");
+  /* Offsets are multiples of the alignment and tensors are read as their type: an alignment
+   * that is no multiple of 8 (int64, double) would hand kernels misaligned pointers. */
+  if (o.alignment % 8 != 0)
+    return ap_fail(&it->err, AP_ERR_ARG,
+                   "alignment %llu: must be a multiple of 8 (the widest element), or 0 for 16",
+                   (unsigned long long)o.alignment);
   if (o.custom_op_count && !o.custom_ops)
     return ap_fail(&it->err, AP_ERR_ARG, "custom_op_count is %zu but custom_ops is NULL",
                    o.custom_op_count);
