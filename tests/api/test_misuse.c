@@ -539,6 +539,56 @@ static void test_runtime_order(const ap_model *m) {
   ap_interpreter_destroy(it);
 }
 
+/* malloc, refusing blocks over 1 GiB: a huge request is then a NULL the library must handle
+ * (ASan would abort on it instead of returning NULL). */
+static void *capped_alloc(void *ctx, size_t size) {
+  (void)ctx;
+  return size > ((size_t)1 << 30) ? NULL : malloc(size);
+}
+static void capped_free(void *ctx, void *p) {
+  (void)ctx;
+  free(p);
+}
+
+/* Odd and huge plan alignments: the tensors still land where their type can be read, or the
+ * interpreter says why not. */
+static void test_alignment_option(const ap_model *m) {
+  static const uint64_t aligns[] = {1, 2, 3, 4, 5, 8, 24, 48, 4096, (uint64_t)1 << 40, UINT64_MAX};
+  for (size_t i = 0; i < sizeof aligns / sizeof aligns[0]; i++) {
+    ap_interpreter_options o = ap_interpreter_defaults();
+    o.alignment = aligns[i];
+    o.allocator = &(ap_allocator){capped_alloc, capped_free, NULL};
+    ap_interpreter *it;
+    ap_status s = ap_interpreter_create(m, &o, &it);
+    if (aligns[i] % 8 != 0) {
+      CHECK_EQ(s, AP_ERR_ARG);
+      char want[128];
+      snprintf(want, sizeof want,
+               "alignment %llu: must be a multiple of 8 (the widest element), or 0 for 16",
+               (unsigned long long)aligns[i]);
+      CHECK_STR(ap_interpreter_error(it), want);
+      ap_interpreter_destroy(it);
+      continue;
+    }
+    CHECK_EQ(s, AP_OK);
+    s = ap_interpreter_allocate(it);
+    if (s == AP_OK) {
+      for (size_t k = 0; k < 3; k++) {
+        ap_tensor *t = ap_interpreter_tensor(it, 0, k);
+        CHECK_MSG(t && (uintptr_t)t->data % 4 == 0, "alignment %llu: tensor %zu at %p",
+                  (unsigned long long)aligns[i], k, t ? t->data : NULL);
+      }
+      check_add(it);
+    } else {
+      CHECK_EQ(aligns[i], (uint64_t)1 << 40); /* only that one cannot be had */
+      CHECK_EQ(s, AP_ERR_NOMEM);
+      /* a, b and out all live at step 0: offsets 0, 2^40 and 2^41, 16 bytes each. */
+      CHECK_STR(ap_interpreter_error(it), "out of memory for an arena of 2199023255568 bytes");
+    }
+    ap_interpreter_destroy(it);
+  }
+}
+
 /* A caller-owned arena at every misalignment 0..15: each works (the interpreter aligns what it
  * places) or fails with AP_ERR_ARENA_TOO_SMALL and the exact need. */
 static void test_caller_arena(const ap_model *m) {
@@ -605,6 +655,7 @@ int main(void) {
     test_runtime_null(m);
     test_runtime_order(m);
     test_caller_arena(m);
+    test_alignment_option(m);
     ap_model_destroy(m);
     free(bytes);
   }
