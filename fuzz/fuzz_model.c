@@ -111,8 +111,13 @@ static void plan_rules(const ap_model *m, ap_rules rules, bool preserve) {
       sink += (uint64_t)ap_graph_op_step(g, sg, k);
     for (size_t t = 0; t < ap_model_tensor_count(m, sg); t++) {
       ap_lifetime lt;
-      if (ap_graph_tensor(g, sg, t, &lt) == AP_OK && lt.planned && lt.first > lt.last)
-        fuzz_die("graph", "planned tensor with first > last");
+      if (ap_graph_tensor(g, sg, t, &lt) == AP_OK && lt.planned && lt.first > lt.last) {
+        char msg[160];
+        snprintf(msg, sizeof msg,
+                 "%s rules: subgraph %zu tensor %zu planned with first %d > last %d",
+                 ap_rules_name(rules), sg, t, lt.first, lt.last);
+        fuzz_die("graph", msg);
+      }
     }
   }
   if (ap_model_subgraph_count(m) && ap_model_op_count(m, 0)) {
