@@ -38,6 +38,14 @@ static void model_plans(const ap_model *m, const char *file, char *first_err, si
       ap_graph_destroy(g);
       continue;
     }
+    for (size_t sg = 0; sg < ap_model_subgraph_count(m); sg++)
+      for (size_t t = 0; t < ap_model_tensor_count(m, sg); t++) {
+        ap_lifetime l;
+        CHECK(ap_graph_tensor(g, sg, t, &l) == AP_OK);
+        CHECK_MSG(!l.planned || l.first <= l.last,
+                  "%s: %s rules: subgraph %zu tensor %zu: [%d, %d]", file,
+                  ap_rules_name((ap_rules)r), sg, t, l.first, l.last);
+      }
     int lo = r == AP_RULES_TFLITE ? 0 : -1;
     int hi = r == AP_RULES_TFLITE ? (int)ap_model_subgraph_count(m) - 1 : -1;
     for (int sg = lo; sg <= hi; sg++) {
