@@ -189,6 +189,15 @@ static ap_status prepare_ops(ap_interpreter *it) {
                        "unsupported op %s (builtin %d) at subgraph %zu op %zu",
                        ap_builtin_name(c->info.builtin), c->info.builtin, sg, k);
       }
+      /* A constant's bytes are the model's, read in place (a read-only mapping for files):
+       * an op must never write them. */
+      for (size_t i = 0; i < c->info.outputs.n; i++) {
+        int32_t t = c->info.outputs.v[i];
+        if (t >= 0 && it->sg[sg].tensors[t].is_constant)
+          return ap_fail(&it->err, AP_ERR_FORMAT,
+                         "subgraph %zu op %zu (%s): output %zu is tensor %d, a constant", sg, k,
+                         c->info.custom ? c->info.custom : ap_builtin_name(c->info.builtin), i, t);
+      }
       c->preparing = true;
       ap_status s = c->builtin  ? rt_builtin_prepare(c)
                     : c->custom->prepare ? c->custom->prepare(c)
