@@ -126,13 +126,36 @@ ap_status rt_builtin_prepare(ap_op_context *c) {
   return AP_OK;
 }
 
+static bool same_shape(const ap_ktensor *v, const ap_tensor *t) {
+  if (v->rank != t->rank) return false;
+  for (int d = 0; d < t->rank; d++)
+    if (v->dims[d] != t->dims[d]) return false;
+  return true;
+}
+
 ap_status rt_builtin_bind(ap_op_context *c) {
   size_t nin = ap_op_input_count(c), nout = ap_op_output_count(c);
+  /* The views were taken at this op's prepare; a later op that writes the same tensor may
+   * have given it another shape, and the plan sized it for that one: the kernel would run
+   * over bytes it does not have. */
   for (size_t i = 0; i < nin; i++) {
     ap_tensor *t = ap_op_input(c, i);
+    if (t && !same_shape(&c->kin[i], t))
+      return ap_op_fail(c, AP_ERR_FORMAT,
+                        "input %zu (tensor %d) changed shape after this op's prepare (another "
+                        "op writes it)",
+                        i, c->info.inputs.v[i]);
     if (t) c->kin[i].data = t->data;
   }
-  for (size_t i = 0; i < nout; i++) c->kout[i].data = ap_op_output(c, i)->data;
+  for (size_t i = 0; i < nout; i++) {
+    ap_tensor *t = ap_op_output(c, i);
+    if (!same_shape(&c->kout[i], t))
+      return ap_op_fail(c, AP_ERR_FORMAT,
+                        "output %zu (tensor %d) changed shape after this op's prepare (another "
+                        "op writes it)",
+                        i, c->info.outputs.v[i]);
+    c->kout[i].data = t->data;
+  }
   return AP_OK;
 }
 
