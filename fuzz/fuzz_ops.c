@@ -151,6 +151,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size_t n, map_size;
   uint8_t *bytes = build(&r, &n, &map_size);
   if (!bytes) return 0;
+  const char *save = getenv("FUZZ_SAVE"); /* writes the model: a reproducer for tests/ */
+  FILE *f = save ? fopen(save, "wb") : NULL;
+  if (f) {
+    fwrite(bytes, 1, n, f);
+    fclose(f);
+  }
   ap_model *m = NULL;
   if (ap_model_from_buffer(bytes, n, "ops.tflite", NULL, &m) == AP_OK) {
     ap_graph *g = NULL;
