@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 PREFIX ?= /usr/local
 
-.PHONY: all setup demo test test-fast test-asan bench clean format install
+.PHONY: all setup demo test test-fast test-asan bench clean format install fuzz fuzz-build fuzz-ci
 
 all: $(BUILD)/Makefile
 	cmake --build $(BUILD) -j $(JOBS)
@@ -37,6 +37,24 @@ test-asan: $(ASAN_BUILD)/Makefile
 install: all
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
+# libFuzzer harnesses (fuzz/): clang with -fsanitize=fuzzer,address,undefined in build-fuzz/.
+# `make fuzz` runs each for FUZZ_SECONDS, one after the other, under nice; CI runs each 30 s.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+
+$(FUZZ_BUILD)/Makefile: CMakeLists.txt
+	CC=$(FUZZ_CC) cmake -S . -B $(FUZZ_BUILD) -DAP_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
+
+fuzz-build: $(FUZZ_BUILD)/Makefile
+	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+
+fuzz: fuzz-build
+	sh scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+fuzz-ci: fuzz-build
+	sh scripts/fuzz.sh $(FUZZ_BUILD) 30
+
 bench: all
 	sh scripts/bench.sh $(BUILD)
 
@@ -44,4 +62,4 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -19,6 +19,10 @@ command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
 /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || need="$need python3-numpy"
 # chromium: renders the HTML memory map in a test (headless; checks the page and a screenshot).
 [ -x /usr/bin/chromium ] || need="$need chromium"
+# clang and its libFuzzer runtime: the fuzz harnesses (make fuzz, make fuzz-ci).
+command -v clang >/dev/null 2>&1 || need="$need clang"
+ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a >/dev/null 2>&1 ||
+  need="$need libclang-rt-14-dev"
 if [ -z "$need" ]; then
   echo "setup: all build and test dependencies present"
   exit 0

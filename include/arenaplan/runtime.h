@@ -130,7 +130,7 @@ typedef struct ap_dims {
 
 typedef struct ap_interpreter_options {
   const char *strategy;          /* NULL: "best"; must outlive the interpreter */
-  uint64_t alignment;            /* 0: 16 */
+  uint64_t alignment;            /* 0: 16; else a multiple of 8 (AP_ERR_ARG otherwise) */
   const ap_allocator *allocator; /* copied */
   void *arena; /* optional caller-owned buffer for all regions (any address: aligned inside) */
   size_t arena_size;

@@ -27,7 +27,12 @@ const char *ap_status_name(ap_status s) {
 const char *ap_version(void) { return "0.1.0"; }
 
 ap_status ap_vfail(ap_errbuf *e, ap_status s, const char *fmt, va_list ap) {
-  if (e) vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+  if (!e) return s;
+  /* Formatted apart first: callers may pass the old message as an argument ("...: %s",
+   * e->msg), and vsnprintf from a buffer into itself is undefined. */
+  char tmp[sizeof e->msg];
+  vsnprintf(tmp, sizeof tmp, fmt, ap);
+  memcpy(e->msg, tmp, sizeof tmp);
   return s;
 }
 

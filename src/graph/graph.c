@@ -225,7 +225,10 @@ ap_status ap_graph_tensor(const ap_graph *g, size_t subgraph, size_t tensor, ap_
 
 ap_status ap_graph_add_scratch(ap_graph *g, size_t subgraph, size_t op, uint64_t bytes,
                                uint64_t *id) {
-  if (!g || bytes == 0) return AP_ERR_ARG;
+  if (!g) return AP_ERR_ARG;
+  if (bytes == 0)
+    return ap_fail(&g->err, AP_ERR_ARG,
+                   "scratch for subgraph %zu op %zu: 0 bytes (must be at least 1)", subgraph, op);
   if (subgraph >= g->sg_count || op >= g->op_base[subgraph + 1] - g->op_base[subgraph])
     return ap_fail(&g->err, AP_ERR_RANGE, "scratch for subgraph %zu op %zu: no such op",
                    subgraph, op);

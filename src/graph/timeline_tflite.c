@@ -47,7 +47,9 @@ ap_status graph_build_tflite(ap_graph *g) {
         l->first = l->producer;
       else
         continue;
-      l->last = l->last_reader >= 0 ? l->last_reader : end;
+      /* Freed when its last reader runs, but only once allocated: a tensor whose readers all
+       * run before its producer (ops out of order) is never freed, as in TFLite. */
+      l->last = l->last_reader >= l->first ? l->last_reader : end;
       l->planned = true;
     }
     for (size_t i = 0; i < in.n; i++) {

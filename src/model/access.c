@@ -132,6 +132,7 @@ size_t ap_model_op_count(const ap_model *m, size_t sg) {
 }
 
 static ap_ivec ivec(const ap_model *m, fb_vec v) {
+  if (!m) return (ap_ivec){NULL, 0}; /* sg_vector gives an empty vector for a NULL model */
   ap_ivec r = {fb_vec_data(m->bytes, v), v.n};
   return r;
 }

@@ -37,7 +37,9 @@ ap_status ap_model_open(const char *path, const ap_model_options *opt, ap_model 
   if (!m) return AP_ERR_NOMEM;
   if (!path || !*path)
     return ap_fail(&m->err, AP_ERR_ARG, "ap_model_open: %s path", path ? "empty" : "NULL");
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  /* O_NONBLOCK: opening a FIFO with no writer would otherwise wait forever; only regular
+   * files are mapped (checked below), and for them the flag changes nothing. */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return ap_fail(&m->err, AP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
   struct stat st;
   ap_status s = AP_OK;

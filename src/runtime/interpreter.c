@@ -86,6 +86,12 @@ static ap_status check_options(ap_interpreter *it, const ap_interpreter_options 
   if (o->alignment > 4096)
     return rt_fail(it, AP_ERR_ARG, "alignment %llu is above 4096",
                    (unsigned long long)o->alignment);
+  /* Offsets are multiples of the alignment and tensors are read as their type: an alignment
+   * that is no multiple of 8 (int64, double) would hand kernels misaligned pointers. */
+  if (o->alignment % 8 != 0)
+    return rt_fail(it, AP_ERR_ARG,
+                   "alignment %llu: must be a multiple of 8 (the widest element), or 0 for 16",
+                   (unsigned long long)o->alignment);
   return AP_OK;
 }
 

@@ -153,14 +153,16 @@ void cli_json_string(FILE *f, const char *s) {
   fputc('"', f);
 }
 
+const char *cli_unprefixed(const char *path, const char *msg) {
+  size_t n = strlen(path);
+  if (strncmp(msg, path, n) == 0 && msg[n] == ':' && msg[n + 1] == ' ') msg += n + 2;
+  return msg;
+}
+
 ap_model *cli_open_model(const char *path) {
   ap_model *m = NULL;
   if (ap_model_open(path, NULL, &m) == AP_OK) return m;
-  const char *msg = ap_model_error(m);
-  /* The library's messages start with the file name; the CLI's line names it once. */
-  size_t n = strlen(path);
-  if (strncmp(msg, path, n) == 0 && msg[n] == ':' && msg[n + 1] == ' ') msg += n + 2;
-  cli_fail(path, "%s", msg);
+  cli_fail(path, "%s", cli_unprefixed(path, ap_model_error(m)));
   ap_model_destroy(m);
   return NULL;
 }

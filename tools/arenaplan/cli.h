@@ -44,6 +44,9 @@ void cli_json_string(FILE *f, const char *s);
 
 #endif
 
+/* msg without a leading "PATH: ": the library's messages about a model start with its file
+ * name, and the CLI's error line names it once. */
+const char *cli_unprefixed(const char *path, const char *msg);
 /* Opens a model; on failure prints "arenaplan: FILE: what is wrong" and returns NULL. */
 ap_model *cli_open_model(const char *path);
 /* Parses "arenaplan", "tflite" or "tflm". */

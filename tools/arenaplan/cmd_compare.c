@@ -79,7 +79,7 @@ static int run(int argc, char **argv) {
     ap_model_plan *mp = NULL;
     ap_status s = ap_model_plan_create(m, &o, NULL, &mp);
     if (s != AP_OK) {
-      cli_fail(path, "%s: %s", o.strategy, ap_model_plan_error(mp));
+      cli_fail(path, "%s: %s", o.strategy, cli_unprefixed(path, ap_model_plan_error(mp)));
       ap_model_plan_destroy(mp);
       rc = AP_EXIT_USAGE;
       break;

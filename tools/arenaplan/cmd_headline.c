@@ -54,7 +54,7 @@ static int run(int argc, char **argv) {
   ap_model_plan *mp = NULL;
   ap_model_plan_options o = ap_model_plan_defaults();
   if (ap_model_plan_create(m, &o, NULL, &mp) != AP_OK) {
-    cli_fail(path, "%s", ap_model_plan_error(mp));
+    cli_fail(path, "%s", cli_unprefixed(path, ap_model_plan_error(mp)));
     ap_model_plan_destroy(mp);
     ap_model_destroy(m);
     return AP_EXIT_USAGE;

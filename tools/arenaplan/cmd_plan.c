@@ -135,7 +135,7 @@ static int run(int argc, char **argv) {
   if (!m) return AP_EXIT_USAGE;
   ap_model_plan *mp = NULL;
   if (ap_model_plan_create(m, &a.o, NULL, &mp) != AP_OK) {
-    cli_fail(a.model, "%s", ap_model_plan_error(mp));
+    cli_fail(a.model, "%s", cli_unprefixed(a.model, ap_model_plan_error(mp)));
     ap_model_plan_destroy(mp);
     ap_model_destroy(m);
     return AP_EXIT_USAGE;

@@ -112,6 +112,10 @@ static int run_solve(int argc, char **argv) {
   size_t len;
   char *text = read_all(file, &len);
   if (!text) return cli_fail(file, "cannot read: %s", strerror(errno));
+  if (len == 0) {
+    free(text);
+    return cli_fail(file, "empty file (0 bytes)");
+  }
   ap_problem *p = NULL;
   ap_plan *plan = NULL;
   int rc = AP_EXIT_USAGE;
@@ -121,6 +125,10 @@ static int run_solve(int argc, char **argv) {
   }
   if (ap_problem_set_alignment(p, align) != AP_OK || ap_problem_parse_csv(p, text, len) != AP_OK) {
     rc = cli_fail(file, "%s", ap_problem_error(p));
+    goto done;
+  }
+  if (ap_problem_count(p) == 0) {
+    rc = cli_fail(file, "no requests (expected lines id,lower,upper,size)");
     goto done;
   }
   ap_plan_options opt = {.strategy = strategy, .budget_seconds = budget};

@@ -29,8 +29,8 @@ static const ap_command *find(const char *name) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2) {
-    print_usage(stderr);
+  if (argc < 2) { /* bad usage: one error line, like every other; --help prints the usage */
+    fputs("arenaplan: no command or model given (see 'arenaplan --help')\n", stderr);
     return AP_EXIT_USAGE;
   }
   const char *name = argv[1];

@@ -1,0 +1,70 @@
+#!/bin/sh
+# Runs the libFuzzer harnesses of fuzz/ one after the other, each for SECONDS, at the lowest
+# CPU priority and as a single process (the machine is shared). Exits non-zero when a harness
+# finds a crash, a sanitizer report or a leak; the input is kept as BUILD/crashes/NAME-crash-*.
+#
+#   sh scripts/fuzz.sh BUILD SECONDS [HARNESS...]     (default: every fuzz_* in BUILD)
+#
+# Corpora live in BUILD/corpus/HARNESS (kept between runs, never committed); seeds are copied
+# at run time from ../shared: models for fuzz_model and fuzz_run, the MiniMalloc benchmark and
+# TFLite Micro's planner inputs for fuzz_csv; fuzz_ops starts from nothing (its input is a
+# recipe, not a file). Each run's log is BUILD/logs/HARNESS.log; its
+# last lines (cov, ft, corpus size, executions) are printed.
+set -eu
+build=${1:?usage: fuzz.sh BUILD SECONDS [HARNESS...]}
+seconds=${2:?usage: fuzz.sh BUILD SECONDS [HARNESS...]}
+shift 2
+src=$(cd "$(dirname "$0")/.." && pwd)
+shared=${AP_SHARED_DIR:-$src/../shared}
+build=$(cd "$build" && pwd)
+harnesses=${*:-$(cd "$build" && ls fuzz_* 2>/dev/null | grep -v '\.' || true)}
+[ -n "$harnesses" ] || { echo "fuzz: no harness in $build" >&2; exit 2; }
+mkdir -p "$build/logs" "$build/crashes"
+
+seed() { # seed HARNESS: fills BUILD/seeds/HARNESS from ../shared
+  dir="$build/seeds/$1"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  [ -d "$shared" ] || { echo "fuzz: $shared absent: no seeds" >&2; return 0; }
+  case $1 in
+  fuzz_ops) ;;
+  fuzz_csv) find "$shared/bench/minimalloc" "$shared/bench/tflm_plans" -name '*.csv' \
+              -exec cp {} "$dir/" \; 2>/dev/null || true ;;
+  # Seeds over 1 MiB make every mutation slow (each input plans thousands of requests).
+  *) find "$shared/models" -name '*.tflite' -size -1024k -exec cp {} "$dir/" \; ;;
+  esac
+}
+
+status=0
+for h in $harnesses; do
+  seed "$h"
+  mkdir -p "$build/corpus/$h"
+  dict=""
+  case $h in
+  fuzz_csv) dict="-dict=$src/fuzz/csv.dict" ;;
+  fuzz_ops) dict="" ;;
+  *) dict="-dict=$src/fuzz/tflite.dict" ;;
+  esac
+  log="$build/logs/$h.log"
+  echo "fuzz: $h for ${seconds}s (log: $log)"
+  # -jobs=1 -workers=1: one fuzzing process; libFuzzer then writes its output to fuzz-0.log
+  # in the current directory, so run inside the logs folder.
+  rc=0
+  (cd "$build/logs" && rm -f fuzz-0.log &&
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    nice -n 19 "$build/$h" -jobs=1 -workers=1 -max_total_time="$seconds" -timeout=25 \
+      -rss_limit_mb=2048 -print_final_stats=1 $dict \
+      -artifact_prefix="$build/crashes/$h-" "$build/corpus/$h" "$build/seeds/$h" \
+      >/dev/null 2>&1) || rc=$?
+  mv -f "$build/logs/fuzz-0.log" "$log" 2>/dev/null || true
+  grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE)' "$log" | tail -n 1 || true
+  grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' "$log" || true
+  echo "fuzz: $h corpus: $(ls "$build/corpus/$h" | wc -l) inputs"
+  if [ "$rc" != 0 ] || grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:|^fuzz: ' "$log"; then
+    echo "fuzz: $h FAILED (exit $rc); the report:" >&2
+    grep -E -A12 'ERROR: |runtime error:|^fuzz: ' "$log" | head -n 40 >&2 || true
+    ls "$build/crashes" | grep "^$h-" >&2 || true
+    status=1
+  fi
+done
+exit $status

@@ -1,0 +1,257 @@
+/* CLI misuse: for every subcommand `arenaplan --help` lists, unknown options, missing
+ * arguments, bad sizes (-5, 1e99, 12Q), paths that are directories, unreadable or empty. Each
+ * must exit 2 with one error line "arenaplan: WHAT: MESSAGE" on stderr (usage errors may add
+ * the hint "(see 'arenaplan CMD --help')" on a second line), and print nothing on stdout.
+ * Needs nothing from ../shared: `arenaplan example` writes the model. */
+#include "test.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[64];
+
+/* Runs the CLI with args (a shell fragment, paths relative to dir); returns the exit status
+ * and the stderr and stdout text (malloc'd). */
+static int cli(const char *args, char **err, char **out) {
+  char cmd[1024];
+  /* timeout: a hang (a FIFO opened for reading waits for a writer) must fail, not stall. */
+  snprintf(cmd, sizeof cmd, "cd %s && timeout 20 %s %s 2>stderr.txt", dir, ap_test_cli(), args);
+  int rc = ap_test_run(cmd, false, out);
+  snprintf(cmd, sizeof cmd, "cat %s/stderr.txt", dir);
+  ap_test_run(cmd, false, err);
+  return rc;
+}
+
+/* Exit 2, nothing on stdout, and stderr is the line `want` (exactly, when want ends without
+ * '*'; as a prefix when it ends with '*'), possibly followed by the --help hint of `cmd`. */
+static void expect_error(const char *args, const char *cmd, const char *want) {
+  char *err = NULL, *out = NULL;
+  int rc = cli(args, &err, &out);
+  CHECK_MSG(rc == 2, "arenaplan %s: exit %d", args, rc);
+  CHECK_MSG(out && out[0] == '\0', "arenaplan %s: stdout \"%s\"", args, out ? out : "");
+  const char *e = err ? err : "";
+  const char *nl = strchr(e, '\n');
+  size_t first = nl ? (size_t)(nl - e) : strlen(e);
+  size_t wn = strlen(want);
+  bool prefix = wn && want[wn - 1] == '*';
+  bool ok = prefix ? first >= wn - 1 && strncmp(e, want, wn - 1) == 0
+                   : first == wn && strncmp(e, want, wn) == 0;
+  CHECK_MSG(ok, "arenaplan %s: stderr \"%s\", want \"%s\"", args, e, want);
+  if (nl && nl[1]) {
+    char hint[128];
+    snprintf(hint, sizeof hint, "(see 'arenaplan %s --help')\n", cmd);
+    CHECK_MSG(strcmp(nl + 1, hint) == 0, "arenaplan %s: more than one error line: \"%s\"", args, e);
+  }
+  free(err);
+  free(out);
+}
+
+/* The subcommands `arenaplan --help` lists (besides help and version). */
+static size_t listed_commands(char names[][32], size_t max) {
+  char *out = NULL;
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "%s --help", ap_test_cli());
+  CHECK_EQ(ap_test_run(cmd, false, &out), 0);
+  size_t n = 0;
+  const char *p = out ? strstr(out, "commands:\n") : NULL;
+  for (p = p ? strchr(p, '\n') : NULL; p && p[1] == ' ' && p[2] == ' ' && n < max;
+       p = strchr(p + 1, '\n')) {
+    if (sscanf(p + 1, " %31s", names[n]) == 1 && strcmp(names[n], "help") != 0 &&
+        strcmp(names[n], "version") != 0)
+      n++;
+  }
+  free(out);
+  return n;
+}
+
+static void model_command(const char *c) {
+  char args[256], want[256];
+  snprintf(args, sizeof args, "%s", c);
+  snprintf(want, sizeof want, "arenaplan: %s: *", c); /* "missing MODEL", "no model given" */
+  expect_error(args, c, want);
+  snprintf(args, sizeof args, "%s m.tflite --no-such-option", c);
+  snprintf(want, sizeof want, "arenaplan: %s: unknown option *", c);
+  expect_error(args, c, want);
+  snprintf(args, sizeof args, "%s empty.tflite", c);
+  expect_error(args, c, "arenaplan: empty.tflite: empty file (0 bytes)");
+  snprintf(args, sizeof args, "%s adir", c);
+  expect_error(args, c, "arenaplan: adir: is a directory, not a model file");
+  snprintf(args, sizeof args, "%s afile/x.tflite", c);
+  expect_error(args, c, "arenaplan: afile/x.tflite: cannot open: Not a directory");
+  snprintf(args, sizeof args, "%s missing.tflite", c);
+  expect_error(args, c, "arenaplan: missing.tflite: cannot open: No such file or directory");
+  snprintf(args, sizeof args, "%s fifo.tflite", c); /* no writer: must not wait for one */
+  expect_error(args, c, "arenaplan: fifo.tflite: not a regular file");
+  snprintf(args, sizeof args, "%s notamodel.tflite", c);
+  expect_error(args, c, "arenaplan: notamodel.tflite: *");
+  if (geteuid() != 0) { /* root reads a mode-000 file anyway: afile/x covers unreadable there */
+    snprintf(args, sizeof args, "%s locked.tflite", c);
+    expect_error(args, c, "arenaplan: locked.tflite: cannot open: Permission denied");
+  }
+}
+
+static void test_plan_sizes(void) {
+  /* 0x10 is no size here (strtod would read it as 16: the size parser must not); seconds are
+   * parsed as a C double, where 0x10 is a valid 16. */
+  static const char *const bad[] = {"-5", "1e99", "12Q", "", "0x10", "99999999999999999999K"};
+  char args[256], want[256];
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    snprintf(args, sizeof args, "plan m.tflite --budget '%s'", bad[i]);
+    snprintf(want, sizeof want,
+             "arenaplan: plan: --budget \"%s\": expected a size like 76800, 75K, 1.5M", bad[i]);
+    expect_error(args, "plan", want);
+    snprintf(args, sizeof args, "plan m.tflite --align '%s'", bad[i]);
+    snprintf(want, sizeof want, "arenaplan: plan: --align \"%s\": expected a positive integer",
+             bad[i]);
+    expect_error(args, "plan", want);
+    snprintf(args, sizeof args, "compare m.tflite --align '%s'", bad[i]);
+    snprintf(want, sizeof want, "arenaplan: compare: --align \"%s\": expected a positive integer",
+             bad[i]);
+    expect_error(args, "compare", want);
+    snprintf(args, sizeof args, "plan m.tflite --subgraph '%s'", bad[i]);
+    snprintf(want, sizeof want, "arenaplan: plan: --subgraph \"%s\": expected an index", bad[i]);
+    expect_error(args, "plan", want);
+    if (strcmp(bad[i], "0x10") == 0) continue;
+    snprintf(args, sizeof args, "plan m.tflite --exact-budget '%s'", bad[i]);
+    snprintf(want, sizeof want, "arenaplan: plan: --exact-budget \"%s\": expected seconds", bad[i]);
+    expect_error(args, "plan", want);
+    snprintf(args, sizeof args, "compare m.tflite --exact-budget '%s'", bad[i]);
+    snprintf(want, sizeof want, "arenaplan: compare: --exact-budget \"%s\": expected seconds",
+             bad[i]);
+    expect_error(args, "compare", want);
+  }
+  expect_error("plan m.tflite --align 0", "plan",
+               "arenaplan: plan: --align \"0\": expected a positive integer");
+  expect_error("plan m.tflite --budget", "plan", "arenaplan: plan: --budget needs a value");
+  expect_error("plan m.tflite --align", "plan", "arenaplan: plan: --align needs a value");
+  expect_error("plan m.tflite --strategy", "plan", "arenaplan: plan: --strategy needs a value");
+  expect_error("plan m.tflite --rules", "plan", "arenaplan: plan: --rules needs a value");
+  expect_error("plan m.tflite --rules x", "plan",
+               "arenaplan: plan: --rules \"x\": one of arenaplan, tflite, tflm");
+  expect_error("plan m.tflite --strategy nope", "plan",
+               "arenaplan: plan: unknown strategy \"nope\"; one of: *");
+  /* The model's name once, not twice (the library's message starts with it too). */
+  expect_error("plan m.tflite --subgraph 99", "plan",
+               "arenaplan: m.tflite: subgraph 99 out of range (model has 1)");
+  expect_error("compare m.tflite --align", "compare", "arenaplan: compare: --align needs a value");
+  expect_error("plan m.tflite other.tflite", "plan",
+               "arenaplan: plan: one model at a time (got \"other.tflite\" too)");
+}
+
+static void test_solve(void) {
+  expect_error("solve", "solve", "arenaplan: solve: no problem file");
+  expect_error("solve ok.csv --no-such-option", "solve",
+               "arenaplan: solve: unknown or incomplete option \"--no-such-option\"");
+  expect_error("solve empty.csv", "solve", "arenaplan: empty.csv: empty file (0 bytes)");
+  expect_error("solve header.csv", "solve",
+               "arenaplan: header.csv: no requests (expected lines id,lower,upper,size)");
+  expect_error("solve adir", "solve", "arenaplan: adir: cannot read: Is a directory");
+  expect_error("solve afile/x.csv", "solve",
+               "arenaplan: afile/x.csv: cannot read: Not a directory");
+  expect_error("solve missing.csv", "solve",
+               "arenaplan: missing.csv: cannot read: No such file or directory");
+  expect_error("solve bad.csv", "solve", "arenaplan: bad.csv: *");
+  static const char *const bad[] = {"-5", "1e99", "12Q", ""};
+  char args[256], want[256];
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    snprintf(args, sizeof args, "solve ok.csv --align '%s'", bad[i]);
+    snprintf(want, sizeof want, "arenaplan: solve: --align \"%s\": expected a positive integer",
+             bad[i]);
+    expect_error(args, "solve", want);
+    snprintf(args, sizeof args, "solve ok.csv --budget '%s'", bad[i]);
+    snprintf(want, sizeof want, "arenaplan: solve: --budget \"%s\": expected seconds > 0", bad[i]);
+    expect_error(args, "solve", want);
+  }
+  expect_error("solve ok.csv --strategy", "solve",
+               "arenaplan: solve: unknown or incomplete option \"--strategy\"");
+  expect_error("solve ok.csv --out", "solve",
+               "arenaplan: solve: unknown or incomplete option \"--out\"");
+}
+
+static void test_example(void) {
+  expect_error("example", "example", "arenaplan: example: no output file (-o OUT.tflite)");
+  expect_error("example -o", "example", "arenaplan: example: -o needs a file name");
+  expect_error("example -o y.tflite --no-such-option", "example",
+               "arenaplan: example: unexpected argument '--no-such-option'");
+  expect_error("example -o afile/x.tflite", "example",
+               "arenaplan: afile/x.tflite: cannot create: Not a directory");
+  expect_error("example -o adir", "example", "arenaplan: adir: cannot create: Is a directory");
+  expect_error("example -o y.tflite --kind x", "example",
+               "arenaplan: example: unknown kind 'x' (cnn, mlp)");
+  static const char *const bad[] = {"-5", "1e99", "12Q", ""};
+  char args[256];
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    snprintf(args, sizeof args, "example -o y.tflite --seed '%s'", bad[i]);
+    expect_error(args, "example", "arenaplan: example: --seed needs a non-negative integer");
+  }
+}
+
+static void write_file(const char *name, const char *text) {
+  char path[128];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  CHECK(f != NULL);
+  if (!f) return;
+  fputs(text, f);
+  fclose(f);
+}
+
+int main(void) {
+  snprintf(dir, sizeof dir, "/tmp/ap_cli_misuse_XXXXXX");
+  if (!mkdtemp(dir)) {
+    perror("mkdtemp");
+    return 1;
+  }
+  char cmd[512], path[128];
+  snprintf(cmd, sizeof cmd,
+           "cd %s && %s example -o m.tflite >/dev/null && cp m.tflite other.tflite", dir,
+           ap_test_cli());
+  CHECK_EQ(ap_test_run(cmd, true, NULL), 0);
+  write_file("empty.tflite", "");
+  write_file("empty.csv", "");
+  write_file("header.csv", "id,lower,upper,size\n");
+  write_file("ok.csv", "id,lower,upper,size\n0,0,2,100\n1,1,3,50\n");
+  write_file("bad.csv", "0,0,2,100\n1,x,3,50\n");
+  write_file("afile", "not a directory\n");
+  write_file("notamodel.tflite", "this is text, not a FlatBuffer with TFL3\n");
+  write_file("locked.tflite", "x");
+  snprintf(path, sizeof path, "%s/locked.tflite", dir);
+  chmod(path, 0);
+  snprintf(path, sizeof path, "%s/adir", dir);
+  mkdir(path, 0755);
+  snprintf(path, sizeof path, "%s/fifo.tflite", dir);
+  CHECK_EQ(mkfifo(path, 0600), 0);
+
+  expect_error("", "", "arenaplan: no command or model given (see 'arenaplan --help')");
+  expect_error("no-such-command", "",
+               "arenaplan: no-such-command: unknown command (see 'arenaplan --help')");
+  expect_error("--no-such-option", "",
+               "arenaplan: --no-such-option: unknown command (see 'arenaplan --help')");
+  expect_error("help no-such-command", "",
+               "arenaplan: no-such-command: unknown command (see 'arenaplan --help')");
+
+  char names[32][32];
+  size_t n = listed_commands(names, 32);
+  CHECK(n >= 6);
+  for (size_t i = 0; i < n; i++) {
+    const char *c = names[i];
+    if (strcmp(c, "info") == 0 || strcmp(c, "plan") == 0 || strcmp(c, "compare") == 0 ||
+        strcmp(c, "headline") == 0)
+      model_command(c);
+    else if (strcmp(c, "solve") == 0)
+      test_solve();
+    else if (strcmp(c, "example") == 0)
+      test_example();
+    else /* a new subcommand: add its misuse cases here */
+      CHECK_MSG(false, "subcommand '%s' has no misuse tests", c);
+  }
+  test_plan_sizes();
+  /* The headline without a subcommand: a path-like first argument. */
+  expect_error("empty.tflite", "headline", "arenaplan: empty.tflite: empty file (0 bytes)");
+  expect_error("adir/", "headline", "arenaplan: adir/: is a directory, not a model file");
+
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ap_test_run(cmd, true, NULL);
+  return ap_test_done();
+}
