@@ -237,7 +237,8 @@ int main(void) {
   for (size_t i = 0; i < n; i++) {
     const char *c = names[i];
     if (strcmp(c, "info") == 0 || strcmp(c, "plan") == 0 || strcmp(c, "compare") == 0 ||
-        strcmp(c, "headline") == 0)
+        strcmp(c, "headline") == 0 || strcmp(c, "report") == 0 || strcmp(c, "header") == 0 ||
+        strcmp(c, "run") == 0 || strcmp(c, "stress") == 0 || strcmp(c, "tflm") == 0)
       model_command(c);
     else if (strcmp(c, "solve") == 0)
       test_solve();
