@@ -22,7 +22,6 @@ static ap_status plan_greedy_breadth(const ap_strategy_ctx *ctx, uint64_t *off,
   uint32_t *order = ap_calloc(al, 2 * n + 1, sizeof *order); /* t <= 2n ranges first */
   uint32_t *rank = ap_calloc(al, 2 * n + 1, sizeof *rank);
   uint32_t *tree = ap_calloc(al, 4 * n + 2, sizeof *tree);
-  ap_placer pl = {0};
   st = ap_fail(ctx->err, AP_ERR_NOMEM, "out of memory for %zu requests", n);
   if (!a || !b || !key || !order || !rank || !tree) goto done;
   if ((st = ap_time_compress(ctx, a, b, &t)) != AP_OK) goto done;
@@ -62,12 +61,8 @@ static ap_status plan_greedy_breadth(const ap_strategy_ctx *ctx, uint64_t *off,
   for (size_t i = 0; i < n; i++)
     key[i] = rank[i];
   if ((st = ap_order_by_list(ctx, key, order)) != AP_OK) goto done;
-  if ((st = ap_placer_init(ctx, g, &pl)) != AP_OK) goto done;
-  res->arena = ap_place_order(&pl, order, AP_FIT_BEST);
-  for (size_t i = 0; i < n; i++)
-    off[i] = pl.off[i];
+  st = ap_place_all(ctx, g, order, AP_FIT_BEST, off, &res->arena);
 done:
-  ap_placer_free(&pl);
   ap_free(al, a);
   ap_free(al, b);
   ap_free(al, key);

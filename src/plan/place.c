@@ -285,3 +285,15 @@ ap_status ap_time_compress(const ap_strategy_ctx *ctx, uint32_t *a, uint32_t *b,
   ap_free(ctx->alloc, v);
   return AP_OK;
 }
+
+ap_status ap_place_all(const ap_strategy_ctx *ctx, const ap_graph *g, const uint32_t *order,
+                       ap_fit fit, uint64_t *off, uint64_t *arena) {
+  ap_placer pl = {0};
+  ap_status st = ap_placer_init(ctx, g, &pl);
+  if (st == AP_OK) {
+    *arena = ap_place_order(&pl, order, fit);
+    memcpy(off, pl.off, ctx->n * sizeof *off);
+  }
+  ap_placer_free(&pl);
+  return st;
+}

@@ -46,6 +46,10 @@ ap_status ap_placer_init(const ap_strategy_ctx *ctx, const ap_graph *g, ap_place
 void ap_placer_free(ap_placer *pl);
 /* Places the requests in `order` (all n of them) and writes the arena (highest end). */
 uint64_t ap_place_order(ap_placer *pl, const uint32_t *order, ap_fit fit);
+/* The whole job for a strategy that only chooses an order: places the requests in `order` with
+ * `fit`, writes their offsets into off[] and the arena into *arena. */
+ap_status ap_place_all(const ap_strategy_ctx *ctx, const ap_graph *g, const uint32_t *order,
+                       ap_fit fit, uint64_t *off, uint64_t *arena);
 /* Places one request given the already placed ones; returns its offset. */
 uint64_t ap_place_one(ap_placer *pl, uint32_t i, ap_fit fit);
 

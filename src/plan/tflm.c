@@ -21,7 +21,6 @@ static ap_status plan_tflm(const ap_strategy_ctx *ctx, uint64_t *off, ap_strateg
   if (st != AP_OK) return st;
   uint64_t *key = ap_calloc(ctx->alloc, n, sizeof *key);
   uint32_t *order = ap_calloc(ctx->alloc, n, sizeof *order);
-  ap_placer pl = {0};
   st = ap_fail(ctx->err, AP_ERR_NOMEM, "out of memory for %zu requests", n);
   if (!key || !order) goto done;
   for (size_t i = 0; i < n; i++) {
@@ -29,12 +28,8 @@ static ap_status plan_tflm(const ap_strategy_ctx *ctx, uint64_t *off, ap_strateg
     key[i] = UINT64_MAX - ap_req_asize(ctx, (uint32_t)i);
   }
   if ((st = ap_order_by_list(ctx, key, order)) != AP_OK) goto done;
-  if ((st = ap_placer_init(ctx, g, &pl)) != AP_OK) goto done;
-  res->arena = ap_place_order(&pl, order, AP_FIT_FIRST);
-  for (size_t i = 0; i < n; i++)
-    off[i] = pl.off[i];
+  st = ap_place_all(ctx, g, order, AP_FIT_FIRST, off, &res->arena);
 done:
-  ap_placer_free(&pl);
   ap_free(ctx->alloc, key);
   ap_free(ctx->alloc, order);
   ap_graph_free(ctx, &own);
