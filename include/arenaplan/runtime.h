@@ -169,8 +169,9 @@ ap_status ap_interpreter_allocate(ap_interpreter *it);
 ap_status ap_interpreter_resize_input(ap_interpreter *it, size_t input, const int32_t *dims,
                                       int rank);
 ap_status ap_interpreter_invoke(ap_interpreter *it);
-/* Sets every variable tensor back to its initial value: the model's data for it, or zeros.
- * (Allocate does the same.) Variables live in the persistent region, never in the model. */
+/* Sets every variable tensor back to its initial value: the model's data for it, or else
+ * TFLite Micro's reset value: the zero point for INT8, zeros for other types. (Allocate does
+ * the same.) Variables live in the persistent region, never in the model. */
 ap_status ap_interpreter_reset_variables(ap_interpreter *it);
 
 /* The entry subgraph's (subgraph 0's) inputs and outputs, filled into *out (AP_ERR_RANGE when

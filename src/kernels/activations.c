@@ -101,7 +101,7 @@ ap_status ap_unary_prepare(int op, const ap_ktensor *input, ap_ktensor *output, 
   return s;
 }
 
-static float logistic_f(float v) {
+float ap_klogistic_f(float v) {
   const float cutoff_upper = 16.619047164916992188f, cutoff_lower = -9.0f;
   if (v > cutoff_upper) return 1.0f;
   if (v < cutoff_lower) return expf(v);
@@ -136,7 +136,7 @@ ap_status ap_unary_eval(const ap_unary_params *p, const ap_ktensor *input, ap_kt
       switch (p->op) {
       case AP_KUN_RELU: y[i] = v < 0.0f ? 0.0f : v; break;
       case AP_KUN_RELU6: y[i] = v > 6.0f ? 6.0f : v < 0.0f ? 0.0f : v; break;
-      case AP_KUN_LOGISTIC: y[i] = logistic_f(v); break;
+      case AP_KUN_LOGISTIC: y[i] = ap_klogistic_f(v); break;
       default: y[i] = tanhf(v); break;
       }
     }

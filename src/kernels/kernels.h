@@ -179,6 +179,8 @@ typedef struct ap_unary_params {
 ap_status ap_unary_prepare(int op, const ap_ktensor *input, ap_ktensor *output, ap_unary_params *p,
                            ap_errbuf *err);
 ap_status ap_unary_eval(const ap_unary_params *p, const ap_ktensor *input, ap_ktensor *output);
+/* reference_ops::Logistic on one float (its cutoffs included); LSTM gates share it. */
+float ap_klogistic_f(float v);
 
 /* ---------- PAD and PADV2 (pad.c) ---------- */
 typedef struct ap_pad_params {

@@ -83,11 +83,27 @@ ap_status ap_kx_prelu_eval(ap_kctx *c);
 ap_status ap_kx_reverse_prepare(ap_kctx *c, size_t *scratch);
 ap_status ap_kx_reverse_eval(ap_kctx *c);
 
+/* svdf.c: SVDF (float32; int8 with an int16 or int8 state) */
+enum { AP_KSVDF_FLOAT = 1, AP_KSVDF_INT };
+typedef struct ap_svdf_params {
+  int kind, state_type, activation;
+  int32_t batch, n_input, n_filter, n_unit, rank, n_memory;
+  int32_t mult1, mult2; /* int: feature matmul to the state's scale; the sum to the output's */
+  int shift1, shift2;
+  int32_t input_zp, output_zp, state_zp;
+  size_t filter_bytes; /* the per-filter scratch, rounded; the per-unit sums follow it */
+  ap_kshape in_shape, out_shape;
+} ap_svdf_params;
+ap_status ap_kx_svdf_prepare(ap_kctx *c, size_t *scratch);
+ap_status ap_kx_svdf_eval(ap_kctx *c);
+
 /* Builtin codes (schema.fbs BuiltinOperator). */
 enum {
   AP_KB_RESIZE_BILINEAR = 23,
+  AP_KB_SVDF = 27,
   AP_KB_GATHER = 36,
   AP_KB_DIV = 42,
+  AP_KB_UNIDIRECTIONAL_SEQUENCE_LSTM = 44,
   AP_KB_STRIDED_SLICE = 45,
   AP_KB_EXP = 47,
   AP_KB_CAST = 53,

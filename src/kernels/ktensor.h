@@ -30,6 +30,7 @@ typedef struct ap_ktensor {
   const int64_t *channel_zero_points;
   int n_channels;
   int quantized_dimension;
+  bool is_variable; /* state the op keeps across invokes (LSTM, SVDF write it) */
 } ap_ktensor;
 
 /* TFLite ActivationFunctionType. */

@@ -49,6 +49,11 @@ static inline float ap_kq_clampf(float x, float lo, float hi) {
 static inline int32_t ap_kq_clamp(int32_t x, int32_t lo, int32_t hi) {
   return x < lo ? lo : x > hi ? hi : x;
 }
+/* An int32 accumulation as TFLite's wraps on overflow, without the undefined behaviour: sum in
+ * int64, then keep the low 32 bits. */
+static inline int32_t ap_kq_wrap32(int64_t v) {
+  return (int32_t)(uint32_t)(uint64_t)v;
+}
 /* A usable quantization scale: positive and finite. */
 bool ap_kq_scale_ok(float scale);
 /* The zero point lies in the range of the tensor's type (INT8, UINT8, INT16; any other type

@@ -1,6 +1,7 @@
-/* QUANTIZE (float -> int: reference_ops::AffineQuantize; int -> int: Requantize with the
- * multiplier of input_scale / output_scale) and DEQUANTIZE (reference_ops::Dequantize, whose
- * scale is a double). Parameters as TFLite Micro's quantize_common.cc / dequantize_common.cc. */
+/* QUANTIZE (float -> int: reference_ops::AffineQuantize; int -> int, int32 outputs included:
+ * Requantize with the multiplier of input_scale / output_scale) and DEQUANTIZE
+ * (reference_ops::Dequantize, whose scale is a double). Parameters as TFLite Micro's
+ * quantize_common.cc / dequantize_common.cc. */
 #include "kernels/kernels.h"
 #include "kernels/quant.h"
 
@@ -14,6 +15,11 @@ static bool int_range(int type, int32_t *lo, int32_t *hi) {
   case AP_INT16: *lo = -32768, *hi = 32767; return true;
   default: return false;
   }
+}
+
+/* The output range of a requantize: int_range's, or all of int32. */
+static void out_range(int type, int32_t *lo, int32_t *hi) {
+  if (!int_range(type, lo, hi)) *lo = INT32_MIN, *hi = INT32_MAX;
 }
 
 static ap_status same_shape(const char *op, const ap_ktensor *input, ap_ktensor *output,
@@ -32,8 +38,10 @@ static ap_status quantize_prepare(const ap_ktensor *input, ap_ktensor *output,
   ap_status s = same_shape("QUANTIZE", input, output, p, err);
   if (s != AP_OK) return s;
   int32_t lo, hi;
-  if (!int_range(output->type, &lo, &hi) ||
-      (input->type != AP_FLOAT32 && !int_range(input->type, &lo, &hi))) {
+  /* An int32 output only from an integer input: TFLite Micro's requantize to INT32. */
+  bool out_ok =
+      int_range(output->type, &lo, &hi) || (output->type == AP_INT32 && input->type != AP_FLOAT32);
+  if (!out_ok || (input->type != AP_FLOAT32 && !int_range(input->type, &lo, &hi))) {
     return ap_fail(err, AP_ERR_UNSUPPORTED, "QUANTIZE: unsupported types %s -> %s",
                    ap_ktype_name(input->type), ap_ktype_name(output->type));
   }
@@ -107,6 +115,7 @@ static void store(int type, void *d, size_t i, int32_t v) {
   switch (type) {
   case AP_INT8: ((int8_t *)d)[i] = (int8_t)v; break;
   case AP_UINT8: ((uint8_t *)d)[i] = (uint8_t)v; break;
+  case AP_INT32: ((int32_t *)d)[i] = v; break;
   default: ((int16_t *)d)[i] = (int16_t)v; break;
   }
 }
@@ -138,10 +147,11 @@ ap_status ap_quantize_eval(const ap_quantize_params *p, const ap_ktensor *input,
     return AP_OK;
   }
   case AP_KQ_REQUANTIZE:
-    int_range(output->type, &lo, &hi);
+    out_range(output->type, &lo, &hi);
     for (size_t i = 0; i < n; i++) {
       int32_t v = load(input->type, input->data, i) - p->input_zero_point;
-      int32_t q = ap_kq_mul(v, p->multiplier, p->shift) + p->output_zero_point;
+      int32_t q =
+          ap_kq_wrap32((int64_t)ap_kq_mul(v, p->multiplier, p->shift) + p->output_zero_point);
       store(output->type, output->data, i, ap_kq_clamp(q, lo, hi));
     }
     return AP_OK;

@@ -1,6 +1,7 @@
 /* One adapter per builtin: unpacks the generic context into the family's prepare/eval. */
 #include "kernels/registry.h"
 #include "kernels/kops.h"
+#include "kernels/lstm.h"
 
 #include <string.h>
 
@@ -340,6 +341,9 @@ static const ap_kernel kernels[] = {
      ap_kx_gather_nd_eval},
     {AP_KB_RESIZE_BILINEAR, "RESIZE_BILINEAR", sizeof(ap_kx_params), ap_kx_resize_bilinear_prepare,
      ap_kx_resize_bilinear_eval},
+    {AP_KB_SVDF, "SVDF", sizeof(ap_svdf_params), ap_kx_svdf_prepare, ap_kx_svdf_eval},
+    {AP_KB_UNIDIRECTIONAL_SEQUENCE_LSTM, "UNIDIRECTIONAL_SEQUENCE_LSTM", sizeof(ap_lstm_params),
+     ap_kx_lstm_prepare, ap_kx_lstm_eval},
 };
 
 const ap_kernel *ap_kernel_find(int32_t builtin) {

@@ -39,6 +39,11 @@ typedef struct ap_kop_options {
     int32_t begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask;
     bool offset;
   } ss; /* STRIDED_SLICE */
+  struct {
+    float cell_clip, proj_clip;
+    bool time_major, asymmetric_quantize_inputs, diagonal_recurrent_tensors;
+  } lstm;            /* UNIDIRECTIONAL_SEQUENCE_LSTM (its activation: `activation`) */
+  int32_t svdf_rank; /* SVDF (its activation: `activation`) */
 } ap_kop_options;
 
 typedef struct ap_kctx {

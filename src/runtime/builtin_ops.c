@@ -85,6 +85,18 @@ static void to_kernel_options(const ap_op_options *o, ap_kop_options *k) {
     k->ss.shrink_axis_mask = o->strided_slice.shrink_axis_mask;
     k->ss.offset = o->strided_slice.offset;
     break;
+  case AP_OPTIONS_SEQUENCE_LSTM:
+    k->activation = o->sequence_lstm.activation;
+    k->lstm.cell_clip = o->sequence_lstm.cell_clip;
+    k->lstm.proj_clip = o->sequence_lstm.proj_clip;
+    k->lstm.time_major = o->sequence_lstm.time_major;
+    k->lstm.asymmetric_quantize_inputs = o->sequence_lstm.asymmetric_quantize_inputs;
+    k->lstm.diagonal_recurrent_tensors = o->sequence_lstm.diagonal_recurrent_tensors;
+    break;
+  case AP_OPTIONS_SVDF:
+    k->activation = o->svdf.activation;
+    k->svdf_rank = o->svdf.rank;
+    break;
   default: break;
   }
 }
@@ -103,6 +115,7 @@ static ap_status to_view(ap_op_context *c, int32_t t, bool with_data, ap_ktensor
                       AP_KMAXDIMS);
   if (r) {
     *v = ap_ktensor_make(r->type, with_data ? r->data : NULL, rank, r->dims);
+    v->is_variable = (r->flags & RT_VARIABLE) != 0;
   } else {
     size_t size;
     void *data = (void *)ap_model_buffer(c->it->model, ti.buffer, &size);

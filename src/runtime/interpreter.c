@@ -288,18 +288,20 @@ static ap_status finish_custom(ap_interpreter *it, rt_prep *prep) {
   return AP_OK;
 }
 
-/* A variable's initial value: its buffer's data when the model gives it, else zeros. */
+/* A variable's initial value: its buffer's data when the model gives it, else TFLite Micro's
+ * reset value (ResetVariableTensors): an int8 tensor's zero point in every byte, zeros for
+ * other types. */
 static void reset_variable(const ap_interpreter *it, size_t sg, rt_tensor *x) {
   if (!(x->flags & RT_VARIABLE) || !x->data) return;
   size_t bytes = rt_tensor_bytes(x), size = 0;
   ap_tensor_info ti;
-  const uint8_t *init = ap_model_tensor(it->model, sg, x->index, &ti) == AP_OK
-                            ? ap_model_buffer(it->model, ti.buffer, &size)
-                            : NULL;
+  bool known = ap_model_tensor(it->model, sg, x->index, &ti) == AP_OK;
+  const uint8_t *init = known ? ap_model_buffer(it->model, ti.buffer, &size) : NULL;
+  int fill = known && ti.type == AP_INT8 && ti.zero_point_count ? (int)(int8_t)ti.zero_point[0] : 0;
   if (init && size == bytes)
     memcpy(x->data, init, bytes);
   else
-    memset(x->data, 0, bytes);
+    memset(x->data, fill, bytes);
 }
 
 static ap_status place_variables(ap_interpreter *it) {

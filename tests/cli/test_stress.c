@@ -55,9 +55,9 @@ int main(void) {
   CHECK_EQ(cli("stress hello_world_int8.tflite --iterations 2 2>&1 >/dev/null", &out, false), 0);
   CHECK_STR(out, "");
   free(out);
-  CHECK_EQ(cli("stress keyword_scrambled_svdf.tflite --iterations 2", &out, true), 2);
-  CHECK_CONTAINS(out, "arenaplan: keyword_scrambled_svdf.tflite: the runtime cannot allocate this "
-                      "model: unsupported op SVDF");
+  CHECK_EQ(cli("stress person_detect_vela.tflite --iterations 2", &out, true), 2);
+  CHECK_CONTAINS(out, "arenaplan: person_detect_vela.tflite: the runtime cannot allocate this "
+                      "model: unsupported custom op \"ethos-u\"");
   free(out);
   CHECK_EQ(cli("stress hello_world_int8.tflite --iterations 0", &out, true), 2);
   CHECK_CONTAINS(out, "--iterations \"0\": expected 1 to 1000000");

@@ -177,9 +177,9 @@ static void test_quantize(void) {
   CHECK(dout[0] == (float)((double)0.1f * 3));
   CHECK(dout[1] == (float)((double)0.1f * -130));
   ap_errbuf e = {""};
-  to = kout(AP_INT32, dout, 1, 0);
+  to = kout(AP_FLOAT32, dout, 1, 0);
   CHECK_EQ(ap_quantize_prepare(&ti, &to, &p, &e), AP_ERR_UNSUPPORTED);
-  CHECK_STR(e.msg, "QUANTIZE: unsupported types INT8 -> INT32");
+  CHECK_STR(e.msg, "QUANTIZE: unsupported types INT8 -> FLOAT32");
 }
 
 int main(void) {
