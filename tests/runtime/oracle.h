@@ -13,12 +13,24 @@
  * issue 4, then issue 8's stateful ones (LSTM, SVDF), whose oracle outputs are the first invoke
  * after allocate: oracle_invoke resets their state before each invoke. */
 static const char *const oracle_models[] = {
-    "hello_world_float",       "hello_world_int8",  "micro_speech_int8",
-    "person_detect_int8",      "magic_wand_float",  "tflm_test_conv",
-    "mlperf_kws_dscnn_int8",   "mlperf_vww_int8",   "mlperf_ic_resnet_int8",
-    "mlperf_ic_resnet_float",  "mlperf_ad_fc_int8", "mlperf_sww_int8",
-    "mobilenet_v2_torch_int8", "multi_signatures",  "mnist_lstm_float",
-    "mnist_lstm_int8",         "dtln_noise_suppression_int8", "keyword_scrambled_svdf",
+    "hello_world_float",
+    "hello_world_int8",
+    "micro_speech_int8",
+    "person_detect_int8",
+    "magic_wand_float",
+    "tflm_test_conv",
+    "mlperf_kws_dscnn_int8",
+    "mlperf_vww_int8",
+    "mlperf_ic_resnet_int8",
+    "mlperf_ic_resnet_float",
+    "mlperf_ad_fc_int8",
+    "mlperf_sww_int8",
+    "mobilenet_v2_torch_int8",
+    "multi_signatures",
+    "mnist_lstm_float",
+    "mnist_lstm_int8",
+    "dtln_noise_suppression_int8",
+    "keyword_scrambled_svdf",
 };
 #define ORACLE_MODEL_COUNT (sizeof oracle_models / sizeof oracle_models[0])
 
