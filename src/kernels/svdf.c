@@ -93,11 +93,11 @@ static ap_status types(ap_kctx *c, ap_svdf_params *p) {
 }
 
 ap_status ap_kx_svdf_prepare(ap_kctx *c, size_t *scratch) {
-  ap_status s = ap_kx_arity(c, OP, 5, 5, 1);
+  ap_status s = ap_kx_arity(c, OP, 3, 5, 1);
   if (s != AP_OK) return s;
   *scratch = 0;
-  if (!c->inputs[1] || !c->inputs[2] || !c->inputs[4])
-    return ap_fail(c->err, AP_ERR_FORMAT, OP ": weights or state missing");
+  if (c->n_inputs != 5 || !c->inputs[4])
+    return ap_fail(c->err, AP_ERR_FORMAT, OP ": expected 5 inputs (the bias may be absent)");
   ap_svdf_params *p = c->params;
   memset(p, 0, sizeof *p);
   if ((s = shapes(c, p)) != AP_OK || (s = types(c, p)) != AP_OK) return s;

@@ -180,6 +180,17 @@ static void test_quantize(void) {
   to = kout(AP_FLOAT32, dout, 1, 0);
   CHECK_EQ(ap_quantize_prepare(&ti, &to, &p, &e), AP_ERR_UNSUPPORTED);
   CHECK_STR(e.msg, "QUANTIZE: unsupported types INT8 -> FLOAT32");
+  /* int16 -> int32 (keyword_scrambled_svdf's last op), scale 1.5 -> 1, zero point 5: the
+   * multiplier 0.75 x 2^1; 3 -> 4.5 rounds up to 5 (+5 = 10); -3 -> -4.5 rounds toward zero
+   * (SaturatingRoundingDoublingHighMul) to -4 (+5 = 1); 32767 -> 49150.5 -> 49151, past int16. */
+  int16_t q16[3] = {3, -3, 32767};
+  int32_t q32[3];
+  ti = ktq(AP_INT16, q16, 1, 3, 0, 0, 0, 1.5f, 0);
+  to = kout(AP_INT32, q32, 1.0f, 5);
+  CHECK_EQ(ap_quantize_prepare(&ti, &to, &p, &e), AP_OK);
+  CHECK_EQ(ap_quantize_eval(&p, &ti, &to), AP_OK);
+  int32_t want_q[3] = {10, 1, 49156};
+  CHECK_ARRAY(q32, want_q, 3);
 }
 
 int main(void) {
