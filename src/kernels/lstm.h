@@ -9,7 +9,10 @@
  *   hidden = tanh(cell) * output                         (copied to the output's time step)
  * The int8 kernel quantizes every gate's pre-activation to Q3.12 (scale 2^-12) in int16, and
  * the gates' outputs are Q0.15 (scale 2^-15). TFLite Micro ignores the op's `intermediates`
- * (the converter's gate scales): so do we.
+ * (the converter's gate scales): so do we. Options: time_major and cell_clip apply;
+ * proj_clip only matters with a projection and asymmetric_quantize_inputs only with hybrid
+ * weights, both refused (TFLite Micro ignores the two options too); diagonal recurrent weights
+ * are refused.
  *
  * lstm_prepare.c checks the op and fills ap_lstm_params; lstm_float.c and lstm_int8.c run the
  * steps; lstm_act16.c holds the int16 sigmoid and tanh. */

@@ -124,7 +124,7 @@ static bool fc_multiplier(const ap_ktensor *x, const ap_ktensor *w, int32_t *m, 
   if (!ap_kq_scale_ok(x->scale) || !ap_kq_scale_ok(w->scale) || w->n_channels > 1) return false;
   int s;
   ap_kq_multiplier((double)(x->scale * w->scale) / (double)GATE_IN_SCALE, m, &s);
-  *shift = (int8_t)s;
+  *shift = (int8_t)AP_MIN(s, 31); /* ap_kq_mul shifts left by at most 31 anyway */
   return true;
 }
 
@@ -132,7 +132,7 @@ static bool fc_multiplier(const ap_ktensor *x, const ap_ktensor *w, int32_t *m, 
 static void mul_multiplier(double s1, double s2, double out, int32_t *m, int8_t *shift) {
   int s;
   ap_kq_multiplier(s1 * s2 / out, m, &s);
-  *shift = (int8_t)s;
+  *shift = (int8_t)AP_MIN(s, 31);
 }
 
 static ap_status prepare_int8(ap_kctx *c, ap_lstm_params *p) {
@@ -151,8 +151,14 @@ static ap_status prepare_int8(ap_kctx *c, ap_lstm_params *p) {
   p->input_offset = -x->zero_point;
   p->hidden_offset = -h->zero_point;
   p->hidden_zp = h->zero_point;
-  /* CheckedLog2 as TFLite Micro uses it: the rounded float log2, its check ignored. */
-  p->cell_scale_power = (int32_t)roundf(logf(cell->scale) * (1.0f / logf(2.0f)));
+  /* CheckedLog2 as TFLite Micro uses it: the rounded float log2, its check ignored. The tanh
+   * of the cell state scales it by 3 * 2^(power + 12) in int32: beyond [-27, 2] that shifts
+   * out of range, where TFLite Micro's arithmetic overflows. */
+  float power = roundf(logf(cell->scale) * (1.0f / logf(2.0f)));
+  if (!(power >= -27.0f && power <= 2.0f))
+    return ap_fail(c->err, AP_ERR_UNSUPPORTED,
+                   OP ": cell state scale %g is out of range (2^-27 to 2^2)", cell->scale);
+  p->cell_scale_power = (int32_t)power;
   double cs = (double)cell->scale, q15 = (double)GATE_OUT_SCALE;
   mul_multiplier(q15, cs, cs, &p->fc_mult, &p->fc_shift);
   mul_multiplier(q15, q15, cs, &p->ic_mult, &p->ic_shift);

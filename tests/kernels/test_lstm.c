@@ -156,6 +156,43 @@ static void test_float(void) {
   }
 }
 
+/* time_major: a [time, batch, input] input runs each step on the whole batch; the same data
+ * laid out [batch, time, input] runs batch after batch. Both give each batch row the same
+ * sequence of states, so out[b][t] agrees between the layouts, and so do the final states. */
+static void run_layout(bool time_major, const float *x, float *out, float *h, float *cell) {
+  static lstm_case k;
+  static float w[4] = {0.5f, -1, 2, 0.25f}, r[4] = {0.75f, 0.5f, -0.5f, 1}, b[4] = {0, 0.1f, 0, 1};
+  memset(&k, 0, sizeof k);
+  k.t[AP_LSTM_INPUT] = kt(AP_FLOAT32, (void *)x, 3, 3, 3, 1, 0); /* 3 x 3 either way */
+  for (int g = 0; g < 4; g++) {
+    k.t[AP_LSTM_W_INPUT + g] = kt(AP_FLOAT32, &w[g], 2, 1, 1, 0, 0);
+    k.t[AP_LSTM_R_INPUT + g] = kt(AP_FLOAT32, &r[g], 2, 1, 1, 0, 0);
+    k.t[AP_LSTM_BIAS_INPUT + g] = kt(AP_FLOAT32, &b[g], 1, 1, 0, 0, 0);
+  }
+  k.t[AP_LSTM_HIDDEN] = kt(AP_FLOAT32, h, 2, 3, 1, 0, 0);
+  k.t[AP_LSTM_CELL] = kt(AP_FLOAT32, cell, 2, 3, 1, 0, 0);
+  k.t[AP_LSTM_HIDDEN].is_variable = k.t[AP_LSTM_CELL].is_variable = true;
+  k.out = kout(AP_FLOAT32, out, 0, 0);
+  k.opt.lstm.time_major = time_major;
+  CHECK_MSG(run(&k) == AP_OK, "%s", k.err.msg);
+}
+
+static void test_time_major(void) {
+  float xb[9] = {1, -2, 0.5f, 3, 0, -1, 0.25f, 2, -0.5f}, xt[9], ob[9], ot[9];
+  for (int b = 0; b < 3; b++)
+    for (int t = 0; t < 3; t++)
+      xt[t * 3 + b] = xb[b * 3 + t];
+  float hb[3] = {0}, cb[3] = {0}, ht[3] = {0}, ct[3] = {0};
+  run_layout(false, xb, ob, hb, cb);
+  run_layout(true, xt, ot, ht, ct);
+  for (int b = 0; b < 3; b++)
+    for (int t = 0; t < 3; t++)
+      CHECK_MSG(ob[b * 3 + t] == ot[t * 3 + b], "batch %d step %d", b, t);
+  CHECK_ARRAY(hb, ht, 3);
+  CHECK_ARRAY(cb, ct, 3);
+  CHECK(hb[0] != hb[1] && hb[1] != hb[2]); /* the rows really differ */
+}
+
 /* What TFLite Micro refuses, refused with the reason. */
 static void test_refused(void) {
   static lstm_case k;
@@ -206,6 +243,11 @@ static void test_refused(void) {
   CHECK_STR(k.err.msg, "UNIDIRECTIONAL_SEQUENCE_LSTM: output gate: weights must be [2,1] and "
                        "[2,2], the bias [2]");
 
+  int8_case(&k, x, w, bias, r, h, cell, out);
+  k.t[AP_LSTM_CELL].scale = 1.0f / (1 << 30);
+  CHECK_EQ(run(&k), AP_ERR_UNSUPPORTED);
+  CHECK_CONTAINS(k.err.msg, "cell state scale 9.31323e-10 is out of range (2^-27 to 2^2)");
+
   /* Eval refuses a missing scratch or a changed shape instead of overrunning. */
   int8_case(&k, x, w, bias, r, h, cell, out);
   CHECK_EQ(run(&k), AP_OK);
@@ -220,6 +262,7 @@ int main(void) {
   test_act16();
   test_int8();
   test_float();
+  test_time_major();
   test_refused();
   return ap_test_done();
 }
