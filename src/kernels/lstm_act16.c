@@ -5,7 +5,8 @@
  *
  * The table's values are TFLite's sigmoid_table_uint16 (common.h), needed as they are for bit
  * exactness: they are 65536 sigmoid(i / 24) rounded so as to minimise the interpolation error,
- * not plainly rounded (44 of the 256 differ by one from round(65536 sigmoid(i / 24))). */
+ * not plainly rounded (44 of the 256 differ by one from round(65536 sigmoid(i / 24))).
+ * Apache-2.0, Copyright The TensorFlow Authors: see NOTICE. */
 #include "kernels/lstm.h"
 
 #include <stdlib.h>
