@@ -106,7 +106,8 @@ ap_status ap_pool_cost_of(ap_pool *p, const char *name, ap_pool_cost *out);
 /* An interpreter of `name`, allocated and ready, for the calling thread: an idle one of the
  * model when there is one, else a new one (loading the model first if needed), making room
  * as described above. Waits up to timeout_ms (0: not at all) for releases when the budget
- * (AP_ERR_BUDGET) or max_interpreters (AP_ERR_TIMEOUT) is the obstacle. AP_ERR_ARG for an
+ * (AP_ERR_BUDGET) or max_interpreters (AP_ERR_TIMEOUT) is the obstacle; a load of the same
+ * model by another thread is waited for whatever the timeout (it ends by itself). AP_ERR_ARG for an
  * unknown name; a load's own failure (file changed or gone) is returned as it is. */
 ap_status ap_pool_acquire(ap_pool *p, const char *name, uint64_t timeout_ms, ap_interpreter **out);
 /* Gives an acquired interpreter back (AP_ERR_ARG if it is not one the pool handed out). */
