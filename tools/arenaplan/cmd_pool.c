@@ -280,7 +280,8 @@ static int with_pool(const pool_args *a, pool_view *v) {
     for (size_t i = 0; i < a->count; i++) {
       ap_pool_model(p, i, &v->info[i]);
       cost[i] = v->info[i].cost.resident;
-      v->all_resident += cost[i]; /* each at most the budget: no overflow for 256 models */
+      if (__builtin_add_overflow(v->all_resident, cost[i], &v->all_resident))
+        v->all_resident = UINT64_MAX; /* only a sum to print: saturate */
     }
     resident_sets(cost, a->count, a->budget, &v->any_k, &v->best_k);
     ap_pool_get_stats(p, &v->st);
