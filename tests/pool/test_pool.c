@@ -279,9 +279,37 @@ static void warm_up(void) {
   ap_pool_destroy(p);
 }
 
+/* idle_ms 0: a model goes as soon as its last interpreter comes back. */
+static void idle_zero(void) {
+  ap_pool *p = make_pool(1 << 20, 0, 2, NULL);
+  CHECK_EQ(ap_pool_add(p, "micro", path_micro), AP_OK);
+  ap_interpreter *a = NULL, *b = NULL;
+  virtual_ms = 500;
+  CHECK_EQ(ap_pool_acquire(p, "micro", 0, &a), AP_OK);
+  CHECK_EQ(ap_pool_acquire(p, "micro", 0, &b), AP_OK);
+  CHECK_EQ(ap_pool_release(p, a), AP_OK); /* b still acquired: the model stays */
+  CHECK(loaded(p, 0));
+  CHECK_EQ(ap_pool_release(p, b), AP_OK);
+  CHECK(!loaded(p, 0));
+  ap_pool_stats st;
+  ap_pool_get_stats(p, &st);
+  CHECK_EQ(st.loads, 1);
+  CHECK_EQ(st.unloads, 1);
+  CHECK_EQ(st.interpreters_created, 2);
+  CHECK_EQ(st.interpreters_destroyed, 2);
+  CHECK_EQ(st.resident_bytes, 0);
+  ap_pool_destroy(p);
+}
+
 static void bad_input(void) {
   ap_pool_options o = ap_pool_defaults();
   ap_pool *p = NULL;
+  o.budget_bytes = 1000;
+  o.max_interpreters = 4097;
+  CHECK_EQ(ap_pool_create(&o, &p), AP_ERR_ARG);
+  CHECK_STR(ap_pool_error(p), "max_interpreters 4097: at most 4096 per model");
+  ap_pool_destroy(p);
+  o = ap_pool_defaults();
   CHECK_EQ(ap_pool_create(&o, &p), AP_ERR_ARG); /* budget 0 */
   CHECK_STR(ap_pool_error(p), "a pool needs a budget: budget_bytes is 0");
   CHECK_EQ(ap_pool_add(p, "micro", path_micro), AP_ERR_ARG);
@@ -351,6 +379,7 @@ int main(void) {
   lru_and_idle();
   budget_wait();
   warm_up();
+  idle_zero();
   bad_input();
   return ap_test_done();
 }
