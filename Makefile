@@ -1,11 +1,14 @@
 # The README's two commands: `make demo` and `make test`. Plain `make` builds into build/.
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
+# The tests with threads, run again under ThreadSanitizer (only these are built there).
+TSAN_TESTS ?= pool_test_pool_threads pool_test_pool runtime_test_interpreter_threads
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 PREFIX ?= /usr/local
 
-.PHONY: all setup demo test test-fast test-asan bench clean format install fuzz fuzz-build fuzz-ci
+.PHONY: all setup demo test test-fast test-asan test-tsan bench clean format install fuzz fuzz-build fuzz-ci
 
 all: $(BUILD)/Makefile
 	cmake --build $(BUILD) -j $(JOBS)
@@ -16,14 +19,18 @@ $(BUILD)/Makefile: CMakeLists.txt
 $(ASAN_BUILD)/Makefile: CMakeLists.txt
 	cmake -S . -B $(ASAN_BUILD) -DAP_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS)
 
+$(TSAN_BUILD)/Makefile: CMakeLists.txt
+	cmake -S . -B $(TSAN_BUILD) -DAP_TSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
+
 setup:
 	sh scripts/setup.sh
 
 demo: setup all
 	sh scripts/demo.sh $(BUILD)
 
-# The whole suite, then again under AddressSanitizer + UndefinedBehaviorSanitizer.
-test: setup test-fast test-asan
+# The whole suite, then again under AddressSanitizer + UndefinedBehaviorSanitizer, and the
+# threaded tests under ThreadSanitizer.
+test: setup test-fast test-asan test-tsan
 
 test-fast: all
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -32,6 +39,12 @@ test-asan: $(ASAN_BUILD)/Makefile
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		ctest --output-on-failure -j $(JOBS)
+
+# halt_on_error: any data race fails the test (exit 66), not just a report in the log.
+test-tsan: $(TSAN_BUILD)/Makefile
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TESTS)
+	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+		ctest --output-on-failure -j $(JOBS) -R '^($(shell echo $(TSAN_TESTS) | tr ' ' '|'))$$'
 
 # Headers, libarenaplan.a and .so, the CLI, arenaplan.pc and the CMake package under PREFIX.
 install: all
@@ -62,4 +75,4 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)

@@ -71,6 +71,7 @@
 #include "arenaplan/model.h"
 #include "arenaplan/options.h"
 #include "arenaplan/plan.h"
+#include "arenaplan/pool.h"
 #include "arenaplan/writer.h"
 #include "arenaplan/graph.h"
 #include "arenaplan/report.h"

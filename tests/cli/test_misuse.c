@@ -187,6 +187,57 @@ static void test_example(void) {
   }
 }
 
+static void test_pool(void) {
+  expect_error("pool m.tflite", "pool", "arenaplan: pool: --budget SIZE is required");
+  expect_error("pool --budget 1M", "pool", "arenaplan: pool: no model given");
+  expect_error("pool --budget 1M m.tflite --no-such-option", "pool",
+               "arenaplan: pool: unknown option --no-such-option");
+  expect_error("pool --budget 1M --trace", "pool", "arenaplan: pool: --trace needs a value");
+  expect_error("pool --budget 1M --idle 5 m.tflite", "pool",
+               "arenaplan: pool: --idle applies to a --trace replay");
+  static const char *const bad[] = {"-5", "1e99", "12Q", "", "0"};
+  char args[256], want[256];
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    snprintf(args, sizeof args, "pool --budget '%s' m.tflite", bad[i]);
+    snprintf(want, sizeof want,
+             "arenaplan: pool: --budget \"%s\": expected a size above 0, like 76800, 75K, 1.5M",
+             bad[i]);
+    expect_error(args, "pool", want);
+    if (strcmp(bad[i], "0") == 0) continue;
+    snprintf(args, sizeof args, "pool --budget 1M --trace ok.csv --idle '%s' m.tflite", bad[i]);
+    snprintf(want, sizeof want, "arenaplan: pool: --idle \"%s\": expected seconds (0 to 1e9)",
+             bad[i]);
+    expect_error(args, "pool", want);
+  }
+  static const char *const models[][2] = {
+      {"empty.tflite", "empty file (0 bytes)"},
+      {"adir", "is a directory, not a model file"},
+      {"afile/x.tflite", "cannot open: Not a directory"},
+      {"missing.tflite", "cannot open: No such file or directory"},
+      {"fifo.tflite", "not a regular file"},
+      {"notamodel.tflite", "*"}};
+  for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+    snprintf(args, sizeof args, "pool --budget 1M m.tflite %s", models[i][0]);
+    snprintf(want, sizeof want, "arenaplan: %s: %s", models[i][0], models[i][1]);
+    expect_error(args, "pool", want);
+  }
+  /* Traces: m.tflite's name is "m". */
+  expect_error("pool --budget 1M --trace missing.csv m.tflite", "pool",
+               "arenaplan: missing.csv: cannot open: No such file or directory");
+  expect_error("pool --budget 1M --trace adir m.tflite", "pool",
+               "arenaplan: adir: is a directory, not a trace file");
+  expect_error("pool --budget 1M --trace fifo.tflite m.tflite", "pool",
+               "arenaplan: fifo.tflite: not a regular file");
+  expect_error("pool --budget 1M --trace empty.csv m.tflite", "pool",
+               "arenaplan: empty.csv: no requests (expected lines of time_ms,model)");
+  expect_error("pool --budget 1M --trace ok.csv m.tflite", "pool",
+               "arenaplan: ok.csv: line 1: \"id,lower,upper,size\": time_ms is not a "
+               "non-negative integer");
+  expect_error("pool --budget 1M --trace bad.csv m.tflite", "pool",
+               "arenaplan: bad.csv: line 1: unknown model \"0,2,100\" (the models are the files' "
+               "names without .tflite)");
+}
+
 static void write_file(const char *name, const char *text) {
   char path[128];
   snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -244,6 +295,8 @@ int main(void) {
       test_solve();
     else if (strcmp(c, "example") == 0)
       test_example();
+    else if (strcmp(c, "pool") == 0)
+      test_pool();
     else /* a new subcommand: add its misuse cases here */
       CHECK_MSG(false, "subcommand '%s' has no misuse tests", c);
   }

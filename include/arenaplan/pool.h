@@ -1,0 +1,147 @@
+/* arenaplan pool: many models served under one memory budget.
+ *
+ *   ap_pool_options o = ap_pool_defaults();
+ *   o.budget_bytes = 600 * 1024;
+ *   ap_pool *p;
+ *   if (ap_pool_create(&o, &p) != AP_OK ||
+ *       ap_pool_add(p, "kws", "kws.tflite") != AP_OK) {  // cost measured once, not loaded
+ *     fprintf(stderr, "%s\n", ap_pool_error(p));
+ *     ...
+ *   }
+ *   // in any thread:
+ *   ap_interpreter *it;
+ *   if (ap_pool_acquire(p, "kws", 100, &it) == AP_OK) {  // loads it if needed
+ *     ... ap_interpreter_input / invoke / output ...
+ *     ap_pool_release(p, it);
+ *   }
+ *   ap_pool_destroy(p);
+ *
+ * Cost. ap_pool_add() opens the model once and allocates a probe interpreter to measure what
+ * one interpreter of it really takes (ap_interpreter_memory's total: arena, persistent,
+ * tables); that cost is cached. Loading a model maps its file read-only once (its weights:
+ * the file size, plus the model handle's own bytes); every interpreter of it then lives in
+ * one buffer of exactly the measured total (a caller-owned arena, runtime.h), so what the
+ * pool counts is what it holds: resident bytes = for every loaded model, its weights and
+ * handle plus one buffer per interpreter. The only memory not counted: the pool's own
+ * records, and planning temporaries an allocate may take from the allocator and frees
+ * before it returns.
+ *
+ * Budget. An acquire that needs a load or a new interpreter reserves its bytes first; when
+ * the budget cannot hold them, idle models (no interpreter acquired) are unloaded, least
+ * recently used first, then idle interpreters of busy models; if that is not enough the call
+ * waits up to its timeout for releases, then fails with AP_ERR_BUDGET and a message naming
+ * what is resident and what was needed. Resident bytes never exceed the budget.
+ *
+ * Idle. A model none of whose interpreters is acquired is unloaded once it has been idle for
+ * idle_ms or longer (an idle interpreter of a busy model is freed the same way). Idle models
+ * are looked for in every acquire and release and in ap_pool_collect(): there is no
+ * background thread, so a server with no traffic calls ap_pool_collect() from its own timer.
+ * Idle times are read from options.clock when given (a trace replay passes a virtual clock
+ * so that loads and unloads depend on the trace alone), else from CLOCK_MONOTONIC. Acquire
+ * timeouts are always real time.
+ *
+ * Threads. Every function may be called from any thread. An acquired interpreter belongs to
+ * the caller until it releases it (one thread at a time, as runtime.h says); interpreters of
+ * one model share its read-only weights. An interpreter handed out keeps the variable
+ * tensors its last user left (ap_interpreter_reset_variables() for a fresh state).
+ * ap_pool_error() is the calling thread's message of its last failed call on the pool.
+ */
+#ifndef ARENAPLAN_POOL_H
+#define ARENAPLAN_POOL_H
+
+#include "arenaplan/runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* idle_ms value: never unload by idle time (only to make room). */
+#define AP_POOL_NEVER UINT64_MAX
+
+typedef struct ap_pool_options {
+  uint64_t budget_bytes;         /* required: the most bytes resident at any time (> 0) */
+  uint64_t idle_ms;              /* default 60000; AP_POOL_NEVER: only evicted to make room */
+  size_t max_interpreters;       /* per model, default 4 (at least 1) */
+  bool warm_up;                  /* on load and new interpreters: one invoke on zeroed inputs */
+  const char *strategy;          /* NULL: "best"; must outlive the pool */
+  const ap_allocator *allocator; /* copied; NULL: malloc/free */
+  /* Optional: the time in milliseconds for idle ages (NULL: CLOCK_MONOTONIC). Called with
+   * the pool's lock held; it must not call the pool. */
+  uint64_t (*clock)(void *ctx);
+  void *clock_ctx;
+} ap_pool_options;
+
+/* budget_bytes 0 (must be set), idle 60 s, 4 interpreters per model, no warm-up, "best". */
+ap_pool_options ap_pool_defaults(void);
+
+typedef struct ap_pool ap_pool;
+
+/* AP_ERR_ARG for a budget of 0, no options or a NULL out. On failure *out is still a pool
+ * whose message says why (NULL only when memory ran out); destroy it as usual. */
+ap_status ap_pool_create(const ap_pool_options *opt, ap_pool **out);
+/* Unloads everything. Every acquired interpreter must have been released. NULL is harmless. */
+void ap_pool_destroy(ap_pool *p);
+/* The calling thread's message of its last failed call on p ("" if none). Never NULL. */
+const char *ap_pool_error(const ap_pool *p);
+
+/* What one model costs, in bytes. */
+typedef struct ap_pool_cost {
+  uint64_t weights; /* the file, mapped read-only and shared by its interpreters */
+  uint64_t handle;  /* the model handle's own memory */
+  uint64_t arena;   /* per interpreter: ap_memory_usage's arena, persistent, tables */
+  uint64_t persistent;
+  uint64_t tables;
+  uint64_t interpreter; /* per interpreter: the buffer it lives in (ap_memory_usage.total) */
+  uint64_t resident;    /* weights + handle + interpreter: the model loaded, one interpreter */
+} ap_pool_cost;
+
+/* Registers a model under `name` (unique, 1 to 255 bytes) without loading it: opens it once,
+ * measures its cost with a probe interpreter, closes it. AP_ERR_BUDGET when the model alone
+ * (one interpreter) exceeds the budget; the model's own status when it cannot be opened or
+ * allocated (unsupported op, ...); AP_ERR_ARG for a duplicate or bad name. */
+ap_status ap_pool_add(ap_pool *p, const char *name, const char *path);
+/* The cached cost of a registered model (AP_ERR_ARG for an unknown name). */
+ap_status ap_pool_cost_of(ap_pool *p, const char *name, ap_pool_cost *out);
+
+/* An interpreter of `name`, allocated and ready, for the calling thread: an idle one of the
+ * model when there is one, else a new one (loading the model first if needed), making room
+ * as described above. Waits up to timeout_ms (0: not at all) for releases when the budget
+ * (AP_ERR_BUDGET) or max_interpreters (AP_ERR_TIMEOUT) is the obstacle; a load of the same
+ * model by another thread is waited for whatever the timeout (it ends by itself). AP_ERR_ARG for an
+ * unknown name; a load's own failure (file changed or gone) is returned as it is. */
+ap_status ap_pool_acquire(ap_pool *p, const char *name, uint64_t timeout_ms, ap_interpreter **out);
+/* Gives an acquired interpreter back (AP_ERR_ARG if it is not one the pool handed out). */
+ap_status ap_pool_release(ap_pool *p, ap_interpreter *it);
+/* Unloads what has been idle past the timeout now; returns how many models were unloaded. */
+size_t ap_pool_collect(ap_pool *p);
+
+typedef struct ap_pool_stats {
+  uint64_t budget_bytes;
+  uint64_t resident_bytes;      /* now (reservations of loads in progress included) */
+  uint64_t peak_resident_bytes; /* the most ever resident at once */
+  uint64_t acquires;            /* successful ones */
+  uint64_t hits;                /* acquires that found the model loaded */
+  uint64_t loads, unloads;      /* models mapped and unmapped */
+  uint64_t interpreters_created, interpreters_destroyed;
+  uint64_t waits;    /* acquires that had to wait for a release */
+  uint64_t failures; /* acquires that failed (budget, timeout, load) */
+} ap_pool_stats;
+ap_status ap_pool_get_stats(ap_pool *p, ap_pool_stats *out);
+
+typedef struct ap_pool_model_info {
+  const char *name, *path; /* live as long as the pool */
+  ap_pool_cost cost;
+  bool loaded;
+  size_t interpreters; /* allocated now (acquired or idle) */
+  size_t acquired;
+  uint64_t resident_bytes; /* now: 0, or weights + handle + interpreters * interpreter */
+  uint64_t loads, unloads, acquires;
+} ap_pool_model_info;
+/* Models in registration order. */
+size_t ap_pool_model_count(ap_pool *p);
+ap_status ap_pool_model(ap_pool *p, size_t i, ap_pool_model_info *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
