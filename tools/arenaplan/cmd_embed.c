@@ -2,6 +2,7 @@
  * metadata, so TFLite Micro's head shrinks to ours with no code change; or (--check) reads the
  * plan a model carries and checks it against TFLite Micro's lifetimes. */
 #include "commands.h"
+#include "reorder_cli.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@ const ap_command cmd_embed = {
     "                     \"OfflineMemoryAllocation\" and its buffer added; nothing else\n"
     "                     changes; a plan already there is replaced)\n"
     "  --strategy S       the strategy planning TFLite Micro's buffers (default best)\n"
+    "  --reorder          first put the operators in the order `arenaplan reorder` finds\n"
     "  --check            read the plan the model carries, show it and check it\n"
     "  --json             machine-readable output\n"
     "The plan covers TFLite Micro's own problem (its lifetimes, its kernels' scratch requests):\n"
@@ -24,7 +26,7 @@ const ap_command cmd_embed = {
 
 typedef struct embed_args {
   const char *model, *out, *strategy;
-  bool check, json;
+  bool check, json, reorder;
 } embed_args;
 
 static int parse(int argc, char **argv, embed_args *a) {
@@ -37,6 +39,8 @@ static int parse(int argc, char **argv, embed_args *a) {
       if (!cli_check_strategy(&cmd_embed, a->strategy)) return AP_EXIT_USAGE;
     } else if (!strcmp(arg, "--check")) {
       a->check = true;
+    } else if (!strcmp(arg, "--reorder")) {
+      a->reorder = true;
     } else if (!strcmp(arg, "--json")) {
       a->json = true;
     } else if (arg[0] == '-' && arg[1]) {
@@ -104,11 +108,10 @@ static int check(const embed_args *a, const ap_model *m) {
         base += ap_model_tensor_count(m, sg++);
       ap_tensor_info ti;
       if (ap_model_tensor(m, sg, i - base, &ti) != AP_OK) continue;
-      char sz[64];
-      printf("  tensor %3zu %-40.40s %22s  %s\n", i - base, ti.name,
-             ti.is_constant ? "(constant)" : cli_size(sz, sizeof sz, ti.bytes),
-             p.offsets[i] < 0 ? "online" : "");
-      if (p.offsets[i] >= 0) printf("  %67s offset %d\n", "", p.offsets[i]);
+      char sz[64], at[32] = "online";
+      if (p.offsets[i] >= 0) snprintf(at, sizeof at, "offset %d", p.offsets[i]);
+      printf("  tensor %3zu %-36.36s %22s  %s\n", i - base, ti.name,
+             ti.is_constant ? "(constant)" : cli_size(sz, sizeof sz, ti.bytes), at);
     }
     if (st) {
       printf("invalid:      %s\n", err);
@@ -139,7 +142,8 @@ static ap_status verify(const ap_model *m2, ap_tflm_offline_result *r, char *err
   return st;
 }
 
-static int embed(const embed_args *a, const ap_model *m) {
+/* `before` is the model as given; m the one the plan is for (reordered with --reorder). */
+static int embed(const embed_args *a, const ap_model *before_model, const ap_model *m) {
   char err[512] = "";
   ap_tflm_offline p;
   if (ap_tflm_offline_build(m, a->strategy, NULL, &p, err, sizeof err) != AP_OK)
@@ -161,7 +165,7 @@ static int embed(const embed_args *a, const ap_model *m) {
     cli_fail(a->model, "the embedded plan does not check: %s", err);
   } else if (cli_write_file(a->out, pt.bytes, pt.size)) {
     ap_tflm_result before;
-    bool known = ap_tflm_estimate(m, NULL, NULL, &before) == AP_OK;
+    bool known = ap_tflm_estimate(before_model, NULL, NULL, &before) == AP_OK;
     uint64_t min_after = known ? ap_tflm_min_arena_with_head(&before, r.head_bytes) : 0;
     size_t fixed = 0;
     for (size_t i = 0; i < p.count; i++)
@@ -174,9 +178,11 @@ static int embed(const embed_args *a, const ap_model *m) {
       cli_json_string(stdout, a->out);
       printf(",\n  \"strategy\": \"%s\",\n  \"fixed_offsets\": %zu,\n  \"offsets\": %zu,\n"
              "  \"offline_buffers\": %zu,\n  \"online_buffers\": %zu,\n"
-             "  \"tflm_head_after_bytes\": %llu,\n  \"lower_bound_bytes\": %llu",
+             "  \"tflm_head_after_bytes\": %llu,\n  \"lower_bound_bytes\": %llu,\n"
+             "  \"reordered\": %s",
              a->strategy ? a->strategy : "best", fixed, p.count, r.offline_buffers,
-             r.online_buffers, (unsigned long long)r.head_bytes, (unsigned long long)r.lower_bound);
+             r.online_buffers, (unsigned long long)r.head_bytes, (unsigned long long)r.lower_bound,
+             m != before_model ? "true" : "false");
       if (known)
         printf(",\n  \"tflm_head_before_bytes\": %llu,\n  \"tflm_min_arena_before_bytes\": %llu,\n"
                "  \"tflm_min_arena_after_bytes\": %llu",
@@ -201,8 +207,8 @@ static int embed(const embed_args *a, const ap_model *m) {
                cli_size(s2, sizeof s2, r.head_bytes), cli_size(s3, sizeof s3, r.lower_bound),
                before.error);
       }
-      printf("wrote %s (metadata %s added; nothing else changed)\n", a->out,
-             AP_TFLM_OFFLINE_METADATA);
+      printf("wrote %s (metadata %s added%s)\n", a->out, AP_TFLM_OFFLINE_METADATA,
+             m != before_model ? ", operators reordered" : "; nothing else changed");
     }
     if (known) ap_tflm_result_free(&before, NULL);
     rc = AP_EXIT_OK;
@@ -221,7 +227,14 @@ static int run(int argc, char **argv) {
   if (rc != AP_EXIT_OK) return rc;
   ap_model *m = cli_open_model(a.model);
   if (!m) return AP_EXIT_USAGE;
-  rc = a.check ? check(&a, m) : embed(&a, m);
+  cli_reordered x = {0};
+  if (a.check)
+    rc = check(&a, m);
+  else if (a.reorder && !cli_reorder(a.model, m, NULL, &x))
+    rc = AP_EXIT_USAGE;
+  else
+    rc = embed(&a, m, cli_reordered_model(&x, m));
+  cli_reordered_free(&x);
   ap_model_destroy(m);
   return rc;
 }
