@@ -294,7 +294,23 @@ static uint64_t stored_peak(const rdag *d, uint64_t *key) {
 typedef struct run_out {
   bool found, truncated;
   uint64_t peak;
+  uint64_t bound; /* no order's peak is lower (0: not known) */
 } run_out;
+
+/* A layer holding every set of its size that stays below ub bounds the optimum: each order
+ * passes through one of them, so its peak is at least that set's best prefix peak and at least
+ * what every op still to run touches. */
+static uint64_t layer_bound(const rdag *d, const layer *l, uint64_t ub) {
+  uint64_t bound = ub;
+  for (size_t j = 0; j < l->n; j++) {
+    uint64_t b = l->f[j];
+    const uint64_t *key = l->keys + j * l->words;
+    for (uint32_t v = 0; v < d->n && b < bound; v++)
+      if (!in_set(key, v) && d->base[v] > b) b = d->base[v];
+    if (b < bound) bound = b;
+  }
+  return bound;
+}
 
 static ap_status run_search(search *s, uint64_t ub, size_t width, double deadline, uint32_t *order,
                             run_out *ro) {
@@ -349,6 +365,7 @@ static ap_status run_search(search *s, uint64_t ub, size_t width, double deadlin
       goto done;
     }
     if (s->next.n > width) {
+      if (!ro->truncated) ro->bound = layer_bound(d, &s->next, ub);
       ro->truncated = true;
       if (truncate_layer(s, width)) goto done;
     }
@@ -416,6 +433,7 @@ static ap_status reorder_subgraph(ap_reorder *r, const rdag *d, const ap_reorder
       info->states += s.states;
       search_free(&s);
       if (st == AP_ERR_TIMEOUT) {
+        info->floor = AP_MAX(info->floor, ro.bound);
         st = AP_OK;
         break;
       }
@@ -426,6 +444,11 @@ static ap_status reorder_subgraph(ap_reorder *r, const rdag *d, const ap_reorder
         info->changed = true;
       }
       if (!ro.truncated) {
+        info->exact = true;
+        break;
+      }
+      info->floor = AP_MAX(info->floor, ro.bound);
+      if (info->floor >= info->peak_after) { /* the bound meets the best order found */
         info->exact = true;
         break;
       }

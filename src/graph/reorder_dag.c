@@ -123,6 +123,7 @@ void rdag_free(rdag *d, const ap_allocator *a) {
   ap_free(a, d->use_at);
   ap_free(a, d->use);
   ap_free(a, d->inner);
+  ap_free(a, d->base);
   memset(d, 0, sizeof *d);
 }
 
@@ -196,8 +197,9 @@ ap_status rdag_build(const ap_graph *gc, size_t sg, uint64_t align, const ap_all
   d->size = ap_calloc(a, d->t ? d->t : 1, sizeof *d->size);
   d->keep = ap_calloc(a, d->t ? d->t : 1, 1);
   d->inner = ap_calloc(a, n ? n : 1, sizeof *d->inner);
+  d->base = ap_calloc(a, n ? n : 1, sizeof *d->base);
   always = ap_calloc(a, d->t ? d->t : 1, sizeof *always);
-  if (!d->size || !d->keep || !d->inner || !always) goto nomem;
+  if (!d->size || !d->keep || !d->inner || !d->base || !always) goto nomem;
   for (size_t t = 0; t < nt && !st; t++)
     if (local[t] &&
         !ap_align_up(g->life[g->tensor_base[sg] + t].bytes, align, &d->size[local[t] - 1]))
@@ -273,7 +275,8 @@ ap_status rdag_build(const ap_graph *gc, size_t sg, uint64_t align, const ap_all
       uint32_t t = d->touch[e];
       if (!(d->keep[t] && d->prod_at[t] == d->prod_at[t + 1])) touched += d->size[t];
     }
-    d->floor = AP_MAX(d->floor, touched + d->inner[k]);
+    d->base[k] = touched + d->inner[k];
+    d->floor = AP_MAX(d->floor, d->base[k]);
   }
   if (n == 0) d->floor = d->live0;
   goto done;

@@ -18,6 +18,7 @@ typedef struct rdag {
   uint32_t *prod_at, *prod;   /* ops that write it; none: live from the start */
   uint32_t *use_at, *use;     /* ops that read or write it: it is freed after the last */
   uint64_t *inner;            /* per op: bytes of the subgraphs a control-flow op runs */
+  uint64_t *base;             /* per op: bytes live at its step in any order (its tensors...) */
   uint64_t live0;             /* live before the first op */
   uint64_t unread_bytes;      /* graph inputs nobody reads: live at the first step only */
   uint64_t floor;             /* no order's peak is lower */
