@@ -29,11 +29,12 @@ int main(int argc, char **argv) {
   printf("Lower bounds and arenas under our lifetimes, 16-byte alignment (the project's lower "
          "bound: the topmost live request counts its unaligned size). `peak`: the reorder "
          "objective, aligned sizes summed. `TFLM head`: measured (tflm_arena.tsv, host); "
-         "`embedded`: TFLite Micro's head with `arenaplan embed`'s plan. In-place arena: not "
-         "part of arenaplan yet.\n\n");
+         "`embedded`: TFLite Micro's head with `arenaplan embed`'s plan. `in-place`: the arena "
+         "with in-place requests (an op writing where its input was), not part of arenaplan "
+         "yet.\n\n");
   printf("| model | ops | stored LB | reordered LB | peak stored -> new | search | ms | "
-         "best arena (new order) | TFLM head | embedded |\n");
-  printf("|---|---:|---:|---:|---|---|---:|---:|---:|---:|\n");
+         "best arena (new order) | in-place | TFLM head | embedded |\n");
+  printf("|---|---:|---:|---:|---|---|---:|---:|---|---:|---:|\n");
   for (size_t i = 0; i < n; i++) {
     char path[4096];
     ap_model *m;
@@ -83,7 +84,7 @@ int main(int argc, char **argv) {
         snprintf(embedded, sizeof embedded, "%llu", (unsigned long long)res.head_bytes);
       ap_tflm_offline_free(&p, NULL);
     }
-    printf("| %s | %zu | %llu | %llu | %llu -> %llu | %s | %.1f | %llu | %s | %s |\n", names[i],
+    printf("| %s | %zu | %llu | %llu | %llu -> %llu | %s | %.1f | %llu | - | %s | %s |\n", names[i],
            ops, (unsigned long long)lb0, (unsigned long long)lb1, (unsigned long long)before,
            (unsigned long long)after, ap_reorder_method(r), ms, (unsigned long long)arena,
            head && strcmp(head, "") ? head : "-", embedded);
