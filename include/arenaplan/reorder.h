@@ -18,10 +18,13 @@
  * it, and what is live after it depends on the set alone. It runs one layer of sets per step,
  * keeps only sets whose peak so far stays below the stored order's peak (so a stored order
  * that is already optimal is proven so by an empty layer), and is exact while every layer
- * fits `beam_width` sets. Past that a layer keeps its best sets (lowest peak, then lowest
- * live bytes) and the result is a heuristic; the width halves whenever the time budget would
- * otherwise run out. Before any search, a stored order whose peak equals the floor (the
- * largest bytes any single op touches) is optimal.
+ * fits its width. Past that a layer keeps its best sets (lowest peak, then lowest live bytes)
+ * and the result is a heuristic (a beam search). Widths 16, 64, 256, ... up to `beam_width`
+ * are tried while the time budget allows the next (about 4x the last); the first, narrowest
+ * search always runs to its end, so a result never depends on the machine's speed at width
+ * 16. The first layer a search cuts bounds the optimum from below (floor). Before any search,
+ * a stored order whose peak equals the floor (the largest bytes any single op touches, with
+ * what is always live) is optimal.
  *
  * Dependencies kept: an op that reads a tensor after another writes it, a write after reads
  * and writes of the same tensor; and ops that touch variable tensors, RESOURCE or VARIANT
@@ -42,7 +45,7 @@ extern "C" {
 typedef struct ap_reorder_options {
   uint64_t alignment;    /* 0: 16 */
   size_t beam_width;     /* sets kept per step; 0: 4096 */
-  double budget_seconds; /* per subgraph; 0: 2 */
+  double budget_seconds; /* per subgraph, for widths past the first; 0: 2 */
 } ap_reorder_options;
 
 typedef struct ap_reorder_subgraph {

@@ -290,7 +290,7 @@ static uint64_t stored_peak(const rdag *d, uint64_t *key) {
 
 /* One beam search of the given width with ub as the peak to beat. Sets *found (and order,
  * *peak) when a full order stays below ub; *truncated when a layer was cut to the width
- * (otherwise the search was exact); AP_ERR_TIMEOUT past the deadline. */
+ * (otherwise the search was exact); AP_ERR_TIMEOUT past the deadline (0: none). */
 typedef struct run_out {
   bool found, truncated;
   uint64_t peak;
@@ -346,7 +346,7 @@ static ap_status run_search(search *s, uint64_t ub, size_t width, double deadlin
   c->rec[0] = root;
   s->empty = true;
   for (size_t depth = 0; depth < n; depth++) {
-    if (now_ms() > deadline) { /* per step: one step of a wide layer can be long */
+    if (deadline > 0 && now_ms() > deadline) { /* per step: a wide layer's can be long */
       st = AP_ERR_TIMEOUT;
       goto done;
     }
@@ -424,12 +424,15 @@ static ap_status reorder_subgraph(ap_reorder *r, const rdag *d, const ap_reorder
   ap_status st = AP_OK;
   if (d->n > 1 && info->peak_before > d->floor) {
     info->exact = false;
-    for (size_t width = 16;; width *= 4) {
+    size_t first = AP_MIN((size_t)16, o->beam_width);
+    for (size_t width = first;; width *= 4) {
       width = AP_MIN(width, o->beam_width);
       search s = {.d = d, .a = r->alloc};
       double started = now_ms();
       run_out ro;
-      st = run_search(&s, info->peak_after, width, deadline, cand, &ro);
+      /* The narrowest search always runs to its end: its result does not depend on the
+       * machine's speed. The budget decides only how far the width grows. */
+      st = run_search(&s, info->peak_after, width, width == first ? 0 : deadline, cand, &ro);
       info->states += s.states;
       search_free(&s);
       if (st == AP_ERR_TIMEOUT) {

@@ -207,7 +207,9 @@ static void test_dp_net(void) {
   ap_model *m = rt_load("dp_net_float");
   CHECK(m != NULL);
   ap_reorder *r;
-  CHECK(ap_reorder_create(m, NULL, NULL, &r) == AP_OK);
+  /* One width: the narrowest search always runs to its end, so the result does not depend on
+   * the machine's speed (ASan too). */
+  CHECK(ap_reorder_create(m, &(ap_reorder_options){.beam_width = 16}, NULL, &r) == AP_OK);
   ap_reorder_subgraph in;
   CHECK(ap_reorder_subgraph_info(r, 0, &in) == AP_OK);
   CHECK_EQ(in.peak_before, 233984);

@@ -75,6 +75,10 @@ static row *tflm_rows(const char *name, size_t *count) {
       ap_test_path(path, sizeof path, "bench/tflm_plans/%s.csv", name), &size);
   *count = 0;
   if (!csv) return NULL;
+  char *text = calloc(size + 1, 1); /* the file's bytes are not a C string */
+  memcpy(text, csv, size);
+  free(csv);
+  csv = text;
   row *r = calloc(size / 8 + 1, sizeof *r);
   for (char *line = strchr(csv, '\n'); line && *++line;) {
     long long id;
