@@ -46,6 +46,8 @@ else
     "$BUILD/bench/bench_model_bench" "$RUNS"
     "$BUILD/bench/bench_exact_bench" --budget "${EXACT_BUDGET:-60}"
     echo
+    "$BUILD/bench/bench_reorder_bench"
+    echo
     runtime
   } > "$OUT.tmp"
 fi

@@ -77,5 +77,6 @@
 #include "arenaplan/report.h"
 #include "arenaplan/runtime.h"
 #include "arenaplan/tflm.h"
+#include "arenaplan/reorder.h"
 
 #endif

@@ -30,11 +30,11 @@ extern "C" {
 /* One block of bytes to place. The lifetime [first, last] is inclusive: two requests
  * conflict when their lifetimes share a step. */
 typedef struct ap_request {
-  uint64_t id;    /* the caller's name for it (a tensor index, a CSV id) */
-  uint64_t size;  /* bytes, > 0 */
-  int32_t first;  /* first step (may be negative: TFLite Micro plans subgraphs that never
-                     run at step -1) */
-  int32_t last;   /* last step, >= first */
+  uint64_t id;   /* the caller's name for it (a tensor index, a CSV id) */
+  uint64_t size; /* bytes, > 0 */
+  int32_t first; /* first step (may be negative: TFLite Micro plans subgraphs that never
+                    run at step -1) */
+  int32_t last;  /* last step, >= first */
 } ap_request;
 
 typedef struct ap_problem ap_problem;
@@ -57,9 +57,14 @@ uint64_t ap_problem_lower_bound(const ap_problem *p);
 typedef struct ap_plan ap_plan;
 
 typedef struct ap_plan_options {
-  const char *strategy;   /* NULL: "best" */
-  double budget_seconds;  /* for "exact": 0 = its default */
-  uint64_t budget_nodes;  /* for "exact": 0 = no limit but time */
+  const char *strategy;  /* NULL: "best" */
+  double budget_seconds; /* for "exact": 0 = its default */
+  uint64_t budget_nodes; /* for "exact": 0 = no limit but time */
+  /* For "tflm" only (others refuse it): per request, an offset fixed in advance or -1, as
+   * TFLite Micro's planner takes an offline plan: the fixed requests stay where they are and
+   * the rest are placed around them in its order. The plan is checked like any other: fixed
+   * offsets that overlap or break the alignment fail with AP_ERR_INVALID_PLAN. */
+  const int64_t *fixed_offsets;
 } ap_plan_options;
 
 /* Plans the problem. On failure *out is still a plan handle (unless out of memory) with the
@@ -81,8 +86,8 @@ size_t ap_plan_reused(const ap_problem *p, const ap_plan *plan);
 
 /* The checker: offsets aligned, no two requests overlapping both in time and in bytes, and
  * arena == the highest end. On failure writes a message naming the requests. */
-ap_status ap_plan_check(const ap_problem *p, const uint64_t *offsets, uint64_t arena,
-                        char *msg, size_t msg_size);
+ap_status ap_plan_check(const ap_problem *p, const uint64_t *offsets, uint64_t arena, char *msg,
+                        size_t msg_size);
 
 /* The strategies, by name: "naive", "linear", "tflm", "tflite", ..., "best", "exact". */
 size_t ap_strategy_count(void);

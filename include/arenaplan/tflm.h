@@ -158,6 +158,48 @@ uint64_t ap_tflm_min_arena_with_head(const ap_tflm_result *r, uint64_t head_byte
 ap_status ap_tflm_problem(const ap_model *m, const ap_allocator *a, ap_problem **out, char *err,
                           size_t err_size);
 
+/* TFLite Micro's offline plan: the model metadata "OfflineMemoryAllocation", little-endian int32
+ * words [version, subgraph count, count, offset x count] with count the tensors of all
+ * subgraphs and -1 for a tensor TFLite Micro plans itself. TFLite Micro reads word 3 + i for
+ * tensor i of EVERY subgraph (its index within the subgraph), so only a slot one planned tensor
+ * uses can carry an offset; scratch buffers stay online and fill the gaps. */
+#define AP_TFLM_OFFLINE_METADATA "OfflineMemoryAllocation"
+typedef struct ap_tflm_offline {
+  uint32_t version, subgraphs;
+  int32_t *offsets; /* count */
+  size_t count;
+} ap_tflm_offline;
+void ap_tflm_offline_free(ap_tflm_offline *p, const ap_allocator *a);
+/* The model's plan. *found false (AP_OK) when it has none; AP_ERR_FORMAT when its buffer is too
+ * short or its count is not the model's tensor count (TFLite Micro refuses it). */
+ap_status ap_tflm_offline_read(const ap_model *m, const ap_allocator *a, ap_tflm_offline *out,
+                               bool *found, char *err, size_t err_size);
+/* The metadata bytes of a plan (*bytes from the allocator: the caller frees it). */
+ap_status ap_tflm_offline_encode(const ap_tflm_offline *p, const ap_allocator *a, uint8_t **bytes,
+                                 size_t *size);
+/* A plan of TFLite Micro's own problem (its lifetimes, its kernels' scratch requests) made with
+ * `strategy` (NULL: "best"), its tensors' offsets written where TFLite Micro will read them. */
+ap_status ap_tflm_offline_build(const ap_model *m, const char *strategy, const ap_allocator *a,
+                                ap_tflm_offline *out, char *err, size_t err_size);
+
+typedef struct ap_tflm_offline_result {
+  uint64_t head_bytes;    /* TFLite Micro's head with this plan */
+  uint64_t lower_bound;   /* of TFLite Micro's problem: no head is smaller */
+  size_t offline_buffers; /* planned buffers at a fixed offset */
+  size_t online_buffers;  /* placed by TFLite Micro around them */
+  /* Non-empty when the kernels' scratch requests are not known (a custom op of another
+   * TFLite Micro build, like Ethos-U's): the tensors alone were checked. */
+  char note[256];
+} ap_tflm_offline_result;
+/* Checks offsets against TFLite Micro's lifetimes as TFLite Micro applies them: count equal to
+ * the model's tensors (AP_ERR_FORMAT), offsets >= 0 or -1 and multiples of 16, no two fixed
+ * buffers live at the same time sharing bytes (AP_ERR_INVALID_PLAN, naming both tensors); then
+ * places the online buffers as TFLite Micro does. A model whose kernels cannot be modelled is
+ * checked on its tensors alone (out->note says so); other failures as in ap_tflm_problem. */
+ap_status ap_tflm_offline_check(const ap_model *m, const int32_t *offsets, size_t count,
+                                const ap_allocator *a, ap_tflm_offline_result *out, char *err,
+                                size_t err_size);
+
 #ifdef __cplusplus
 }
 #endif

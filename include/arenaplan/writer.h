@@ -215,6 +215,26 @@ ap_status ap_writer_finish(ap_writer *w, const uint8_t **bytes, size_t *size);
 /* Finishes and writes the bytes to `path`. */
 ap_status ap_writer_save(ap_writer *w, const char *path);
 
+
+/* Patches: a copy of an existing (loaded) model with one change, every other byte as it was.
+ * out->bytes (16-byte aligned, from the allocator) is the caller's: free it with
+ * ap_model_patch_free. On failure out->error says why and nothing needs freeing. */
+typedef struct ap_model_patch {
+  uint8_t *bytes;
+  size_t size;
+  char error[256];
+} ap_model_patch;
+/* The operators of every subgraph in a new order: order[base + k] is the index of the op that
+ * runs k-th in its subgraph, base the op count of the subgraphs before it (count: all ops).
+ * Each subgraph's slice must be a permutation. Only the operators vectors change. */
+ap_status ap_model_patch_order(const ap_model *m, const uint32_t *order, size_t count,
+                               const ap_allocator *a, ap_model_patch *out);
+/* One metadata entry `name` with a new buffer holding `size` bytes of `data`; an entry of that
+ * name already present is replaced (its old buffer stays, unreferenced). */
+ap_status ap_model_patch_metadata(const ap_model *m, const char *name, const void *data,
+                                  size_t size, const ap_allocator *a, ap_model_patch *out);
+void ap_model_patch_free(ap_model_patch *p, const ap_allocator *a);
+
 #ifdef __cplusplus
 }
 #endif

@@ -73,7 +73,25 @@ ap_status ap_plan_create(const ap_problem *p, const ap_plan_options *opt, ap_pla
       .budget_seconds = opt ? opt->budget_seconds : 0,
       .budget_nodes = opt ? opt->budget_nodes : 0,
       .err = &plan->err,
+      .fixed = opt ? opt->fixed_offsets : NULL,
   };
+  if (ctx.fixed && strcmp(s->name, "tflm") != 0)
+    return ap_fail(&plan->err, AP_ERR_UNSUPPORTED,
+                   "strategy %s does not take fixed offsets (only tflm does)", s->name);
+  /* Online requests may stack on the highest fixed end: all of it must fit 64 bits. */
+  uint64_t sum = 0, a_size;
+  for (size_t i = 0; ctx.fixed && i < p->n; i++)
+    if (ap_align_up(p->req[i].size, p->align, &a_size)) sum += a_size; /* validated: fits */
+  for (size_t i = 0; ctx.fixed && i < p->n; i++) {
+    if (ctx.fixed[i] >= 0 && (uint64_t)ctx.fixed[i] > UINT64_MAX - sum)
+      return ap_fail(&plan->err, AP_ERR_OVERFLOW, "request %llu: fixed offset %lld overflows",
+                     (unsigned long long)p->req[i].id, (long long)ctx.fixed[i]);
+    if (ctx.fixed[i] >= 0 && (uint64_t)ctx.fixed[i] % p->align)
+      return ap_fail(&plan->err, AP_ERR_INVALID_PLAN,
+                     "request %llu: fixed offset %lld is not a multiple of the alignment %llu",
+                     (unsigned long long)p->req[i].id, (long long)ctx.fixed[i],
+                     (unsigned long long)p->align);
+  }
   ap_strategy_result res;
   uint64_t *start = NULL;
   double t0 = now_ms();

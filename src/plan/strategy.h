@@ -23,6 +23,8 @@ typedef struct ap_strategy_ctx {
   /* The conflict graph (place.h) when a caller (best) has built it once for several
    * strategies; NULL: a strategy that needs it builds its own. */
   const struct ap_graph *graph;
+  /* Offsets fixed in advance, -1 for the requests to place (ap_plan_options.fixed_offsets). */
+  const int64_t *fixed;
 } ap_strategy_ctx;
 
 typedef struct ap_strategy_result {

@@ -10,8 +10,13 @@
  * Its placement: walking the placed buffers that overlap in time in offset order, the first
  * gap that holds the buffer, else after the highest; that is the lowest free offset, which
  * AP_FIT_FIRST computes. The bubble sort and list walk make TFLite Micro quadratic; the
- * same order from a stable sort and the same offsets from sorted neighbours are not. */
+ * same order from a stable sort and the same offsets from sorted neighbours are not.
+ *
+ * Offline-planned buffers (ctx->fixed >= 0) go first at their offsets, unsorted; the online
+ * ones follow in the order above, each into the lowest gap the placed ones leave. */
 #include "plan/place.h"
+
+#include <string.h>
 
 static ap_status plan_tflm(const ap_strategy_ctx *ctx, uint64_t *off, ap_strategy_result *res) {
   size_t n = ctx->n;
@@ -28,7 +33,25 @@ static ap_status plan_tflm(const ap_strategy_ctx *ctx, uint64_t *off, ap_strateg
     key[i] = UINT64_MAX - ap_req_asize(ctx, (uint32_t)i);
   }
   if ((st = ap_order_by_list(ctx, key, order)) != AP_OK) goto done;
-  st = ap_place_all(ctx, g, order, AP_FIT_FIRST, off, &res->arena);
+  if (!ctx->fixed) {
+    st = ap_place_all(ctx, g, order, AP_FIT_FIRST, off, &res->arena);
+    goto done;
+  }
+  ap_placer pl;
+  if ((st = ap_placer_init(ctx, g, &pl)) != AP_OK) goto done;
+  res->arena = 0;
+  for (size_t i = 0; i < n; i++)
+    if (ctx->fixed[i] >= 0) {
+      pl.off[i] = (uint64_t)ctx->fixed[i];
+      pl.at[i] = (ap_span){pl.off[i], pl.off[i] + ctx->req[i].size};
+      res->arena = AP_MAX(res->arena, pl.at[i].end);
+    }
+  for (size_t k = 0; k < n; k++)
+    if (ctx->fixed[order[k]] < 0)
+      res->arena =
+          AP_MAX(res->arena, ap_place_one(&pl, order[k], AP_FIT_FIRST) + ctx->req[order[k]].size);
+  memcpy(off, pl.off, n * sizeof *off);
+  ap_placer_free(&pl);
 done:
   ap_free(ctx->alloc, key);
   ap_free(ctx->alloc, order);

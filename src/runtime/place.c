@@ -1,12 +1,14 @@
 /* Planning and placement: every non-constant tensor and scratch request becomes a request,
  * the strategy plans them, and each tensor's data pointer (and each scratch pointer) is set to
  * its offset in the arena. All memory used here is temporary (rt_temp_allocator). */
+#include "arenaplan/tflm.h"
 #include "runtime_internal.h"
 
 #include <string.h>
 
 typedef struct plan_state {
   ap_allocator temp;
+  int64_t *fixed; /* the model's offline plan per request, or NULL */
   uint64_t *bytes;
   void ***scratch_target; /* per scratch request id - tensor count: where its address goes */
   ap_graph *g;
@@ -19,6 +21,7 @@ static void plan_state_free(plan_state *s) {
   ap_problem_destroy(s->p);
   ap_graph_destroy(s->g);
   ap_free(&s->temp, s->scratch_target);
+  ap_free(&s->temp, s->fixed);
   ap_free(&s->temp, s->bytes);
 }
 
@@ -56,6 +59,40 @@ static ap_status take_arena(ap_interpreter *it, uint64_t base_align) {
   uint64_t base;
   ap_align_up((uintptr_t)it->arena_mem, base_align, &base);
   it->arena = (uint8_t *)(uintptr_t)base;
+  return AP_OK;
+}
+
+/* A model carrying TFLite Micro's offline plan is planned as TFLite Micro would: its tensors at
+ * the offsets given (slot i for tensor i of any subgraph, as TFLite Micro reads them), the rest
+ * around them. An invalid plan (wrong count, overlap of live tensors, misaligned) fails. */
+static ap_status offline_plan(ap_interpreter *it, plan_state *st, size_t total) {
+  ap_tflm_offline p;
+  bool found;
+  char err[256];
+  ap_status s = ap_tflm_offline_read(it->model, &st->temp, &p, &found, err, sizeof err);
+  if (s != AP_OK) return rt_fail(it, s, "%s: %s", ap_model_path(it->model), err);
+  if (!found) return AP_OK;
+  size_t n = ap_problem_count(st->p);
+  const ap_request *req = ap_problem_requests(st->p);
+  st->fixed = ap_alloc(&st->temp, (n ? n : 1) * sizeof *st->fixed);
+  if (!st->fixed) {
+    ap_tflm_offline_free(&p, &st->temp);
+    return rt_fail(it, AP_ERR_NOMEM, "out of memory for planning");
+  }
+  for (size_t i = 0; i < n; i++) {
+    uint32_t sg, t;
+    if (req[i].id < total && ap_graph_id_tensor(st->g, req[i].id, &sg, &t) && p.offsets[t] < -1) {
+      s = rt_fail(it, AP_ERR_FORMAT, "%s: %s: tensor %u of subgraph %u has offset %d",
+                  ap_model_path(it->model), AP_TFLM_OFFLINE_METADATA, t, sg, p.offsets[t]);
+      ap_tflm_offline_free(&p, &st->temp);
+      return s;
+    }
+    st->fixed[i] = req[i].id < total && ap_graph_id_tensor(st->g, req[i].id, &sg, &t) &&
+                           t < p.count && p.offsets[t] >= 0
+                       ? p.offsets[t]
+                       : -1;
+  }
+  ap_tflm_offline_free(&p, &st->temp);
   return AP_OK;
 }
 
@@ -99,8 +136,16 @@ static ap_status build(ap_interpreter *it, rt_prep *prep, bool place, plan_state
   s = ap_graph_problem(st->g, -1, align, &st->p);
   if (s != AP_OK) return rt_fail(it, s, "%s", ap_graph_error(st->g));
   const char *strategy = it->preserve_all ? "naive" : it->strategy;
-  s = ap_plan_create(st->p, &(ap_plan_options){.strategy = strategy}, &st->plan);
-  if (s != AP_OK) return rt_fail(it, s, "%s", ap_plan_error(st->plan));
+  if (!it->preserve_all) {
+    s = offline_plan(it, st, total);
+    if (s != AP_OK) return s;
+    if (st->fixed) strategy = "tflm";
+  }
+  s = ap_plan_create(st->p, &(ap_plan_options){.strategy = strategy, .fixed_offsets = st->fixed},
+                     &st->plan);
+  if (s != AP_OK)
+    return rt_fail(it, s, "%s%s", st->fixed ? AP_TFLM_OFFLINE_METADATA ": " : "",
+                   ap_plan_error(st->plan));
   return AP_OK;
 }
 

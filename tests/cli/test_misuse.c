@@ -238,6 +238,58 @@ static void test_pool(void) {
                "names without .tflite)");
 }
 
+/* reorder and embed: a model and an output file. */
+static void test_model_to_file(const char *c) {
+  char args[256], want[256];
+  snprintf(args, sizeof args, "%s", c);
+  snprintf(want, sizeof want, "arenaplan: %s: no model given", c);
+  expect_error(args, c, want);
+  snprintf(args, sizeof args, "%s m.tflite", c);
+  snprintf(want, sizeof want, "arenaplan: %s: no output file given (-o OUT.tflite)*", c);
+  expect_error(args, c, want);
+  snprintf(args, sizeof args, "%s m.tflite -o y.tflite --no-such-option", c);
+  snprintf(want, sizeof want, "arenaplan: %s: unknown option --no-such-option", c);
+  expect_error(args, c, want);
+  snprintf(args, sizeof args, "%s m.tflite -o", c);
+  snprintf(want, sizeof want, "arenaplan: %s: -o needs a value*", c);
+  expect_error(args, c, want);
+  snprintf(args, sizeof args, "%s m.tflite other.tflite -o y.tflite", c);
+  snprintf(want, sizeof want, "arenaplan: %s: one model at a time (got \"other.tflite\" too)", c);
+  expect_error(args, c, want);
+  snprintf(args, sizeof args, "%s empty.tflite -o y.tflite", c);
+  expect_error(args, c, "arenaplan: empty.tflite: empty file (0 bytes)");
+  snprintf(args, sizeof args, "%s adir -o y.tflite", c);
+  expect_error(args, c, "arenaplan: adir: is a directory, not a model file");
+  snprintf(args, sizeof args, "%s missing.tflite -o y.tflite", c);
+  expect_error(args, c, "arenaplan: missing.tflite: cannot open: No such file or directory");
+  snprintf(args, sizeof args, "%s notamodel.tflite -o y.tflite", c);
+  expect_error(args, c, "arenaplan: notamodel.tflite: *");
+  snprintf(args, sizeof args, "%s m.tflite -o afile/x.tflite", c);
+  expect_error(args, c, "arenaplan: afile/x.tflite: cannot write: Not a directory");
+  snprintf(args, sizeof args, "%s m.tflite -o adir", c);
+  expect_error(args, c, "arenaplan: adir: cannot write: Is a directory");
+  if (strcmp(c, "reorder") == 0) {
+    static const char *const bad[] = {"-5", "1e99", "12Q", "", "0"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+      snprintf(args, sizeof args, "reorder m.tflite -o y.tflite --search-budget '%s'", bad[i]);
+      snprintf(want, sizeof want, "arenaplan: reorder: --search-budget \"%s\": expected seconds",
+               bad[i]);
+      expect_error(args, c, want);
+      snprintf(args, sizeof args, "reorder m.tflite -o y.tflite --beam '%s'", bad[i]);
+      snprintf(want, sizeof want, "arenaplan: reorder: --beam \"%s\": expected a positive integer",
+               bad[i]);
+      expect_error(args, c, want);
+    }
+  } else {
+    expect_error("embed m.tflite -o y.tflite --strategy nope", c,
+                 "arenaplan: embed: unknown strategy \"nope\"; one of:*");
+    expect_error("embed m.tflite --check -o y.tflite", c,
+                 "arenaplan: embed: --check writes nothing: no -o");
+    expect_error("embed m.tflite --check", c,
+                 "arenaplan: m.tflite: carries no OfflineMemoryAllocation metadata");
+  }
+}
+
 static void write_file(const char *name, const char *text) {
   char path[128];
   snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -297,6 +349,8 @@ int main(void) {
       test_example();
     else if (strcmp(c, "pool") == 0)
       test_pool();
+    else if (strcmp(c, "reorder") == 0 || strcmp(c, "embed") == 0)
+      test_model_to_file(c);
     else /* a new subcommand: add its misuse cases here */
       CHECK_MSG(false, "subcommand '%s' has no misuse tests", c);
   }

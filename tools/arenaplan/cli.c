@@ -204,3 +204,11 @@ const char *cli_shape(char *buf, size_t size, ap_ivec shape) {
   if (o < size) snprintf(buf + o, size - o, "]");
   return buf;
 }
+
+bool cli_write_file(const char *path, const void *bytes, size_t size) {
+  FILE *f = fopen(path, "wb");
+  bool ok = f && fwrite(bytes, 1, size, f) == size;
+  if (f && fclose(f) != 0) ok = false;
+  if (!ok) cli_fail(path, "cannot write: %s", strerror(errno));
+  return ok;
+}

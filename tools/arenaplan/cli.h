@@ -58,3 +58,5 @@ bool cli_check_strategy(const ap_command *cmd, const char *name);
 const char *cli_value(const ap_command *cmd, int argc, char **argv, int *i);
 /* "[1,96,96,1]" into buf; returns buf. */
 const char *cli_shape(char *buf, size_t size, ap_ivec shape);
+/* Writes bytes to path; on failure prints "arenaplan: PATH: ..." and returns false. */
+bool cli_write_file(const char *path, const void *bytes, size_t size);

@@ -1,5 +1,6 @@
 /* arenaplan plan: the arena of a model under one strategy, with the per-tensor table. */
 #include "commands.h"
+#include "reorder_cli.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,12 +18,14 @@ const ap_command cmd_plan = {
     "  --budget SIZE      exit 1 when the arena is larger than SIZE (76800, 75K, 1.5M)\n"
     "  --exact-budget S   seconds the exact search may take (default 10)\n"
     "  --tensors          the per-tensor table: index, name, type, shape, bytes, lifetime, offset\n"
+    "  --reorder          plan the model with its operators in the order `arenaplan reorder`\n"
+    "                     finds (nothing is written)\n"
     "  --json             machine-readable output\n"};
 
 typedef struct plan_args {
   const char *model;
   ap_model_plan_options o;
-  bool tensors, json, has_budget;
+  bool tensors, json, has_budget, reorder;
   uint64_t budget;
 } plan_args;
 
@@ -66,6 +69,8 @@ static int parse(int argc, char **argv, plan_args *a) {
       a->o.preserve_inputs = true;
     } else if (strcmp(arg, "--tensors") == 0) {
       a->tensors = true;
+    } else if (strcmp(arg, "--reorder") == 0) {
+      a->reorder = true;
     } else if (strcmp(arg, "--json") == 0) {
       a->json = true;
     } else if (arg[0] == '-' && arg[1]) {
@@ -96,8 +101,8 @@ static void print_tensors_human(const ap_model *m, const ap_model_plan *mp) {
       char shape[64], name[33];
       snprintf(name, sizeof name, "%s", ti.name);
       printf("%5zu %-32s %-8s %-16s %12llu %6d %6d %12llu\n", t, name, ap_dtype_name(ti.type),
-             cli_shape(shape, sizeof shape, ti.shape), (unsigned long long)l.bytes, l.first,
-             l.last, (unsigned long long)off);
+             cli_shape(shape, sizeof shape, ti.shape), (unsigned long long)l.bytes, l.first, l.last,
+             (unsigned long long)off);
     }
   }
 }
@@ -117,7 +122,8 @@ static void print_tensors_json(const ap_model *m, const ap_model_plan *mp) {
       printf("%s\n    {\"subgraph\": %zu, \"index\": %zu, \"name\": ", first ? "" : ",", sg, t);
       cli_json_string(stdout, ti.name);
       printf(", \"type\": \"%s\", \"shape\": [", ap_dtype_name(ti.type));
-      for (size_t d = 0; d < ti.shape.n; d++) printf("%s%d", d ? ", " : "", ti.shape.v[d]);
+      for (size_t d = 0; d < ti.shape.n; d++)
+        printf("%s%d", d ? ", " : "", ti.shape.v[d]);
       printf("], \"kind\": \"%s\", \"bytes\": %llu, \"first\": %d, \"last\": %d, \"offset\": %llu}",
              ap_kind_name(l.kind), (unsigned long long)l.bytes, l.first, l.last,
              (unsigned long long)off);
@@ -131,13 +137,20 @@ static int run(int argc, char **argv) {
   plan_args a = {0};
   int rc = parse(argc, argv, &a);
   if (rc != AP_EXIT_OK) return rc;
-  ap_model *m = cli_open_model(a.model);
-  if (!m) return AP_EXIT_USAGE;
+  ap_model *opened = cli_open_model(a.model);
+  if (!opened) return AP_EXIT_USAGE;
+  cli_reordered x = {0};
+  if (a.reorder && !cli_reorder(a.model, opened, NULL, &x)) {
+    ap_model_destroy(opened);
+    return AP_EXIT_USAGE;
+  }
+  const ap_model *m = cli_reordered_model(&x, opened);
   ap_model_plan *mp = NULL;
   if (ap_model_plan_create(m, &a.o, NULL, &mp) != AP_OK) {
     cli_fail(a.model, "%s", cli_unprefixed(a.model, ap_model_plan_error(mp)));
     ap_model_plan_destroy(mp);
-    ap_model_destroy(m);
+    cli_reordered_free(&x);
+    ap_model_destroy(opened);
     return AP_EXIT_USAGE;
   }
   uint64_t arena = ap_model_plan_arena(mp), lb = ap_model_plan_lower_bound(mp);
@@ -158,10 +171,14 @@ static int run(int argc, char **argv) {
     if (a.has_budget)
       printf(",\n  \"budget_bytes\": %llu,\n  \"fits\": %s", (unsigned long long)a.budget,
              fits ? "true" : "false");
+    if (a.reorder)
+      printf(",\n  \"reorder\": {\"method\": \"%s\", \"changed\": %s}", ap_reorder_method(x.r),
+             ap_reorder_changed(x.r) ? "true" : "false");
     if (a.tensors) print_tensors_json(m, mp);
     printf("\n}\n");
   } else {
     printf("model:        %s\n", a.model);
+    if (a.reorder) cli_reorder_line(stdout, &x);
     printf("strategy:     %s (%s lifetimes, %llu-byte alignment)\n", a.o.strategy,
            ap_rules_name(a.o.rules), (unsigned long long)a.o.alignment);
     printf("arena:        %s\n", cli_size(s1, sizeof s1, arena));
@@ -174,6 +191,7 @@ static int run(int argc, char **argv) {
     if (a.has_budget) cli_budget_line(stdout, arena, a.budget, "the plan's arena");
   }
   ap_model_plan_destroy(mp);
-  ap_model_destroy(m);
+  cli_reordered_free(&x);
+  ap_model_destroy(opened);
   return fits ? AP_EXIT_OK : AP_EXIT_CHECK;
 }

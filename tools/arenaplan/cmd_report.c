@@ -1,5 +1,6 @@
 /* arenaplan report: where every byte a model needs goes, and the memory map. */
 #include "commands.h"
+#include "reorder_cli.h"
 #include "report_cli.h"
 
 #include <errno.h>
@@ -17,6 +18,8 @@ const ap_command cmd_report = {
     "  --budget SIZE  exit 1 when the device total (arena + persistent + tables) is larger\n"
     "                 than SIZE (76800, 75K, 1.5M, 2MiB)\n"
     "  --wide         do not shorten tensor names to fit 100 columns\n"
+    "  --reorder      report the model with its operators in the order `arenaplan reorder`\n"
+    "                 finds (nothing is written)\n"
     "  --json         machine-readable output\n"
     "The estimate: total = weights (the model file, read in place) + inputs and outputs +\n"
     "intermediates and scratch (the rest of the arena) + persistent + the interpreter's tables.\n"
@@ -42,6 +45,8 @@ static int parse(int argc, char **argv, report_args *a) {
       a->has_budget = true;
     } else if (strcmp(arg, "--wide") == 0) {
       a->wide = true;
+    } else if (strcmp(arg, "--reorder") == 0) {
+      a->reorder = true;
     } else if (strcmp(arg, "--json") == 0) {
       a->json = true;
     } else if (arg[0] == '-' && arg[1]) {
@@ -75,19 +80,27 @@ static int run(int argc, char **argv) {
   if (!m) return AP_EXIT_USAGE;
   ap_report *r = NULL;
   ap_report_options o = {.strategy = a.strategy};
-  if (ap_report_create(m, &o, NULL, &r) != AP_OK) {
+  cli_reordered x = {0};
+  if (a.reorder && !cli_reorder(a.model, m, NULL, &x)) {
+    rc = AP_EXIT_USAGE;
+    goto done;
+  }
+  if (ap_report_create(cli_reordered_model(&x, m), &o, NULL, &r) != AP_OK) {
     rc = cli_fail(a.model, "%s", ap_report_error(r));
     goto done;
   }
   if (a.html && (rc = write_file(a.html, r, ap_report_write_html)) != AP_EXIT_OK) goto done;
   if (a.svg && (rc = write_file(a.svg, r, ap_report_write_svg)) != AP_EXIT_OK) goto done;
-  if (a.json)
+  if (a.json) {
     report_print_json(r, &a);
-  else
+  } else {
+    if (a.reorder) cli_reorder_line(stdout, &x);
     report_print_text(r, &a);
+  }
   if (a.has_budget && ap_report_estimate(r)->device > a.budget) rc = AP_EXIT_CHECK;
 done:
   ap_report_destroy(r);
+  cli_reordered_free(&x);
   ap_model_destroy(m);
   return rc;
 }
