@@ -276,6 +276,31 @@ static void too_deep(void) {
   ap_writer_destroy(w);
 }
 
+/* 24 subgraphs, each an IF whose both branches are the next: 2^24 call paths, each with its own
+ * steps. Allocate refuses it quickly instead of building a timeline of gigabytes. */
+static void fan_out(void) {
+  ap_writer *w;
+  CHECK(ap_writer_create(NULL, &w) == AP_OK);
+  uint32_t cif = code(w, OP_IF), sg;
+  for (uint32_t s = 0; s <= 24; s++) {
+    if (s) ap_writer_add_subgraph(w, NULL, &sg);
+    if (s == 24) break;
+    int32_t c = tensor(w, s, AP_BOOL, NULL, 0, 0);
+    if (s == 0) ap_writer_set_subgraph_io(w, 0, &c, 1, NULL, 0);
+    ap_options o = two_subgraphs(OPT_IF, (int32_t)s + 1, (int32_t)s + 1);
+    op(w, s, cif, &c, 1, NULL, 0, &o);
+  }
+  ap_model *m = load(w);
+  ap_interpreter *it = NULL;
+  char msg[256];
+  CHECK(allocate(m, NULL, &it, msg, sizeof msg) == AP_ERR_UNSUPPORTED);
+  CHECK_STR(msg, "crafted.tflite: control flow expands to more than 4194304 steps (subgraphs "
+                 "called from many places)");
+  ap_interpreter_destroy(it);
+  ap_model_destroy(m);
+  ap_writer_destroy(w);
+}
+
 /* VAR_HANDLE + READ_VARIABLE with no ASSIGN_VARIABLE: the variable has no size; and CALL_ONCE
  * with an input. */
 static void hostile_variables(void) {
@@ -307,6 +332,7 @@ int main(void) {
   while_counts(false);
   hostile();
   too_deep();
+  fan_out();
   hostile_variables();
   return ap_test_done();
 }
