@@ -24,10 +24,12 @@
  * other: each gets its own range of steps, so they share one arena (only one entry runs at a
  * time). Inside an entry, op k of the subgraph follows op k-1. A control-flow op (WHILE, IF,
  * CALL_ONCE) at step s is followed by the steps of the subgraphs it calls (WHILE: cond then
- * body; IF: then, else), depth first; its range is [s, e] with e the last of those steps. The
- * called subgraphs' inputs and outputs live over the whole [s, e] (a loop re-feeds them on
- * every iteration), the caller's tensors the op reads live to e, and its outputs from s. A
- * subgraph called from several places lives over the union of its ranges.
+ * body; IF: then, else), depth first; its range is [s, e] with e the last of those steps. A
+ * called subgraph's inputs and outputs live over its own steps (the first called one's from s,
+ * where the op copies into it): a loop carries its state in the op's outputs, which live from s
+ * to at least e, and copies it into a subgraph's inputs as that subgraph starts. The tensors a
+ * WHILE reads live to s (it copies them there), those IF reads to e. A subgraph called from
+ * several places lives over the union of its ranges.
  *
  * Rules. Which tensors are planned and for how long:
  *  - AP_RULES_ARENAPLAN (default): constants (a buffer with data) stay in the model; variable

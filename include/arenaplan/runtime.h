@@ -171,7 +171,10 @@ ap_status ap_interpreter_resize_input(ap_interpreter *it, size_t input, const in
 ap_status ap_interpreter_invoke(ap_interpreter *it);
 /* Sets every variable tensor back to its initial value: the model's data for it, or else
  * TFLite Micro's reset value: the zero point for INT8, zeros for other types. (Allocate does
- * the same.) Variables live in the persistent region, never in the model. */
+ * the same.) Variables live in the persistent region, never in the model. Resource variables
+ * (VAR_HANDLE) go back to their fill (the zero point of the value first assigned to them, else
+ * 0) and CALL_ONCE ops run their init subgraph again on the next invoke: the next invoke is a
+ * freshly allocated interpreter's first. */
 ap_status ap_interpreter_reset_variables(ap_interpreter *it);
 
 /* The entry subgraph's (subgraph 0's) inputs and outputs, filled into *out (AP_ERR_RANGE when

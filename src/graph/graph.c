@@ -26,10 +26,17 @@ const char *ap_kind_name(ap_tensor_kind k) {
   return "unknown";
 }
 
+/* Each call site of a subgraph gets its own steps, so subgraphs that call the next one twice
+ * (WHILE cond and body, IF branches) double the timeline per level: a hostile model of 40 such
+ * levels would ask for 2^40 steps. Real models stay far below this (thousands). */
+#define GRAPH_MAX_STEPS ((size_t)1 << 22)
+
 ap_status graph_push_step(ap_graph *g, uint32_t sg, int32_t op) {
-  if (g->step_count >= (size_t)INT32_MAX)
-    return ap_fail(&g->err, AP_ERR_OVERFLOW, "%s: more than %d steps", ap_model_path(g->model),
-                   INT32_MAX);
+  if (g->step_count >= GRAPH_MAX_STEPS)
+    return ap_fail(&g->err, AP_ERR_UNSUPPORTED,
+                   "%s: control flow expands to more than %zu steps (subgraphs called from many "
+                   "places)",
+                   ap_model_path(g->model), GRAPH_MAX_STEPS);
   if (g->step_count == g->step_cap) {
     size_t cap = g->step_cap ? g->step_cap * 2 : 64;
     uint32_t *s = ap_calloc(g->alloc, cap, sizeof *s);

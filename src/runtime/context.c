@@ -146,6 +146,12 @@ bool rt_find_kernel(const ap_interpreter *it, const ap_op_info *op, rt_op *out) 
       return true;
     }
   }
+  const ap_op_kernel *own = op->custom ? NULL : rt_control_kernel(op->builtin);
+  if (!own && !op->custom) own = rt_resource_kernel(op->builtin);
+  if (own) {
+    out->kernel = (uintptr_t)own | 1u;
+    return true;
+  }
   const ap_kernel *b = op->custom ? NULL : ap_kernel_find(op->builtin);
   out->kernel = (uintptr_t)b;
   return b != NULL;

@@ -473,6 +473,25 @@ ap_status ap_interpreter_resize_input(ap_interpreter *it, size_t input, const in
   return AP_OK;
 }
 
+ap_status rt_run_subgraph(ap_interpreter *it, uint32_t sg, uint32_t depth) {
+  rt_subgraph *r = &it->sg[sg];
+  ap_status s = AP_OK;
+  for (uint32_t k = 0; s == AP_OK && k < r->op_count; k++) {
+    ap_op_context c = {
+        .it = it, .subgraph = sg, .index = k, .phase = RT_EVAL, .op = &r->ops[k], .depth = depth};
+    s = ap_model_op(it->model, sg, k, &c.info);
+    if (s != AP_OK) {
+      s = rt_fail(it, s, "%s", ap_model_error(it->model));
+    } else if (!rt_op_is_custom(c.op)) {
+      s = rt_builtin_eval(&c);
+    } else if (rt_op_custom(c.op)->eval) {
+      s = rt_op_custom(c.op)->eval(&c);
+      if (s != AP_OK && !it->msg[0]) s = ap_op_fail(&c, s, "eval failed");
+    }
+  }
+  return s;
+}
+
 ap_status ap_interpreter_invoke(ap_interpreter *it) {
   if (!it) return AP_ERR_ARG;
   if (!enter(it)) return AP_ERR_BUSY;
@@ -492,19 +511,7 @@ ap_status ap_interpreter_invoke(ap_interpreter *it) {
     s = rt_fail(it, AP_ERR_NOT_ALLOCATED,
                 "not allocated: call ap_interpreter_allocate() before invoke");
   } else {
-    rt_subgraph *r = &it->sg[0];
-    for (uint32_t k = 0; s == AP_OK && k < r->op_count; k++) {
-      ap_op_context c = {.it = it, .subgraph = 0, .index = k, .phase = RT_EVAL, .op = &r->ops[k]};
-      s = ap_model_op(it->model, 0, k, &c.info);
-      if (s != AP_OK) {
-        s = rt_fail(it, s, "%s", ap_model_error(it->model));
-      } else if (!rt_op_is_custom(c.op)) {
-        s = rt_builtin_eval(&c);
-      } else if (rt_op_custom(c.op)->eval) {
-        s = rt_op_custom(c.op)->eval(&c);
-        if (s != AP_OK && !it->msg[0]) s = ap_op_fail(&c, s, "eval failed");
-      }
-    }
+    s = rt_run_subgraph(it, 0, 0);
   }
   leave(it);
   return s;
@@ -516,6 +523,8 @@ ap_status ap_interpreter_reset_variables(ap_interpreter *it) {
   for (uint32_t sg = 0; sg < it->sg_count; sg++)
     for (uint32_t k = 0; k < it->sg[sg].record_count; k++)
       reset_variable(it, sg, &it->sg[sg].tensors[k]);
+  rt_control_reset(it);
+  rt_resource_reset(it);
   leave(it);
   return AP_OK;
 }

@@ -84,6 +84,7 @@ void rt_release(ap_interpreter *it) {
   it->arena_lower_bound = 0;
   it->capacity = NULL;
   it->scratch_cap = NULL;
+  it->vars = NULL; /* lived in the persistent region */
   it->persistent_bytes = 0;
   it->tables_bytes = it->create_tables;
   it->tail_used = it->create_tail;

@@ -86,6 +86,7 @@ struct ap_op_context {
   rt_op *op;
   rt_prep *prep;         /* RT_PREPARE */
   uint32_t scratch_seen; /* RT_RESHAPE: requests so far */
+  uint32_t depth;        /* RT_EVAL: control-flow calls between subgraph 0 and this op */
 };
 
 struct ap_interpreter {
@@ -127,6 +128,8 @@ struct ap_interpreter {
   uint64_t arena_lower_bound;
   uint64_t *capacity;    /* with max dims: planned bytes per model-wide tensor index */
   uint64_t *scratch_cap; /* with max dims: a builtin's planned scratch per model-wide op */
+
+  struct rt_vars *vars; /* resource variables (resource_vars.c), persistent; NULL if none */
 
   bool allocated;
   int32_t stale_input; /* >= 0: this input's resize made the plan stale */
@@ -177,6 +180,20 @@ ap_status rt_builtin_eval(ap_op_context *c);
 /* place.c: plans every non-constant tensor and scratch request and places them (plan_only:
  * only computes the arena size into *arena). */
 ap_status rt_plan(ap_interpreter *it, rt_prep *prep, bool place, uint64_t *arena);
+
+/* Runs the ops of subgraph sg in order (eval); depth counts the control-flow calls above it. */
+ap_status rt_run_subgraph(ap_interpreter *it, uint32_t sg, uint32_t depth);
+
+/* control_flow.c and resource_vars.c: the builtins the runtime runs itself because they reach
+ * other subgraphs or interpreter state (WHILE, IF, CALL_ONCE, VAR_HANDLE, READ_VARIABLE,
+ * ASSIGN_VARIABLE). They use the custom-op interface (the op's record holds their state); NULL
+ * for any other builtin. */
+const ap_op_kernel *rt_control_kernel(int32_t builtin);
+const ap_op_kernel *rt_resource_kernel(int32_t builtin);
+/* Back to the state after allocate: CALL_ONCE ops armed again, resource variables at their
+ * initial fill. */
+void rt_control_reset(ap_interpreter *it);
+void rt_resource_reset(ap_interpreter *it);
 
 /* Runs prepare of every op in phase RT_PREPARE (prep: one per op, model-wide) or RT_RESHAPE. */
 ap_status rt_prepare_all(ap_interpreter *it, int phase, rt_prep *prep);

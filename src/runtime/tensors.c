@@ -8,7 +8,10 @@ static bool dims_bytes(int type, const int32_t *dims, int rank, size_t *out) {
   size_t n = 1, bits;
   for (int i = 0; i < rank; i++)
     if (dims[i] < 0 || !ap_mul_size(n, (size_t)dims[i], &n)) return false;
-  if (!ap_mul_size(n, ap_dtype_bits(type), &bits)) return false;
+  /* A resource tensor holds its variable's id (int32), as in TFLite Micro (VAR_HANDLE writes it,
+   * READ/ASSIGN_VARIABLE read it): 4 bytes per element in the arena. */
+  unsigned width = type == AP_RESOURCE ? 32 : ap_dtype_bits(type);
+  if (!ap_mul_size(n, width, &bits)) return false;
   *out = bits / 8 + (bits % 8 != 0);
   return true;
 }

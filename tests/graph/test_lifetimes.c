@@ -9,8 +9,12 @@ static const int32_t empty_dim[] = {1, 0};
 static int32_t tensor(ap_writer *w, uint32_t sg, const char *name, const int32_t *shape,
                       uint32_t buffer, bool variable) {
   int32_t idx = -1;
-  ap_writer_tensor t = {.name = name, .type = AP_FLOAT32, .shape = shape, .rank = 2,
-                        .buffer = buffer, .is_variable = variable};
+  ap_writer_tensor t = {.name = name,
+                        .type = AP_FLOAT32,
+                        .shape = shape,
+                        .rank = 2,
+                        .buffer = buffer,
+                        .is_variable = variable};
   CHECK_MSG(ap_writer_add_tensor(w, sg, &t, &idx) == AP_OK, "%s", ap_writer_error(w));
   return idx;
 }
@@ -18,8 +22,13 @@ static int32_t tensor(ap_writer *w, uint32_t sg, const char *name, const int32_t
 static void op(ap_writer *w, uint32_t sg, uint32_t code, const int32_t *in, size_t nin,
                const int32_t *out, size_t nout, const ap_options *o, const int32_t *inter,
                size_t ninter) {
-  ap_writer_op x = {.opcode = code, .inputs = in, .input_count = nin, .outputs = out,
-                    .output_count = nout, .options = o, .intermediates = inter,
+  ap_writer_op x = {.opcode = code,
+                    .inputs = in,
+                    .input_count = nin,
+                    .outputs = out,
+                    .output_count = nout,
+                    .options = o,
+                    .intermediates = inter,
                     .intermediate_count = ninter};
   CHECK_MSG(ap_writer_add_op(w, sg, &x, NULL) == AP_OK, "%s", ap_writer_error(w));
 }
@@ -39,8 +48,8 @@ static void expect(const ap_graph *g, size_t sg, int32_t t, bool planned, int32_
   ap_lifetime l;
   CHECK(ap_graph_tensor(g, sg, (size_t)t, &l) == AP_OK);
   CHECK_MSG(l.planned == planned && (!planned || (l.first == first && l.last == last)),
-            "%s: tensor %d planned %d [%d,%d], expected %d [%d,%d]", what, t, l.planned,
-            l.first, l.last, planned, first, last);
+            "%s: tensor %d planned %d [%d,%d], expected %d [%d,%d]", what, t, l.planned, l.first,
+            l.last, planned, first, last);
 }
 
 /* in -> op0 -> a; a -> op1 -> b, d; a, b -> op2 -> c; c -> op3 -> out.
@@ -144,7 +153,7 @@ static ap_options while_options(int32_t cond, int32_t body) {
   return o;
 }
 
-/* x -> op0 -> y; WHILE(y) -> zz (cond 1, body 2); zz -> op2 -> out. */
+/* x -> op0 -> y; WHILE(y) -> zz, unread (cond 1, body 2); zz -> op2 -> out. */
 static void control_flow(void) {
   ap_writer *w;
   CHECK(ap_writer_create(NULL, &w) == AP_OK);
@@ -155,11 +164,12 @@ static void control_flow(void) {
   ap_writer_add_subgraph(w, "cond", &s1);
   ap_writer_add_subgraph(w, "body", &s2);
   int32_t x = tensor(w, 0, "x", vec4, 0, false), y = tensor(w, 0, "y", vec4, 0, false),
-          zz = tensor(w, 0, "zz", vec4, 0, false), out = tensor(w, 0, "out", vec4, 0, false);
+          zz = tensor(w, 0, "zz", vec4, 0, false), out = tensor(w, 0, "out", vec4, 0, false),
+          unread = tensor(w, 0, "unread", vec4, 0, false), loop_out[] = {zz, unread};
   ap_writer_set_subgraph_io(w, 0, &x, 1, &out, 1);
   ap_options wo = while_options((int32_t)s1, (int32_t)s2);
   op(w, 0, add, &x, 1, &y, 1, NULL, NULL, 0);
-  op(w, 0, loop, &y, 1, &zz, 1, &wo, NULL, 0);
+  op(w, 0, loop, &y, 1, loop_out, 2, &wo, NULL, 0);
   op(w, 0, add, &zz, 1, &out, 1, NULL, NULL, 0);
   int32_t cin = tensor(w, s1, "cin", vec4, 0, false), cout = tensor(w, s1, "cout", vec4, 0, false);
   ap_writer_set_subgraph_io(w, s1, &cin, 1, &cout, 1);
@@ -180,12 +190,14 @@ static void control_flow(void) {
   CHECK(ap_graph_step(g, 2, &sg, &o) == AP_OK && sg == s1 && o == 0);
   CHECK(ap_graph_step(g, 4, &sg, &o) == AP_OK && sg == s2 && o == 1);
   CHECK_EQ(ap_graph_op_step(g, 0, 2), 5);
-  expect(g, 0, y, true, 0, 4, "read by the loop: lives through its whole range");
+  expect(g, 0, y, true, 0, 1, "read by the loop: copied at its step, then never again");
   expect(g, 0, zz, true, 1, 5, "the loop's output: from the loop's step");
-  expect(g, s1, cin, true, 1, 4, "a called subgraph's input: the loop's range");
-  expect(g, s1, cout, true, 1, 4, "a called subgraph's output: the loop's range");
+  expect(g, 0, unread, true, 1, 4, "a loop output nobody reads: holds the state to the end");
+  expect(g, s1, cin, true, 1, 2, "cond's input: from the loop's step (copied in) over cond's");
+  expect(g, s1, cout, true, 1, 2, "cond's output: the same range");
+  expect(g, s2, bin, true, 3, 4, "body input: the body's steps (copied in as it starts)");
   expect(g, s2, bmid, true, 3, 4, "a body intermediate: nested in the range");
-  expect(g, s2, bout, true, 1, 4, "body output");
+  expect(g, s2, bout, true, 3, 4, "body output: the body's steps (copied out as it ends)");
   ap_graph_destroy(g);
 
   /* TFLite Micro: 0 enter sg0, 1 op0, 2 WHILE, 3 enter cond, 4 cond op, 5 enter body,

@@ -10,8 +10,9 @@
 #include <stdlib.h>
 
 /* The models that TFLite Micro runs and we do (the oracle has outputs for them): the 14 of
- * issue 4, then issue 8's stateful ones (LSTM, SVDF), whose oracle outputs are the first invoke
- * after allocate: oracle_invoke resets their state before each invoke. */
+ * issue 4, then issue 8's stateful ones (LSTM, SVDF) and control-flow ones (WHILE, CALL_ONCE,
+ * resource variables), whose oracle outputs are the first invoke after allocate:
+ * oracle_invoke resets their state before each invoke. */
 static const char *const oracle_models[] = {
     "hello_world_float",
     "hello_world_int8",
@@ -31,6 +32,10 @@ static const char *const oracle_models[] = {
     "mnist_lstm_int8",
     "dtln_noise_suppression_int8",
     "keyword_scrambled_svdf",
+    "call_once_mul",
+    "resource_vars_fc",
+    "while_multi_subgraph",
+    "nested_while",
 };
 #define ORACLE_MODEL_COUNT (sizeof oracle_models / sizeof oracle_models[0])
 

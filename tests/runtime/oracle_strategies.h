@@ -1,5 +1,5 @@
 /* Plan correctness (test_oracle_strategies_a.c and _b.c, half of the models each): for each of the
- * 14 models, the outputs under every strategy are bit-identical to those under "naive" (no reuse)
+ * 18 models, the outputs under every strategy are bit-identical to those under "naive" (no reuse)
  * over seeded random inputs (the oracle's rule, seeds 1..100). A plan that lets two live tensors
  * share bytes corrupts one of them, and with inputs that vary the corruption shows in the outputs.
  *

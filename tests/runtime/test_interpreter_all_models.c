@@ -27,7 +27,10 @@ int main(void) {
         ap_tensor t;
         if (ap_interpreter_input(it, k, &t) == AP_OK && t.data) memset(t.data, 0, t.bytes);
       }
-      if (u.arena < (1u << 20)) /* the big ones run in test_interpreter_models */
+      /* nested_while loops while x == x * x and doubles x: 0 is a fixed point, so on zeros it
+       * never ends (TFLite Micro's WHILE has no bound either); the oracle tests run it. */
+      bool endless = strcmp(name, "nested_while") == 0;
+      if (u.arena < (1u << 20) && !endless) /* the big ones run in test_interpreter_models */
         CHECK_MSG(ap_interpreter_invoke(it) == AP_OK, "%s: %s", name, ap_interpreter_error(it));
       printf("%-30s runs (arena %llu)\n", name, (unsigned long long)u.arena);
       ran++;

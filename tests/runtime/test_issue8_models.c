@@ -2,7 +2,8 @@
  * SQUARED_DIFFERENCE, RSQRT, BATCH_MATMUL) equals TFLite Micro's oracle byte for byte on its one
  * seed; dp_net_float (PRELU, POW, DIV, EXP, LOG, SQRT, RSQRT, STRIDED_SLICE, PACK, UNPACK,
  * REVERSE_V2, TRANSPOSE_CONV), which TFLite Micro cannot run, gives the same bytes under every
- * strategy as under `naive` (no reuse at all). */
+ * strategy as under `naive` (no reuse at all); call_once_mul and resource_vars_fc (CALL_ONCE,
+ * resource variables) repeat themselves after ap_interpreter_reset_variables. */
 #include "oracle.h"
 
 #include <string.h>
@@ -62,9 +63,55 @@ static void dp_net_strategies(void) {
   ap_model_destroy(m);
 }
 
+/* Every output of `it` after `runs` invokes on the oracle's seed-1 inputs, appended to out. */
+static size_t invoke_runs(ap_interpreter *it, const char *name, int runs, unsigned char *out,
+                          size_t cap) {
+  size_t n = 0;
+  for (int r = 0; r < runs; r++) {
+    /* Again each time: the plan may reuse an input's bytes once it has been read. */
+    for (size_t k = 0; k < ap_interpreter_input_count(it); k++)
+      oracle_fill(oracle_input(it, k, &(ap_tensor){0}), 1, k);
+    ap_status s = ap_interpreter_invoke(it);
+    CHECK_MSG(s == AP_OK, "%s run %d: %s", name, r, ap_interpreter_error(it));
+    for (size_t k = 0; s == AP_OK && k < ap_interpreter_output_count(it); k++) {
+      ap_tensor t;
+      if (!oracle_output(it, k, &t) || n + t.bytes > cap) continue;
+      memcpy(out + n, t.data, t.bytes);
+      n += t.bytes;
+    }
+  }
+  return n;
+}
+
+/* Resource variables carry state from one invoke to the next (CALL_ONCE initialises them on
+ * the first): 10 invokes, reset_variables, 10 invokes give the same 10 outputs twice, the
+ * first equal to the oracle's first invoke and the second not (the state moved). */
+static void stateful(const char *name, size_t output_bytes, size_t output0_bytes) {
+  ap_model *m = oracle_open(name);
+  ap_interpreter *it = m ? oracle_interpreter(m, name, NULL, false) : NULL;
+  if (it) {
+    static unsigned char a[10 * 64], b[10 * 64];
+    size_t na = invoke_runs(it, name, 10, a, sizeof a);
+    CHECK_EQ(ap_interpreter_reset_variables(it), AP_OK);
+    size_t nb = invoke_runs(it, name, 10, b, sizeof b);
+    CHECK_EQ(na, 10 * output_bytes);
+    CHECK_MSG(na == nb && memcmp(a, b, na) == 0, "%s: the runs after reset differ", name);
+    CHECK_MSG(memcmp(a, a + output_bytes, output_bytes) != 0, "%s: invoke 2 equals invoke 1", name);
+    /* Output 0 of the first invoke is the oracle's (the other outputs follow it in a). */
+    char rel[128];
+    snprintf(rel, sizeof rel, "%s.seed1.output0.bin", name);
+    oracle_compare(rel, a, output0_bytes);
+  }
+  ap_interpreter_destroy(it);
+  ap_model_destroy(m);
+}
+
 int main(void) {
   ap_test_require_shared();
   conformer_vs_oracle();
   dp_net_strategies();
+  /* call_once_mul: one float; resource_vars_fc: two outputs of 5 floats. */
+  stateful("call_once_mul", 4, 4);
+  stateful("resource_vars_fc", 40, 20);
   return ap_test_done();
 }

@@ -1,4 +1,4 @@
-/* TFLite Micro agrees bit for bit: for each of the 14 models the oracle has, and every seed in
+/* TFLite Micro agrees bit for bit: for each of the 18 models the oracle has, and every seed in
  * shared/oracle/tflm/MANIFEST.tsv, our inputs (the README's rule) equal the oracle's input
  * files and our outputs equal its output files, byte for byte. One fresh interpreter per
  * (model, seed), as the oracle did; the default strategy. */
