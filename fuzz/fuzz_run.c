@@ -144,6 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
      * no-reuse path, which exercises a different layout. */
     o.strategy = size % 3 == 0 ? "greedy_size" : size % 3 == 1 ? "tflm" : "linear";
     o.preserve_all = size % 7 == 0;
+    o.max_loop_iterations = 1000; /* a WHILE that never ends is valid; a fuzz input must end */
     ap_interpreter *it = NULL;
     st = ap_interpreter_create(m, &o, &it);
     if (st != AP_OK && it) fail_needs_message(it, "create");

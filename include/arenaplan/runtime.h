@@ -146,6 +146,10 @@ typedef struct ap_interpreter_options {
    * what planning for the maximum costs. */
   const ap_dims *max_input_dims;
   size_t max_input_count;
+  /* 0: no limit, as in TFLite Micro (a WHILE whose condition never turns false runs forever).
+   * Else a WHILE op's invoke fails with AP_ERR_TIMEOUT once its body has run this many times in
+   * one execution of the op: for models from untrusted sources. */
+  uint64_t max_loop_iterations;
 } ap_interpreter_options;
 
 ap_interpreter_options ap_interpreter_defaults(void);

@@ -176,7 +176,13 @@ static ap_status while_run(ap_op_context *c, bool check) {
     s = copy_side(c, &out, &bin, true);
     if (s == AP_OK) s = copy_side(c, &bout, &out, true);
   }
+  uint64_t cap = it->max_loop_iterations, runs = 0;
   while (s == AP_OK && go) {
+    if (cap && runs++ == cap)
+      return ap_op_fail(c, AP_ERR_TIMEOUT,
+                        "its body ran %llu times and the condition is still true (the "
+                        "interpreter's max_loop_iterations)",
+                        (unsigned long long)cap);
     s = copy_side(c, &out, &bin, false);
     if (s == AP_OK) s = call(c, body);
     if (s == AP_OK) s = copy_side(c, &bout, &out, false);

@@ -97,6 +97,7 @@ struct ap_interpreter {
   size_t custom_op_count;
   uint64_t alignment;
   bool preserve_all;
+  uint64_t max_loop_iterations; /* 0: none */
 
   /* Caller-owned buffer: the interpreter, tables and persistent state from its top down
    * (tail_used bytes from the end), planning temporaries and then the arena from its bottom. */

@@ -175,6 +175,27 @@ static void while_counts(bool count_out) {
     }
     ap_interpreter_destroy(it);
   }
+  /* max_loop_iterations: from 0 the body runs 3 times; a cap of 3 lets it, a cap of 2 stops the
+   * op on the third run. */
+  for (uint64_t cap = 2; count_out && cap <= 3; cap++) {
+    ap_interpreter_options o = ap_interpreter_defaults();
+    o.max_loop_iterations = cap;
+    ap_interpreter *it = NULL;
+    CHECK(ap_interpreter_create(m, &o, &it) == AP_OK && ap_interpreter_allocate(it) == AP_OK);
+    ap_tensor ti, tx;
+    int32_t start = 0;
+    CHECK(ap_interpreter_input(it, 0, &ti) == AP_OK && ap_interpreter_input(it, 1, &tx) == AP_OK);
+    memcpy(ti.data, &start, 4);
+    memcpy(tx.data, x0, 16);
+    ap_status st = ap_interpreter_invoke(it);
+    CHECK_EQ(st, cap == 3 ? AP_OK : AP_ERR_TIMEOUT);
+    if (cap == 2)
+      CHECK_CONTAINS(ap_interpreter_error(it),
+                     "subgraph 0 op 0 (WHILE): its body ran 2 times and the condition is "
+                     "still true (the "
+                     "interpreter's max_loop_iterations)");
+    ap_interpreter_destroy(it);
+  }
   ap_model_destroy(m);
   ap_writer_destroy(w);
 }
