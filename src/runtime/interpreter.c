@@ -520,6 +520,10 @@ ap_status ap_interpreter_invoke(ap_interpreter *it) {
 
 ap_status ap_interpreter_reset_variables(ap_interpreter *it) {
   if (!it || !it->sg) return AP_ERR_ARG;
+  /* Variables live in the persistent region, which a failed allocate has freed. */
+  if (!it->allocated)
+    return rt_fail(it, AP_ERR_NOT_ALLOCATED,
+                   "not allocated: call ap_interpreter_allocate() before reset_variables");
   if (!enter(it)) return AP_ERR_BUSY;
   for (uint32_t sg = 0; sg < it->sg_count; sg++)
     for (uint32_t k = 0; k < it->sg[sg].record_count; k++)

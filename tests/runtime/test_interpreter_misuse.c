@@ -122,6 +122,10 @@ static void order_of_calls(ap_model *m) {
   CHECK(ap_interpreter_allocate(it) != AP_OK);
   CHECK(strlen(ap_interpreter_error(it)) > 0);
   CHECK_EQ(ap_interpreter_invoke(it), AP_ERR_NOT_ALLOCATED);
+  /* Variables lived in the persistent region the failed allocate freed. */
+  CHECK_EQ(ap_interpreter_reset_variables(it), AP_ERR_NOT_ALLOCATED);
+  CHECK_STR(ap_interpreter_error(it),
+            "not allocated: call ap_interpreter_allocate() before reset_variables");
   ap_interpreter_destroy(it);
   o.strategy = NULL; /* the default */
   o.alignment = 8192;
