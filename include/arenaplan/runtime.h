@@ -146,6 +146,11 @@ typedef struct ap_interpreter_options {
    * what planning for the maximum costs. */
   const ap_dims *max_input_dims;
   size_t max_input_count;
+  /* In-place sharing (ap_graph_options.inplace): a view's or an element-wise op's output takes
+   * its input's bytes. A custom kernel overriding one of those builtins must then accept
+   * output data == input data. Ignored with preserve_all and with max_input_dims (a resize
+   * could make a broadcasting op's output outgrow the input it shares). */
+  bool inplace;
 } ap_interpreter_options;
 
 ap_interpreter_options ap_interpreter_defaults(void);

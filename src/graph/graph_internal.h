@@ -31,6 +31,11 @@ struct ap_graph {
 
   ap_scratch *scratch;
   size_t scratch_count, scratch_cap;
+
+  /* In-place (opt.inplace): per model-wide tensor, the root whose request holds its bytes
+   * (SIZE_MAX: its own), and for roots the request's lifetime (the union over its group). */
+  size_t *share;
+  int32_t *req_first, *req_last;
 };
 
 /* Appends a step; fails on overflow of int32 steps or allocation. */
@@ -46,6 +51,8 @@ ap_status graph_classify(ap_graph *g);
 ap_status graph_build_arenaplan(ap_graph *g);
 ap_status graph_build_tflite(ap_graph *g);
 ap_status graph_build_tflm(ap_graph *g);
+/* In-place sharing after the lifetimes are built (inplace.c). */
+ap_status graph_share_inplace(ap_graph *g);
 
 static inline ap_lifetime *graph_life(ap_graph *g, size_t sg, size_t t) {
   return &g->life[g->tensor_base[sg] + t];

@@ -197,6 +197,7 @@ ap_status ap_interpreter_create(const ap_model *m, const ap_interpreter_options 
   it->custom_op_count = o.custom_op_count;
   it->alignment = o.alignment;
   it->preserve_all = o.preserve_all;
+  it->inplace = o.inplace && !o.preserve_all;
   it->stale_input = -1;
   atomic_init(&it->busy, 0);
   *out = it;

@@ -13,6 +13,7 @@ const ap_command cmd_plan = {
     "  --align N          offset alignment in bytes (default 16)\n"
     "  --rules R          whose lifetimes: arenaplan (default), tflite, tflm\n"
     "  --preserve-inputs  keep graph inputs alive to the end\n"
+    "  --inplace          views and element-wise ops share their input's bytes (not with tflm)\n"
     "  --subgraph K       plan only subgraph K (default: the whole model, one arena)\n"
     "  --budget SIZE      exit 1 when the arena is larger than SIZE (76800, 75K, 1.5M)\n"
     "  --exact-budget S   seconds the exact search may take (default 10)\n"
@@ -64,6 +65,8 @@ static int parse(int argc, char **argv, plan_args *a) {
       a->o.budget_seconds = s;
     } else if (strcmp(arg, "--preserve-inputs") == 0) {
       a->o.preserve_inputs = true;
+    } else if (strcmp(arg, "--inplace") == 0) {
+      a->o.inplace = true;
     } else if (strcmp(arg, "--tensors") == 0) {
       a->tensors = true;
     } else if (strcmp(arg, "--json") == 0) {
