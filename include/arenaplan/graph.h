@@ -88,6 +88,10 @@ typedef struct ap_graph_options {
    *    element i only after reading element i of each input, so the output may take an input
    *    of the same type and bytes (hence the output's shape) when no tensor sharing that
    *    input's bytes is read after the op, and no other input of the op shares them.
+   *  - With AP_RULES_ARENAPLAN, CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D and MAX_POOL_2D
+   *    (NHWC, computed row by row) whose input 0 dies at the op may write their output over
+   *    it from far enough below: the problem gets an overlap (plan.h, ap_overlap) of the
+   *    input's request into the output's with the least lead the kernel's row order allows.
    * AP_RULES_TFLITE reproduces TFLite's ArenaPlanner instead (IdentifyInPlaceTensors): only
    * the four views and ADD, SUB, MUL, DIV, SOFTMAX; a modifying op shares the first of its
    * inputs 0-2 that is larger than 4 bytes, has its output's bytes and one reader, and whose

@@ -95,6 +95,7 @@ typedef struct ap_report_options {
   const char *strategy;  /* NULL: "best" */
   uint64_t alignment;    /* 0: 16 */
   bool no_runtime;       /* do not try the interpreter (persistent from the model only) */
+  bool inplace;          /* in-place sharing and overlaps (ap_graph_options.inplace) */
 } ap_report_options;
 
 /* The estimate. total = weights + io + intermediates + persistent + tables, each byte once:

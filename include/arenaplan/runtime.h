@@ -147,9 +147,11 @@ typedef struct ap_interpreter_options {
   const ap_dims *max_input_dims;
   size_t max_input_count;
   /* In-place sharing (ap_graph_options.inplace): a view's or an element-wise op's output takes
-   * its input's bytes. A custom kernel overriding one of those builtins must then accept
-   * output data == input data. Ignored with preserve_all and with max_input_dims (a resize
-   * could make a broadcasting op's output outgrow the input it shares). */
+   * its input's bytes, a convolution's or pooling's may overlap its input. A custom kernel
+   * overriding one of those builtins must then accept that (output data == input data, or
+   * the output starting below the input and written in the builtin's row order). Ignored with
+   * preserve_all and with max_input_dims (a resize could make a broadcasting op's output outgrow
+   * the input it shares). */
   bool inplace;
 } ap_interpreter_options;
 

@@ -195,6 +195,7 @@ void ap_graph_destroy(ap_graph *g) {
   ap_free(a, g->share);
   ap_free(a, g->req_first);
   ap_free(a, g->req_last);
+  ap_free(a, g->ovl);
   ap_free(a, g);
 }
 
@@ -313,6 +314,10 @@ ap_status ap_graph_problem(const ap_graph *gc, int subgraph, uint64_t alignment,
   }
   if (s != AP_OK) {
     ap_fail(&g->err, s, "%s", ap_problem_error(p));
+    ap_problem_destroy(p);
+    return s;
+  }
+  if (g->ovl_count && (s = graph_add_overlaps(g, p)) != AP_OK) {
     ap_problem_destroy(p);
     return s;
   }

@@ -17,6 +17,8 @@ const ap_command cmd_report = {
     "  --budget SIZE  exit 1 when the device total (arena + persistent + tables) is larger\n"
     "                 than SIZE (76800, 75K, 1.5M, 2MiB)\n"
     "  --wide         do not shorten tensor names to fit 100 columns\n"
+    "  --inplace      views and element-wise ops share their input's bytes, convolutions and\n"
+    "                 pooling overlap it\n"
     "  --json         machine-readable output\n"
     "The estimate: total = weights (the model file, read in place) + inputs and outputs +\n"
     "intermediates and scratch (the rest of the arena) + persistent + the interpreter's tables.\n"
@@ -42,6 +44,8 @@ static int parse(int argc, char **argv, report_args *a) {
       a->has_budget = true;
     } else if (strcmp(arg, "--wide") == 0) {
       a->wide = true;
+    } else if (strcmp(arg, "--inplace") == 0) {
+      a->inplace = true;
     } else if (strcmp(arg, "--json") == 0) {
       a->json = true;
     } else if (arg[0] == '-' && arg[1]) {
@@ -74,7 +78,7 @@ static int run(int argc, char **argv) {
   ap_model *m = cli_open_model(a.model);
   if (!m) return AP_EXIT_USAGE;
   ap_report *r = NULL;
-  ap_report_options o = {.strategy = a.strategy};
+  ap_report_options o = {.strategy = a.strategy, .inplace = a.inplace};
   if (ap_report_create(m, &o, NULL, &r) != AP_OK) {
     rc = cli_fail(a.model, "%s", ap_report_error(r));
     goto done;

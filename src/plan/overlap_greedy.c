@@ -1,0 +1,118 @@
+/* A greedy placement that uses the problem's overlaps directly: requests in one order, each at
+ * the lowest aligned offset that every placed request overlapping it in time allows. For an
+ * ordinary neighbour y that excludes the starts in (y - size, y + y.size); for an overlap's
+ * partner it excludes fewer: the offsets where the two share bytes with the lead kept are
+ * allowed (see ap_overlap in plan.h). Merged chains (plan.c) fix a chain's shape once; this
+ * places each member where its neighbours leave room. O(n^2) in the requests. */
+#include "plan/problem.h"
+#include "plan/sort.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct range {
+  int64_t lo, hi; /* starts strictly between are excluded */
+} range;
+
+static int by_lo(const void *a, const void *b) {
+  const range *x = a, *y = b;
+  return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Lowest aligned x >= 0 in no range (ranges sorted by lo). */
+static uint64_t lowest(const range *r, size_t n, uint64_t align) {
+  int64_t x = 0;
+  /* A range that starts at or after x cannot contain it, nor can any after it. */
+  for (size_t i = 0; i < n && r[i].lo < x; i++) {
+    if (r[i].hi > x) {
+      uint64_t up;
+      ap_align_up((uint64_t)r[i].hi, align, &up);
+      x = (int64_t)up;
+    }
+  }
+  return (uint64_t)x;
+}
+
+static ap_status place(const ap_problem *p, const uint32_t *order, uint64_t *off, uint64_t *arena) {
+  size_t n = p->n;
+  const ap_request *q = p->req;
+  /* Per request, its overlap partners: as `out` (in_of, lead_in) and as `in` (out_of). */
+  size_t *in_of = ap_calloc(p->alloc, n, sizeof *in_of),
+         *out_of = ap_calloc(p->alloc, n, sizeof *out_of);
+  int64_t *lead_in = ap_calloc(p->alloc, n, sizeof *lead_in),
+          *lead_out = ap_calloc(p->alloc, n, sizeof *lead_out);
+  uint8_t *placed = ap_calloc(p->alloc, n, 1);
+  range *r = ap_calloc(p->alloc, n, sizeof *r);
+  ap_status st = AP_ERR_NOMEM;
+  if (!in_of || !out_of || !lead_in || !lead_out || !placed || !r) goto done;
+  for (size_t i = 0; i < n; i++)
+    in_of[i] = out_of[i] = SIZE_MAX;
+  for (size_t k = 0; k < p->nov; k++) {
+    in_of[p->ov[k].out] = p->ov[k].in;
+    lead_in[p->ov[k].out] = p->ov[k].lead;
+    out_of[p->ov[k].in] = p->ov[k].out;
+    lead_out[p->ov[k].in] = p->ov[k].lead;
+  }
+  *arena = 0;
+  for (size_t k = 0; k < n; k++) {
+    uint32_t x = order[k];
+    int64_t sx = (int64_t)q[x].size;
+    size_t nr = 0;
+    for (size_t y = 0; y < n; y++) {
+      if (!placed[y] || q[y].last < q[x].first || q[x].last < q[y].first) continue;
+      int64_t oy = (int64_t)off[y], sy = (int64_t)q[y].size;
+      range e = {oy - sx, oy + sy};
+      if (in_of[x] == y) /* x is y's out: x <= y - lead shares bytes legally */
+        e.lo = oy - AP_MIN(lead_in[x], sx);
+      else if (out_of[x] == y) /* x is y's in: x >= y + lead shares bytes legally */
+        e.hi = oy + AP_MIN(lead_out[x], sy);
+      if (e.lo < e.hi) r[nr++] = e;
+    }
+    qsort(r, nr, sizeof *r, by_lo);
+    off[x] = lowest(r, nr, p->align);
+    placed[x] = 1;
+    if (off[x] + q[x].size > *arena) *arena = off[x] + q[x].size;
+  }
+  st = AP_OK;
+done:
+  ap_free(p->alloc, in_of);
+  ap_free(p->alloc, out_of);
+  ap_free(p->alloc, lead_in);
+  ap_free(p->alloc, lead_out);
+  ap_free(p->alloc, placed);
+  ap_free(p->alloc, r);
+  return st;
+}
+
+ap_status ap_overlap_greedy(const ap_problem *p, uint64_t *off, uint64_t *arena) {
+  size_t n = p->n;
+  *arena = UINT64_MAX;
+  if (n == 0) return AP_OK;
+  ap_kv *kv = ap_calloc(p->alloc, n, sizeof *kv);
+  uint32_t *order = ap_calloc(p->alloc, n, sizeof *order);
+  uint64_t *tmp = ap_calloc(p->alloc, n, sizeof *tmp);
+  ap_status st = AP_ERR_NOMEM;
+  if (!kv || !order || !tmp) goto done;
+  /* Two orders: largest first, and by first step (ties by index). */
+  for (int pass = 0; pass < 2; pass++) {
+    for (size_t i = 0; i < n; i++) {
+      uint64_t step = ap_step_key(p->req[i].first);
+      uint64_t big = UINT64_MAX - p->req[i].size;
+      kv[i] = (ap_kv){pass == 0 ? big : step, (uint32_t)i};
+    }
+    if ((st = ap_sort_kv(p->alloc, kv, n)) != AP_OK) goto done;
+    for (size_t i = 0; i < n; i++)
+      order[i] = kv[i].idx;
+    uint64_t a;
+    if ((st = place(p, order, tmp, &a)) != AP_OK) goto done;
+    if (a < *arena) {
+      *arena = a;
+      memcpy(off, tmp, n * sizeof *off);
+    }
+  }
+done:
+  ap_free(p->alloc, kv);
+  ap_free(p->alloc, order);
+  ap_free(p->alloc, tmp);
+  return st;
+}
