@@ -111,13 +111,17 @@ ap_status graph_find_overlap(ap_graph *g, size_t sg, const ap_op_info *op, int32
   int64_t n = di[0], hin = di[1], hout = dout[1];
   int64_t in_row = (int64_t)(ti.bytes / (uint64_t)(n * hin));
   int64_t out_row = (int64_t)(to.bytes / (uint64_t)(n * hout));
-  int64_t eff = ((int64_t)fh - 1) * dil + 1;
-  int64_t pad = same ? ((hout - 1) * stride + eff - hin) / 2 : 0;
+  int64_t eff = ((int64_t)fh - 1) * dil + 1, span; /* < 2^62 */
+  /* A hostile stride can make the window arithmetic overflow: no overlap then. */
+  if (__builtin_mul_overflow(hout - 1, (int64_t)stride, &span) ||
+      __builtin_add_overflow(span, eff, &span))
+    return AP_OK;
+  int64_t pad = same ? (span - hin) / 2 : 0;
   if (pad < 0) pad = 0;
   int64_t lead = INT64_MIN;
   for (int64_t b = 0; b < n; b++)
     for (int64_t y = 0; y < hout; y++) {
-      int64_t need = y * stride - pad;
+      int64_t need = y * stride - pad; /* y * stride <= span */
       need = need < 0 ? 0 : need > hin ? hin : need;
       int64_t l = (b * hout + y + 1) * out_row - (b * hin + need) * in_row;
       if (l > lead) lead = l;

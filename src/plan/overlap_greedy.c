@@ -19,9 +19,9 @@ static int by_lo(const void *a, const void *b) {
   return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-/* Lowest aligned x >= 0 in no range (ranges sorted by lo). */
-static uint64_t lowest(const range *r, size_t n, uint64_t align) {
-  int64_t x = 0;
+/* Lowest aligned x >= start in no range (ranges sorted by lo). */
+static uint64_t lowest(const range *r, size_t n, uint64_t align, int64_t start) {
+  int64_t x = start;
   /* A range that starts at or after x cannot contain it, nor can any after it. */
   for (size_t i = 0; i < n && r[i].lo < x; i++) {
     if (r[i].hi > x) {
@@ -33,7 +33,11 @@ static uint64_t lowest(const range *r, size_t n, uint64_t align) {
   return (uint64_t)x;
 }
 
-static ap_status place(const ap_problem *p, const uint32_t *order, uint64_t *off, uint64_t *arena) {
+/* lift: a request whose overlap partner `out` is not placed yet starts at least the pair's
+ * gap up, so that `out` can still go below it (placed first, a large `in` at 0 would leave
+ * its `out` no room below). */
+static ap_status place(const ap_problem *p, const uint32_t *order, bool lift, uint64_t *off,
+                       uint64_t *arena) {
   size_t n = p->n;
   const ap_request *q = p->req;
   /* Per request, its overlap partners: as `out` (in_of, lead_in) and as `in` (out_of). */
@@ -69,7 +73,13 @@ static ap_status place(const ap_problem *p, const uint32_t *order, uint64_t *off
       if (e.lo < e.hi) r[nr++] = e;
     }
     qsort(r, nr, sizeof *r, by_lo);
-    off[x] = lowest(r, nr, p->align);
+    int64_t start = 0;
+    if (lift && out_of[x] != SIZE_MAX && !placed[out_of[x]] && lead_out[x] > 0) {
+      uint64_t gap;
+      ap_align_up((uint64_t)lead_out[x], p->align, &gap); /* lead <= 2^62 */
+      start = (int64_t)gap;
+    }
+    off[x] = lowest(r, nr, p->align, start);
     placed[x] = 1;
     if (off[x] + q[x].size > *arena) *arena = off[x] + q[x].size;
   }
@@ -93,18 +103,19 @@ ap_status ap_overlap_greedy(const ap_problem *p, uint64_t *off, uint64_t *arena)
   uint64_t *tmp = ap_calloc(p->alloc, n, sizeof *tmp);
   ap_status st = AP_ERR_NOMEM;
   if (!kv || !order || !tmp) goto done;
-  /* Two orders: largest first, and by first step (ties by index). */
-  for (int pass = 0; pass < 2; pass++) {
+  /* Two orders, largest first and by first step (ties by index), each without and with
+   * lifting. */
+  for (int pass = 0; pass < 4; pass++) {
     for (size_t i = 0; i < n; i++) {
       uint64_t step = ap_step_key(p->req[i].first);
       uint64_t big = UINT64_MAX - p->req[i].size;
-      kv[i] = (ap_kv){pass == 0 ? big : step, (uint32_t)i};
+      kv[i] = (ap_kv){pass % 2 == 0 ? big : step, (uint32_t)i};
     }
     if ((st = ap_sort_kv(p->alloc, kv, n)) != AP_OK) goto done;
     for (size_t i = 0; i < n; i++)
       order[i] = kv[i].idx;
     uint64_t a;
-    if ((st = place(p, order, tmp, &a)) != AP_OK) goto done;
+    if ((st = place(p, order, pass >= 2, tmp, &a)) != AP_OK) goto done;
     if (a < *arena) {
       *arena = a;
       memcpy(off, tmp, n * sizeof *off);
