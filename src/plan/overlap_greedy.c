@@ -74,7 +74,9 @@ static ap_status place(const ap_problem *p, const uint32_t *order, bool lift, ui
     }
     qsort(r, nr, sizeof *r, by_lo);
     int64_t start = 0;
-    if (lift && out_of[x] != SIZE_MAX && !placed[out_of[x]] && lead_out[x] > 0) {
+    /* ... unless it is itself an `out` whose `in` is placed: its place is below that. */
+    bool below_in = in_of[x] != SIZE_MAX && placed[in_of[x]];
+    if (lift && !below_in && out_of[x] != SIZE_MAX && !placed[out_of[x]] && lead_out[x] > 0) {
       uint64_t gap;
       ap_align_up((uint64_t)lead_out[x], p->align, &gap); /* lead <= 2^62 */
       start = (int64_t)gap;
@@ -104,18 +106,20 @@ ap_status ap_overlap_greedy(const ap_problem *p, uint64_t *off, uint64_t *arena)
   ap_status st = AP_ERR_NOMEM;
   if (!kv || !order || !tmp) goto done;
   /* Two orders, largest first and by first step (ties by index), each without and with
-   * lifting. */
-  for (int pass = 0; pass < 4; pass++) {
+   * lifting; and backwards in time (last step, latest first), which places an `out` before
+   * its `in`: a chain whose outputs grow then stacks each `in` just its lead above. */
+  for (int pass = 0; pass < 5; pass++) {
     for (size_t i = 0; i < n; i++) {
       uint64_t step = ap_step_key(p->req[i].first);
       uint64_t big = UINT64_MAX - p->req[i].size;
-      kv[i] = (ap_kv){pass % 2 == 0 ? big : step, (uint32_t)i};
+      uint64_t late = UINT64_MAX - ap_step_key(p->req[i].last);
+      kv[i] = (ap_kv){pass == 4 ? late : pass % 2 == 0 ? big : step, (uint32_t)i};
     }
     if ((st = ap_sort_kv(p->alloc, kv, n)) != AP_OK) goto done;
     for (size_t i = 0; i < n; i++)
       order[i] = kv[i].idx;
     uint64_t a;
-    if ((st = place(p, order, pass >= 2, tmp, &a)) != AP_OK) goto done;
+    if ((st = place(p, order, pass == 2 || pass == 3, tmp, &a)) != AP_OK) goto done;
     if (a < *arena) {
       *arena = a;
       memcpy(off, tmp, n * sizeof *off);

@@ -43,7 +43,7 @@ ap_status ap_overlap_merge_build(const ap_problem *p, uint64_t cap, ap_overlap_m
 /* The largest least joint footprint of any overlap's pair: no arena is below it. */
 uint64_t ap_overlap_max_footprint(const ap_problem *p);
 void ap_overlap_merge_free(const ap_problem *p, ap_overlap_merge *m);
-/* overlap_greedy.c: the best of four greedy placements that use the overlaps directly;
+/* overlap_greedy.c: the best of five greedy placements that use the overlaps directly;
  * *arena = UINT64_MAX for an empty problem. */
 ap_status ap_overlap_greedy(const ap_problem *p, uint64_t *off, uint64_t *arena);
 
