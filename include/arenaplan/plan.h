@@ -56,7 +56,7 @@ ap_status ap_problem_parse_csv(ap_problem *p, const char *text, size_t len);
 uint64_t ap_problem_lower_bound(const ap_problem *p);
 
 /* A permitted overlap (in place, with an offset). Request `out` is born at the step where
- * request `in` is last read (in.last == out.first, in.first < out.first): the op at that step
+ * request `in` is last read (in.last == out.first; not both at that step only): the op there
  * reads each byte of `in` before it writes the byte of `out` that would land on it, as long as
  * `out` starts at least `lead` bytes below `in`:
  *     offset(in) - offset(out) >= lead

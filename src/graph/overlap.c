@@ -97,7 +97,8 @@ ap_status graph_find_overlap(ap_graph *g, size_t sg, const ap_op_info *op, int32
   /* The input's bytes die here (nobody reads them, nor any tensor sharing them, later), the
    * output is born here, and no other input of the op lives in those bytes. */
   if (!data_x || !data_o || !lx->planned || !lo->planned || g->req_last[r] != step ||
-      g->req_first[r] >= step || lo->producer != step || g->share[out] != SIZE_MAX)
+      (g->req_first[r] == step && lo->last == step) || lo->producer != step ||
+      g->share[out] != SIZE_MAX)
     return AP_OK;
   for (size_t j = 1; j < op->inputs.n; j++) {
     int32_t y = op->inputs.v[j];

@@ -15,10 +15,12 @@ ap_status ap_problem_add_overlap(ap_problem *p, const ap_overlap *o) {
                    "overlap of request %zu into request %zu: two different indices below %zu",
                    o->in, o->out, p->n);
   const ap_request *a = &p->req[o->in], *b = &p->req[o->out];
-  if (a->last != b->first || a->first >= b->first)
+  /* (first, last) grows along every chain of overlaps: none can close a cycle. */
+  if (a->last != b->first || (a->first == b->first && a->last == b->last))
     return ap_fail(&p->err, AP_ERR_ARG,
                    "overlap of request id %llu (steps [%d, %d]) into request id %llu (steps "
-                   "[%d, %d]): the second must start at the first's last step, after its first",
+                   "[%d, %d]): the second must start at the first's last step, and one of them "
+                   "live at another step too",
                    (unsigned long long)a->id, (int)a->first, (int)a->last,
                    (unsigned long long)b->id, (int)b->first, (int)b->last);
   if (o->lead > LEAD_MAX || o->lead < -LEAD_MAX)
@@ -95,12 +97,19 @@ ap_status ap_overlap_bound_requests(const ap_problem *p, ap_request **out_req, s
     /* out's aligned size plus the rest of the footprint: aligned, they take up(fp); the
      * rest's slack is the footprint's own when the pair is topmost. */
     uint64_t as_b = up(b->size, p->align), extra = fp > as_b ? fp - as_b : 0;
-    r[o->in].last = b->first - 1; /* in.first < out.first: never empty */
+    /* `in` ends a step early; one that lives only at that step is all inside the pair. */
+    if ((int64_t)a->first < (int64_t)b->first)
+      r[o->in].last = b->first - 1;
+    else
+      r[o->in].size = 0; /* dropped below */
     if (extra)
       r[n++] = (ap_request){.id = b->id, .size = extra, .first = b->first, .last = b->first};
   }
+  size_t kept = 0;
+  for (size_t i = 0; i < n; i++)
+    if (r[i].size) r[kept++] = r[i];
   *out_req = r;
-  *out_n = n;
+  *out_n = kept;
   return AP_OK;
 }
 

@@ -159,6 +159,7 @@ static int run(int argc, char **argv) {
            (unsigned long long)arena, (unsigned long long)lb, ratio,
            ap_model_plan_optimal(mp) ? "true" : "false", ap_model_plan_requests(mp),
            ap_model_plan_reused(mp), ap_model_plan_time_ms(mp));
+    printf(",\n  \"inplace\": %s", a.o.inplace ? "true" : "false");
     if (a.has_budget)
       printf(",\n  \"budget_bytes\": %llu,\n  \"fits\": %s", (unsigned long long)a.budget,
              fits ? "true" : "false");
@@ -166,8 +167,9 @@ static int run(int argc, char **argv) {
     printf("\n}\n");
   } else {
     printf("model:        %s\n", a.model);
-    printf("strategy:     %s (%s lifetimes, %llu-byte alignment)\n", a.o.strategy,
-           ap_rules_name(a.o.rules), (unsigned long long)a.o.alignment);
+    printf("strategy:     %s (%s lifetimes, %llu-byte alignment%s)\n", a.o.strategy,
+           ap_rules_name(a.o.rules), (unsigned long long)a.o.alignment,
+           a.o.inplace ? ", in-place" : "");
     printf("arena:        %s\n", cli_size(s1, sizeof s1, arena));
     printf("lower bound:  %s\n", cli_size(s2, sizeof s2, lb));
     printf("ratio:        %.3f%s\n", ratio, ap_model_plan_optimal(mp) ? " (optimal)" : "");
