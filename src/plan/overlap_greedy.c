@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Extra passes in randomly perturbed size orders. */
+#define RANDOM_PASSES 24
+
 typedef struct range {
   int64_t lo, hi; /* starts strictly between are excluded */
 } range;
@@ -108,18 +111,27 @@ ap_status ap_overlap_greedy(const ap_problem *p, uint64_t *off, uint64_t *arena)
   /* Two orders, largest first and by first step (ties by index), each without and with
    * lifting; and backwards in time (last step, latest first), which places an `out` before
    * its `in`: a chain whose outputs grow then stacks each `in` just its lead above. */
-  for (int pass = 0; pass < 5; pass++) {
+  uint64_t seed = 0x9e3779b97f4a7c15u;
+  for (int pass = 0; pass < 5 + RANDOM_PASSES; pass++) {
     for (size_t i = 0; i < n; i++) {
       uint64_t step = ap_step_key(p->req[i].first);
       uint64_t big = UINT64_MAX - p->req[i].size;
       uint64_t late = UINT64_MAX - ap_step_key(p->req[i].last);
-      kv[i] = (ap_kv){pass == 4 ? late : pass % 2 == 0 ? big : step, (uint32_t)i};
+      /* After the five: by size within a random factor of 2 (a fixed seed: deterministic). */
+      seed = seed * 6364136223846793005u + 1442695040888963407u;
+      uint64_t noisy = big - (p->req[i].size >> 1) / 256 * (seed >> 56);
+      kv[i] = (ap_kv){pass >= 5       ? noisy
+                      : pass == 4     ? late
+                      : pass % 2 == 0 ? big
+                                      : step,
+                      (uint32_t)i};
     }
     if ((st = ap_sort_kv(p->alloc, kv, n)) != AP_OK) goto done;
     for (size_t i = 0; i < n; i++)
       order[i] = kv[i].idx;
     uint64_t a;
-    if ((st = place(p, order, pass == 2 || pass == 3, tmp, &a)) != AP_OK) goto done;
+    if ((st = place(p, order, pass == 2 || pass == 3 || (pass >= 5 && pass % 2), tmp, &a)) != AP_OK)
+      goto done;
     if (a < *arena) {
       *arena = a;
       memcpy(off, tmp, n * sizeof *off);
