@@ -39,8 +39,10 @@ static uint64_t lowest(const range *r, size_t n, uint64_t align, int64_t start) 
 /* lift: a request whose overlap partner `out` is not placed yet starts at least the pair's
  * gap up, so that `out` can still go below it (placed first, a large `in` at 0 would leave
  * its `out` no room below). */
-static ap_status place(const ap_problem *p, const uint32_t *order, bool lift, uint64_t *off,
-                       uint64_t *arena) {
+/* lifts (or NULL): each request starts at least that high (a chain's `in` above room for
+ * the rest of its chain). */
+static ap_status place(const ap_problem *p, const uint32_t *order, bool lift, const uint64_t *lifts,
+                       uint64_t *off, uint64_t *arena) {
   size_t n = p->n;
   const ap_request *q = p->req;
   /* Per request, its overlap partners: as `out` (in_of, lead_in) and as `in` (out_of). */
@@ -84,6 +86,7 @@ static ap_status place(const ap_problem *p, const uint32_t *order, bool lift, ui
       ap_align_up((uint64_t)lead_out[x], p->align, &gap); /* lead <= 2^62 */
       start = (int64_t)gap;
     }
+    if (lifts) start = (int64_t)lifts[x];
     off[x] = lowest(r, nr, p->align, start);
     placed[x] = 1;
     if (off[x] + q[x].size > *arena) *arena = off[x] + q[x].size;
@@ -130,12 +133,72 @@ ap_status ap_overlap_greedy(const ap_problem *p, uint64_t *off, uint64_t *arena)
     for (size_t i = 0; i < n; i++)
       order[i] = kv[i].idx;
     uint64_t a;
-    if ((st = place(p, order, pass == 2 || pass == 3 || (pass >= 5 && pass % 2), tmp, &a)) != AP_OK)
+    if ((st = place(p, order, pass == 2 || pass == 3 || (pass >= 5 && pass % 2), NULL, tmp, &a)) !=
+        AP_OK)
       goto done;
     if (a < *arena) {
       *arena = a;
       memcpy(off, tmp, n * sizeof *off);
     }
+  }
+  /* Chains lifted as a whole: from each chain's end back, a request starts high enough for
+   * every later member to go below it by its gap, as long as it stays under `cap`; past that
+   * the chain breaks (the next pair is placed apart). Placed in time order. */
+  if (st == AP_OK) {
+    uint64_t lb = 0, fp = ap_overlap_max_footprint(p);
+    uint64_t *lifts = ap_calloc(p->alloc, n, sizeof *lifts);
+    size_t *next = ap_calloc(p->alloc, n, sizeof *next),
+           *prev = ap_calloc(p->alloc, n, sizeof *prev);
+    st = lifts && next && prev ? ap_problem_bound(p, &lb) : AP_ERR_NOMEM;
+    const uint64_t caps[] = {lb, fp, lb + lb / 4, lb + lb / 2};
+    for (size_t i = 0; st == AP_OK && i < n; i++)
+      next[i] = prev[i] = SIZE_MAX;
+    for (size_t k = 0; st == AP_OK && k < p->nov; k++) {
+      next[p->ov[k].in] = k;
+      prev[p->ov[k].out] = k;
+    }
+    for (size_t i = 0; st == AP_OK && i < n; i++)
+      kv[i] = (ap_kv){ap_step_key(p->req[i].first), (uint32_t)i};
+    if (st == AP_OK) st = ap_sort_kv(p->alloc, kv, n);
+    for (size_t i = 0; st == AP_OK && i < n; i++)
+      order[i] = kv[i].idx;
+    for (size_t c = 0; st == AP_OK && c < sizeof caps / sizeof caps[0]; c++) {
+      /* Chain ends first: walk back from every request that is no pair's `in`. */
+      for (size_t t = 0; t < n; t++) {
+        if (next[t] != SIZE_MAX) continue;
+        lifts[t] = 0;
+        for (size_t j = t; prev[j] != SIZE_MAX;) {
+          const ap_overlap *o = &p->ov[prev[j]];
+          size_t i = o->in;
+          uint64_t gap = 0;
+          if (o->lead > 0) ap_align_up((uint64_t)o->lead, p->align, &gap);
+          uint64_t want = gap + lifts[j];
+          /* Below `out` whole when it fits there; else `out`'s whole lift under this one;
+           * else only `out` itself (which then starts at 0: the chain after it breaks); else
+           * wherever the greedy finds room. */
+          if (p->req[i].size <= lifts[j]) {
+            lifts[i] = 0;
+          } else if (want + p->req[i].size <= caps[c]) {
+            lifts[i] = want;
+          } else if (gap + p->req[i].size <= caps[c]) {
+            lifts[i] = gap;
+            lifts[j] = 0;
+          } else {
+            lifts[i] = 0;
+          }
+          j = i;
+        }
+      }
+      uint64_t a;
+      st = place(p, order, false, lifts, tmp, &a);
+      if (st == AP_OK && a < *arena) {
+        *arena = a;
+        memcpy(off, tmp, n * sizeof *off);
+      }
+    }
+    ap_free(p->alloc, lifts);
+    ap_free(p->alloc, next);
+    ap_free(p->alloc, prev);
   }
 done:
   ap_free(p->alloc, kv);

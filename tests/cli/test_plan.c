@@ -45,6 +45,13 @@ int main(void) {
            conformer);
   expect(args, 0, "arena: 23332824 bytes");
   expect(args, 0, "64-byte alignment, in-place)");
+  /* vww in place: its pointwise conv 48x48x8 -> 48x48x16 (1x1, stride 1) must start its
+   * output 48*768 - 47*384 = 18,816 bytes below its input, and the 3x3 stride-2 depthwise
+   * after it (48x48x16 -> 24x24x16, no top padding) its output 384 below that: 384 + 18,816 +
+   * 18,432 = 37,632 bytes. Leaving either pair apart needs 46,080 or more, so 37,632 is the
+   * least any plan can have; best finds it. */
+  snprintf(args, sizeof args, "plan %s --inplace", vww);
+  expect(args, 0, "arena:        37,632 B (36.8 KiB)");
   snprintf(args, sizeof args, "plan %s --inplace --json", vww);
   expect(args, 0, "\"inplace\": true");
   snprintf(args, sizeof args, "plan %s --json", vww);
