@@ -187,7 +187,8 @@ ap_status ap_overlap_merge_build(const ap_problem *p, uint64_t cap, ap_overlap_m
   if (!next || !rel || !inner || !m->blocks || !m->block_of || !m->rel || !gaps) goto done;
   for (size_t i = 0; i < n; i++)
     next[i] = SIZE_MAX;
-  for (size_t k = 0; k < p->nov; k++) {
+  /* Offsets inside a block are signed while it is built: no merging past 2^62 bytes. */
+  for (size_t k = 0; p->total <= OVERLAP_BYTES_MAX && k < p->nov; k++) {
     const ap_overlap *o = &p->ov[k];
     uint64_t gap = min_gap(o, p->align);
     if (gap >= p->req[o->out].size) continue; /* nothing to share: merging only wastes */

@@ -105,7 +105,9 @@ done:
 ap_status ap_overlap_greedy(const ap_problem *p, uint64_t *off, uint64_t *arena) {
   size_t n = p->n;
   *arena = UINT64_MAX;
-  if (n == 0) return AP_OK;
+  /* Offsets and sizes are signed here: problems of 2^62 bytes and more are left to the
+   * strategies (their disjoint plans stand). */
+  if (n == 0 || p->total > OVERLAP_BYTES_MAX) return AP_OK;
   ap_kv *kv = ap_calloc(p->alloc, n, sizeof *kv);
   uint32_t *order = ap_calloc(p->alloc, n, sizeof *order);
   uint64_t *tmp = ap_calloc(p->alloc, n, sizeof *tmp);

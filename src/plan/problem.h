@@ -21,6 +21,10 @@ struct ap_problem {
   size_t nov, ovcap;
 };
 
+/* Problems with overlaps up to this many bytes (sum of aligned sizes) are also planned with
+ * merged chains and the overlap greedy, whose arithmetic is signed. */
+#define OVERLAP_BYTES_MAX ((uint64_t)1 << 62)
+
 /* overlap.c. With overlaps, the requests the lower bound sweeps (each pair's `in` ends a step
  * early and, at the shared step, a block of what the pair's smallest joint footprint adds to
  * `out`'s aligned size), the requests and offsets the checker sweeps (each pair that shares bytes,
