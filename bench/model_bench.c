@@ -17,6 +17,81 @@ static double median(double *v, int n) {
   return n ? v[n / 2] : 0;
 }
 
+/* TFLite Micro's measured head (column 3 of ../shared/bench/tflm_arena.tsv), 0 if absent. */
+static uint64_t tflm_head(const char *model) {
+  char path[4096];
+  size_t size = 0;
+  char *text =
+      (char *)ap_test_read_file(ap_test_path(path, sizeof path, "bench/tflm_arena.tsv"), &size);
+  uint64_t head = 0;
+  size_t len = strlen(model);
+  for (char *line = text; line && *line;) {
+    char *end = strchr(line, '\n');
+    if (strncmp(line, model, len) == 0 && line[len] == '\t') {
+      char *f = strchr(line + len + 1, '\t');
+      if (f) head = strtoull(f + 1, NULL, 10);
+      break;
+    }
+    line = end ? end + 1 : NULL;
+  }
+  free(text);
+  return head;
+}
+
+static uint64_t arena_of(const ap_model *m, ap_model_plan_options o, uint64_t *lb) {
+  ap_model_plan *mp;
+  uint64_t a = 0;
+  if (ap_model_plan_create(m, &o, NULL, &mp) == AP_OK) {
+    a = ap_model_plan_arena(mp);
+    if (lb) *lb = ap_model_plan_lower_bound(mp);
+  }
+  ap_model_plan_destroy(mp);
+  return a;
+}
+
+/* In-place sharing and overlaps (issue 11): each model's arena with and without, beside TFLite
+ * with its own in-place sharing and TFLite Micro's measured head. */
+static void inplace_section(char names[][64], size_t n) {
+  printf("## In-place (shared models)\n\n");
+  printf("`lower bound`: our lifetimes in the model's op order, no in-place; `best`: our arena "
+         "without in-place; `in-place`: with views and element-wise ops sharing their input and "
+         "convolutions and pooling overlapping it (`plan --inplace`), and its own lower bound; "
+         "`TFLite`: its ArenaPlanner without and with its in-place sharing (its lifetimes, "
+         "64-byte alignment); `TFLM head`: TFLite Micro's measured head "
+         "(../shared/bench/tflm_arena.tsv). Bytes.\n\n");
+  printf(
+      "| model | lower bound | best | in-place | in-place lower bound | TFLite | TFLite in-place "
+      "| TFLM head | in-place vs TFLite in-place "
+      "|\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (size_t i = 0; i < n; i++) {
+    char path[4096];
+    ap_model *m;
+    if (ap_model_open(ap_test_path(path, sizeof path, "models/%s", names[i]), NULL, &m) != AP_OK) {
+      ap_model_destroy(m);
+      continue;
+    }
+    uint64_t lb = 0, ilb = 0;
+    ap_model_plan_options o = ap_model_plan_defaults(), t = ap_model_plan_tflite();
+    uint64_t plain = arena_of(m, o, &lb);
+    o.inplace = true;
+    uint64_t in = arena_of(m, o, &ilb);
+    uint64_t tfl = arena_of(m, t, NULL);
+    t.inplace = true;
+    uint64_t tfl_in = arena_of(m, t, NULL);
+    char model[64];
+    snprintf(model, sizeof model, "%.*s", (int)(strlen(names[i]) - strlen(".tflite")), names[i]);
+    uint64_t head = tflm_head(model);
+    char h[32] = "-";
+    if (head) snprintf(h, sizeof h, "%llu", (unsigned long long)head);
+    printf("| %s | %llu | %llu | %llu | %llu | %llu | %llu | %s | %.3f |\n", model,
+           (unsigned long long)lb, (unsigned long long)plain, (unsigned long long)in,
+           (unsigned long long)ilb, (unsigned long long)tfl, (unsigned long long)tfl_in, h,
+           tfl_in ? (double)in / (double)tfl_in : 0.0);
+    ap_model_destroy(m);
+  }
+  printf("\n");
+}
+
 int main(int argc, char **argv) {
   int runs = argc > 1 ? atoi(argv[1]) : 3;
   if (runs < 1 || runs > 100) runs = 3;
@@ -99,5 +174,6 @@ int main(int argc, char **argv) {
   printf("\nbest / TFLite averages %.3f and best / TFLM %.3f over %d models; best is proven "
          "optimal (arena = lower bound, or exact search) on %d of %zu.\n\n",
          counted ? sum_tfl / counted : 0, counted ? sum_tflm / counted : 0, counted, optimal, n);
+  inplace_section(names, n);
   return 0;
 }

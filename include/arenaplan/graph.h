@@ -78,6 +78,28 @@ typedef struct ap_graph_options {
    * differ from the model's (resized inputs, shapes computed by kernels). NULL: the model's. */
   const uint64_t *tensor_bytes;
   size_t tensor_bytes_count;
+  /* In-place sharing (AP_RULES_ARENAPLAN and AP_RULES_TFLITE; AP_ERR_UNSUPPORTED with
+   * AP_RULES_TFLM, which has none): an op's output takes its input's bytes, and the two become
+   * one request over the union of their lifetimes (ap_graph_shares names the tensor whose
+   * request holds them). Both tensors must be planned intermediates of the same bytes (never a
+   * subgraph's input or output, a constant or a variable).
+   *  - Views (RESHAPE, SQUEEZE, EXPAND_DIMS, BITCAST) change no byte: the output shares its
+   *    input 0 whenever both qualify; its kernel must then copy nothing (src == dst).
+   *  - Element-wise ops (ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM, SOFTMAX,
+   *    RELU, RELU6, LOGISTIC, TANH, LEAKY_RELU, ABS, NEG, SQRT, RSQRT, EXP, LOG) write output
+   *    element i only after reading element i of each input, so the output may take an input
+   *    of the same type and bytes (hence the output's shape) when no tensor sharing that
+   *    input's bytes is read after the op, and no other input of the op shares them.
+   *  - With AP_RULES_ARENAPLAN, CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D and MAX_POOL_2D
+   *    (NHWC, computed row by row) whose input 0 dies at the op may write their output over
+   *    it from far enough below: the problem gets an overlap (plan.h, ap_overlap) of the
+   *    input's request into the output's with the least lead the kernel's row order allows.
+   * AP_RULES_TFLITE reproduces TFLite's ArenaPlanner instead (IdentifyInPlaceTensors): only
+   * the four views and ADD, SUB, MUL, DIV, SOFTMAX; a modifying op shares the first of its
+   * inputs 0-2 that is larger than 4 bytes, has its output's bytes and one reader, and whose
+   * sharing root has one reader; the shared request lives until the last read of any of its
+   * tensors. */
+  bool inplace;
 } ap_graph_options;
 
 typedef struct ap_graph ap_graph;
@@ -117,6 +139,9 @@ ap_status ap_graph_add_scratch(ap_graph *g, size_t subgraph, size_t op, uint64_t
  * (AP_RULES_TFLITE plans each subgraph as its own arena). */
 ap_status ap_graph_problem(const ap_graph *g, int subgraph, uint64_t alignment,
                            ap_problem **out);
+/* With in-place sharing: true when tensor `id` (a model-wide index) has no request of its own
+ * but uses the bytes of request *root (another tensor's id; follow no chain: it is the root). */
+bool ap_graph_shares(const ap_graph *g, uint64_t id, uint64_t *root);
 /* Maps a request id back to its tensor; false for scratch ids. */
 bool ap_graph_id_tensor(const ap_graph *g, uint64_t id, uint32_t *subgraph, uint32_t *tensor);
 

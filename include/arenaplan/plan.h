@@ -51,8 +51,28 @@ const ap_request *ap_problem_requests(const ap_problem *p);
 /* Appends the requests of a MiniMalloc CSV ("id,lower,upper,size", upper exclusive). On a
  * malformed line the message names the line number and the field. */
 ap_status ap_problem_parse_csv(ap_problem *p, const char *text, size_t len);
-/* The lower bound: no plan of this problem can have a smaller arena. */
+/* The lower bound: no plan of this problem can have a smaller arena (with overlaps: each pair
+ * counts, at its shared step, the least bytes the two can cover together). */
 uint64_t ap_problem_lower_bound(const ap_problem *p);
+
+/* A permitted overlap (in place, with an offset). Request `out` is born at the step where
+ * request `in` is last read (in.last == out.first; not both at that step only): the op there
+ * reads each byte of `in` before it writes the byte of `out` that would land on it, as long as
+ * `out` starts at least `lead` bytes below `in`:
+ *     offset(in) - offset(out) >= lead
+ * (lead <= 0: `out` may also start up to -lead bytes above `in`). The two may then share
+ * bytes; every other pair of requests must stay disjoint, as must these two when the
+ * inequality fails. A request is `in` of at most one overlap and `out` of at most one.
+ * Every strategy may ignore overlaps (its plans stay valid); ap_plan_create also plans each
+ * chain of overlaps as one block and keeps the smaller plan, and the lower bound and the
+ * checker account for them. */
+typedef struct ap_overlap {
+  size_t in, out; /* request indices, in the problem's order */
+  int64_t lead;   /* bytes; |lead| <= 2^62 */
+} ap_overlap;
+ap_status ap_problem_add_overlap(ap_problem *p, const ap_overlap *o);
+size_t ap_problem_overlap_count(const ap_problem *p);
+const ap_overlap *ap_problem_overlaps(const ap_problem *p);
 
 typedef struct ap_plan ap_plan;
 
@@ -84,10 +104,11 @@ bool ap_plan_optimal(const ap_plan *plan);
 /* Requests placed on bytes that an earlier-living request occupied. */
 size_t ap_plan_reused(const ap_problem *p, const ap_plan *plan);
 
-/* The checker: offsets aligned, no two requests overlapping both in time and in bytes, and
- * arena == the highest end. On failure writes a message naming the requests. */
-ap_status ap_plan_check(const ap_problem *p, const uint64_t *offsets, uint64_t arena, char *msg,
-                        size_t msg_size);
+/* The checker: offsets aligned, no two requests overlapping both in time and in bytes (but the
+ * problem's permitted overlaps, placed as they permit), and arena == the highest end. On
+ * failure writes a message naming the requests. */
+ap_status ap_plan_check(const ap_problem *p, const uint64_t *offsets, uint64_t arena,
+                        char *msg, size_t msg_size);
 
 /* The strategies, by name: "naive", "linear", "tflm", "tflite", ..., "best", "exact". */
 size_t ap_strategy_count(void);

@@ -41,6 +41,7 @@ typedef struct ap_model_plan_options {
   size_t tensor_bytes_count;
   const ap_scratch_info *scratch;
   size_t scratch_count;
+  bool inplace; /* in-place sharing (ap_graph_options.inplace); off in the reproductions */
 } ap_model_plan_options;
 
 /* Options for arenaplan's default plan: strategy "best", our rules, 16-byte alignment. */
@@ -70,7 +71,8 @@ double ap_model_plan_time_ms(const ap_model_plan *mp);
 size_t ap_model_plan_requests(const ap_model_plan *mp);
 size_t ap_model_plan_reused(const ap_model_plan *mp);
 bool ap_model_plan_optimal(const ap_model_plan *mp);
-/* The offset of a tensor in its part's arena; false if the tensor is not planned. */
+/* The offset of a tensor in its part's arena (a tensor sharing another's bytes in place: that
+ * one's); false if the tensor is not planned. */
 bool ap_model_plan_tensor_offset(const ap_model_plan *mp, size_t subgraph, size_t tensor,
                                  uint64_t *offset);
 
@@ -93,6 +95,7 @@ typedef struct ap_report_options {
   const char *strategy;  /* NULL: "best" */
   uint64_t alignment;    /* 0: 16 */
   bool no_runtime;       /* do not try the interpreter (persistent from the model only) */
+  bool inplace;          /* in-place sharing and overlaps (ap_graph_options.inplace) */
 } ap_report_options;
 
 /* The estimate. total = weights + io + intermediates + persistent + tables, each byte once:

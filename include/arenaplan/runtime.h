@@ -150,6 +150,13 @@ typedef struct ap_interpreter_options {
    * Else a WHILE op's invoke fails with AP_ERR_TIMEOUT once its body has run this many times in
    * one execution of the op: for models from untrusted sources. */
   uint64_t max_loop_iterations;
+  /* In-place sharing (ap_graph_options.inplace): a view's or an element-wise op's output takes
+   * its input's bytes, a convolution's or pooling's may overlap its input. A custom kernel
+   * overriding one of those builtins must then accept that (output data == input data, or
+   * the output starting below the input and written in the builtin's row order). Ignored with
+   * preserve_all and with max_input_dims (a resize could make a broadcasting op's output outgrow
+   * the input it shares). */
+  bool inplace;
 } ap_interpreter_options;
 
 ap_interpreter_options ap_interpreter_defaults(void);

@@ -180,11 +180,12 @@ ap_status ap_graph_create(const ap_model *m, const ap_graph_options *opt, const 
   ap_status s = graph_classify(g);
   if (s != AP_OK) return s;
   switch (g->opt.rules) {
-  case AP_RULES_ARENAPLAN: return graph_build_arenaplan(g);
-  case AP_RULES_TFLITE: return graph_build_tflite(g);
-  case AP_RULES_TFLM: return graph_build_tflm(g);
+  case AP_RULES_ARENAPLAN: s = graph_build_arenaplan(g); break;
+  case AP_RULES_TFLITE: s = graph_build_tflite(g); break;
+  case AP_RULES_TFLM: s = graph_build_tflm(g); break;
   }
-  return AP_ERR_ARG;
+  if (s == AP_OK && g->opt.inplace) s = graph_share_inplace(g);
+  return s;
 }
 
 void ap_graph_destroy(ap_graph *g) {
@@ -198,6 +199,10 @@ void ap_graph_destroy(ap_graph *g) {
   ap_free(a, g->step_sg);
   ap_free(a, g->step_op);
   ap_free(a, g->scratch);
+  ap_free(a, g->share);
+  ap_free(a, g->req_first);
+  ap_free(a, g->req_last);
+  ap_free(a, g->ovl);
   ap_free(a, g);
 }
 
@@ -299,8 +304,10 @@ ap_status ap_graph_problem(const ap_graph *gc, int subgraph, uint64_t alignment,
   size_t hi = subgraph < 0 ? g->sg_count : (size_t)subgraph + 1;
   for (size_t i = g->tensor_base[lo]; s == AP_OK && i < g->tensor_base[hi]; i++) {
     const ap_lifetime *l = &g->life[i];
-    if (!l->planned) continue;
-    ap_request r = {.id = i, .size = l->bytes, .first = l->first + shift, .last = l->last + shift};
+    if (!l->planned || (g->share && g->share[i] != SIZE_MAX)) continue;
+    int32_t first = g->share ? g->req_first[i] : l->first;
+    int32_t last = g->share ? g->req_last[i] : l->last;
+    ap_request r = {.id = i, .size = l->bytes, .first = first + shift, .last = last + shift};
     s = ap_problem_add(p, &r);
   }
   for (size_t i = 0; s == AP_OK && i < g->scratch_count; i++) {
@@ -314,6 +321,10 @@ ap_status ap_graph_problem(const ap_graph *gc, int subgraph, uint64_t alignment,
   }
   if (s != AP_OK) {
     ap_fail(&g->err, s, "%s", ap_problem_error(p));
+    ap_problem_destroy(p);
+    return s;
+  }
+  if (g->ovl_count && (s = graph_add_overlaps(g, p)) != AP_OK) {
     ap_problem_destroy(p);
     return s;
   }

@@ -31,6 +31,18 @@ struct ap_graph {
 
   ap_scratch *scratch;
   size_t scratch_count, scratch_cap;
+
+  /* In-place (opt.inplace): per model-wide tensor, the root whose request holds its bytes
+   * (SIZE_MAX: its own), and for roots the request's lifetime (the union over its group). */
+  size_t *share;
+  int32_t *req_first, *req_last;
+  /* In-place with an offset (overlap.c): the op's output may start `lead` bytes below its
+   * dying input 0 (tensor ids: the input's root, the output). */
+  struct graph_overlap {
+    size_t in, out;
+    int64_t lead;
+  } * ovl;
+  size_t ovl_count, ovl_cap;
 };
 
 /* Appends a step; fails on overflow of int32 steps or allocation. */
@@ -46,6 +58,13 @@ ap_status graph_classify(ap_graph *g);
 ap_status graph_build_arenaplan(ap_graph *g);
 ap_status graph_build_tflite(ap_graph *g);
 ap_status graph_build_tflm(ap_graph *g);
+/* In-place sharing after the lifetimes are built (inplace.c). */
+ap_status graph_share_inplace(ap_graph *g);
+/* The overlap an op at `step` allows between its dying input 0 and its output, if any
+ * (overlap.c); called by graph_share_inplace in step order. */
+ap_status graph_find_overlap(ap_graph *g, size_t sg, const ap_op_info *op, int32_t step);
+/* Adds the overlaps whose two tensors both have requests in p (requests in id order). */
+ap_status graph_add_overlaps(ap_graph *g, ap_problem *p);
 
 static inline ap_lifetime *graph_life(ap_graph *g, size_t sg, size_t t) {
   return &g->life[g->tensor_base[sg] + t];

@@ -58,6 +58,9 @@ static ap_status overlap(char *msg, size_t size, const ap_request *a, uint64_t o
              (unsigned long long)(ob + b->size), (int)b->first, (int)b->last);
 }
 
+static ap_status sweep(const ap_allocator *a, const ap_request *req, const uint64_t *offsets,
+                       size_t n, char *msg, size_t msg_size);
+
 ap_status ap_plan_check(const ap_problem *p, const uint64_t *offsets, uint64_t arena, char *msg,
                         size_t msg_size) {
   if (msg && msg_size) msg[0] = '\0';
@@ -93,9 +96,26 @@ ap_status ap_plan_check(const ap_problem *p, const uint64_t *offsets, uint64_t a
                (unsigned long long)arena, (unsigned long long)top,
                (unsigned long long)req[top_i].id);
   }
-  if (n < 2) return AP_OK;
+  if (p->nov) {
+    /* Each pair that shares bytes, its lead checked, becomes one block at its step. */
+    ap_request *r2;
+    uint64_t *o2;
+    size_t n2;
+    ap_status st = ap_overlap_check_requests(p, offsets, &r2, &o2, &n2, msg, msg_size);
+    if (st == AP_ERR_NOMEM) return say(msg, msg_size, st, "out of memory checking %zu requests", n);
+    if (st != AP_OK) return st;
+    st = sweep(p->alloc, r2, o2, n2, msg, msg_size);
+    ap_free(p->alloc, r2);
+    ap_free(p->alloc, o2);
+    return st;
+  }
+  return sweep(p->alloc, req, offsets, n, msg, msg_size);
+}
 
-  const ap_allocator *a = p->alloc;
+/* No two of n requests overlap both in time and in bytes. */
+static ap_status sweep(const ap_allocator *a, const ap_request *req, const uint64_t *offsets,
+                       size_t n, char *msg, size_t msg_size) {
+  if (n < 2) return AP_OK;
   ap_kv *by_off = ap_calloc(a, n, sizeof *by_off);
   ap_kv *by_first = ap_calloc(a, n, sizeof *by_first);
   ap_kv *by_last = ap_calloc(a, n, sizeof *by_last);

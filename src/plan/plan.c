@@ -41,6 +41,66 @@ static ap_status run(const ap_strategy *s, const ap_strategy_ctx *ctx, uint64_t 
   return s->plan(ctx, off, res);
 }
 
+/* With overlaps: plans chains of them as single blocks too (with the same strategy; for
+ * exact, with best), and places them greedily where each pair may share (overlap_greedy.c),
+ * and keeps such a plan when its arena is smaller. A whole chain drifts by
+ * its gaps and can outgrow two disjoint tensors, so chains are also cut where their block
+ * would pass the largest footprint of one pair, or 1, 1.25 or 1.5 times the lower bound. */
+static ap_status plan_merged_cap(const ap_problem *p, uint64_t cap, const ap_strategy *s,
+                                 const ap_strategy_ctx *ctx, uint64_t *off,
+                                 ap_strategy_result *res);
+static ap_status plan_merged(const ap_problem *p, const ap_strategy *s, const ap_strategy_ctx *ctx,
+                             uint64_t *off, ap_strategy_result *res) {
+  uint64_t fp = ap_overlap_max_footprint(p), lb = ctx->lower_bound;
+  const uint64_t caps[] = {0, fp, lb, lb + lb / 4, lb + lb / 2};
+  for (size_t k = 0; k < sizeof caps / sizeof caps[0]; k++) {
+    if (k > 1 && caps[k] < lb) break; /* overflowed */
+    ap_status st = plan_merged_cap(p, caps[k], s, ctx, off, res);
+    if (st != AP_OK) return st;
+  }
+  uint64_t *tmp = ap_calloc(ctx->alloc, p->n, sizeof *tmp), arena;
+  ap_status st = tmp ? ap_overlap_greedy(p, tmp, &arena) : AP_ERR_NOMEM;
+  if (st == AP_OK && arena < res->arena) {
+    memcpy(off, tmp, p->n * sizeof *off);
+    res->arena = arena;
+  }
+  ap_free(ctx->alloc, tmp);
+  if (st != AP_OK) return ap_fail(ctx->err, st, "out of memory placing %zu overlaps", p->nov);
+  return AP_OK;
+}
+
+static ap_status plan_merged_cap(const ap_problem *p, uint64_t cap, const ap_strategy *s,
+                                 const ap_strategy_ctx *ctx, uint64_t *off,
+                                 ap_strategy_result *res) {
+  ap_overlap_merge m;
+  ap_status st = ap_overlap_merge_build(p, cap, &m);
+  if (st != AP_OK) return ap_fail(ctx->err, st, "out of memory merging %zu overlaps", p->nov);
+  uint64_t *boff = ap_calloc(ctx->alloc, m.nb ? m.nb : 1, sizeof *boff);
+  st = boff ? AP_OK : AP_ERR_NOMEM;
+  ap_strategy_ctx mc = *ctx;
+  mc.req = m.blocks;
+  mc.n = m.nb;
+  mc.start_offsets = NULL;
+  mc.start_arena = 0;
+  mc.budget_seconds = 0;
+  mc.budget_nodes = 0;
+  if (st == AP_OK && m.nb < p->n)
+    st = ap_lower_bound_of(ctx->alloc, m.blocks, m.nb, p->align, &mc.lower_bound);
+  ap_strategy_result r = {0};
+  if (st == AP_OK && m.nb < p->n) st = run(s, &mc, boff, &r);
+  if (st == AP_OK && m.nb < p->n && r.arena < res->arena) {
+    for (size_t i = 0; i < p->n; i++)
+      off[i] = boff[m.block_of[i]] + m.rel[i];
+    res->arena = r.arena;
+  }
+  ap_free(ctx->alloc, boff);
+  ap_overlap_merge_free(p, &m);
+  if (st == AP_ERR_NOMEM) return ap_fail(ctx->err, st, "out of memory planning merged overlaps");
+  /* A strategy that cannot plan the merged blocks leaves the disjoint plan, which stands. */
+  ap_err_clear(ctx->err);
+  return AP_OK;
+}
+
 ap_status ap_plan_create(const ap_problem *p, const ap_plan_options *opt, ap_plan **out) {
   if (!out) return AP_ERR_ARG;
   *out = NULL;
@@ -61,7 +121,7 @@ ap_status ap_plan_create(const ap_problem *p, const ap_plan_options *opt, ap_pla
   plan->n = p->n;
   plan->off = ap_calloc(a, p->n ? p->n : 1, sizeof *plan->off);
   if (!plan->off) return ap_fail(&plan->err, AP_ERR_NOMEM, "out of memory for %zu offsets", p->n);
-  ap_status st = ap_lower_bound_of(a, p->req, p->n, p->align, &plan->lower_bound);
+  ap_status st = ap_problem_bound(p, &plan->lower_bound);
   if (st != AP_OK) return ap_fail(&plan->err, st, "out of memory for the lower bound");
 
   ap_strategy_ctx ctx = {
@@ -112,8 +172,12 @@ ap_status ap_plan_create(const ap_problem *p, const ap_plan_options *opt, ap_pla
   }
   ap_err_clear(&plan->err);
   st = run(s, &ctx, plan->off, &res);
-  plan->ms = now_ms() - t0;
   ap_free(a, start);
+  if (st == AP_OK && p->nov) {
+    st = plan_merged(p, s == ap_strategy_find("exact") ? best : s, &ctx, plan->off, &res);
+    res.optimal = false; /* a proof over disjoint plans says nothing of overlapping ones */
+  }
+  plan->ms = now_ms() - t0;
   if (st != AP_OK) {
     if (!plan->err.msg[0]) ap_fail(&plan->err, st, "strategy %s failed", s->name);
     return st;

@@ -18,6 +18,7 @@ ap_status ap_problem_create(const ap_allocator *a, ap_problem **out) {
 void ap_problem_destroy(ap_problem *p) {
   if (!p) return;
   ap_free(p->alloc, p->req);
+  ap_free(p->alloc, p->ov);
   ap_free(p->alloc, p);
 }
 
@@ -101,8 +102,19 @@ const ap_request *ap_problem_requests(const ap_problem *p) {
   return p ? p->req : NULL;
 }
 
+ap_status ap_problem_bound(const ap_problem *p, uint64_t *out) {
+  ap_request *r;
+  size_t n;
+  *out = 0;
+  ap_status st = ap_overlap_bound_requests(p, &r, &n);
+  if (st != AP_OK) return st;
+  st = ap_lower_bound_of(p->alloc, r ? r : p->req, r ? n : p->n, p->align, out);
+  ap_free(p->alloc, r);
+  return st;
+}
+
 uint64_t ap_problem_lower_bound(const ap_problem *p) {
   uint64_t lb = 0;
-  if (p && ap_lower_bound_of(p->alloc, p->req, p->n, p->align, &lb) != AP_OK) return 0;
+  if (p && ap_problem_bound(p, &lb) != AP_OK) return 0;
   return lb;
 }

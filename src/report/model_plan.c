@@ -7,6 +7,7 @@
 struct ap_model_plan {
   const ap_allocator *alloc;
   ap_errbuf err;
+  const ap_model *model;
   ap_graph *graph;
   size_t parts;
   int *part_subgraph; /* -1: whole model */
@@ -49,6 +50,7 @@ ap_status ap_model_plan_create(const ap_model *m, const ap_model_plan_options *o
   *out = mp;
   mp->alloc = a;
   if (!m) return ap_fail(&mp->err, AP_ERR_ARG, "no model");
+  mp->model = m;
   ap_model_plan_options o = opt ? *opt : ap_model_plan_defaults();
   size_t nsg = ap_model_subgraph_count(m);
   if (o.subgraph >= 0 && (size_t)o.subgraph >= nsg)
@@ -57,7 +59,8 @@ ap_status ap_model_plan_create(const ap_model *m, const ap_model_plan_options *o
   ap_graph_options go = {.rules = o.rules,
                          .preserve_inputs = o.preserve_inputs,
                          .tensor_bytes = o.tensor_bytes,
-                         .tensor_bytes_count = o.tensor_bytes_count};
+                         .tensor_bytes_count = o.tensor_bytes_count,
+                         .inplace = o.inplace};
   ap_status s = ap_graph_create(m, &go, a, &mp->graph);
   if (s != AP_OK) return ap_fail(&mp->err, s, "%s", ap_graph_error(mp->graph));
   if (o.scratch_count && !o.scratch)
@@ -151,11 +154,26 @@ bool ap_model_plan_optimal(const ap_model_plan *mp) {
   return true;
 }
 
+/* A tensor's request id: the tensors of the subgraphs before it, plus its index. */
+static uint64_t model_wide_id(const ap_model *m, size_t subgraph, size_t tensor) {
+  uint64_t id = tensor;
+  for (size_t sg = 0; sg < subgraph; sg++)
+    id += ap_model_tensor_count(m, sg);
+  return id;
+}
+
 bool ap_model_plan_tensor_offset(const ap_model_plan *mp, size_t subgraph, size_t tensor,
                                  uint64_t *offset) {
   if (!ap_model_plan_parts(mp)) return false;
   ap_lifetime l;
   if (ap_graph_tensor(mp->graph, subgraph, tensor, &l) != AP_OK || !l.planned) return false;
+  uint64_t root;
+  uint32_t rsg, rt;
+  if (ap_graph_shares(mp->graph, model_wide_id(mp->model, subgraph, tensor), &root) &&
+      ap_graph_id_tensor(mp->graph, root, &rsg, &rt)) {
+    subgraph = rsg;
+    tensor = rt;
+  }
   for (size_t i = 0; i < mp->parts; i++) {
     if (mp->part_subgraph[i] >= 0 && (size_t)mp->part_subgraph[i] != subgraph) continue;
     if (!mp->plans[i]) return false;

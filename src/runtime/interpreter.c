@@ -198,6 +198,7 @@ ap_status ap_interpreter_create(const ap_model *m, const ap_interpreter_options 
   it->alignment = o.alignment;
   it->preserve_all = o.preserve_all;
   it->max_loop_iterations = o.max_loop_iterations;
+  it->inplace = o.inplace && !o.preserve_all;
   it->stale_input = -1;
   atomic_init(&it->busy, 0);
   *out = it;

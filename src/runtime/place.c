@@ -105,8 +105,10 @@ static ap_status build(ap_interpreter *it, rt_prep *prep, bool place, plan_state
       const rt_tensor *x = rt_rec(it, sg, t);
       st->bytes[id] = !x || (x->flags & RT_VARIABLE) ? 0 : rt_tensor_bytes(x);
     }
-  ap_graph_options go = {
-      .rules = AP_RULES_ARENAPLAN, .tensor_bytes = st->bytes, .tensor_bytes_count = total};
+  ap_graph_options go = {.rules = AP_RULES_ARENAPLAN,
+                         .tensor_bytes = st->bytes,
+                         .tensor_bytes_count = total,
+                         .inplace = rt_inplace(it)};
   ap_status s = ap_graph_create(it->model, &go, &st->temp, &st->g);
   if (s != AP_OK) return rt_fail(it, s, "%s", ap_graph_error(st->g));
   size_t scratch_count = 0;
@@ -177,6 +179,16 @@ ap_status rt_plan(ap_interpreter *it, rt_prep *prep, bool place, uint64_t *arena
       uint32_t sg, t;
       rt_tensor *x = ap_graph_id_tensor(st.g, id, &sg, &t) ? rt_rec(it, sg, t) : NULL;
       if (x) x->data = it->arena + off[i];
+    }
+    /* A tensor sharing another's bytes has no request: it takes its root's address. */
+    for (uint64_t id = 0; rt_inplace(it) && id < total; id++) {
+      uint64_t root;
+      uint32_t sg, t, rsg, rt;
+      if (!ap_graph_shares(st.g, id, &root) || !ap_graph_id_tensor(st.g, id, &sg, &t) ||
+          !ap_graph_id_tensor(st.g, root, &rsg, &rt))
+        continue;
+      rt_tensor *x = rt_rec(it, sg, t), *r = rt_rec(it, rsg, rt);
+      if (x && r) x->data = r->data;
     }
   }
   plan_state_free(&st);

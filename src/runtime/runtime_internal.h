@@ -98,6 +98,7 @@ struct ap_interpreter {
   uint64_t alignment;
   bool preserve_all;
   uint64_t max_loop_iterations; /* 0: none */
+  bool inplace;
 
   /* Caller-owned buffer: the interpreter, tables and persistent state from its top down
    * (tail_used bytes from the end), planning temporaries and then the arena from its bottom. */
@@ -140,6 +141,13 @@ struct ap_interpreter {
 
 /* A builtin op's scratch bytes as its prepare computes them now (the plan holds that much). */
 ap_status rt_builtin_scratch_bytes(ap_op_context *c, size_t *scratch);
+
+/* Whether the plan shares bytes in place. Not with max_input_dims: a resize may shrink one
+ * input of a broadcasting op and not the other, and the output would then outgrow the input
+ * whose bytes it took. */
+static inline bool rt_inplace(const ap_interpreter *it) {
+  return it->inplace && !it->has_max;
+}
 
 /* Formats the interpreter's message and returns `s`. */
 ap_status rt_fail(ap_interpreter *it, ap_status s, const char *fmt, ...)

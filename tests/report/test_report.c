@@ -207,7 +207,7 @@ static void without_runtime(void) {
   CHECK_EQ(nvars, 7);
   CHECK_EQ(vars, 4 * 512 * 2 + 3 * 1024 * 2);
   for (int use_runtime = 0; use_runtime < 2; use_runtime++) {
-    ap_report_options o = {NULL, 0, !use_runtime};
+    ap_report_options o = {.no_runtime = !use_runtime};
     ap_report *r = NULL;
     CHECK_EQ(ap_report_create(m, &o, NULL, &r), AP_OK);
     const ap_estimate *e = ap_report_estimate(r);

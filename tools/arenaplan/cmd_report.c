@@ -20,6 +20,8 @@ const ap_command cmd_report = {
     "  --wide         do not shorten tensor names to fit 100 columns\n"
     "  --reorder      report the model with its operators in the order `arenaplan reorder`\n"
     "                 finds (nothing is written)\n"
+    "  --inplace      views and element-wise ops share their input's bytes, convolutions and\n"
+    "                 pooling overlap it\n"
     "  --json         machine-readable output\n"
     "The estimate: total = weights (the model file, read in place) + inputs and outputs +\n"
     "intermediates and scratch (the rest of the arena) + persistent + the interpreter's tables.\n"
@@ -47,6 +49,8 @@ static int parse(int argc, char **argv, report_args *a) {
       a->wide = true;
     } else if (strcmp(arg, "--reorder") == 0) {
       a->reorder = true;
+    } else if (strcmp(arg, "--inplace") == 0) {
+      a->inplace = true;
     } else if (strcmp(arg, "--json") == 0) {
       a->json = true;
     } else if (arg[0] == '-' && arg[1]) {
@@ -79,7 +83,7 @@ static int run(int argc, char **argv) {
   ap_model *m = cli_open_model(a.model);
   if (!m) return AP_EXIT_USAGE;
   ap_report *r = NULL;
-  ap_report_options o = {.strategy = a.strategy};
+  ap_report_options o = {.strategy = a.strategy, .inplace = a.inplace};
   cli_reordered x = {0};
   if (a.reorder && !cli_reorder(a.model, m, NULL, &x)) {
     rc = AP_EXIT_USAGE;

@@ -22,6 +22,8 @@ const ap_command cmd_run = {
     "  --arena SIZE         run inside one caller-owned buffer of SIZE bytes (76800, 75K,\n"
     "                       1.5M) holding arena, persistent and tables\n"
     "  --strategy S         naive, linear, tflm, tflite, ..., best (default)\n"
+    "  --inplace            views and element-wise ops write over their input's bytes,\n"
+    "                       convolutions and pooling overlap it\n"
     "  --output DIR         write output K's raw bytes to DIR/outputK.bin\n"
     "  --dump-tensors DIR   plan with no reuse and write every non-constant tensor of\n"
     "                       subgraph 0 after the first invoke to DIR/tensorT.bin\n"
@@ -35,7 +37,7 @@ typedef struct run_args {
   const char *model, *strategy, *output, *dump;
   const char *files[MAX_FILES];
   size_t file_count;
-  bool json, has_arena;
+  bool json, has_arena, inplace;
   uint64_t iterations, seed, arena;
 } run_args;
 
@@ -72,6 +74,8 @@ static int parse(int argc, char **argv, run_args *a) {
       if (!(v = cli_value(&cmd_run, argc, argv, &i))) return AP_EXIT_USAGE;
       if (!cli_check_strategy(&cmd_run, v)) return AP_EXIT_USAGE;
       a->strategy = v;
+    } else if (strcmp(arg, "--inplace") == 0) {
+      a->inplace = true;
     } else if (strcmp(arg, "--output") == 0) {
       if (!(a->output = cli_value(&cmd_run, argc, argv, &i))) return AP_EXIT_USAGE;
     } else if (strcmp(arg, "--dump-tensors") == 0) {
@@ -250,6 +254,7 @@ static void print_human(const run_args *a, run_state *s, const ap_memory_usage *
   printf("strategy    %s\n", a->dump       ? "naive (every tensor preserved for --dump-tensors)"
                              : a->strategy ? a->strategy
                                            : "best");
+  if (a->inplace && !a->dump) printf("in-place    on\n");
   if (a->file_count)
     printf("inputs      %zu file%s\n", a->file_count, a->file_count == 1 ? "" : "s");
   else
@@ -286,6 +291,7 @@ static int allocate(const run_args *a, run_state *s) {
   ap_interpreter_options o = ap_interpreter_defaults();
   o.strategy = a->strategy;
   o.preserve_all = a->dump != NULL;
+  o.inplace = a->inplace;
   if (a->has_arena) {
     /* 16-byte aligned, like the planner's offsets, so the arena's own alignment holds. */
     size_t size = (size_t)a->arena;

@@ -88,6 +88,7 @@ class ap_model_plan_options(ctypes.Structure):
         ("tensor_bytes_count", c_size),
         ("scratch", ctypes.c_void_p),
         ("scratch_count", c_size),
+        ("inplace", ctypes.c_bool),
     ]
 
 
@@ -126,6 +127,7 @@ class ap_interpreter_options(ctypes.Structure):
         ("preserve_all", ctypes.c_bool),
         ("max_input_dims", ctypes.c_void_p),
         ("max_input_count", c_size),
+        ("inplace", ctypes.c_bool),
     ]
 
 
