@@ -127,6 +127,7 @@ class ap_interpreter_options(ctypes.Structure):
         ("preserve_all", ctypes.c_bool),
         ("max_input_dims", ctypes.c_void_p),
         ("max_input_count", c_size),
+        ("max_loop_iterations", ctypes.c_uint64),
         ("inplace", ctypes.c_bool),
     ]
 
