@@ -83,9 +83,20 @@ ap_status ap_kx_prelu_eval(ap_kctx *c);
 ap_status ap_kx_reverse_prepare(ap_kctx *c, size_t *scratch);
 ap_status ap_kx_reverse_eval(ap_kctx *c);
 
+/* tile.c: TILE (any element type); l2norm.c: L2_NORMALIZATION (float32, int8) */
+ap_status ap_kx_tile_prepare(ap_kctx *c, size_t *scratch);
+ap_status ap_kx_tile_eval(ap_kctx *c);
+ap_status ap_kx_l2norm_prepare(ap_kctx *c, size_t *scratch);
+ap_status ap_kx_l2norm_eval(ap_kctx *c);
+
 /* Builtin codes (schema.fbs BuiltinOperator). */
 enum {
+  AP_KB_L2_NORMALIZATION = 11,
+  AP_KB_RESHAPE = 22,
   AP_KB_RESIZE_BILINEAR = 23,
+  AP_KB_PAD = 34,
+  AP_KB_TRANSPOSE = 39,
+  AP_KB_MEAN = 40,
   AP_KB_GATHER = 36,
   AP_KB_DIV = 42,
   AP_KB_STRIDED_SLICE = 45,
@@ -96,9 +107,11 @@ enum {
   AP_KB_ARG_MAX = 56,
   AP_KB_MINIMUM = 57,
   AP_KB_LESS = 58,
+  AP_KB_PADV2 = 60,
   AP_KB_NEG = 59,
   AP_KB_SLICE = 65,
   AP_KB_TRANSPOSE_CONV = 67,
+  AP_KB_TILE = 69,
   AP_KB_EQUAL = 71,
   AP_KB_LOG = 73,
   AP_KB_SQRT = 75,

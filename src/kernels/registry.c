@@ -340,6 +340,9 @@ static const ap_kernel kernels[] = {
      ap_kx_gather_nd_eval},
     {AP_KB_RESIZE_BILINEAR, "RESIZE_BILINEAR", sizeof(ap_kx_params), ap_kx_resize_bilinear_prepare,
      ap_kx_resize_bilinear_eval},
+    {AP_KB_TILE, "TILE", sizeof(ap_kx_params), ap_kx_tile_prepare, ap_kx_tile_eval},
+    {AP_KB_L2_NORMALIZATION, "L2_NORMALIZATION", sizeof(ap_kx_params), ap_kx_l2norm_prepare,
+     ap_kx_l2norm_eval},
 };
 
 const ap_kernel *ap_kernel_find(int32_t builtin) {
