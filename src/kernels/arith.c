@@ -1,4 +1,5 @@
-/* Broadcasting binary ops of TFLite's reference kernels: DIV (div.cc), FLOOR_DIV
+/* Broadcasting binary ops of TFLite's reference kernels: DIV (div.cc; its int8 path and
+ * SQUARED_DIFFERENCE's in arith_int8.c), FLOOR_DIV
  * (floor_div.h: floor of the quotient taken in double), SQUARED_DIFFERENCE, POW
  * (std::pow on float), MAXIMUM and MINIMUM (maximum_minimum.h: raw values, so quantized inputs
  * must share the output's quantization), EQUAL and LESS (comparisons.h, BOOL output), and the
@@ -31,8 +32,8 @@ static bool same_quant(const ap_ktensor *a, const ap_ktensor *b) {
 static bool type_ok(int op, int t) {
   switch (op) {
   case AP_KB_DIV:
+  case AP_KB_SQUARED_DIFFERENCE: return t == AP_FLOAT32 || t == AP_INT32 || t == AP_INT8;
   case AP_KB_FLOOR_DIV: return t == AP_FLOAT32 || t == AP_INT32;
-  case AP_KB_SQUARED_DIFFERENCE:
   case AP_KB_POW: return t == AP_FLOAT32;
   case AP_KB_MAXIMUM:
   case AP_KB_MINIMUM:
@@ -94,7 +95,11 @@ ap_status ap_kx_binary_prepare(ap_kctx *c, size_t *scratch, int op) {
     return ap_fail(c->err, AP_ERR_UNSUPPORTED,
                    "%s: quantized inputs must share the output's scale and zero point", name);
   }
-  if (op == AP_KB_DIV) {
+  bool int8_math = t == AP_INT8 && (op == AP_KB_DIV || op == AP_KB_SQUARED_DIFFERENCE);
+  if (int8_math) {
+    s = ap_kx_int8_binary_setup(c, p, name, a, b, out);
+    if (s != AP_OK) return s;
+  } else if (op == AP_KB_DIV) {
     s = activation_range(c, p, t);
     if (s != AP_OK) return s;
   }
@@ -137,6 +142,12 @@ static ap_status int_op(const ap_kx_params *p, int64_t x, int64_t y, int64_t *r)
       *r = (int64_t)floor((double)x / (double)y);
     }
     return AP_OK;
+  case AP_KB_SQUARED_DIFFERENCE: {
+    /* int32 wraps, as TFLite's int32 arithmetic does on its targets. */
+    uint32_t d = (uint32_t)(int32_t)x - (uint32_t)(int32_t)y;
+    *r = (int32_t)(d * d);
+    return AP_OK;
+  }
   case AP_KB_MAXIMUM: *r = x > y ? x : y; return AP_OK;
   default: *r = x < y ? x : y; return AP_OK;
   }
@@ -207,6 +218,9 @@ ap_status ap_kx_binary_eval(ap_kctx *c) {
       memcpy((unsigned char *)out->data + io * es, src, es);
     } else if (p->op == AP_KB_EQUAL || p->op == AP_KB_LESS) {
       ((uint8_t *)out->data)[io] = compare(p, t, a->data, ia, b->data, ib);
+    } else if (t == AP_INT8 && (p->op == AP_KB_DIV || p->op == AP_KB_SQUARED_DIFFERENCE)) {
+      s = ap_kx_int8_binary(p, ((const int8_t *)a->data)[ia], ((const int8_t *)b->data)[ib],
+                            &((int8_t *)out->data)[io]);
     } else if (t == AP_FLOAT32) {
       s = float_op(p, ((const float *)a->data)[ia], ((const float *)b->data)[ib],
                    &((float *)out->data)[io]);
@@ -216,7 +230,8 @@ ap_status ap_kx_binary_eval(ap_kctx *c) {
       if (s == AP_OK) store_int(t, out->data, io, r);
     }
     if (s != AP_OK) {
-      const char *what = t == AP_INT32 && ((const int32_t *)b->data)[ib] != 0
+      const char *what = t == AP_INT8 ? "division by 0 (the divisor is its zero point)"
+                         : t == AP_INT32 && ((const int32_t *)b->data)[ib] != 0
                              ? "INT32_MIN / -1 overflows"
                              : "division by 0";
       return ap_fail(c->err, AP_ERR_KERNEL, "%s: %s at output element %zu", name_of(p->op), what,

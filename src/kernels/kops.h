@@ -19,6 +19,10 @@ typedef struct ap_kx_params {
   int32_t axis, count;
   int32_t begin[AP_KMAXDIMS], stride[AP_KMAXDIMS];
   ap_kshape in_shape, in2_shape, out_shape;
+  /* int8 arithmetic (arith_int8.c): inputs' offsets, the output's zero point (index 2), and
+   * multipliers and shifts (inputs' rescales, then the output's). */
+  int32_t q_offset[3], q_mult[3];
+  int q_shift[3];
 } ap_kx_params;
 
 /* Broadcast iteration over up to three inputs in output order (numpy rules, as TFLite's
@@ -82,6 +86,16 @@ ap_status ap_kx_prelu_prepare(ap_kctx *c, size_t *scratch);
 ap_status ap_kx_prelu_eval(ap_kctx *c);
 ap_status ap_kx_reverse_prepare(ap_kctx *c, size_t *scratch);
 ap_status ap_kx_reverse_eval(ap_kctx *c);
+
+/* arith_int8.c: int8 DIV and SQUARED_DIFFERENCE (p->op says which), int8 RSQRT. The setups
+ * run in prepare; the element functions fail (AP_ERR_KERNEL) on a zero divisor and on RSQRT of
+ * a value below the zero point. */
+ap_status ap_kx_int8_binary_setup(ap_kctx *c, ap_kx_params *p, const char *name,
+                                  const ap_ktensor *a, const ap_ktensor *b, const ap_ktensor *out);
+ap_status ap_kx_int8_binary(const ap_kx_params *p, int8_t x, int8_t y, int8_t *r);
+ap_status ap_kx_int8_rsqrt_setup(ap_kctx *c, ap_kx_params *p, const ap_ktensor *in,
+                                 const ap_ktensor *out);
+ap_status ap_kx_int8_rsqrt(const ap_kx_params *p, int8_t x, int8_t *r);
 
 /* tile.c: TILE (any element type); l2norm.c: L2_NORMALIZATION (float32, int8) */
 ap_status ap_kx_tile_prepare(ap_kctx *c, size_t *scratch);

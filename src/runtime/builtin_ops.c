@@ -161,6 +161,7 @@ static ap_status run_prepare(ap_op_context *c, int data, ap_ktensor *kin, ap_kte
   ap_errbuf e = {{0}};
   ap_kctx k = {(const ap_ktensor *const *)pin, (int)nin, pout, (int)nout, &kopt, params, NULL, &e};
   *scratch = 0;
+  c->kernel_called = true;
   s = rt_op_builtin(c->op)->prepare(&k, scratch);
   if (s != AP_OK) return ap_op_fail(c, s, "%s", e.msg);
   c->kernel_prepared = true;
@@ -183,7 +184,8 @@ ap_status rt_builtin_prepare(ap_op_context *c) {
   if (c->phase != RT_PREPARE && rt_op_dynamic(c)) return AP_OK;
   if (c->phase == RT_PREPARE && rt_inputs_dynamic(c)) return rt_mark_dynamic(c);
   ap_status s = run_prepare(c, VIEW_KNOWN, kin, pin, kout, pout, &params, &scratch);
-  if (s != AP_OK && !c->kernel_prepared && c->phase == RT_PREPARE && rt_shape_inputs_unknown(c))
+  if (s != AP_OK && c->kernel_called && !c->kernel_prepared && c->phase == RT_PREPARE &&
+      rt_shape_inputs_unknown(c))
     return rt_mark_dynamic(c);
   if (s != AP_OK) return s;
   ap_interpreter *it = c->it;

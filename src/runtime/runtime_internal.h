@@ -88,7 +88,8 @@ struct ap_op_context {
   rt_op *op;
   rt_prep *prep;         /* RT_PREPARE */
   uint32_t scratch_seen; /* RT_RESHAPE: requests so far */
-  bool kernel_prepared;  /* a builtin's prepare succeeded (what fails after it is not its) */
+  /* A builtin's prepare was called / succeeded: only its own refusal can make an op dynamic. */
+  bool kernel_called, kernel_prepared;
 };
 
 struct ap_interpreter {
