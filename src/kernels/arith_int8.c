@@ -2,8 +2,10 @@
  * divisor, then one rescale), SQUARED_DIFFERENCE (squared_difference.cc: both inputs rescaled
  * to a common scale with 7 bits of headroom, squared, rescaled to the output) and RSQRT
  * (elementwise.cc: the inverse square root multiplier of the offset value, at 2^20, then
- * rescaled). Per-tensor quantization; every result is clamped to int8 (and to the fused
- * activation's range for DIV). */
+ * rescaled), LEAKY_RELU (leaky_relu_common.cc) and PRELU (prelu_common.cc, prelu.h): one
+ * rescale for values at or above the zero point, another (times alpha) below. Per-tensor
+ * quantization; every result is clamped to int8 (and to the fused activation's range for
+ * DIV). */
 #include "kernels/kops.h"
 #include "kernels/quant.h"
 
@@ -98,4 +100,37 @@ ap_status ap_kx_int8_rsqrt(const ap_kx_params *p, int8_t x, int8_t *r) {
   int32_t raw = ap_kq_mul(at20, p->q_mult[2], p->q_shift[2] - 20) + p->q_offset[2];
   *r = (int8_t)ap_kq_clamp(raw, -128, 127);
   return AP_OK;
+}
+
+ap_status ap_kx_int8_relu_setup(ap_kctx *c, ap_kx_params *p, const char *name, const ap_ktensor *in,
+                                const ap_ktensor *alpha, const ap_ktensor *out) {
+  if (!zero_point_ok(in) || !zero_point_ok(out) || (alpha && !zero_point_ok(alpha))) {
+    return ap_fail(c->err, AP_ERR_FORMAT,
+                   "%s: int8 tensors need a positive scale and a zero point in [-128, 127]", name);
+  }
+  p->q_offset[0] = -in->zero_point;
+  p->q_offset[1] = alpha ? -alpha->zero_point : 0;
+  p->q_offset[2] = out->zero_point;
+  if (alpha) { /* PRELU: the products of two offsets values rescale by in * alpha / out */
+    ap_kq_multiplier((double)in->scale / (double)out->scale, &p->q_mult[0], &p->q_shift[0]);
+    ap_kq_multiplier((double)in->scale * (double)alpha->scale / (double)out->scale, &p->q_mult[1],
+                     &p->q_shift[1]);
+  } else { /* LEAKY_RELU: both ratios in float first, as TFLite Micro computes them */
+    ap_kq_multiplier((double)(in->scale / out->scale), &p->q_mult[0], &p->q_shift[0]);
+    ap_kq_multiplier((double)(in->scale * c->options->alpha / out->scale), &p->q_mult[1],
+                     &p->q_shift[1]);
+  }
+  return AP_OK;
+}
+
+int8_t ap_kx_int8_relu(const ap_kx_params *p, int8_t x, const int8_t *alpha) {
+  int32_t v = p->q_offset[0] + x, raw;
+  if (v >= 0) {
+    raw = ap_kq_mul(v, p->q_mult[0], p->q_shift[0]);
+  } else if (alpha) {
+    raw = ap_kq_mul(v * (p->q_offset[1] + *alpha), p->q_mult[1], p->q_shift[1]);
+  } else {
+    raw = ap_kq_mul(v, p->q_mult[1], p->q_shift[1]);
+  }
+  return (int8_t)ap_kq_clamp(raw + p->q_offset[2], -128, 127);
 }

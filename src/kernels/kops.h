@@ -96,6 +96,11 @@ ap_status ap_kx_int8_binary(const ap_kx_params *p, int8_t x, int8_t y, int8_t *r
 ap_status ap_kx_int8_rsqrt_setup(ap_kctx *c, ap_kx_params *p, const ap_ktensor *in,
                                  const ap_ktensor *out);
 ap_status ap_kx_int8_rsqrt(const ap_kx_params *p, int8_t x, int8_t *r);
+/* int8 LEAKY_RELU (alpha NULL: the options' alpha) and PRELU (alpha: its int8 tensor): two
+ * rescales, by in / out for values at or above the zero point, by the slope otherwise. */
+ap_status ap_kx_int8_relu_setup(ap_kctx *c, ap_kx_params *p, const char *name, const ap_ktensor *in,
+                                const ap_ktensor *alpha, const ap_ktensor *out);
+int8_t ap_kx_int8_relu(const ap_kx_params *p, int8_t x, const int8_t *alpha);
 
 /* tile.c: TILE (any element type); l2norm.c: L2_NORMALIZATION (float32, int8) */
 ap_status ap_kx_tile_prepare(ap_kctx *c, size_t *scratch);

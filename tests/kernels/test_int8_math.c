@@ -155,7 +155,57 @@ static void test_rsqrt(void) {
   CHECK_STR(r.err.msg, "SQRT: unsupported type INT8");
 }
 
+static void test_leaky_relu_prelu(void) {
+  /* LEAKY_RELU, scales 0.5 -> 0.5, alpha 0.25: at or above the zero point the multiplier is
+   * 1 = (2^30, 1), exact; below it 0.25 = (2^30, -1): SRDHM(v, 2^30) = v / 2 truncated toward
+   * zero after the nudge, then a rounding halving. v = -6: -3, then -3 / 2 -> -2 (the real
+   * -1.5, half away from zero); -2 -> -1 (-0.5); -4 -> -1; -5 -> -1 (-1.25); -7 -> -2 (-1.75).
+   * alpha -1 is (-2^30, 1): -v, and -(-128) = 128 saturates at 127. */
+  int8_t x[8] = {-6, -2, -4, -5, -7, 0, 5, 127}, out[8];
+  ap_ktensor tx = ktq(AP_INT8, x, 1, 8, 0, 0, 0, 0.5f, 0), to = kout(AP_INT8, out, 0.5f, 0);
+  const ap_ktensor *ins[2] = {&tx, NULL};
+  ap_ktensor *outs[1] = {&to};
+  kx_run r;
+  kx_setup(&r, ins, 1, outs, 1);
+  r.opt.alpha = 0.25f;
+  CHECK_EQ(kx_do(&r, AP_KB_LEAKY_RELU), AP_OK);
+  int8_t w1[8] = {-2, -1, -1, -1, -2, 0, 5, 127};
+  CHECK_ARRAY(out, w1, 8);
+  r.opt.alpha = -1;
+  x[0] = -128;
+  CHECK_EQ(kx_do(&r, AP_KB_LEAKY_RELU), AP_OK);
+  CHECK(out[0] == 127 && out[1] == 2 && out[6] == 5);
+  /* Output scale 0.25, zero point 10: the identity doubles: 5 -> 20 (+10), 127 saturates. */
+  to = kout(AP_INT8, out, 0.25f, 10);
+  CHECK_EQ(kx_do(&r, AP_KB_LEAKY_RELU), AP_OK);
+  CHECK(out[5] == 10 && out[6] == 20 && out[7] == 127);
+
+  /* PRELU: input and output scale 0.5, alpha scale 1/64 with zero point -64 (q -48 is 16,
+   * 0.25; q 0 is 64, 1.0) per column of [2, 2]. Below zero: v * a rescaled by 1/64 =
+   * (2^30, -5). Row {-4, -4}: -4 * 16 = -64 -> -1 (-1.0) and -4 * 64 -> -4; row {3, -128}:
+   * 3 stays, -128 * 64 / 64 = -128. Then {-2, -6} at alpha 0.25: -32 / 64 = -0.5 -> -1 and
+   * -96 / 64 = -1.5 -> -2: halves away from zero. */
+  int8_t v[4] = {-4, -4, 3, -128}, a[2] = {-48, 0}, po[4];
+  ap_ktensor tv = ktq(AP_INT8, v, 2, 2, 2, 0, 0, 0.5f, 0);
+  ap_ktensor ta = ktq(AP_INT8, a, 1, 2, 0, 0, 0, 1 / 64.0f, -64);
+  ap_ktensor tpo = kout(AP_INT8, po, 0.5f, 0);
+  const ap_ktensor *pins[2] = {&tv, &ta};
+  ap_ktensor *pouts[1] = {&tpo};
+  kx_setup(&r, pins, 2, pouts, 1);
+  CHECK_EQ(kx_do(&r, AP_KB_PRELU), AP_OK);
+  CHECK(tpo.rank == 2 && tpo.dims[0] == 2 && tpo.dims[1] == 2);
+  int8_t w2[4] = {-1, -4, 3, -128};
+  CHECK_ARRAY(po, w2, 4);
+  v[0] = -2, v[2] = -6, a[1] = -48;
+  CHECK_EQ(kx_do(&r, AP_KB_PRELU), AP_OK);
+  CHECK(po[0] == -1 && po[2] == -2);
+  ta.zero_point = 300;
+  CHECK_EQ(kx_do(&r, AP_KB_PRELU), AP_ERR_FORMAT);
+  CHECK_STR(r.err.msg, "PRELU: int8 tensors need a positive scale and a zero point in [-128, 127]");
+}
+
 int main(void) {
+  test_leaky_relu_prelu();
   test_squared_difference();
   test_div();
   test_rsqrt();
