@@ -162,6 +162,15 @@ void rt_dynamic_release(ap_interpreter *it) {
   for (rt_dyn *d = it->dynamic; d; d = d->next) {
     ap_free(&it->alloc, d->block);
     d->block = NULL;
+    /* The record must not keep pointing into the tables freed next (an accessor may read it
+     * after a failed allocate): back to the model's shape, no data. */
+    rt_tensor *x = d->t != UINT32_MAX ? rt_rec(it, d->sg, d->t) : NULL;
+    ap_tensor_info ti;
+    if (!x || ap_model_tensor(it->model, d->sg, d->t, &ti) != AP_OK) continue;
+    x->dims = ti.shape.v;
+    x->rank = (uint16_t)ti.shape.n;
+    x->data = NULL;
+    x->flags &= (uint8_t) ~(RT_DYNAMIC | RT_OWNED_DIMS);
   }
   it->dynamic = NULL;
   it->known = NULL;

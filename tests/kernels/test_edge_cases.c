@@ -222,7 +222,24 @@ static void test_prelu_batch_matmul(void) {
   CHECK_EQ(kx_do(&r, AP_KB_BATCH_MATMUL), AP_ERR_FORMAT);
 }
 
+/* dynamic_shapes multiplies two int32 scalars (a dim by 8): rank 0 stays rank 0; a scalar
+ * broadcasts against a vector; int32 products wrap as TFLite's do on its targets. */
+static void test_int32_mul(void) {
+  int32_t a[2] = {3, INT32_MAX}, b[1] = {8}, o[2];
+  ap_ktensor ta = kt(AP_INT32, a, 0, 0, 0, 0, 0), tb = kt(AP_INT32, b, 0, 0, 0, 0, 0);
+  ap_ktensor to = kout(AP_INT32, o, 0, 0);
+  ap_binary_params p;
+  CHECK_EQ(ap_binary_prepare(AP_KBIN_MUL, AP_KACT_NONE, &ta, &tb, &to, &p, NULL), AP_OK);
+  CHECK_EQ(ap_binary_eval(&p, &ta, &tb, &to), AP_OK);
+  CHECK(to.rank == 0 && o[0] == 24);
+  ta = kt(AP_INT32, a, 1, 2, 0, 0, 0);
+  CHECK_EQ(ap_binary_prepare(AP_KBIN_MUL, AP_KACT_NONE, &ta, &tb, &to, &p, NULL), AP_OK);
+  CHECK_EQ(ap_binary_eval(&p, &ta, &tb, &to), AP_OK);
+  CHECK(to.rank == 1 && to.dims[0] == 2 && o[0] == 24 && o[1] == -8); /* (2^31 - 1) * 8 mod 2^32 */
+}
+
 int main(void) {
+  test_int32_mul();
   test_zero_sized();
   test_broadcast_compare();
   test_float_specials();
