@@ -238,7 +238,30 @@ static void test_int32_mul(void) {
   CHECK(to.rank == 1 && to.dims[0] == 2 && o[0] == 24 && o[1] == -8); /* (2^31 - 1) * 8 mod 2^32 */
 }
 
+/* CAST float -> int32 truncates (static_cast), so halves do not round: 2.5 -> 2, -2.5 -> -2,
+ * +-0.5 -> 0; beyond the int32 range it saturates (undefined in C++, defined here), NaN -> 0.
+ * int32 -> int8 keeps the low byte, as static_cast does: 300 -> 44, -129 -> 127. */
+static void test_cast_ties(void) {
+  float f[7] = {2.5f, -2.5f, 0.5f, -0.5f, 3e9f, -3e9f, NAN};
+  int32_t o[7];
+  ap_ktensor ti = kt(AP_FLOAT32, f, 1, 7, 0, 0, 0), to = kout(AP_INT32, o, 0, 0);
+  const ap_ktensor *ins[1] = {&ti};
+  ap_ktensor *outs[1] = {&to};
+  kx_run r;
+  kx_setup(&r, ins, 1, outs, 1);
+  CHECK_EQ(kx_do(&r, AP_KB_CAST), AP_OK);
+  int32_t w[7] = {2, -2, 0, 0, INT32_MAX, INT32_MIN, 0};
+  CHECK_ARRAY(o, w, 7);
+  int32_t iv[2] = {300, -129};
+  int8_t q[2];
+  ti = kt(AP_INT32, iv, 1, 2, 0, 0, 0);
+  to = kout(AP_INT8, q, 0, 0);
+  CHECK_EQ(kx_do(&r, AP_KB_CAST), AP_OK);
+  CHECK(q[0] == 44 && q[1] == 127);
+}
+
 int main(void) {
+  test_cast_ties();
   test_int32_mul();
   test_zero_sized();
   test_broadcast_compare();
