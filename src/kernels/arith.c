@@ -2,7 +2,8 @@
  * SQUARED_DIFFERENCE's in arith_int8.c), FLOOR_DIV
  * (floor_div.h: floor of the quotient taken in double), SQUARED_DIFFERENCE, POW
  * (std::pow on float), MAXIMUM and MINIMUM (maximum_minimum.h: raw values, so quantized inputs
- * must share the output's quantization), EQUAL and LESS (comparisons.h, BOOL output), and the
+ * must share the output's quantization), EQUAL and LESS (comparisons.h, BOOL output; 8-bit
+ * inputs compared after rescaling both, arith_int8.c), and the
  * three-input SELECT_V2 (select.h). */
 #include "kernels/kops.h"
 #include "kernels/quant.h"
@@ -39,8 +40,11 @@ static bool type_ok(int op, int t) {
   case AP_KB_MINIMUM:
     return t == AP_FLOAT32 || t == AP_INT32 || t == AP_INT64 || t == AP_INT8 || t == AP_UINT8 ||
            t == AP_INT16;
-  case AP_KB_EQUAL: return t == AP_FLOAT32 || t == AP_INT32 || t == AP_INT64 || t == AP_BOOL;
-  case AP_KB_LESS: return t == AP_FLOAT32 || t == AP_INT32 || t == AP_INT64;
+  case AP_KB_EQUAL:
+    return t == AP_FLOAT32 || t == AP_INT32 || t == AP_INT64 || t == AP_BOOL || t == AP_INT8 ||
+           t == AP_UINT8;
+  case AP_KB_LESS:
+    return t == AP_FLOAT32 || t == AP_INT32 || t == AP_INT64 || t == AP_INT8 || t == AP_UINT8;
   default: return ap_ktype_size(t) != 0;
   }
 }
@@ -96,7 +100,10 @@ ap_status ap_kx_binary_prepare(ap_kctx *c, size_t *scratch, int op) {
                    "%s: quantized inputs must share the output's scale and zero point", name);
   }
   bool int8_math = t == AP_INT8 && (op == AP_KB_DIV || op == AP_KB_SQUARED_DIFFERENCE);
-  if (int8_math) {
+  if ((op == AP_KB_EQUAL || op == AP_KB_LESS) && (t == AP_INT8 || t == AP_UINT8)) {
+    s = ap_kx_q8_compare_setup(c, p, name, a, b);
+    if (s != AP_OK) return s;
+  } else if (int8_math) {
     s = ap_kx_int8_binary_setup(c, p, name, a, b, out);
     if (s != AP_OK) return s;
   } else if (op == AP_KB_DIV) {
@@ -181,6 +188,7 @@ static bool compare(const ap_kx_params *p, int t, const void *a, size_t ia, cons
   }
   if (t == AP_BOOL) return ((const uint8_t *)a)[ia] == ((const uint8_t *)b)[ib];
   int64_t x = load_int(t, a, ia), y = load_int(t, b, ib);
+  if (t == AP_INT8 || t == AP_UINT8) ap_kx_q8_compare_scale(p, (int32_t)x, (int32_t)y, &x, &y);
   return p->op == AP_KB_EQUAL ? x == y : x < y;
 }
 

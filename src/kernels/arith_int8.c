@@ -3,7 +3,8 @@
  * to a common scale with 7 bits of headroom, squared, rescaled to the output) and RSQRT
  * (elementwise.cc: the inverse square root multiplier of the offset value, at 2^20, then
  * rescaled), LEAKY_RELU (leaky_relu_common.cc) and PRELU (prelu_common.cc, prelu.h): one
- * rescale for values at or above the zero point, another (times alpha) below. Per-tensor
+ * rescale for values at or above the zero point, another (times alpha) below; and the 8-bit
+ * comparisons (comparisons.h: both inputs rescaled with 8 bits of headroom). Per-tensor
  * quantization; every result is clamped to int8 (and to the fused activation's range for
  * DIV). */
 #include "kernels/kops.h"
@@ -133,4 +134,27 @@ int8_t ap_kx_int8_relu(const ap_kx_params *p, int8_t x, const int8_t *alpha) {
     raw = ap_kq_mul(v, p->q_mult[1], p->q_shift[1]);
   }
   return (int8_t)ap_kq_clamp(raw + p->q_offset[2], -128, 127);
+}
+
+ap_status ap_kx_q8_compare_setup(ap_kctx *c, ap_kx_params *p, const char *name, const ap_ktensor *a,
+                                 const ap_ktensor *b) {
+  if (!ap_kq_scale_ok(a->scale) || !ap_kq_scale_ok(b->scale) || !ap_kq_zero_point_ok(a) ||
+      !ap_kq_zero_point_ok(b)) {
+    return ap_fail(c->err, AP_ERR_FORMAT,
+                   "%s: 8-bit inputs need a positive scale and a zero point of their type", name);
+  }
+  p->kind = 1;
+  p->q_offset[0] = -a->zero_point;
+  p->q_offset[1] = -b->zero_point;
+  /* TFLite Micro takes the scales as multipliers below one; a scale of 1 or more gives a left
+   * shift, which its rounding division leaves undefined and ap_kq_mul defines. */
+  ap_kq_multiplier((double)a->scale, &p->q_mult[0], &p->q_shift[0]);
+  ap_kq_multiplier((double)b->scale, &p->q_mult[1], &p->q_shift[1]);
+  return AP_OK;
+}
+
+void ap_kx_q8_compare_scale(const ap_kx_params *p, int32_t x, int32_t y, int64_t *sx, int64_t *sy) {
+  /* Both values at 2^8 times their real value, the scales folded in (ComparisonWithScaling). */
+  *sx = ap_kq_mul((p->q_offset[0] + x) * 256, p->q_mult[0], p->q_shift[0]);
+  *sy = ap_kq_mul((p->q_offset[1] + y) * 256, p->q_mult[1], p->q_shift[1]);
 }

@@ -101,6 +101,10 @@ ap_status ap_kx_int8_rsqrt(const ap_kx_params *p, int8_t x, int8_t *r);
 ap_status ap_kx_int8_relu_setup(ap_kctx *c, ap_kx_params *p, const char *name, const ap_ktensor *in,
                                 const ap_ktensor *alpha, const ap_ktensor *out);
 int8_t ap_kx_int8_relu(const ap_kx_params *p, int8_t x, const int8_t *alpha);
+/* int8/uint8 EQUAL and LESS: the two values compared after rescaling (p->kind 1). */
+ap_status ap_kx_q8_compare_setup(ap_kctx *c, ap_kx_params *p, const char *name, const ap_ktensor *a,
+                                 const ap_ktensor *b);
+void ap_kx_q8_compare_scale(const ap_kx_params *p, int32_t x, int32_t y, int64_t *sx, int64_t *sy);
 
 /* tile.c: TILE (any element type); l2norm.c: L2_NORMALIZATION (float32, int8) */
 ap_status ap_kx_tile_prepare(ap_kctx *c, size_t *scratch);

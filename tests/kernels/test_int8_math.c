@@ -204,7 +204,43 @@ static void test_leaky_relu_prelu(void) {
   CHECK_STR(r.err.msg, "PRELU: int8 tensors need a positive scale and a zero point in [-128, 127]");
 }
 
+static void test_compare(void) {
+  /* Scales 0.5 and 0.25: each value goes to 256 times its real value, the scale as a multiplier
+   * (0.5 = (2^30, 0), 0.25 = (2^30, -1)): 2 -> 512 * 0.5 = 256, 4 -> 1024 * 0.25 = 256: equal
+   * (both 1.0); 3 (1.5) -> 384 against 7 (1.75) -> 448: less; 5 (2.5) against 10 (2.5): equal
+   * though the raw values differ. */
+  q8 q;
+  q8_setup(&q, 3, 3, 0.5f, 0, 0.25f, 0, 0, 0);
+  int8_t a[3] = {2, 3, 5}, b[3] = {4, 7, 10};
+  memcpy(q.a, a, 3);
+  memcpy(q.b, b, 3);
+  uint8_t out[3];
+  q.to = kout(AP_BOOL, out, 0, 0);
+  CHECK_EQ(kx_do(&q.r, AP_KB_EQUAL), AP_OK);
+  CHECK(out[0] == 1 && out[1] == 0 && out[2] == 1);
+  CHECK_EQ(kx_do(&q.r, AP_KB_LESS), AP_OK);
+  CHECK(out[0] == 0 && out[1] == 1 && out[2] == 0);
+  /* A rounding tie of the rescale: at scale 1/512, q 1 is 256 / 512 = 0.5 units, rounded half
+   * away from zero to 1; at scale 1/256, q 1 is exactly 1 unit. So 1/512 "equals" 1/256
+   * (and -1/512 equals -1/256: SRDHM truncates -128.5 to -128, then -128 / 256 rounds to -1). */
+  q8_setup(&q, 2, 2, 1 / 512.0f, 0, 1 / 256.0f, 0, 0, 0);
+  q.a[0] = 1, q.a[1] = -1, q.b[0] = 1, q.b[1] = -1;
+  q.to = kout(AP_BOOL, out, 0, 0);
+  CHECK_EQ(kx_do(&q.r, AP_KB_EQUAL), AP_OK);
+  CHECK(out[0] == 1 && out[1] == 1);
+  /* Zero points: q 10 at zero point 10 is 0, below q -5 at zero point -7 (2 * 0.5 = 1). */
+  q8_setup(&q, 1, 1, 0.5f, 10, 0.5f, -7, 0, 0);
+  q.a[0] = 10, q.b[0] = -5;
+  q.to = kout(AP_BOOL, out, 0, 0);
+  CHECK_EQ(kx_do(&q.r, AP_KB_LESS), AP_OK);
+  CHECK_EQ(out[0], 1);
+  q.ta.scale = 0;
+  CHECK_EQ(kx_do(&q.r, AP_KB_LESS), AP_ERR_FORMAT);
+  CHECK_STR(q.r.err.msg, "LESS: 8-bit inputs need a positive scale and a zero point of their type");
+}
+
 int main(void) {
+  test_compare();
   test_leaky_relu_prelu();
   test_squared_difference();
   test_div();
