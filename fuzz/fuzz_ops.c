@@ -29,7 +29,10 @@ static const struct {
   int32_t builtin, inputs;
 } builtins[] = {{0, 2},  {1, 1},  {2, 2},  {3, 3},  {4, 3},  {6, 1},  {9, 3},
                 {14, 1}, {17, 1}, {18, 2}, {19, 1}, {21, 1}, {22, 2}, {25, 1},
-                {28, 1}, {34, 2}, {39, 2}, {40, 2}, {41, 2}, {60, 3}, {114, 1}};
+                {28, 1}, {34, 2}, {39, 2}, {40, 2}, {41, 2}, {60, 3}, {114, 1},
+                /* issue 8: shape arithmetic (folded in prepare or dynamic), math, TILE */
+                {11, 1}, {36, 2}, {42, 2}, {45, 4}, {53, 1}, {54, 2}, {65, 3}, {69, 2},
+                {76, 1}, {77, 1}, {83, 2}, {98, 1}, {99, 2}, {105, 2}, {126, 2}};
 static const int types[] = {AP_FLOAT32, AP_INT8, AP_UINT8, AP_INT16, AP_INT32, AP_INT64, AP_BOOL};
 
 #define MAX_TENSORS 10

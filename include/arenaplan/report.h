@@ -197,6 +197,18 @@ const char *ap_report_op_name(const ap_report *r, size_t sg, int32_t op);
  * without kernel scratch (what ap_model_plan_create plans; named "STRATEGY, no scratch"). */
 enum { AP_REPORT_ALT_NAIVE, AP_REPORT_ALT_TFLITE, AP_REPORT_ALT_TFLM, AP_REPORT_ALT_MODEL,
        AP_REPORT_ALT_COUNT };
+/* Tensors whose shape is known only while running (ap_interpreter_dynamic_count): they take
+ * no arena bytes (not in the plan, the requests or the estimate) but blocks of the caller's
+ * allocator during invoke. Empty when the runtime could not allocate the model. */
+typedef struct ap_report_dynamic {
+  uint32_t subgraph;
+  int32_t tensor;
+  const char *name; /* inside the model */
+  int32_t op;       /* the op writing it, -1 if none */
+} ap_report_dynamic;
+size_t ap_report_dynamic_count(const ap_report *r);
+const ap_report_dynamic *ap_report_dynamics(const ap_report *r);
+
 size_t ap_report_alt_count(const ap_report *r);
 const ap_report_alt *ap_report_alts(const ap_report *r);
 

@@ -30,7 +30,28 @@
  * cannot hold them. Planning temporaries come from the part of the buffer the arena will later
  * use, and only when that is too small for them from the allocator (freed before allocate
  * returns); nothing else is allocated. Without a caller buffer, everything comes from the
- * allocator. ap_interpreter_invoke() allocates nothing, ever.
+ * allocator.
+ *
+ * Dynamic tensors. Allocate resolves every shape it can: prepare sees the values of constants
+ * and also of small integer tensors that ops compute from them and from known shapes (SHAPE of
+ * a tensor of known shape, then STRIDED_SLICE, PACK, GATHER, CAST, MUL... of those: shape
+ * arithmetic is folded in allocate, into the tables region). A tensor whose shape still depends
+ * on values known only while running (dynamic_shapes.tflite slices by a CAST of an input) is
+ * dynamic, and so is every output of an op reading a dynamic tensor. Dynamic tensors take no
+ * arena bytes; ap_interpreter_dynamic_count() and ap_interpreter_dynamic_tensor() list them
+ * after allocate, and ap_tensor.is_dynamic marks them.
+ *
+ * The no-allocation promise, precisely: for a model without dynamic tensors
+ * (ap_interpreter_dynamic_count() == 0), ap_interpreter_invoke() allocates nothing, ever. For a
+ * model with some, invoke prepares their ops with the values at hand and gives each dynamic
+ * tensor (and each such op's scratch) a block of options.allocator (also with a caller buffer:
+ * the buffer holds everything else, the dynamic region comes from the allocator). A block is
+ * kept across invokes and replaced by a larger one only when an invoke needs more bytes than
+ * it holds: an invoke allocates nothing when no dynamic tensor is larger than in an earlier
+ * invoke since the last allocate (in particular, repeating an invoke with inputs of the same
+ * values allocates nothing). Blocks are freed by the next allocate and by destroy;
+ * ap_interpreter_dynamic_bytes() says how much they hold. Out of memory there fails the invoke
+ * with AP_ERR_NOMEM.
  *
  * Threads. An interpreter is used by one thread at a time: invoke, allocate, resize or
  * reset_variables while one of them runs on the same interpreter returns AP_ERR_BUSY (and
@@ -71,6 +92,9 @@ typedef struct ap_tensor {
   int32_t quantized_dimension;
   bool is_constant; /* data points into the model: never write it */
   bool is_variable;
+  /* Its shape is known only while running (see "Dynamic tensors" above): dims, data and bytes
+   * are those of the last invoke; before the first, the model's dims, data NULL, bytes 0. */
+  bool is_dynamic;
 } ap_tensor;
 
 /* What a kernel sees of its op, in prepare and in eval. The context lives only during the
@@ -221,6 +245,14 @@ ap_status ap_interpreter_memory(const ap_interpreter *it, ap_memory_usage *out);
  * both are the current arena. */
 ap_status ap_interpreter_max_dims_cost(ap_interpreter *it, uint64_t *planned_arena,
                                        uint64_t *current_arena);
+
+/* Dynamic tensors (see the top of this file), after allocate: how many, tensor i of them in
+ * model order (subgraph, then index; AP_ERR_RANGE past the end, AP_ERR_NOT_ALLOCATED before
+ * allocate), and the bytes the dynamic region holds now (0 before the first invoke). */
+size_t ap_interpreter_dynamic_count(const ap_interpreter *it);
+ap_status ap_interpreter_dynamic_tensor(const ap_interpreter *it, size_t i, size_t *subgraph,
+                                        size_t *tensor);
+uint64_t ap_interpreter_dynamic_bytes(const ap_interpreter *it);
 
 /* The scratch buffers the kernels asked for in the last allocate, in op order (0 before
  * allocate): a report re-plans exactly the runtime's problem from these and the tensors'

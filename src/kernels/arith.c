@@ -1,7 +1,9 @@
-/* Broadcasting binary ops of TFLite's reference kernels: DIV (div.cc), FLOOR_DIV
+/* Broadcasting binary ops of TFLite's reference kernels: DIV (div.cc; its int8 path and
+ * SQUARED_DIFFERENCE's in arith_int8.c), FLOOR_DIV
  * (floor_div.h: floor of the quotient taken in double), SQUARED_DIFFERENCE, POW
  * (std::pow on float), MAXIMUM and MINIMUM (maximum_minimum.h: raw values, so quantized inputs
- * must share the output's quantization), EQUAL and LESS (comparisons.h, BOOL output), and the
+ * must share the output's quantization), EQUAL and LESS (comparisons.h, BOOL output; 8-bit
+ * inputs compared after rescaling both, arith_int8.c), and the
  * three-input SELECT_V2 (select.h). */
 #include "kernels/kops.h"
 #include "kernels/quant.h"
@@ -31,15 +33,18 @@ static bool same_quant(const ap_ktensor *a, const ap_ktensor *b) {
 static bool type_ok(int op, int t) {
   switch (op) {
   case AP_KB_DIV:
+  case AP_KB_SQUARED_DIFFERENCE: return t == AP_FLOAT32 || t == AP_INT32 || t == AP_INT8;
   case AP_KB_FLOOR_DIV: return t == AP_FLOAT32 || t == AP_INT32;
-  case AP_KB_SQUARED_DIFFERENCE:
   case AP_KB_POW: return t == AP_FLOAT32;
   case AP_KB_MAXIMUM:
   case AP_KB_MINIMUM:
     return t == AP_FLOAT32 || t == AP_INT32 || t == AP_INT64 || t == AP_INT8 || t == AP_UINT8 ||
            t == AP_INT16;
-  case AP_KB_EQUAL: return t == AP_FLOAT32 || t == AP_INT32 || t == AP_INT64 || t == AP_BOOL;
-  case AP_KB_LESS: return t == AP_FLOAT32 || t == AP_INT32 || t == AP_INT64;
+  case AP_KB_EQUAL:
+    return t == AP_FLOAT32 || t == AP_INT32 || t == AP_INT64 || t == AP_BOOL || t == AP_INT8 ||
+           t == AP_UINT8;
+  case AP_KB_LESS:
+    return t == AP_FLOAT32 || t == AP_INT32 || t == AP_INT64 || t == AP_INT8 || t == AP_UINT8;
   default: return ap_ktype_size(t) != 0;
   }
 }
@@ -94,7 +99,14 @@ ap_status ap_kx_binary_prepare(ap_kctx *c, size_t *scratch, int op) {
     return ap_fail(c->err, AP_ERR_UNSUPPORTED,
                    "%s: quantized inputs must share the output's scale and zero point", name);
   }
-  if (op == AP_KB_DIV) {
+  bool int8_math = t == AP_INT8 && (op == AP_KB_DIV || op == AP_KB_SQUARED_DIFFERENCE);
+  if ((op == AP_KB_EQUAL || op == AP_KB_LESS) && (t == AP_INT8 || t == AP_UINT8)) {
+    s = ap_kx_q8_compare_setup(c, p, name, a, b);
+    if (s != AP_OK) return s;
+  } else if (int8_math) {
+    s = ap_kx_int8_binary_setup(c, p, name, a, b, out);
+    if (s != AP_OK) return s;
+  } else if (op == AP_KB_DIV) {
     s = activation_range(c, p, t);
     if (s != AP_OK) return s;
   }
@@ -137,6 +149,12 @@ static ap_status int_op(const ap_kx_params *p, int64_t x, int64_t y, int64_t *r)
       *r = (int64_t)floor((double)x / (double)y);
     }
     return AP_OK;
+  case AP_KB_SQUARED_DIFFERENCE: {
+    /* int32 wraps, as TFLite's int32 arithmetic does on its targets. */
+    uint32_t d = (uint32_t)(int32_t)x - (uint32_t)(int32_t)y;
+    *r = (int32_t)(d * d);
+    return AP_OK;
+  }
   case AP_KB_MAXIMUM: *r = x > y ? x : y; return AP_OK;
   default: *r = x < y ? x : y; return AP_OK;
   }
@@ -170,6 +188,7 @@ static bool compare(const ap_kx_params *p, int t, const void *a, size_t ia, cons
   }
   if (t == AP_BOOL) return ((const uint8_t *)a)[ia] == ((const uint8_t *)b)[ib];
   int64_t x = load_int(t, a, ia), y = load_int(t, b, ib);
+  if (t == AP_INT8 || t == AP_UINT8) ap_kx_q8_compare_scale(p, (int32_t)x, (int32_t)y, &x, &y);
   return p->op == AP_KB_EQUAL ? x == y : x < y;
 }
 
@@ -207,6 +226,9 @@ ap_status ap_kx_binary_eval(ap_kctx *c) {
       memcpy((unsigned char *)out->data + io * es, src, es);
     } else if (p->op == AP_KB_EQUAL || p->op == AP_KB_LESS) {
       ((uint8_t *)out->data)[io] = compare(p, t, a->data, ia, b->data, ib);
+    } else if (t == AP_INT8 && (p->op == AP_KB_DIV || p->op == AP_KB_SQUARED_DIFFERENCE)) {
+      s = ap_kx_int8_binary(p, ((const int8_t *)a->data)[ia], ((const int8_t *)b->data)[ib],
+                            &((int8_t *)out->data)[io]);
     } else if (t == AP_FLOAT32) {
       s = float_op(p, ((const float *)a->data)[ia], ((const float *)b->data)[ib],
                    &((float *)out->data)[io]);
@@ -216,7 +238,8 @@ ap_status ap_kx_binary_eval(ap_kctx *c) {
       if (s == AP_OK) store_int(t, out->data, io, r);
     }
     if (s != AP_OK) {
-      const char *what = t == AP_INT32 && ((const int32_t *)b->data)[ib] != 0
+      const char *what = t == AP_INT8 ? "division by 0 (the divisor is its zero point)"
+                         : t == AP_INT32 && ((const int32_t *)b->data)[ib] != 0
                              ? "INT32_MIN / -1 overflows"
                              : "division by 0";
       return ap_fail(c->err, AP_ERR_KERNEL, "%s: %s at output element %zu", name_of(p->op), what,

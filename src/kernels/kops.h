@@ -19,6 +19,10 @@ typedef struct ap_kx_params {
   int32_t axis, count;
   int32_t begin[AP_KMAXDIMS], stride[AP_KMAXDIMS];
   ap_kshape in_shape, in2_shape, out_shape;
+  /* int8 arithmetic (arith_int8.c): inputs' offsets, the output's zero point (index 2), and
+   * multipliers and shifts (inputs' rescales, then the output's). */
+  int32_t q_offset[3], q_mult[3];
+  int q_shift[3];
 } ap_kx_params;
 
 /* Broadcast iteration over up to three inputs in output order (numpy rules, as TFLite's
@@ -97,10 +101,40 @@ typedef struct ap_svdf_params {
 ap_status ap_kx_svdf_prepare(ap_kctx *c, size_t *scratch);
 ap_status ap_kx_svdf_eval(ap_kctx *c);
 
+/* arith_int8.c: int8 DIV and SQUARED_DIFFERENCE (p->op says which), int8 RSQRT. The setups
+ * run in prepare; the element functions fail (AP_ERR_KERNEL) on a zero divisor and on RSQRT of
+ * a value below the zero point. */
+ap_status ap_kx_int8_binary_setup(ap_kctx *c, ap_kx_params *p, const char *name,
+                                  const ap_ktensor *a, const ap_ktensor *b, const ap_ktensor *out);
+ap_status ap_kx_int8_binary(const ap_kx_params *p, int8_t x, int8_t y, int8_t *r);
+ap_status ap_kx_int8_rsqrt_setup(ap_kctx *c, ap_kx_params *p, const ap_ktensor *in,
+                                 const ap_ktensor *out);
+ap_status ap_kx_int8_rsqrt(const ap_kx_params *p, int8_t x, int8_t *r);
+/* int8 LEAKY_RELU (alpha NULL: the options' alpha) and PRELU (alpha: its int8 tensor): two
+ * rescales, by in / out for values at or above the zero point, by the slope otherwise. */
+ap_status ap_kx_int8_relu_setup(ap_kctx *c, ap_kx_params *p, const char *name, const ap_ktensor *in,
+                                const ap_ktensor *alpha, const ap_ktensor *out);
+int8_t ap_kx_int8_relu(const ap_kx_params *p, int8_t x, const int8_t *alpha);
+/* int8/uint8 EQUAL and LESS: the two values compared after rescaling (p->kind 1). */
+ap_status ap_kx_q8_compare_setup(ap_kctx *c, ap_kx_params *p, const char *name, const ap_ktensor *a,
+                                 const ap_ktensor *b);
+void ap_kx_q8_compare_scale(const ap_kx_params *p, int32_t x, int32_t y, int64_t *sx, int64_t *sy);
+
+/* tile.c: TILE (any element type); l2norm.c: L2_NORMALIZATION (float32, int8) */
+ap_status ap_kx_tile_prepare(ap_kctx *c, size_t *scratch);
+ap_status ap_kx_tile_eval(ap_kctx *c);
+ap_status ap_kx_l2norm_prepare(ap_kctx *c, size_t *scratch);
+ap_status ap_kx_l2norm_eval(ap_kctx *c);
+
 /* Builtin codes (schema.fbs BuiltinOperator). */
 enum {
+  AP_KB_L2_NORMALIZATION = 11,
+  AP_KB_RESHAPE = 22,
   AP_KB_RESIZE_BILINEAR = 23,
   AP_KB_SVDF = 27,
+  AP_KB_PAD = 34,
+  AP_KB_TRANSPOSE = 39,
+  AP_KB_MEAN = 40,
   AP_KB_GATHER = 36,
   AP_KB_DIV = 42,
   AP_KB_UNIDIRECTIONAL_SEQUENCE_LSTM = 44,
@@ -112,9 +146,11 @@ enum {
   AP_KB_ARG_MAX = 56,
   AP_KB_MINIMUM = 57,
   AP_KB_LESS = 58,
+  AP_KB_PADV2 = 60,
   AP_KB_NEG = 59,
   AP_KB_SLICE = 65,
   AP_KB_TRANSPOSE_CONV = 67,
+  AP_KB_TILE = 69,
   AP_KB_EQUAL = 71,
   AP_KB_LOG = 73,
   AP_KB_SQRT = 75,

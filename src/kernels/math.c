@@ -1,5 +1,6 @@
 /* SQRT, RSQRT, EXP, LOG, ABS, NEG and LEAKY_RELU on float32 (TFLite's elementwise.cc,
- * exp.cc, neg.h and leaky_relu.h): one libm call per element. ABS and NEG also take int32;
+ * exp.cc, neg.h and leaky_relu.h): one libm call per element. RSQRT and LEAKY_RELU also take
+ * int8 (arith_int8.c, TFLite Micro's integer paths). ABS and NEG also take int32;
  * TFLite's std::abs and unary minus are undefined at INT32_MIN, so there they saturate. */
 #include "kernels/kops.h"
 
@@ -32,7 +33,8 @@ ap_status ap_kx_unary_prepare(ap_kctx *c, size_t *scratch, int op) {
   size_t n;
   if (!ap_ktensor_count(in, &n)) return ap_fail(c->err, AP_ERR_FORMAT, "%s: invalid shape", name);
   bool raw = (op == AP_KB_ABS || op == AP_KB_NEG) && in->type == AP_INT32;
-  if (!raw && in->type != AP_FLOAT32) {
+  bool q8 = (op == AP_KB_RSQRT || op == AP_KB_LEAKY_RELU) && in->type == AP_INT8;
+  if (!raw && !q8 && in->type != AP_FLOAT32) {
     return ap_fail(c->err, AP_ERR_UNSUPPORTED, "%s: unsupported type %s", name,
                    ap_ktype_name(in->type));
   }
@@ -40,6 +42,10 @@ ap_status ap_kx_unary_prepare(ap_kctx *c, size_t *scratch, int op) {
     return ap_fail(c->err, AP_ERR_FORMAT, "%s: output type %s differs from input %s", name,
                    ap_ktype_name(out->type), ap_ktype_name(in->type));
   }
+  if (q8 && op == AP_KB_RSQRT && (s = ap_kx_int8_rsqrt_setup(c, p, in, out)) != AP_OK) return s;
+  if (q8 && op == AP_KB_LEAKY_RELU &&
+      (s = ap_kx_int8_relu_setup(c, p, name, in, NULL, out)) != AP_OK)
+    return s;
   out->rank = in->rank;
   memcpy(out->dims, in->dims, sizeof out->dims);
   p->in_shape = ap_kshape_of(in);
@@ -68,6 +74,18 @@ ap_status ap_kx_unary_eval(ap_kctx *c) {
   if (!in || !out || !in->data || !out->data || !ap_kshape_is(in, &p->in_shape) ||
       !ap_kshape_is(out, &p->out_shape) || !ap_ktensor_count(in, &n)) {
     return AP_ERR_ARG;
+  }
+  if (in->type == AP_INT8 && p->op == AP_KB_LEAKY_RELU) {
+    for (size_t i = 0; i < n; i++)
+      ((int8_t *)out->data)[i] = ap_kx_int8_relu(p, ((const int8_t *)in->data)[i], NULL);
+    return AP_OK;
+  }
+  if (in->type == AP_INT8) {
+    for (size_t i = 0; i < n; i++)
+      if (ap_kx_int8_rsqrt(p, ((const int8_t *)in->data)[i], &((int8_t *)out->data)[i]) != AP_OK)
+        return ap_fail(c->err, AP_ERR_KERNEL,
+                       "RSQRT: element %zu is below its zero point (a negative value)", i);
+    return AP_OK;
   }
   if (in->type == AP_INT32) {
     const int32_t *x = in->data;

@@ -1,5 +1,5 @@
 /* PRELU on float32 (TFLite's prelu.cc: x >= 0 ? x : x * alpha, alpha broadcast against the
- * input; the output has the broadcast shape). */
+ * input; the output has the broadcast shape) and int8 (arith_int8.c). */
 #include "kernels/kops.h"
 
 #include <string.h>
@@ -12,10 +12,12 @@ ap_status ap_kx_prelu_prepare(ap_kctx *c, size_t *scratch) {
   memset(p, 0, sizeof *p);
   const ap_ktensor *in = c->inputs[0], *alpha = c->inputs[1];
   ap_ktensor *out = c->outputs[0];
-  if (in->type != AP_FLOAT32 || alpha->type != AP_FLOAT32 || out->type != AP_FLOAT32) {
+  bool q8 = in->type == AP_INT8 && alpha->type == AP_INT8 && out->type == AP_INT8;
+  if (!q8 && (in->type != AP_FLOAT32 || alpha->type != AP_FLOAT32 || out->type != AP_FLOAT32)) {
     return ap_fail(c->err, AP_ERR_UNSUPPORTED, "PRELU: unsupported types %s, %s -> %s",
                    ap_ktype_name(in->type), ap_ktype_name(alpha->type), ap_ktype_name(out->type));
   }
+  if (q8 && (s = ap_kx_int8_relu_setup(c, p, "PRELU", in, alpha, out)) != AP_OK) return s;
   s = ap_kbcast_shape("PRELU", c->inputs, 2, out, c->err);
   if (s != AP_OK) return s;
   p->in_shape = ap_kshape_of(in);
@@ -37,6 +39,12 @@ ap_status ap_kx_prelu_eval(ap_kctx *c) {
   }
   ap_kbcast it;
   ap_kbcast_init(&it, c->inputs, 2, out);
+  if (in->type == AP_INT8) {
+    const int8_t *q = in->data, *qa = alpha->data;
+    for (size_t i = 0; i < n; i++, ap_kbcast_next(&it))
+      ((int8_t *)out->data)[i] = ap_kx_int8_relu(p, q[it.off[0]], &qa[it.off[1]]);
+    return AP_OK;
+  }
   const float *x = in->data, *a = alpha->data;
   float *y = out->data;
   for (size_t i = 0; i < n; i++, ap_kbcast_next(&it)) {

@@ -286,3 +286,37 @@ int32_t ap_kq_reciprocal(int32_t x, int x_integer_digits, int *num_bits_over_uni
   int32_t shifted_sum_minus_one = (int32_t)(shifted - (1u << 31));
   return ap_kfp_one_over_one_plus_x(shifted_sum_minus_one);
 }
+
+void ap_kq_inv_sqrt(int32_t input, int reverse_shift, int32_t *multiplier, int *shift) {
+  /* 0 and 1 both give the largest multiplier: 0 has no inverse square root, and 1 would
+   * overflow the iteration below. */
+  if (input <= 1) {
+    *multiplier = INT32_MAX;
+    *shift = 0;
+    return;
+  }
+  *shift = 11;
+  while (input >= (1 << 29)) {
+    input /= 4;
+    ++*shift;
+  }
+  /* Normalise into [2^27, 2^29) by whole bit pairs, so the square root shifts by whole bits. */
+  int pairs = (__builtin_clz((uint32_t)input) - 1) / 2 - 1;
+  *shift -= pairs;
+  input = wshl(input, 2 * pairs);
+  /* Newton-Raphson on Q3.28 (three integer bits hold the iteration's range), from x = 1. */
+  const int32_t half_input = ap_kq_rdbpot(input >> 1, 1);
+  const int32_t three_halves = (1 << 28) + (1 << 27);
+  int32_t x = 1 << 28;
+  for (int i = 0; i < 5; i++) {
+    int32_t x3 = rescale(ap_kq_srdhm(ap_kq_srdhm(x, x), x), 9, 3);
+    x = rescale(wsub(ap_kq_srdhm(three_halves, x), ap_kq_srdhm(half_input, x3)), 6, 3);
+  }
+  x = ap_kq_srdhm(x, 1518500250); /* sqrt(2)/2 in Q0.31 */
+  *multiplier = x;
+  if (*shift < 0) {
+    *multiplier = wshl(*multiplier, -*shift);
+    *shift = 0;
+  }
+  *shift *= reverse_shift;
+}

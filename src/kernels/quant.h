@@ -72,5 +72,8 @@ int32_t ap_kfp_tanh(int32_t a, int integer_bits);                   /* result: 0
 /* GetReciprocal (common.h): 1/x for x with x_integer_digits, as a raw Q0.31 value and the
  * number of bits it is shifted by. x must be positive. */
 int32_t ap_kq_reciprocal(int32_t x, int x_integer_digits, int *num_bits_over_unit);
+/* GetInvSqrtQuantizedMultiplierExp (common.h): 1/sqrt(input) as a multiplier and a right shift
+ * (times reverse_shift: -1 turns it into TFLite's left shift). input <= 1 gives INT32_MAX, 0. */
+void ap_kq_inv_sqrt(int32_t input, int reverse_shift, int32_t *multiplier, int *shift);
 
 #endif

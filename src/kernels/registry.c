@@ -344,6 +344,9 @@ static const ap_kernel kernels[] = {
     {AP_KB_SVDF, "SVDF", sizeof(ap_svdf_params), ap_kx_svdf_prepare, ap_kx_svdf_eval},
     {AP_KB_UNIDIRECTIONAL_SEQUENCE_LSTM, "UNIDIRECTIONAL_SEQUENCE_LSTM", sizeof(ap_lstm_params),
      ap_kx_lstm_prepare, ap_kx_lstm_eval},
+    {AP_KB_TILE, "TILE", sizeof(ap_kx_params), ap_kx_tile_prepare, ap_kx_tile_eval},
+    {AP_KB_L2_NORMALIZATION, "L2_NORMALIZATION", sizeof(ap_kx_params), ap_kx_l2norm_prepare,
+     ap_kx_l2norm_eval},
 };
 
 const ap_kernel *ap_kernel_find(int32_t builtin) {

@@ -40,6 +40,33 @@ static uint64_t buffer_need(ap_report *r, const ap_interpreter_options *base, ui
   return 0;
 }
 
+/* The op of subgraph sg writing tensor t (-1: none). */
+static int32_t producer_op(const ap_model *m, size_t sg, int32_t t) {
+  for (size_t k = 0; k < ap_model_op_count(m, sg); k++) {
+    ap_op_info op;
+    if (ap_model_op(m, sg, k, &op) != AP_OK) continue;
+    for (size_t i = 0; i < op.outputs.n; i++)
+      if (op.outputs.v[i] == t) return (int32_t)k;
+  }
+  return -1;
+}
+
+static bool dynamic_tensors(ap_report *r, const ap_interpreter *it) {
+  size_t n = ap_interpreter_dynamic_count(it);
+  r->dyn = ap_calloc(r->alloc, n ? n : 1, sizeof *r->dyn);
+  if (!r->dyn) return false;
+  for (size_t i = 0; i < n; i++) {
+    size_t sg, t;
+    ap_tensor_info ti;
+    if (ap_interpreter_dynamic_tensor(it, i, &sg, &t) != AP_OK ||
+        ap_model_tensor(r->model, sg, t, &ti) != AP_OK)
+      continue;
+    r->dyn[r->dyn_count++] = (ap_report_dynamic){(uint32_t)sg, (int32_t)t, ti.name,
+                                                 producer_op(r->model, sg, (int32_t)t)};
+  }
+  return true;
+}
+
 /* Learns the runtime's view; on failure records why in runtime_err and returns false. */
 static bool from_runtime(ap_report *r, const ap_report_options *o) {
   ap_interpreter_options io = ap_interpreter_defaults();
@@ -71,6 +98,10 @@ static bool from_runtime(ap_report *r, const ap_report_options *o) {
       ap_tensor x;
       r->tensor_bytes[id] = ap_interpreter_tensor(it, sg, t, &x) == AP_OK ? x.bytes : 0;
     }
+  if (!dynamic_tensors(r, it)) {
+    ap_fail(&r->runtime_err, AP_ERR_NOMEM, "out of memory");
+    goto done;
+  }
   for (size_t i = 0; i < r->scratch_count; i++)
     if (ap_interpreter_scratch(it, i, &r->scratch[i]) != AP_OK) {
       ap_fail(&r->runtime_err, AP_ERR_RANGE, "scratch %zu unreadable", i);
@@ -88,9 +119,12 @@ done:
   if (!ok) {
     ap_free(r->alloc, r->tensor_bytes);
     ap_free(r->alloc, r->scratch);
+    ap_free(r->alloc, r->dyn);
     r->tensor_bytes = NULL;
     r->scratch = NULL;
     r->scratch_count = 0;
+    r->dyn = NULL;
+    r->dyn_count = 0;
   }
   return ok;
 }
@@ -275,6 +309,7 @@ void ap_report_destroy(ap_report *r) {
   ap_model_plan_destroy(r->mp);
   ap_free(r->alloc, r->tensor_bytes);
   ap_free(r->alloc, r->scratch);
+  ap_free(r->alloc, r->dyn);
   ap_free(r->alloc, r->req);
   ap_free(r->alloc, r->live);
   ap_free(r->alloc, r);
@@ -363,4 +398,11 @@ void report_xml_escape(FILE *f, const char *s) {
       else
         fputc(*s, f);
     }
+}
+
+size_t ap_report_dynamic_count(const ap_report *r) {
+  return r ? r->dyn_count : 0;
+}
+const ap_report_dynamic *ap_report_dynamics(const ap_report *r) {
+  return r ? r->dyn : NULL;
 }

@@ -5,7 +5,6 @@
 #include "arenaplan/report.h"
 #include "base/base.h"
 
-
 struct ap_report {
   const ap_allocator *alloc;
   ap_errbuf err;
@@ -18,6 +17,8 @@ struct ap_report {
   uint64_t *tensor_bytes; /* the runtime's, model-wide (NULL: the model's) */
   ap_scratch_info *scratch;
   size_t scratch_count;
+  ap_report_dynamic *dyn; /* the runtime's dynamic tensors */
+  size_t dyn_count;
   size_t tensor_total; /* request ids of scratch start here */
   ap_report_request *req;
   size_t req_count;

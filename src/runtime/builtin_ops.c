@@ -101,10 +101,23 @@ static void to_kernel_options(const ap_op_options *o, ap_kop_options *k) {
   }
 }
 
+/* Which data a view of a non-constant tensor carries. */
+enum {
+  VIEW_NONE,  /* none (outputs) */
+  VIEW_KNOWN, /* the values prepare folded: in prepare, those; at eval, the same in the arena */
+  VIEW_ALL    /* every tensor's (a dynamic op at eval) */
+};
+
+static void *view_data(const ap_op_context *c, const rt_tensor *r, int data) {
+  if (data == VIEW_ALL) return r->data;
+  if (data == VIEW_NONE || !(r->flags & RT_KNOWN)) return NULL;
+  return c->phase == RT_EVAL ? r->data : (void *)rt_known_value(c->it, c->subgraph, r->index);
+}
+
 /* A kernel's view of tensor `t` of subgraph `sg`: current dims, the model's type and
- * quantization, and data (NULL for non-constant tensors when !with_data, as prepare sees them
- * in allocate; so prepare computes the same at every eval). */
-static ap_status to_view(ap_op_context *c, int32_t t, bool with_data, ap_ktensor *v) {
+ * quantization, and data as `data` says (constants: always; other tensors in a static op: only
+ * values known in prepare, so prepare computes the same at every eval). */
+static ap_status to_view(ap_op_context *c, int32_t t, int data, ap_ktensor *v) {
   const rt_tensor *r = rt_rec(c->it, c->subgraph, (size_t)t);
   ap_tensor_info ti;
   ap_status s = ap_model_tensor(c->it->model, c->subgraph, (size_t)t, &ti);
@@ -114,7 +127,7 @@ static ap_status to_view(ap_op_context *c, int32_t t, bool with_data, ap_ktensor
     return ap_op_fail(c, AP_ERR_UNSUPPORTED, "tensor %d has rank %d (kernels take %d)", t, rank,
                       AP_KMAXDIMS);
   if (r) {
-    *v = ap_ktensor_make(r->type, with_data ? r->data : NULL, rank, r->dims);
+    *v = ap_ktensor_make(r->type, view_data(c, r, data), rank, r->dims);
     v->is_variable = (r->flags & RT_VARIABLE) != 0;
   } else {
     size_t size;
@@ -132,20 +145,20 @@ static ap_status to_view(ap_op_context *c, int32_t t, bool with_data, ap_ktensor
   return AP_OK;
 }
 
-/* Views of the op's tensors (inputs absent: NULL pointers), its kernel options, and the
- * kernel's prepare on `params`. */
-static ap_status run_prepare(ap_op_context *c, bool with_data, ap_ktensor *kin, ap_ktensor **pin,
+/* Views of the op's tensors (inputs absent: NULL pointers; inputs' data as `data` says), its
+ * kernel options, and the kernel's prepare on `params`; then, in prepare, folding. */
+static ap_status run_prepare(ap_op_context *c, int data, ap_ktensor *kin, ap_ktensor **pin,
                              ap_ktensor *kout, ap_ktensor **pout, void *params, size_t *scratch) {
   size_t nin = c->info.inputs.n, nout = c->info.outputs.n;
   for (size_t i = 0; i < nin; i++) {
     pin[i] = NULL;
     if (c->info.inputs.v[i] < 0) continue;
-    ap_status s = to_view(c, c->info.inputs.v[i], with_data, &kin[i]);
+    ap_status s = to_view(c, c->info.inputs.v[i], data, &kin[i]);
     if (s != AP_OK) return s;
     pin[i] = &kin[i];
   }
   for (size_t i = 0; i < nout; i++) {
-    ap_status s = to_view(c, c->info.outputs.v[i], with_data, &kout[i]);
+    ap_status s = to_view(c, c->info.outputs.v[i], VIEW_NONE, &kout[i]);
     if (s != AP_OK) return s;
     pout[i] = &kout[i];
   }
@@ -161,8 +174,11 @@ static ap_status run_prepare(ap_op_context *c, bool with_data, ap_ktensor *kin, 
   ap_errbuf e = {{0}};
   ap_kctx k = {(const ap_ktensor *const *)pin, (int)nin, pout, (int)nout, &kopt, params, NULL, &e};
   *scratch = 0;
+  c->kernel_called = true;
   s = rt_op_builtin(c->op)->prepare(&k, scratch);
-  return s == AP_OK ? AP_OK : ap_op_fail(c, s, "%s", e.msg);
+  if (s != AP_OK) return ap_op_fail(c, s, "%s", e.msg);
+  c->kernel_prepared = true;
+  return c->phase == RT_EVAL ? AP_OK : rt_fold(c, &k, *scratch);
 }
 
 /* Parameters live on the stack for one call: kernels keep nothing between ops. */
@@ -177,7 +193,13 @@ ap_status rt_builtin_prepare(ap_op_context *c) {
   rt_params params;
   memset(&params, 0, sizeof params);
   size_t scratch;
-  ap_status s = run_prepare(c, false, kin, pin, kout, pout, &params, &scratch);
+  /* Dynamic ops are prepared while running; allocate decides which ops they are. */
+  if (c->phase != RT_PREPARE && rt_op_dynamic(c)) return AP_OK;
+  if (c->phase == RT_PREPARE && rt_inputs_dynamic(c)) return rt_mark_dynamic(c);
+  ap_status s = run_prepare(c, VIEW_KNOWN, kin, pin, kout, pout, &params, &scratch);
+  if (s != AP_OK && c->kernel_called && !c->kernel_prepared && c->phase == RT_PREPARE &&
+      rt_shape_inputs_unknown(c))
+    return rt_mark_dynamic(c);
   if (s != AP_OK) return s;
   ap_interpreter *it = c->it;
   /* The kernel decided its outputs' shapes. */
@@ -209,7 +231,9 @@ ap_status rt_builtin_eval(ap_op_context *c) {
   rt_params params;
   memset(&params, 0, sizeof params);
   size_t scratch;
-  ap_status s = run_prepare(c, false, kin, pin, kout, pout, &params, &scratch);
+  bool dynamic = rt_op_dynamic(c);
+  ap_status s =
+      run_prepare(c, dynamic ? VIEW_ALL : VIEW_KNOWN, kin, pin, kout, pout, &params, &scratch);
   if (s != AP_OK) return s;
   for (size_t i = 0; i < nin; i++) {
     const rt_tensor *t = pin[i] ? rt_rec(c->it, c->subgraph, (size_t)c->info.inputs.v[i]) : NULL;
@@ -218,18 +242,25 @@ ap_status rt_builtin_eval(ap_op_context *c) {
   for (size_t i = 0; i < nout; i++) {
     const rt_tensor *t = rt_rec(c->it, c->subgraph, (size_t)c->info.outputs.v[i]);
     if (!t) return ap_op_fail(c, AP_ERR_FORMAT, "output %zu is a constant tensor", i);
+    if (dynamic) {
+      s = rt_dynamic_output(c, i, &kout[i]);
+      if (s != AP_OK) return s;
+      continue;
+    }
     /* Prepared shapes are the planned ones; anything else would overrun the arena. */
     if (kout[i].rank != t->rank || memcmp(kout[i].dims, t->dims, (size_t)t->rank * 4) != 0)
       return ap_op_fail(c, AP_ERR_KERNEL, "output %zu: shape differs from the planned one", i);
     kout[i].data = t->data;
   }
-  if (scratch && !c->op->ext)
+  void *scratch_at = c->op->ext;
+  if (scratch && dynamic && (s = rt_dynamic_scratch(c, scratch, &scratch_at)) != AP_OK) return s;
+  if (scratch && !scratch_at)
     return ap_op_fail(c, AP_ERR_KERNEL, "needs %zu bytes of scratch that were not planned",
                       scratch);
   ap_errbuf e = {{0}};
   static const ap_kop_options none;
   ap_kctx k = {(const ap_ktensor *const *)pin, (int)nin, pout, (int)nout, &none, &params,
-               scratch ? c->op->ext : NULL,    &e};
+               scratch ? scratch_at : NULL,    &e};
   s = rt_op_builtin(c->op)->eval(&k);
   return s == AP_OK ? AP_OK : ap_op_fail(c, s, "%s", e.msg[0] ? e.msg : ap_status_name(s));
 }
@@ -239,5 +270,6 @@ ap_status rt_builtin_scratch_bytes(ap_op_context *c, size_t *scratch) {
   ap_ktensor kin[nin + 1], kout[nout + 1], *pin[nin + 1], *pout[nout + 1];
   rt_params params;
   memset(&params, 0, sizeof params);
-  return run_prepare(c, false, kin, pin, kout, pout, &params, scratch);
+  if (rt_op_dynamic(c)) return (*scratch = 0), AP_OK; /* sized while running, not planned */
+  return run_prepare(c, VIEW_KNOWN, kin, pin, kout, pout, &params, scratch);
 }

@@ -260,6 +260,10 @@ ap_status rt_prepare_all(ap_interpreter *it, int phase, rt_prep *prep) {
         return unsupported(it, &c.info, sg, k);
       if (!rt_op_is_custom(c.op)) {
         s = rt_builtin_prepare(&c);
+      } else if (rt_inputs_dynamic(&c)) {
+        s = ap_op_fail(&c, AP_ERR_UNSUPPORTED,
+                       "an input's shape is known only while running; custom kernels are "
+                       "prepared in allocate");
       } else {
         const ap_op_kernel *kern = rt_op_custom(c.op);
         s = kern->prepare ? kern->prepare(&c) : AP_OK;

@@ -72,6 +72,7 @@ void *rt_persistent_alloc(ap_interpreter *it, size_t bytes) {
 }
 
 void rt_release(ap_interpreter *it) {
+  rt_dynamic_release(it); /* its records live in the tables freed below */
   while (it->blocks) {
     rt_block *n = ((rt_block *)it->blocks)->next;
     ap_free(&it->alloc, it->blocks);

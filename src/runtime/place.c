@@ -103,7 +103,7 @@ static ap_status build(ap_interpreter *it, rt_prep *prep, bool place, plan_state
   for (size_t sg = 0, id = 0; sg < it->sg_count; sg++)
     for (size_t t = 0; t < it->sg[sg].tensor_count; t++, id++) {
       const rt_tensor *x = rt_rec(it, sg, t);
-      st->bytes[id] = !x || (x->flags & RT_VARIABLE) ? 0 : rt_tensor_bytes(x);
+      st->bytes[id] = !x || (x->flags & (RT_VARIABLE | RT_DYNAMIC)) ? 0 : rt_tensor_bytes(x);
     }
   ap_graph_options go = {.rules = AP_RULES_ARENAPLAN,
                          .tensor_bytes = st->bytes,

@@ -18,7 +18,9 @@
  * in every interpreter; longer messages are cut. */
 #define RT_MSG_MAX 256
 
-enum { RT_VARIABLE = 1, RT_OWNED_DIMS = 2 };
+/* RT_KNOWN: an op output whose value prepare computed (shape_fold.c); RT_DYNAMIC: a tensor
+ * whose shape is known only while running (dynamic.c). */
+enum { RT_VARIABLE = 1, RT_OWNED_DIMS = 2, RT_KNOWN = 4, RT_DYNAMIC = 8 };
 
 /* A non-constant tensor (constants have no record: everything about them is in the model). */
 typedef struct rt_tensor {
@@ -87,6 +89,8 @@ struct ap_op_context {
   rt_prep *prep;         /* RT_PREPARE */
   uint32_t scratch_seen; /* RT_RESHAPE: requests so far */
   uint32_t depth;        /* RT_EVAL: control-flow calls between subgraph 0 and this op */
+  /* A builtin's prepare was called / succeeded: only its own refusal can make an op dynamic. */
+  bool kernel_called, kernel_prepared;
 };
 
 struct ap_interpreter {
@@ -134,7 +138,12 @@ struct ap_interpreter {
   struct rt_vars *vars; /* resource variables (resource_vars.c), persistent; NULL if none */
 
   bool allocated;
-  int32_t stale_input; /* >= 0: this input's resize made the plan stale */
+  int32_t stale_input;    /* >= 0: this input's resize made the plan stale */
+  void *known;            /* shape_fold.c: values prepare computed (tables memory) */
+  void *dynamic;          /* dynamic.c: dynamic tensors and scratch (tables memory) */
+  uint32_t dynamic_count; /* dynamic tensors */
+  uint64_t dynamic_bytes; /* bytes their blocks hold now (from the allocator) */
+
   atomic_int busy;
   char msg[RT_MSG_MAX]; /* the last failure's message */
 };
@@ -185,6 +194,30 @@ bool rt_find_kernel(const ap_interpreter *it, const ap_op_info *info, rt_op *op)
  * (prepare again on the stack, then eval). */
 ap_status rt_builtin_prepare(ap_op_context *c);
 ap_status rt_builtin_eval(ap_op_context *c);
+
+/* shape_fold.c. Folding: prepare runs the kernel of an op whose inputs' values are all known
+ * (constants, or outputs folded before; SHAPE needs only its input's shape) and whose outputs
+ * are small integer tensors, so that shape arithmetic (SHAPE, STRIDED_SLICE, PACK, GATHER,
+ * CAST, MUL...) gives the shapes it decides before running. The values live in tables memory;
+ * at invoke the op runs as any other (it gives the same values). */
+const void *rt_known_value(const ap_interpreter *it, uint32_t sg, uint32_t t);
+/* After a successful prepare (k: its context, outputs without data): folds when it can. */
+ap_status rt_fold(ap_op_context *c, ap_kctx *k, size_t scratch);
+
+/* dynamic.c. An op is dynamic when an input is dynamic, or when its prepare fails while an
+ * input whose value decides its output shape is neither constant nor known. Its outputs are
+ * dynamic: planned at 0 bytes, given blocks of the allocator while running. */
+bool rt_op_dynamic(const ap_op_context *c);     /* an output is dynamic (after allocate) */
+bool rt_inputs_dynamic(const ap_op_context *c); /* an input is dynamic */
+bool rt_shape_inputs_unknown(const ap_op_context *c);
+ap_status rt_mark_dynamic(ap_op_context *c); /* prepare in allocate only */
+/* Eval: sets dynamic output i to the shape prepare gave `v` and points it (and v) at a block
+ * of its bytes, grown through the allocator when it is too small. */
+ap_status rt_dynamic_output(ap_op_context *c, size_t i, ap_ktensor *v);
+/* Eval: scratch of a dynamic op (the plan has none for it). */
+ap_status rt_dynamic_scratch(ap_op_context *c, size_t bytes, void **out);
+/* Frees every block (allocate and destroy call it through rt_release). */
+void rt_dynamic_release(ap_interpreter *it);
 
 /* place.c: plans every non-constant tensor and scratch request and places them (plan_only:
  * only computes the arena size into *arena). */

@@ -61,7 +61,7 @@ bool rt_fill_tensor(const ap_interpreter *it, size_t sg, size_t t, ap_tensor *ou
     out->rank = r->rank;
     if (r->rank) memcpy(out->dims, r->dims, (size_t)r->rank * 4);
     out->data = r->data;
-    out->bytes = rt_tensor_bytes(r);
+    out->bytes = r->data || !(r->flags & RT_DYNAMIC) ? rt_tensor_bytes(r) : 0;
   } else {
     size_t size = 0;
     out->type = ti.type;
@@ -78,6 +78,7 @@ bool rt_fill_tensor(const ap_interpreter *it, size_t sg, size_t t, ap_tensor *ou
   out->quantized_dimension = ti.quantized_dimension;
   out->is_constant = r == NULL;
   out->is_variable = r && (r->flags & RT_VARIABLE);
+  out->is_dynamic = r && (r->flags & RT_DYNAMIC);
   return true;
 }
 

@@ -445,6 +445,13 @@ static void test_runtime_null(const ap_model *m) {
   CHECK_EQ(ap_interpreter_tensor(NULL, 0, 0, &t), AP_ERR_ARG);
   CHECK_EQ(ap_interpreter_tensor_by_name(NULL, "a", &t, NULL, NULL), AP_ERR_ARG);
   CHECK_EQ(ap_interpreter_memory(NULL, &mu), AP_ERR_ARG);
+  size_t sg = 9, tensor = 9;
+  CHECK_EQ(ap_interpreter_dynamic_count(NULL), 0);
+  CHECK_EQ(ap_interpreter_dynamic_bytes(NULL), 0);
+  CHECK_EQ(ap_interpreter_dynamic_tensor(NULL, 0, &sg, &tensor), AP_ERR_ARG);
+  CHECK(sg == 9 && tensor == 9);
+  CHECK_EQ(ap_report_dynamic_count(NULL), 0);
+  CHECK(ap_report_dynamics(NULL) == NULL);
 
   /* The kernel-facing calls with a NULL context. */
   CHECK_EQ(ap_op_input_count(NULL), 0);
@@ -488,7 +495,8 @@ static void test_runtime_order(const ap_model *m) {
   ap_memory_usage mu;
   CHECK_EQ(ap_interpreter_memory(it, &mu), AP_ERR_NOT_ALLOCATED);
   CHECK_EQ(ap_interpreter_invoke(it), AP_ERR_NOT_ALLOCATED);
-  CHECK_STR(ap_interpreter_error(it), "not allocated: call ap_interpreter_allocate() before invoke");
+  CHECK_STR(ap_interpreter_error(it),
+            "not allocated: call ap_interpreter_allocate() before invoke");
   ap_tensor t, t2;
   CHECK(ap_interpreter_input(it, 0, &t) == AP_OK && t.data == NULL);
   CHECK_EQ(ap_interpreter_input(it, 2, &t), AP_ERR_RANGE);
@@ -501,9 +509,18 @@ static void test_runtime_order(const ap_model *m) {
   CHECK(ap_interpreter_tensor_by_name(it, "out", &t, &sg_of, &t_of) == AP_OK && sg_of == 0 &&
         t_of == 2 && ap_interpreter_tensor(it, 0, 2, &t2) == AP_OK);
 
+  /* Dynamic tensors: none before allocate (and asked so: not allocated), none in this model. */
+  size_t sg = 9, tensor = 9;
+  CHECK_EQ(ap_interpreter_dynamic_count(it), 0);
+  CHECK_EQ(ap_interpreter_dynamic_tensor(it, 0, &sg, &tensor), AP_ERR_NOT_ALLOCATED);
+
   /* Allocate twice: the second replaces the first (no leak under ASan) and both run. */
   CHECK_EQ(ap_interpreter_allocate(it), AP_OK);
   check_add(it);
+  CHECK_EQ(ap_interpreter_dynamic_count(it), 0);
+  CHECK_EQ(ap_interpreter_dynamic_bytes(it), 0);
+  CHECK_EQ(ap_interpreter_dynamic_tensor(it, 0, &sg, &tensor), AP_ERR_RANGE);
+  CHECK_EQ(ap_interpreter_dynamic_tensor(it, 0, NULL, &tensor), AP_ERR_ARG);
   CHECK_EQ(ap_interpreter_memory(it, NULL), AP_ERR_ARG);
   CHECK_EQ(ap_interpreter_memory(it, &mu), AP_OK);
   CHECK_EQ(mu.arena, 48); /* a, b and out all live at step 0: 3 x 16 bytes */
@@ -556,7 +573,7 @@ static void capped_free(void *ctx, void *p) {
 /* Odd and huge plan alignments: the tensors still land where their type can be read, or the
  * interpreter says why not. */
 static void test_alignment_option(const ap_model *m) {
-  static const uint64_t aligns[] = {1, 2, 3, 4, 5, 8, 24, 48, 4096, 4104, (uint64_t)1 << 40,
+  static const uint64_t aligns[] = {1,         2, 3, 4, 5, 8, 24, 48, 4096, 4104, (uint64_t)1 << 40,
                                     UINT64_MAX};
   for (size_t i = 0; i < sizeof aligns / sizeof aligns[0]; i++) {
     ap_interpreter_options o = ap_interpreter_defaults();

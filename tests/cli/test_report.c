@@ -145,6 +145,7 @@ static void json_agrees(const char *name) {
   CHECK_EQ(ap_json_len(j, "requests"), (long)ap_report_request_count(r));
   CHECK_EQ(ap_json_len(j, "live_bytes"), (long)ap_report_step_count(r));
   CHECK_EQ(ap_json_len(j, "plans"), AP_REPORT_ALT_COUNT);
+  CHECK_EQ(ap_json_len(j, "dynamic_tensors"), (long)ap_report_dynamic_count(r));
   CHECK(ap_json_i64(j, "peak.step.step", &v) && v == (int64_t)ap_report_peak_step(r));
   CHECK(ap_json_at(j, "top_steps[0].live_bytes") != NULL);
   ap_json_free(j);
@@ -171,6 +172,27 @@ int main(void) {
   json_agrees("hello_world_int8.tflite");
   json_agrees("person_detect_int8.tflite");
   json_agrees("nested_while.tflite");
+  json_agrees("dynamic_shapes.tflite");
+
+  /* dynamic_shapes: its 18 tensors past the STRIDED_SLICE whose end is a CAST of input z
+   * (tensors 25..42, see tests/runtime/test_dynamic.c) are listed, outside the arena. */
+  CHECK_EQ(cli("report dynamic_shapes.tflite --json", &out), 0);
+  ap_json *dj = ap_json_parse(out);
+  int64_t t = -1, op = -1;
+  CHECK(dj && ap_json_len(dj, "dynamic_tensors") == 18);
+  CHECK(ap_json_i64(dj, "dynamic_tensors[0].tensor", &t) && t == 25);
+  CHECK(ap_json_i64(dj, "dynamic_tensors[0].op", &op) && op == 6);
+  CHECK_STR(ap_json_str(dj, "dynamic_tensors[17].name"), "Identity");
+  ap_json_free(dj);
+  free(out);
+  CHECK_EQ(cli("report dynamic_shapes.tflite", &out), 0);
+  CHECK_CONTAINS(out, "\ndynamic tensors (shape known only while running: blocks of the "
+                      "allocator during invoke,\nnot in the arena)\n");
+  CHECK_CONTAINS(out, "\n    25 StridedSlice2                    [-1,-1]          op 6 "
+                      "STRIDED_SLICE\n");
+  CHECK_CONTAINS(out, "\n    42 Identity                         [8,-1,1024]      op 23 "
+                      "BATCH_MATMUL\n");
+  free(out);
 
   /* Usage errors: exit 2, one line naming the problem. */
   snprintf(args, sizeof args, "report hello_world_int8.tflite --budget 12Q");

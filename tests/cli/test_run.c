@@ -335,6 +335,14 @@ static void help_and_human(void) {
   CHECK_CONTAINS(out, "  0 Identity FLOAT32 [1,10]\n");
   CHECK_CONTAINS(out, "    top-5: 4 (");
   free(out);
+  /* dynamic_shapes: the rule's z lies in [-1, 1), CAST makes it 0 rows; its 18 dynamic tensors
+   * each get the smallest block (16 bytes, even for no elements): 288 B. */
+  snprintf(args, sizeof args, "'%s'", model(m, sizeof m, "dynamic_shapes"));
+  CHECK_EQ(run(args, &out, NULL), 0);
+  CHECK_CONTAINS(out, "\ndynamic     288 B in 18 tensors shaped while running (allocator blocks, "
+                      "not in total)\n");
+  CHECK_CONTAINS(out, "  0 Identity FLOAT32 [8,0,1024]\n");
+  free(out);
 }
 
 int main(void) {

@@ -2,8 +2,9 @@
  * SQUARED_DIFFERENCE, RSQRT, BATCH_MATMUL) equals TFLite Micro's oracle byte for byte on its one
  * seed; dp_net_float (PRELU, POW, DIV, EXP, LOG, SQRT, RSQRT, STRIDED_SLICE, PACK, UNPACK,
  * REVERSE_V2, TRANSPOSE_CONV), which TFLite Micro cannot run, gives the same bytes under every
- * strategy as under `naive` (no reuse at all); call_once_mul and resource_vars_fc (CALL_ONCE,
- * resource variables) repeat themselves after ap_interpreter_reset_variables. */
+ * strategy as under `naive` (no reuse at all); so does dynamic_shapes (TILE, L2_NORMALIZATION,
+ * dynamic tensors), under every registered strategy; call_once_mul and resource_vars_fc
+ * (CALL_ONCE, resource variables) repeat themselves after ap_interpreter_reset_variables. */
 #include "oracle.h"
 
 #include <string.h>
@@ -106,6 +107,58 @@ static void stateful(const char *name, size_t output_bytes, size_t output0_bytes
   ap_model_destroy(m);
 }
 
+/* dynamic_shapes with the oracle's inputs except z: the oracle's z lies in [-1, 1), which CAST
+ * truncates to 0 rows (nothing to compare); z = 5 * seed + 3.5 gives n = 5 * seed + 3 rows of
+ * y, so the dynamic tensors hold data and the arena's tensors (x, y, the slice of y, the
+ * values of z) are read by them. */
+static bool dynamic_run(ap_interpreter *it, uint64_t seed, unsigned char **out, size_t *bytes) {
+  for (size_t k = 0; k < ap_interpreter_input_count(it); k++)
+    oracle_fill(oracle_input(it, k, &(ap_tensor){0}), seed, k);
+  ap_tensor z, o;
+  if (!oracle_input(it, 2, &z) || z.bytes != 4) return false;
+  ((float *)z.data)[0] = 5.0f * (float)seed + 3.5f;
+  ap_status s = ap_interpreter_invoke(it);
+  CHECK_MSG(s == AP_OK, "dynamic_shapes seed %llu: %s", (unsigned long long)seed,
+            ap_interpreter_error(it));
+  if (s != AP_OK || !oracle_output(it, 0, &o)) return false;
+  CHECK_EQ(o.dims[1], 5 * (int)seed + 3);
+  *out = malloc(o.bytes);
+  if (*out) memcpy(*out, o.data, o.bytes);
+  *bytes = o.bytes;
+  return *out != NULL;
+}
+
+static void dynamic_shapes_strategies(void) {
+  ap_model *m = oracle_open("dynamic_shapes");
+  if (!m) return;
+  ap_interpreter *naive = oracle_interpreter(m, "dynamic_shapes", "naive", false);
+  size_t same = 0;
+  for (uint64_t seed = 1; naive && seed <= 3; seed++) {
+    unsigned char *want = NULL, *got = NULL;
+    size_t n0 = 0, n = 0;
+    if (!dynamic_run(naive, seed, &want, &n0)) continue;
+    CHECK_EQ(n0, (size_t)8 * (5 * seed + 3) * 1024 * 4);
+    for (size_t i = 0; i < ap_strategy_count(); i++) {
+      const char *name = ap_strategy_name(i);
+      if (strcmp(name, "naive") == 0) continue;
+      ap_interpreter *it = oracle_interpreter(m, "dynamic_shapes", name, false);
+      if (it && dynamic_run(it, seed, &got, &n)) {
+        CHECK_MSG(n == n0 && memcmp(got, want, n) == 0,
+                  "dynamic_shapes seed %llu: %s differs from naive", (unsigned long long)seed,
+                  name);
+        same += n == n0 && memcmp(got, want, n) == 0;
+      }
+      free(got);
+      got = NULL;
+      ap_interpreter_destroy(it);
+    }
+    free(want);
+  }
+  printf("dynamic_shapes: %zu strategy runs identical to naive\n", same);
+  ap_interpreter_destroy(naive);
+  ap_model_destroy(m);
+}
+
 int main(void) {
   ap_test_require_shared();
   conformer_vs_oracle();
@@ -113,5 +166,6 @@ int main(void) {
   /* call_once_mul: one float; resource_vars_fc: two outputs of 5 floats. */
   stateful("call_once_mul", 4, 4);
   stateful("resource_vars_fc", 40, 20);
+  dynamic_shapes_strategies();
   return ap_test_done();
 }

@@ -204,6 +204,9 @@ static void print_json(const run_args *a, run_state *s, const ap_memory_usage *u
          (unsigned long long)u->arena, (unsigned long long)u->persistent,
          (unsigned long long)u->tables, (unsigned long long)u->total);
   if (a->has_arena) printf("  \"buffer_bytes\": %llu,\n", (unsigned long long)a->arena);
+  printf("  \"dynamic_tensors\": %zu,\n  \"dynamic_bytes\": %llu,\n",
+         ap_interpreter_dynamic_count(s->it),
+         (unsigned long long)ap_interpreter_dynamic_bytes(s->it));
   printf("  \"outputs\": [");
   for (size_t k = 0; k < ap_interpreter_output_count(s->it); k++) {
     ap_tensor tv, *t = &tv;
@@ -267,6 +270,10 @@ static void print_human(const run_args *a, run_state *s, const ap_memory_usage *
   printf("tables      %s\n", cli_size(b, sizeof b, u->tables));
   printf("total       %s", cli_size(b, sizeof b, u->total));
   if (a->has_arena) printf(", in a buffer of %s", cli_size(b, sizeof b, a->arena));
+  if (ap_interpreter_dynamic_count(s->it))
+    printf("\ndynamic     %s in %zu tensors shaped while running (allocator blocks, not in total)",
+           cli_size(b, sizeof b, ap_interpreter_dynamic_bytes(s->it)),
+           ap_interpreter_dynamic_count(s->it));
   printf("\n\noutputs\n");
   for (size_t k = 0; k < ap_interpreter_output_count(s->it); k++) {
     ap_tensor tv, *t = &tv;

@@ -104,6 +104,14 @@ void report_print_json(const ap_report *r, const report_args *a) {
     printf("%s\n    ", i ? "," : "");
     request_json(r, &ap_report_requests(r)[i]);
   }
+  printf("\n  ],\n  \"dynamic_tensors\": [");
+  for (size_t i = 0; i < ap_report_dynamic_count(r); i++) {
+    const ap_report_dynamic *d = &ap_report_dynamics(r)[i];
+    printf("%s\n    {\"subgraph\": %u, \"tensor\": %d, \"name\": ", i ? "," : "", d->subgraph,
+           d->tensor);
+    cli_json_string(stdout, d->name);
+    printf(", \"op\": %d}", d->op);
+  }
   printf("\n  ]");
   if (a->has_budget)
     printf(",\n  \"budget_bytes\": %llu,\n  \"budget_compared_with\": \"device_bytes\",\n"

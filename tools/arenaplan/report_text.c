@@ -217,6 +217,36 @@ static void table(const ap_report *r, const report_args *a) {
   }
 }
 
+/* Tensors outside the arena: their shapes are known only while running. */
+static void dynamic(const ap_report *r, const report_args *a) {
+  size_t n = ap_report_dynamic_count(r);
+  if (!n) return;
+  printf("\ndynamic tensors (shape known only while running: blocks of the allocator during "
+         "invoke,\nnot in the arena)\n%6s %-*s %-16s %s\n",
+         "tensor", a->wide ? 40 : 32, "name", "signature", "written by");
+  for (size_t i = 0; i < n; i++) {
+    const ap_report_dynamic *d = &ap_report_dynamics(r)[i];
+    char name[512], shape[64] = "", op[96];
+    ap_tensor_info ti;
+    if (ap_model_tensor(ap_report_model(r), d->subgraph, (size_t)d->tensor, &ti) == AP_OK)
+      cli_shape(shape, sizeof shape, ti.shape_signature.v ? ti.shape_signature : ti.shape);
+    snprintf(name, sizeof name, "%s", d->name[0] ? d->name : "(unnamed)");
+    size_t len = strlen(name);
+    if (!a->wide && len > 32) {
+      memmove(name + 3, name + len - 29, 30);
+      memcpy(name, "...", 3);
+    }
+    if (d->op < 0)
+      snprintf(op, sizeof op, "-");
+    else if (d->subgraph)
+      snprintf(op, sizeof op, "subgraph %u op %d %s", d->subgraph, d->op,
+               ap_report_op_name(r, d->subgraph, d->op));
+    else
+      snprintf(op, sizeof op, "op %d %s", d->op, ap_report_op_name(r, d->subgraph, d->op));
+    printf("%6d %-*s %-16s %s\n", d->tensor, a->wide ? 40 : 32, name, shape, op);
+  }
+}
+
 void report_print_text(const ap_report *r, const report_args *a) {
   const ap_model *m = ap_report_model(r);
   const ap_model_plan *mp = ap_report_plan(r);
@@ -235,6 +265,7 @@ void report_print_text(const ap_report *r, const report_args *a) {
   peak(r, a);
   plans(r);
   table(r, a);
+  dynamic(r, a);
   printf("\narena: %llu bytes, %zu requests, %zu reused\n",
          (unsigned long long)ap_model_plan_arena(mp), ap_model_plan_requests(mp),
          ap_model_plan_reused(mp));

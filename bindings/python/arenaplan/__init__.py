@@ -111,6 +111,7 @@ class ap_tensor(ctypes.Structure):
         ("quantized_dimension", ctypes.c_int32),
         ("is_constant", ctypes.c_bool),
         ("is_variable", ctypes.c_bool),
+        ("is_dynamic", ctypes.c_bool),
     ]
 
 
