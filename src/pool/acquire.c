@@ -8,7 +8,8 @@
 #include <time.h>
 
 /* The interpreter of a reserved slot, in a buffer of exactly cost.interpreter bytes. Runs
- * without the lock: nobody else touches a SLOT_CREATING slot. */
+ * without the lock: nobody else reads a SLOT_CREATING slot's fields (readers under the lock
+ * check the state before `it` or `buf`). */
 static ap_status create_interpreter(ap_pool *p, const pool_model *m, ap_model *model,
                                     pool_slot *slot) {
   size_t bytes = (size_t)m->cost.interpreter;
@@ -251,7 +252,8 @@ ap_status ap_pool_release(ap_pool *p, ap_interpreter *it) {
     pool_model *m = p->models[i];
     for (size_t k = 0; k < p->opt.max_interpreters; k++) {
       pool_slot *s = &m->slots[k];
-      if (s->it != it || s->state != SLOT_ACQUIRED) continue;
+      /* State first: a SLOT_CREATING slot's `it` is being written outside the lock. */
+      if (s->state != SLOT_ACQUIRED || s->it != it) continue;
       s->state = SLOT_IDLE;
       m->acquired--;
       m->last_used = s->last_used = pool_now(p);
