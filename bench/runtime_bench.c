@@ -1,11 +1,13 @@
-/* The runtime benchmark: per model, the bytes a device must provide (arena, persistent,
- * interpreter tables, total) beside TFLite Micro's smallest working arena and its planned head
- * (../shared/bench/tflm_arena.tsv), and the median and minimum invoke time. Prints Markdown.
+/* The runtime benchmark: per shared model, the bytes a device must provide (arena, persistent,
+ * interpreter tables, total; and the total with in-place sharing) beside TFLite Micro's smallest
+ * working arena and its planned head (../shared/bench/tflm_arena.tsv), and the median and
+ * minimum invoke time. Models the runtime cannot run say why. Prints Markdown.
  *
  *   bench_runtime_bench [ITERATIONS]   (default 50) */
 #include "runtime/rt_test.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 /* Column `name` of shared/bench/tflm_arena.tsv for `model`, 0 if absent. */
@@ -14,13 +16,19 @@ static uint64_t tflm_column(const char *model, const char *name) {
   return v > 0 ? (uint64_t)v : 0;
 }
 
-static const char *const models[] = {
-    "hello_world_float",     "hello_world_int8",           "micro_speech_int8",
-    "person_detect_int8",    "magic_wand_float",           "tflm_test_conv",
-    "mlperf_kws_dscnn_int8", "mlperf_kws_dscnn_hybrid",    "mlperf_vww_int8",
-    "mlperf_ic_resnet_int8", "mlperf_ic_resnet_float",     "mlperf_ad_fc_int8",
-    "mlperf_sww_int8",       "mobilenet_v1_025_128_uint8", "mobilenet_v2_torch_int8",
-    "multi_signatures"};
+/* Allocated with the default strategy, in place or not; NULL after printing why. */
+static ap_interpreter *interpreter(const ap_model *m, const char *name, bool inplace) {
+  ap_interpreter_options o = ap_interpreter_defaults();
+  o.inplace = inplace;
+  o.max_loop_iterations = 1000000; /* random inputs must not make a WHILE endless */
+  ap_interpreter *it = NULL;
+  if (!m || ap_interpreter_create(m, &o, &it) != AP_OK || ap_interpreter_allocate(it) != AP_OK) {
+    printf("| %s | cannot run: %s |\n", name, it ? ap_interpreter_error(it) : "load failed");
+    ap_interpreter_destroy(it);
+    return NULL;
+  }
+  return it;
+}
 
 static double now_us(void) {
   struct timespec t;
@@ -37,21 +45,28 @@ int main(int argc, char **argv) {
   ap_test_require_shared();
   int iterations = argc > 1 ? atoi(argv[1]) : 50;
   if (iterations < 1 || iterations > 100000) iterations = 50;
-  printf("| model | arena | arena lower bound | persistent | tables | total | TFLM head | TFLM min "
-         "arena | total / TFLM | lower bound / TFLM | invoke median us | invoke min us |\n");
-  printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  printf("| model | arena | arena lower bound | persistent | tables | total | total in-place | "
+         "TFLM head | TFLM min arena | total / TFLM | in-place / TFLM | lower bound / TFLM | "
+         "invoke median us | invoke min us |\n");
+  printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   double *t = malloc((size_t)iterations * sizeof *t);
-  for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
-    ap_model *m = rt_load(models[i]);
-    ap_interpreter *it = NULL;
-    if (!m || ap_interpreter_create(m, NULL, &it) != AP_OK ||
-        ap_interpreter_allocate(it) != AP_OK) {
-      printf("| %s | failed: %s |\n", models[i], ap_interpreter_error(it));
+  static char names[64][64];
+  size_t count = ap_test_models(names, 64);
+  for (size_t i = 0; t && i < count; i++) {
+    char model[64];
+    snprintf(model, sizeof model, "%.*s", (int)(strlen(names[i]) - strlen(".tflite")), names[i]);
+    ap_model *m = rt_load(model);
+    ap_interpreter *it = interpreter(m, model, false),
+                   *ip = it ? interpreter(m, model, true) : NULL;
+    if (!ip) {
       ap_interpreter_destroy(it);
       ap_model_destroy(m);
       continue;
     }
-    if (!rt_feed_oracle(it, models[i], 1)) {
+    ap_memory_usage ui;
+    ap_interpreter_memory(ip, &ui);
+    ap_interpreter_destroy(ip);
+    if (!rt_feed_oracle(it, model, 1)) {
       uint64_t st = 1;
       for (size_t k = 0; k < ap_interpreter_input_count(it); k++) {
         ap_tensor in;
@@ -71,17 +86,19 @@ int main(int argc, char **argv) {
     qsort(t, (size_t)iterations, sizeof *t, cmp_double);
     ap_memory_usage u;
     ap_interpreter_memory(it, &u);
-    uint64_t head = tflm_column(models[i], "plain_head");
-    uint64_t min = tflm_column(models[i], "min_arena_plain_16");
-    char ratio[32] = "-", hs[32] = "-", ms[32] = "-", lb[32] = "-";
+    uint64_t head = tflm_column(model, "plain_head");
+    uint64_t min = tflm_column(model, "min_arena_plain_16");
+    char ratio[32] = "-", iratio[32] = "-", hs[32] = "-", ms[32] = "-", lb[32] = "-";
     if (min) snprintf(ratio, sizeof ratio, "%.3f", (double)u.total / (double)min);
+    if (min) snprintf(iratio, sizeof iratio, "%.3f", (double)ui.total / (double)min);
     if (min) snprintf(lb, sizeof lb, "%.3f", (double)u.arena_lower_bound / (double)min);
     if (head) snprintf(hs, sizeof hs, "%llu", (unsigned long long)head);
     if (min) snprintf(ms, sizeof ms, "%llu", (unsigned long long)min);
-    printf("| %s | %llu | %llu | %llu | %llu | %llu | %s | %s | %s | %s | %.1f | %.1f |\n",
-           models[i], (unsigned long long)u.arena, (unsigned long long)u.arena_lower_bound,
-           (unsigned long long)u.persistent, (unsigned long long)u.tables,
-           (unsigned long long)u.total, hs, ms, ratio, lb, t[iterations / 2], t[0]);
+    printf(
+        "| %s | %llu | %llu | %llu | %llu | %llu | %llu | %s | %s | %s | %s | %s | %.1f | %.1f |\n",
+        model, (unsigned long long)u.arena, (unsigned long long)u.arena_lower_bound,
+        (unsigned long long)u.persistent, (unsigned long long)u.tables, (unsigned long long)u.total,
+        (unsigned long long)ui.total, hs, ms, ratio, iratio, lb, t[iterations / 2], t[0]);
     ap_interpreter_destroy(it);
     ap_model_destroy(m);
   }

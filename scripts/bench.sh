@@ -23,10 +23,11 @@ header() {
 runtime() {
   echo "## Runtime: what a device provides, and invoke time"
   echo
-  echo "\`$BUILD/bench/bench_runtime_bench $INVOKES\`. total = arena (rounded to 16) + persistent +"
-  echo "tables (the interpreter itself): the exact size of a caller-owned buffer that works. TFLM"
-  echo "columns: ../shared/bench/tflm_arena.tsv (plain_head, min_arena_plain_16). Inputs: the"
-  echo "oracle's seed 1 (random bytes for the two models TFLite Micro cannot run)."
+  echo "\`$BUILD/bench/bench_runtime_bench $INVOKES\`, every shared model. total = arena (rounded to 16) +"
+  echo "persistent + tables (the interpreter itself): the exact size of a caller-owned buffer that"
+  echo "works; total in-place: the same with \`ap_interpreter_options.inplace\`. TFLM columns:"
+  echo "../shared/bench/tflm_arena.tsv (plain_head, min_arena_plain_16). Inputs: the oracle's seed 1"
+  echo "(models without oracle data: random bytes, floats 0.25). Invoke times are without in-place."
   echo
   "$BUILD/bench/bench_runtime_bench" "$INVOKES"
   echo
