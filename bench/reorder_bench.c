@@ -77,13 +77,13 @@ int main(int argc, char **argv) {
       arena = best_arena(m, &lb1, false), inplace = best_arena(m, &unused, true);
     char *head = ap_test_tflm_field(names[i], "plain_head");
     char embedded[64] = "-";
-    ap_tflm_offline p;
+    ap_offline_plan p;
     char err[512];
     if (ap_tflm_offline_build(m, NULL, NULL, &p, err, sizeof err) == AP_OK) {
       ap_tflm_offline_result res;
       if (ap_tflm_offline_check(m, p.offsets, p.count, NULL, &res, err, sizeof err) == AP_OK)
         snprintf(embedded, sizeof embedded, "%llu", (unsigned long long)res.head_bytes);
-      ap_tflm_offline_free(&p, NULL);
+      ap_offline_plan_free(&p, NULL);
     }
     printf("| %s | %zu | %llu | %llu | %llu -> %llu | %s | %.1f | %llu | %llu | %s | %s |\n",
            names[i], ops, (unsigned long long)lb0, (unsigned long long)lb1,

@@ -92,6 +92,25 @@ typedef struct ap_metadata_info {
 } ap_metadata_info;
 ap_status ap_model_metadata(const ap_model *m, size_t i, ap_metadata_info *out);
 
+/* An offline plan: the metadata "OfflineMemoryAllocation" TFLite Micro reads (and arenaplan
+ * writes with `embed`), little-endian int32 words [version, subgraph count, count, offset x
+ * count] with count the tensors of all subgraphs and -1 for a tensor planned at run time.
+ * tflm.h says how TFLite Micro applies one. */
+#define AP_OFFLINE_PLAN_METADATA "OfflineMemoryAllocation"
+typedef struct ap_offline_plan {
+  uint32_t version, subgraphs;
+  int32_t *offsets; /* count */
+  size_t count;
+} ap_offline_plan;
+void ap_offline_plan_free(ap_offline_plan *p, const ap_allocator *a);
+/* The model's plan. *found false (AP_OK) when it has none; AP_ERR_FORMAT when its buffer is too
+ * short or its count is not the model's tensor count (TFLite Micro refuses it). */
+ap_status ap_model_offline_plan(const ap_model *m, const ap_allocator *a, ap_offline_plan *out,
+                                bool *found, char *err, size_t err_size);
+/* The metadata bytes of a plan (*bytes from the allocator: the caller frees it). */
+ap_status ap_offline_plan_encode(const ap_offline_plan *p, const ap_allocator *a, uint8_t **bytes,
+                                 size_t *size);
+
 typedef struct ap_tensor_map {
   const char *name;
   uint32_t tensor;

@@ -158,29 +158,14 @@ uint64_t ap_tflm_min_arena_with_head(const ap_tflm_result *r, uint64_t head_byte
 ap_status ap_tflm_problem(const ap_model *m, const ap_allocator *a, ap_problem **out, char *err,
                           size_t err_size);
 
-/* TFLite Micro's offline plan: the model metadata "OfflineMemoryAllocation", little-endian int32
- * words [version, subgraph count, count, offset x count] with count the tensors of all
- * subgraphs and -1 for a tensor TFLite Micro plans itself. TFLite Micro reads word 3 + i for
- * tensor i of EVERY subgraph (its index within the subgraph), so only a slot one planned tensor
- * uses can carry an offset; scratch buffers stay online and fill the gaps. */
-#define AP_TFLM_OFFLINE_METADATA "OfflineMemoryAllocation"
-typedef struct ap_tflm_offline {
-  uint32_t version, subgraphs;
-  int32_t *offsets; /* count */
-  size_t count;
-} ap_tflm_offline;
-void ap_tflm_offline_free(ap_tflm_offline *p, const ap_allocator *a);
-/* The model's plan. *found false (AP_OK) when it has none; AP_ERR_FORMAT when its buffer is too
- * short or its count is not the model's tensor count (TFLite Micro refuses it). */
-ap_status ap_tflm_offline_read(const ap_model *m, const ap_allocator *a, ap_tflm_offline *out,
-                               bool *found, char *err, size_t err_size);
-/* The metadata bytes of a plan (*bytes from the allocator: the caller frees it). */
-ap_status ap_tflm_offline_encode(const ap_tflm_offline *p, const ap_allocator *a, uint8_t **bytes,
-                                 size_t *size);
+/* TFLite Micro's offline plan (model.h: ap_offline_plan, ap_model_offline_plan): TFLite Micro
+ * reads word 3 + i for tensor i of EVERY subgraph (its index within the subgraph), so only a
+ * slot one planned tensor uses can carry an offset; scratch buffers stay online and fill the
+ * gaps. */
 /* A plan of TFLite Micro's own problem (its lifetimes, its kernels' scratch requests) made with
  * `strategy` (NULL: "best"), its tensors' offsets written where TFLite Micro will read them. */
 ap_status ap_tflm_offline_build(const ap_model *m, const char *strategy, const ap_allocator *a,
-                                ap_tflm_offline *out, char *err, size_t err_size);
+                                ap_offline_plan *out, char *err, size_t err_size);
 
 typedef struct ap_tflm_offline_result {
   uint64_t head_bytes;    /* TFLite Micro's head with this plan */

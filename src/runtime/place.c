@@ -1,7 +1,6 @@
 /* Planning and placement: every non-constant tensor and scratch request becomes a request,
  * the strategy plans them, and each tensor's data pointer (and each scratch pointer) is set to
  * its offset in the arena. All memory used here is temporary (rt_temp_allocator). */
-#include "arenaplan/tflm.h"
 #include "runtime_internal.h"
 
 #include <string.h>
@@ -66,25 +65,25 @@ static ap_status take_arena(ap_interpreter *it, uint64_t base_align) {
  * the offsets given (slot i for tensor i of any subgraph, as TFLite Micro reads them), the rest
  * around them. An invalid plan (wrong count, overlap of live tensors, misaligned) fails. */
 static ap_status offline_plan(ap_interpreter *it, plan_state *st, size_t total) {
-  ap_tflm_offline p;
+  ap_offline_plan p;
   bool found;
   char err[256];
-  ap_status s = ap_tflm_offline_read(it->model, &st->temp, &p, &found, err, sizeof err);
+  ap_status s = ap_model_offline_plan(it->model, &st->temp, &p, &found, err, sizeof err);
   if (s != AP_OK) return rt_fail(it, s, "%s: %s", ap_model_path(it->model), err);
   if (!found) return AP_OK;
   size_t n = ap_problem_count(st->p);
   const ap_request *req = ap_problem_requests(st->p);
   st->fixed = ap_alloc(&st->temp, (n ? n : 1) * sizeof *st->fixed);
   if (!st->fixed) {
-    ap_tflm_offline_free(&p, &st->temp);
+    ap_offline_plan_free(&p, &st->temp);
     return rt_fail(it, AP_ERR_NOMEM, "out of memory for planning");
   }
   for (size_t i = 0; i < n; i++) {
     uint32_t sg, t;
     if (req[i].id < total && ap_graph_id_tensor(st->g, req[i].id, &sg, &t) && p.offsets[t] < -1) {
       s = rt_fail(it, AP_ERR_FORMAT, "%s: %s: tensor %u of subgraph %u has offset %d",
-                  ap_model_path(it->model), AP_TFLM_OFFLINE_METADATA, t, sg, p.offsets[t]);
-      ap_tflm_offline_free(&p, &st->temp);
+                  ap_model_path(it->model), AP_OFFLINE_PLAN_METADATA, t, sg, p.offsets[t]);
+      ap_offline_plan_free(&p, &st->temp);
       return s;
     }
     st->fixed[i] = req[i].id < total && ap_graph_id_tensor(st->g, req[i].id, &sg, &t) &&
@@ -92,7 +91,7 @@ static ap_status offline_plan(ap_interpreter *it, plan_state *st, size_t total) 
                        ? p.offsets[t]
                        : -1;
   }
-  ap_tflm_offline_free(&p, &st->temp);
+  ap_offline_plan_free(&p, &st->temp);
   return AP_OK;
 }
 
@@ -146,7 +145,7 @@ static ap_status build(ap_interpreter *it, rt_prep *prep, bool place, plan_state
   s = ap_plan_create(st->p, &(ap_plan_options){.strategy = strategy, .fixed_offsets = st->fixed},
                      &st->plan);
   if (s != AP_OK)
-    return rt_fail(it, s, "%s%s", st->fixed ? AP_TFLM_OFFLINE_METADATA ": " : "",
+    return rt_fail(it, s, "%s%s", st->fixed ? AP_OFFLINE_PLAN_METADATA ": " : "",
                    ap_plan_error(st->plan));
   return AP_OK;
 }

@@ -34,68 +34,6 @@ static size_t total_tensors(const ap_model *m) {
   return n;
 }
 
-void ap_tflm_offline_free(ap_tflm_offline *p, const ap_allocator *a) {
-  if (!p) return;
-  ap_free(ap_alloc_or_default(a), p->offsets);
-  memset(p, 0, sizeof *p);
-}
-
-ap_status ap_tflm_offline_read(const ap_model *m, const ap_allocator *a, ap_tflm_offline *out,
-                               bool *found, char *err, size_t err_size) {
-  if (!out || !found) return AP_ERR_ARG;
-  memset(out, 0, sizeof *out);
-  *found = false;
-  if (!m) return fail(err, err_size, AP_ERR_ARG, "no model");
-  a = ap_alloc_or_default(a);
-  for (size_t i = 0; i < ap_model_metadata_count(m); i++) {
-    ap_metadata_info md;
-    if (ap_model_metadata(m, i, &md) != AP_OK || strcmp(md.name, AP_TFLM_OFFLINE_METADATA))
-      continue;
-    *found = true;
-    size_t size;
-    const uint8_t *b = ap_model_buffer(m, md.buffer, &size);
-    if (!b || size < 12)
-      return fail(err, err_size, AP_ERR_FORMAT,
-                  "%s: buffer %u holds %zu bytes, fewer than its 3-word header",
-                  AP_TFLM_OFFLINE_METADATA, md.buffer, b ? size : 0);
-    uint32_t w[3];
-    memcpy(w, b, sizeof w);
-    size_t want = total_tensors(m);
-    if (w[2] != want)
-      return fail(err, err_size, AP_ERR_FORMAT,
-                  "%s: %u offsets, the model has %zu tensors (TFLite Micro refuses it)",
-                  AP_TFLM_OFFLINE_METADATA, w[2], want);
-    if ((size - 12) / 4 < want)
-      return fail(err, err_size, AP_ERR_FORMAT, "%s: %zu offsets announced, the buffer holds %zu",
-                  AP_TFLM_OFFLINE_METADATA, want, (size - 12) / 4);
-    out->version = w[0];
-    out->subgraphs = w[1];
-    out->count = want;
-    out->offsets = ap_calloc(a, want ? want : 1, sizeof *out->offsets);
-    if (!out->offsets) return fail(err, err_size, AP_ERR_NOMEM, "out of memory");
-    memcpy(out->offsets, b + 12, want * sizeof *out->offsets);
-    return AP_OK;
-  }
-  return AP_OK;
-}
-
-ap_status ap_tflm_offline_encode(const ap_tflm_offline *p, const ap_allocator *a, uint8_t **bytes,
-                                 size_t *size) {
-  if (!p || !bytes || !size || (p->count && !p->offsets)) return AP_ERR_ARG;
-  *bytes = NULL;
-  *size = 0;
-  size_t n;
-  if (p->count > UINT32_MAX || !ap_mul_size(p->count + 3, 4, &n)) return AP_ERR_OVERFLOW;
-  uint8_t *b = ap_alloc(ap_alloc_or_default(a), n);
-  if (!b) return AP_ERR_NOMEM;
-  uint32_t w[3] = {p->version, p->subgraphs, (uint32_t)p->count};
-  memcpy(b, w, sizeof w);
-  if (p->count) memcpy(b + 12, p->offsets, p->count * 4);
-  *bytes = b;
-  *size = n;
-  return AP_OK;
-}
-
 /* TFLite Micro's problem and, per request, the offset TFLite Micro reads for it (-1: online). */
 typedef struct fixed_view {
   ap_problem *p;
@@ -210,7 +148,7 @@ ap_status ap_tflm_offline_check(const ap_model *m, const int32_t *offsets, size_
 }
 
 ap_status ap_tflm_offline_build(const ap_model *m, const char *strategy, const ap_allocator *a,
-                                ap_tflm_offline *out, char *err, size_t err_size) {
+                                ap_offline_plan *out, char *err, size_t err_size) {
   if (!out) return AP_ERR_ARG;
   memset(out, 0, sizeof *out);
   if (!m) return fail(err, err_size, AP_ERR_ARG, "no model");
@@ -256,6 +194,6 @@ ap_status ap_tflm_offline_build(const ap_model *m, const char *strategy, const a
   ap_free(a, planned);
   ap_plan_destroy(plan);
   view_free(&v, a);
-  if (st) ap_tflm_offline_free(out, a);
+  if (st) ap_offline_plan_free(out, a);
   return st;
 }

@@ -6,11 +6,11 @@
 /* m with the offsets as its plan (pt owns the bytes). */
 static ap_model *with_plan(const ap_model *m, const int32_t *offsets, size_t count,
                            ap_model_patch *pt) {
-  ap_tflm_offline p = {.version = 0, .subgraphs = 1, .offsets = (int32_t *)offsets, .count = count};
+  ap_offline_plan p = {.version = 0, .subgraphs = 1, .offsets = (int32_t *)offsets, .count = count};
   uint8_t *words;
   size_t n;
-  CHECK(ap_tflm_offline_encode(&p, NULL, &words, &n) == AP_OK);
-  CHECK(ap_model_patch_metadata(m, AP_TFLM_OFFLINE_METADATA, words, n, NULL, pt) == AP_OK);
+  CHECK(ap_offline_plan_encode(&p, NULL, &words, &n) == AP_OK);
+  CHECK(ap_model_patch_metadata(m, AP_OFFLINE_PLAN_METADATA, words, n, NULL, pt) == AP_OK);
   free(words);
   ap_model *m2 = NULL;
   CHECK_MSG(ap_model_from_buffer(pt->bytes, pt->size, "embedded", NULL, &m2) == AP_OK, "%s",
@@ -31,7 +31,7 @@ static ap_interpreter *allocate(const ap_model *m, const char *strategy, ap_stat
 static void test_honoured(const char *name) {
   ap_model *m = rt_load(name);
   CHECK(m != NULL);
-  ap_tflm_offline p;
+  ap_offline_plan p;
   char err[512];
   CHECK(ap_tflm_offline_build(m, NULL, NULL, &p, err, sizeof err) == AP_OK);
   ap_model_patch pt;
@@ -95,7 +95,7 @@ static void test_honoured(const char *name) {
   ap_model_destroy(m2);
   ap_model_patch_free(&pt, NULL);
   free(bad);
-  ap_tflm_offline_free(&p, NULL);
+  ap_offline_plan_free(&p, NULL);
   ap_model_destroy(m);
 }
 

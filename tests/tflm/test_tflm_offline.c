@@ -51,11 +51,11 @@ static ap_model *load(const char *name) {
 }
 
 /* m with the plan as metadata (pt owns the bytes). */
-static ap_model *with_plan(const ap_model *m, const ap_tflm_offline *p, ap_model_patch *pt) {
+static ap_model *with_plan(const ap_model *m, const ap_offline_plan *p, ap_model_patch *pt) {
   uint8_t *words;
   size_t n;
-  CHECK(ap_tflm_offline_encode(p, NULL, &words, &n) == AP_OK);
-  CHECK(ap_model_patch_metadata(m, AP_TFLM_OFFLINE_METADATA, words, n, NULL, pt) == AP_OK);
+  CHECK(ap_offline_plan_encode(p, NULL, &words, &n) == AP_OK);
+  CHECK(ap_model_patch_metadata(m, AP_OFFLINE_PLAN_METADATA, words, n, NULL, pt) == AP_OK);
   free(words);
   ap_model *m2 = NULL;
   CHECK_MSG(ap_model_from_buffer(pt->bytes, pt->size, "embedded", NULL, &m2) == AP_OK, "%s",
@@ -95,7 +95,7 @@ static row *tflm_rows(const char *name, size_t *count) {
  * tensor that needs bytes (non-constant, non-variable, non-empty), all subgraphs in order, then
  * the scratch buffers; tensor i of any subgraph reads slot i. Fixed buffers live at the same
  * time must not share bytes, and each must be 16-aligned. Returns the fixed count. */
-static size_t check_against_tflm(const char *name, const ap_model *m, const ap_tflm_offline *p,
+static size_t check_against_tflm(const char *name, const ap_model *m, const ap_offline_plan *p,
                                  const row *rows, size_t nrows) {
   int64_t *at = calloc(nrows + 1, sizeof *at);
   size_t k = 0, fixed = 0;
@@ -136,7 +136,7 @@ static size_t nrows_tensors(const ap_model *m) {
 }
 
 /* TFLite Micro's planner (our exact "tflm") over its own recorded buffers with these offsets. */
-static uint64_t tflm_head(const ap_model *m, const ap_tflm_offline *p, const char *name) {
+static uint64_t tflm_head(const ap_model *m, const ap_offline_plan *p, const char *name) {
   char path[512];
   size_t size;
   char *csv = (char *)ap_test_read_file(
@@ -179,16 +179,16 @@ static void test_every_model(void) {
     row *rows = tflm_rows(names[i], &nrows);
     if (!rows) continue; /* TFLite Micro cannot allocate it on the host */
     ap_model *m = load(names[i]);
-    ap_tflm_offline p;
+    ap_offline_plan p;
     char err[512];
     CHECK_MSG(ap_tflm_offline_build(m, NULL, NULL, &p, err, sizeof err) == AP_OK, "%s: %s",
               names[i], err);
     ap_model_patch pt;
     ap_model *m2 = with_plan(m, &p, &pt);
     /* Read back: the same words. */
-    ap_tflm_offline back;
+    ap_offline_plan back;
     bool found;
-    CHECK(ap_tflm_offline_read(m2, NULL, &back, &found, err, sizeof err) == AP_OK && found);
+    CHECK(ap_model_offline_plan(m2, NULL, &back, &found, err, sizeof err) == AP_OK && found);
     CHECK(back.count == p.count && back.subgraphs == ap_model_subgraph_count(m) &&
           back.version == 0);
     CHECK(memcmp(back.offsets, p.offsets, p.count * sizeof *p.offsets) == 0);
@@ -217,10 +217,10 @@ static void test_every_model(void) {
       CHECK(s1 == s2 && (s1 == 0 || memcmp(b1, b2, s1) == 0));
     }
     checked++;
-    ap_tflm_offline_free(&back, NULL);
+    ap_offline_plan_free(&back, NULL);
     ap_model_destroy(m2);
     ap_model_patch_free(&pt, NULL);
-    ap_tflm_offline_free(&p, NULL);
+    ap_offline_plan_free(&p, NULL);
     ap_model_destroy(m);
     free(rows);
   }
@@ -233,10 +233,10 @@ static void test_every_model(void) {
  * check) the output and the scratch both live while the op runs, so they overlap. */
 static void test_vela(void) {
   ap_model *m = load("person_detect_vela");
-  ap_tflm_offline p;
+  ap_offline_plan p;
   bool found;
   char err[512];
-  CHECK(ap_tflm_offline_read(m, NULL, &p, &found, err, sizeof err) == AP_OK && found);
+  CHECK(ap_model_offline_plan(m, NULL, &p, &found, err, sizeof err) == AP_OK && found);
   CHECK_EQ(p.count, 6);
   CHECK(p.version == 0 && p.subgraphs == 1);
   const int32_t want[] = {0, -1, -1, 0, 0, 0};
@@ -253,14 +253,14 @@ static void test_vela(void) {
   CHECK_CONTAINS(r.note, "scratch buffers not known");
   CHECK_EQ(r.offline_buffers, 4);
   CHECK_EQ(r.head_bytes, 148944 + 9216);
-  ap_tflm_offline_free(&p, NULL);
+  ap_offline_plan_free(&p, NULL);
   ap_model_destroy(m);
 }
 
 static void test_invalid(void) {
   ap_model *m = load("hello_world_int8");
   char err[512];
-  ap_tflm_offline p;
+  ap_offline_plan p;
   CHECK(ap_tflm_offline_build(m, NULL, NULL, &p, err, sizeof err) == AP_OK);
   CHECK_EQ(p.count, 10);
   ap_tflm_offline_result r;
@@ -271,8 +271,8 @@ static void test_invalid(void) {
   ap_model_patch pt;
   ap_model *m2 = with_plan(m, &p, &pt);
   bool found;
-  ap_tflm_offline back;
-  CHECK(ap_tflm_offline_read(m2, NULL, &back, &found, err, sizeof err) == AP_ERR_FORMAT && found);
+  ap_offline_plan back;
+  CHECK(ap_model_offline_plan(m2, NULL, &back, &found, err, sizeof err) == AP_ERR_FORMAT && found);
   CHECK_CONTAINS(err, "9 offsets, the model has 10 tensors (TFLite Micro refuses it)");
   ap_model_destroy(m2);
   ap_model_patch_free(&pt, NULL);
@@ -287,7 +287,7 @@ static void test_invalid(void) {
     odd[i] = p.offsets[i] < 0 ? -1 : p.offsets[i] + 4;
   CHECK(ap_tflm_offline_check(m, odd, 10, NULL, &r, err, sizeof err) == AP_ERR_INVALID_PLAN);
   CHECK_CONTAINS(err, "is not a multiple of 16 (TFLite Micro's buffer alignment)");
-  ap_tflm_offline_free(&p, NULL);
+  ap_offline_plan_free(&p, NULL);
   ap_model_destroy(m);
 }
 

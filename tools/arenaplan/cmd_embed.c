@@ -60,10 +60,10 @@ static int parse(int argc, char **argv, embed_args *a) {
 
 /* --check: the plan the model carries. */
 static int check(const embed_args *a, const ap_model *m) {
-  ap_tflm_offline p;
+  ap_offline_plan p;
   bool found;
   char err[512] = "";
-  if (ap_tflm_offline_read(m, NULL, &p, &found, err, sizeof err) != AP_OK) {
+  if (ap_model_offline_plan(m, NULL, &p, &found, err, sizeof err) != AP_OK) {
     if (a->json) {
       printf("{\n  \"schema_version\": 1,\n  \"model\": ");
       cli_json_string(stdout, a->model);
@@ -75,8 +75,8 @@ static int check(const embed_args *a, const ap_model *m) {
     return AP_EXIT_CHECK;
   }
   if (!found) {
-    ap_tflm_offline_free(&p, NULL);
-    return cli_fail(a->model, "carries no %s metadata", AP_TFLM_OFFLINE_METADATA);
+    ap_offline_plan_free(&p, NULL);
+    return cli_fail(a->model, "carries no %s metadata", AP_OFFLINE_PLAN_METADATA);
   }
   ap_tflm_offline_result r;
   ap_status st = ap_tflm_offline_check(m, p.offsets, p.count, NULL, &r, err, sizeof err);
@@ -100,7 +100,7 @@ static int check(const embed_args *a, const ap_model *m) {
     printf("\n}\n");
   } else {
     printf("model:        %s\n", a->model);
-    printf("plan:         %s version %u, %u subgraph(s), %zu offsets\n", AP_TFLM_OFFLINE_METADATA,
+    printf("plan:         %s version %u, %u subgraph(s), %zu offsets\n", AP_OFFLINE_PLAN_METADATA,
            p.version, p.subgraphs, p.count);
     size_t sg = 0, base = 0;
     for (size_t i = 0; i < p.count; i++) {
@@ -124,28 +124,28 @@ static int check(const embed_args *a, const ap_model *m) {
       if (r.note[0]) printf("note:         %s\n", r.note);
     }
   }
-  ap_tflm_offline_free(&p, NULL);
+  ap_offline_plan_free(&p, NULL);
   return st ? AP_EXIT_CHECK : AP_EXIT_OK;
 }
 
 /* The new model's plan, read back from its bytes and checked as TFLite Micro applies it. */
 static ap_status verify(const ap_model *m2, ap_tflm_offline_result *r, char *err, size_t n) {
-  ap_tflm_offline p;
+  ap_offline_plan p;
   bool found;
-  ap_status st = ap_tflm_offline_read(m2, NULL, &p, &found, err, n);
+  ap_status st = ap_model_offline_plan(m2, NULL, &p, &found, err, n);
   if (!st && !found) {
     snprintf(err, n, "the written model has no plan");
     st = AP_ERR_FORMAT;
   }
   if (!st) st = ap_tflm_offline_check(m2, p.offsets, p.count, NULL, r, err, n);
-  ap_tflm_offline_free(&p, NULL);
+  ap_offline_plan_free(&p, NULL);
   return st;
 }
 
 /* `before` is the model as given; m the one the plan is for (reordered with --reorder). */
 static int embed(const embed_args *a, const ap_model *before_model, const ap_model *m) {
   char err[512] = "";
-  ap_tflm_offline p;
+  ap_offline_plan p;
   if (ap_tflm_offline_build(m, a->strategy, NULL, &p, err, sizeof err) != AP_OK)
     return cli_fail(a->model, "%s", cli_unprefixed(a->model, err));
   uint8_t *words = NULL;
@@ -154,9 +154,9 @@ static int embed(const embed_args *a, const ap_model *before_model, const ap_mod
   ap_model *m2 = NULL;
   int rc = AP_EXIT_USAGE;
   ap_tflm_offline_result r;
-  if (ap_tflm_offline_encode(&p, NULL, &words, &nwords) != AP_OK) {
+  if (ap_offline_plan_encode(&p, NULL, &words, &nwords) != AP_OK) {
     cli_fail(a->model, "out of memory encoding the plan");
-  } else if (ap_model_patch_metadata(m, AP_TFLM_OFFLINE_METADATA, words, nwords, NULL, &pt) !=
+  } else if (ap_model_patch_metadata(m, AP_OFFLINE_PLAN_METADATA, words, nwords, NULL, &pt) !=
              AP_OK) {
     cli_fail(a->model, "%s", cli_unprefixed(a->model, pt.error));
   } else if (ap_model_from_buffer(pt.bytes, pt.size, a->out, NULL, &m2) != AP_OK) {
@@ -207,7 +207,7 @@ static int embed(const embed_args *a, const ap_model *before_model, const ap_mod
                cli_size(s2, sizeof s2, r.head_bytes), cli_size(s3, sizeof s3, r.lower_bound),
                before.error);
       }
-      printf("wrote %s (metadata %s added%s)\n", a->out, AP_TFLM_OFFLINE_METADATA,
+      printf("wrote %s (metadata %s added%s)\n", a->out, AP_OFFLINE_PLAN_METADATA,
              m != before_model ? ", operators reordered" : "; nothing else changed");
     }
     if (known) ap_tflm_result_free(&before, NULL);
@@ -216,7 +216,7 @@ static int embed(const embed_args *a, const ap_model *before_model, const ap_mod
   ap_model_destroy(m2);
   ap_model_patch_free(&pt, NULL);
   free(words);
-  ap_tflm_offline_free(&p, NULL);
+  ap_offline_plan_free(&p, NULL);
   return rc;
 }
 
