@@ -454,7 +454,8 @@ ap_status ap_tflm_estimate(const ap_model *m, const ap_tflm_options *opt, const 
   if (!st && has_offline_plan(m))
     st = fail(&s, AP_ERR_UNSUPPORTED,
               "the model carries an OfflineMemoryAllocation plan; arenaplan models TFLite "
-              "Micro's online planner only");
+              "Micro's online planner only ('arenaplan embed MODEL --check' gives its head "
+              "with the plan)");
   if (!st) st = setup(&s, &o);
   if (!st) st = start(&s);
   if (!st) st = parse(&s);
