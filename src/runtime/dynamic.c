@@ -12,7 +12,7 @@
 
 /* A dynamic tensor (t < UINT32_MAX) or a dynamic op's scratch (t == UINT32_MAX, op). */
 typedef struct rt_dyn {
-  int32_t dims[AP_MAX_DIMS]; /* the tensor's dims point here (first: see of_dims) */
+  int32_t dims[AP_MAX_DIMS]; /* the tensor's dims point here */
   struct rt_dyn *next;
   void *block;
   size_t cap;
@@ -20,8 +20,13 @@ typedef struct rt_dyn {
 } rt_dyn;
 
 /* A dynamic tensor's record points its dims at its node: no search at invoke. */
-static rt_dyn *of_dims(const rt_tensor *x) {
-  return (rt_dyn *)(void *)(uintptr_t)x->dims;
+/* The record of tensor t. Found by index, not from the tensor's dims pointer: another op
+ * writing the same tensor (a malformed but loadable graph) may have pointed its dims elsewhere
+ * in its prepare. */
+static rt_dyn *find(const ap_interpreter *it, uint32_t sg, uint32_t t) {
+  for (rt_dyn *d = it->dynamic; d; d = d->next)
+    if (d->t == t && d->sg == sg) return d;
+  return NULL;
 }
 
 static bool is_dynamic(const ap_op_context *c, ap_ivec v, size_t i) {
@@ -81,6 +86,20 @@ static rt_dyn *new_node(ap_interpreter *it, uint32_t sg, uint32_t t, uint32_t op
   return d;
 }
 
+/* Another op of the subgraph writing tensor t (index of the first), or -1. A dynamic tensor's
+ * block and dims belong to its one writer: a second writer would see no data before it runs, or
+ * a block sized for the other op's output. */
+static int64_t other_writer(const ap_op_context *c, uint32_t t) {
+  size_t n = ap_model_op_count(c->it->model, c->subgraph);
+  for (size_t k = 0; k < n; k++) {
+    ap_op_info op;
+    if (k == c->index || ap_model_op(c->it->model, c->subgraph, k, &op) != AP_OK) continue;
+    for (size_t j = 0; j < op.outputs.n; j++)
+      if (op.outputs.v[j] == (int32_t)t) return (int64_t)k;
+  }
+  return -1;
+}
+
 ap_status rt_mark_dynamic(ap_op_context *c) {
   ap_interpreter *it = c->it;
   if (c->phase != RT_PREPARE)
@@ -94,6 +113,12 @@ ap_status rt_mark_dynamic(ap_op_context *c) {
                         "while running",
                         i);
     if (x->flags & RT_DYNAMIC) continue; /* listed twice among the outputs */
+    int64_t other = other_writer(c, x->index);
+    if (other >= 0)
+      return ap_op_fail(c, AP_ERR_UNSUPPORTED,
+                        "output %zu (tensor %u) has a shape known only while running, and op %lld "
+                        "writes it too",
+                        i, x->index, (long long)other);
     rt_dyn *d = new_node(it, c->subgraph, x->index, 0);
     if (!d) return rt_nomem(it);
     if (x->rank) memcpy(d->dims, x->dims, (size_t)x->rank * 4);
@@ -130,7 +155,8 @@ ap_status rt_dynamic_output(ap_op_context *c, size_t i, ap_ktensor *v) {
     return ap_op_fail(c, AP_ERR_KERNEL, "output %zu is not dynamic", i);
   if (v->rank < 0 || v->rank > AP_MAX_DIMS)
     return ap_op_fail(c, AP_ERR_UNSUPPORTED, "output %zu: rank %d", i, v->rank);
-  rt_dyn *d = of_dims(x);
+  rt_dyn *d = find(c->it, c->subgraph, x->index);
+  if (!d) return ap_op_fail(c, AP_ERR_KERNEL, "output %zu: no dynamic record", i);
   size_t n = 1, bits;
   for (int k = 0; k < v->rank; k++)
     if (v->dims[k] < 0 || !ap_mul_size(n, (size_t)v->dims[k], &n))
@@ -142,6 +168,7 @@ ap_status rt_dynamic_output(ap_op_context *c, size_t i, ap_ktensor *v) {
   ap_status s = reserve(c, d, bytes, "a dynamic tensor");
   if (s != AP_OK) return s;
   if (v->rank) memcpy(d->dims, v->dims, (size_t)v->rank * 4);
+  x->dims = d->dims;
   x->rank = (uint16_t)v->rank;
   x->data = d->block;
   v->data = d->block;
