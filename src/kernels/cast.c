@@ -4,6 +4,7 @@
  * narrowing wraps, as static_cast does on two's complement targets. */
 #include "kernels/kops.h"
 
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -72,15 +73,10 @@ static int64_t float_to_int(int t, float x) {
 }
 
 ap_status ap_kx_cast_eval(ap_kctx *c) {
-  if (!c || !c->params || c->n_inputs < 1 || c->n_outputs < 1) return AP_ERR_ARG;
-  const ap_kx_params *p = c->params;
-  const ap_ktensor *in = c->inputs[0];
-  ap_ktensor *out = c->outputs[0];
+  const ap_ktensor *in;
+  ap_ktensor *out;
   size_t n;
-  if (!in || !out || !in->data || !out->data || !ap_kshape_is(in, &p->in_shape) ||
-      !ap_kshape_is(out, &p->out_shape) || !ap_ktensor_count(in, &n)) {
-    return AP_ERR_ARG;
-  }
+  if (!ap_kx_eval_io(c, 1, INT_MAX, &in, &out) || !ap_ktensor_count(in, &n)) return AP_ERR_ARG;
   int ti = in->type, to = out->type;
   for (size_t i = 0; i < n; i++) {
     if (ti == AP_FLOAT32) {

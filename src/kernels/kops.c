@@ -17,6 +17,17 @@ ap_status ap_kx_arity(ap_kctx *c, const char *op, int n_in, int max_in, int n_ou
   return AP_OK;
 }
 
+bool ap_kx_eval_io(const ap_kctx *c, int min_in, int max_in, const ap_ktensor **in,
+                   ap_ktensor **out) {
+  if (!c || !c->params || c->n_inputs < min_in || c->n_inputs > max_in || c->n_outputs < 1)
+    return false;
+  const ap_kx_params *p = c->params;
+  *in = c->inputs[0];
+  *out = c->outputs[0];
+  return *in && *out && (*in)->data && (*out)->data && ap_kshape_is(*in, &p->in_shape) &&
+         ap_kshape_is(*out, &p->out_shape);
+}
+
 ap_status ap_kbcast_shape(const char *op, const ap_ktensor *const *ins, int n, ap_ktensor *out,
                           ap_errbuf *err) {
   int rank = 0;

@@ -43,6 +43,10 @@ void ap_kbcast_next(ap_kbcast *b);
 /* Common argument check of the context: n_in..max_in inputs, all non-NULL up to n_in, and at
  * least one output. */
 ap_status ap_kx_arity(ap_kctx *c, const char *op, int n_in, int max_in, int n_out);
+/* Eval's check that the context is what prepare saw: min_in..max_in inputs, input 0 and output
+ * 0 with data and the shapes prepare recorded (params in_shape, out_shape). */
+bool ap_kx_eval_io(const ap_kctx *c, int min_in, int max_in, const ap_ktensor **in,
+                   ap_ktensor **out);
 
 /* math.c: SQRT, RSQRT, EXP, LOG, ABS, NEG, LEAKY_RELU */
 ap_status ap_kx_unary_prepare(ap_kctx *c, size_t *scratch, int op);

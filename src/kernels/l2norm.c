@@ -43,15 +43,12 @@ ap_status ap_kx_l2norm_prepare(ap_kctx *c, size_t *scratch) {
 }
 
 ap_status ap_kx_l2norm_eval(ap_kctx *c) {
-  if (!c || !c->params || c->n_inputs != 1 || c->n_outputs < 1) return AP_ERR_ARG;
-  const ap_kx_params *p = c->params;
-  const ap_ktensor *in = c->inputs[0];
-  ap_ktensor *out = c->outputs[0];
+  const ap_ktensor *in;
+  ap_ktensor *out;
   size_t n;
-  if (!in || !out || !in->data || !out->data || !ap_kshape_is(in, &p->in_shape) ||
-      !ap_kshape_is(out, &p->out_shape) || !ap_ktensor_count(in, &n) || in->rank < 1) {
+  if (!ap_kx_eval_io(c, 1, 1, &in, &out) || !ap_ktensor_count(in, &n) || in->rank < 1)
     return AP_ERR_ARG;
-  }
+  const ap_kx_params *p = c->params;
   size_t depth = (size_t)in->dims[in->rank - 1];
   if (n == 0 || depth == 0) return AP_OK;
   size_t outer = n / depth;

@@ -4,6 +4,7 @@
  * TFLite's std::abs and unary minus are undefined at INT32_MIN, so there they saturate. */
 #include "kernels/kops.h"
 
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -66,15 +67,11 @@ static float apply(int op, float x, float alpha) {
 }
 
 ap_status ap_kx_unary_eval(ap_kctx *c) {
-  if (!c || !c->params || c->n_inputs < 1 || c->n_outputs < 1) return AP_ERR_ARG;
-  const ap_kx_params *p = c->params;
-  const ap_ktensor *in = c->inputs[0];
-  ap_ktensor *out = c->outputs[0];
+  const ap_ktensor *in;
+  ap_ktensor *out;
   size_t n;
-  if (!in || !out || !in->data || !out->data || !ap_kshape_is(in, &p->in_shape) ||
-      !ap_kshape_is(out, &p->out_shape) || !ap_ktensor_count(in, &n)) {
-    return AP_ERR_ARG;
-  }
+  if (!ap_kx_eval_io(c, 1, INT_MAX, &in, &out) || !ap_ktensor_count(in, &n)) return AP_ERR_ARG;
+  const ap_kx_params *p = c->params;
   if (in->type == AP_INT8 && p->op == AP_KB_LEAKY_RELU) {
     for (size_t i = 0; i < n; i++)
       ((int8_t *)out->data)[i] = ap_kx_int8_relu(p, ((const int8_t *)in->data)[i], NULL);

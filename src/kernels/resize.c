@@ -73,14 +73,10 @@ static void coord_i(int32_t v, int32_t scale10, bool half, int32_t size, int32_t
 }
 
 ap_status ap_kx_resize_bilinear_eval(ap_kctx *c) {
-  if (!c || !c->params || c->n_inputs != 2 || c->n_outputs < 1) return AP_ERR_ARG;
+  const ap_ktensor *in;
+  ap_ktensor *out;
+  if (!ap_kx_eval_io(c, 2, 2, &in, &out)) return AP_ERR_ARG;
   const ap_kx_params *p = c->params;
-  const ap_ktensor *in = c->inputs[0];
-  ap_ktensor *out = c->outputs[0];
-  if (!in || !out || !in->data || !out->data || !ap_kshape_is(in, &p->in_shape) ||
-      !ap_kshape_is(out, &p->out_shape)) {
-    return AP_ERR_ARG;
-  }
   bool align = p->kind & 1, half = p->kind & 2;
   int32_t nb = in->dims[0], ih = in->dims[1], iw = in->dims[2], d = in->dims[3];
   int32_t oh = out->dims[1], ow = out->dims[2];

@@ -5,6 +5,7 @@
  * `offset`; ellipsis and new-axis masks are refused. */
 #include "kernels/kops.h"
 
+#include <limits.h>
 #include <string.h>
 
 /* A constant INT32/INT64 vector of `rank` elements, read into v. */
@@ -141,14 +142,10 @@ ap_status ap_kx_strided_slice_prepare(ap_kctx *c, size_t *scratch) {
 }
 
 ap_status ap_kx_slice_eval(ap_kctx *c) {
-  if (!c || !c->params || c->n_inputs < 1 || c->n_outputs < 1) return AP_ERR_ARG;
+  const ap_ktensor *in;
+  ap_ktensor *out;
+  if (!ap_kx_eval_io(c, 1, INT_MAX, &in, &out)) return AP_ERR_ARG;
   const ap_kx_params *p = c->params;
-  const ap_ktensor *in = c->inputs[0];
-  ap_ktensor *out = c->outputs[0];
-  if (!in || !out || !in->data || !out->data || !ap_kshape_is(in, &p->in_shape) ||
-      !ap_kshape_is(out, &p->out_shape)) {
-    return AP_ERR_ARG;
-  }
   const ap_kshape *loop = &p->in2_shape;
   int rank = loop->rank;
   size_t n = 1, es = ap_ktype_size(in->type);

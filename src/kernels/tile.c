@@ -67,15 +67,12 @@ static size_t tile_dim(const ap_kx_params *p, const ap_ktensor *in, int dim, siz
 }
 
 ap_status ap_kx_tile_eval(ap_kctx *c) {
-  if (!c || !c->params || c->n_inputs != 2 || c->n_outputs < 1) return AP_ERR_ARG;
+  const ap_ktensor *in;
+  ap_ktensor *out;
+  size_t n;
+  if (!ap_kx_eval_io(c, 2, 2, &in, &out) || !ap_ktensor_count(out, &n)) return AP_ERR_ARG;
   const ap_kx_params *p = c->params;
-  const ap_ktensor *in = c->inputs[0];
-  ap_ktensor *out = c->outputs[0];
-  size_t n, es = ap_ktype_size(in ? in->type : 0);
-  if (!in || !out || !in->data || !out->data || !ap_kshape_is(in, &p->in_shape) ||
-      !ap_kshape_is(out, &p->out_shape) || !ap_ktensor_count(out, &n)) {
-    return AP_ERR_ARG;
-  }
+  size_t es = ap_ktype_size(in->type);
   if (n == 0) return AP_OK;
   if (in->rank == 0) {
     memcpy(out->data, in->data, es);
