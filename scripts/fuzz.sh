@@ -17,6 +17,9 @@ seconds=${2:?usage: fuzz.sh BUILD SECONDS [HARNESS...]}
 # takes 1 s alone can take 30 (two runs of 2026-11-30 stopped on such "timeouts"; each input
 # ran in about 1 s when replayed). Long runs on a shared machine set FUZZ_TIMEOUT higher.
 timeout=${FUZZ_TIMEOUT:-25}
+# allocator_may_return_null: a request malloc cannot meet returns NULL, as it does without ASan
+# (whose default aborts): the library must then fail with a message, which the harnesses check.
+# fuzz_ops found one (a data-dependent shape asking 34 GB of the dynamic region, 2026-11-30).
 shift 2
 src=$(cd "$(dirname "$0")/.." && pwd)
 shared=${AP_SHARED_DIR:-$src/../shared}
@@ -55,7 +58,8 @@ for h in $harnesses; do
   # in the current directory, so run inside the logs folder.
   rc=0
   (cd "$build/logs" && rm -f fuzz-0.log &&
-    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:allocator_may_return_null=1 \
+    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     nice -n 19 "$build/$h" -jobs=1 -workers=1 -max_total_time="$seconds" -timeout="$timeout" \
       -rss_limit_mb=2048 -print_final_stats=1 $dict \
       -artifact_prefix="$build/crashes/$h-" "$build/corpus/$h" "$build/seeds/$h" \
