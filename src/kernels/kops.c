@@ -17,6 +17,22 @@ ap_status ap_kx_arity(ap_kctx *c, const char *op, int n_in, int max_in, int n_ou
   return AP_OK;
 }
 
+void ap_kx_strided_copy(unsigned char *dst, const unsigned char *src, size_t es, size_t n, int rank,
+                        const int32_t *dims, const int64_t *step, int64_t pos) {
+  int32_t idx[AP_KMAXDIMS] = {0};
+  for (size_t k = 0; k < n; k++) {
+    memcpy(dst + k * es, src + (size_t)pos * es, es);
+    for (int i = rank - 1; i >= 0; i--) {
+      if (++idx[i] < dims[i]) {
+        pos += step[i];
+        break;
+      }
+      pos -= step[i] * (dims[i] - 1);
+      idx[i] = 0;
+    }
+  }
+}
+
 bool ap_kx_eval_io(const ap_kctx *c, int min_in, int max_in, const ap_ktensor **in,
                    ap_ktensor **out) {
   if (!c || !c->params || c->n_inputs < min_in || c->n_inputs > max_in || c->n_outputs < 1)

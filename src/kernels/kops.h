@@ -45,6 +45,11 @@ void ap_kbcast_next(ap_kbcast *b);
 ap_status ap_kx_arity(ap_kctx *c, const char *op, int n_in, int max_in, int n_out);
 /* Eval's check that the context is what prepare saw: min_in..max_in inputs, input 0 and output
  * 0 with data and the shapes prepare recorded (params in_shape, out_shape). */
+/* Copies n elements of es bytes from src to dst, walking src from element `pos` with per-axis
+ * steps `step` (in elements) over the loop dims `dims` (rank axes, innermost last): the one
+ * walk of SLICE/STRIDED_SLICE and REVERSE_V2 (a slice with stride -1). */
+void ap_kx_strided_copy(unsigned char *dst, const unsigned char *src, size_t es, size_t n, int rank,
+                        const int32_t *dims, const int64_t *step, int64_t pos);
 bool ap_kx_eval_io(const ap_kctx *c, int min_in, int max_in, const ap_ktensor **in,
                    ap_ktensor **out);
 

@@ -59,19 +59,6 @@ ap_status ap_kx_reverse_eval(ap_kctx *c) {
     if (rev) pos += s * (in->dims[i] - 1);
     s *= in->dims[i];
   }
-  int32_t idx[AP_KMAXDIMS] = {0};
-  const unsigned char *src = in->data;
-  unsigned char *dst = out->data;
-  for (size_t k = 0; k < n; k++) {
-    memcpy(dst + k * es, src + (size_t)pos * es, es);
-    for (int i = rank - 1; i >= 0; i--) {
-      if (++idx[i] < in->dims[i]) {
-        pos += step[i];
-        break;
-      }
-      pos -= step[i] * (in->dims[i] - 1);
-      idx[i] = 0;
-    }
-  }
+  ap_kx_strided_copy(out->data, in->data, es, n, rank, in->dims, step, pos);
   return AP_OK;
 }
