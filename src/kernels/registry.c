@@ -347,6 +347,15 @@ static const ap_kernel kernels[] = {
     {AP_KB_TILE, "TILE", sizeof(ap_kx_params), ap_kx_tile_prepare, ap_kx_tile_eval},
     {AP_KB_L2_NORMALIZATION, "L2_NORMALIZATION", sizeof(ap_kx_params), ap_kx_l2norm_prepare,
      ap_kx_l2norm_eval},
+    /* -- 16x8 conv family, int8/int16 BATCH_MATMUL and TRANSPOSE_CONV, INT4 weights -- */
+
+    /* -- int16 element-wise and activation ops; HARD_SWISH, ELU, LOG_SOFTMAX -- */
+
+    /* -- data movement: SPLIT, SQUEEZE, space/depth/batch, broadcast, fill, pad, resize -- */
+
+    /* -- math, comparison, logic, reductions, ARG_MIN, L2_POOL_2D -- */
+
+    /* -- legacy uint8 kernels -- */
 };
 
 const ap_kernel *ap_kernel_find(int32_t builtin) {

@@ -44,6 +44,13 @@ typedef struct ap_kop_options {
     bool time_major, asymmetric_quantize_inputs, diagonal_recurrent_tensors;
   } lstm;            /* UNIDIRECTIONAL_SEQUENCE_LSTM (its activation: `activation`) */
   int32_t svdf_rank; /* SVDF (its activation: `activation`) */
+  /* -- 16x8 conv family options -- */
+
+  /* -- int16 element-wise options -- */
+
+  /* -- data movement options -- */
+
+  /* -- math, comparison, logic, reduction options -- */
 } ap_kop_options;
 
 typedef struct ap_kctx {

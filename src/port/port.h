@@ -1,0 +1,61 @@
+/* The port layer: the only code that calls the operating system or asks the CPU about itself.
+ * Everything else in src/ is portable C11 that a freestanding build (a microcontroller, no
+ * files, no threads, no clock) compiles with -ffreestanding.
+ *
+ * Two implementations: the host one (POSIX: mmap, pthreads, clock_gettime, cpuid/getauxval),
+ * and the freestanding one (AP_PORT_NONE defined): files fail with AP_ERR_UNSUPPORTED, there is
+ * one thread, the clock reads 0, the CPU has no optional features. Each section below is
+ * implemented in its own file (port_<section>_posix.c, port_none.c).
+ */
+#ifndef AP_SRC_PORT_H
+#define AP_SRC_PORT_H
+
+#include "base/base.h"
+
+/* ---------- files (model loading) ---------- */
+/* A read-only view of a whole file: mapped where the OS can, else read into memory from the
+ * allocator. */
+typedef struct ap_port_file {
+  const void *data;
+  size_t size;
+  void *handle; /* what unmap needs (the mapping, or the allocator block) */
+  size_t handle_size;
+  bool mapped;
+} ap_port_file;
+ap_status ap_port_file_map(const char *path, const ap_allocator *a, ap_port_file *out,
+                           ap_errbuf *err);
+void ap_port_file_unmap(const ap_allocator *a, ap_port_file *f);
+
+/* ---------- clock ---------- */
+/* Monotonic nanoseconds (0 where the target has no clock). */
+uint64_t ap_port_now_ns(void);
+
+/* ---------- CPU features ---------- */
+enum {
+  AP_CPU_SSE41 = 1u << 0,
+  AP_CPU_AVX2 = 1u << 1, /* with FMA and the OS saving the ymm state */
+  AP_CPU_AVX512BW = 1u << 2,
+  AP_CPU_AVX512VNNI = 1u << 3,
+  AP_CPU_AVXVNNI = 1u << 4,
+  AP_CPU_NEON = 1u << 8,
+  AP_CPU_NEON_DOT = 1u << 9
+};
+/* The features of the CPU this process runs on (cached after the first call). */
+uint32_t ap_port_cpu_features(void);
+/* An environment variable, or NULL (always NULL where there is no environment). */
+const char *ap_port_getenv(const char *name);
+
+/* ---------- threads ---------- */
+/* A fixed group of worker threads, started once (at allocate) and reused for every parallel
+ * region: run(fn, arg, n) calls fn(arg, i) for i in [0, n) spread over the workers and the
+ * calling thread, and returns when all have finished. Never allocates after create. */
+typedef struct ap_port_workers ap_port_workers;
+typedef void (*ap_port_task)(void *arg, int index);
+/* threads: total threads including the caller (1: no workers started). */
+ap_status ap_port_workers_create(const ap_allocator *a, int threads, ap_port_workers **out,
+                                 ap_errbuf *err);
+int ap_port_workers_count(const ap_port_workers *w); /* threads including the caller */
+void ap_port_workers_run(ap_port_workers *w, ap_port_task fn, void *arg, int n);
+void ap_port_workers_destroy(ap_port_workers *w);
+
+#endif
