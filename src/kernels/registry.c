@@ -365,6 +365,30 @@ const ap_kernel *ap_kernel_find(int32_t builtin) {
   return NULL;
 }
 
+/* Custom ops: `name` is the custom_code the model carries. */
+static const ap_kernel custom_kernels[] = {
+    /* -- TFLite_Detection_PostProcess -- */
+
+    /* -- the Signal library -- */
+
+    {0, NULL, 0, NULL, NULL} /* keeps the array non-empty; never matched */
+};
+
+const ap_kernel *ap_kernel_find_custom(const char *name) {
+  for (size_t i = 0; name && i + 1 < sizeof custom_kernels / sizeof custom_kernels[0]; i++) {
+    if (strcmp(custom_kernels[i].name, name) == 0) return &custom_kernels[i];
+  }
+  return NULL;
+}
+
+const ap_kernel *ap_kernel_custom_at(size_t i) {
+  return i + 1 < sizeof custom_kernels / sizeof custom_kernels[0] ? &custom_kernels[i] : NULL;
+}
+
+size_t ap_kernel_custom_count(void) {
+  return sizeof custom_kernels / sizeof custom_kernels[0] - 1;
+}
+
 const ap_kernel *ap_kernel_at(size_t i) {
   return i < sizeof kernels / sizeof kernels[0] ? &kernels[i] : NULL;
 }

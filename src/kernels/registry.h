@@ -44,6 +44,10 @@ typedef struct ap_kop_options {
     bool time_major, asymmetric_quantize_inputs, diagonal_recurrent_tensors;
   } lstm;            /* UNIDIRECTIONAL_SEQUENCE_LSTM (its activation: `activation`) */
   int32_t svdf_rank; /* SVDF (its activation: `activation`) */
+  /* Custom ops built in (TFLite_Detection_PostProcess, the Signal library): their FlexBuffers
+   * options, read with src/model/flexbuf.h. */
+  const uint8_t *custom_options;
+  size_t custom_options_size;
   /* -- 16x8 conv family options -- */
 
   /* -- int16 element-wise options -- */
@@ -76,6 +80,11 @@ typedef struct ap_kernel {
 #define AP_KPARAMS_SIZE 256
 
 const ap_kernel *ap_kernel_find(int32_t builtin);
+/* The custom ops TFLite Micro ships in its library, built in here, by custom_code (name);
+ * their `builtin` is 32 (CUSTOM). NULL when not built in. */
+const ap_kernel *ap_kernel_find_custom(const char *name);
+const ap_kernel *ap_kernel_custom_at(size_t i);
+size_t ap_kernel_custom_count(void);
 /* The builtin kernels, for listing (e.g. `arenaplan info` saying what runs). */
 const ap_kernel *ap_kernel_at(size_t i);
 size_t ap_kernel_count(void);

@@ -179,6 +179,8 @@ static ap_status run_prepare(ap_op_context *c, int data, ap_ktensor *kin, ap_kte
   }
   ap_kop_options kopt;
   to_kernel_options(&oo, &kopt);
+  kopt.custom_options = c->info.custom_options;
+  kopt.custom_options_size = c->info.custom_options_size;
   ap_errbuf e = {{0}};
   ap_kctx k = {(const ap_ktensor *const *)pin, (int)nin, pout, (int)nout, &kopt, params, NULL, &e};
   *scratch = 0;

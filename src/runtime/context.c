@@ -152,7 +152,7 @@ bool rt_find_kernel(const ap_interpreter *it, const ap_op_info *op, rt_op *out) 
     out->kernel = (uintptr_t)own | 1u;
     return true;
   }
-  const ap_kernel *b = op->custom ? NULL : ap_kernel_find(op->builtin);
+  const ap_kernel *b = op->custom ? ap_kernel_find_custom(op->custom) : ap_kernel_find(op->builtin);
   out->kernel = (uintptr_t)b;
   return b != NULL;
 }
