@@ -3,6 +3,7 @@
 #ifndef AP_KERNELS_KOPS_DETECT_H
 #define AP_KERNELS_KOPS_DETECT_H
 
+#include "kernels/kernels.h"
 #include "kernels/registry.h"
 
 /* detection_postprocess.c: TFLite_Detection_PostProcess (options from its FlexBuffer map).
@@ -38,5 +39,14 @@ typedef struct ap_detect_params {
 
 ap_status ap_detect_prepare(ap_kctx *c, size_t *scratch);
 ap_status ap_detect_eval(ap_kctx *c);
+
+/* lut_uint8.c: LUTPopulate<uint8_t> / <int8_t> of TFLite for LOGISTIC or TANH (AP_KUN_*);
+ * indexed by the input byte (int8 values as their uint8 bit pattern). */
+void ap_kdetect_lut8(int type, int op, float in_scale, int32_t in_zp, float out_scale,
+                     int32_t out_zp, uint8_t lut[256]);
+/* reference_ops::ConcatenationWithScaling's requantization of one uint8 block (float scale and
+ * bias, rounded half away from zero, clamped to [0, 255]). Scales must be positive. */
+void ap_kdetect_requant_u8(uint8_t *dst, const uint8_t *src, size_t n, float in_scale,
+                           int32_t in_zp, float out_scale, int32_t out_zp);
 
 #endif
