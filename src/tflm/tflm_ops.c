@@ -4,6 +4,7 @@
  *
  * Sizes are the structs as compiled for each target (x86-64, i386). An op not in the table is
  * not modelled: the estimator names it and adds an allowance, never a silent guess. */
+#include "model/flexbuf.h"
 #include "tflm/tflm_internal.h"
 
 #include <stdio.h>
@@ -303,6 +304,38 @@ static ap_status add_n_extra(const tflm_op_ctx *c, tflm_needs *n) {
   return s ? s : SCRATCH(n, p * c->info.inputs.n);
 }
 
+/* DetectionPostProcessInit/Prepare: an OpData of 112 B (no pointers), then eleven scratch
+ * buffers sized by the box count, the class scores and two of its FlexBuffer options. A key
+ * the options lack reads as 0, as flexbuffers' AsInt32 of a null. */
+static int64_t flex_int(const ap_flex *map, const char *key) {
+  ap_flex v;
+  int64_t x = 0;
+  if (!ap_flex_map_find(map, key, &v) || ap_flex_as_int(&v, &x, NULL) != AP_OK) return 0;
+  return x;
+}
+static ap_status detection_extra(const tflm_op_ctx *c, tflm_needs *n) {
+  ap_tensor_info boxes, scores;
+  ap_flex root;
+  if (!op_tensor(c, true, 0, &boxes) || !op_tensor(c, true, 1, &scores) || boxes.shape.n < 2 ||
+      scores.shape.n < 3 || !c->info.custom_options ||
+      ap_flex_root(c->info.custom_options, c->info.custom_options_size, &root, NULL) != AP_OK)
+    return AP_ERR_FORMAT;
+  int64_t det = flex_int(&root, "max_detections"), classes = flex_int(&root, "num_classes");
+  int64_t boxes_n = boxes.shape.v[1], per_box = (int64_t)scores.shape.v[1] * scores.shape.v[2];
+  if (det < 0 || classes < 0 || boxes_n < 0 || per_box < 0 || det > (1 << 20) ||
+      classes > (1 << 20) || boxes_n > (1 << 24))
+    return AP_ERR_FORMAT;
+  uint64_t b = (uint64_t)boxes_n, d = (uint64_t)det;
+  uint64_t wide = (uint64_t)(classes > det ? classes : det), few = b < d ? b : d;
+  uint64_t list[11] = {
+      b,     16 * b,    4 * (uint64_t)per_box, 4 * b,      4 * b, 4 * d * b, 4 * d * b,
+      4 * b, 4 * d * b, 4 * wide * b,          4 * few * b};
+  ap_status s = AP_OK;
+  for (int i = 0; i < 11 && !s; i++)
+    s = SCRATCH(n, list[i]);
+  return s;
+}
+
 /* name, custom, options {64, 32} size and alignment, OpData {64, 32}, extra. */
 #define B(name, ps, pa, od64, od32, extra)                                                         \
   { name, false, {ps, ps}, {pa, pa}, {od64, od32}, extra }
@@ -410,6 +443,7 @@ static const tflm_rule rules[] = {
     B("EXP", 0, 1, 0, 0, NULL),
     B("COS", 0, 1, 0, 0, NULL),
     B("CEIL", 0, 1, 0, 0, NULL),
+    C("TFLite_Detection_PostProcess", 112, 112, detection_extra),
     C("SignalWindow", 8, 8, NULL),
     C("SignalFftAutoScale", 0, 0, NULL),
     C("SignalRfft", 48, 32, signal_rfft_extra),
