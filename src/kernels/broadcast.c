@@ -7,16 +7,10 @@
 #include <string.h>
 
 ap_status ap_kx_broadcast_to_prepare(ap_kctx *c, size_t *scratch) {
-  ap_status s = ap_kx_arity(c, "BROADCAST_TO", 2, 2, 1);
-  if (s != AP_OK) return s;
-  *scratch = 0;
-  ap_kx_params *p = c->params;
-  memset(p, 0, sizeof *p);
+  ap_status s = ap_kxd_begin(c, scratch, "BROADCAST_TO", 2, 2);
+  if (s != AP_OK || (s = ap_kxd_input(c, "BROADCAST_TO", 0, AP_KMAXDIMS)) != AP_OK) return s;
   const ap_ktensor *in = c->inputs[0];
   ap_ktensor *out = c->outputs[0];
-  size_t n;
-  if (!ap_ktensor_count(in, &n)) return ap_fail(c->err, AP_ERR_FORMAT, "BROADCAST_TO: bad shape");
-  if ((s = ap_kxd_same_type(c, "BROADCAST_TO", in, out)) != AP_OK) return s;
   int64_t v[AP_KMAXDIMS];
   int rank;
   s = ap_kxd_shape_values(c, "BROADCAST_TO", "shape", c->inputs[1], 1, AP_KMAXDIMS, v, &rank);
@@ -34,11 +28,7 @@ ap_status ap_kx_broadcast_to_prepare(ap_kctx *c, size_t *scratch) {
     out->dims[i] = (int32_t)v[i];
   }
   out->rank = rank;
-  if (!ap_ktensor_count(out, &n))
-    return ap_fail(c->err, AP_ERR_OVERFLOW, "BROADCAST_TO: too large");
-  p->in_shape = ap_kshape_of(in);
-  p->out_shape = ap_kshape_of(out);
-  return AP_OK;
+  return ap_kxd_finish(c, "BROADCAST_TO");
 }
 
 ap_status ap_kx_broadcast_to_eval(ap_kctx *c) {
@@ -57,11 +47,9 @@ ap_status ap_kx_broadcast_to_eval(ap_kctx *c) {
 }
 
 ap_status ap_kx_broadcast_args_prepare(ap_kctx *c, size_t *scratch) {
-  ap_status s = ap_kx_arity(c, "BROADCAST_ARGS", 2, 2, 1);
+  ap_status s = ap_kxd_begin(c, scratch, "BROADCAST_ARGS", 2, 2);
   if (s != AP_OK) return s;
-  *scratch = 0;
   ap_kx_params *p = c->params;
-  memset(p, 0, sizeof *p);
   const ap_ktensor *a = c->inputs[0], *b = c->inputs[1];
   ap_ktensor *out = c->outputs[0];
   size_t na, nb;
@@ -74,10 +62,8 @@ ap_status ap_kx_broadcast_args_prepare(ap_kctx *c, size_t *scratch) {
   }
   out->rank = 1;
   out->dims[0] = a->dims[0] > b->dims[0] ? a->dims[0] : b->dims[0];
-  p->in_shape = ap_kshape_of(a);
   p->in2_shape = ap_kshape_of(b);
-  p->out_shape = ap_kshape_of(out);
-  return AP_OK;
+  return ap_kxd_finish(c, "BROADCAST_ARGS");
 }
 
 ap_status ap_kx_broadcast_args_eval(ap_kctx *c) {

@@ -50,11 +50,9 @@ static int8_t requantize(const ap_kx_params *p, int32_t sum) {
 }
 
 ap_status ap_kx_cumsum_prepare(ap_kctx *c, size_t *scratch) {
-  ap_status s = ap_kx_arity(c, "CUMSUM", 2, 2, 1);
+  ap_status s = ap_kxd_begin(c, scratch, "CUMSUM", 2, 2);
   if (s != AP_OK) return s;
-  *scratch = 0;
   ap_kx_params *p = c->params;
-  memset(p, 0, sizeof *p);
   const ap_ktensor *in = c->inputs[0], *axis = c->inputs[1];
   ap_ktensor *out = c->outputs[0];
   size_t n;
@@ -75,12 +73,9 @@ ap_status ap_kx_cumsum_prepare(ap_kctx *c, size_t *scratch) {
                    in->rank);
   }
   if (in->type == AP_INT8 && (s = int8_setup(c, "CUMSUM", in, out)) != AP_OK) return s;
-  out->rank = in->rank;
-  memcpy(out->dims, in->dims, sizeof out->dims);
+  ap_kxd_shape_like(out, in);
   p->kind = (c->options->exclusive ? EXCLUSIVE : 0) | (c->options->reverse ? REVERSE : 0);
-  p->in_shape = ap_kshape_of(in);
-  p->out_shape = ap_kshape_of(out);
-  return AP_OK;
+  return ap_kxd_finish(c, "CUMSUM");
 }
 
 ap_status ap_kx_cumsum_eval(ap_kctx *c) {
@@ -123,11 +118,8 @@ ap_status ap_kx_cumsum_eval(ap_kctx *c) {
 }
 
 ap_status ap_kx_add_n_prepare(ap_kctx *c, size_t *scratch) {
-  ap_status s = ap_kx_arity(c, "ADD_N", 2, 1 << 16, 1);
+  ap_status s = ap_kxd_begin(c, scratch, "ADD_N", 2, 1 << 16);
   if (s != AP_OK) return s;
-  *scratch = 0;
-  ap_kx_params *p = c->params;
-  memset(p, 0, sizeof *p);
   const ap_ktensor *in = c->inputs[0];
   ap_ktensor *out = c->outputs[0];
   size_t n;
@@ -150,11 +142,8 @@ ap_status ap_kx_add_n_prepare(ap_kctx *c, size_t *scratch) {
     }
   }
   if (t == AP_INT8 && (s = int8_setup(c, "ADD_N", in, out)) != AP_OK) return s;
-  out->rank = in->rank;
-  memcpy(out->dims, in->dims, sizeof out->dims);
-  p->in_shape = ap_kshape_of(in);
-  p->out_shape = ap_kshape_of(out);
-  return AP_OK;
+  ap_kxd_shape_like(out, in);
+  return ap_kxd_finish(c, "ADD_N");
 }
 
 ap_status ap_kx_add_n_eval(ap_kctx *c) {

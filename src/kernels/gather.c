@@ -25,10 +25,9 @@ static int64_t index_at(const ap_ktensor *t, size_t i) {
   return ap_kxd_int_at(t, i);
 }
 
-ap_status ap_kx_gather_check(ap_kctx *c, const char *op) {
-  ap_status s = ap_kx_arity(c, op, 2, 2, 1);
+ap_status ap_kx_gather_check(ap_kctx *c, size_t *scratch, const char *op) {
+  ap_status s = ap_kxd_begin(c, scratch, op, 2, 2);
   if (s != AP_OK) return s;
-  memset(c->params, 0, sizeof(ap_kx_params));
   const ap_ktensor *in = c->inputs[0], *idx = c->inputs[1];
   size_t n;
   if (!ap_ktensor_count(in, &n) || !ap_ktensor_count(idx, &n)) {
@@ -42,15 +41,8 @@ ap_status ap_kx_gather_check(ap_kctx *c, const char *op) {
 }
 
 ap_status ap_kx_gather_record(ap_kctx *c, const char *op) {
-  ap_kx_params *p = c->params;
-  size_t n;
-  if (!ap_ktensor_count(c->outputs[0], &n)) {
-    return ap_fail(c->err, AP_ERR_FORMAT, "%s: output too large", op);
-  }
-  p->in_shape = ap_kshape_of(c->inputs[0]);
-  p->in2_shape = ap_kshape_of(c->inputs[1]);
-  p->out_shape = ap_kshape_of(c->outputs[0]);
-  return AP_OK;
+  ((ap_kx_params *)c->params)->in2_shape = ap_kshape_of(c->inputs[1]);
+  return ap_kxd_finish(c, op);
 }
 
 bool ap_kx_gather_io(const ap_kctx *c, const ap_ktensor **in, const ap_ktensor **idx,
@@ -64,9 +56,8 @@ bool ap_kx_gather_io(const ap_kctx *c, const ap_ktensor **in, const ap_ktensor *
 }
 
 ap_status ap_kx_gather_prepare(ap_kctx *c, size_t *scratch) {
-  ap_status s = ap_kx_gather_check(c, "GATHER");
+  ap_status s = ap_kx_gather_check(c, scratch, "GATHER");
   if (s != AP_OK) return s;
-  *scratch = 0;
   ap_kx_params *p = c->params;
   const ap_ktensor *in = c->inputs[0], *idx = c->inputs[1];
   ap_ktensor *out = c->outputs[0];
@@ -141,11 +132,9 @@ ap_status ap_kx_gather_eval(ap_kctx *c) {
 }
 
 ap_status ap_kx_embedding_lookup_prepare(ap_kctx *c, size_t *scratch) {
-  ap_status s = ap_kx_arity(c, "EMBEDDING_LOOKUP", 2, 2, 1);
+  ap_status s = ap_kxd_begin(c, scratch, "EMBEDDING_LOOKUP", 2, 2);
   if (s != AP_OK) return s;
-  *scratch = 0;
   ap_kx_params *p = c->params;
-  memset(p, 0, sizeof *p);
   const ap_ktensor *ids = c->inputs[0], *table = c->inputs[1];
   ap_ktensor *out = c->outputs[0];
   size_t n;
@@ -162,11 +151,8 @@ ap_status ap_kx_embedding_lookup_prepare(ap_kctx *c, size_t *scratch) {
                    "point 0 (it has %d)",
                    (int)table->zero_point);
   }
-  out->rank = table->rank;
-  memcpy(out->dims, table->dims, sizeof out->dims);
+  ap_kxd_shape_like(out, table);
   out->dims[0] = ids->dims[0];
-  if (!ap_ktensor_count(out, &n))
-    return ap_fail(c->err, AP_ERR_FORMAT, "EMBEDDING_LOOKUP: too big");
   p->kind = hybrid;
   p->alpha = table->scale;
   return ap_kx_gather_record(c, "EMBEDDING_LOOKUP");
@@ -177,10 +163,8 @@ ap_status ap_kx_embedding_lookup_eval(ap_kctx *c) {
   ap_ktensor *out;
   if (!ap_kx_gather_io(c, &ids, &table, &out)) return AP_ERR_ARG;
   const ap_kx_params *p = c->params;
-  /* gather_io names the inputs in GATHER's order: here the table is input 1. */
-  const ap_ktensor *t = table;
-  size_t rows = (size_t)t->dims[0], cols = ap_kxd_span(t, 1, t->rank), n = (size_t)ids->dims[0];
-  size_t es = ap_ktype_size(t->type);
+  size_t rows = (size_t)table->dims[0], cols = ap_kxd_span(table, 1, table->rank);
+  size_t n = (size_t)ids->dims[0], es = ap_ktype_size(table->type);
   for (size_t i = 0; i < n; i++) {
     int32_t id = ((const int32_t *)ids->data)[i];
     if (id < 0 || (size_t)id >= rows) {
@@ -189,24 +173,22 @@ ap_status ap_kx_embedding_lookup_eval(ap_kctx *c) {
                      rows);
     }
     if (p->kind) {
-      const int8_t *row = (const int8_t *)t->data + (size_t)id * cols;
+      const int8_t *row = (const int8_t *)table->data + (size_t)id * cols;
       float *o = (float *)out->data + i * cols;
       for (size_t k = 0; k < cols; k++)
         o[k] = (float)row[k] * p->alpha;
     } else {
       memcpy((unsigned char *)out->data + i * cols * es,
-             (const unsigned char *)t->data + (size_t)id * cols * es, cols * es);
+             (const unsigned char *)table->data + (size_t)id * cols * es, cols * es);
     }
   }
   return AP_OK;
 }
 
 ap_status ap_kx_argmax_prepare(ap_kctx *c, size_t *scratch) {
-  ap_status s = ap_kx_arity(c, "ARG_MAX", 2, 2, 1);
+  ap_status s = ap_kxd_begin(c, scratch, "ARG_MAX", 2, 2);
   if (s != AP_OK) return s;
-  *scratch = 0;
   ap_kx_params *p = c->params;
-  memset(p, 0, sizeof *p);
   const ap_ktensor *in = c->inputs[0], *ax = c->inputs[1];
   ap_ktensor *out = c->outputs[0];
   size_t n;

@@ -7,9 +7,8 @@
 #include <string.h>
 
 ap_status ap_kx_gather_nd_prepare(ap_kctx *c, size_t *scratch) {
-  ap_status s = ap_kx_gather_check(c, "GATHER_ND");
+  ap_status s = ap_kx_gather_check(c, scratch, "GATHER_ND");
   if (s != AP_OK) return s;
-  *scratch = 0;
   ap_kx_params *p = c->params;
   const ap_ktensor *in = c->inputs[0], *idx = c->inputs[1];
   ap_ktensor *out = c->outputs[0];

@@ -34,6 +34,13 @@ enum {
 };
 
 /* datamove.c: what these kernels share. */
+/* Prepare's start: n_in..max_in inputs and an output (ap_kx_arity), no scratch, params zeroed. */
+ap_status ap_kxd_begin(ap_kctx *c, size_t *scratch, const char *op, int n_in, int max_in);
+/* Input 0 has a valid shape of rank min_rank..max_rank and output 0 its type (with a size). */
+ap_status ap_kxd_input(ap_kctx *c, const char *op, int min_rank, int max_rank);
+/* Prepare's end: output 0's count fits (else AP_ERR_OVERFLOW naming op), and input 0's and
+ * output 0's shapes are recorded for ap_kx_eval_io. */
+ap_status ap_kxd_finish(ap_kctx *c, const char *op);
 /* Element i of an INT32 or INT64 tensor. */
 int64_t ap_kxd_int_at(const ap_ktensor *t, size_t i);
 /* The values of `t`, an INT32/INT64 tensor of rank at most max_rank with at most max_n elements
@@ -44,6 +51,8 @@ ap_status ap_kxd_shape_values(ap_kctx *c, const char *op, const char *what, cons
                               int max_rank, int max_n, int64_t *v, int *n);
 /* Output i has input 0's type, and that type has a size (byte-copying ops). */
 ap_status ap_kxd_same_type(ap_kctx *c, const char *op, const ap_ktensor *in, const ap_ktensor *out);
+/* out takes in's shape. */
+void ap_kxd_shape_like(ap_ktensor *out, const ap_ktensor *in);
 /* Product of dims [from, to) of t (dims known valid: t's count did not overflow). */
 size_t ap_kxd_span(const ap_ktensor *t, int from, int to);
 
@@ -82,7 +91,7 @@ ap_status ap_kx_embedding_lookup_eval(ap_kctx *c);
 /* gather.c: the checks GATHER and GATHER_ND share: prepare's (two inputs, valid shapes, INT32
  * or INT64 indices, the output of the params' type) and eval's (data present, shapes as
  * prepared; the prepared shapes recorded by ap_kx_gather_record). */
-ap_status ap_kx_gather_check(ap_kctx *c, const char *op);
+ap_status ap_kx_gather_check(ap_kctx *c, size_t *scratch, const char *op);
 ap_status ap_kx_gather_record(ap_kctx *c, const char *op);
 bool ap_kx_gather_io(const ap_kctx *c, const ap_ktensor **in, const ap_ktensor **idx,
                      ap_ktensor **out);

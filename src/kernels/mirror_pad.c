@@ -7,16 +7,11 @@
 #include <string.h>
 
 ap_status ap_kx_mirror_pad_prepare(ap_kctx *c, size_t *scratch) {
-  ap_status s = ap_kx_arity(c, "MIRROR_PAD", 2, 2, 1);
-  if (s != AP_OK) return s;
-  *scratch = 0;
+  ap_status s = ap_kxd_begin(c, scratch, "MIRROR_PAD", 2, 2);
+  if (s != AP_OK || (s = ap_kxd_input(c, "MIRROR_PAD", 0, AP_KMAXDIMS)) != AP_OK) return s;
   ap_kx_params *p = c->params;
-  memset(p, 0, sizeof *p);
   const ap_ktensor *in = c->inputs[0], *pads = c->inputs[1];
   ap_ktensor *out = c->outputs[0];
-  size_t n;
-  if (!ap_ktensor_count(in, &n)) return ap_fail(c->err, AP_ERR_FORMAT, "MIRROR_PAD: bad shape");
-  if ((s = ap_kxd_same_type(c, "MIRROR_PAD", in, out)) != AP_OK) return s;
   int mode = c->options->mirror_mode;
   if (mode != 0 && mode != 1) {
     return ap_fail(c->err, AP_ERR_FORMAT, "MIRROR_PAD: mode %d is neither REFLECT nor SYMMETRIC",
@@ -42,11 +37,8 @@ ap_status ap_kx_mirror_pad_prepare(ap_kctx *c, size_t *scratch) {
     p->begin[i] = (int32_t)lo;
   }
   out->rank = in->rank;
-  if (!ap_ktensor_count(out, &n)) return ap_fail(c->err, AP_ERR_OVERFLOW, "MIRROR_PAD: too large");
   p->kind = offset;
-  p->in_shape = ap_kshape_of(in);
-  p->out_shape = ap_kshape_of(out);
-  return AP_OK;
+  return ap_kxd_finish(c, "MIRROR_PAD");
 }
 
 /* Input index along one dim of output index o: mirrored about the first or last element. */

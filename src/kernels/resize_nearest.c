@@ -12,18 +12,11 @@ enum { ALIGN = 1, HALF = 2 };
 
 ap_status ap_kx_resize_nearest_prepare(ap_kctx *c, size_t *scratch) {
   const char *op = "RESIZE_NEAREST_NEIGHBOR";
-  ap_status s = ap_kx_arity(c, op, 2, 2, 1);
-  if (s != AP_OK) return s;
-  *scratch = 0;
+  ap_status s = ap_kxd_begin(c, scratch, op, 2, 2);
+  if (s != AP_OK || (s = ap_kxd_input(c, op, 4, 4)) != AP_OK) return s;
   ap_kx_params *p = c->params;
-  memset(p, 0, sizeof *p);
   const ap_ktensor *in = c->inputs[0];
   ap_ktensor *out = c->outputs[0];
-  size_t n;
-  if (in->rank != 4 || !ap_ktensor_count(in, &n)) {
-    return ap_fail(c->err, AP_ERR_FORMAT, "%s: input must be 4-D (it has rank %d)", op, in->rank);
-  }
-  if ((s = ap_kxd_same_type(c, op, in, out)) != AP_OK) return s;
   int64_t hw[2];
   int k;
   if ((s = ap_kxd_shape_values(c, op, "size", c->inputs[1], 1, 2, hw, &k)) != AP_OK) return s;
@@ -41,11 +34,8 @@ ap_status ap_kx_resize_nearest_prepare(ap_kctx *c, size_t *scratch) {
   out->dims[1] = (int32_t)hw[0];
   out->dims[2] = (int32_t)hw[1];
   out->dims[3] = in->dims[3];
-  if (!ap_ktensor_count(out, &n)) return ap_fail(c->err, AP_ERR_OVERFLOW, "%s: too large", op);
   p->kind = (c->options->align_corners ? ALIGN : 0) | (c->options->half_pixel_centers ? HALF : 0);
-  p->in_shape = ap_kshape_of(in);
-  p->out_shape = ap_kshape_of(out);
-  return AP_OK;
+  return ap_kxd_finish(c, op);
 }
 
 /* GetNearestNeighbor: the input index for output index v, clamped into [0, in_size). */

@@ -12,18 +12,11 @@ enum { TO_DEPTH = 1, TO_SPACE, TO_BATCH, FROM_BATCH };
 
 static ap_status block_prepare(ap_kctx *c, size_t *scratch, int kind) {
   const char *op = kind == TO_DEPTH ? "SPACE_TO_DEPTH" : "DEPTH_TO_SPACE";
-  ap_status s = ap_kx_arity(c, op, 1, 1, 1);
-  if (s != AP_OK) return s;
-  *scratch = 0;
+  ap_status s = ap_kxd_begin(c, scratch, op, 1, 1);
+  if (s != AP_OK || (s = ap_kxd_input(c, op, 4, 4)) != AP_OK) return s;
   ap_kx_params *p = c->params;
-  memset(p, 0, sizeof *p);
   const ap_ktensor *in = c->inputs[0];
   ap_ktensor *out = c->outputs[0];
-  size_t n;
-  if (in->rank != 4 || !ap_ktensor_count(in, &n)) {
-    return ap_fail(c->err, AP_ERR_FORMAT, "%s: input must be 4-D (it has rank %d)", op, in->rank);
-  }
-  if ((s = ap_kxd_same_type(c, op, in, out)) != AP_OK) return s;
   int64_t b = c->options->block_size, h = in->dims[1], w = in->dims[2], d = in->dims[3];
   if (b < 1 || b > INT32_MAX / 2) {
     return ap_fail(c->err, AP_ERR_FORMAT, "%s: block_size %lld is invalid", op, (long long)b);
@@ -46,13 +39,9 @@ static ap_status block_prepare(ap_kctx *c, size_t *scratch, int kind) {
   out->dims[1] = (int32_t)h;
   out->dims[2] = (int32_t)w;
   out->dims[3] = (int32_t)d;
-  if (!ap_ktensor_count(out, &n))
-    return ap_fail(c->err, AP_ERR_OVERFLOW, "%s: output too large", op);
   p->kind = kind;
   p->count = (int32_t)b;
-  p->in_shape = ap_kshape_of(in);
-  p->out_shape = ap_kshape_of(out);
-  return AP_OK;
+  return ap_kxd_finish(c, op);
 }
 
 ap_status ap_kx_space_to_depth_prepare(ap_kctx *c, size_t *scratch) {
@@ -99,19 +88,11 @@ ap_status ap_kx_space_depth_eval(ap_kctx *c) {
 static ap_status batch_prepare(ap_kctx *c, size_t *scratch, int kind) {
   const char *op = kind == TO_BATCH ? "SPACE_TO_BATCH_ND" : "BATCH_TO_SPACE_ND";
   const char *what = kind == TO_BATCH ? "paddings" : "crops";
-  ap_status s = ap_kx_arity(c, op, 3, 3, 1);
-  if (s != AP_OK) return s;
-  *scratch = 0;
+  ap_status s = ap_kxd_begin(c, scratch, op, 3, 3);
+  if (s != AP_OK || (s = ap_kxd_input(c, op, 3, 4)) != AP_OK) return s;
   ap_kx_params *p = c->params;
-  memset(p, 0, sizeof *p);
   const ap_ktensor *in = c->inputs[0], *pads = c->inputs[2];
   ap_ktensor *out = c->outputs[0];
-  size_t n;
-  if (in->rank < 3 || in->rank > 4 || !ap_ktensor_count(in, &n)) {
-    return ap_fail(c->err, AP_ERR_FORMAT, "%s: input must have rank 3 or 4 (it has %d)", op,
-                   in->rank);
-  }
-  if ((s = ap_kxd_same_type(c, op, in, out)) != AP_OK) return s;
   int m = in->rank - 2, nb, np;
   int64_t block[2], pad[4];
   if ((s = ap_kxd_shape_values(c, op, "block_shape", c->inputs[1], 1, 2, block, &nb)) != AP_OK)
@@ -156,12 +137,8 @@ static ap_status batch_prepare(ap_kctx *c, size_t *scratch, int kind) {
   out->dims[0] = (int32_t)batch;
   out->dims[in->rank - 1] = in->dims[in->rank - 1];
   if (m == 1) p->stride[1] = 1;
-  if (!ap_ktensor_count(out, &n))
-    return ap_fail(c->err, AP_ERR_OVERFLOW, "%s: output too large", op);
   p->kind = kind;
-  p->in_shape = ap_kshape_of(in);
-  p->out_shape = ap_kshape_of(out);
-  return AP_OK;
+  return ap_kxd_finish(c, op);
 }
 
 ap_status ap_kx_space_to_batch_prepare(ap_kctx *c, size_t *scratch) {

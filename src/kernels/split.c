@@ -22,12 +22,11 @@ static ap_status read_axis(ap_kctx *c, const char *op, const ap_ktensor *axis, c
 }
 
 /* The checks both share; *axis read from input `axis_at`. */
-static ap_status common(ap_kctx *c, const char *op, int n_in, int in_at, int axis_at,
-                        int32_t *axis) {
-  ap_status s = ap_kx_arity(c, op, n_in, n_in, 1);
+static ap_status common(ap_kctx *c, size_t *scratch, const char *op, int n_in, int in_at,
+                        int axis_at, int32_t *axis) {
+  ap_status s = ap_kxd_begin(c, scratch, op, n_in, n_in);
   if (s != AP_OK) return s;
   ap_kx_params *p = c->params;
-  memset(p, 0, sizeof *p);
   const ap_ktensor *in = c->inputs[in_at];
   size_t n;
   if (!ap_ktensor_count(in, &n)) return ap_fail(c->err, AP_ERR_FORMAT, "%s: invalid shape", op);
@@ -55,9 +54,8 @@ static void set_output(ap_kctx *c, int i, const ap_ktensor *in, int axis, int32_
 
 ap_status ap_kx_split_prepare(ap_kctx *c, size_t *scratch) {
   int32_t axis;
-  ap_status s = common(c, "SPLIT", 2, 1, 0, &axis);
+  ap_status s = common(c, scratch, "SPLIT", 2, 1, 0, &axis);
   if (s != AP_OK) return s;
-  *scratch = 0;
   const ap_ktensor *in = c->inputs[1];
   int32_t d = in->dims[axis];
   if (d % c->n_outputs != 0) {
@@ -71,9 +69,8 @@ ap_status ap_kx_split_prepare(ap_kctx *c, size_t *scratch) {
 
 ap_status ap_kx_split_v_prepare(ap_kctx *c, size_t *scratch) {
   int32_t axis;
-  ap_status s = common(c, "SPLIT_V", 3, 0, 2, &axis);
+  ap_status s = common(c, scratch, "SPLIT_V", 3, 0, 2, &axis);
   if (s != AP_OK) return s;
-  *scratch = 0;
   const ap_ktensor *in = c->inputs[0];
   int64_t sizes[64];
   int n;

@@ -7,27 +7,14 @@
 
 #include <string.h>
 
-static ap_status view_common(ap_kctx *c, const char *op, int n_in) {
-  ap_status s = ap_kx_arity(c, op, n_in, n_in, 1);
-  if (s != AP_OK) return s;
-  memset(c->params, 0, sizeof(ap_kx_params));
-  size_t n;
-  if (!ap_ktensor_count(c->inputs[0], &n)) {
-    return ap_fail(c->err, AP_ERR_FORMAT, "%s: invalid shape", op);
-  }
-  return ap_kxd_same_type(c, op, c->inputs[0], c->outputs[0]);
-}
-
-static void record(ap_kctx *c) {
-  ap_kx_params *p = c->params;
-  p->in_shape = ap_kshape_of(c->inputs[0]);
-  p->out_shape = ap_kshape_of(c->outputs[0]);
+static ap_status view_common(ap_kctx *c, size_t *scratch, const char *op, int n_in) {
+  ap_status s = ap_kxd_begin(c, scratch, op, n_in, n_in);
+  return s != AP_OK ? s : ap_kxd_input(c, op, 0, AP_KMAXDIMS);
 }
 
 ap_status ap_kx_squeeze_prepare(ap_kctx *c, size_t *scratch) {
-  ap_status s = view_common(c, "SQUEEZE", 1);
+  ap_status s = view_common(c, scratch, "SQUEEZE", 1);
   if (s != AP_OK) return s;
-  *scratch = 0;
   const ap_ktensor *in = c->inputs[0];
   ap_ktensor *out = c->outputs[0];
   const ap_kop_options *o = c->options;
@@ -48,14 +35,12 @@ ap_status ap_kx_squeeze_prepare(ap_kctx *c, size_t *scratch) {
   for (int i = 0; i < in->rank; i++)
     if (!drop[i]) out->dims[j++] = in->dims[i];
   out->rank = j;
-  record(c);
-  return AP_OK;
+  return ap_kxd_finish(c, "SQUEEZE");
 }
 
 ap_status ap_kx_expand_dims_prepare(ap_kctx *c, size_t *scratch) {
-  ap_status s = view_common(c, "EXPAND_DIMS", 2);
+  ap_status s = view_common(c, scratch, "EXPAND_DIMS", 2);
   if (s != AP_OK) return s;
-  *scratch = 0;
   const ap_ktensor *in = c->inputs[0];
   ap_ktensor *out = c->outputs[0];
   int64_t v[1];
@@ -74,8 +59,7 @@ ap_status ap_kx_expand_dims_prepare(ap_kctx *c, size_t *scratch) {
   for (int i = 0, j = 0; i <= in->rank; i++)
     out->dims[i] = i == a ? 1 : in->dims[j++];
   out->rank = in->rank + 1;
-  record(c);
-  return AP_OK;
+  return ap_kxd_finish(c, "EXPAND_DIMS");
 }
 
 ap_status ap_kx_view_eval(ap_kctx *c) {
@@ -86,14 +70,10 @@ ap_status ap_kx_view_eval(ap_kctx *c) {
 }
 
 ap_status ap_kx_zeros_like_prepare(ap_kctx *c, size_t *scratch) {
-  ap_status s = view_common(c, "ZEROS_LIKE", 1);
+  ap_status s = view_common(c, scratch, "ZEROS_LIKE", 1);
   if (s != AP_OK) return s;
-  *scratch = 0;
-  ap_ktensor *out = c->outputs[0];
-  out->rank = c->inputs[0]->rank;
-  memcpy(out->dims, c->inputs[0]->dims, sizeof out->dims);
-  record(c);
-  return AP_OK;
+  ap_kxd_shape_like(c->outputs[0], c->inputs[0]);
+  return ap_kxd_finish(c, "ZEROS_LIKE");
 }
 
 ap_status ap_kx_zeros_like_eval(ap_kctx *c) {
@@ -108,11 +88,9 @@ ap_status ap_kx_zeros_like_eval(ap_kctx *c) {
 }
 
 ap_status ap_kx_fill_prepare(ap_kctx *c, size_t *scratch) {
-  ap_status s = ap_kx_arity(c, "FILL", 2, 2, 1);
+  ap_status s = ap_kxd_begin(c, scratch, "FILL", 2, 2);
   if (s != AP_OK) return s;
-  *scratch = 0;
   ap_kx_params *p = c->params;
-  memset(p, 0, sizeof *p);
   const ap_ktensor *dims = c->inputs[0], *value = c->inputs[1];
   ap_ktensor *out = c->outputs[0];
   size_t n;
@@ -133,12 +111,9 @@ ap_status ap_kx_fill_prepare(ap_kctx *c, size_t *scratch) {
     out->dims[i] = (int32_t)v[i];
   }
   out->rank = rank;
-  if (!ap_ktensor_count(out, &n) || !ap_mul_size(n, ap_ktype_size(out->type), &n)) {
-    return ap_fail(c->err, AP_ERR_OVERFLOW, "FILL: output too large");
-  }
-  p->in_shape = ap_kshape_of(value);
-  p->out_shape = ap_kshape_of(out);
-  return AP_OK;
+  s = ap_kxd_finish(c, "FILL");
+  p->in_shape = ap_kshape_of(value); /* eval reads the value, input 1 */
+  return s;
 }
 
 ap_status ap_kx_fill_eval(ap_kctx *c) {

@@ -6,20 +6,17 @@
 #include <string.h>
 
 ap_status ap_kx_update_slice_prepare(ap_kctx *c, size_t *scratch) {
-  ap_status s = ap_kx_arity(c, "DYNAMIC_UPDATE_SLICE", 3, 3, 1);
-  if (s != AP_OK) return s;
-  *scratch = 0;
+  ap_status s = ap_kxd_begin(c, scratch, "DYNAMIC_UPDATE_SLICE", 3, 3);
+  if (s != AP_OK || (s = ap_kxd_input(c, "DYNAMIC_UPDATE_SLICE", 0, AP_KMAXDIMS)) != AP_OK)
+    return s;
   ap_kx_params *p = c->params;
-  memset(p, 0, sizeof *p);
   const ap_ktensor *in = c->inputs[0], *up = c->inputs[1], *start = c->inputs[2];
   ap_ktensor *out = c->outputs[0];
   size_t n;
-  if (!ap_ktensor_count(in, &n) || !ap_ktensor_count(up, &n) || !ap_ktensor_count(start, &n)) {
+  if (!ap_ktensor_count(up, &n) || !ap_ktensor_count(start, &n)) {
     return ap_fail(c->err, AP_ERR_FORMAT, "DYNAMIC_UPDATE_SLICE: invalid shapes");
   }
-  if ((s = ap_kxd_same_type(c, "DYNAMIC_UPDATE_SLICE", in, out)) != AP_OK ||
-      (s = ap_kxd_same_type(c, "DYNAMIC_UPDATE_SLICE", in, up)) != AP_OK)
-    return s;
+  if ((s = ap_kxd_same_type(c, "DYNAMIC_UPDATE_SLICE", in, up)) != AP_OK) return s;
   if ((start->type != AP_INT32 && start->type != AP_INT64) || start->rank != 1 ||
       start->dims[0] != in->rank) {
     return ap_fail(c->err, AP_ERR_FORMAT,
@@ -37,12 +34,9 @@ ap_status ap_kx_update_slice_prepare(ap_kctx *c, size_t *scratch) {
                      (int)up->dims[i], (int)in->dims[i]);
     }
   }
-  out->rank = in->rank;
-  memcpy(out->dims, in->dims, sizeof out->dims);
-  p->in_shape = ap_kshape_of(in);
+  ap_kxd_shape_like(out, in);
   p->in2_shape = ap_kshape_of(up);
-  p->out_shape = ap_kshape_of(out);
-  return AP_OK;
+  return ap_kxd_finish(c, "DYNAMIC_UPDATE_SLICE");
 }
 
 ap_status ap_kx_update_slice_eval(ap_kctx *c) {
