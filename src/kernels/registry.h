@@ -53,6 +53,12 @@ typedef struct ap_kop_options {
   /* -- int16 element-wise options -- */
 
   /* -- data movement options -- */
+  int32_t num_splits;          /* SPLIT, SPLIT_V (0: not stored) */
+  int32_t block_size;          /* SPACE_TO_DEPTH, DEPTH_TO_SPACE */
+  int mirror_mode;             /* MIRROR_PAD: 0 REFLECT, 1 SYMMETRIC */
+  bool exclusive, reverse;     /* CUMSUM */
+  const int32_t *squeeze_dims; /* SQUEEZE; none: every dim of size 1 */
+  int squeeze_dims_n;
 
   /* -- math, comparison, logic, reduction options -- */
 } ap_kop_options;

@@ -102,6 +102,17 @@ static void to_kernel_options(const ap_op_options *o, ap_kop_options *k) {
     /* -- int16 element-wise options -- */
 
     /* -- data movement options -- */
+  case AP_OPTIONS_SPLIT: k->num_splits = o->split.num_splits; break;
+  case AP_OPTIONS_BLOCK: k->block_size = o->block.block_size; break;
+  case AP_OPTIONS_MIRROR_PAD: k->mirror_mode = o->mirror_pad.mode; break;
+  case AP_OPTIONS_SQUEEZE:
+    k->squeeze_dims = o->squeeze.squeeze_dims.v;
+    k->squeeze_dims_n = (int)o->squeeze.squeeze_dims.n;
+    break;
+  case AP_OPTIONS_CUMSUM:
+    k->exclusive = o->cumsum.exclusive;
+    k->reverse = o->cumsum.reverse;
+    break;
 
     /* -- math, comparison, logic, reduction options -- */
 
