@@ -234,7 +234,7 @@ static void test_transpose_conv(void) {
   ap_ktensor *outs[1] = {&to};
   kx_run r;
   kx_setup(&r, ins, 3, outs, 1);
-  r.opt.conv = (ap_conv_options){AP_KPAD_VALID, 1, 2, 1, 1, AP_KACT_NONE, 0};
+  r.opt.conv = (ap_conv_options){AP_KPAD_VALID, 1, 2, 1, 1, AP_KACT_NONE, 0, 0};
   CHECK_EQ(kx_do(&r, AP_KB_TRANSPOSE_CONV), AP_OK);
   CHECK_DIMS4(to, 1, 4, 1, 1);
   float want[4] = {10, 1, 20, 2};
