@@ -143,9 +143,11 @@ static ap_status fc_prepare(const ap_fc_options *o, const ap_ktensor *input,
                      "FULLY_CONNECTED: rescale by 2^%d is beyond the 64-bit requantization's 2^7",
                      p->output_shift);
     }
-    ap_status s =
-        ap_kconv_check_mul64("FULLY_CONNECTED", input->scale, filter, output->scale, p->units, err);
-    if (s != AP_OK) return s;
+    if (p->kind == AP_KFC_INT16_PER_CHANNEL) {
+      ap_status s = ap_kconv_check_mul64("FULLY_CONNECTED", input->scale, filter, output->scale,
+                                         p->units, err);
+      if (s != AP_OK) return s;
+    }
   }
   if (!ap_kq_act_range_quant(o->activation, ot, output->scale, output->zero_point, &p->act_min,
                              &p->act_max)) {
