@@ -343,10 +343,10 @@ ap_status ap_conv_eval(const ap_conv_params *p, const ap_ktensor *input, const a
         out[OUT_AT(g, b, oy, ox, oc)] = (int16_t)ap_kq_clamp(acc, p->act_min, p->act_max);
       })
     } else {
-      const int64_t *bd = bias ? bias->data : NULL;
+      const void *bd = bias ? bias->data : NULL;
       CONV_INT_LOOP(int16_t, int8_t, 0, 0, {
         (void)acc;
-        if (bd) acc64 = (int64_t)((uint64_t)acc64 + (uint64_t)bd[oc]);
+        if (bd) acc64 = (int64_t)((uint64_t)acc64 + (uint64_t)ap_kload_i64(bd, (size_t)oc));
         int32_t r = ap_kq_mul64(acc64, mult[oc], shift[oc]);
         out[OUT_AT(g, b, oy, ox, oc)] = (int16_t)ap_kq_clamp(r, p->act_min, p->act_max);
       })

@@ -182,10 +182,10 @@ ap_status ap_depthwise_eval(const ap_conv_params *p, const ap_ktensor *input,
     ap_kconv_channel_multipliers(p->input_scale, filter, p->output_scale, g.out_d, mult, shift);
     const int16_t *in = input->data;
     const int8_t *f = filter->data;
-    const int64_t *bd = bias ? bias->data : NULL;
+    const void *bd = bias ? bias->data : NULL;
     int16_t *out = output->data;
     DW_LOOP(int64_t acc = 0, acc += (int64_t)f[fi] * in[ii], {
-      if (bd) acc = (int64_t)((uint64_t)acc + (uint64_t)bd[oc]);
+      if (bd) acc = (int64_t)((uint64_t)acc + (uint64_t)ap_kload_i64(bd, (size_t)oc));
       int32_t r = ap_kq_mul64(acc, mult[oc], shift[oc]);
       out[OUT_AT(g, b, oy, ox, oc)] = (int16_t)ap_kq_clamp(r, p->act_min, p->act_max);
     })

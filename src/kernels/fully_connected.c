@@ -306,7 +306,7 @@ ap_status ap_fc_eval(const ap_fc_params *p, const ap_ktensor *input, const ap_kt
       if (p->acc32) {
         acc = ap_kq_mul(acc, m, sh);
       } else {
-        if (bd) acc64 = (int64_t)((uint64_t)acc64 + (uint64_t)((const int64_t *)bd)[u]);
+        if (bd) acc64 = (int64_t)((uint64_t)acc64 + (uint64_t)ap_kload_i64(bd, (size_t)u));
         acc = ap_kq_mul64(acc64, m, sh);
       }
       acc = (int32_t)((uint32_t)acc + (uint32_t)p->output_offset);

@@ -263,7 +263,7 @@ ap_status ap_kx_transpose_conv_eval(ap_kctx *c) {
     size_t co = i % (size_t)oc;
     uint64_t a = acc[i];
     if (bias && p->axis == AP_INT16) a += (uint64_t)(int64_t)((const int16_t *)bias->data)[co];
-    if (bias && p->axis == AP_INT64) a += (uint64_t)((const int64_t *)bias->data)[co];
+    if (bias && p->axis == AP_INT64) a += (uint64_t)ap_kload_i64(bias->data, co);
     int32_t r = ap_kq_mul64((int64_t)a, mult[co], shift[co]);
     y[i] = (int16_t)ap_kq_clamp(r, p->imin, p->imax);
   }
