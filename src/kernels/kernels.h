@@ -15,8 +15,9 @@
  * a bias or other optional input passed to eval must be the one given to prepare.
  *
  * Arithmetic is bit-exact with TensorFlow Lite Micro's reference kernels (tflite-micro
- * 90b983c2) for float32 and int8, with TFLite's reference kernels for the uint8 paths TFLite
- * Micro lacks, and with TFLite's hybrid paths for float activations over int8 weights.
+ * 90b983c2) for float32, int8 (INT4 weights too) and int16 (16x8 conv-like ops), with TFLite's
+ * reference kernels for the uint8 paths TFLite Micro lacks, and with TFLite's hybrid paths for
+ * float activations over int8 weights.
  */
 #ifndef AP_KERNELS_KERNELS_H
 #define AP_KERNELS_KERNELS_H

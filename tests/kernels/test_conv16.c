@@ -425,6 +425,97 @@ static void test_pool_mean16(void) {
   CHECK_EQ(m_out[1], -2);
 }
 
+static uint64_t rng_state = 0x9E3779B97F4A7C15ULL;
+static int32_t rnd(int32_t lo, int32_t hi) {
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return lo + (int32_t)(rng_state % (uint64_t)(hi - lo + 1));
+}
+
+/* INT4 weights give exactly what the int8 kernel gives on the unpacked weights, for random
+ * shapes, odd element counts included; the packed buffer is allocated to its exact size
+ * (ceil(n / 2) bytes) so that a sanitizer build catches any read past it. */
+static void test_int4_matches_int8(void) {
+  int bad = 0, ran = 0;
+  for (int iter = 0; iter < 200; iter++) {
+    int32_t h = rnd(1, 5), w = rnd(1, 5), c = rnd(1, 5), oc = rnd(1, 5), fh = rnd(1, 3);
+    int32_t fw = rnd(1, 3), op = rnd(0, 2);
+    if (op == 1) oc = c * rnd(1, 2); /* depthwise: a multiple of the input depth */
+    size_t nf = op == 0 ? (size_t)oc * fh * fw * c : op == 1 ? (size_t)fh * fw * oc : 0;
+    if (op == 2) nf = (size_t)oc * h * w * c; /* FULLY_CONNECTED over the flat input */
+    size_t ni = (size_t)h * w * c;
+    uint8_t *packed = malloc((nf + 1) / 2);
+    int8_t *unpacked = malloc(nf), *in = malloc(ni);
+    int8_t out4[256], out8[256];
+    int32_t bias[16];
+    float scales[16];
+    for (size_t i = 0; i < (nf + 1) / 2; i++)
+      packed[i] = (uint8_t)rnd(0, 255);
+    ap_kint4_unpack(packed, nf, unpacked);
+    for (size_t i = 0; i < ni; i++)
+      in[i] = (int8_t)rnd(-128, 127);
+    for (int i = 0; i < 16; i++) {
+      bias[i] = rnd(-500, 500);
+      scales[i] = (float)rnd(1, 64) / 256.0f;
+    }
+    ap_ktensor tb = kt(AP_INT32, bias, 1, oc, 0, 0, 0);
+    ap_ktensor o4 = kout(AP_INT8, out4, 0.5f, rnd(-5, 5)), o8 = o4;
+    o8.data = out8;
+    _Alignas(16) unsigned char s4[1024], s8[1024];
+    ap_status r4, r8;
+    if (op < 2) {
+      ap_ktensor ti = ktq(AP_INT8, in, 4, 1, h, w, c, 0.25f, rnd(-3, 3));
+      ap_ktensor f4 =
+          op == 0 ? kt(AP_INT4, packed, 4, oc, fh, fw, c) : kt(AP_INT4, packed, 4, 1, fh, fw, oc);
+      f4.channel_scales = scales;
+      f4.n_channels = oc;
+      f4.scale = scales[0];
+      ap_ktensor f8 = f4;
+      f8.type = AP_INT8;
+      f8.data = unpacked;
+      ap_conv_options o = copts(rnd(0, 1), rnd(0, 3));
+      o.stride_w = rnd(1, 2);
+      ap_conv_params p4, p8;
+      if (op == 0) {
+        r4 = ap_conv_prepare(&o, &ti, &f4, &tb, &o4, &p4, NULL);
+        r8 = ap_conv_prepare(&o, &ti, &f8, &tb, &o8, &p8, NULL);
+        if (r4 == AP_OK && r4 == r8) r4 = ap_conv_eval(&p4, &ti, &f4, &tb, &o4, s4);
+        if (r8 == AP_OK) r8 = ap_conv_eval(&p8, &ti, &f8, &tb, &o8, s8);
+      } else {
+        r4 = ap_depthwise_prepare(&o, &ti, &f4, &tb, &o4, &p4, NULL);
+        r8 = ap_depthwise_prepare(&o, &ti, &f8, &tb, &o8, &p8, NULL);
+        if (r4 == AP_OK && r4 == r8) r4 = ap_depthwise_eval(&p4, &ti, &f4, &tb, &o4, s4);
+        if (r8 == AP_OK) r8 = ap_depthwise_eval(&p8, &ti, &f8, &tb, &o8, s8);
+      }
+    } else {
+      ap_ktensor ti = ktq(AP_INT8, in, 2, 1, (int32_t)ni, 0, 0, 0.25f, rnd(-3, 3));
+      ap_ktensor f4 = kt(AP_INT4, packed, 2, oc, (int32_t)ni, 0, 0), f8 = f4;
+      f4.scale = scales[0];
+      f8 = f4;
+      f8.type = AP_INT8;
+      f8.data = unpacked;
+      ap_fc_options fo = {rnd(0, 3), false, false, 0};
+      ap_fc_params p4, p8;
+      r4 = ap_fc_prepare(&fo, &ti, &f4, &tb, &o4, &p4, NULL);
+      r8 = ap_fc_prepare(&fo, &ti, &f8, &tb, &o8, &p8, NULL);
+      if (r4 == AP_OK && r4 == r8) r4 = ap_fc_eval(&p4, &ti, &f4, &tb, &o4, s4);
+      if (r8 == AP_OK) r8 = ap_fc_eval(&p8, &ti, &f8, &tb, &o8, s8);
+    }
+    size_t n;
+    if (r4 != r8 || (r4 == AP_OK && (!ap_ktensor_count(&o4, &n) || n > sizeof out4 ||
+                                     memcmp(out4, out8, n) != 0))) {
+      bad++;
+    }
+    ran += r4 == AP_OK;
+    free(packed);
+    free(unpacked);
+    free(in);
+  }
+  CHECK_EQ(bad, 0);
+  CHECK_MSG(ran > 150, "only %d of 200 ran", ran);
+}
+
 static void test_errors(void) {
   int16_t in[4] = {0}, out[4];
   int8_t w8[4] = {0};
@@ -483,6 +574,7 @@ int main(void) {
   test_conv_large_sums();
   test_conv_padding();
   test_int4();
+  test_int4_matches_int8();
   test_fc16();
   test_transpose_conv();
   test_batch_matmul();
