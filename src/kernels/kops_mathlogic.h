@@ -5,7 +5,6 @@
  *   reduce.c    SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_ALL; the reduction walk MEAN shares
  *   gather.c    ARG_MIN (ARG_MAX's walk with `<`)
  *   pooling.c   L2_POOL_2D (AP_KPOOL_L2)
- *   accumulate.c ADD_N, CUMSUM (float32, int8)
  * TFLite Micro registers no REDUCE_ANY or REDUCE_PROD, so neither is here.
  */
 #ifndef AP_KERNELS_KOPS_MATHLOGIC_H
@@ -32,10 +31,8 @@ enum {
   AP_KB_SQUARE = 92,
   AP_KB_FLOOR_MOD = 95,
   AP_KB_CEIL = 104,
-  AP_KB_ADD_N = 106,
   AP_KB_COS = 108,
   AP_KB_ROUND = 116,
-  AP_KB_CUMSUM = 128,
   AP_KB_REDUCE_ALL = 140
 };
 
@@ -85,13 +82,6 @@ void ap_kreduce_requantize(int type, const int32_t *sum, size_t n, int64_t count
 
 /* gather.c: ARG_MIN. */
 ap_status ap_kx_argmin_prepare(ap_kctx *c, size_t *scratch);
-
-/* accumulate.c: ADD_N and CUMSUM (ap_kx_params; CUMSUM reads the options' cumsum_exclusive and
- * cumsum_reverse). */
-ap_status ap_kml_ADD_N_prepare(ap_kctx *c, size_t *scratch);
-ap_status ap_kml_add_n_eval(ap_kctx *c);
-ap_status ap_kml_CUMSUM_prepare(ap_kctx *c, size_t *scratch);
-ap_status ap_kml_cumsum_eval(ap_kctx *c);
 
 /* pooling.c: L2_POOL_2D's prepare (eval: the pools' own). */
 ap_status ap_kml_l2_pool_prepare(ap_kctx *c, size_t *scratch);

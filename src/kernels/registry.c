@@ -376,8 +376,6 @@ static const ap_kernel kernels[] = {
     {AP_KB_ARG_MIN, "ARG_MIN", sizeof(ap_kx_params), ap_kx_argmin_prepare, ap_kx_argmax_eval},
     {AP_KB_L2_POOL_2D, "L2_POOL_2D", sizeof(ap_pool_params), ap_kml_l2_pool_prepare,
      ap_kml_pool_eval},
-    AP_KML_ENTRY(ADD_N, ap_kx_params, ap_kml_add_n_eval),
-    AP_KML_ENTRY(CUMSUM, ap_kx_params, ap_kml_cumsum_eval),
 
     /* -- legacy uint8 kernels -- */
 };

@@ -55,7 +55,6 @@ typedef struct ap_kop_options {
   /* -- data movement options -- */
 
   /* -- math, comparison, logic, reduction options -- */
-  bool cumsum_exclusive, cumsum_reverse; /* CUMSUM */
 } ap_kop_options;
 
 typedef struct ap_kctx {

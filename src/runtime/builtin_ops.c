@@ -104,10 +104,6 @@ static void to_kernel_options(const ap_op_options *o, ap_kop_options *k) {
   /* -- data movement options -- */
 
   /* -- math, comparison, logic, reduction options -- */
-  case AP_OPTIONS_CUMSUM:
-    k->cumsum_exclusive = o->cumsum.exclusive;
-    k->cumsum_reverse = o->cumsum.reverse;
-    break;
 
   default: break;
   }
