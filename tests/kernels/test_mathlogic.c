@@ -1,7 +1,7 @@
 /* Issue 15's math, comparison, logic and reduction ops, hand-worked: FLOOR, CEIL, ROUND (ties
  * to even, worked from floorf), SIN, COS, SQUARE, LOGICAL_NOT; FLOOR_MOD, GREATER,
  * GREATER_EQUAL, LESS_EQUAL, NOT_EQUAL, LOGICAL_AND, LOGICAL_OR with broadcasting; SUM,
- * REDUCE_MAX, REDUCE_MIN, REDUCE_ALL, MEAN int16; ARG_MIN; L2_POOL_2D; ADD_N and CUMSUM. */
+ * REDUCE_MAX, REDUCE_MIN, REDUCE_ALL, MEAN int16; ARG_MIN; L2_POOL_2D. */
 #include "kernels/kops_mathlogic.h"
 #include "kxtest.h"
 
@@ -432,100 +432,6 @@ static void test_l2_pool(void) {
   CHECK_STR(r.err.msg, "L2_POOL_2D: expected 1 to 1 inputs and 1 output");
 }
 
-static void test_add_n(void) {
-  /* float sums start at +0, so -0 + -0 gives +0. */
-  float a[2] = {-0.0f, 1.5f}, b[2] = {-0.0f, 2}, c3[2] = {-0.0f, -0.25f}, out[2];
-  ap_ktensor ta = kt(AP_FLOAT32, a, 1, 2, 0, 0, 0), tb = kt(AP_FLOAT32, b, 1, 2, 0, 0, 0);
-  ap_ktensor tc = kt(AP_FLOAT32, c3, 1, 2, 0, 0, 0), to = kout(AP_FLOAT32, out, 0, 0);
-  const ap_ktensor *ins[3] = {&ta, &tb, &tc};
-  ap_ktensor *outs[1] = {&to};
-  kx_run r;
-  kx_setup(&r, ins, 3, outs, 1);
-  CHECK_EQ(kx_do(&r, AP_KB_ADD_N), AP_OK);
-  CHECK(to.rank == 1 && to.dims[0] == 2 && same_bits(out[0], 0.0f) && out[1] == 3.25f);
-  /* int8, scale 0.5 in and out, zero point 0: the 2^20 fixed point sums exactly. With input
-   * zero point -1 each value counts one more and the sum starts at one unit, TFLite's extra
-   * term: 2 + 3 + 0 + 1 = 6, where the real sum is 2.5 (5 units). */
-  int8_t qa[2] = {1, 100}, qb[2] = {2, 100}, qc[2] = {-1, -50}, qo[2];
-  ta = ktq(AP_INT8, qa, 1, 2, 0, 0, 0, 0.5f, 0), tb = ktq(AP_INT8, qb, 1, 2, 0, 0, 0, 0.5f, 0);
-  tc = ktq(AP_INT8, qc, 1, 2, 0, 0, 0, 0.5f, 0);
-  to = kout(AP_INT8, qo, 0.5f, 0);
-  CHECK_EQ(kx_do(&r, AP_KB_ADD_N), AP_OK);
-  CHECK(qo[0] == 2 && qo[1] == 127);
-  ta.zero_point = tb.zero_point = tc.zero_point = -1;
-  CHECK_EQ(kx_do(&r, AP_KB_ADD_N), AP_OK);
-  CHECK(qo[0] == 6);
-  tc.zero_point = 0;
-  CHECK_EQ(kx_do(&r, AP_KB_ADD_N), AP_ERR_UNSUPPORTED);
-  CHECK_STR(r.err.msg, "ADD_N: int8 input 2 has another scale or zero point than input 0");
-  tc = ktq(AP_INT8, qc, 2, 1, 2, 0, 0, 0.5f, -1);
-  CHECK_EQ(kx_do(&r, AP_KB_ADD_N), AP_ERR_FORMAT);
-  CHECK_STR(r.err.msg, "ADD_N: input 2 differs from input 0 in type or shape");
-  r.c.n_inputs = 1;
-  CHECK_EQ(kx_do(&r, AP_KB_ADD_N), AP_ERR_FORMAT);
-  CHECK_STR(r.err.msg, "ADD_N: expected 2 to 65536 inputs and 1 output");
-}
-
-static void test_cumsum(void) {
-  /* [2, 3] along axis -1, each combination of exclusive and reverse. */
-  float in[6] = {1, 2, 3, 0.5f, NAN, 4}, out[6];
-  int32_t axis[1] = {-1};
-  ap_ktensor ti = kt(AP_FLOAT32, in, 2, 2, 3, 0, 0), ta = kt(AP_INT32, axis, 1, 1, 0, 0, 0);
-  ap_ktensor to = kout(AP_FLOAT32, out, 0, 0);
-  const ap_ktensor *ins[2] = {&ti, &ta};
-  ap_ktensor *outs[1] = {&to};
-  kx_run r;
-  kx_setup(&r, ins, 2, outs, 1);
-  CHECK_EQ(kx_do(&r, AP_KB_CUMSUM), AP_OK);
-  CHECK(to.rank == 2 && to.dims[0] == 2 && to.dims[1] == 3);
-  CHECK(out[0] == 1 && out[1] == 3 && out[2] == 6 && out[3] == 0.5f && isnan(out[4]) &&
-        isnan(out[5]));
-  r.opt.cumsum_exclusive = true;
-  CHECK_EQ(kx_do(&r, AP_KB_CUMSUM), AP_OK);
-  CHECK(out[0] == 0 && out[1] == 1 && out[2] == 3 && out[3] == 0 && out[4] == 0.5f &&
-        isnan(out[5]));
-  r.opt.cumsum_reverse = true;
-  CHECK_EQ(kx_do(&r, AP_KB_CUMSUM), AP_OK);
-  CHECK(out[0] == 5 && out[1] == 3 && out[2] == 0 && isnan(out[3]) && out[4] == 4 && out[5] == 0);
-  r.opt.cumsum_exclusive = false;
-  axis[0] = 0;
-  CHECK_EQ(kx_do(&r, AP_KB_CUMSUM), AP_OK);
-  CHECK(out[0] == 1.5f && isnan(out[1]) && out[2] == 7 && out[3] == 0.5f && isnan(out[4]) &&
-        out[5] == 4);
-  /* int8 with scale 0.5 in and out: exact sums of the values less the zero point; with zero
-   * point -1 the sum starts one unit up (TFLite's extra term) and saturates at 127. */
-  int8_t q[3] = {1, 2, 3}, qo[3];
-  ti = ktq(AP_INT8, q, 1, 3, 0, 0, 0, 0.5f, 0);
-  to = kout(AP_INT8, qo, 0.5f, 0);
-  r.opt.cumsum_reverse = false;
-  CHECK_EQ(kx_do(&r, AP_KB_CUMSUM), AP_OK);
-  CHECK(qo[0] == 1 && qo[1] == 3 && qo[2] == 6);
-  ti.zero_point = -1;
-  CHECK_EQ(kx_do(&r, AP_KB_CUMSUM), AP_OK);
-  CHECK(qo[0] == 3 && qo[1] == 6 && qo[2] == 10);
-  r.opt.cumsum_exclusive = r.opt.cumsum_reverse = true;
-  q[0] = 127, q[1] = 127;
-  CHECK_EQ(kx_do(&r, AP_KB_CUMSUM), AP_OK);
-  CHECK(qo[2] == 1 && qo[1] == 5 && qo[0] == 127);
-  /* Errors. */
-  axis[0] = 1;
-  CHECK_EQ(kx_do(&r, AP_KB_CUMSUM), AP_ERR_FORMAT);
-  CHECK_STR(r.err.msg, "CUMSUM: axis 1 out of range for rank 1");
-  axis[0] = 0;
-  to = kout(AP_INT8, qo, 1e-9f, 0);
-  CHECK_EQ(kx_do(&r, AP_KB_CUMSUM), AP_ERR_UNSUPPORTED);
-  CHECK_STR(r.err.msg, "CUMSUM: output scale 1e-09 is too small for input scale 0.5 (rescale "
-                       "must be < 1)");
-  int16_t s16[3] = {0}, o16[3];
-  ti = kt(AP_INT16, s16, 1, 3, 0, 0, 0);
-  to = kout(AP_INT16, o16, 0, 0);
-  CHECK_EQ(kx_do(&r, AP_KB_CUMSUM), AP_ERR_UNSUPPORTED);
-  CHECK_STR(r.err.msg, "CUMSUM: unsupported types INT16 -> INT16");
-  ti = kt(AP_FLOAT32, in, 0, 0, 0, 0, 0);
-  CHECK_EQ(kx_do(&r, AP_KB_CUMSUM), AP_ERR_FORMAT);
-  CHECK_STR(r.err.msg, "CUMSUM: input needs rank at least 1");
-}
-
 int main(void) {
   test_rounding();
   test_floor_mod();
@@ -536,7 +442,5 @@ int main(void) {
   test_reduce_int();
   test_arg_min();
   test_l2_pool();
-  test_add_n();
-  test_cumsum();
   return ap_test_done();
 }
