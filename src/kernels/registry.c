@@ -1,6 +1,7 @@
 /* One adapter per builtin: unpacks the generic context into the family's prepare/eval. */
 #include "kernels/registry.h"
 #include "kernels/kops.h"
+#include "kernels/kops_detect.h"
 #include "kernels/kops_mathlogic.h"
 #include "kernels/lstm.h"
 
@@ -390,6 +391,8 @@ const ap_kernel *ap_kernel_find(int32_t builtin) {
 /* Custom ops: `name` is the custom_code the model carries. */
 static const ap_kernel custom_kernels[] = {
     /* -- TFLite_Detection_PostProcess -- */
+    {32, "TFLite_Detection_PostProcess", sizeof(ap_detect_params), ap_detect_prepare,
+     ap_detect_eval},
 
     /* -- the Signal library -- */
 
