@@ -43,10 +43,13 @@ ap_status ap_kx_unary_prepare(ap_kctx *c, size_t *scratch, int op) {
   ap_ktensor *out = c->outputs[0];
   size_t n;
   if (!ap_ktensor_count(in, &n)) return ap_fail(c->err, AP_ERR_FORMAT, "%s: invalid shape", name);
-  bool raw = (op == AP_KB_ABS || op == AP_KB_NEG) && in->type == AP_INT32;
+  if ((op == AP_KB_LOGICAL_NOT) != (in->type == AP_BOOL)) {
+    return ap_fail(c->err, AP_ERR_UNSUPPORTED, "%s: unsupported type %s", name,
+                   ap_ktype_name(in->type));
+  }
+  bool raw = ((op == AP_KB_ABS || op == AP_KB_NEG) && in->type == AP_INT32) || in->type == AP_BOOL;
   bool q8 = (op == AP_KB_RSQRT || op == AP_KB_LEAKY_RELU) && in->type == AP_INT8;
-  bool logical = op == AP_KB_LOGICAL_NOT;
-  if (logical ? in->type != AP_BOOL : !raw && !q8 && in->type != AP_FLOAT32) {
+  if (!raw && !q8 && in->type != AP_FLOAT32) {
     return ap_fail(c->err, AP_ERR_UNSUPPORTED, "%s: unsupported type %s", name,
                    ap_ktype_name(in->type));
   }
