@@ -15,7 +15,7 @@ static const struct {
     {"ASSIGN_VARIABLE", "float32 int8"},
     {"AVERAGE_POOL_2D", "float32 uint8 int8"},
     {"BATCH_MATMUL", "float32"},
-    {"CAST", "bool float32 int8 int16 int32"},
+    {"CAST", "bool float32 int8 int16 uint32 int32"},
     {"CEIL", "float32"},
     {"CONCATENATION", "bool float32 int8 int16 int32 int64"},
     {"CONV_2D", "float32 uint8 int8 hybrid"},
