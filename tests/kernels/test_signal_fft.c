@@ -5,13 +5,13 @@
 
 #include <math.h>
 
-static ap_status fft(const char *op, int n, int frames, int in_len, int out_len, int16_t *x,
-                     int16_t *y, int type, sig_run *r) {
+static ap_status fft_t(const char *op, int n, int frames, int in_len, int out_len, void *x, void *y,
+                       int type, int tensor_type, sig_run *r) {
   static ap_ktensor in, out;
   static const ap_ktensor *ins[1];
   static ap_ktensor *outs[1];
-  in = kt(AP_INT16, x, 2, frames, in_len, 0, 0);
-  out = kt(AP_INT16, y, 2, frames, out_len, 0, 0);
+  in = kt(tensor_type, x, 2, frames, in_len, 0, 0);
+  out = kt(tensor_type, y, 2, frames, out_len, 0, 0);
   ins[0] = &in;
   outs[0] = &out;
   sig_opt o[] = {{"T", type, false}, {"fft_length", n, false}};
@@ -19,6 +19,11 @@ static ap_status fft(const char *op, int n, int frames, int in_len, int out_len,
   ap_status s = sig_do(r, op);
   sig_free(r);
   return s;
+}
+
+static ap_status fft(const char *op, int n, int frames, int in_len, int out_len, int16_t *x,
+                     int16_t *y, int type, sig_run *r) {
+  return fft_t(op, n, frames, in_len, out_len, x, y, type, AP_INT16, r);
 }
 
 static void test_small(void) {
@@ -100,7 +105,7 @@ static void test_refusals(void) {
   int16_t x[64] = {0}, y[64];
   /* Odd, a radix of 7 (KISS's generic butterfly would need a heap), too short. */
   CHECK_EQ(fft("SignalRfft", 7, 1, 7, 8, x, y, AP_INT16, &r), AP_ERR_UNSUPPORTED);
-  CHECK_CONTAINS(r.err.msg, "fft_length 7 is odd");
+  CHECK_CONTAINS(r.err.msg, "fft_length 7: must be even");
   CHECK_EQ(fft("SignalRfft", 14, 1, 14, 16, x, y, AP_INT16, &r), AP_ERR_UNSUPPORTED);
   CHECK_CONTAINS(r.err.msg, "must factor into 2, 3 and 5");
   CHECK_EQ(fft("SignalRfft", 2, 1, 2, 4, x, y, AP_INT16, &r), AP_ERR_UNSUPPORTED);
@@ -110,15 +115,37 @@ static void test_refusals(void) {
   CHECK_CONTAINS(r.err.msg, "do not fit fft_length 4");
   CHECK_EQ(fft("SignalRfft", 4, 1, 4, 4, x, y, AP_INT16, &r), AP_ERR_FORMAT);
   CHECK_EQ(fft("SignalIrfft", 4, 1, 4, 4, x, y, AP_INT16, &r), AP_ERR_FORMAT);
-  /* Types other than int16 (option T) are refused, not miscomputed. */
+  /* Option T must be one of the three and agree with the tensors. */
   CHECK_EQ(fft("SignalRfft", 4, 1, 4, 6, x, y, AP_FLOAT32, &r), AP_ERR_UNSUPPORTED);
-  CHECK_CONTAINS(r.err.msg, "type FLOAT32 (option T)");
+  CHECK_CONTAINS(r.err.msg, "input is INT16, expected FLOAT32");
+  CHECK_EQ(fft("SignalRfft", 4, 1, 4, 6, x, y, AP_INT8, &r), AP_ERR_UNSUPPORTED);
+  CHECK_CONTAINS(r.err.msg, "type INT8 (option T)");
   CHECK(strchr(r.err.msg, '\n') == NULL);
+}
+
+/* int32 (Q31: the radix-2 pass multiplies by 2147483647 / 2, the split step by the same) and
+ * float (no scaling; the float inverse divides by fft_length, as TFLite Micro's wrapper). */
+static void test_other_types(void) {
+  sig_run r;
+  int32_t a[4] = {1 << 20, 0, 0, 0}, y[6];
+  CHECK_EQ(fft_t("SignalRfft", 4, 1, 4, 6, a, y, AP_INT32, AP_INT32, &r), AP_OK);
+  int32_t wa[6] = {1 << 18, 0, 1 << 18, 0, 1 << 18, 0};
+  CHECK_ARRAY(y, wa, 6);
+  float f[4] = {0, 1, 0, 0}, fy[6], back[4];
+  CHECK_EQ(fft_t("SignalRfft", 4, 1, 4, 6, f, fy, AP_FLOAT32, AP_FLOAT32, &r), AP_OK);
+  /* X = 1, -i, -1; bin 1's real part is not 0 but what the float twiddle of -pi leaves:
+   * (0 - 2 * sin(-pi)) / 2 with sin(-pi) = -1.2e-16 in float. */
+  float wf[6] = {1, 0, (float)sin(-M_PI), -1, -1, 0};
+  CHECK_ARRAY(fy, wf, 6);
+  CHECK_EQ(fft_t("SignalIrfft", 4, 1, 6, 4, fy, back, AP_FLOAT32, AP_FLOAT32, &r), AP_OK);
+  for (int i = 0; i < 4; i++)
+    CHECK_MSG(fabsf(back[i] - f[i]) < 1e-6f, "[%d]: %g", i, back[i]);
 }
 
 int main(void) {
   test_small();
   test_dft();
   test_refusals();
+  test_other_types();
   return ap_test_done();
 }
