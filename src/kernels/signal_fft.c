@@ -58,9 +58,9 @@ static ap_status fft_prepare(ap_kctx *c, size_t *scratch, bool inverse) {
   /* The forward FFT zero-pads each frame to fft_length and writes half + 1 complex values; the
    * inverse reads half + 1 and writes fft_length samples. */
   int32_t half = p->plan.half;
-  int32_t want_in = inverse ? 2 * (half + 1) : p->in_len;
+  int32_t want_in = inverse ? 2 * (half + 1) : p->fft_length;
   int32_t want_out = inverse ? p->fft_length : 2 * (half + 1);
-  if ((inverse ? p->in_len != want_in : p->in_len > p->fft_length) || p->out_len != want_out)
+  if ((inverse ? p->in_len != want_in : p->in_len > want_in) || p->out_len != want_out)
     return ap_fail(c->err, AP_ERR_FORMAT,
                    "%s: frames of %d in and %d out do not fit fft_length %d (%s%d in, %d out)", op,
                    p->in_len, p->out_len, p->fft_length, inverse ? "" : "at most ", want_in,
