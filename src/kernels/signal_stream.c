@@ -56,7 +56,7 @@ ap_status ap_sig_delay_prepare(ap_kctx *c, size_t *scratch) {
   if ((s = ap_sig_check(c, DELAY, "input", in, AP_INT16, -1, &n)) != AP_OK ||
       (s = ap_sig_check(c, DELAY, "output", c->outputs[0], AP_INT16, in->rank, &out_n)) != AP_OK ||
       (s = ap_sig_options(c, DELAY, &root)) != AP_OK ||
-      (s = ap_sig_opt_int(c, DELAY, &root, "delay_length", 0, INT32_MAX, &p->delay)) != AP_OK)
+      (s = ap_sig_opt_int(c, DELAY, &root, "delay_length", 0, 1 << 24, &p->delay)) != AP_OK)
     return s;
   p->size = in->dims[in->rank - 1];
   if (out_n != n || p->size == 0)
@@ -193,7 +193,11 @@ ap_status ap_sig_stacker_prepare(ap_kctx *c, size_t *scratch) {
     return ap_fail(c->err, AP_ERR_UNSUPPORTED,
                    STACKER ": stacker_step %d is more than the %d frames stacked", p->step,
                    p->left + p->right + 1);
-  p->size = p->channels * (p->left + p->right + 1);
+  int64_t size = (int64_t)p->channels * (p->left + p->right + 1);
+  if (size > 1 << 24)
+    return ap_fail(c->err, AP_ERR_UNSUPPORTED, STACKER ": stacks of %lld values (at most %d)",
+                   (long long)size, 1 << 24);
+  p->size = (int32_t)size;
   if (n != (size_t)p->channels || out_n != (size_t)p->size)
     return ap_fail(c->err, AP_ERR_FORMAT,
                    STACKER ": input has %zu elements (num_channels %d), output %zu (%d expected)",
