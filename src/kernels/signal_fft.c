@@ -68,22 +68,35 @@ static ap_status fft_prepare(ap_kctx *c, size_t *scratch, bool inverse) {
   (void)out_n;
   /* Twiddles: half, then half / 2 for the split step, two scalars each. */
   p->st.bytes = STATE_HEADER + ((size_t)half + (size_t)half / 2) * 2 * p->es;
-  /* The zero-padded frame, and the complex FFT's output (the inverse: the rebuilt spectrum). */
-  *scratch = (size_t)p->fft_length * p->es + (size_t)half * 2 * p->es;
+  /* The zero-padded frame, or the inverse's rebuilt half spectrum: fft_length scalars either
+   * way (TFLite Micro's work area; KISS's own buffer is the output here). */
+  *scratch = (size_t)p->fft_length * p->es;
   return AP_OK;
 }
 
-static void transform(const sig_fft_params *p, const void *tw, const void *x, void *tmp, void *y) {
+/* The inverse's scratch holds the rebuilt half spectrum; the forward one the padded frame. */
+static void transform(const sig_fft_params *p, const void *tw, const void *x, void *scratch,
+                      void *y) {
+  bool inv = p->plan.inverse;
   switch (p->type) {
   case AP_INT16:
-    (p->plan.inverse ? ap_kiss_irfft_16 : ap_kiss_rfft_16)(&p->plan, tw, x, tmp, y);
+    if (inv)
+      ap_kiss_irfft_16(&p->plan, tw, x, scratch, y);
+    else
+      ap_kiss_rfft_16(&p->plan, tw, x, y);
     break;
   case AP_INT32:
-    (p->plan.inverse ? ap_kiss_irfft_32 : ap_kiss_rfft_32)(&p->plan, tw, x, tmp, y);
+    if (inv)
+      ap_kiss_irfft_32(&p->plan, tw, x, scratch, y);
+    else
+      ap_kiss_rfft_32(&p->plan, tw, x, y);
     break;
   default:
-    (p->plan.inverse ? ap_kiss_irfft_f : ap_kiss_rfft_f)(&p->plan, tw, x, tmp, y);
-    if (p->plan.inverse) /* TFLite Micro's float wrapper undoes KISS's unscaled inverse */
+    if (inv)
+      ap_kiss_irfft_f(&p->plan, tw, x, scratch, y);
+    else
+      ap_kiss_rfft_f(&p->plan, tw, x, y);
+    if (inv) /* TFLite Micro's float wrapper undoes KISS's unscaled inverse */
       for (int32_t i = 0; i < p->fft_length; i++)
         ((float *)y)[i] /= (float)p->fft_length;
     break;
@@ -106,15 +119,15 @@ static ap_status fft_eval(ap_kctx *c) {
     }
     *(int32_t *)st = 1;
   }
-  unsigned char *frame = c->scratch, *tmp = frame + (size_t)p->fft_length * p->es;
+  unsigned char *frame = c->scratch;
   size_t in_bytes = (size_t)p->in_len * p->es, out_bytes = (size_t)p->out_len * p->es;
   for (size_t f = 0; f < p->frames; f++) {
     if (p->plan.inverse) {
-      transform(p, tw, x + f * in_bytes, tmp, y + f * out_bytes);
+      transform(p, tw, x + f * in_bytes, frame, y + f * out_bytes);
     } else {
       memcpy(frame, x + f * in_bytes, in_bytes);
       memset(frame + in_bytes, 0, (size_t)p->fft_length * p->es - in_bytes);
-      transform(p, tw, frame, tmp, y + f * out_bytes);
+      transform(p, tw, frame, NULL, y + f * out_bytes);
     }
   }
   return AP_OK;

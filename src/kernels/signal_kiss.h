@@ -26,12 +26,12 @@ typedef struct ap_kiss_plan {
 bool ap_kiss_plan_init(ap_kiss_plan *p, int32_t fft_length, bool inverse);
 
 /* Per type (16, 32, f): the twiddles (half values, then half / 2 split twiddles, each a pair of
- * scalars) and the transforms. rfft: `x` is fft_length samples, `tmp` half complex values of
- * scratch, `y` half + 1 complex values. irfft: `x` is half + 1 complex values, `z` half complex
- * values of scratch, `y` fft_length samples. */
+ * scalars) and the transforms. rfft: `x` is fft_length samples, `y` half + 1 complex values.
+ * irfft: `x` is half + 1 complex values, `z` half complex values of scratch, `y` fft_length
+ * samples. */
 #define AP_KISS_DECLARE(SFX, T)                                                                    \
   void ap_kiss_twiddles_##SFX(const ap_kiss_plan *p, T *tw);                                       \
-  void ap_kiss_rfft_##SFX(const ap_kiss_plan *p, const T *tw, const T *x, T *tmp, T *y);           \
+  void ap_kiss_rfft_##SFX(const ap_kiss_plan *p, const T *tw, const T *x, T *y);                   \
   void ap_kiss_irfft_##SFX(const ap_kiss_plan *p, const T *tw, const T *x, T *z, T *y);
 AP_KISS_DECLARE(16, int16_t)
 AP_KISS_DECLARE(32, int32_t)

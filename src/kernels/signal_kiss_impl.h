@@ -57,11 +57,11 @@ static void KF(pass3)(KF(cpx) * f, const KF(cpx) * tw, size_t stride, size_t m) 
 static void KF(pass4)(KF(cpx) * f, const KF(cpx) * tw, size_t stride, size_t m, bool inverse) {
   for (size_t u = 0; u < m; u++) {
     KF(cpx)
-    a = KF(cdiv)(f[u], 4),
-    b = KF(cdiv)(f[u + m], 4), c = KF(cdiv)(f[u + 2 * m], 4), d = KF(cdiv)(f[u + 3 * m], 4);
+    a = KF(cdiv)(f[u], 4), b = KF(cdiv)(f[u + m], 4), c = KF(cdiv)(f[u + 2 * m], 4),
+    d = KF(cdiv)(f[u + 3 * m], 4);
     KF(cpx)
-    s0 = KF(cmul)(b, tw[u * stride]),
-    s1 = KF(cmul)(c, tw[2 * u * stride]), s2 = KF(cmul)(d, tw[3 * u * stride]);
+    s0 = KF(cmul)(b, tw[u * stride]), s1 = KF(cmul)(c, tw[2 * u * stride]),
+    s2 = KF(cmul)(d, tw[3 * u * stride]);
     KF(cpx) s5 = KF(csub)(a, s1);
     a = KF(cadd)(a, s1);
     KF(cpx) s3 = KF(cadd)(s0, s2), s4 = KF(csub)(s0, s2);
@@ -82,9 +82,8 @@ static void KF(pass5)(KF(cpx) * f, const KF(cpx) * tw, size_t stride, size_t m) 
   KF(cpx) ya = tw[stride * m], yb = tw[2 * stride * m];
   for (size_t u = 0; u < m; u++) {
     KF(cpx)
-    x0 = KF(cdiv)(f[u], 5),
-    x1 = KF(cdiv)(f[u + m], 5), x2 = KF(cdiv)(f[u + 2 * m], 5), x3 = KF(cdiv)(f[u + 3 * m], 5),
-    x4 = KF(cdiv)(f[u + 4 * m], 5);
+    x0 = KF(cdiv)(f[u], 5), x1 = KF(cdiv)(f[u + m], 5), x2 = KF(cdiv)(f[u + 2 * m], 5),
+    x3 = KF(cdiv)(f[u + 3 * m], 5), x4 = KF(cdiv)(f[u + 4 * m], 5);
     x1 = KF(cmul)(x1, tw[u * stride]);
     x2 = KF(cmul)(x2, tw[2 * u * stride]);
     x3 = KF(cmul)(x3, tw[3 * u * stride]);
@@ -143,11 +142,12 @@ static void KF(cfft)(const ap_kiss_plan *p, const KF(cpx) * tw, const KF(cpx) * 
   }
 }
 
-void KISS_CAT(ap_kiss_rfft, KSFX)(const ap_kiss_plan *p, const KT *twiddles, const KT *x, KT *tmp,
-                                  KT *out) {
+void KISS_CAT(ap_kiss_rfft, KSFX)(const ap_kiss_plan *p, const KT *twiddles, const KT *x, KT *out) {
   int32_t n = p->half;
   const KF(cpx) *tw = (const KF(cpx) *)twiddles, *split = tw + n;
-  KF(cpx) *t = (KF(cpx) *)tmp, *y = (KF(cpx) *)out;
+  /* The complex FFT goes into the output itself: the split step reads bins k and n - k before it
+   * writes them, and bin n (written from bin 0) is past the complex FFT's n values. */
+  KF(cpx) *t = (KF(cpx) *)out, *y = t;
   KF(cfft)(p, tw, (const KF(cpx) *)x, t);
   KF(cpx) dc = KF(cdiv)(t[0], 2);
   y[0] = (KF(cpx)){KF(add)(dc.r, dc.i), 0};
