@@ -433,14 +433,19 @@ static const ap_kernel custom_kernels[] = {
     SIG_ENTRY("SignalFilterBankSpectralSubtraction", spectral_subtraction),
     SIG_ENTRY("SignalFilterBankLog", filter_bank_log),
     SIG_ENTRY("SignalPCAN", pcan),
+    SIG_ENTRY("SignalDelay", delay),
+    SIG_ENTRY("SignalFramer", framer),
+    SIG_ENTRY("SignalStacker", stacker),
+    SIG_ENTRY("SignalOverlapAdd", overlap_add),
 
     {0, NULL, 0, NULL, NULL} /* keeps the array non-empty; never matched */
 };
 
 ap_kstate *ap_kernel_state(const ap_kernel *k, void *params) {
   /* The kernels whose params begin with an ap_kstate. */
-  static ap_status (*const with_state[])(ap_kctx *) = {ap_sig_rfft_eval, ap_sig_irfft_eval,
-                                                       ap_sig_spectral_subtraction_eval};
+  static ap_status (*const with_state[])(ap_kctx *) = {
+      ap_sig_rfft_eval,   ap_sig_irfft_eval,   ap_sig_spectral_subtraction_eval, ap_sig_delay_eval,
+      ap_sig_framer_eval, ap_sig_stacker_eval, ap_sig_overlap_add_eval};
   for (size_t i = 0; k && params && i < sizeof with_state / sizeof with_state[0]; i++)
     if (k->eval == with_state[i]) return params;
   return NULL;
