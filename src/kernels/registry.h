@@ -87,6 +87,8 @@ const ap_kernel *ap_kernel_custom_at(size_t i);
 size_t ap_kernel_custom_count(void);
 /* The builtin kernels, for listing (e.g. `arenaplan info` saying what runs). */
 const ap_kernel *ap_kernel_at(size_t i);
+/* The input types an op (by name) runs, as the oracle proves them (op_types.c, generated). */
+const char *ap_kernel_types(const char *op);
 size_t ap_kernel_count(void);
 
 #endif
