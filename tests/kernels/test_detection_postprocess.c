@@ -242,6 +242,34 @@ static void test_ties_and_decoding(void) {
   CHECK(r.scores[2] == 0.4f && r.classes[2] == 0);
 }
 
+/* Top classes per anchor: one anchor, four classes (no background), three kept. */
+static void test_top_classes(void) {
+  flex f;
+  run r;
+  float a1[1][4] = {{0.5f, 0.5f, 1, 1}}, e1[1][4] = {{0}}, s1[1][4] = {{0.5f, 0.9f, 0.5f, 0.9f}};
+  ap_ktensor in[3] = {kt(AP_FLOAT32, e1, 3, 1, 1, 4, 0), kt(AP_FLOAT32, s1, 3, 1, 1, 4, 0),
+                      kt(AP_FLOAT32, a1, 2, 1, 4, 0, 0)};
+  opt o[] = {
+      {"h_scale", V_FLOAT, 5},
+      {"max_classes_per_detection", V_INT, 3},
+      {"max_detections", V_INT, 2},
+      {"nms_iou_threshold", V_FLOAT, 0.5},
+      {"nms_score_threshold", V_FLOAT, 0.3},
+      {"num_classes", V_INT, 4},
+      {"w_scale", V_FLOAT, 5},
+      {"x_scale", V_FLOAT, 10},
+      {"y_scale", V_FLOAT, 10},
+  };
+  build(&f, o, sizeof o / sizeof o[0]);
+  CHECK_EQ(go(&r, &f, in, 3, 0), AP_OK);
+  /* 0.9 (class 1), 0.9 (class 3), 0.5 (class 0); one anchor detected; the rest zero. */
+  CHECK(r.count[0] == 1.0f && r.out[1].dims[1] == 6);
+  CHECK(r.classes[0] == 1 && r.classes[1] == 3 && r.classes[2] == 0 && r.classes[3] == 0);
+  CHECK(r.scores[0] == 0.9f && r.scores[1] == 0.9f && r.scores[2] == 0.5f && r.scores[3] == 0);
+  check_box(r.boxes + 8, 0, 0, 1, 1);
+  check_box(r.boxes + 12, 0, 0, 0, 0);
+}
+
 static void test_uint8(void) {
   flex f;
   run r, rf;
@@ -434,6 +462,7 @@ int main(void) {
   test_fast();
   test_regular();
   test_ties_and_decoding();
+  test_top_classes();
   test_uint8();
   test_hostile_options();
   test_hostile_inputs();
