@@ -300,6 +300,22 @@ static void test_uint8(void) {
     CHECK(memcmp(r.classes, rf.classes, 3 * sizeof(float)) == 0);
     CHECK(memcmp(r.scores, rf.scores, 3 * sizeof(float)) == 0);
   }
+  /* int8: the same values shifted by -128 with zero points shifted too dequantize alike. */
+  int8_t ia[3][4], ie[3][4], is[3][3];
+  for (int i = 0; i < 3; i++) {
+    for (int k = 0; k < 4; k++) {
+      ia[i][k] = (int8_t)(qa[i][k] - 128);
+      ie[i][k] = (int8_t)(qe[i][k] - 128);
+    }
+    for (int k = 0; k < 3; k++)
+      is[i][k] = (int8_t)(qs[i][k] - 128);
+  }
+  ap_ktensor i8[3] = {ktq(AP_INT8, ie, 3, 1, 3, 4, 0, 0.1f, -118),
+                      ktq(AP_INT8, is, 3, 1, 3, 3, 0, 0.1f, -118),
+                      ktq(AP_INT8, ia, 2, 3, 4, 0, 0, 0.05f, -128)};
+  CHECK_EQ(go(&r, &f, i8, 3, 0), AP_OK);
+  CHECK(r.count[0] == rf.count[0] && memcmp(r.boxes, rf.boxes, 12 * sizeof(float)) == 0 &&
+        memcmp(r.scores, rf.scores, 3 * sizeof(float)) == 0);
   /* Float scores with uint8 boxes are fine; float anchors with uint8 boxes are not. */
   in[1] = inf[1];
   CHECK_EQ(go(&r, &f, in, 3, 0), AP_OK);
