@@ -1,8 +1,10 @@
-/* GATHER (TFLite's gather.cc with batch_dims 0: slices of `params` along `axis` picked by
- * INT32/INT64 indices; an index outside [0, dim) fails eval, as TFLite's does) and ARG_MAX
+/* GATHER (TFLite's gather.cc: slices of `params` along `axis` picked by INT32/INT64 indices,
+ * the first batch_dims dims of params and indices walked together; an index outside [0, dim)
+ * fails eval, as TFLite's does), EMBEDDING_LOOKUP (embedding_lookup.cc: rows of a table by
+ * INT32 ids; an int8 table with a float32 output is dequantized, the hybrid case) and ARG_MAX
  * (arg_min_max.h: the first index of the largest value, compared with `>`, so a NaN never
  * wins). */
-#include "kernels/kops.h"
+#include "kernels/kops_datamove.h"
 
 #include <string.h>
 
@@ -20,39 +22,63 @@ static bool outer_inner(const ap_ktensor *t, int axis, size_t *outer, size_t *in
 }
 
 static int64_t index_at(const ap_ktensor *t, size_t i) {
-  return t->type == AP_INT32 ? ((const int32_t *)t->data)[i] : ((const int64_t *)t->data)[i];
+  return ap_kxd_int_at(t, i);
+}
+
+ap_status ap_kx_gather_check(ap_kctx *c, size_t *scratch, const char *op) {
+  ap_status s = ap_kxd_begin(c, scratch, op, 2, 2);
+  if (s != AP_OK) return s;
+  const ap_ktensor *in = c->inputs[0], *idx = c->inputs[1];
+  size_t n;
+  if (!ap_ktensor_count(in, &n) || !ap_ktensor_count(idx, &n)) {
+    return ap_fail(c->err, AP_ERR_FORMAT, "%s: invalid input shapes", op);
+  }
+  if (idx->type != AP_INT32 && idx->type != AP_INT64) {
+    return ap_fail(c->err, AP_ERR_UNSUPPORTED, "%s: indices are %s, expected INT32 or INT64", op,
+                   ap_ktype_name(idx->type));
+  }
+  return ap_kxd_same_type(c, op, in, c->outputs[0]);
+}
+
+ap_status ap_kx_gather_record(ap_kctx *c, const char *op) {
+  ((ap_kx_params *)c->params)->in2_shape = ap_kshape_of(c->inputs[1]);
+  return ap_kxd_finish(c, op);
+}
+
+bool ap_kx_gather_io(const ap_kctx *c, const ap_ktensor **in, const ap_ktensor **idx,
+                     ap_ktensor **out) {
+  if (!c || !c->params || c->n_inputs != 2 || c->n_outputs < 1) return false;
+  const ap_kx_params *p = c->params;
+  *in = c->inputs[0], *idx = c->inputs[1], *out = c->outputs[0];
+  return *in && *idx && *out && (*in)->data && (*idx)->data && (*out)->data &&
+         ap_kshape_is(*in, &p->in_shape) && ap_kshape_is(*idx, &p->in2_shape) &&
+         ap_kshape_is(*out, &p->out_shape);
 }
 
 ap_status ap_kx_gather_prepare(ap_kctx *c, size_t *scratch) {
-  ap_status s = ap_kx_arity(c, "GATHER", 2, 2, 1);
+  ap_status s = ap_kx_gather_check(c, scratch, "GATHER");
   if (s != AP_OK) return s;
-  *scratch = 0;
   ap_kx_params *p = c->params;
-  memset(p, 0, sizeof *p);
   const ap_ktensor *in = c->inputs[0], *idx = c->inputs[1];
   ap_ktensor *out = c->outputs[0];
-  size_t n;
-  if (!ap_ktensor_count(in, &n) || !ap_ktensor_count(idx, &n)) {
-    return ap_fail(c->err, AP_ERR_FORMAT, "GATHER: invalid input shapes");
-  }
-  if (c->options->batch_dims != 0) {
-    return ap_fail(c->err, AP_ERR_UNSUPPORTED, "GATHER: batch_dims %d (only 0 is supported)",
-                   c->options->batch_dims);
-  }
-  if (idx->type != AP_INT32 && idx->type != AP_INT64) {
-    return ap_fail(c->err, AP_ERR_UNSUPPORTED, "GATHER: indices are %s, expected INT32 or INT64",
-                   ap_ktype_name(idx->type));
-  }
-  if (out->type != in->type || ap_ktype_size(in->type) == 0) {
-    return ap_fail(c->err, AP_ERR_UNSUPPORTED, "GATHER: unsupported types %s -> %s",
-                   ap_ktype_name(in->type), ap_ktype_name(out->type));
-  }
   int axis = c->options->axis < 0 ? c->options->axis + in->rank : c->options->axis;
   if (axis < 0 || axis >= in->rank) {
     return ap_fail(c->err, AP_ERR_FORMAT, "GATHER: axis %d out of range for rank %d",
                    c->options->axis, in->rank);
   }
-  int rank = in->rank - 1 + idx->rank;
+  int bd = c->options->batch_dims < 0 ? c->options->batch_dims + idx->rank : c->options->batch_dims;
+  if (bd < 0 || bd > axis || bd > idx->rank) {
+    return ap_fail(c->err, AP_ERR_FORMAT,
+                   "GATHER: batch_dims %d must lie in [0, %d] (the axis and the indices' rank)",
+                   c->options->batch_dims, axis < idx->rank ? axis : idx->rank);
+  }
+  for (int i = 0; i < bd; i++) {
+    if (in->dims[i] != idx->dims[i]) {
+      return ap_fail(c->err, AP_ERR_FORMAT, "GATHER: batch dim %d is %d in params, %d in indices",
+                     i, (int)in->dims[i], (int)idx->dims[i]);
+    }
+  }
+  int rank = in->rank - 1 + idx->rank - bd;
   if (rank > AP_KMAXDIMS) {
     return ap_fail(c->err, AP_ERR_UNSUPPORTED, "GATHER: output rank %d exceeds %d", rank,
                    AP_KMAXDIMS);
@@ -60,35 +86,26 @@ ap_status ap_kx_gather_prepare(ap_kctx *c, size_t *scratch) {
   int j = 0;
   for (int i = 0; i < axis; i++)
     out->dims[j++] = in->dims[i];
-  for (int i = 0; i < idx->rank; i++)
+  for (int i = bd; i < idx->rank; i++)
     out->dims[j++] = idx->dims[i];
   for (int i = axis + 1; i < in->rank; i++)
     out->dims[j++] = in->dims[i];
   out->rank = rank;
-  if (!ap_ktensor_count(out, &n)) return ap_fail(c->err, AP_ERR_FORMAT, "GATHER: output too large");
   p->axis = axis;
-  p->in_shape = ap_kshape_of(in);
-  p->in2_shape = ap_kshape_of(idx);
-  p->out_shape = ap_kshape_of(out);
-  return AP_OK;
+  p->count = bd;
+  return ap_kx_gather_record(c, "GATHER");
 }
 
 ap_status ap_kx_gather_eval(ap_kctx *c) {
-  if (!c || !c->params || c->n_inputs != 2 || c->n_outputs < 1) return AP_ERR_ARG;
+  const ap_ktensor *in, *idx;
+  ap_ktensor *out;
+  if (!ap_kx_gather_io(c, &in, &idx, &out)) return AP_ERR_ARG;
   const ap_kx_params *p = c->params;
-  const ap_ktensor *in = c->inputs[0], *idx = c->inputs[1];
-  ap_ktensor *out = c->outputs[0];
-  if (!in || !idx || !out || !in->data || !idx->data || !out->data ||
-      !ap_kshape_is(in, &p->in_shape) || !ap_kshape_is(idx, &p->in2_shape) ||
-      !ap_kshape_is(out, &p->out_shape)) {
-    return AP_ERR_ARG;
-  }
   size_t outer, inner, n_idx, es = ap_ktype_size(in->type);
   if (!outer_inner(in, p->axis, &outer, &inner) || !ap_ktensor_count(idx, &n_idx)) {
     return AP_ERR_ARG;
   }
   int32_t axis_size = in->dims[p->axis];
-  size_t block = inner * es;
   for (size_t j = 0; j < n_idx; j++) {
     int64_t v = index_at(idx, j);
     if (v < 0 || v >= axis_size) {
@@ -96,22 +113,82 @@ ap_status ap_kx_gather_eval(ap_kctx *c) {
                      (long long)v, j, (int)axis_size);
     }
   }
-  for (size_t o = 0; o < outer; o++) {
-    for (size_t j = 0; j < n_idx; j++) {
-      size_t src = (o * (size_t)axis_size + (size_t)index_at(idx, j)) * block;
-      memcpy((unsigned char *)out->data + (o * n_idx + j) * block,
-             (const unsigned char *)in->data + src, block);
+  /* outer = batch x (dims between the batch dims and the axis); each batch has its own
+   * n_idx / batch indices. */
+  size_t batch = ap_kxd_span(in, 0, p->count);
+  if (batch == 0) return AP_OK;
+  size_t per_batch = n_idx / batch, mid = outer / batch, block = inner * es;
+  for (size_t b = 0; b < batch; b++) {
+    for (size_t m = 0; m < mid; m++) {
+      size_t o = b * mid + m;
+      for (size_t j = 0; j < per_batch; j++) {
+        size_t src = (o * (size_t)axis_size + (size_t)index_at(idx, b * per_batch + j)) * block;
+        memcpy((unsigned char *)out->data + (o * per_batch + j) * block,
+               (const unsigned char *)in->data + src, block);
+      }
+    }
+  }
+  return AP_OK;
+}
+
+ap_status ap_kx_embedding_lookup_prepare(ap_kctx *c, size_t *scratch) {
+  ap_status s = ap_kxd_begin(c, scratch, "EMBEDDING_LOOKUP", 2, 2);
+  if (s != AP_OK) return s;
+  ap_kx_params *p = c->params;
+  const ap_ktensor *ids = c->inputs[0], *table = c->inputs[1];
+  ap_ktensor *out = c->outputs[0];
+  size_t n;
+  if (ids->rank != 1 || ids->type != AP_INT32 || table->rank < 2 || !ap_ktensor_count(ids, &n) ||
+      !ap_ktensor_count(table, &n)) {
+    return ap_fail(c->err, AP_ERR_FORMAT,
+                   "EMBEDDING_LOOKUP: expected an INT32 vector of ids and a table of rank >= 2");
+  }
+  bool hybrid = table->type == AP_INT8 && out->type == AP_FLOAT32;
+  if (!hybrid && (s = ap_kxd_same_type(c, "EMBEDDING_LOOKUP", table, out)) != AP_OK) return s;
+  if (hybrid && (table->zero_point != 0 || table->channel_scales)) {
+    return ap_fail(c->err, AP_ERR_UNSUPPORTED,
+                   "EMBEDDING_LOOKUP: an int8 table read as float32 needs one scale and zero "
+                   "point 0 (it has %d)",
+                   (int)table->zero_point);
+  }
+  ap_kxd_shape_like(out, table);
+  out->dims[0] = ids->dims[0];
+  p->kind = hybrid;
+  p->alpha = table->scale;
+  return ap_kx_gather_record(c, "EMBEDDING_LOOKUP");
+}
+
+ap_status ap_kx_embedding_lookup_eval(ap_kctx *c) {
+  const ap_ktensor *ids, *table;
+  ap_ktensor *out;
+  if (!ap_kx_gather_io(c, &ids, &table, &out)) return AP_ERR_ARG;
+  const ap_kx_params *p = c->params;
+  size_t rows = (size_t)table->dims[0], cols = ap_kxd_span(table, 1, table->rank);
+  size_t n = (size_t)ids->dims[0], es = ap_ktype_size(table->type);
+  for (size_t i = 0; i < n; i++) {
+    int32_t id = ((const int32_t *)ids->data)[i];
+    if (id < 0 || (size_t)id >= rows) {
+      return ap_fail(c->err, AP_ERR_RANGE,
+                     "EMBEDDING_LOOKUP: id %d (position %zu) is outside [0, %zu)", (int)id, i,
+                     rows);
+    }
+    if (p->kind) {
+      const int8_t *row = (const int8_t *)table->data + (size_t)id * cols;
+      float *o = (float *)out->data + i * cols;
+      for (size_t k = 0; k < cols; k++)
+        o[k] = (float)row[k] * p->alpha;
+    } else {
+      memcpy((unsigned char *)out->data + i * cols * es,
+             (const unsigned char *)table->data + (size_t)id * cols * es, cols * es);
     }
   }
   return AP_OK;
 }
 
 ap_status ap_kx_argmax_prepare(ap_kctx *c, size_t *scratch) {
-  ap_status s = ap_kx_arity(c, "ARG_MAX", 2, 2, 1);
+  ap_status s = ap_kxd_begin(c, scratch, "ARG_MAX", 2, 2);
   if (s != AP_OK) return s;
-  *scratch = 0;
   ap_kx_params *p = c->params;
-  memset(p, 0, sizeof *p);
   const ap_ktensor *in = c->inputs[0], *ax = c->inputs[1];
   ap_ktensor *out = c->outputs[0];
   size_t n;

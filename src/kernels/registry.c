@@ -1,7 +1,9 @@
 /* One adapter per builtin: unpacks the generic context into the family's prepare/eval. */
 #include "kernels/registry.h"
 #include "kernels/kops.h"
+#include "kernels/kops_datamove.h"
 #include "kernels/kops_detect.h"
+#include "kernels/kops_signal.h"
 #include "kernels/lstm.h"
 
 #include <string.h>
@@ -348,11 +350,32 @@ static const ap_kernel kernels[] = {
     {AP_KB_TILE, "TILE", sizeof(ap_kx_params), ap_kx_tile_prepare, ap_kx_tile_eval},
     {AP_KB_L2_NORMALIZATION, "L2_NORMALIZATION", sizeof(ap_kx_params), ap_kx_l2norm_prepare,
      ap_kx_l2norm_eval},
-    /* -- 16x8 conv family, int8/int16 BATCH_MATMUL and TRANSPOSE_CONV, INT4 weights -- */
+/* -- 16x8 conv family, int8/int16 BATCH_MATMUL and TRANSPOSE_CONV, INT4 weights -- */
 
-    /* -- int16 element-wise and activation ops; HARD_SWISH, ELU, LOG_SOFTMAX -- */
+/* -- int16 element-wise and activation ops; HARD_SWISH, ELU, LOG_SOFTMAX -- */
 
-    /* -- data movement: SPLIT, SQUEEZE, space/depth/batch, broadcast, fill, pad, resize -- */
+/* -- data movement: SPLIT, SQUEEZE, space/depth/batch, broadcast, fill, pad, resize -- */
+#define DM(NAME, PREP, EVAL)                                                                       \
+  { AP_KB_##NAME, #NAME, sizeof(ap_kx_params), PREP, EVAL }
+    DM(SPLIT, ap_kx_split_prepare, ap_kx_split_eval),
+    DM(SPLIT_V, ap_kx_split_v_prepare, ap_kx_split_eval),
+    DM(SQUEEZE, ap_kx_squeeze_prepare, ap_kx_view_eval),
+    DM(EXPAND_DIMS, ap_kx_expand_dims_prepare, ap_kx_view_eval),
+    DM(ZEROS_LIKE, ap_kx_zeros_like_prepare, ap_kx_zeros_like_eval),
+    DM(FILL, ap_kx_fill_prepare, ap_kx_fill_eval),
+    DM(SPACE_TO_DEPTH, ap_kx_space_to_depth_prepare, ap_kx_space_depth_eval),
+    DM(DEPTH_TO_SPACE, ap_kx_depth_to_space_prepare, ap_kx_space_depth_eval),
+    DM(SPACE_TO_BATCH_ND, ap_kx_space_to_batch_prepare, ap_kx_space_batch_eval),
+    DM(BATCH_TO_SPACE_ND, ap_kx_batch_to_space_prepare, ap_kx_space_batch_eval),
+    DM(BROADCAST_TO, ap_kx_broadcast_to_prepare, ap_kx_broadcast_to_eval),
+    DM(BROADCAST_ARGS, ap_kx_broadcast_args_prepare, ap_kx_broadcast_args_eval),
+    DM(MIRROR_PAD, ap_kx_mirror_pad_prepare, ap_kx_mirror_pad_eval),
+    DM(DYNAMIC_UPDATE_SLICE, ap_kx_update_slice_prepare, ap_kx_update_slice_eval),
+    DM(EMBEDDING_LOOKUP, ap_kx_embedding_lookup_prepare, ap_kx_embedding_lookup_eval),
+    DM(CUMSUM, ap_kx_cumsum_prepare, ap_kx_cumsum_eval),
+    DM(ADD_N, ap_kx_add_n_prepare, ap_kx_add_n_eval),
+    DM(RESIZE_NEAREST_NEIGHBOR, ap_kx_resize_nearest_prepare, ap_kx_resize_nearest_eval),
+#undef DM
 
     /* -- math, comparison, logic, reductions, ARG_MIN, L2_POOL_2D -- */
 
@@ -366,6 +389,11 @@ const ap_kernel *ap_kernel_find(int32_t builtin) {
   return NULL;
 }
 
+/* The Signal ops keep their parsed options in params (at most AP_KPARAMS_SIZE, checked in
+ * their files). */
+#define SIG_ENTRY(NAME, FN)                                                                        \
+  { 32, NAME, AP_KPARAMS_SIZE, ap_sig_##FN##_prepare, ap_sig_##FN##_eval }
+
 /* Custom ops: `name` is the custom_code the model carries. */
 static const ap_kernel custom_kernels[] = {
     /* -- TFLite_Detection_PostProcess -- */
@@ -373,9 +401,28 @@ static const ap_kernel custom_kernels[] = {
      ap_detect_eval},
 
     /* -- the Signal library -- */
+    SIG_ENTRY("SignalWindow", window),
+    SIG_ENTRY("SignalFftAutoScale", fft_auto_scale),
+    SIG_ENTRY("SignalRfft", rfft),
+    SIG_ENTRY("SignalIrfft", irfft),
+    SIG_ENTRY("SignalEnergy", energy),
+    SIG_ENTRY("SignalFilterBank", filter_bank),
+    SIG_ENTRY("SignalFilterBankSquareRoot", filter_bank_sqrt),
+    SIG_ENTRY("SignalFilterBankSpectralSubtraction", spectral_subtraction),
+    SIG_ENTRY("SignalFilterBankLog", filter_bank_log),
+    SIG_ENTRY("SignalPCAN", pcan),
 
     {0, NULL, 0, NULL, NULL} /* keeps the array non-empty; never matched */
 };
+
+ap_kstate *ap_kernel_state(const ap_kernel *k, void *params) {
+  /* The kernels whose params begin with an ap_kstate. */
+  static ap_status (*const with_state[])(ap_kctx *) = {ap_sig_rfft_eval, ap_sig_irfft_eval,
+                                                       ap_sig_spectral_subtraction_eval};
+  for (size_t i = 0; k && params && i < sizeof with_state / sizeof with_state[0]; i++)
+    if (k->eval == with_state[i]) return params;
+  return NULL;
+}
 
 const ap_kernel *ap_kernel_find_custom(const char *name) {
   for (size_t i = 0; name && i + 1 < sizeof custom_kernels / sizeof custom_kernels[0]; i++) {
