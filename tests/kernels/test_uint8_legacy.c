@@ -2,10 +2,20 @@
  * and TANH through their 256-entry tables (float function, round half away from zero),
  * CONCATENATION requantizing inputs whose quantization differs from the output's, ADD/SUB/MUL
  * with rescaling and saturation, RESIZE_BILINEAR's float interpolation plus 0.5 truncated,
- * RESIZE_NEAREST_NEIGHBOR's float coordinates (the data-movement kernel, when the build has it). */
+ * RESIZE_NEAREST_NEIGHBOR's float coordinates (the data-movement kernel, when the build has it),
+ * QUANTIZE and DEQUANTIZE between float, uint8 and int8. */
 #include "kxtest.h"
 
-enum { B_ADD = 0, B_CONCATENATION = 2, B_LOGISTIC = 14, B_MUL = 18, B_TANH = 28, B_SUB = 41 };
+enum {
+  B_ADD = 0,
+  B_CONCATENATION = 2,
+  B_DEQUANTIZE = 6,
+  B_LOGISTIC = 14,
+  B_MUL = 18,
+  B_TANH = 28,
+  B_SUB = 41,
+  B_QUANTIZE = 114
+};
 
 static void test_logistic_tanh(void) {
   kx_run r;
@@ -166,11 +176,49 @@ static void test_resize_nearest(void) {
   CHECK_EQ(kx_do(&r, B_RESIZE_NEAREST_NEIGHBOR), AP_ERR_FORMAT);
 }
 
+static void test_quantize(void) {
+  kx_run r;
+  /* float -> uint8, scale 0.5 zero point 10: 0.25 / 0.5 = 0.5 rounds away from zero to 1;
+   * -0.25 to -1; 200 saturates; -100 saturates at 0. */
+  float x[4] = {0.25f, -0.25f, 200, -100};
+  uint8_t q[4];
+  ap_ktensor in = kt(AP_FLOAT32, x, 1, 4, 0, 0, 0);
+  ap_ktensor out = kout(AP_UINT8, q, 0.5f, 10);
+  const ap_ktensor *ins[] = {&in};
+  ap_ktensor *outs[] = {&out};
+  kx_setup(&r, ins, 1, outs, 1);
+  CHECK_EQ(kx_do(&r, B_QUANTIZE), AP_OK);
+  uint8_t want_q[4] = {11, 9, 255, 0};
+  CHECK_ARRAY(q, want_q, 4);
+  /* uint8 -> float: (q - 10) * 0.5. */
+  float f[4];
+  ap_ktensor qin = ktq(AP_UINT8, q, 1, 4, 0, 0, 0, 0.5f, 10);
+  ap_ktensor fout = kout(AP_FLOAT32, f, 0, 0);
+  const ap_ktensor *qins[] = {&qin};
+  ap_ktensor *fouts[] = {&fout};
+  kx_setup(&r, qins, 1, fouts, 1);
+  CHECK_EQ(kx_do(&r, B_DEQUANTIZE), AP_OK);
+  float want_f[4] = {0.5f, -0.5f, 122.5f, -5};
+  CHECK_ARRAY(f, want_f, 4);
+  /* uint8 (zero point 128) -> int8 (zero point 0), same scale: a shift by 128. */
+  uint8_t u[3] = {200, 128, 0};
+  int8_t s8[3];
+  ap_ktensor uin = ktq(AP_UINT8, u, 1, 3, 0, 0, 0, 0.25f, 128);
+  ap_ktensor sout = kout(AP_INT8, s8, 0.25f, 0);
+  const ap_ktensor *uins[] = {&uin};
+  ap_ktensor *souts[] = {&sout};
+  kx_setup(&r, uins, 1, souts, 1);
+  CHECK_EQ(kx_do(&r, B_QUANTIZE), AP_OK);
+  int8_t want_s[3] = {72, 0, -128};
+  CHECK_ARRAY(s8, want_s, 3);
+}
+
 int main(void) {
   test_logistic_tanh();
   test_concat();
   test_add_sub_mul();
   test_resize_bilinear();
   test_resize_nearest();
+  test_quantize();
   return ap_test_done();
 }
