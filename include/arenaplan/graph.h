@@ -100,6 +100,26 @@ typedef struct ap_graph_options {
    * sharing root has one reader; the shared request lives until the last read of any of its
    * tensors. */
   bool inplace;
+  /* Streamed segments (AP_RULES_ARENAPLAN only; AP_ERR_UNSUPPORTED with the others): a run of
+   * consecutive ops of subgraph 0 executed row by row, so that the maps between them never
+   * exist whole. Members: CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, MAX_POOL_2D on NHWC
+   * maps of batch 1 whose filter and bias are constants (not the hybrids: float maps with int8
+   * filters). Op k+1 may follow op k in a segment when op k's output is read by op k+1 alone,
+   * as its input 0, and is an intermediate of the model's own shape. That output is then a
+   * ring: the rows op k+1's window needs at once, max over its output rows y of
+   *   min(H_in, y * stride - pad + eff) - max(0, y * stride - pad)   (at least 1)
+   * with eff = (kernel_h - 1) * dilation + 1 and pad TFLite's top padding, times W x C x the
+   * element size (ap_graph_ring_rows). The segment is one step for memory: its input, output
+   * and rings live over all its ops' steps (the input to the last, the output from the first,
+   * each ring over them all), and each op's scratch at its own step, as before (a member runs
+   * a row at a time, never two at once). No in-place sharing or overlap inside a segment.
+   * Which segments: dynamic programming over subgraph 0's op order minimising the peak of
+   * live bytes (scratch not counted) and then their sum, where a segment's steps cost the
+   * bytes live there minus its tensors plus its input, output and rings. The cost of a
+   * segment touches only its own steps, so on chains this is exact; on a DAG (op order with
+   * branches) only chain links qualify, a branch point (a tensor with two readers) ends a
+   * segment, and the order stays the model's. */
+  bool stream;
 } ap_graph_options;
 
 typedef struct ap_graph ap_graph;
@@ -144,6 +164,18 @@ ap_status ap_graph_problem(const ap_graph *g, int subgraph, uint64_t alignment,
 bool ap_graph_shares(const ap_graph *g, uint64_t id, uint64_t *root);
 /* Maps a request id back to its tensor; false for scratch ids. */
 bool ap_graph_id_tensor(const ap_graph *g, uint64_t id, uint32_t *subgraph, uint32_t *tensor);
+
+/* Streamed segments (ap_graph_options.stream), in op order. */
+typedef struct ap_segment {
+  uint32_t subgraph;
+  uint32_t first_op, op_count; /* ops first_op .. first_op + op_count - 1 */
+  uint64_t ring_bytes;         /* its rings together */
+  uint64_t saved;              /* the whole intermediates' bytes minus ring_bytes */
+} ap_segment;
+size_t ap_graph_segment_count(const ap_graph *g);
+ap_status ap_graph_segment(const ap_graph *g, size_t i, ap_segment *out);
+/* Rows of tensor `id`'s ring (a model-wide index), 0 when it is not a ring (whole). */
+uint32_t ap_graph_ring_rows(const ap_graph *g, uint64_t id);
 
 #ifdef __cplusplus
 }

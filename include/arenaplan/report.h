@@ -42,6 +42,7 @@ typedef struct ap_model_plan_options {
   const ap_scratch_info *scratch;
   size_t scratch_count;
   bool inplace; /* in-place sharing (ap_graph_options.inplace); off in the reproductions */
+  bool stream;  /* streamed segments (ap_graph_options.stream); arenaplan's rules only */
 } ap_model_plan_options;
 
 /* Options for arenaplan's default plan: strategy "best", our rules, 16-byte alignment. */
@@ -96,6 +97,7 @@ typedef struct ap_report_options {
   uint64_t alignment;    /* 0: 16 */
   bool no_runtime;       /* do not try the interpreter (persistent from the model only) */
   bool inplace;          /* in-place sharing and overlaps (ap_graph_options.inplace) */
+  bool stream;           /* streamed segments (ap_graph_options.stream) */
 } ap_report_options;
 
 /* The estimate. total = weights + io + intermediates + persistent + tables, each byte once:

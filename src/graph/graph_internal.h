@@ -43,6 +43,12 @@ struct ap_graph {
     int64_t lead;
   } * ovl;
   size_t ovl_count, ovl_cap;
+  /* Streamed segments (segment.c): the segments, the one each op is in (model-wide op index;
+   * -1: none), and each tensor's ring rows (0: whole). NULL without opt.stream. */
+  ap_segment *seg;
+  size_t seg_count;
+  int32_t *seg_of_op;
+  uint32_t *ring_rows;
 };
 
 /* Appends a step; fails on overflow of int32 steps or allocation. */
@@ -63,6 +69,24 @@ ap_status graph_share_inplace(ap_graph *g);
 /* The overlap an op at `step` allows between its dying input 0 and its output, if any
  * (overlap.c); called by graph_share_inplace in step order. */
 ap_status graph_find_overlap(ap_graph *g, size_t sg, const ap_op_info *op, int32_t step);
+/* overlap.c: a 4-D tensor of positive dims whose planned bytes are the model's (its info and
+ * dims to *ti, d); an op's window (filter height, vertical stride, dilation, SAME padding) for
+ * CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D and MAX_POOL_2D, false for other ops. */
+bool graph_nhwc(const ap_graph *g, size_t sg, int32_t t, ap_tensor_info *ti, int32_t d[4]);
+bool graph_op_window(const ap_graph *g, size_t sg, size_t k, const ap_op_info *op, int32_t *fh,
+                     int32_t *stride, int32_t *dil, bool *same);
+/* overlap.c: a 4-D tensor of positive dims whose planned bytes are the model's (its info and
+ * dims to *ti, d); an op's window (filter height, vertical stride, dilation, SAME padding) for
+ * CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D and MAX_POOL_2D, false for other ops. */
+bool graph_nhwc(const ap_graph *g, size_t sg, int32_t t, ap_tensor_info *ti, int32_t d[4]);
+bool graph_op_window(const ap_graph *g, size_t sg, size_t k, const ap_op_info *op, int32_t *fh,
+                     int32_t *stride, int32_t *dil, bool *same);
+/* Streamed segments (segment.c): picks them and rewrites the lifetimes of their tensors;
+ * runs before graph_share_inplace. */
+ap_status graph_stream(ap_graph *g);
+static inline bool graph_in_segment(const ap_graph *g, size_t sg, size_t op) {
+  return g->seg_of_op && g->seg_of_op[g->op_base[sg] + op] >= 0;
+}
 /* Adds the overlaps whose two tensors both have requests in p (requests in id order). */
 ap_status graph_add_overlaps(ap_graph *g, ap_problem *p);
 

@@ -22,7 +22,7 @@
 /* Largest tensor this reasons about: keeps every product below in 64 bits. */
 #define BYTES_MAX ((uint64_t)1 << 40)
 
-static bool nhwc(const ap_graph *g, size_t sg, int32_t t, ap_tensor_info *ti, int32_t d[4]) {
+bool graph_nhwc(const ap_graph *g, size_t sg, int32_t t, ap_tensor_info *ti, int32_t d[4]) {
   if (t < 0 || ap_model_tensor(g->model, sg, (size_t)t, ti) != AP_OK || ti->shape.n != 4)
     return false;
   for (int i = 0; i < 4; i++) {
@@ -35,8 +35,8 @@ static bool nhwc(const ap_graph *g, size_t sg, int32_t t, ap_tensor_info *ti, in
 }
 
 /* Filter height, vertical stride, dilation and padding of the op; false for other ops. */
-static bool window(const ap_graph *g, size_t sg, size_t k, const ap_op_info *op, int32_t *fh,
-                   int32_t *stride, int32_t *dil, bool *same) {
+bool graph_op_window(const ap_graph *g, size_t sg, size_t k, const ap_op_info *op, int32_t *fh,
+                     int32_t *stride, int32_t *dil, bool *same) {
   ap_op_options o;
   if (ap_model_op_options(g->model, sg, k, &o) != AP_OK) return false;
   ap_tensor_info ft;
@@ -85,7 +85,8 @@ ap_status graph_find_overlap(ap_graph *g, size_t sg, const ap_op_info *op, int32
   int32_t fh, stride, dil;
   bool same;
   size_t k = (size_t)g->step_op[step];
-  if (!window(g, sg, k, op, &fh, &stride, &dil, &same) || fh <= 0 || stride <= 0 || dil <= 0)
+  if (!graph_op_window(g, sg, k, op, &fh, &stride, &dil, &same) || fh <= 0 || stride <= 0 ||
+      dil <= 0)
     return AP_OK;
   size_t base = g->tensor_base[sg];
   size_t x = base + (size_t)op->inputs.v[0], out = base + (size_t)op->outputs.v[0];
@@ -106,8 +107,8 @@ ap_status graph_find_overlap(ap_graph *g, size_t sg, const ap_op_info *op, int32
   }
   ap_tensor_info ti, to;
   int32_t di[4], dout[4];
-  if (!nhwc(g, sg, op->inputs.v[0], &ti, di) || !nhwc(g, sg, op->outputs.v[0], &to, dout) ||
-      di[0] != dout[0])
+  if (!graph_nhwc(g, sg, op->inputs.v[0], &ti, di) ||
+      !graph_nhwc(g, sg, op->outputs.v[0], &to, dout) || di[0] != dout[0])
     return AP_OK;
   int64_t n = di[0], hin = di[1], hout = dout[1];
   int64_t in_row = (int64_t)(ti.bytes / (uint64_t)(n * hin));

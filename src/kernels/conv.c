@@ -4,6 +4,7 @@
  * Parameters as TFLite Micro's conv_common.cc computes them. */
 #include "kernels/kernels.h"
 #include "kernels/kops_conv16.h"
+#include "kernels/kops_stream.h"
 #include "kernels/quant.h"
 
 #include <string.h>
@@ -215,52 +216,51 @@ ap_status ap_conv_prepare(const ap_conv_options *o, const ap_ktensor *input,
 }
 
 /* Geometry shared by the loops. */
+/* in_rows/out_rows: rows each tensor's buffer holds (a ring in a streamed segment: row y at
+ * slot y % rows; the whole height otherwise); output rows [oy0, oy1) are computed. */
 typedef struct geo {
   int32_t batches, in_h, in_w, in_d, out_h, out_w, out_d, f_h, f_w, f_d, per_group;
+  int32_t in_rows, out_rows, oy0, oy1;
 } geo;
 
 static geo conv_geo(const ap_ktensor *in, const ap_ktensor *f, const ap_ktensor *out) {
-  geo g = {in->dims[0],
-           in->dims[1],
-           in->dims[2],
-           in->dims[3],
-           out->dims[1],
-           out->dims[2],
-           out->dims[3],
-           f->dims[1],
-           f->dims[2],
-           f->dims[3],
-           0};
+  geo g = {
+      in->dims[0], in->dims[1], in->dims[2], in->dims[3], out->dims[1], out->dims[2], out->dims[3],
+      f->dims[1],  f->dims[2],  f->dims[3],  0,           in->dims[1],  out->dims[1], 0,
+      out->dims[1]};
   g.per_group = g.out_d / (g.in_d / g.f_d);
   return g;
 }
 
-#define IN_AT(g, b, y, x, c) ((((size_t)(b) * (g).in_h + (y)) * (g).in_w + (x)) * (g).in_d + (c))
+#define IN_AT(g, b, y, x, c) ((((size_t)(b) * (g).in_rows + (y)) * (g).in_w + (x)) * (g).in_d + (c))
 #define F_AT(g, o, y, x, c) ((((size_t)(o) * (g).f_h + (y)) * (g).f_w + (x)) * (g).f_d + (c))
 #define OUT_AT(g, b, y, x, c)                                                                      \
-  ((((size_t)(b) * (g).out_h + (y)) * (g).out_w + (x)) * (g).out_d + (c))
+  ((((size_t)(b) * (g).out_rows + (y)) * (g).out_w + (x)) * (g).out_d + (c))
+
+/* The slot of input row y (any y: rows outside the map are skipped by the callers). */
+#define ROW_SLOT(g, y) ((y) >= 0 && (y) < (g).in_h ? RING_SLOT(y, (g).in_rows) : 0)
 
 static void conv_float(const ap_conv_params *p, geo g, const float *in, const float *f,
                        const float *bias, float *out) {
   for (int32_t b = 0; b < g.batches; b++)
-    for (int32_t oy = 0; oy < g.out_h; oy++)
+    for (int32_t oy = g.oy0; oy < g.oy1; oy++)
       for (int32_t ox = 0; ox < g.out_w; ox++)
         for (int32_t oc = 0; oc < g.out_d; oc++) {
           int32_t y0 = oy * p->stride_h - p->pad.pad_h, x0 = ox * p->stride_w - p->pad.pad_w;
-          int32_t group_base = (oc / g.per_group) * g.f_d;
+          int32_t group_base = (oc / g.per_group) * g.f_d, soy = RING_SLOT(oy, g.out_rows);
           float total = 0.0f;
           for (int32_t fy = 0; fy < g.f_h; fy++) {
-            int32_t iy = y0 + p->dilation_h * fy;
+            int32_t iy = y0 + p->dilation_h * fy, sy = ROW_SLOT(g, iy);
             for (int32_t fx = 0; fx < g.f_w; fx++) {
               int32_t ix = x0 + p->dilation_w * fx;
               if (ix < 0 || ix >= g.in_w || iy < 0 || iy >= g.in_h) continue;
               for (int32_t ic = 0; ic < g.f_d; ic++) {
-                total += in[IN_AT(g, b, iy, ix, ic + group_base)] * f[F_AT(g, oc, fy, fx, ic)];
+                total += in[IN_AT(g, b, sy, ix, ic + group_base)] * f[F_AT(g, oc, fy, fx, ic)];
               }
             }
           }
           float bias_value = bias ? bias[oc] : 0.0f;
-          out[OUT_AT(g, b, oy, ox, oc)] =
+          out[OUT_AT(g, b, soy, ox, oc)] =
               ap_kq_clampf(total + bias_value, p->fact_min, p->fact_max);
         }
 }
@@ -269,19 +269,19 @@ static void conv_float(const ap_conv_params *p, geo g, const float *in, const fl
  * the hybrids (input offset per batch, float rescale). */
 #define CONV_INT_LOOP(IN_T, F_T, INPUT_OFFSET, FILTER_OFFSET, STORE)                               \
   for (int32_t b = 0; b < g.batches; b++)                                                          \
-    for (int32_t oy = 0; oy < g.out_h; oy++)                                                       \
+    for (int32_t oy = g.oy0; oy < g.oy1; oy++)                                                     \
       for (int32_t ox = 0; ox < g.out_w; ox++)                                                     \
         for (int32_t oc = 0; oc < g.out_d; oc++) {                                                 \
           int32_t y0 = oy * p->stride_h - p->pad.pad_h, x0 = ox * p->stride_w - p->pad.pad_w;      \
-          int32_t group_base = (oc / g.per_group) * g.f_d;                                         \
+          int32_t group_base = (oc / g.per_group) * g.f_d, soy = RING_SLOT(oy, g.out_rows);        \
           int64_t acc64 = 0;                                                                       \
           for (int32_t fy = 0; fy < g.f_h; fy++) {                                                 \
-            int32_t iy = y0 + p->dilation_h * fy;                                                  \
+            int32_t iy = y0 + p->dilation_h * fy, sy = ROW_SLOT(g, iy);                            \
             for (int32_t fx = 0; fx < g.f_w; fx++) {                                               \
               int32_t ix = x0 + p->dilation_w * fx;                                                \
               if (ix < 0 || ix >= g.in_w || iy < 0 || iy >= g.in_h) continue;                      \
               for (int32_t ic = 0; ic < g.f_d; ic++) {                                             \
-                int32_t iv = ((const IN_T *)in)[IN_AT(g, b, iy, ix, ic + group_base)];             \
+                int32_t iv = ((const IN_T *)in)[IN_AT(g, b, sy, ix, ic + group_base)];             \
                 int32_t fv = ((const F_T *)f)[F_AT(g, oc, fy, fx, ic)];                            \
                 acc64 += (int64_t)(fv + (FILTER_OFFSET)) * (iv + (INPUT_OFFSET));                  \
               }                                                                                    \
@@ -296,17 +296,42 @@ static int32_t add_wrap(int32_t a, int32_t b) {
   return (int32_t)((uint32_t)a + (uint32_t)b);
 }
 
+bool ap_krows_fit(const ap_krows *rows, const ap_ktensor *input, const ap_ktensor *output) {
+  if (!rows) return true;
+  int32_t oh = output->dims[1];
+  if (rows->r0 < 0 || rows->r1 < rows->r0 || rows->r1 > oh || rows->in_ring < 0 ||
+      rows->out_ring < 0 || rows->in_ring > input->dims[1] || rows->out_ring > oh)
+    return false;
+  /* A ring holds rows of one image. */
+  return (rows->in_ring == 0 && rows->out_ring == 0) || input->dims[0] == 1;
+}
+
 ap_status ap_conv_eval(const ap_conv_params *p, const ap_ktensor *input, const ap_ktensor *filter,
                        const ap_ktensor *bias, ap_ktensor *output, void *scratch) {
+  return ap_conv_eval_rows(p, input, filter, bias, output, scratch, NULL);
+}
+
+ap_status ap_conv_eval_rows(const ap_conv_params *p, const ap_ktensor *input,
+                            const ap_ktensor *filter, const ap_ktensor *bias, ap_ktensor *output,
+                            void *scratch, const ap_krows *rows) {
   if (!p || !input || !filter || !output || !input->data || !filter->data || !output->data ||
       (bias && !bias->data) || (p->scratch_bytes && !scratch)) {
     return AP_ERR_ARG;
   }
   if (!ap_kshape_is(input, &p->in_shape) || !ap_kshape_is(filter, &p->in2_shape) ||
-      !ap_kshape_is(output, &p->out_shape)) {
+      !ap_kshape_is(output, &p->out_shape) || !ap_krows_fit(rows, input, output)) {
     return AP_ERR_ARG;
   }
   geo g = conv_geo(input, filter, output);
+  if (rows) {
+    /* The hybrids quantize the whole input first: they never run on rows. */
+    if (p->kind == AP_KCONV_HYBRID || p->kind == AP_KCONV_HYBRID_PER_CHANNEL)
+      return AP_ERR_UNSUPPORTED;
+    g.oy0 = rows->r0;
+    g.oy1 = rows->r1;
+    if (rows->in_ring) g.in_rows = rows->in_ring;
+    if (rows->out_ring) g.out_rows = rows->out_ring;
+  }
   const void *in = input->data, *f = filter->data;
   switch (p->kind) {
   case AP_KCONV_FLOAT:
@@ -327,7 +352,7 @@ ap_status ap_conv_eval(const ap_conv_params *p, const ap_ktensor *input, const a
     CONV_INT_LOOP(int8_t, int8_t, p->input_offset, 0, {
       if (bd) acc = add_wrap(acc, bd[oc]);
       acc = ap_kq_mul(acc, mult[oc], shift[oc]) + p->output_offset;
-      out[OUT_AT(g, b, oy, ox, oc)] = (int8_t)ap_kq_clamp(acc, p->act_min, p->act_max);
+      out[OUT_AT(g, b, soy, ox, oc)] = (int8_t)ap_kq_clamp(acc, p->act_min, p->act_max);
     })
     return AP_OK;
   }
@@ -340,7 +365,7 @@ ap_status ap_conv_eval(const ap_conv_params *p, const ap_ktensor *input, const a
       CONV_INT_LOOP(int16_t, int8_t, 0, 0, {
         if (bd) acc = add_wrap(acc, bd[oc]);
         acc = ap_kq_mul(acc, mult[oc], shift[oc]);
-        out[OUT_AT(g, b, oy, ox, oc)] = (int16_t)ap_kq_clamp(acc, p->act_min, p->act_max);
+        out[OUT_AT(g, b, soy, ox, oc)] = (int16_t)ap_kq_clamp(acc, p->act_min, p->act_max);
       })
     } else {
       const void *bd = bias ? bias->data : NULL;
@@ -348,7 +373,7 @@ ap_status ap_conv_eval(const ap_conv_params *p, const ap_ktensor *input, const a
         (void)acc;
         if (bd) acc64 = (int64_t)((uint64_t)acc64 + (uint64_t)ap_kload_i64(bd, (size_t)oc));
         int32_t r = ap_kq_mul64(acc64, mult[oc], shift[oc]);
-        out[OUT_AT(g, b, oy, ox, oc)] = (int16_t)ap_kq_clamp(r, p->act_min, p->act_max);
+        out[OUT_AT(g, b, soy, ox, oc)] = (int16_t)ap_kq_clamp(r, p->act_min, p->act_max);
       })
     }
     return AP_OK;
@@ -359,7 +384,7 @@ ap_status ap_conv_eval(const ap_conv_params *p, const ap_ktensor *input, const a
     CONV_INT_LOOP(uint8_t, uint8_t, p->input_offset, p->filter_offset, {
       if (bd) acc = add_wrap(acc, bd[oc]);
       acc = ap_kq_mul(acc, p->output_multiplier, p->output_shift) + p->output_offset;
-      out[OUT_AT(g, b, oy, ox, oc)] = (uint8_t)ap_kq_clamp(acc, p->act_min, p->act_max);
+      out[OUT_AT(g, b, soy, ox, oc)] = (uint8_t)ap_kq_clamp(acc, p->act_min, p->act_max);
     })
     return AP_OK;
   }
@@ -382,7 +407,7 @@ ap_status ap_conv_eval(const ap_conv_params *p, const ap_ktensor *input, const a
       CONV_INT_LOOP(int8_t, int8_t, -offset[b], 0, {
         float v = (float)acc * ap_ktensor_channel_scale(filter, oc) * sf[b];
         if (bd) v += bd[oc];
-        out[OUT_AT(g, b, oy, ox, oc)] = ap_kq_clampf(v, p->fact_min, p->fact_max);
+        out[OUT_AT(g, b, soy, ox, oc)] = ap_kq_clampf(v, p->fact_min, p->fact_max);
       })
     } else {
       /* EvalHybrid: symmetric input, the filter scale folded into the batch factor, the
@@ -395,7 +420,7 @@ ap_status ap_conv_eval(const ap_conv_params *p, const ap_ktensor *input, const a
       CONV_INT_LOOP(int8_t, int8_t, 0, 0, {
         float v = 0.0f + (float)acc * sf[b];
         if (bd) v += bd[oc];
-        out[OUT_AT(g, b, oy, ox, oc)] = ap_kq_clampf(v, p->fact_min, p->fact_max);
+        out[OUT_AT(g, b, soy, ox, oc)] = ap_kq_clampf(v, p->fact_min, p->fact_max);
       })
     }
     return AP_OK;

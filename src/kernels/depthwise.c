@@ -4,6 +4,7 @@
  * whose bias TFLM always reads as int64) and DepthwiseConvHybridPerChannel. */
 #include "kernels/kernels.h"
 #include "kernels/kops_conv16.h"
+#include "kernels/kops_stream.h"
 #include "kernels/quant.h"
 
 #include <string.h>
@@ -100,18 +101,22 @@ ap_status ap_depthwise_prepare(const ap_conv_options *o, const ap_ktensor *input
   return s;
 }
 
+/* in_rows/out_rows: rows each buffer holds (a ring: row y at slot y % rows); output rows
+ * [oy0, oy1) are computed (kops_stream.h). */
 typedef struct geo {
   int32_t batches, in_h, in_w, in_d, out_h, out_w, out_d, f_h, f_w, mult;
+  int32_t in_rows, out_rows, oy0, oy1;
 } geo;
 
-#define IN_AT(g, b, y, x, c) ((((size_t)(b) * (g).in_h + (y)) * (g).in_w + (x)) * (g).in_d + (c))
+#define IN_AT(g, b, y, x, c)                                                                       \
+  ((((size_t)(b) * (g).in_rows + RING_SLOT(y, (g).in_rows)) * (g).in_w + (x)) * (g).in_d + (c))
 #define F_AT(g, y, x, c) (((size_t)(y) * (g).f_w + (x)) * (g).out_d + (c))
 #define OUT_AT(g, b, y, x, c)                                                                      \
-  ((((size_t)(b) * (g).out_h + (y)) * (g).out_w + (x)) * (g).out_d + (c))
+  ((((size_t)(b) * (g).out_rows + RING_SLOT(y, (g).out_rows)) * (g).out_w + (x)) * (g).out_d + (c))
 
 #define DW_LOOP(BODY_INIT, ACCUMULATE, STORE)                                                      \
   for (int32_t b = 0; b < g.batches; b++)                                                          \
-    for (int32_t oy = 0; oy < g.out_h; oy++)                                                       \
+    for (int32_t oy = g.oy0; oy < g.oy1; oy++)                                                     \
       for (int32_t ox = 0; ox < g.out_w; ox++)                                                     \
         for (int32_t ic = 0; ic < g.in_d; ic++)                                                    \
           for (int32_t m = 0; m < g.mult; m++) {                                                   \
@@ -136,16 +141,42 @@ static int32_t wrap32(int64_t v) {
 ap_status ap_depthwise_eval(const ap_conv_params *p, const ap_ktensor *input,
                             const ap_ktensor *filter, const ap_ktensor *bias, ap_ktensor *output,
                             void *scratch) {
+  return ap_depthwise_eval_rows(p, input, filter, bias, output, scratch, NULL);
+}
+
+ap_status ap_depthwise_eval_rows(const ap_conv_params *p, const ap_ktensor *input,
+                                 const ap_ktensor *filter, const ap_ktensor *bias,
+                                 ap_ktensor *output, void *scratch, const ap_krows *rows) {
   if (!p || !input || !filter || !output || !input->data || !filter->data || !output->data ||
       (bias && !bias->data) || (p->scratch_bytes && !scratch)) {
     return AP_ERR_ARG;
   }
   if (!ap_kshape_is(input, &p->in_shape) || !ap_kshape_is(filter, &p->in2_shape) ||
-      !ap_kshape_is(output, &p->out_shape)) {
+      !ap_kshape_is(output, &p->out_shape) || !ap_krows_fit(rows, input, output)) {
     return AP_ERR_ARG;
   }
-  geo g = {input->dims[0],  input->dims[1],  input->dims[2],  input->dims[3],  output->dims[1],
-           output->dims[2], output->dims[3], filter->dims[1], filter->dims[2], p->depth_multiplier};
+  geo g = {input->dims[0],
+           input->dims[1],
+           input->dims[2],
+           input->dims[3],
+           output->dims[1],
+           output->dims[2],
+           output->dims[3],
+           filter->dims[1],
+           filter->dims[2],
+           p->depth_multiplier,
+           input->dims[1],
+           output->dims[1],
+           0,
+           output->dims[1]};
+  if (rows) {
+    /* The hybrid quantizes the whole input first: it never runs on rows. */
+    if (p->kind == AP_KCONV_HYBRID_PER_CHANNEL) return AP_ERR_UNSUPPORTED;
+    g.oy0 = rows->r0;
+    g.oy1 = rows->r1;
+    if (rows->in_ring) g.in_rows = rows->in_ring;
+    if (rows->out_ring) g.out_rows = rows->out_ring;
+  }
   switch (p->kind) {
   case AP_KCONV_FLOAT: {
     const float *in = input->data, *f = filter->data, *bd = bias ? bias->data : NULL;

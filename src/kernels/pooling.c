@@ -3,6 +3,7 @@
  * TFLite) is sqrtf of the float sum of squares over the float count; an empty window gives
  * sqrtf(0 / 0), NaN, as TFLite's does. */
 #include "kernels/kops_mathlogic.h"
+#include "kernels/kops_stream.h"
 #include "kernels/quant.h"
 
 #include <float.h>
@@ -75,22 +76,33 @@ ap_status ap_pool_prepare(int kind, const ap_pool_options *o, const ap_ktensor *
 }
 
 ap_status ap_pool_eval(const ap_pool_params *p, const ap_ktensor *input, ap_ktensor *output) {
+  return ap_pool_eval_rows(p, input, output, NULL);
+}
+
+ap_status ap_pool_eval_rows(const ap_pool_params *p, const ap_ktensor *input, ap_ktensor *output,
+                            const ap_krows *rows) {
   if (!p || !input || !output || !input->data || !output->data) return AP_ERR_ARG;
-  if (!ap_kshape_is(input, &p->in_shape) || !ap_kshape_is(output, &p->out_shape)) {
+  if (!ap_kshape_is(input, &p->in_shape) || !ap_kshape_is(output, &p->out_shape) ||
+      !ap_krows_fit(rows, input, output)) {
     return AP_ERR_ARG;
   }
   const int32_t batches = input->dims[0], in_h = input->dims[1], in_w = input->dims[2],
                 depth = input->dims[3], out_h = output->dims[1], out_w = output->dims[2];
+  /* Rows each buffer holds (kops_stream.h) and the output rows computed. */
+  const int32_t in_rows = rows && rows->in_ring ? rows->in_ring : in_h;
+  const int32_t out_rows = rows && rows->out_ring ? rows->out_ring : out_h;
+  const int32_t oy0 = rows ? rows->r0 : 0, oy1 = rows ? rows->r1 : out_h;
   const int type = input->type;
   for (int32_t b = 0; b < batches; b++)
-    for (int32_t oy = 0; oy < out_h; oy++)
+    for (int32_t oy = oy0; oy < oy1; oy++)
       for (int32_t ox = 0; ox < out_w; ox++)
         for (int32_t c = 0; c < depth; c++) {
           int32_t y0 = oy * p->stride_h - p->pad.pad_h, x0 = ox * p->stride_w - p->pad.pad_w;
           int32_t fy0 = AP_MAX(0, -y0), fy1 = AP_MIN(p->filter_h, in_h - y0);
           int32_t fx0 = AP_MAX(0, -x0), fx1 = AP_MIN(p->filter_w, in_w - x0);
-          size_t oi = (((size_t)b * out_h + oy) * out_w + ox) * depth + c;
-#define IN_AT(y, x) ((((size_t)b * in_h + (y0 + (y))) * in_w + (x0 + (x))) * depth + c)
+          size_t oi = (((size_t)b * out_rows + RING_SLOT(oy, out_rows)) * out_w + ox) * depth + c;
+#define IN_AT(y, x)                                                                                \
+  ((((size_t)b * in_rows + RING_SLOT(y0 + (y), in_rows)) * in_w + (x0 + (x))) * depth + c)
           if (type == AP_FLOAT32) {
             const float *in = input->data;
             float r;

@@ -60,7 +60,8 @@ ap_status ap_model_plan_create(const ap_model *m, const ap_model_plan_options *o
                          .preserve_inputs = o.preserve_inputs,
                          .tensor_bytes = o.tensor_bytes,
                          .tensor_bytes_count = o.tensor_bytes_count,
-                         .inplace = o.inplace};
+                         .inplace = o.inplace,
+                         .stream = o.stream};
   ap_status s = ap_graph_create(m, &go, a, &mp->graph);
   if (s != AP_OK) return ap_fail(&mp->err, s, "%s", ap_graph_error(mp->graph));
   if (o.scratch_count && !o.scratch)

@@ -16,6 +16,8 @@ const ap_command cmd_plan = {
     "  --preserve-inputs  keep graph inputs alive to the end\n"
     "  --inplace          views and element-wise ops share their input's bytes, convolutions\n"
     "                     and pooling overlap it (not with --rules tflm)\n"
+    "  --stream           run chains of convolutions and pooling row by row: the maps\n"
+    "                     between them become rings of rows (arenaplan rules only)\n"
     "  --subgraph K       plan only subgraph K (default: the whole model, one arena)\n"
     "  --budget SIZE      exit 1 when the arena is larger than SIZE (76800, 75K, 1.5M)\n"
     "  --exact-budget S   seconds the exact search may take (default 10)\n"
@@ -71,6 +73,8 @@ static int parse(int argc, char **argv, plan_args *a) {
       a->o.preserve_inputs = true;
     } else if (strcmp(arg, "--inplace") == 0) {
       a->o.inplace = true;
+    } else if (strcmp(arg, "--stream") == 0) {
+      a->o.stream = true;
     } else if (strcmp(arg, "--tensors") == 0) {
       a->tensors = true;
     } else if (strcmp(arg, "--reorder") == 0) {
@@ -173,6 +177,7 @@ static int run(int argc, char **argv) {
            ap_model_plan_optimal(mp) ? "true" : "false", ap_model_plan_requests(mp),
            ap_model_plan_reused(mp), ap_model_plan_time_ms(mp));
     printf(",\n  \"inplace\": %s", a.o.inplace ? "true" : "false");
+    printf(",\n  \"stream\": %s", a.o.stream ? "true" : "false");
     if (a.has_budget)
       printf(",\n  \"budget_bytes\": %llu,\n  \"fits\": %s", (unsigned long long)a.budget,
              fits ? "true" : "false");
@@ -184,9 +189,9 @@ static int run(int argc, char **argv) {
   } else {
     printf("model:        %s\n", a.model);
     if (a.reorder) cli_reorder_line(stdout, &x);
-    printf("strategy:     %s (%s lifetimes, %llu-byte alignment%s)\n", a.o.strategy,
+    printf("strategy:     %s (%s lifetimes, %llu-byte alignment%s%s)\n", a.o.strategy,
            ap_rules_name(a.o.rules), (unsigned long long)a.o.alignment,
-           a.o.inplace ? ", in-place" : "");
+           a.o.inplace ? ", in-place" : "", a.o.stream ? ", streamed" : "");
     printf("arena:        %s\n", cli_size(s1, sizeof s1, arena));
     printf("lower bound:  %s\n", cli_size(s2, sizeof s2, lb));
     printf("ratio:        %.3f%s\n", ratio, ap_model_plan_optimal(mp) ? " (optimal)" : "");

@@ -1,0 +1,281 @@
+/* Streamed segments (graph.h, ap_graph_options.stream): which runs of subgraph 0's ops run row
+ * by row, the ring each map between them becomes, and the lifetimes that follow. */
+#include "arenaplan/options.h"
+#include "graph_internal.h"
+
+#include <string.h>
+
+/* Longest segment considered: bounds the search and the runtime's pull depth. */
+#define SEG_MAX_OPS 64
+
+typedef struct member {
+  bool ok;                  /* may be in a segment */
+  int32_t fh, stride, dil;  /* its window */
+  int32_t in, out;          /* input 0 and output 0 (subgraph 0 indices) */
+  int64_t in_h, out_h;      /* map heights */
+  uint64_t in_row, out_row; /* bytes of one row of each */
+} member;
+
+typedef struct cost {
+  uint64_t peak, sum;
+} cost;
+
+static bool better(cost a, cost b) {
+  return a.peak < b.peak || (a.peak == b.peak && a.sum < b.sum);
+}
+
+static bool constant_or_absent(const ap_graph *g, int32_t t) {
+  return t < 0 || g->life[g->tensor_base[0] + (size_t)t].kind == AP_KIND_CONSTANT;
+}
+
+static bool data_kind(ap_tensor_kind k) {
+  return k == AP_KIND_INTERMEDIATE || k == AP_KIND_INPUT || k == AP_KIND_OUTPUT;
+}
+
+/* Whether op k of subgraph 0 can run on rows (see graph.h for the rules). */
+static ap_status classify(ap_graph *g, size_t k, member *m) {
+  memset(m, 0, sizeof *m);
+  size_t ok = g->op_base[0] + k;
+  if (g->op_first[ok] < 0 || g->op_first[ok] != g->op_last[ok]) return AP_OK;
+  ap_op_info op;
+  ap_status s = ap_model_op(g->model, 0, k, &op);
+  if (s != AP_OK) return ap_fail(&g->err, s, "%s", ap_model_error(g->model));
+  if (op.custom || op.inputs.n < 1 || op.outputs.n != 1 || op.inputs.v[0] < 0 ||
+      op.outputs.v[0] < 0)
+    return AP_OK;
+  bool same;
+  if (!graph_op_window(g, 0, k, &op, &m->fh, &m->stride, &m->dil, &same) || m->fh <= 0 ||
+      m->stride <= 0 || m->dil <= 0)
+    return AP_OK;
+  bool pool = op.builtin == 1 || op.builtin == 17;
+  if (pool ? op.inputs.n != 1 : op.inputs.n < 2) return AP_OK;
+  for (size_t i = 1; i < op.inputs.n; i++)
+    if (!constant_or_absent(g, op.inputs.v[i])) return AP_OK;
+  ap_tensor_info ti, to;
+  int32_t di[4], dout[4];
+  if (!graph_nhwc(g, 0, op.inputs.v[0], &ti, di) || !graph_nhwc(g, 0, op.outputs.v[0], &to, dout) ||
+      di[0] != 1 || dout[0] != 1 || ti.type != to.type)
+    return AP_OK;
+  if (ti.type != AP_FLOAT32 && ti.type != AP_INT8 && ti.type != AP_UINT8 && ti.type != AP_INT16)
+    return AP_OK;
+  if (!pool) {
+    ap_tensor_info tf;
+    s = ap_model_tensor(g->model, 0, (size_t)op.inputs.v[1], &tf);
+    if (s != AP_OK) return ap_fail(&g->err, s, "%s", ap_model_error(g->model));
+    /* Float maps with integer filters are the hybrids: they quantize the whole input. */
+    if (ti.type == AP_FLOAT32 && tf.type != AP_FLOAT32) return AP_OK;
+  }
+  const ap_lifetime *li = &g->life[g->tensor_base[0] + (size_t)op.inputs.v[0]];
+  const ap_lifetime *lo = &g->life[g->tensor_base[0] + (size_t)op.outputs.v[0]];
+  if (!li->planned || !lo->planned || !data_kind(li->kind) || !data_kind(lo->kind)) return AP_OK;
+  m->in = op.inputs.v[0];
+  m->out = op.outputs.v[0];
+  m->in_h = di[1];
+  m->out_h = dout[1];
+  m->in_row = ti.bytes / (uint64_t)di[1];
+  m->out_row = to.bytes / (uint64_t)dout[1];
+  m->ok = true;
+  return AP_OK;
+}
+
+/* The rows of its input that op `m` needs at once (graph.h). */
+static uint64_t ring_rows(const member *m) {
+  int64_t eff = ((int64_t)m->fh - 1) * m->dil + 1; /* both < 2^31 */
+  int64_t total = (m->out_h - 1) * m->stride + eff - m->in_h;
+  int64_t pad = total > 0 ? total / 2 : 0, rows = 1;
+  for (int64_t y = 0; y < m->out_h; y++) {
+    int64_t lo = y * m->stride - pad, hi = lo + eff;
+    lo = lo < 0 ? 0 : lo;
+    hi = hi > m->in_h ? m->in_h : hi;
+    if (hi - lo > rows) rows = hi - lo;
+  }
+  return (uint64_t)rows;
+}
+
+/* How many input slots of subgraph 0's ops name each of its tensors. */
+static ap_status count_readers(ap_graph *g, uint32_t *n) {
+  size_t nt = ap_model_tensor_count(g->model, 0);
+  for (size_t k = 0; k < ap_model_op_count(g->model, 0); k++) {
+    ap_op_info op;
+    ap_status s = ap_model_op(g->model, 0, k, &op);
+    if (s != AP_OK) return ap_fail(&g->err, s, "%s", ap_model_error(g->model));
+    for (size_t i = 0; i < op.inputs.n; i++)
+      if (op.inputs.v[i] >= 0 && (size_t)op.inputs.v[i] < nt) n[op.inputs.v[i]]++;
+  }
+  return AP_OK;
+}
+
+typedef struct search {
+  ap_graph *g;
+  size_t n;        /* ops of subgraph 0 */
+  member *m;       /* n */
+  bool *link;      /* n: op k's output may be a ring read by op k+1 */
+  uint32_t *reads; /* per tensor of subgraph 0: input slots naming it */
+  uint64_t *live;  /* per step: bytes live, before streaming */
+} search;
+
+static bool present(const ap_lifetime *l, int32_t s) {
+  return l->planned && l->first <= s && s <= l->last;
+}
+
+/* The cost of streaming ops [a, b] (b > a), and whether it is no worse anywhere than not. */
+static bool segment_cost(const search *w, size_t a, size_t b, cost *c) {
+  const ap_graph *g = w->g;
+  size_t base = g->tensor_base[0];
+  uint64_t fixed =
+      g->life[base + (size_t)w->m[a].in].bytes + g->life[base + (size_t)w->m[b].out].bytes;
+  for (size_t i = a; i < b; i++)
+    fixed += ring_rows(&w->m[i + 1]) * w->m[i + 1].in_row;
+  uint64_t before = 0;
+  *c = (cost){0, 0};
+  for (size_t j = a; j <= b; j++) {
+    int32_t s = g->op_first[g->op_base[0] + j];
+    uint64_t live = w->live[s], mine = 0;
+    if (present(&g->life[base + (size_t)w->m[a].in], s))
+      mine += g->life[base + (size_t)w->m[a].in].bytes;
+    for (size_t i = a; i <= b; i++)
+      if (present(&g->life[base + (size_t)w->m[i].out], s))
+        mine += g->life[base + (size_t)w->m[i].out].bytes;
+    uint64_t now = live - mine + fixed;
+    if (now > c->peak) c->peak = now;
+    if (live > before) before = live;
+    c->sum += now;
+  }
+  return c->peak <= before;
+}
+
+/* Makes ops [a, b] segment `index`: rings and the lifetimes graph.h describes. */
+static void record(ap_graph *g, const search *w, size_t index, size_t a, size_t b) {
+  size_t base = g->tensor_base[0];
+  int32_t sa = g->op_first[g->op_base[0] + a], sb = g->op_first[g->op_base[0] + b];
+  ap_segment *sg = &g->seg[index];
+  *sg = (ap_segment){0, (uint32_t)a, (uint32_t)(b - a + 1), 0, 0};
+  ap_lifetime *in = &g->life[base + (size_t)w->m[a].in];
+  if (in->last < sb) in->last = sb;
+  if (in->last_reader < sb) in->last_reader = sb;
+  ap_lifetime *out = &g->life[base + (size_t)w->m[b].out];
+  if (out->first > sa) out->first = sa;
+  for (size_t i = a; i < b; i++) {
+    size_t id = base + (size_t)w->m[i].out;
+    uint64_t rows = ring_rows(&w->m[i + 1]);
+    ap_lifetime *l = &g->life[id];
+    uint64_t ring = rows * w->m[i + 1].in_row;
+    sg->saved += l->bytes - ring;
+    sg->ring_bytes += ring;
+    l->bytes = ring;
+    l->first = sa;
+    l->last = sb;
+    g->ring_rows[id] = (uint32_t)rows;
+  }
+  for (size_t j = a; j <= b; j++)
+    g->seg_of_op[g->op_base[0] + j] = (int32_t)index;
+}
+
+static ap_status pick(ap_graph *g, search *w) {
+  size_t n = w->n;
+  cost *best = ap_calloc(g->alloc, n + 1, sizeof *best);
+  size_t *from = ap_calloc(g->alloc, n + 1, sizeof *from);
+  if (!best || !from) {
+    ap_free(g->alloc, best);
+    ap_free(g->alloc, from);
+    return ap_fail(&g->err, AP_ERR_NOMEM, "out of memory for streaming %zu ops", n);
+  }
+  for (size_t i = 1; i <= n; i++)
+    best[i] = (cost){UINT64_MAX, UINT64_MAX};
+  for (size_t i = 0; i < n; i++) {
+    /* Op i alone: the steps of its range as they are. */
+    size_t ok = g->op_base[0] + i;
+    cost one = {0, 0};
+    for (int32_t s = g->op_first[ok]; s >= 0 && s <= g->op_last[ok]; s++) {
+      if (w->live[s] > one.peak) one.peak = w->live[s];
+      one.sum += w->live[s];
+    }
+    cost c = {best[i].peak > one.peak ? best[i].peak : one.peak, best[i].sum + one.sum};
+    if (better(c, best[i + 1])) best[i + 1] = c, from[i + 1] = i;
+    for (size_t e = i + 1; e < n && e - i < SEG_MAX_OPS && w->link[e - 1]; e++) {
+      cost seg;
+      if (!segment_cost(w, i, e, &seg)) continue;
+      c = (cost){best[i].peak > seg.peak ? best[i].peak : seg.peak, best[i].sum + seg.sum};
+      if (better(c, best[e + 1])) best[e + 1] = c, from[e + 1] = i;
+    }
+  }
+  /* Walk back from the end: segments come out last first. */
+  size_t count = 0;
+  for (size_t e = n; e > 0; e = from[e])
+    count += e - from[e] > 1;
+  g->seg = ap_calloc(g->alloc, count ? count : 1, sizeof *g->seg);
+  ap_status st = g->seg ? AP_OK : ap_fail(&g->err, AP_ERR_NOMEM, "out of memory for segments");
+  g->seg_count = st == AP_OK ? count : 0;
+  for (size_t e = n, k = count; st == AP_OK && e > 0; e = from[e])
+    if (e - from[e] > 1) record(g, w, --k, from[e], e - 1);
+  ap_free(g->alloc, best);
+  ap_free(g->alloc, from);
+  return st;
+}
+
+ap_status graph_stream(ap_graph *g) {
+  if (g->opt.rules != AP_RULES_ARENAPLAN)
+    return ap_fail(&g->err, AP_ERR_UNSUPPORTED,
+                   "streamed segments follow arenaplan's own rules only (not %s)",
+                   ap_rules_name(g->opt.rules));
+  size_t nt = g->tensor_base[g->sg_count], no = g->op_base[g->sg_count];
+  g->seg_of_op = ap_calloc(g->alloc, no ? no : 1, sizeof *g->seg_of_op);
+  g->ring_rows = ap_calloc(g->alloc, nt ? nt : 1, sizeof *g->ring_rows);
+  if (!g->seg_of_op || !g->ring_rows)
+    return ap_fail(&g->err, AP_ERR_NOMEM, "out of memory for streaming");
+  for (size_t i = 0; i < no; i++)
+    g->seg_of_op[i] = -1;
+  if (g->sg_count == 0 || g->step_count == 0) return AP_OK;
+  search w = {g, ap_model_op_count(g->model, 0), NULL, NULL, NULL, NULL};
+  w.m = ap_calloc(g->alloc, w.n ? w.n : 1, sizeof *w.m);
+  w.link = ap_calloc(g->alloc, w.n ? w.n : 1, sizeof *w.link);
+  w.live = ap_calloc(g->alloc, g->step_count + 1, sizeof *w.live);
+  size_t nt0 = ap_model_tensor_count(g->model, 0);
+  w.reads = ap_calloc(g->alloc, nt0 ? nt0 : 1, sizeof *w.reads);
+  ap_status st = AP_OK;
+  if (!w.m || !w.link || !w.live || !w.reads)
+    st = ap_fail(&g->err, AP_ERR_NOMEM, "out of memory for streaming");
+  if (st == AP_OK) st = count_readers(g, w.reads);
+  for (size_t k = 0; st == AP_OK && k < w.n; k++)
+    st = classify(g, k, &w.m[k]);
+  /* Live bytes per step (a difference array, then its running sum). */
+  for (size_t i = 0; st == AP_OK && i < nt; i++) {
+    const ap_lifetime *l = &g->life[i];
+    if (!l->planned || l->first < 0) continue;
+    w.live[l->first] += l->bytes;
+    w.live[l->last + 1] -= l->bytes;
+  }
+  for (size_t s = 1; st == AP_OK && s <= g->step_count; s++)
+    w.live[s] += w.live[s - 1];
+  for (size_t k = 0; st == AP_OK && k + 1 < w.n; k++) {
+    const member *a = &w.m[k], *b = &w.m[k + 1];
+    if (!a->ok || !b->ok || a->out != b->in ||
+        g->op_first[g->op_base[0] + k + 1] != g->op_first[g->op_base[0] + k] + 1)
+      continue;
+    const ap_lifetime *l = &g->life[g->tensor_base[0] + (size_t)a->out];
+    w.link[k] = l->kind == AP_KIND_INTERMEDIATE && w.reads[a->out] == 1 &&
+                ring_rows(b) * b->in_row <= l->bytes;
+  }
+  if (st == AP_OK) st = pick(g, &w);
+  ap_free(g->alloc, w.m);
+  ap_free(g->alloc, w.link);
+  ap_free(g->alloc, w.live);
+  ap_free(g->alloc, w.reads);
+  return st;
+}
+
+size_t ap_graph_segment_count(const ap_graph *g) {
+  return g ? g->seg_count : 0;
+}
+
+ap_status ap_graph_segment(const ap_graph *g, size_t i, ap_segment *out) {
+  if (!g || !out) return AP_ERR_ARG;
+  if (i >= g->seg_count) return AP_ERR_RANGE;
+  *out = g->seg[i];
+  return AP_OK;
+}
+
+uint32_t ap_graph_ring_rows(const ap_graph *g, uint64_t id) {
+  if (!g || !g->ring_rows || id >= g->tensor_base[g->sg_count]) return 0;
+  return g->ring_rows[id];
+}
