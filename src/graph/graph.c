@@ -80,7 +80,7 @@ ap_status graph_classify(ap_graph *g) {
       ap_lifetime *l = graph_life(g, sg, t);
       size_t id = g->tensor_base[sg] + t;
       l->bytes = g->opt.tensor_bytes && id < g->opt.tensor_bytes_count ? g->opt.tensor_bytes[id]
-                                                                       : ti.bytes;
+                                                                      : ti.bytes;
       if (ti.is_constant)
         l->kind = AP_KIND_CONSTANT;
       else if (ti.is_variable)
@@ -176,8 +176,7 @@ ap_status ap_graph_create(const ap_model *m, const ap_graph_options *opt, const 
     g->life[i].first = g->life[i].last = -1;
     g->life[i].producer = g->life[i].last_reader = -1;
   }
-  for (size_t i = 0; i < no; i++)
-    g->op_first[i] = g->op_last[i] = -1;
+  for (size_t i = 0; i < no; i++) g->op_first[i] = g->op_last[i] = -1;
   ap_status s = graph_classify(g);
   if (s != AP_OK) return s;
   switch (g->opt.rules) {
@@ -215,9 +214,7 @@ const char *ap_graph_error(const ap_graph *g) {
   return g ? g->err.msg : "no graph (out of memory or a NULL argument)";
 }
 
-size_t ap_graph_step_count(const ap_graph *g) {
-  return g ? g->step_count : 0;
-}
+size_t ap_graph_step_count(const ap_graph *g) { return g ? g->step_count : 0; }
 
 ap_status ap_graph_step(const ap_graph *g, size_t step, uint32_t *subgraph, int32_t *op) {
   if (!g) return AP_ERR_ARG;
@@ -235,7 +232,8 @@ int32_t ap_graph_op_step(const ap_graph *g, size_t subgraph, size_t op) {
 
 ap_status ap_graph_tensor(const ap_graph *g, size_t subgraph, size_t tensor, ap_lifetime *out) {
   if (!g || !out) return AP_ERR_ARG;
-  if (subgraph >= g->sg_count || tensor >= g->tensor_base[subgraph + 1] - g->tensor_base[subgraph])
+  if (subgraph >= g->sg_count ||
+      tensor >= g->tensor_base[subgraph + 1] - g->tensor_base[subgraph])
     return AP_ERR_RANGE;
   *out = g->life[g->tensor_base[subgraph] + tensor];
   return AP_OK;
@@ -248,8 +246,8 @@ ap_status ap_graph_add_scratch(ap_graph *g, size_t subgraph, size_t op, uint64_t
     return ap_fail(&g->err, AP_ERR_ARG,
                    "scratch for subgraph %zu op %zu: 0 bytes (must be at least 1)", subgraph, op);
   if (subgraph >= g->sg_count || op >= g->op_base[subgraph + 1] - g->op_base[subgraph])
-    return ap_fail(&g->err, AP_ERR_RANGE, "scratch for subgraph %zu op %zu: no such op", subgraph,
-                   op);
+    return ap_fail(&g->err, AP_ERR_RANGE, "scratch for subgraph %zu op %zu: no such op",
+                   subgraph, op);
   size_t k = g->op_base[subgraph] + op;
   if (g->op_first[k] < 0)
     return ap_fail(&g->err, AP_ERR_ARG, "scratch for subgraph %zu op %zu: the op never runs",
@@ -281,14 +279,14 @@ ap_status ap_graph_add_scratch(ap_graph *g, size_t subgraph, size_t op, uint64_t
 bool ap_graph_id_tensor(const ap_graph *g, uint64_t id, uint32_t *subgraph, uint32_t *tensor) {
   if (!g || id >= g->tensor_base[g->sg_count]) return false;
   size_t sg = 0;
-  while (id >= g->tensor_base[sg + 1])
-    sg++;
+  while (id >= g->tensor_base[sg + 1]) sg++;
   if (subgraph) *subgraph = (uint32_t)sg;
   if (tensor) *tensor = (uint32_t)(id - g->tensor_base[sg]);
   return true;
 }
 
-ap_status ap_graph_problem(const ap_graph *gc, int subgraph, uint64_t alignment, ap_problem **out) {
+ap_status ap_graph_problem(const ap_graph *gc, int subgraph, uint64_t alignment,
+                           ap_problem **out) {
   if (!out) return AP_ERR_ARG;
   *out = NULL;
   if (!gc) return AP_ERR_ARG;

@@ -35,7 +35,8 @@ ap_status graph_build_tflite(ap_graph *g) {
     size_t nt = ap_model_tensor_count(g->model, sg);
     for (size_t t = 0; t < nt; t++) {
       ap_lifetime *l = graph_life(g, sg, t);
-      if (l->kind != AP_KIND_INPUT && l->kind != AP_KIND_OUTPUT && l->kind != AP_KIND_INTERMEDIATE)
+      if (l->kind != AP_KIND_INPUT && l->kind != AP_KIND_OUTPUT &&
+          l->kind != AP_KIND_INTERMEDIATE)
         continue;
       /* The ArenaPlanner allocates graph inputs and op outputs. A tensor that ops read but
        * nothing writes (a delegate's scratch, say) is counted from the start: the op needs its

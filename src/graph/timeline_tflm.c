@@ -6,12 +6,8 @@
 
 #define MAX_NESTING 64
 
-static void created(ap_lifetime *l, int32_t scope) {
-  l->first = l->last = scope;
-}
-static void used(ap_lifetime *l, int32_t scope) {
-  l->last = scope;
-}
+static void created(ap_lifetime *l, int32_t scope) { l->first = l->last = scope; }
+static void used(ap_lifetime *l, int32_t scope) { l->last = scope; }
 
 static ap_status mark(ap_graph *g, size_t sg, int depth, uint8_t *on_stack) {
   if (depth > MAX_NESTING)
@@ -25,10 +21,8 @@ static ap_status mark(ap_graph *g, size_t sg, int depth, uint8_t *on_stack) {
   int32_t scope = (int32_t)g->step_count - 1;
   ap_ivec in = ap_model_subgraph_inputs(g->model, sg);
   ap_ivec out = ap_model_subgraph_outputs(g->model, sg);
-  for (size_t i = 0; i < in.n; i++)
-    created(graph_life(g, sg, (size_t)in.v[i]), scope);
-  for (size_t i = 0; i < out.n; i++)
-    created(graph_life(g, sg, (size_t)out.v[i]), scope);
+  for (size_t i = 0; i < in.n; i++) created(graph_life(g, sg, (size_t)in.v[i]), scope);
+  for (size_t i = 0; i < out.n; i++) created(graph_life(g, sg, (size_t)out.v[i]), scope);
   size_t nops = ap_model_op_count(g->model, sg);
   for (size_t k = 0; k < nops; k++) {
     ap_status st = graph_push_step(g, (uint32_t)sg, (int32_t)k);
@@ -58,14 +52,12 @@ static ap_status mark(ap_graph *g, size_t sg, int depth, uint8_t *on_stack) {
       used(l, scope);
       l->last_reader = scope;
     }
-    for (size_t i = 0; i < op.outputs.n; i++)
-      used(graph_life(g, sg, (size_t)op.outputs.v[i]), scope);
+    for (size_t i = 0; i < op.outputs.n; i++) used(graph_life(g, sg, (size_t)op.outputs.v[i]), scope);
     size_t ok = g->op_base[sg] + k;
     g->op_first[ok] = start;
     g->op_last[ok] = scope;
   }
-  for (size_t i = 0; i < out.n; i++)
-    used(graph_life(g, sg, (size_t)out.v[i]), scope);
+  for (size_t i = 0; i < out.n; i++) used(graph_life(g, sg, (size_t)out.v[i]), scope);
   on_stack[sg] = 0;
   return AP_OK;
 }
