@@ -165,7 +165,9 @@ bool ap_graph_shares(const ap_graph *g, uint64_t id, uint64_t *root);
 /* Maps a request id back to its tensor; false for scratch ids. */
 bool ap_graph_id_tensor(const ap_graph *g, uint64_t id, uint32_t *subgraph, uint32_t *tensor);
 
-/* Streamed segments (ap_graph_options.stream), in op order. */
+/* Streamed segments (ap_graph_options.stream), in op order; at most AP_SEGMENT_MAX_OPS ops
+ * each (a runtime keeps their parameters on its stack while a segment runs). */
+#define AP_SEGMENT_MAX_OPS 16
 typedef struct ap_segment {
   uint32_t subgraph;
   uint32_t first_op, op_count; /* ops first_op .. first_op + op_count - 1 */

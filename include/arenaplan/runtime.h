@@ -196,6 +196,11 @@ typedef struct ap_interpreter_options {
    * preserve_all and with max_input_dims (a resize could make a broadcasting op's output outgrow
    * the input it shares). */
   bool inplace;
+  /* Streamed segments (ap_graph_options.stream): runs of convolutions and pooling of subgraph
+   * 0 run row by row, the maps between them held as rings of rows in the arena, with the
+   * builtin reference kernels' arithmetic (outputs equal an unstreamed run's). Ignored with
+   * preserve_all, with max_input_dims, and when a custom op overrides a builtin. */
+  bool stream;
 } ap_interpreter_options;
 
 ap_interpreter_options ap_interpreter_defaults(void);

@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-/* Longest segment considered: bounds the search and the runtime's pull depth. */
-#define SEG_MAX_OPS 64
+/* Longest segment considered: bounds the search and the runtime's stack. */
+#define SEG_MAX_OPS AP_SEGMENT_MAX_OPS
 
 typedef struct member {
   bool ok;                  /* may be in a segment */

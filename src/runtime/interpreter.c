@@ -199,6 +199,7 @@ ap_status ap_interpreter_create(const ap_model *m, const ap_interpreter_options 
   it->preserve_all = o.preserve_all;
   it->max_loop_iterations = o.max_loop_iterations;
   it->inplace = o.inplace && !o.preserve_all;
+  it->stream = o.stream && !o.preserve_all;
   it->stale_input = -1;
   atomic_init(&it->busy, 0);
   *out = it;
@@ -483,6 +484,11 @@ ap_status rt_run_subgraph(ap_interpreter *it, uint32_t sg, uint32_t depth) {
   rt_subgraph *r = &it->sg[sg];
   ap_status s = AP_OK;
   for (uint32_t k = 0; s == AP_OK && k < r->op_count; k++) {
+    if (sg == 0 && it->segments && it->segments[2 * k] > 1) {
+      s = rt_stream_run(it, k, it->segments[2 * k]);
+      k += it->segments[2 * k] - 1;
+      continue;
+    }
     ap_op_context c = {
         .it = it, .subgraph = sg, .index = k, .phase = RT_EVAL, .op = &r->ops[k], .depth = depth};
     s = ap_model_op(it->model, sg, k, &c.info);

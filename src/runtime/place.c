@@ -107,7 +107,8 @@ static ap_status build(ap_interpreter *it, rt_prep *prep, bool place, plan_state
   ap_graph_options go = {.rules = AP_RULES_ARENAPLAN,
                          .tensor_bytes = st->bytes,
                          .tensor_bytes_count = total,
-                         .inplace = rt_inplace(it)};
+                         .inplace = rt_inplace(it),
+                         .stream = rt_stream(it)};
   ap_status s = ap_graph_create(it->model, &go, &st->temp, &st->g);
   if (s != AP_OK) return rt_fail(it, s, "%s", ap_graph_error(st->g));
   size_t scratch_count = 0;
@@ -159,10 +160,12 @@ ap_status rt_plan(ap_interpreter *it, rt_prep *prep, bool place, uint64_t *arena
   if (s == AP_OK) {
     *arena = ap_plan_arena(st.plan);
     if (place) {
+      it->segments = NULL;
+      if (rt_stream(it)) s = rt_stream_table(it, st.g);
       it->arena_bytes = *arena;
       it->arena_lower_bound = ap_plan_lower_bound(st.plan);
       uint64_t align = it->alignment ? it->alignment : 16;
-      s = take_arena(it, align > 16 ? align : 16);
+      if (s == AP_OK) s = take_arena(it, align > 16 ? align : 16);
     }
   }
   if (s == AP_OK && place) {

@@ -103,6 +103,11 @@ struct ap_interpreter {
   bool preserve_all;
   uint64_t max_loop_iterations; /* 0: none */
   bool inplace;
+  bool stream;
+  /* Streamed segments after allocate (stream.c; tables memory), per op of subgraph 0: [2k] the
+   * length of the segment starting at op k (0: none), [2k+1] the ring rows of its output
+   * (0: whole). NULL when nothing streams. */
+  uint32_t *segments;
 
   /* Caller-owned buffer: the interpreter, tables and persistent state from its top down
    * (tail_used bytes from the end), planning temporaries and then the arena from its bottom. */
@@ -158,6 +163,14 @@ ap_status rt_builtin_scratch_bytes(ap_op_context *c, size_t *scratch);
 static inline bool rt_inplace(const ap_interpreter *it) {
   return it->inplace && !it->has_max;
 }
+
+/* Whether the plan streams segments: not with max_input_dims (a resize changes the rows), nor
+ * when a caller's kernel overrides a builtin (a segment runs the builtin kernels' rows). */
+bool rt_stream(const ap_interpreter *it);
+/* stream.c: after planning, the segments' table from the graph (tables memory); at invoke,
+ * runs the segment of `count` ops starting at op k of subgraph 0, row by row. */
+ap_status rt_stream_table(ap_interpreter *it, const ap_graph *g);
+ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count);
 
 /* Formats the interpreter's message and returns `s`. */
 ap_status rt_fail(ap_interpreter *it, ap_status s, const char *fmt, ...)

@@ -24,6 +24,8 @@ const ap_command cmd_run = {
     "  --strategy S         naive, linear, tflm, tflite, ..., best (default)\n"
     "  --inplace            views and element-wise ops write over their input's bytes,\n"
     "                       convolutions and pooling overlap it\n"
+    "  --stream             run chains of convolutions and pooling row by row, the maps\n"
+    "                       between them held as rings of rows\n"
     "  --output DIR         write output K's raw bytes to DIR/outputK.bin\n"
     "  --dump-tensors DIR   plan with no reuse and write every non-constant tensor of\n"
     "                       subgraph 0 after the first invoke to DIR/tensorT.bin\n"
@@ -37,7 +39,7 @@ typedef struct run_args {
   const char *model, *strategy, *output, *dump;
   const char *files[MAX_FILES];
   size_t file_count;
-  bool json, has_arena, inplace;
+  bool json, has_arena, inplace, stream;
   uint64_t iterations, seed, arena;
 } run_args;
 
@@ -76,6 +78,8 @@ static int parse(int argc, char **argv, run_args *a) {
       a->strategy = v;
     } else if (strcmp(arg, "--inplace") == 0) {
       a->inplace = true;
+    } else if (strcmp(arg, "--stream") == 0) {
+      a->stream = true;
     } else if (strcmp(arg, "--output") == 0) {
       if (!(a->output = cli_value(&cmd_run, argc, argv, &i))) return AP_EXIT_USAGE;
     } else if (strcmp(arg, "--dump-tensors") == 0) {
@@ -258,6 +262,7 @@ static void print_human(const run_args *a, run_state *s, const ap_memory_usage *
                              : a->strategy ? a->strategy
                                            : "best");
   if (a->inplace && !a->dump) printf("in-place    on\n");
+  if (a->stream && !a->dump) printf("streamed    on\n");
   if (a->file_count)
     printf("inputs      %zu file%s\n", a->file_count, a->file_count == 1 ? "" : "s");
   else
@@ -299,6 +304,7 @@ static int allocate(const run_args *a, run_state *s) {
   o.strategy = a->strategy;
   o.preserve_all = a->dump != NULL;
   o.inplace = a->inplace;
+  o.stream = a->stream;
   if (a->has_arena) {
     /* 16-byte aligned, like the planner's offsets, so the arena's own alignment holds. */
     size_t size = (size_t)a->arena;

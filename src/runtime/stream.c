@@ -1,0 +1,209 @@
+/* Streamed segments at run time (graph.h, ap_graph_options.stream): a segment's ops run row by
+ * row, each pulling from the op before it the input rows its next output row's window needs,
+ * so every map between them lives in a ring of rows (row y at slot y % rows) that the plan
+ * sized. The rows are computed by the reference kernels' row-range entry points
+ * (kernels/kops_stream.h), the same loops as a whole-tensor eval. Nothing is allocated: the
+ * members' parameters live on the stack for the segment's run. */
+#include "arenaplan/options.h"
+#include "kernels/kops_stream.h"
+#include "runtime_internal.h"
+
+#include <string.h>
+
+bool rt_stream(const ap_interpreter *it) {
+  if (!it->stream || it->has_max) return false;
+  for (size_t i = 0; i < it->custom_op_count; i++)
+    if (!it->custom_ops[i].name) return false;
+  return true;
+}
+
+ap_status rt_stream_table(ap_interpreter *it, const ap_graph *g) {
+  size_t n = ap_graph_segment_count(g);
+  if (n == 0 || it->sg_count == 0) return AP_OK;
+  uint32_t ops = it->sg[0].op_count;
+  size_t bytes;
+  if (!ap_mul_size(ops, 2 * sizeof(uint32_t), &bytes))
+    return rt_fail(it, AP_ERR_OVERFLOW, "too many ops to stream");
+  uint32_t *t = rt_tables_alloc(it, bytes ? bytes : 1);
+  if (!t) return rt_nomem(it);
+  for (size_t i = 0; i < n; i++) {
+    ap_segment seg;
+    if (ap_graph_segment(g, i, &seg) != AP_OK || seg.subgraph != 0 ||
+        seg.first_op + (uint64_t)seg.op_count > ops || seg.op_count > AP_SEGMENT_MAX_OPS)
+      return rt_fail(it, AP_ERR_KERNEL, "streamed segment %zu out of range", i);
+    t[2 * seg.first_op] = seg.op_count;
+  }
+  for (uint32_t k = 0; k < ops; k++) {
+    ap_op_info op;
+    if (ap_model_op(it->model, 0, k, &op) != AP_OK || op.outputs.n < 1 || op.outputs.v[0] < 0)
+      continue;
+    t[2 * k + 1] = ap_graph_ring_rows(g, it->sg[0].tensor_base + (uint64_t)op.outputs.v[0]);
+  }
+  it->segments = t;
+  return AP_OK;
+}
+
+enum { M_CONV = 1, M_DEPTHWISE, M_POOL };
+
+/* One member of the running segment. */
+typedef struct member {
+  int kind;
+  union {
+    ap_conv_params conv;
+    ap_pool_params pool;
+  } p;
+  ap_ktensor in, filter, bias, out;
+  bool has_bias;
+  void *scratch;
+  ap_krows rows; /* rings; r0/r1 set per call */
+  int32_t eff, stride, pad, in_h, out_h;
+  int32_t done; /* output rows computed so far */
+} member;
+
+static ap_status view(ap_interpreter *it, int32_t t, ap_ktensor *v) {
+  ap_tensor_info ti;
+  ap_errbuf e = {{0}};
+  ap_status s = ap_model_tensor(it->model, 0, (size_t)t, &ti);
+  if (s != AP_OK) return rt_fail(it, s, "%s", ap_model_error(it->model));
+  const rt_tensor *r = rt_rec(it, 0, (size_t)t);
+  void *data;
+  if (r) {
+    data = r->data;
+    /* The plan's rings follow the model's shapes. */
+    if (r->rank != ti.shape.n || memcmp(r->dims, ti.shape.v, ti.shape.n * sizeof(int32_t)) != 0)
+      return rt_fail(it, AP_ERR_KERNEL, "streamed segment: tensor %d changed shape", (int)t);
+  } else {
+    size_t size;
+    data = (void *)ap_model_buffer(it->model, ti.buffer, &size);
+  }
+  s = ap_ktensor_from_info(&ti, data, v, &e);
+  return s == AP_OK ? AP_OK : rt_fail(it, s, "%s", e.msg);
+}
+
+static ap_status prepare(ap_interpreter *it, uint32_t k, member *m) {
+  ap_op_info op;
+  ap_op_options o;
+  ap_status s = ap_model_op(it->model, 0, k, &op);
+  if (s == AP_OK) s = ap_model_op_options(it->model, 0, k, &o);
+  if (s != AP_OK) return rt_fail(it, s, "%s", ap_model_error(it->model));
+  memset(m, 0, sizeof *m);
+  if (op.inputs.n < 1 || op.outputs.n != 1)
+    return rt_fail(it, AP_ERR_KERNEL, "op %u: not streamable", k);
+  s = view(it, op.inputs.v[0], &m->in);
+  if (s == AP_OK) s = view(it, op.outputs.v[0], &m->out);
+  if (s == AP_OK && op.builtin != 1 && op.builtin != 17) {
+    if (op.inputs.n < 2 || op.inputs.v[1] < 0)
+      return rt_fail(it, AP_ERR_FORMAT, "op %u: filter is missing", k);
+    s = view(it, op.inputs.v[1], &m->filter);
+    m->has_bias = op.inputs.n > 2 && op.inputs.v[2] >= 0;
+    if (s == AP_OK && m->has_bias) s = view(it, op.inputs.v[2], &m->bias);
+  }
+  if (s != AP_OK) return s;
+  ap_errbuf e = {{0}};
+  ap_ktensor out = m->out;
+  int32_t fh = 0, dil = 1;
+  if (op.builtin == 3 && o.kind == AP_OPTIONS_CONV2D) {
+    ap_conv_options co = {o.conv2d.padding,
+                          o.conv2d.stride_w,
+                          o.conv2d.stride_h,
+                          o.conv2d.dilation_w_factor,
+                          o.conv2d.dilation_h_factor,
+                          o.conv2d.activation,
+                          0,
+                          o.conv2d.quantized_bias_type};
+    m->kind = M_CONV;
+    s = ap_conv_prepare(&co, &m->in, &m->filter, m->has_bias ? &m->bias : NULL, &out, &m->p.conv,
+                        &e);
+  } else if (op.builtin == 4 && o.kind == AP_OPTIONS_DEPTHWISE_CONV2D) {
+    ap_conv_options co = {
+        o.depthwise_conv2d.padding,           o.depthwise_conv2d.stride_w,
+        o.depthwise_conv2d.stride_h,          o.depthwise_conv2d.dilation_w_factor,
+        o.depthwise_conv2d.dilation_h_factor, o.depthwise_conv2d.activation,
+        o.depthwise_conv2d.depth_multiplier,  0};
+    m->kind = M_DEPTHWISE;
+    s = ap_depthwise_prepare(&co, &m->in, &m->filter, m->has_bias ? &m->bias : NULL, &out,
+                             &m->p.conv, &e);
+  } else if ((op.builtin == 1 || op.builtin == 17) && o.kind == AP_OPTIONS_POOL2D) {
+    ap_pool_options po = {o.pool2d.padding,      o.pool2d.stride_w,      o.pool2d.stride_h,
+                          o.pool2d.filter_width, o.pool2d.filter_height, o.pool2d.activation};
+    m->kind = M_POOL;
+    s = ap_pool_prepare(op.builtin == 1 ? AP_KPOOL_AVERAGE : AP_KPOOL_MAX, &po, &m->in, &out,
+                        &m->p.pool, &e);
+    fh = o.pool2d.filter_height;
+  } else {
+    return rt_fail(it, AP_ERR_KERNEL, "op %u: not streamable", k);
+  }
+  if (s != AP_OK) return rt_fail(it, s, "op %u: %s", k, e.msg);
+  if (!ap_kshape_equal(&out, &m->out))
+    return rt_fail(it, AP_ERR_KERNEL, "op %u: output shape differs from the planned one", k);
+  if (m->kind == M_POOL) {
+    m->stride = m->p.pool.stride_h;
+    m->pad = m->p.pool.pad.pad_h;
+  } else {
+    fh = m->filter.dims[1];
+    dil = m->p.conv.dilation_h;
+    m->stride = m->p.conv.stride_h;
+    m->pad = m->p.conv.pad.pad_h;
+    if (m->p.conv.scratch_bytes) m->scratch = it->sg[0].ops[k].ext;
+    if (m->p.conv.scratch_bytes && !m->scratch)
+      return rt_fail(it, AP_ERR_KERNEL, "op %u: scratch was not planned", k);
+  }
+  m->eff = (fh - 1) * dil + 1;
+  m->in_h = m->in.dims[1];
+  m->out_h = m->out.dims[1];
+  return AP_OK;
+}
+
+static ap_status eval_row(member *m, int32_t y) {
+  m->rows.r0 = y;
+  m->rows.r1 = y + 1;
+  const ap_ktensor *bias = m->has_bias ? &m->bias : NULL;
+  switch (m->kind) {
+  case M_CONV:
+    return ap_conv_eval_rows(&m->p.conv, &m->in, &m->filter, bias, &m->out, m->scratch, &m->rows);
+  case M_DEPTHWISE:
+    return ap_depthwise_eval_rows(&m->p.conv, &m->in, &m->filter, bias, &m->out, m->scratch,
+                                  &m->rows);
+  default: return ap_pool_eval_rows(&m->p.pool, &m->in, &m->out, &m->rows);
+  }
+}
+
+/* Computes member i's output rows up to `upto`, pulling its input rows from member i - 1. */
+static ap_status pull(member *m, uint32_t i, int32_t upto) {
+  while (m[i].done < upto) {
+    int32_t y = m[i].done;
+    if (i > 0) {
+      int64_t hi = (int64_t)y * m[i].stride - m[i].pad + m[i].eff;
+      hi = hi > m[i].in_h ? m[i].in_h : hi;
+      if (hi > 0) {
+        ap_status s = pull(m, i - 1, (int32_t)hi);
+        if (s != AP_OK) return s;
+      }
+    }
+    ap_status s = eval_row(&m[i], y);
+    if (s != AP_OK) return s;
+    m[i].done++;
+  }
+  return AP_OK;
+}
+
+ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count) {
+  member m[AP_SEGMENT_MAX_OPS];
+  if (count < 2 || count > AP_SEGMENT_MAX_OPS || k + (uint64_t)count > it->sg[0].op_count)
+    return rt_fail(it, AP_ERR_KERNEL, "streamed segment at op %u: bad length %u", k, count);
+  for (uint32_t i = 0; i < count; i++) {
+    ap_status s = prepare(it, k + i, &m[i]);
+    if (s != AP_OK) return s;
+    /* Rings between members; the segment's input and output are whole. */
+    m[i].rows.in_ring = i > 0 ? (int32_t)it->segments[2 * (k + i - 1) + 1] : 0;
+    m[i].rows.out_ring = i + 1 < count ? (int32_t)it->segments[2 * (k + i) + 1] : 0;
+    if (i > 0 && m[i].in.data != m[i - 1].out.data)
+      return rt_fail(it, AP_ERR_KERNEL, "streamed segment at op %u: ops %u and %u not chained", k,
+                     k + i - 1, k + i);
+  }
+  ap_status s = pull(m, count - 1, m[count - 1].out_h);
+  if (s != AP_OK)
+    return rt_fail(it, s, "streamed segment at op %u: %s", k,
+                   s == AP_ERR_UNSUPPORTED ? "a kernel refused rows" : ap_status_name(s));
+  return AP_OK;
+}
