@@ -176,6 +176,11 @@ typedef struct ap_segment {
 } ap_segment;
 size_t ap_graph_segment_count(const ap_graph *g);
 ap_status ap_graph_segment(const ap_graph *g, size_t i, ap_segment *out);
+/* The ring rule (see `stream` above): rows of a map of in_h rows that a window of kernel_h rows
+ * (stride, dilation; TFLite's padding for an output of out_h rows) needs at once; 0 for
+ * non-positive arguments. */
+uint32_t ap_segment_ring_rows(int32_t in_h, int32_t out_h, int32_t kernel_h, int32_t stride,
+                              int32_t dilation);
 /* Rows of tensor `id`'s ring (a model-wide index), 0 when it is not a ring (whole). */
 uint32_t ap_graph_ring_rows(const ap_graph *g, uint64_t id);
 

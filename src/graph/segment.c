@@ -78,18 +78,24 @@ static ap_status classify(ap_graph *g, size_t k, member *m) {
   return AP_OK;
 }
 
-/* The rows of its input that op `m` needs at once (graph.h). */
-static uint64_t ring_rows(const member *m) {
-  int64_t eff = ((int64_t)m->fh - 1) * m->dil + 1; /* both < 2^31 */
-  int64_t total = (m->out_h - 1) * m->stride + eff - m->in_h;
+uint32_t ap_segment_ring_rows(int32_t in_h, int32_t out_h, int32_t kernel_h, int32_t stride,
+                              int32_t dilation) {
+  if (in_h <= 0 || out_h <= 0 || kernel_h <= 0 || stride <= 0 || dilation <= 0) return 0;
+  int64_t eff = ((int64_t)kernel_h - 1) * dilation + 1; /* every product below < 2^63 */
+  int64_t total = ((int64_t)out_h - 1) * stride + eff - in_h;
   int64_t pad = total > 0 ? total / 2 : 0, rows = 1;
-  for (int64_t y = 0; y < m->out_h; y++) {
-    int64_t lo = y * m->stride - pad, hi = lo + eff;
+  for (int64_t y = 0; y < out_h && rows < in_h; y++) {
+    int64_t lo = y * stride - pad, hi = lo + eff;
     lo = lo < 0 ? 0 : lo;
-    hi = hi > m->in_h ? m->in_h : hi;
+    hi = hi > in_h ? in_h : hi;
     if (hi - lo > rows) rows = hi - lo;
   }
-  return (uint64_t)rows;
+  return (uint32_t)rows;
+}
+
+/* The rows of its input that op `m` needs at once. */
+static uint64_t ring_rows(const member *m) {
+  return ap_segment_ring_rows((int32_t)m->in_h, (int32_t)m->out_h, m->fh, m->stride, m->dil);
 }
 
 /* How many input slots of subgraph 0's ops name each of its tensors. */

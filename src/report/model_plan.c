@@ -82,6 +82,21 @@ ap_status ap_model_plan_create(const ap_model *m, const ap_model_plan_options *o
     s = plan_part(mp, i, per_subgraph ? (int)i : o.subgraph, &o);
     if (s != AP_OK) return s;
   }
+  /* Streaming is never worse than not (as the runtime decides): the segment search counts
+   * live bytes, not the overlaps a planner then exploits, so a smaller plan without segments
+   * wins. */
+  if (o.stream && ap_graph_segment_count(mp->graph)) {
+    ap_model_plan *alt = NULL;
+    ap_model_plan_options no = o;
+    no.stream = false;
+    if (ap_model_plan_create(m, &no, a, &alt) == AP_OK &&
+        ap_model_plan_arena(alt) < ap_model_plan_arena(mp)) {
+      ap_model_plan tmp = *mp;
+      *mp = *alt;
+      *alt = tmp;
+    }
+    ap_model_plan_destroy(alt);
+  }
   return AP_OK;
 }
 

@@ -157,6 +157,20 @@ ap_status rt_plan(ap_interpreter *it, rt_prep *prep, bool place, uint64_t *arena
     total += it->sg[sg].tensor_count;
   plan_state st = {.temp = rt_temp_allocator(it)};
   ap_status s = build(it, prep, place, &st, total);
+  /* Streaming is never worse than not: a plan without segments that is smaller wins (the
+   * segment search counts live bytes, not the in-place overlaps a planner then exploits). */
+  if (s == AP_OK && rt_stream(it) && ap_graph_segment_count(st.g)) {
+    plan_state alt = {.temp = st.temp};
+    it->stream = false;
+    ap_status s2 = build(it, prep, place, &alt, total);
+    it->stream = true;
+    if (s2 == AP_OK && ap_plan_arena(alt.plan) < ap_plan_arena(st.plan)) {
+      plan_state_free(&st);
+      st = alt;
+    } else {
+      plan_state_free(&alt);
+    }
+  }
   if (s == AP_OK) {
     *arena = ap_plan_arena(st.plan);
     if (place) {

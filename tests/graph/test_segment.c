@@ -1,0 +1,257 @@
+/* Streamed segments (ap_graph_options.stream): the ring rule worked by hand, the segments and
+ * lifetimes of crafted chains, and a streamed run of each equal to an unstreamed one. */
+#include "arenaplan/arenaplan.h"
+#include "test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ap_segment_ring_rows(in_h, out_h, kernel_h, stride, dilation), by hand. */
+static void ring_rule(void) {
+  /* 3x3 stride 1 SAME on 8 rows: pad 1; row y reads y-1..y+1: 3 rows. */
+  CHECK_EQ(ap_segment_ring_rows(8, 8, 3, 1, 1), 3u);
+  /* 3x3 stride 2 SAME, 8 -> 4: total (4-1)*2+3-8 = 1, pad 0; rows 2y..2y+2: 3. */
+  CHECK_EQ(ap_segment_ring_rows(8, 4, 3, 2, 1), 3u);
+  /* 3x3 stride 2 SAME, 7 -> 4: total 2, pad 1; row 0 reads 0..1, row 1 reads 1..3: 3. */
+  CHECK_EQ(ap_segment_ring_rows(7, 4, 3, 2, 1), 3u);
+  /* 1x1 stride 2: one row at a time. */
+  CHECK_EQ(ap_segment_ring_rows(8, 4, 1, 2, 1), 1u);
+  /* 3 rows dilated by 2 (VALID, 10 -> 6): a window of 5 rows. */
+  CHECK_EQ(ap_segment_ring_rows(10, 6, 3, 1, 2), 5u);
+  /* Dilation 3 SAME on 4 rows: eff 7, total 6, pad 3; row 0 reads -3..3 = 0..3: all 4. */
+  CHECK_EQ(ap_segment_ring_rows(4, 4, 3, 1, 3), 4u);
+  /* A window taller than the map (5 rows on 3, SAME): every row reads the whole map. */
+  CHECK_EQ(ap_segment_ring_rows(3, 3, 5, 1, 1), 3u);
+  /* 1-row maps: one row, whatever the window. */
+  CHECK_EQ(ap_segment_ring_rows(1, 1, 3, 1, 1), 1u);
+  CHECK_EQ(ap_segment_ring_rows(1, 1, 7, 2, 2), 1u);
+  /* Stride larger than the window (2 rows, stride 3, 9 -> 3): 2 rows. */
+  CHECK_EQ(ap_segment_ring_rows(9, 3, 2, 3, 1), 2u);
+  CHECK_EQ(ap_segment_ring_rows(0, 1, 3, 1, 1), 0u);
+  CHECK_EQ(ap_segment_ring_rows(4, 4, 3, 0, 1), 0u);
+}
+
+/* A layer of a crafted float chain. */
+typedef struct layer {
+  int32_t builtin; /* 3 CONV_2D, 4 DEPTHWISE_CONV_2D, 17 MAX_POOL_2D, 1 AVERAGE_POOL_2D */
+  int32_t kh, stride, dil;
+  ap_padding pad;
+  int32_t out_h, out_c;
+} layer;
+
+static float weights[4096];
+
+/* x [1, h, w, c] through the layers; every map is width w. */
+static ap_model *chain(int32_t h, int32_t w, int32_t c, const layer *ls, size_t n, uint8_t **keep) {
+  ap_writer *wr;
+  CHECK(ap_writer_create(NULL, &wr) == AP_OK);
+  uint32_t wbuf;
+  CHECK(ap_writer_add_buffer(wr, weights, sizeof weights, &wbuf) == AP_OK);
+  int32_t cur, idx;
+  int32_t shape[4] = {1, h, w, c};
+  ap_writer_tensor t = {.name = "x", .type = AP_FLOAT32, .shape = shape, .rank = 4};
+  CHECK(ap_writer_add_tensor(wr, 0, &t, &cur) == AP_OK);
+  int32_t in0 = cur, in_c = c;
+  for (size_t i = 0; i < n; i++) {
+    const layer *l = &ls[i];
+    int32_t ins[3] = {cur, -1, -1};
+    size_t nin = 1;
+    ap_options o;
+    if (l->builtin == 3 || l->builtin == 4) {
+      int32_t fs[4] = {l->builtin == 3 ? l->out_c : 1, l->kh, 1, l->builtin == 3 ? in_c : l->out_c};
+      int32_t bs[1] = {l->out_c};
+      /* Views of the one weight buffer (a buffer may back several constants). */
+      ap_writer_tensor f = {
+          .name = "f", .type = AP_FLOAT32, .shape = fs, .rank = 4, .buffer = wbuf};
+      ap_writer_tensor b = {
+          .name = "b", .type = AP_FLOAT32, .shape = bs, .rank = 1, .buffer = wbuf};
+      CHECK(ap_writer_add_tensor(wr, 0, &f, &ins[1]) == AP_OK);
+      CHECK(ap_writer_add_tensor(wr, 0, &b, &ins[2]) == AP_OK);
+      nin = 3;
+      o = l->builtin == 3 ? ap_options_conv2d(l->pad, 1, l->stride, AP_ACT_NONE, 1, l->dil)
+                          : ap_options_depthwise_conv2d(l->pad, 1, l->stride, l->out_c / in_c,
+                                                        AP_ACT_NONE, 1, l->dil);
+    } else {
+      o = ap_options_pool2d(l->pad, 1, l->stride, 1, l->kh, AP_ACT_NONE);
+    }
+    int32_t os[4] = {1, l->out_h, w, l->out_c};
+    ap_writer_tensor out = {.name = "m", .type = AP_FLOAT32, .shape = os, .rank = 4};
+    CHECK(ap_writer_add_tensor(wr, 0, &out, &idx) == AP_OK);
+    uint32_t code;
+    CHECK(ap_writer_add_opcode(wr, l->builtin, 1, &code) == AP_OK);
+    ap_writer_op x = {.opcode = code,
+                      .inputs = ins,
+                      .input_count = nin,
+                      .outputs = &idx,
+                      .output_count = 1,
+                      .options = &o};
+    CHECK_MSG(ap_writer_add_op(wr, 0, &x, NULL) == AP_OK, "%s", ap_writer_error(wr));
+    cur = idx;
+    in_c = l->out_c;
+  }
+  CHECK(ap_writer_set_subgraph_io(wr, 0, &in0, 1, &cur, 1) == AP_OK);
+  const uint8_t *bytes;
+  size_t size;
+  CHECK_MSG(ap_writer_finish(wr, &bytes, &size) == AP_OK, "%s", ap_writer_error(wr));
+  *keep = malloc(size);
+  memcpy(*keep, bytes, size);
+  ap_writer_destroy(wr);
+  ap_model *m = NULL;
+  CHECK_MSG(ap_model_from_buffer(*keep, size, "chain.tflite", NULL, &m) == AP_OK, "%s",
+            ap_model_error(m));
+  return m;
+}
+
+/* The tensor index of layer i's output in chain(): x is 0, then (f, b,) out per layer. */
+static size_t out_index(const layer *ls, size_t i) {
+  size_t t = 0;
+  for (size_t k = 0; k <= i; k++)
+    t += ls[k].builtin == 3 || ls[k].builtin == 4 ? 3 : 1;
+  return t;
+}
+
+/* Runs the model unstreamed and streamed (with and without in-place) on the same input:
+ * outputs equal bit for bit; returns the streamed arena. */
+static uint64_t run_equal(const ap_model *m) {
+  uint64_t arena = 0;
+  uint8_t *want = NULL;
+  size_t want_bytes = 0;
+  for (int mode = 0; mode < 3; mode++) {
+    ap_interpreter_options o = ap_interpreter_defaults();
+    o.strategy = mode == 0 ? "naive" : "best";
+    o.stream = mode > 0;
+    o.inplace = mode == 2;
+    ap_interpreter *it = NULL;
+    CHECK_MSG(ap_interpreter_create(m, &o, &it) == AP_OK && ap_interpreter_allocate(it) == AP_OK,
+              "%s", ap_interpreter_error(it));
+    ap_tensor in, out;
+    CHECK(ap_interpreter_input(it, 0, &in) == AP_OK);
+    for (size_t i = 0; i < in.bytes / 4; i++)
+      ((float *)in.data)[i] = (float)((i * 37) % 11) - 5;
+    CHECK_MSG(ap_interpreter_invoke(it) == AP_OK, "%s", ap_interpreter_error(it));
+    CHECK(ap_interpreter_output(it, 0, &out) == AP_OK);
+    if (mode == 0) {
+      want = malloc(out.bytes);
+      memcpy(want, out.data, out.bytes);
+      want_bytes = out.bytes;
+    } else {
+      CHECK_MSG(out.bytes == want_bytes && memcmp(out.data, want, want_bytes) == 0,
+                "streamed output differs (mode %d)", mode);
+      ap_memory_usage u;
+      CHECK(ap_interpreter_memory(it, &u) == AP_OK);
+      if (mode == 1) arena = u.arena;
+    }
+    ap_interpreter_destroy(it);
+  }
+  free(want);
+  return arena;
+}
+
+/* x [1,16,2,1] -> conv 3x3 s2 SAME -> a [1,8,2,8] -> conv 3x3 s1 SAME -> b [1,8,2,8]
+ * -> conv 3x3 s2 SAME -> y [1,4,2,1]. Unstreamed the steps hold 128+512, 512+512, 512+32
+ * bytes (peak 1024). Streamed as one segment: a's ring 3 rows (pad 1) x 64 B, b's 3 rows
+ * (8 -> 4, pad 0, rows 2y..2y+2) x 64 B; every step holds x 128 + y 32 + 192 + 192 = 544. */
+static void three_layers(void) {
+  const layer ls[] = {{3, 3, 2, 1, AP_PADDING_SAME, 8, 8},
+                      {3, 3, 1, 1, AP_PADDING_SAME, 8, 8},
+                      {3, 3, 2, 1, AP_PADDING_SAME, 4, 1}};
+  uint8_t *keep;
+  ap_model *m = chain(16, 2, 1, ls, 3, &keep);
+  ap_graph *g = NULL;
+  CHECK(ap_graph_create(m, &(ap_graph_options){.stream = true}, NULL, &g) == AP_OK);
+  CHECK_EQ(ap_graph_segment_count(g), (size_t)1);
+  ap_segment s;
+  CHECK(ap_graph_segment(g, 0, &s) == AP_OK);
+  CHECK_EQ(s.first_op, 0u);
+  CHECK_EQ(s.op_count, 3u);
+  CHECK_EQ(s.ring_bytes, (uint64_t)384);
+  CHECK_EQ(s.saved, (uint64_t)640);
+  size_t a = out_index(ls, 0), b = out_index(ls, 1), y = out_index(ls, 2);
+  CHECK_EQ(ap_graph_ring_rows(g, a), 3u);
+  CHECK_EQ(ap_graph_ring_rows(g, b), 3u);
+  CHECK_EQ(ap_graph_ring_rows(g, y), 0u);
+  ap_lifetime l;
+  CHECK(ap_graph_tensor(g, 0, a, &l) == AP_OK);
+  CHECK(l.bytes == 192 && l.first == 0 && l.last == 2);
+  CHECK(ap_graph_tensor(g, 0, 0, &l) == AP_OK);
+  CHECK(l.first == 0 && l.last == 2); /* the input is read to the segment's end */
+  CHECK(ap_graph_tensor(g, 0, y, &l) == AP_OK);
+  CHECK(l.first == 0 && l.last == 2); /* the output is written from its start */
+  ap_problem *p = NULL;
+  CHECK(ap_graph_problem(g, -1, 16, &p) == AP_OK);
+  ap_plan *plan = NULL;
+  CHECK(ap_plan_create(p, &(ap_plan_options){.strategy = "best"}, &plan) == AP_OK);
+  CHECK_EQ(ap_plan_lower_bound(plan), (uint64_t)544);
+  CHECK_EQ(ap_plan_arena(plan), (uint64_t)544);
+  ap_plan_destroy(plan);
+  ap_problem_destroy(p);
+  ap_graph_destroy(g);
+  /* Other rules have no segments. */
+  CHECK(ap_graph_create(m, &(ap_graph_options){.rules = AP_RULES_TFLM, .stream = true}, NULL, &g) ==
+        AP_ERR_UNSUPPORTED);
+  ap_graph_destroy(g);
+  uint64_t arena = run_equal(m);
+  CHECK_MSG(arena < 1024, "streamed arena %llu", (unsigned long long)arena);
+  ap_model_destroy(m);
+  free(keep);
+}
+
+/* Dilation, a pooling window taller than the map, 1-row maps and a depthwise stride 2: the
+ * segments the search picks run equal to unstreamed runs. */
+static void edges(void) {
+  {
+    /* x [1,10,2,1] -> conv 1x1 (8 ch) -> a [1,10,2,8] -> conv 3x3 dilation 2 VALID -> [1,6,2,1]:
+     * a's ring is 5 rows of 64 B (320 of 640); steps hold 80 + 48 + 320 = 448 < 720. */
+    const layer ls[] = {{3, 1, 1, 1, AP_PADDING_VALID, 10, 8},
+                        {3, 3, 1, 2, AP_PADDING_VALID, 6, 1}};
+    uint8_t *keep;
+    ap_model *m = chain(10, 2, 1, ls, 2, &keep);
+    ap_graph *g = NULL;
+    CHECK(ap_graph_create(m, &(ap_graph_options){.stream = true}, NULL, &g) == AP_OK);
+    CHECK_EQ(ap_graph_segment_count(g), (size_t)1);
+    CHECK_EQ(ap_graph_ring_rows(g, out_index(ls, 0)), 5u);
+    ap_graph_destroy(g);
+    CHECK_EQ(run_equal(m), (uint64_t)448);
+    ap_model_destroy(m);
+    free(keep);
+  }
+  {
+    /* conv 1x1 to 8 ch, max pool 5 rows SAME on 3 rows (the ring is the whole map), depthwise
+     * 3x3 s2 SAME, conv 3x3 SAME on the 1-row map. */
+    const layer ls[] = {{3, 1, 1, 1, AP_PADDING_SAME, 3, 8},
+                        {17, 5, 1, 1, AP_PADDING_SAME, 3, 8},
+                        {4, 3, 2, 1, AP_PADDING_SAME, 2, 8},
+                        {3, 3, 2, 1, AP_PADDING_SAME, 1, 8},
+                        {3, 3, 1, 1, AP_PADDING_SAME, 1, 1}};
+    uint8_t *keep;
+    ap_model *m = chain(3, 4, 2, ls, 5, &keep);
+    run_equal(m);
+    ap_model_destroy(m);
+    free(keep);
+  }
+  {
+    /* Tall maps: depthwise stride 2 and average pooling in one segment. */
+    const layer ls[] = {{3, 3, 1, 1, AP_PADDING_SAME, 32, 4},
+                        {4, 3, 2, 1, AP_PADDING_SAME, 16, 8},
+                        {1, 2, 2, 1, AP_PADDING_VALID, 8, 8},
+                        {3, 1, 1, 1, AP_PADDING_VALID, 8, 1}};
+    uint8_t *keep;
+    ap_model *m = chain(32, 3, 1, ls, 4, &keep);
+    ap_graph *g = NULL;
+    CHECK(ap_graph_create(m, &(ap_graph_options){.stream = true}, NULL, &g) == AP_OK);
+    CHECK(ap_graph_segment_count(g) >= 1);
+    ap_graph_destroy(g);
+    run_equal(m);
+    ap_model_destroy(m);
+    free(keep);
+  }
+}
+
+int main(void) {
+  for (size_t i = 0; i < sizeof weights / sizeof *weights; i++)
+    weights[i] = (float)((int)((i * 2654435761u) >> 28) - 8) / 8.0f;
+  ring_rule();
+  three_layers();
+  edges();
+  return ap_test_done();
+}
