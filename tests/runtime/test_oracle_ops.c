@@ -9,6 +9,10 @@
  *
  * AP_ORACLE_OPS=name runs one model; AP_ORACLE_OPS_LIST=1 prints every refusal with its
  * message (for keeping the list true). */
+/* test_stream_ops.c runs the same models streamed and in place. */
+#ifndef ORACLE_OPS_STREAM
+#define ORACLE_OPS_STREAM false
+#endif
 #include "oracle.h"
 
 typedef struct row {
@@ -173,6 +177,7 @@ static int run_model(const row *rows, size_t n, refused *list, size_t n_list, bo
       j++;
     bool skip = ORACLE_SANITIZED && rows[i].seed > 1; /* ASan: seed 1 shows memory errors */
     ap_interpreter_options o = ap_interpreter_defaults();
+    o.stream = o.inplace = ORACLE_OPS_STREAM;
     ap_interpreter *it = NULL;
     ap_status s = skip ? AP_OK : ap_interpreter_create(m, &o, &it);
     if (!skip && s == AP_OK) s = ap_interpreter_allocate(it);
