@@ -109,10 +109,14 @@ typedef struct ap_graph_options {
    * ring: the rows op k+1's window needs at once, max over its output rows y of
    *   min(H_in, y * stride - pad + eff) - max(0, y * stride - pad)   (at least 1)
    * with eff = (kernel_h - 1) * dilation + 1 and pad TFLite's top padding, times W x C x the
-   * element size (ap_graph_ring_rows). The segment is one step for memory: its input, output
-   * and rings live over all its ops' steps (the input to the last, the output from the first,
-   * each ring over them all), and each op's scratch at its own step, as before (a member runs
-   * a row at a time, never two at once). No in-place sharing or overlap inside a segment.
+   * element size (ap_graph_ring_rows). The segment is one step for memory, its last: its
+   * input lives to it, its output from it, its rings and its members' scratch over all its
+   * ops' steps, so every byte in use while the segment runs is live at its last step. No
+   * in-place sharing or overlap inside a segment; with `inplace`, the segment's output may
+   * overlap its dying input (an ap_overlap): once the last op has written output row y, the
+   * first op reads its input only from row max(0, next * stride - pad) on (next: the next row
+   * it computes in the runtime's pull order), so the lead is the max over y of
+   * (y + 1) * out_row - dead(y) * in_row.
    * Which segments: dynamic programming over subgraph 0's op order minimising the peak of
    * live bytes (scratch not counted) and then their sum, where a segment's steps cost the
    * bytes live there minus its tensors plus its input, output and rings. The cost of a

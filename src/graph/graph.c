@@ -205,6 +205,7 @@ void ap_graph_destroy(ap_graph *g) {
   ap_free(a, g->req_last);
   ap_free(a, g->ovl);
   ap_free(a, g->seg);
+  ap_free(a, g->seg_lead);
   ap_free(a, g->seg_of_op);
   ap_free(a, g->ring_rows);
   ap_free(a, g);
@@ -271,6 +272,12 @@ ap_status ap_graph_add_scratch(ap_graph *g, size_t subgraph, size_t op, uint64_t
   sc->bytes = bytes;
   sc->first = g->op_first[k];
   sc->last = g->op_last[k];
+  /* A streamed segment's members run in turns over all its steps. */
+  if (graph_in_segment(g, subgraph, op)) {
+    const ap_segment *seg = &g->seg[g->seg_of_op[k]];
+    sc->first = g->op_first[g->op_base[subgraph] + seg->first_op];
+    sc->last = g->op_last[g->op_base[subgraph] + seg->first_op + seg->op_count - 1];
+  }
   if (id) *id = g->tensor_base[g->sg_count] + g->scratch_count;
   g->scratch_count++;
   return AP_OK;

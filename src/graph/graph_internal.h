@@ -46,6 +46,7 @@ struct ap_graph {
   /* Streamed segments (segment.c): the segments, the one each op is in (model-wide op index;
    * -1: none), and each tensor's ring rows (0: whole). NULL without opt.stream. */
   ap_segment *seg;
+  int64_t *seg_lead; /* per segment: the least lead of its output below its input */
   size_t seg_count;
   int32_t *seg_of_op;
   uint32_t *ring_rows;
@@ -87,6 +88,11 @@ ap_status graph_stream(ap_graph *g);
 static inline bool graph_in_segment(const ap_graph *g, size_t sg, size_t op) {
   return g->seg_of_op && g->seg_of_op[g->op_base[sg] + op] >= 0;
 }
+/* Records that tensor `out` may start `lead` bytes below the request of root `r`. */
+ap_status graph_push_overlap(ap_graph *g, size_t r, size_t out, int64_t lead);
+/* segment.c, from graph_share_inplace at each step of a segment's op: at its last op, the
+ * overlap of the segment's output over its dying input, if any. */
+ap_status graph_segment_overlap(ap_graph *g, size_t sg, size_t op, int32_t step);
 /* Adds the overlaps whose two tensors both have requests in p (requests in id order). */
 ap_status graph_add_overlaps(ap_graph *g, ap_problem *p);
 

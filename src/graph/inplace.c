@@ -188,7 +188,10 @@ ap_status graph_share_inplace(ap_graph *g) {
     if (k < 0) continue;
     size_t ok = g->op_base[sg] + (size_t)k;
     if (g->op_first[ok] != (int32_t)step || g->op_last[ok] != (int32_t)step) continue;
-    if (graph_in_segment(g, sg, (size_t)k)) continue; /* rows in flight: nothing shared */
+    if (graph_in_segment(g, sg, (size_t)k)) { /* rows in flight: nothing shared inside */
+      if ((st = graph_segment_overlap(g, sg, (size_t)k, (int32_t)step)) != AP_OK) goto done;
+      continue;
+    }
     ap_op_info op;
     if ((st = ap_model_op(g->model, sg, (size_t)k, &op)) != AP_OK) {
       st = ap_fail(&g->err, st, "%s", ap_model_error(g->model));

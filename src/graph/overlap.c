@@ -130,6 +130,10 @@ ap_status graph_find_overlap(ap_graph *g, size_t sg, const ap_op_info *op, int32
     }
   /* Worth a pair only when some byte can be shared. */
   if (lead >= (int64_t)lo->bytes) return AP_OK;
+  return graph_push_overlap(g, r, out, lead);
+}
+
+ap_status graph_push_overlap(ap_graph *g, size_t r, size_t out, int64_t lead) {
   if (g->ovl_count == g->ovl_cap) {
     size_t cap = g->ovl_cap ? g->ovl_cap * 2 : 16;
     struct graph_overlap *nv = ap_calloc(g->alloc, cap, sizeof *nv);

@@ -98,6 +98,50 @@ static uint64_t ring_rows(const member *m) {
   return ap_segment_ring_rows((int32_t)m->in_h, (int32_t)m->out_h, m->fh, m->stride, m->dil);
 }
 
+static int64_t member_eff(const member *m) {
+  return ((int64_t)m->fh - 1) * m->dil + 1;
+}
+
+/* TFLite's top padding (as the kernels compute it). */
+static int64_t member_pad(const member *m) {
+  int64_t total = (m->out_h - 1) * m->stride + member_eff(m) - m->in_h;
+  return total > 0 ? total / 2 : 0;
+}
+
+/* The runtime's pull (src/runtime/stream.c): op i computes rows up to `upto`, pulling from op
+ * i - 1 the input rows each row's window reaches. */
+static void pull(const member *m, int64_t *done, size_t i, int64_t upto) {
+  while (done[i] < upto) {
+    if (i > 0) {
+      int64_t hi = done[i] * m[i].stride - member_pad(&m[i]) + member_eff(&m[i]);
+      hi = hi > m[i].in_h ? m[i].in_h : hi;
+      if (hi > 0) pull(m, done, i - 1, hi);
+    }
+    done[i]++;
+  }
+}
+
+/* The segment's output may start `lead` bytes below its input (a permitted overlap, as
+ * overlap.c's for one op): once the last op has written row y, the first op reads its input
+ * only from row max(0, next * stride - pad) on (next: its next row to compute; all rows are
+ * dead once it has computed them all), so
+ *   lead = max over y of (y + 1) * out_row - dead(y) * in_row. */
+static int64_t segment_lead(const member *m, size_t count) {
+  int64_t done[SEG_MAX_OPS] = {0}, lead = INT64_MIN;
+  const member *first = &m[0], *last = &m[count - 1];
+  for (int64_t y = 0; y < last->out_h; y++) {
+    pull(m, done, count - 1, y + 1);
+    int64_t dead = first->in_h;
+    if (done[0] < first->out_h) {
+      dead = done[0] * first->stride - member_pad(first);
+      dead = dead < 0 ? 0 : dead > first->in_h ? first->in_h : dead;
+    }
+    int64_t l = (y + 1) * (int64_t)last->out_row - dead * (int64_t)first->in_row;
+    if (l > lead) lead = l;
+  }
+  return lead;
+}
+
 /* How many input slots of subgraph 0's ops name each of its tensors. */
 static ap_status count_readers(ap_graph *g, uint32_t *n) {
   size_t nt = ap_model_tensor_count(g->model, 0);
@@ -128,8 +172,16 @@ static bool present(const ap_lifetime *l, int32_t s) {
 static bool segment_cost(const search *w, size_t a, size_t b, cost *c) {
   const ap_graph *g = w->g;
   size_t base = g->tensor_base[0];
-  uint64_t fixed =
-      g->life[base + (size_t)w->m[a].in].bytes + g->life[base + (size_t)w->m[b].out].bytes;
+  const ap_lifetime *li = &g->life[base + (size_t)w->m[a].in];
+  uint64_t in = li->bytes, out = g->life[base + (size_t)w->m[b].out].bytes, fixed = in + out;
+  /* In place, an input dying here lets the output start `lead` bytes below it: input at
+   * [0, in), output at [-lead, out - lead); the two take the span of their union. */
+  if (g->opt.inplace && li->last == g->op_first[g->op_base[0] + a] && li->kind != AP_KIND_OUTPUT) {
+    int64_t lead = segment_lead(&w->m[a], b - a + 1);
+    int64_t bottom = lead > 0 ? -lead : 0;
+    int64_t top = (int64_t)out - lead > (int64_t)in ? (int64_t)out - lead : (int64_t)in;
+    if ((uint64_t)(top - bottom) < fixed) fixed = (uint64_t)(top - bottom);
+  }
   for (size_t i = a; i < b; i++)
     fixed += ring_rows(&w->m[i + 1]) * w->m[i + 1].in_row;
   uint64_t before = 0;
@@ -155,12 +207,15 @@ static void record(ap_graph *g, const search *w, size_t index, size_t a, size_t 
   size_t base = g->tensor_base[0];
   int32_t sa = g->op_first[g->op_base[0] + a], sb = g->op_first[g->op_base[0] + b];
   ap_segment *sg = &g->seg[index];
+  g->seg_lead[index] = segment_lead(&w->m[a], b - a + 1);
   *sg = (ap_segment){0, (uint32_t)a, (uint32_t)(b - a + 1), 0, 0};
   ap_lifetime *in = &g->life[base + (size_t)w->m[a].in];
   if (in->last < sb) in->last = sb;
   if (in->last_reader < sb) in->last_reader = sb;
+  /* The output from the last step: everything live while the segment runs is live there
+   * (its input, rings and members' scratch reach it), so that step stands for them all. */
   ap_lifetime *out = &g->life[base + (size_t)w->m[b].out];
-  if (out->first > sa) out->first = sa;
+  if (out->first < sb) out->first = sb;
   for (size_t i = a; i < b; i++) {
     size_t id = base + (size_t)w->m[i].out;
     uint64_t rows = ring_rows(&w->m[i + 1]);
@@ -210,7 +265,9 @@ static ap_status pick(ap_graph *g, search *w) {
   for (size_t e = n; e > 0; e = from[e])
     count += e - from[e] > 1;
   g->seg = ap_calloc(g->alloc, count ? count : 1, sizeof *g->seg);
-  ap_status st = g->seg ? AP_OK : ap_fail(&g->err, AP_ERR_NOMEM, "out of memory for segments");
+  g->seg_lead = ap_calloc(g->alloc, count ? count : 1, sizeof *g->seg_lead);
+  ap_status st =
+      g->seg && g->seg_lead ? AP_OK : ap_fail(&g->err, AP_ERR_NOMEM, "out of memory for segments");
   g->seg_count = st == AP_OK ? count : 0;
   for (size_t e = n, k = count; st == AP_OK && e > 0; e = from[e])
     if (e - from[e] > 1) record(g, w, --k, from[e], e - 1);
@@ -268,6 +325,27 @@ ap_status graph_stream(ap_graph *g) {
   ap_free(g->alloc, w.live);
   ap_free(g->alloc, w.reads);
   return st;
+}
+
+ap_status graph_segment_overlap(ap_graph *g, size_t sg, size_t op, int32_t step) {
+  if (sg != 0 || !g->seg_of_op) return AP_OK;
+  int32_t i = g->seg_of_op[g->op_base[0] + op];
+  const ap_segment *s = &g->seg[i];
+  if (op + 1 != (size_t)s->first_op + s->op_count) return AP_OK;
+  ap_op_info first, last;
+  ap_status st = ap_model_op(g->model, 0, s->first_op, &first);
+  if (st == AP_OK) st = ap_model_op(g->model, 0, op, &last);
+  if (st != AP_OK) return ap_fail(&g->err, st, "%s", ap_model_error(g->model));
+  size_t base = g->tensor_base[0];
+  size_t x = base + (size_t)first.inputs.v[0], out = base + (size_t)last.outputs.v[0];
+  size_t r = g->share[x] == SIZE_MAX ? x : g->share[x];
+  const ap_lifetime *lx = &g->life[x], *lo = &g->life[out];
+  /* As overlap.c: the input's bytes die at the segment's last step, nothing else shares
+   * them, and some byte can be shared. */
+  if (!lx->planned || !lo->planned || g->req_last[r] != step || g->share[out] != SIZE_MAX ||
+      lx->kind == AP_KIND_OUTPUT || g->seg_lead[i] >= (int64_t)lo->bytes)
+    return AP_OK;
+  return graph_push_overlap(g, r, out, g->seg_lead[i]);
 }
 
 size_t ap_graph_segment_count(const ap_graph *g) {

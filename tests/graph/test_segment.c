@@ -176,7 +176,7 @@ static void three_layers(void) {
   CHECK(ap_graph_tensor(g, 0, 0, &l) == AP_OK);
   CHECK(l.first == 0 && l.last == 2); /* the input is read to the segment's end */
   CHECK(ap_graph_tensor(g, 0, y, &l) == AP_OK);
-  CHECK(l.first == 0 && l.last == 2); /* the output is written from its start */
+  CHECK(l.first == 2 && l.last == 2); /* the segment's last step stands for all of it */
   ap_problem *p = NULL;
   CHECK(ap_graph_problem(g, -1, 16, &p) == AP_OK);
   ap_plan *plan = NULL;
