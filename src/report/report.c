@@ -74,6 +74,7 @@ static bool from_runtime(ap_report *r, const ap_report_options *o) {
   io.alignment = r->alignment;
   io.allocator = r->alloc;
   io.inplace = o->inplace;
+  io.stream = o->stream;
   ap_interpreter *it = NULL;
   bool ok = false;
   ap_memory_usage mu;
@@ -247,6 +248,7 @@ static ap_status build(ap_report *r, const ap_report_options *o) {
   po.scratch = r->scratch;
   po.scratch_count = r->scratch_count;
   po.inplace = o->inplace;
+  po.stream = o->stream;
   ap_status s = ap_model_plan_create(m, &po, r->alloc, &r->mp);
   if (s != AP_OK) return fail(r, s, ap_model_plan_error(r->mp));
   if (ap_model_plan_parts(r->mp) != 1) return fail(r, AP_ERR_UNSUPPORTED, "plan has several parts");
@@ -279,6 +281,7 @@ static ap_status build(ap_report *r, const ap_report_options *o) {
   mo.strategy = r->strategy;
   mo.alignment = r->alignment;
   mo.inplace = o->inplace;
+  mo.stream = o->stream;
   snprintf(r->model_alt_name, sizeof r->model_alt_name, "%s, no scratch", r->strategy);
   plan_alt(r, AP_REPORT_ALT_MODEL, r->model_alt_name, mo);
   return AP_OK;

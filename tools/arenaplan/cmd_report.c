@@ -22,6 +22,8 @@ const ap_command cmd_report = {
     "                 finds (nothing is written)\n"
     "  --inplace      views and element-wise ops share their input's bytes, convolutions and\n"
     "                 pooling overlap it\n"
+    "  --stream       run chains of convolutions and pooling row by row (rings of rows); the\n"
+    "                 segments, their rings and what they saved are listed\n"
     "  --json         machine-readable output\n"
     "The estimate: total = weights (the model file, read in place) + inputs and outputs +\n"
     "intermediates and scratch (the rest of the arena) + persistent + the interpreter's tables.\n"
@@ -51,6 +53,8 @@ static int parse(int argc, char **argv, report_args *a) {
       a->reorder = true;
     } else if (strcmp(arg, "--inplace") == 0) {
       a->inplace = true;
+    } else if (strcmp(arg, "--stream") == 0) {
+      a->stream = true;
     } else if (strcmp(arg, "--json") == 0) {
       a->json = true;
     } else if (arg[0] == '-' && arg[1]) {
@@ -75,6 +79,27 @@ static int write_file(const char *path, const ap_report *r, writer w) {
   return AP_EXIT_OK;
 }
 
+/* The streamed segments of the plan: ops, rings and what they saved. */
+static void print_segments(const ap_model *m, const ap_graph *g) {
+  size_t n = ap_graph_segment_count(g);
+  printf("\nstreamed segments: %zu%s\n", n, n ? "" : " (none smaller than the plan without)");
+  for (size_t i = 0; i < n; i++) {
+    ap_segment s;
+    if (ap_graph_segment(g, i, &s) != AP_OK) continue;
+    printf("  ops %u-%u: rings %llu B, saved %llu B;", s.first_op, s.first_op + s.op_count - 1,
+           (unsigned long long)s.ring_bytes, (unsigned long long)s.saved);
+    for (uint32_t k = s.first_op; k + 1 < s.first_op + s.op_count; k++) {
+      ap_op_info op;
+      if (ap_model_op(m, s.subgraph, k, &op) != AP_OK || op.outputs.n < 1) continue;
+      ap_lifetime l;
+      if (ap_graph_tensor(g, s.subgraph, (size_t)op.outputs.v[0], &l) != AP_OK) continue;
+      printf(" t%d %u rows (%llu B)", op.outputs.v[0],
+             ap_graph_ring_rows(g, (uint64_t)op.outputs.v[0]), (unsigned long long)l.bytes);
+    }
+    printf("\n");
+  }
+}
+
 static int run(int argc, char **argv) {
   if (cli_wants_help(&cmd_report, argc, argv)) return AP_EXIT_OK;
   report_args a = {0};
@@ -83,7 +108,7 @@ static int run(int argc, char **argv) {
   ap_model *m = cli_open_model(a.model);
   if (!m) return AP_EXIT_USAGE;
   ap_report *r = NULL;
-  ap_report_options o = {.strategy = a.strategy, .inplace = a.inplace};
+  ap_report_options o = {.strategy = a.strategy, .inplace = a.inplace, .stream = a.stream};
   cli_reordered x = {0};
   if (a.reorder && !cli_reorder(a.model, m, NULL, &x)) {
     rc = AP_EXIT_USAGE;
@@ -100,6 +125,8 @@ static int run(int argc, char **argv) {
   } else {
     if (a.reorder) cli_reorder_line(stdout, &x);
     report_print_text(r, &a);
+    if (a.stream)
+      print_segments(cli_reordered_model(&x, m), ap_model_plan_graph(ap_report_plan(r)));
   }
   if (a.has_budget && ap_report_estimate(r)->device > a.budget) rc = AP_EXIT_CHECK;
 done:

@@ -7,7 +7,7 @@
 
 typedef struct report_args {
   const char *model, *strategy, *html, *svg;
-  bool json, wide, has_budget, reorder, inplace;
+  bool json, wide, has_budget, reorder, inplace, stream;
   uint64_t budget;
 } report_args;
 
