@@ -73,8 +73,13 @@ ap_status ap_report_write_c_header(const ap_report *r, const char *prefix, FILE 
     fputc(c[0] == '*' && c[1] == '/' ? '_' : *c, f);
   fprintf(f,
           ": do not edit.\n * model sha256: %s\n * model bytes:  %zu\n"
-          " * plan: strategy %s, %" PRIu64 "-byte alignment, arenaplan lifetimes.\n",
-          sha, size, r->strategy, r->alignment);
+          " * plan: strategy %s, %" PRIu64 "-byte alignment, arenaplan lifetimes%s%s.\n",
+          sha, size, r->strategy, r->alignment, r->inplace ? ", in place" : "",
+          r->stream ? ", streamed" : "");
+  if (r->inplace || r->stream)
+    fprintf(f, " * Create the interpreter with%s%s for these sizes.\n",
+            r->inplace ? " ap_interpreter_options.inplace" : "",
+            r->stream ? (r->inplace ? " and .stream" : " ap_interpreter_options.stream") : "");
   if (!e->from_runtime)
     fprintf(f, " * The runtime could not allocate this model: persistent bytes are the variable\n"
                " * tensors only and the interpreter's tables are unknown (0 here).\n");

@@ -304,6 +304,8 @@ ap_status ap_report_create(const ap_model *m, const ap_report_options *opt, cons
     return ap_fail(&r->err, AP_ERR_ARG, "strategy name too long: %.40s", strategy);
   strcpy(r->strategy, strategy);
   r->alignment = o.alignment ? o.alignment : 16;
+  r->inplace = o.inplace;
+  r->stream = o.stream;
   return build(r, &o);
 }
 

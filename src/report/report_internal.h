@@ -11,6 +11,7 @@ struct ap_report {
   const ap_model *model;
   char strategy[32];
   uint64_t alignment;
+  bool inplace, stream; /* the interpreter options the plan needs */
   ap_model_plan *mp;
   ap_estimate est;
   ap_errbuf runtime_err;

@@ -1,5 +1,6 @@
 /* arenaplan header: a C header with the sizes a firmware build must reserve for a model. */
 #include "commands.h"
+#include "reorder_cli.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -8,8 +9,14 @@ static int run(int argc, char **argv);
 
 const ap_command cmd_header = {
     "header", "a C header for firmware builds: arena, persistent and I/O sizes, checks", run,
-    "usage: arenaplan header MODEL [--strategy S] [--prefix NAME] > model_arena.h\n"
+    "usage: arenaplan header MODEL [--strategy S] [--inplace] [--stream] [--reorder]\n"
+    "                 [--prefix NAME] > model_arena.h\n"
     "  --strategy S   naive, linear, tflm, tflite, ..., best (default), exact\n"
+    "  --inplace      in-place sharing and overlaps (the firmware sets\n"
+    "                 ap_interpreter_options.inplace)\n"
+    "  --stream       streamed segments (ap_interpreter_options.stream)\n"
+    "  --reorder      sizes for the model with its operators in the order `arenaplan\n"
+    "                 reorder` finds (the firmware must then run that reordered model)\n"
     "  --prefix NAME  macro prefix, a C identifier (default: the file name in capitals,\n"
     "                 e.g. PERSON_DETECT_INT8 for person_detect_int8.tflite)\n"
     "Writes to stdout: NAME_ARENA_BYTES, NAME_PERSISTENT_BYTES, NAME_TABLES_BYTES,\n"
@@ -39,8 +46,15 @@ static bool identifier(const char *s) {
 static int run(int argc, char **argv) {
   if (cli_wants_help(&cmd_header, argc, argv)) return AP_EXIT_OK;
   const char *path = NULL, *strategy = NULL, *prefix = NULL, *v;
+  bool inplace = false, stream = false, reorder = false;
   for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--strategy") == 0) {
+    if (strcmp(argv[i], "--inplace") == 0) {
+      inplace = true;
+    } else if (strcmp(argv[i], "--stream") == 0) {
+      stream = true;
+    } else if (strcmp(argv[i], "--reorder") == 0) {
+      reorder = true;
+    } else if (strcmp(argv[i], "--strategy") == 0) {
       if (!(v = cli_value(&cmd_header, argc, argv, &i))) return AP_EXIT_USAGE;
       if (!cli_check_strategy(&cmd_header, v)) return AP_EXIT_USAGE;
       strategy = v;
@@ -67,9 +81,12 @@ static int run(int argc, char **argv) {
   ap_model *m = cli_open_model(path);
   if (!m) return AP_EXIT_USAGE;
   ap_report *r = NULL;
-  ap_report_options o = {.strategy = strategy};
+  ap_report_options o = {.strategy = strategy, .inplace = inplace, .stream = stream};
   int rc = AP_EXIT_OK;
-  if (ap_report_create(m, &o, NULL, &r) != AP_OK)
+  cli_reordered x = {0};
+  if (reorder && !cli_reorder(path, m, NULL, &x))
+    rc = AP_EXIT_USAGE;
+  else if (ap_report_create(cli_reordered_model(&x, m), &o, NULL, &r) != AP_OK)
     rc = cli_fail(path, "%s", ap_report_error(r));
   else if (ap_report_write_c_header(r, prefix, stdout) != AP_OK)
     rc = cli_fail(path, "could not write the header");
@@ -79,6 +96,7 @@ static int run(int argc, char **argv) {
             "persistent is the variable tensors only, tables 0\n",
             path, ap_report_estimate(r)->runtime_error);
   ap_report_destroy(r);
+  cli_reordered_free(&x);
   ap_model_destroy(m);
   return rc;
 }
