@@ -155,6 +155,10 @@ ap_status rt_plan(ap_interpreter *it, rt_prep *prep, bool place, uint64_t *arena
   size_t total = 0;
   for (size_t sg = 0; sg < it->sg_count; sg++)
     total += it->sg[sg].tensor_count;
+  /* The segments' table comes first: tables grow down from a caller buffer's top, and the
+   * planning temporaries fill its bottom until the plan is placed. */
+  uint32_t *table = NULL;
+  if (place && rt_stream(it) && !(table = rt_stream_alloc(it))) return rt_nomem(it);
   plan_state st = {.temp = rt_temp_allocator(it)};
   ap_status s = build(it, prep, place, &st, total);
   /* Streaming is never worse than not: a plan without segments that is smaller wins (the
@@ -175,7 +179,7 @@ ap_status rt_plan(ap_interpreter *it, rt_prep *prep, bool place, uint64_t *arena
     *arena = ap_plan_arena(st.plan);
     if (place) {
       it->segments = NULL;
-      if (rt_stream(it)) s = rt_stream_table(it, st.g);
+      if (table) s = rt_stream_table(it, st.g, table);
       it->arena_bytes = *arena;
       it->arena_lower_bound = ap_plan_lower_bound(st.plan);
       uint64_t align = it->alignment ? it->alignment : 16;

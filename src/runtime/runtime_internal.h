@@ -167,9 +167,12 @@ static inline bool rt_inplace(const ap_interpreter *it) {
 /* Whether the plan streams segments: not with max_input_dims (a resize changes the rows), nor
  * when a caller's kernel overrides a builtin (a segment runs the builtin kernels' rows). */
 bool rt_stream(const ap_interpreter *it);
-/* stream.c: after planning, the segments' table from the graph (tables memory); at invoke,
+/* stream.c: before planning, the segments' table (tables memory, zeroed; NULL with the
+ * message set); after, its contents from the graph (it->segments stays NULL when the plan has
+ * no segment); at invoke,
  * runs the segment of `count` ops starting at op k of subgraph 0, row by row. */
-ap_status rt_stream_table(ap_interpreter *it, const ap_graph *g);
+uint32_t *rt_stream_alloc(ap_interpreter *it);
+ap_status rt_stream_table(ap_interpreter *it, const ap_graph *g, uint32_t *table);
 ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count);
 
 /* Formats the interpreter's message and returns `s`. */

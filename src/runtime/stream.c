@@ -17,15 +17,19 @@ bool rt_stream(const ap_interpreter *it) {
   return true;
 }
 
-ap_status rt_stream_table(ap_interpreter *it, const ap_graph *g) {
+uint32_t *rt_stream_alloc(ap_interpreter *it) {
+  size_t bytes;
+  if (it->sg_count == 0 || !ap_mul_size(it->sg[0].op_count, 2 * sizeof(uint32_t), &bytes)) {
+    rt_fail(it, AP_ERR_OVERFLOW, "too many ops to stream");
+    return NULL;
+  }
+  return rt_tables_alloc(it, bytes ? bytes : 1);
+}
+
+ap_status rt_stream_table(ap_interpreter *it, const ap_graph *g, uint32_t *t) {
   size_t n = ap_graph_segment_count(g);
   if (n == 0 || it->sg_count == 0) return AP_OK;
   uint32_t ops = it->sg[0].op_count;
-  size_t bytes;
-  if (!ap_mul_size(ops, 2 * sizeof(uint32_t), &bytes))
-    return rt_fail(it, AP_ERR_OVERFLOW, "too many ops to stream");
-  uint32_t *t = rt_tables_alloc(it, bytes ? bytes : 1);
-  if (!t) return rt_nomem(it);
   for (size_t i = 0; i < n; i++) {
     ap_segment seg;
     if (ap_graph_segment(g, i, &seg) != AP_OK || seg.subgraph != 0 ||
