@@ -104,8 +104,11 @@ typedef struct ap_graph_options {
    * consecutive ops of subgraph 0 executed row by row, so that the maps between them never
    * exist whole. Members: CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, MAX_POOL_2D on NHWC
    * maps of batch 1 whose filter and bias are constants (not the hybrids: float maps with int8
-   * filters). Op k+1 may follow op k in a segment when op k's output is read by op k+1 alone,
-   * as its input 0, and is an intermediate of the model's own shape. That output is then a
+   * filters), and, after the first op, ADD of two maps of its output's shape (float32, int8,
+   * uint8) whose other input, the skip, is written before the segment and read whole (rows
+   * y of both make row y). Op k+1 may follow op k in a segment when op k's output is read by
+   * op k+1 alone, as its input 0 (or an ADD's input 1), and is an intermediate of the model's
+   * own shape. A skip lives to the segment's end like the input. That output is then a
    * ring: the rows op k+1's window needs at once, max over its output rows y of
    *   min(H_in, y * stride - pad + eff) - max(0, y * stride - pad)   (at least 1)
    * with eff = (kernel_h - 1) * dilation + 1 and pad TFLite's top padding, times W x C x the
@@ -115,8 +118,8 @@ typedef struct ap_graph_options {
    * in-place sharing or overlap inside a segment; with `inplace`, the segment's output may
    * overlap its dying input (an ap_overlap): once the last op has written output row y, the
    * first op reads its input only from row max(0, next * stride - pad) on (next: the next row
-   * it computes in the runtime's pull order), so the lead is the max over y of
-   * (y + 1) * out_row - dead(y) * in_row.
+   * it computes in the runtime's pull order), and an ADD whose skip is the input from its
+   * next row, so the lead is the max over y of (y + 1) * out_row - dead(y) * in_row.
    * Which segments: dynamic programming over subgraph 0's op order minimising the peak of
    * live bytes (scratch not counted) and then their sum, where a segment's steps cost the
    * bytes live there minus its tensors plus its input, output and rings. The cost of a

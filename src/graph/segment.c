@@ -12,6 +12,7 @@ typedef struct member {
   bool ok;                  /* may be in a segment */
   int32_t fh, stride, dil;  /* its window */
   int32_t in, out;          /* input 0 and output 0 (subgraph 0 indices) */
+  int32_t side;             /* ADD: the input read whole (-1: none); `in` is the chained one */
   int64_t in_h, out_h;      /* map heights */
   uint64_t in_row, out_row; /* bytes of one row of each */
 } member;
@@ -32,6 +33,30 @@ static bool data_kind(ap_tensor_kind k) {
   return k == AP_KIND_INTERMEDIATE || k == AP_KIND_INPUT || k == AP_KIND_OUTPUT;
 }
 
+/* ADD of two maps of the output's shape (no broadcasting; float32, int8 or uint8): row y of
+ * the output reads row y of each input. Which input is chained is decided by the op before. */
+static ap_status classify_add(ap_graph *g, const ap_op_info *op, member *m) {
+  if (op->inputs.n != 2 || op->inputs.v[1] < 0) return AP_OK;
+  ap_tensor_info t0, t1, to;
+  int32_t d0[4], d1[4], dout[4];
+  if (!graph_nhwc(g, 0, op->inputs.v[0], &t0, d0) || !graph_nhwc(g, 0, op->inputs.v[1], &t1, d1) ||
+      !graph_nhwc(g, 0, op->outputs.v[0], &to, dout) || memcmp(d0, dout, sizeof d0) != 0 ||
+      memcmp(d1, dout, sizeof d1) != 0 || dout[0] != 1 || t0.type != to.type ||
+      t1.type != to.type || op->inputs.v[0] == op->inputs.v[1])
+    return AP_OK;
+  if (to.type != AP_FLOAT32 && to.type != AP_INT8 && to.type != AP_UINT8) return AP_OK;
+  const ap_lifetime *lo = &g->life[g->tensor_base[0] + (size_t)op->outputs.v[0]];
+  if (!lo->planned || !data_kind(lo->kind)) return AP_OK;
+  m->fh = m->stride = m->dil = 1;
+  m->in = op->inputs.v[0];
+  m->side = op->inputs.v[1];
+  m->out = op->outputs.v[0];
+  m->in_h = m->out_h = dout[1];
+  m->in_row = m->out_row = to.bytes / (uint64_t)dout[1];
+  m->ok = true;
+  return AP_OK;
+}
+
 /* Whether op k of subgraph 0 can run on rows (see graph.h for the rules). */
 static ap_status classify(ap_graph *g, size_t k, member *m) {
   memset(m, 0, sizeof *m);
@@ -43,6 +68,8 @@ static ap_status classify(ap_graph *g, size_t k, member *m) {
   if (op.custom || op.inputs.n < 1 || op.outputs.n != 1 || op.inputs.v[0] < 0 ||
       op.outputs.v[0] < 0)
     return AP_OK;
+  m->side = -1;
+  if (op.builtin == 0) return classify_add(g, &op, m);
   bool same;
   if (!graph_op_window(g, 0, k, &op, &m->fh, &m->stride, &m->dil, &same) || m->fh <= 0 ||
       m->stride <= 0 || m->dil <= 0)
@@ -136,6 +163,9 @@ static int64_t segment_lead(const member *m, size_t count) {
       dead = done[0] * first->stride - member_pad(first);
       dead = dead < 0 ? 0 : dead > first->in_h ? first->in_h : dead;
     }
+    /* An ADD reading the segment's input whole reads its row `done` next. */
+    for (size_t i = 1; i < count; i++)
+      if (m[i].side == first->in && done[i] < dead) dead = done[i];
     int64_t l = (y + 1) * (int64_t)last->out_row - dead * (int64_t)first->in_row;
     if (l > lead) lead = l;
   }
@@ -169,14 +199,35 @@ static bool present(const ap_lifetime *l, int32_t s) {
 }
 
 /* The cost of streaming ops [a, b] (b > a), and whether it is no worse anywhere than not. */
+/* Whether tensor t is read whole by ops [a, b]: the segment's input, or an ADD's side. */
+static bool whole_input(const search *w, size_t a, size_t b, int32_t t) {
+  if (t == w->m[a].in) return true;
+  for (size_t i = a + 1; i <= b; i++)
+    if (w->m[i].side == t) return true;
+  return false;
+}
+
 static bool segment_cost(const search *w, size_t a, size_t b, cost *c) {
   const ap_graph *g = w->g;
   size_t base = g->tensor_base[0];
+  int32_t sa = g->op_first[g->op_base[0] + a], sb = g->op_first[g->op_base[0] + b];
+  /* An ADD runs inside only, on a side input written before the segment. */
+  if (w->m[a].side >= 0) return false;
+  uint64_t side = 0;
+  for (size_t i = a + 1; i <= b; i++) {
+    const ap_lifetime *ls = w->m[i].side >= 0 ? &g->life[base + (size_t)w->m[i].side] : NULL;
+    if (ls && ls->kind != AP_KIND_CONSTANT && ls->producer >= sa) return false;
+    bool again = w->m[i].side == w->m[a].in;
+    for (size_t j = a + 1; j < i; j++)
+      again |= w->m[j].side == w->m[i].side;
+    if (ls && ls->planned && !again) side += ls->bytes;
+  }
   const ap_lifetime *li = &g->life[base + (size_t)w->m[a].in];
   uint64_t in = li->bytes, out = g->life[base + (size_t)w->m[b].out].bytes, fixed = in + out;
+  fixed += side;
   /* In place, an input dying here lets the output start `lead` bytes below it: input at
    * [0, in), output at [-lead, out - lead); the two take the span of their union. */
-  if (g->opt.inplace && li->last == g->op_first[g->op_base[0] + a] && li->kind != AP_KIND_OUTPUT) {
+  if (g->opt.inplace && li->last >= sa && li->last <= sb && li->kind != AP_KIND_OUTPUT) {
     int64_t lead = segment_lead(&w->m[a], b - a + 1);
     int64_t bottom = lead > 0 ? -lead : 0;
     int64_t top = (int64_t)out - lead > (int64_t)in ? (int64_t)out - lead : (int64_t)in;
@@ -191,9 +242,12 @@ static bool segment_cost(const search *w, size_t a, size_t b, cost *c) {
     uint64_t live = w->live[s], mine = 0;
     if (present(&g->life[base + (size_t)w->m[a].in], s))
       mine += g->life[base + (size_t)w->m[a].in].bytes;
-    for (size_t i = a; i <= b; i++)
+    for (size_t i = a; i <= b; i++) {
       if (present(&g->life[base + (size_t)w->m[i].out], s))
         mine += g->life[base + (size_t)w->m[i].out].bytes;
+      const ap_lifetime *ls = w->m[i].side >= 0 ? &g->life[base + (size_t)w->m[i].side] : NULL;
+      if (ls && !whole_input(w, a, i - 1, w->m[i].side) && present(ls, s)) mine += ls->bytes;
+    }
     uint64_t now = live - mine + fixed;
     if (now > c->peak) c->peak = now;
     if (live > before) before = live;
@@ -212,6 +266,11 @@ static void record(ap_graph *g, const search *w, size_t index, size_t a, size_t 
   ap_lifetime *in = &g->life[base + (size_t)w->m[a].in];
   if (in->last < sb) in->last = sb;
   if (in->last_reader < sb) in->last_reader = sb;
+  for (size_t i = a + 1; i <= b; i++) {
+    ap_lifetime *ls = w->m[i].side >= 0 ? &g->life[base + (size_t)w->m[i].side] : NULL;
+    if (ls && ls->planned && ls->last < sb) ls->last = sb;
+    if (ls && ls->planned && ls->last_reader < sb) ls->last_reader = sb;
+  }
   /* The output from the last step: everything live while the segment runs is live there
    * (its input, rings and members' scratch reach it), so that step stands for them all. */
   ap_lifetime *out = &g->life[base + (size_t)w->m[b].out];
@@ -312,6 +371,10 @@ ap_status graph_stream(ap_graph *g) {
     w.live[s] += w.live[s - 1];
   for (size_t k = 0; st == AP_OK && k + 1 < w.n; k++) {
     const member *a = &w.m[k], *b = &w.m[k + 1];
+    if (b->ok && b->side >= 0 && a->out == b->side) { /* ADD chained through input 1 */
+      w.m[k + 1].side = b->in;
+      w.m[k + 1].in = a->out;
+    }
     if (!a->ok || !b->ok || a->out != b->in ||
         g->op_first[g->op_base[0] + k + 1] != g->op_first[g->op_base[0] + k] + 1)
       continue;

@@ -47,7 +47,7 @@ ap_status rt_stream_table(ap_interpreter *it, const ap_graph *g, uint32_t *t) {
   return AP_OK;
 }
 
-enum { M_CONV = 1, M_DEPTHWISE, M_POOL };
+enum { M_CONV = 1, M_DEPTHWISE, M_POOL, M_ADD };
 
 /* One member of the running segment. */
 typedef struct member {
@@ -55,8 +55,11 @@ typedef struct member {
   union {
     ap_conv_params conv;
     ap_pool_params pool;
+    ap_binary_params bin;
   } p;
-  ap_ktensor in, filter, bias, out;
+  ap_ktensor in, filter, bias, out; /* ADD: `filter` is the input read whole */
+  bool side_first;                  /* ADD: the whole input is its input 0 */
+  size_t in_row, side_row, out_row; /* ADD: bytes per row */
   bool has_bias;
   void *scratch;
   ap_krows rows; /* rings; r0/r1 set per call */
@@ -84,6 +87,56 @@ static ap_status view(ap_interpreter *it, int32_t t, ap_ktensor *v) {
   return s == AP_OK ? AP_OK : rt_fail(it, s, "%s", e.msg);
 }
 
+/* A view of one row of t (dims [1, 1, W, C]), data set per row. */
+static ap_ktensor row_view(const ap_ktensor *t, size_t *row_bytes) {
+  ap_ktensor r = *t;
+  r.dims[1] = 1;
+  *row_bytes = (size_t)t->dims[2] * (size_t)t->dims[3] * ap_ktype_size(t->type);
+  return r;
+}
+
+/* ADD inside a segment: the chained input is the previous op's output (`in`, a ring), the
+ * other is read whole; the kernel runs on one row of each. */
+static ap_status prepare_add(ap_interpreter *it, uint32_t k, const ap_op_info *op,
+                             const ap_op_options *o, member *m) {
+  if (op->inputs.n != 2 || op->outputs.n != 1 || op->inputs.v[0] < 0 || op->inputs.v[1] < 0 ||
+      o->kind != AP_OPTIONS_ADD)
+    return rt_fail(it, AP_ERR_KERNEL, "op %u: not streamable", k);
+  ap_op_info prev;
+  ap_status s = ap_model_op(it->model, 0, k - 1, &prev);
+  if (s != AP_OK || prev.outputs.n < 1) return rt_fail(it, AP_ERR_KERNEL, "op %u: no chain", k);
+  m->side_first = op->inputs.v[1] == prev.outputs.v[0];
+  s = view(it, op->inputs.v[m->side_first ? 1 : 0], &m->in);
+  if (s == AP_OK) s = view(it, op->inputs.v[m->side_first ? 0 : 1], &m->filter);
+  if (s == AP_OK) s = view(it, op->outputs.v[0], &m->out);
+  if (s != AP_OK) return s;
+  ap_ktensor a = row_view(&m->in, &m->in_row), b = row_view(&m->filter, &m->side_row);
+  ap_ktensor out = row_view(&m->out, &m->out_row);
+  ap_errbuf e = {{0}};
+  s = m->side_first
+          ? ap_binary_prepare(AP_KBIN_ADD, o->add.activation, &b, &a, &out, &m->p.bin, &e)
+          : ap_binary_prepare(AP_KBIN_ADD, o->add.activation, &a, &b, &out, &m->p.bin, &e);
+  if (s != AP_OK) return rt_fail(it, s, "op %u: %s", k, e.msg);
+  if (!ap_kshape_equal(&m->in, &m->out) || !ap_kshape_equal(&m->filter, &m->out) || m->in.rank != 4)
+    return rt_fail(it, AP_ERR_KERNEL, "op %u: ADD in a segment broadcasts", k);
+  m->kind = M_ADD;
+  m->eff = m->stride = 1;
+  m->in_h = m->out_h = m->out.dims[1];
+  return AP_OK;
+}
+
+static ap_status eval_add_row(member *m, int32_t y) {
+  size_t in_slot = (size_t)(m->rows.in_ring ? y % m->rows.in_ring : y);
+  size_t out_slot = (size_t)(m->rows.out_ring ? y % m->rows.out_ring : y);
+  size_t r;
+  ap_ktensor a = row_view(&m->in, &r), b = row_view(&m->filter, &r), out = row_view(&m->out, &r);
+  a.data = (uint8_t *)m->in.data + in_slot * m->in_row;
+  b.data = (uint8_t *)m->filter.data + (size_t)y * m->side_row;
+  out.data = (uint8_t *)m->out.data + out_slot * m->out_row;
+  return m->side_first ? ap_binary_eval(&m->p.bin, &b, &a, &out)
+                       : ap_binary_eval(&m->p.bin, &a, &b, &out);
+}
+
 static ap_status prepare(ap_interpreter *it, uint32_t k, member *m) {
   ap_op_info op;
   ap_op_options o;
@@ -91,6 +144,7 @@ static ap_status prepare(ap_interpreter *it, uint32_t k, member *m) {
   if (s == AP_OK) s = ap_model_op_options(it->model, 0, k, &o);
   if (s != AP_OK) return rt_fail(it, s, "%s", ap_model_error(it->model));
   memset(m, 0, sizeof *m);
+  if (op.builtin == 0) return prepare_add(it, k, &op, &o, m);
   if (op.inputs.n < 1 || op.outputs.n != 1)
     return rt_fail(it, AP_ERR_KERNEL, "op %u: not streamable", k);
   s = view(it, op.inputs.v[0], &m->in);
@@ -168,6 +222,7 @@ static ap_status eval_row(member *m, int32_t y) {
   case M_DEPTHWISE:
     return ap_depthwise_eval_rows(&m->p.conv, &m->in, &m->filter, bias, &m->out, m->scratch,
                                   &m->rows);
+  case M_ADD: return eval_add_row(m, y);
   default: return ap_pool_eval_rows(&m->p.pool, &m->in, &m->out, &m->rows);
   }
 }

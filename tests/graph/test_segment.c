@@ -33,7 +33,8 @@ static void ring_rule(void) {
 
 /* A layer of a crafted float chain. */
 typedef struct layer {
-  int32_t builtin; /* 3 CONV_2D, 4 DEPTHWISE_CONV_2D, 17 MAX_POOL_2D, 1 AVERAGE_POOL_2D */
+  int32_t builtin; /* 3 CONV_2D, 4 DEPTHWISE_CONV_2D, 17 MAX_POOL_2D, 1 AVERAGE_POOL_2D,
+                    * 0 ADD of the map and the chain's input x (the skip) */
   int32_t kh, stride, dil;
   ap_padding pad;
   int32_t out_h, out_c;
@@ -71,6 +72,10 @@ static ap_model *chain(int32_t h, int32_t w, int32_t c, const layer *ls, size_t 
       o = l->builtin == 3 ? ap_options_conv2d(l->pad, 1, l->stride, AP_ACT_NONE, 1, l->dil)
                           : ap_options_depthwise_conv2d(l->pad, 1, l->stride, l->out_c / in_c,
                                                         AP_ACT_NONE, 1, l->dil);
+    } else if (l->builtin == 0) {
+      ins[1] = in0;
+      nin = 2;
+      o = ap_options_add(AP_ACT_RELU);
     } else {
       o = ap_options_pool2d(l->pad, 1, l->stride, 1, l->kh, AP_ACT_NONE);
     }
@@ -198,6 +203,47 @@ static void three_layers(void) {
 
 /* Dilation, a pooling window taller than the map, 1-row maps and a depthwise stride 2: the
  * segments the search picks run equal to unstreamed runs. */
+static void skip_add(void) {
+  /* x [1,8,2,4] -> conv 3x3 SAME -> a -> conv 3x3 SAME -> b -> ADD(b, x) -> y, 256 B each.
+   * Unstreamed the steps hold 512, 768 and 768 bytes. One segment: a's ring 3 rows of 32 B, b's
+   * 1 row (the ADD reads row y); x is read whole by the first conv and the ADD: x + y + 96 +
+   * 32 = 640. In place, y overlaps x: once y's row r is written the ADD reads x from row r + 1
+   * on, and the first conv has computed rows up to r + 1 (two ahead of the second conv's
+   * window, pad 1), reading x next from row r + 1 too: the lead is max (r + 1) * 32 - (r + 1)
+   * * 32 = 0, y takes x's bytes, and 256 + 128 = 384 bytes remain. */
+  const layer ls[] = {{3, 3, 1, 1, AP_PADDING_SAME, 8, 4},
+                      {3, 3, 1, 1, AP_PADDING_SAME, 8, 4},
+                      {0, 1, 1, 1, AP_PADDING_SAME, 8, 4}};
+  uint8_t *keep;
+  ap_model *m = chain(8, 2, 4, ls, 3, &keep);
+  ap_graph *g = NULL;
+  CHECK(ap_graph_create(m, &(ap_graph_options){.stream = true}, NULL, &g) == AP_OK);
+  CHECK_EQ(ap_graph_segment_count(g), (size_t)1);
+  CHECK_EQ(ap_graph_ring_rows(g, out_index(ls, 0)), 3u);
+  CHECK_EQ(ap_graph_ring_rows(g, out_index(ls, 1)), 1u);
+  ap_problem *p = NULL;
+  ap_plan *plan = NULL;
+  CHECK(ap_graph_problem(g, -1, 16, &p) == AP_OK);
+  CHECK(ap_plan_create(p, &(ap_plan_options){.strategy = "best"}, &plan) == AP_OK);
+  CHECK_EQ(ap_plan_arena(plan), (uint64_t)640);
+  ap_plan_destroy(plan);
+  ap_problem_destroy(p);
+  ap_graph_destroy(g);
+  CHECK(ap_graph_create(m, &(ap_graph_options){.stream = true, .inplace = true}, NULL, &g) ==
+        AP_OK);
+  CHECK(ap_graph_problem(g, -1, 16, &p) == AP_OK);
+  CHECK_EQ(ap_problem_overlap_count(p), (size_t)1);
+  CHECK_EQ(ap_problem_overlaps(p)[0].lead, (int64_t)0);
+  CHECK(ap_plan_create(p, &(ap_plan_options){.strategy = "best"}, &plan) == AP_OK);
+  CHECK_EQ(ap_plan_arena(plan), (uint64_t)384);
+  ap_plan_destroy(plan);
+  ap_problem_destroy(p);
+  ap_graph_destroy(g);
+  CHECK_EQ(run_equal(m), (uint64_t)640);
+  ap_model_destroy(m);
+  free(keep);
+}
+
 static void edges(void) {
   {
     /* x [1,10,2,1] -> conv 1x1 (8 ch) -> a [1,10,2,8] -> conv 3x3 dilation 2 VALID -> [1,6,2,1]:
@@ -252,6 +298,7 @@ int main(void) {
     weights[i] = (float)((int)((i * 2654435761u) >> 28) - 8) / 8.0f;
   ring_rule();
   three_layers();
+  skip_add();
   edges();
   return ap_test_done();
 }
