@@ -8,7 +8,10 @@ static int run(int argc, char **argv);
 
 const ap_command cmd_compare = {
     "compare", "every strategy side by side, and what TFLite and TFLite Micro need", run,
-    "usage: arenaplan compare MODEL [--align N] [--exact-budget SECONDS] [--json]\n"
+    "usage: arenaplan compare MODEL [--align N] [--exact-budget SECONDS] [--inplace] [--stream]\n"
+    "                 [--json]\n"
+    "  --inplace      every strategy plans with in-place sharing and overlaps\n"
+    "  --stream       every strategy plans with streamed segments\n"
     "Plans MODEL with every strategy (our lifetimes, 16-byte alignment by default) and shows\n"
     "each arena, its ratio to the lower bound, the saving against what TFLite (ArenaPlanner,\n"
     "its lifetimes, 64-byte alignment) and TFLite Micro (GreedyMemoryPlanner, its lifetimes)\n"
@@ -17,13 +20,17 @@ const ap_command cmd_compare = {
 static int run(int argc, char **argv) {
   if (cli_wants_help(&cmd_compare, argc, argv)) return AP_EXIT_OK;
   const char *path = NULL;
-  bool json = false;
+  bool json = false, inplace = false, stream = false;
   uint64_t align = 16;
   double exact_budget = 5;
   for (int i = 1; i < argc; i++) {
     const char *v;
     if (strcmp(argv[i], "--json") == 0) {
       json = true;
+    } else if (strcmp(argv[i], "--inplace") == 0) {
+      inplace = true;
+    } else if (strcmp(argv[i], "--stream") == 0) {
+      stream = true;
     } else if (strcmp(argv[i], "--align") == 0) {
       if (!(v = cli_value(&cmd_compare, argc, argv, &i))) return AP_EXIT_USAGE;
       if (!cli_parse_uint(v, 1u << 30, &align) || align == 0)
@@ -51,8 +58,7 @@ static int run(int argc, char **argv) {
   uint64_t ref[2] = {0, 0};
   for (int r = 0; r < 2; r++) {
     ap_model_plan *mp = NULL;
-    if (ap_model_plan_create(m, &ref_opts[r], NULL, &mp) == AP_OK)
-      ref[r] = ap_model_plan_arena(mp);
+    if (ap_model_plan_create(m, &ref_opts[r], NULL, &mp) == AP_OK) ref[r] = ap_model_plan_arena(mp);
     ap_model_plan_destroy(mp);
   }
   int rc = AP_EXIT_OK;
@@ -68,14 +74,16 @@ static int run(int argc, char **argv) {
            cli_size(s1, sizeof s1, ref[0]));
     printf("TFLite Micro would need:  %s (GreedyMemoryPlanner head, its lifetimes)\n\n",
            cli_size(s2, sizeof s2, ref[1]));
-    printf("%-16s %14s %8s %10s %10s %10s\n", "strategy", "arena", "ratio", "vs tflite",
-           "vs tflm", "time ms");
+    printf("%-16s %14s %8s %10s %10s %10s\n", "strategy", "arena", "ratio", "vs tflite", "vs tflm",
+           "time ms");
   }
   for (size_t i = 0; i < ap_strategy_count(); i++) {
     ap_model_plan_options o = ap_model_plan_defaults();
     o.strategy = ap_strategy_name(i);
     o.alignment = align;
     o.budget_seconds = exact_budget;
+    o.inplace = inplace;
+    o.stream = stream;
     ap_model_plan *mp = NULL;
     ap_status s = ap_model_plan_create(m, &o, NULL, &mp);
     if (s != AP_OK) {
@@ -94,8 +102,7 @@ static int run(int argc, char **argv) {
              "\"ratio\": %.6f, \"optimal\": %s, \"saving_vs_tflite_pct\": %.2f, "
              "\"saving_vs_tflm_pct\": %.2f, \"plan_time_ms\": %.3f}",
              i ? "," : "", o.strategy, (unsigned long long)arena, (unsigned long long)lb, ratio,
-             ap_model_plan_optimal(mp) ? "true" : "false", vs[0], vs[1],
-             ap_model_plan_time_ms(mp));
+             ap_model_plan_optimal(mp) ? "true" : "false", vs[0], vs[1], ap_model_plan_time_ms(mp));
     } else {
       printf("%-16s %14s %8.3f %9.1f%% %9.1f%% %10.3f\n", o.strategy,
              cli_thousands(s1, sizeof s1, arena), ratio, vs[0], vs[1], ap_model_plan_time_ms(mp));

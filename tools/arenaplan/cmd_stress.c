@@ -18,6 +18,8 @@ const ap_command cmd_stress = {
     "  --seed S        the first input seed (default 1)\n"
     "  --start SIZE    the first size to try (default: the smallest buffer the report measures)\n"
     "  --strategy S    the runtime's strategy (default best)\n"
+    "  --inplace       plans with in-place sharing (ap_interpreter_options.inplace)\n"
+    "  --stream        plans with streamed segments (ap_interpreter_options.stream)\n"
     "  --json          machine-readable output\n"
     "Starts from the planned size, tries it scaled by 0.9, 0.8, ... until allocate fails, then\n"
     "bisects for the smallest caller-owned buffer (ap_interpreter_options.arena) with which\n"
@@ -29,6 +31,7 @@ const ap_command cmd_stress = {
 typedef struct stress {
   const ap_model *m;
   const char *strategy;
+  bool inplace, stream; /* the plan under test (the reference is naive, without either) */
   uint64_t iters, seed;
   uint8_t *ref; /* iters x out_bytes: the reference outputs */
   size_t out_bytes;
@@ -160,6 +163,8 @@ static bool probe(stress *s, uint64_t size) {
   ap_allocator a = {count_alloc, count_free, s};
   ap_interpreter_options o = ap_interpreter_defaults();
   o.strategy = s->strategy;
+  o.inplace = s->inplace;
+  o.stream = s->stream;
   o.allocator = &a;
   o.arena = raw ? raw + (16 - (uintptr_t)raw % 16) % 16 : NULL;
   o.arena_size = (size_t)size;
@@ -192,7 +197,7 @@ static bool probe(stress *s, uint64_t size) {
 /* The planned size: the smallest buffer the report measures. */
 static uint64_t planned(stress *s) {
   ap_report *r = NULL;
-  ap_report_options o = {.strategy = s->strategy};
+  ap_report_options o = {.strategy = s->strategy, .inplace = s->inplace, .stream = s->stream};
   uint64_t b = 0;
   if (ap_report_create(s->m, &o, NULL, &r) == AP_OK) b = ap_report_estimate(r)->buffer;
   ap_report_destroy(r);
@@ -206,7 +211,11 @@ static int run(int argc, char **argv) {
   uint64_t start = 0;
   bool json = false;
   for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--iterations") == 0) {
+    if (strcmp(argv[i], "--inplace") == 0) {
+      s.inplace = true;
+    } else if (strcmp(argv[i], "--stream") == 0) {
+      s.stream = true;
+    } else if (strcmp(argv[i], "--iterations") == 0) {
       if (!(v = cli_value(&cmd_stress, argc, argv, &i))) return AP_EXIT_USAGE;
       if (!cli_parse_uint(v, 1000000, &s.iters) || s.iters == 0)
         return cli_usage_error(&cmd_stress, "--iterations \"%s\": expected 1 to 1000000", v);
