@@ -238,16 +238,21 @@ static geo conv_geo(const ap_ktensor *in, const ap_ktensor *f, const ap_ktensor 
   ((((size_t)(b) * (g).out_rows + (y)) * (g).out_w + (x)) * (g).out_d + (c))
 
 /* The slot of input row y (any y: rows outside the map are skipped by the callers). */
-#define ROW_SLOT(g, y) ((y) >= 0 && (y) < (g).in_h ? RING_SLOT(y, (g).in_rows) : 0)
+/* `ringed` is a constant in each copy of the loops: whole maps pay for no slot arithmetic. */
+#define ROW_SLOT(g, y) (ringed ? ((y) >= 0 && (y) < (g).in_h ? RING_SLOT(y, (g).in_rows) : 0) : (y))
+#define OUT_SLOT(g, y) (ringed ? RING_SLOT(y, (g).out_rows) : (y))
+#define RINGED(g) ((g).in_rows != (g).in_h || (g).out_rows != (g).out_h)
 
-static void conv_float(const ap_conv_params *p, geo g, const float *in, const float *f,
-                       const float *bias, float *out) {
+static inline __attribute__((always_inline)) void conv_float(const ap_conv_params *p, geo g,
+                                                             const float *in, const float *f,
+                                                             const float *bias, float *out,
+                                                             const bool ringed) {
   for (int32_t b = 0; b < g.batches; b++)
     for (int32_t oy = g.oy0; oy < g.oy1; oy++)
       for (int32_t ox = 0; ox < g.out_w; ox++)
         for (int32_t oc = 0; oc < g.out_d; oc++) {
           int32_t y0 = oy * p->stride_h - p->pad.pad_h, x0 = ox * p->stride_w - p->pad.pad_w;
-          int32_t group_base = (oc / g.per_group) * g.f_d, soy = RING_SLOT(oy, g.out_rows);
+          int32_t group_base = (oc / g.per_group) * g.f_d, soy = OUT_SLOT(g, oy);
           float total = 0.0f;
           for (int32_t fy = 0; fy < g.f_h; fy++) {
             int32_t iy = y0 + p->dilation_h * fy, sy = ROW_SLOT(g, iy);
@@ -268,12 +273,20 @@ static void conv_float(const ap_conv_params *p, geo g, const float *in, const fl
 /* The integer kinds share one loop: int8 per-channel (filter offset 0), uint8 per-tensor, and
  * the hybrids (input offset per batch, float rescale). */
 #define CONV_INT_LOOP(IN_T, F_T, INPUT_OFFSET, FILTER_OFFSET, STORE)                               \
+  if (RINGED(g)) {                                                                                 \
+    const bool ringed = true;                                                                      \
+    CONV_INT_LOOP1(IN_T, F_T, INPUT_OFFSET, FILTER_OFFSET, STORE)                                  \
+  } else {                                                                                         \
+    const bool ringed = false;                                                                     \
+    CONV_INT_LOOP1(IN_T, F_T, INPUT_OFFSET, FILTER_OFFSET, STORE)                                  \
+  }
+#define CONV_INT_LOOP1(IN_T, F_T, INPUT_OFFSET, FILTER_OFFSET, STORE)                              \
   for (int32_t b = 0; b < g.batches; b++)                                                          \
     for (int32_t oy = g.oy0; oy < g.oy1; oy++)                                                     \
       for (int32_t ox = 0; ox < g.out_w; ox++)                                                     \
         for (int32_t oc = 0; oc < g.out_d; oc++) {                                                 \
           int32_t y0 = oy * p->stride_h - p->pad.pad_h, x0 = ox * p->stride_w - p->pad.pad_w;      \
-          int32_t group_base = (oc / g.per_group) * g.f_d, soy = RING_SLOT(oy, g.out_rows);        \
+          int32_t group_base = (oc / g.per_group) * g.f_d, soy = OUT_SLOT(g, oy);                  \
           int64_t acc64 = 0;                                                                       \
           for (int32_t fy = 0; fy < g.f_h; fy++) {                                                 \
             int32_t iy = y0 + p->dilation_h * fy, sy = ROW_SLOT(g, iy);                            \
@@ -335,7 +348,10 @@ ap_status ap_conv_eval_rows(const ap_conv_params *p, const ap_ktensor *input,
   const void *in = input->data, *f = filter->data;
   switch (p->kind) {
   case AP_KCONV_FLOAT:
-    conv_float(p, g, in, f, bias ? bias->data : NULL, output->data);
+    if (RINGED(g))
+      conv_float(p, g, in, f, bias ? bias->data : NULL, output->data, true);
+    else
+      conv_float(p, g, in, f, bias ? bias->data : NULL, output->data, false);
     return AP_OK;
   case AP_KCONV_INT8_W4: {
     /* TFLM unpacks the whole filter, then runs the int8 kernel over the copy. */

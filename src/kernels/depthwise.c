@@ -109,12 +109,26 @@ typedef struct geo {
 } geo;
 
 #define IN_AT(g, b, y, x, c)                                                                       \
-  ((((size_t)(b) * (g).in_rows + RING_SLOT(y, (g).in_rows)) * (g).in_w + (x)) * (g).in_d + (c))
+  ((((size_t)(b) * (g).in_rows + (ringed ? RING_SLOT(y, (g).in_rows) : (y))) * (g).in_w + (x)) *   \
+       (g).in_d +                                                                                  \
+   (c))
 #define F_AT(g, y, x, c) (((size_t)(y) * (g).f_w + (x)) * (g).out_d + (c))
 #define OUT_AT(g, b, y, x, c)                                                                      \
-  ((((size_t)(b) * (g).out_rows + RING_SLOT(y, (g).out_rows)) * (g).out_w + (x)) * (g).out_d + (c))
+  ((((size_t)(b) * (g).out_rows + (ringed ? RING_SLOT(y, (g).out_rows) : (y))) * (g).out_w +       \
+    (x)) *                                                                                         \
+       (g).out_d +                                                                                 \
+   (c))
 
+/* `ringed` is a constant in each copy of the loop: whole maps pay for no slot arithmetic. */
 #define DW_LOOP(BODY_INIT, ACCUMULATE, STORE)                                                      \
+  if (g.in_rows != g.in_h || g.out_rows != g.out_h) {                                              \
+    const bool ringed = true;                                                                      \
+    DW_LOOP1(BODY_INIT, ACCUMULATE, STORE)                                                         \
+  } else {                                                                                         \
+    const bool ringed = false;                                                                     \
+    DW_LOOP1(BODY_INIT, ACCUMULATE, STORE)                                                         \
+  }
+#define DW_LOOP1(BODY_INIT, ACCUMULATE, STORE)                                                     \
   for (int32_t b = 0; b < g.batches; b++)                                                          \
     for (int32_t oy = g.oy0; oy < g.oy1; oy++)                                                     \
       for (int32_t ox = 0; ox < g.out_w; ox++)                                                     \
