@@ -2,6 +2,8 @@
 #include "kernels/registry.h"
 #include "kernels/kops.h"
 #include "kernels/kops_datamove.h"
+#include "kernels/kops_detect.h"
+#include "kernels/kops_signal.h"
 #include "kernels/lstm.h"
 
 #include <string.h>
@@ -386,14 +388,40 @@ const ap_kernel *ap_kernel_find(int32_t builtin) {
   return NULL;
 }
 
+/* The Signal ops keep their parsed options in params (at most AP_KPARAMS_SIZE, checked in
+ * their files). */
+#define SIG_ENTRY(NAME, FN)                                                                        \
+  { 32, NAME, AP_KPARAMS_SIZE, ap_sig_##FN##_prepare, ap_sig_##FN##_eval }
+
 /* Custom ops: `name` is the custom_code the model carries. */
 static const ap_kernel custom_kernels[] = {
     /* -- TFLite_Detection_PostProcess -- */
+    {32, "TFLite_Detection_PostProcess", sizeof(ap_detect_params), ap_detect_prepare,
+     ap_detect_eval},
 
     /* -- the Signal library -- */
+    SIG_ENTRY("SignalWindow", window),
+    SIG_ENTRY("SignalFftAutoScale", fft_auto_scale),
+    SIG_ENTRY("SignalRfft", rfft),
+    SIG_ENTRY("SignalIrfft", irfft),
+    SIG_ENTRY("SignalEnergy", energy),
+    SIG_ENTRY("SignalFilterBank", filter_bank),
+    SIG_ENTRY("SignalFilterBankSquareRoot", filter_bank_sqrt),
+    SIG_ENTRY("SignalFilterBankSpectralSubtraction", spectral_subtraction),
+    SIG_ENTRY("SignalFilterBankLog", filter_bank_log),
+    SIG_ENTRY("SignalPCAN", pcan),
 
     {0, NULL, 0, NULL, NULL} /* keeps the array non-empty; never matched */
 };
+
+ap_kstate *ap_kernel_state(const ap_kernel *k, void *params) {
+  /* The kernels whose params begin with an ap_kstate. */
+  static ap_status (*const with_state[])(ap_kctx *) = {ap_sig_rfft_eval, ap_sig_irfft_eval,
+                                                       ap_sig_spectral_subtraction_eval};
+  for (size_t i = 0; k && params && i < sizeof with_state / sizeof with_state[0]; i++)
+    if (k->eval == with_state[i]) return params;
+  return NULL;
+}
 
 const ap_kernel *ap_kernel_find_custom(const char *name) {
   for (size_t i = 0; name && i + 1 < sizeof custom_kernels / sizeof custom_kernels[0]; i++) {
