@@ -1,4 +1,4 @@
-/* MEAN: TFLite Micro's reduce_common.cc. Float sums in input order and divides; int8 goes
+/* MEAN: TFLite Micro's reduce_common.cc. Float sums in input order and divides; int8 (and int16) go
  * through reference_ops::QuantizedMeanOrSum, which folds 1/count into the multiplier and
  * rounds, even when input and output share their quantization. (Some TFLite Micro versions
  * divide the raw sum instead in that case; mobilenet_v2_torch_int8's MEAN, whose quantization
@@ -47,7 +47,7 @@ static ap_status mean_prepare(const ap_ktensor *input, const ap_ktensor *axis, b
     return ap_fail(err, AP_ERR_FORMAT, "MEAN: invalid output shape");
   }
   int t = input->type;
-  if (output->type != t || (t != AP_FLOAT32 && t != AP_INT8 && t != AP_UINT8)) {
+  if (output->type != t || (t != AP_FLOAT32 && t != AP_INT8 && t != AP_UINT8 && t != AP_INT16)) {
     return ap_fail(err, AP_ERR_UNSUPPORTED, "MEAN: unsupported types %s -> %s", ap_ktype_name(t),
                    ap_ktype_name(output->type));
   }
@@ -129,20 +129,18 @@ ap_status ap_mean_eval(const ap_mean_params *p, const ap_ktensor *input, ap_kten
     }
     return AP_OK;
   }
-  bool s8 = input->type == AP_INT8;
-  int32_t qmin = s8 ? -128 : 0, qmax = s8 ? 127 : 255;
+  int t = input->type;
+  int32_t qmin = t == AP_INT8 ? -128 : t == AP_INT16 ? -32768 : 0;
+  int32_t qmax = t == AP_INT8 ? 127 : t == AP_INT16 ? 32767 : 255;
   int32_t *sum = scratch;
-  for (size_t i = 0; i < out_count; i++) {
+  for (size_t i = 0; i < out_count; i++)
     sum[i] = 0;
-    if (s8) {
-      ((int8_t *)output->data)[i] = 0;
-    } else {
-      ((uint8_t *)output->data)[i] = 0;
-    }
-  }
+  memset(output->data, 0, out_count * ap_ktype_size(t));
   if (in_count == 0 || count == 0) return AP_OK;
   REDUCE_WALK({
-    int32_t v = s8 ? ((const int8_t *)input->data)[ii] : ((const uint8_t *)input->data)[ii];
+    int32_t v = t == AP_INT8    ? ((const int8_t *)input->data)[ii]
+                : t == AP_INT16 ? ((const int16_t *)input->data)[ii]
+                                : ((const uint8_t *)input->data)[ii];
     sum[oi] = (int32_t)((uint32_t)sum[oi] + (uint32_t)v);
   });
   int32_t multiplier = p->multiplier;
@@ -160,8 +158,10 @@ ap_status ap_mean_eval(const ap_mean_params *p, const ap_ktensor *input, ap_kten
         (int32_t)(uint32_t)(uint64_t)((int64_t)sum[i] - (int64_t)p->input_zero_point * count);
     int32_t r =
         ap_kq_clamp(ap_kq_mul(shifted, multiplier, shift) + p->output_zero_point, qmin, qmax);
-    if (s8) {
+    if (t == AP_INT8) {
       ((int8_t *)output->data)[i] = (int8_t)r;
+    } else if (t == AP_INT16) {
+      ((int16_t *)output->data)[i] = (int16_t)r;
     } else {
       ((uint8_t *)output->data)[i] = (uint8_t)r;
     }

@@ -17,8 +17,8 @@ static ap_status pool_prepare(int kind, const ap_pool_options *o, const ap_ktens
   if (input->rank != 4 || input->dims[0] <= 0 || input->dims[3] <= 0) {
     return ap_fail(err, AP_ERR_FORMAT, "%s: input must be 4-D and non-empty", op);
   }
-  if (input->type != output->type ||
-      (input->type != AP_FLOAT32 && input->type != AP_INT8 && input->type != AP_UINT8)) {
+  if (input->type != output->type || (input->type != AP_FLOAT32 && input->type != AP_INT8 &&
+                                      input->type != AP_UINT8 && input->type != AP_INT16)) {
     return ap_fail(err, AP_ERR_UNSUPPORTED, "%s: unsupported types %s -> %s", op,
                    ap_ktype_name(input->type), ap_ktype_name(output->type));
   }
@@ -103,6 +103,27 @@ ap_status ap_pool_eval(const ap_pool_params *p, const ap_ktensor *input, ap_kten
                 }
             }
             ((float *)output->data)[oi] = ap_kq_clampf(r, p->fact_min, p->fact_max);
+          } else if (type == AP_INT16) {
+            /* int16: int32 sums (wrapping where TFLite's would overflow) and the same rounding
+             * as int8; max from the type's lowest value. */
+            const int16_t *in = input->data;
+            int32_t acc = p->kind == AP_KPOOL_MAX ? -32768 : 0, count = 0;
+            for (int32_t fy = fy0; fy < fy1; fy++)
+              for (int32_t fx = fx0; fx < fx1; fx++) {
+                int32_t v = in[IN_AT(fy, fx)];
+                if (p->kind == AP_KPOOL_MAX) {
+                  acc = AP_MAX(acc, v);
+                } else {
+                  acc = (int32_t)((uint32_t)acc + (uint32_t)v);
+                  count++;
+                }
+              }
+            if (p->kind == AP_KPOOL_AVERAGE) {
+              if (count == 0) return AP_ERR_KERNEL;
+              acc = acc > 0 ? (int32_t)(((int64_t)acc + count / 2) / count)
+                            : (int32_t)(((int64_t)acc - count / 2) / count);
+            }
+            ((int16_t *)output->data)[oi] = (int16_t)ap_kq_clamp(acc, p->act_min, p->act_max);
           } else {
             bool s8 = type == AP_INT8;
             int32_t acc = 0, count = 0;

@@ -17,14 +17,15 @@ static void to_kernel_options(const ap_op_options *o, ap_kop_options *k) {
                                 o->conv2d.dilation_w_factor,
                                 o->conv2d.dilation_h_factor,
                                 o->conv2d.activation,
-                                0};
+                                0,
+                                o->conv2d.quantized_bias_type};
     break;
   case AP_OPTIONS_DEPTHWISE_CONV2D:
     k->conv = (ap_conv_options){
         o->depthwise_conv2d.padding,           o->depthwise_conv2d.stride_w,
         o->depthwise_conv2d.stride_h,          o->depthwise_conv2d.dilation_w_factor,
         o->depthwise_conv2d.dilation_h_factor, o->depthwise_conv2d.activation,
-        o->depthwise_conv2d.depth_multiplier};
+        o->depthwise_conv2d.depth_multiplier,  0};
     break;
   case AP_OPTIONS_POOL2D:
     k->pool =
@@ -33,7 +34,8 @@ static void to_kernel_options(const ap_op_options *o, ap_kop_options *k) {
     break;
   case AP_OPTIONS_FULLY_CONNECTED:
     k->fc = (ap_fc_options){o->fully_connected.activation, o->fully_connected.keep_num_dims,
-                            o->fully_connected.asymmetric_quantize_inputs};
+                            o->fully_connected.asymmetric_quantize_inputs,
+                            o->fully_connected.quantized_bias_type};
     break;
   case AP_OPTIONS_SOFTMAX: k->beta = o->softmax.beta; break;
   case AP_OPTIONS_CONCATENATION:
@@ -54,7 +56,8 @@ static void to_kernel_options(const ap_op_options *o, ap_kop_options *k) {
                                 1,
                                 1,
                                 o->transpose_conv.activation,
-                                0};
+                                0,
+                                o->transpose_conv.quantized_bias_type};
     break;
   case AP_OPTIONS_BATCH_MATMUL:
     k->adj_x = o->batch_matmul.adj_x;

@@ -65,7 +65,7 @@ static void test_dispatch(void) {
   ap_ktensor to = kout(AP_FLOAT32, out, 0, 0);
   const ap_ktensor *ins[3] = {&ti, &tf, NULL};
   ap_ktensor *outs[1] = {&to};
-  opt.conv = (ap_conv_options){AP_KPAD_VALID, 1, 1, 1, 1, AP_KACT_NONE, 0};
+  opt.conv = (ap_conv_options){AP_KPAD_VALID, 1, 1, 1, 1, AP_KACT_NONE, 0, 0};
   ap_kctx c = {ins, 3, outs, 1, &opt, params, NULL, &e};
   const ap_kernel *k = ap_kernel_find(3);
   size_t scratch = 99;
