@@ -1,9 +1,12 @@
 /* fuzz_flexbuf: the FlexBuffers reader (src/model/flexbuf.h) on untrusted bytes, as custom
  * ops' options are. Walks the value tree breadth-first with an explicit, bounded work list
  * (every element of every container, every map key, every scalar accessor) and looks up the
- * keys the built-in custom ops read. Any read outside the exact-size read-only copy is an ASan
- * report; a string handed back outside the buffer or a failure without a message aborts. */
+ * keys the built-in custom ops read; then TFLite_Detection_PostProcess's options parser on the
+ * same bytes (it must fail with a one-line message or give checked values). Any read outside the
+ * exact-size read-only copy is an ASan report; a string handed back outside the buffer or a failure
+ * without a message aborts. */
 #include "fuzz_common.h"
+#include "kernels/detect_options.h"
 #include "model/flexbuf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -100,6 +103,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       }
     }
   }
+  ap_detect_options o;
+  err.msg[0] = 0;
+  st = ap_detect_parse_options(buf, size, &o, &err);
+  check_fail(st, &err);
+  if (st != AP_OK && strchr(err.msg, '\n')) fuzz_die("detect options", "multi-line message");
+  if (st == AP_OK && (o.max_detections < 0 || o.max_classes_per_detection < 1 ||
+                      o.num_classes < 1 || !(o.iou_threshold > 0 && o.iou_threshold <= 1)))
+    fuzz_die("detect options", "out-of-range value accepted");
   fuzz_readonly_free(buf, map_size);
   return 0;
 }

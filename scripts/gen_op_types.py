@@ -25,8 +25,15 @@ EXTRA = {
     "RESHAPE": ["uint8"],
     "SOFTMAX": ["uint8"],
     "SVDF": ["float32", "int8"],
+    # shared/detection's uint8 SSD against TFLite's reference kernels (runtime_test_detection).
+    "CONCATENATION": ["uint8"],
+    "LOGISTIC": ["uint8"],
+    "TFLite_Detection_PostProcess": ["uint8"],
     "UNIDIRECTIONAL_SEQUENCE_LSTM": ["float32", "int8"],
 }
+
+# Generated models named after an op whose kernel is a custom op: the custom op's name.
+ALIAS = {"DETECTION_POSTPROCESS": "TFLite_Detection_PostProcess"}
 
 ORDER = ["bool", "float32", "uint8", "int8", "int8+int4w", "int16", "int16x8", "uint32", "int32",
          "int64", "hybrid"]
@@ -52,7 +59,7 @@ def main():
             op, t, rest = m.group(1), m.group(2), m.group(3)
             if "_w4" in rest:
                 t = "int8+int4w"
-            types.setdefault(op, set()).add(t)
+            types.setdefault(ALIAS.get(op, op), set()).add(t)
     for op, ts in EXTRA.items():
         types.setdefault(op, set()).update(ts)
     lines = [

@@ -379,16 +379,18 @@ static void fast_nms(const work *w, const float *scores, float *boxes, float *cl
   for (int32_t row = 0; row < p->num_boxes; row++) {
     const float *s = scores + (size_t)row * (size_t)stride + off;
     int32_t *top = cls + (size_t)row * (size_t)ncat;
-    /* The ncat best classes, by decreasing score then increasing index. */
-    for (int32_t k = 0; k < ncat; k++) {
-      int32_t best = -1;
-      for (int32_t j = 0; j < nc; j++) {
-        bool taken = false;
-        for (int32_t q = 0; q < k && !taken; q++)
-          taken = top[q] == j;
-        if (!taken && (best < 0 || s[j] > s[best])) best = j;
+    /* The ncat best classes, by decreasing score then increasing index: one pass keeping a
+     * sorted list (a later class displaces only a strictly lower score), which for ncat 1 is
+     * TFLite's ArgMaxVector. */
+    int32_t cnt = 0;
+    for (int32_t j = 0; j < nc; j++) {
+      if (cnt == ncat && !(s[j] > s[top[cnt - 1]])) continue;
+      int32_t at = cnt < ncat ? cnt++ : cnt - 1;
+      while (at > 0 && s[j] > s[top[at - 1]]) {
+        top[at] = top[at - 1];
+        at--;
       }
-      top[k] = best;
+      top[at] = j;
     }
     max_scores[row] = s[top[0]];
   }

@@ -1,8 +1,9 @@
 /* GATHER (TFLite's gather.cc, batch_dims too: slices of `params` along `axis` picked by
  * INT32/INT64 indices; an index outside [0, dim) fails eval, as TFLite's does) and ARG_MAX
  * (arg_min_max.h: the first index of the largest value, compared with `>`, so a NaN never
- * wins). */
+ * wins) and ARG_MIN (the same walk with `<`; kind 1). */
 #include "kernels/kops_datamove.h"
+#include "kernels/kops_mathlogic.h"
 
 #include <string.h>
 
@@ -129,37 +130,37 @@ ap_status ap_kx_gather_eval(ap_kctx *c) {
   return AP_OK;
 }
 
-ap_status ap_kx_argmax_prepare(ap_kctx *c, size_t *scratch) {
-  ap_status s = ap_kx_arity(c, "ARG_MAX", 2, 2, 1);
+static ap_status arg_prepare(ap_kctx *c, size_t *scratch, bool min) {
+  const char *name = min ? "ARG_MIN" : "ARG_MAX";
+  ap_status s = ap_kxd_begin(c, scratch, name, 2, 2);
   if (s != AP_OK) return s;
-  *scratch = 0;
   ap_kx_params *p = c->params;
-  memset(p, 0, sizeof *p);
+  p->kind = min;
   const ap_ktensor *in = c->inputs[0], *ax = c->inputs[1];
   ap_ktensor *out = c->outputs[0];
   size_t n;
   if (!ap_ktensor_count(in, &n) || in->rank < 1) {
-    return ap_fail(c->err, AP_ERR_FORMAT, "ARG_MAX: input needs rank at least 1");
+    return ap_fail(c->err, AP_ERR_FORMAT, "%s: input needs rank at least 1", name);
   }
   if (!ax->data || (ax->type != AP_INT32 && ax->type != AP_INT64) || !ap_ktensor_count(ax, &n) ||
       n != 1) {
     return ap_fail(c->err, AP_ERR_UNSUPPORTED,
-                   "ARG_MAX: axis must be a constant INT32 or INT64 tensor of one element");
+                   "%s: axis must be a constant INT32 or INT64 tensor of one element", name);
   }
   int t = in->type;
   if (t != AP_FLOAT32 && t != AP_INT32 && t != AP_INT8 && t != AP_UINT8 && t != AP_INT16 &&
       t != AP_INT64) {
-    return ap_fail(c->err, AP_ERR_UNSUPPORTED, "ARG_MAX: unsupported input type %s",
+    return ap_fail(c->err, AP_ERR_UNSUPPORTED, "%s: unsupported input type %s", name,
                    ap_ktype_name(t));
   }
   if (out->type != AP_INT32 && out->type != AP_INT64) {
-    return ap_fail(c->err, AP_ERR_UNSUPPORTED, "ARG_MAX: output type %s, expected INT32 or INT64",
+    return ap_fail(c->err, AP_ERR_UNSUPPORTED, "%s: output type %s, expected INT32 or INT64", name,
                    ap_ktype_name(out->type));
   }
   int64_t a = index_at(ax, 0);
   int64_t axis = a < 0 ? a + in->rank : a;
   if (axis < 0 || axis >= in->rank) {
-    return ap_fail(c->err, AP_ERR_FORMAT, "ARG_MAX: axis %lld out of range for rank %d",
+    return ap_fail(c->err, AP_ERR_FORMAT, "%s: axis %lld out of range for rank %d", name,
                    (long long)a, in->rank);
   }
   out->rank = in->rank - 1;
@@ -168,15 +169,23 @@ ap_status ap_kx_argmax_prepare(ap_kctx *c, size_t *scratch) {
   }
   size_t outer, inner;
   if (!outer_inner(in, (int)axis, &outer, &inner)) {
-    return ap_fail(c->err, AP_ERR_FORMAT, "ARG_MAX: invalid shape");
+    return ap_fail(c->err, AP_ERR_FORMAT, "%s: invalid shape", name);
   }
   if (in->dims[axis] == 0 && outer * inner > 0) {
-    return ap_fail(c->err, AP_ERR_FORMAT, "ARG_MAX: dim %d is empty", (int)axis);
+    return ap_fail(c->err, AP_ERR_FORMAT, "%s: dim %d is empty", name, (int)axis);
   }
   p->axis = (int32_t)axis;
   p->in_shape = ap_kshape_of(in);
   p->out_shape = ap_kshape_of(out);
   return AP_OK;
+}
+
+ap_status ap_kx_argmax_prepare(ap_kctx *c, size_t *scratch) {
+  return arg_prepare(c, scratch, false);
+}
+
+ap_status ap_kx_argmin_prepare(ap_kctx *c, size_t *scratch) {
+  return arg_prepare(c, scratch, true);
 }
 
 static double value_at(int t, const void *d, size_t i) {
@@ -189,10 +198,15 @@ static double value_at(int t, const void *d, size_t i) {
   }
 }
 
-/* INT64 inputs compare as integers: a double would merge neighbours above 2^53. */
-static bool greater(int t, const void *d, size_t i, size_t j) {
-  if (t == AP_INT64) return ((const int64_t *)d)[i] > ((const int64_t *)d)[j];
-  return value_at(t, d, i) > value_at(t, d, j);
+/* Element i beats element j (is greater; with `min`, less). INT64 inputs compare as integers:
+ * a double would merge neighbours above 2^53. */
+static bool beats(int t, const void *d, size_t i, size_t j, bool min) {
+  if (t == AP_INT64) {
+    int64_t x = ((const int64_t *)d)[i], y = ((const int64_t *)d)[j];
+    return min ? x < y : x > y;
+  }
+  double x = value_at(t, d, i), y = value_at(t, d, j);
+  return min ? x < y : x > y;
 }
 
 ap_status ap_kx_argmax_eval(ap_kctx *c) {
@@ -213,7 +227,7 @@ ap_status ap_kx_argmax_eval(ap_kctx *c) {
       int64_t best_i = 0;
       for (size_t i = 1; i < axis_size; i++) {
         size_t at = base + i * inner;
-        if (greater(in->type, in->data, at, best)) best = at, best_i = (int64_t)i;
+        if (beats(in->type, in->data, at, best, p->kind)) best = at, best_i = (int64_t)i;
       }
       if (out->type == AP_INT32) {
         ((int32_t *)out->data)[o * inner + k] = (int32_t)best_i;

@@ -131,8 +131,8 @@ ap_status ap_fc_prepare(const ap_fc_options *o, const ap_ktensor *input, const a
 ap_status ap_fc_eval(const ap_fc_params *p, const ap_ktensor *input, const ap_ktensor *filter,
                      const ap_ktensor *bias, ap_ktensor *output, void *scratch);
 
-/* ---------- AVERAGE_POOL_2D and MAX_POOL_2D (pooling.c) ---------- */
-enum { AP_KPOOL_AVERAGE = 1, AP_KPOOL_MAX };
+/* ---------- AVERAGE_POOL_2D, MAX_POOL_2D and L2_POOL_2D (pooling.c) ---------- */
+enum { AP_KPOOL_AVERAGE = 1, AP_KPOOL_MAX, AP_KPOOL_L2 /* float32 only */ };
 typedef struct ap_pool_options {
   int padding;
   int32_t stride_w, stride_h, filter_w, filter_h;

@@ -3,6 +3,7 @@
 #ifndef AP_KERNELS_KOPS_DETECT_H
 #define AP_KERNELS_KOPS_DETECT_H
 
+#include "kernels/detect_options.h"
 #include "kernels/kernels.h"
 #include "kernels/registry.h"
 
@@ -10,18 +11,8 @@
  * Inputs: box encodings [1, N, >=4], class predictions [1, N, C], anchors [N, 4]; float32, or
  * uint8/int8 dequantized as TFLite's kernel does. Outputs (float32): boxes [1, D, 4], classes
  * [1, D], scores [1, D], count [1], D = max_detections * max_classes_per_detection; a model
- * output of unknown shape (rank 0) gets that shape, a given one must hold it. */
-typedef struct ap_detect_options {
-  int32_t max_detections, max_classes_per_detection, detections_per_class, num_classes;
-  bool use_regular_nms;
-  float score_threshold, iou_threshold;
-  float y_scale, x_scale, h_scale, w_scale;
-} ap_detect_options;
-
-/* Parses and checks the FlexBuffer options: a missing required key, a wrong type or an
- * out-of-range count is AP_ERR_FORMAT with one line naming the key. */
-ap_status ap_detect_parse_options(const uint8_t *bytes, size_t size, ap_detect_options *o,
-                                  ap_errbuf *err);
+ * output of unknown shape (rank 0) gets that shape, a given one must hold it. The options'
+ * parser is in detect_options.h. */
 
 /* What prepare leaves for eval: the options, the shapes it checked and the scratch layout
  * (byte offsets into the scratch block). */

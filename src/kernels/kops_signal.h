@@ -7,7 +7,8 @@
  * is checked before it is followed.
  *
  * Ops with state across invokes (SignalFilterBankSpectralSubtraction's noise estimate, the
- * FFTs' twiddles) keep it behind the ap_kstate header of their params (registry.h), zeroed at
+ * samples SignalDelay, SignalFramer, SignalStacker and SignalOverlapAdd carry over, the FFTs'
+ * twiddles) keep it behind the ap_kstate header of their params (registry.h), zeroed at
  * allocate and by ap_interpreter_reset_variables, as TFLite Micro's Reset does.
  */
 #ifndef AP_KERNELS_KOPS_SIGNAL_H
@@ -54,7 +55,11 @@ extern const uint16_t ap_sig_log_table[130];
   X(filter_bank_sqrt)                                                                              \
   X(spectral_subtraction)                                                                          \
   X(filter_bank_log)                                                                               \
-  X(pcan)
+  X(pcan)                                                                                          \
+  X(delay)                                                                                         \
+  X(framer)                                                                                        \
+  X(stacker)                                                                                       \
+  X(overlap_add)
 
 #define AP_SIG_DECLARE(NAME)                                                                       \
   ap_status ap_sig_##NAME##_prepare(ap_kctx *c, size_t *scratch);                                  \

@@ -3,6 +3,7 @@
 #include "kernels/kops.h"
 #include "kernels/kops_datamove.h"
 #include "kernels/kops_detect.h"
+#include "kernels/kops_mathlogic.h"
 #include "kernels/kops_signal.h"
 #include "kernels/lstm.h"
 
@@ -387,6 +388,27 @@ static const ap_kernel kernels[] = {
      ap_kx_resize_nearest_prepare, ap_kx_resize_nearest_eval},
 
     /* -- math, comparison, logic, reductions, ARG_MIN, L2_POOL_2D -- */
+    AP_KML_ENTRY(FLOOR, ap_kx_params, ap_kx_unary_eval),
+    AP_KML_ENTRY(CEIL, ap_kx_params, ap_kx_unary_eval),
+    AP_KML_ENTRY(ROUND, ap_kx_params, ap_kx_unary_eval),
+    AP_KML_ENTRY(SIN, ap_kx_params, ap_kx_unary_eval),
+    AP_KML_ENTRY(COS, ap_kx_params, ap_kx_unary_eval),
+    AP_KML_ENTRY(SQUARE, ap_kx_params, ap_kx_unary_eval),
+    AP_KML_ENTRY(LOGICAL_NOT, ap_kx_params, ap_kx_unary_eval),
+    AP_KML_ENTRY(FLOOR_MOD, ap_kx_params, ap_kx_binary_eval),
+    AP_KML_ENTRY(GREATER, ap_kx_params, ap_kx_binary_eval),
+    AP_KML_ENTRY(GREATER_EQUAL, ap_kx_params, ap_kx_binary_eval),
+    AP_KML_ENTRY(LESS_EQUAL, ap_kx_params, ap_kx_binary_eval),
+    AP_KML_ENTRY(NOT_EQUAL, ap_kx_params, ap_kx_binary_eval),
+    AP_KML_ENTRY(LOGICAL_AND, ap_kx_params, ap_kx_binary_eval),
+    AP_KML_ENTRY(LOGICAL_OR, ap_kx_params, ap_kx_binary_eval),
+    AP_KML_ENTRY(SUM, ap_kreduce_params, ap_kx_reduce_eval),
+    AP_KML_ENTRY(REDUCE_MAX, ap_kreduce_params, ap_kx_reduce_eval),
+    AP_KML_ENTRY(REDUCE_MIN, ap_kreduce_params, ap_kx_reduce_eval),
+    AP_KML_ENTRY(REDUCE_ALL, ap_kreduce_params, ap_kx_reduce_eval),
+    {AP_KB_ARG_MIN, "ARG_MIN", sizeof(ap_kx_params), ap_kx_argmin_prepare, ap_kx_argmax_eval},
+    {AP_KB_L2_POOL_2D, "L2_POOL_2D", sizeof(ap_pool_params), ap_kml_l2_pool_prepare,
+     ap_kml_pool_eval},
 
     /* -- legacy uint8 kernels -- */
 };
@@ -420,14 +442,19 @@ static const ap_kernel custom_kernels[] = {
     SIG_ENTRY("SignalFilterBankSpectralSubtraction", spectral_subtraction),
     SIG_ENTRY("SignalFilterBankLog", filter_bank_log),
     SIG_ENTRY("SignalPCAN", pcan),
+    SIG_ENTRY("SignalDelay", delay),
+    SIG_ENTRY("SignalFramer", framer),
+    SIG_ENTRY("SignalStacker", stacker),
+    SIG_ENTRY("SignalOverlapAdd", overlap_add),
 
     {0, NULL, 0, NULL, NULL} /* keeps the array non-empty; never matched */
 };
 
 ap_kstate *ap_kernel_state(const ap_kernel *k, void *params) {
   /* The kernels whose params begin with an ap_kstate. */
-  static ap_status (*const with_state[])(ap_kctx *) = {ap_sig_rfft_eval, ap_sig_irfft_eval,
-                                                       ap_sig_spectral_subtraction_eval};
+  static ap_status (*const with_state[])(ap_kctx *) = {
+      ap_sig_rfft_eval,   ap_sig_irfft_eval,   ap_sig_spectral_subtraction_eval, ap_sig_delay_eval,
+      ap_sig_framer_eval, ap_sig_stacker_eval, ap_sig_overlap_add_eval};
   for (size_t i = 0; k && params && i < sizeof with_state / sizeof with_state[0]; i++)
     if (k->eval == with_state[i]) return params;
   return NULL;

@@ -50,7 +50,8 @@ ap_status ap_sig_opt_int(ap_kctx *c, const char *op, const ap_flex *root, const 
   int64_t x;
   ap_errbuf e = {{0}};
   if (!ap_flex_map_find(root, key, &v))
-    return ap_fail(c->err, AP_ERR_FORMAT, "%s: option \"%s\" is missing", op, key);
+    return ap_fail(c->err, AP_ERR_FORMAT,
+                   "%s: option \"%s\" is missing (or the options map is malformed)", op, key);
   if (ap_flex_as_int(&v, &x, &e) != AP_OK)
     return ap_fail(c->err, AP_ERR_FORMAT, "%s: option \"%s\": %s", op, key, e.msg);
   if (x < lo || x > hi)
@@ -65,7 +66,8 @@ ap_status ap_sig_opt_bool(ap_kctx *c, const char *op, const ap_flex *root, const
   ap_flex v;
   ap_errbuf e = {{0}};
   if (!ap_flex_map_find(root, key, &v))
-    return ap_fail(c->err, AP_ERR_FORMAT, "%s: option \"%s\" is missing", op, key);
+    return ap_fail(c->err, AP_ERR_FORMAT,
+                   "%s: option \"%s\" is missing (or the options map is malformed)", op, key);
   if (ap_flex_as_bool(&v, out, &e) != AP_OK)
     return ap_fail(c->err, AP_ERR_FORMAT, "%s: option \"%s\": %s", op, key, e.msg);
   return AP_OK;

@@ -236,7 +236,7 @@ const ap_op_kernel *rt_resource_kernel(int32_t builtin);
 /* Back to the state after allocate: CALL_ONCE ops armed again, resource variables at their
  * initial fill. */
 void rt_control_reset(ap_interpreter *it);
-/* op_state.c: the state a builtin kernel keeps across invokes (ap_kctx.state). take: in
+/* op_state.c: the state a builtin kernel keeps across invokes (ap_kstate). take: in
  * allocate's prepare, `bytes` of zeroed persistent memory for the op; in a resize's prepare, a
  * check that the op's state still holds `bytes`. find: the op's state at eval (NULL with the
  * message set when none of that size was taken). reset: zeroes every op's state. */

@@ -156,11 +156,25 @@ static void test_from_info(void) {
   CHECK_STR(e.msg, "tensor \"w\": rank 7 exceeds 6");
 }
 
+/* Issue 15's math, comparison, logic and reduction ops (kops_mathlogic.h). */
+static void test_lookup_mathlogic(void) {
+  static const int32_t wanted[] = {8,  104, 116, 66, 108, 92, 87, 95,  61, 62,
+                                   63, 72,  86,  84, 74,  82, 89, 140, 79, 12};
+  for (size_t i = 0; i < sizeof wanted / sizeof wanted[0]; i++) {
+    const ap_kernel *k = ap_kernel_find(wanted[i]);
+    CHECK_MSG(k && k->builtin == wanted[i] && k->prepare && k->eval, "builtin %d", wanted[i]);
+    CHECK(k && k->params_size <= AP_KPARAMS_SIZE);
+  }
+  CHECK(ap_kernel_find(81) == NULL); /* REDUCE_PROD: not in TFLite Micro */
+  CHECK(ap_kernel_find(91) == NULL); /* REDUCE_ANY: not in TFLite Micro */
+}
+
 int main(void) {
   test_lookup();
   test_datamove_ops();
   test_from_info();
   test_dispatch();
+  test_lookup_mathlogic();
   printf("params bytes: conv %zu, fc %zu, pool %zu, softmax %zu, binary %zu, unary %zu, pad %zu, "
          "mean %zu, transpose %zu, concat %zu, quantize %zu\n",
          sizeof(ap_conv_params), sizeof(ap_fc_params), sizeof(ap_pool_params),
