@@ -1,0 +1,18 @@
+/* The int16 element-wise and activation paths, and HARD_SWISH, ELU, LOG_SOFTMAX (helper elem16's
+ * part of issue 15). Arithmetic follows TFLite Micro's reference kernels bit for bit. */
+#ifndef AP_KERNELS_KOPS_ELEM16_H
+#define AP_KERNELS_KOPS_ELEM16_H
+
+#include "kernels/kops.h"
+
+/* LEAKY_RELU and PRELU before the clamp (arith_int8.c): the int8 arithmetic, shared by int16
+ * LEAKY_RELU and int16 PRELU (whose alpha is int8). */
+int32_t ap_kx_q_relu(const ap_kx_params *p, int32_t x, const int8_t *alpha);
+
+/* ABS on int8 and int16 (math.c, elementwise.cc): |x - zero point|, rescaled when the scales
+ * differ; an int16 tensor without quantization takes std::abs (which wraps at -32768). */
+ap_status ap_kx_q_abs_setup(ap_kctx *c, ap_kx_params *p, const ap_ktensor *in,
+                            const ap_ktensor *out);
+int32_t ap_kx_q_abs(const ap_kx_params *p, int32_t x);
+
+#endif
