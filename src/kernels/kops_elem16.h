@@ -15,4 +15,9 @@ ap_status ap_kx_q_abs_setup(ap_kctx *c, ap_kx_params *p, const ap_ktensor *in,
                             const ap_ktensor *out);
 int32_t ap_kx_q_abs(const ap_kx_params *p, int32_t x);
 
+/* int16 SQUARED_DIFFERENCE (arith_int16.c). */
+ap_status ap_kx_int16_sqdiff_setup(ap_kctx *c, ap_kx_params *p, const ap_ktensor *a,
+                                   const ap_ktensor *b, const ap_ktensor *out);
+int16_t ap_kx_int16_sqdiff(const ap_kx_params *p, int16_t x, int16_t y);
+
 #endif
