@@ -30,6 +30,34 @@ static bool q4_multiplier(float scale, int32_t *multiplier, int *shift) {
   return true;
 }
 
+/* int16 RELU and RELU6 (activations_common.cc): RELU rescales by in / out (the ratio taken in
+ * float) with zero points 0; RELU6 clamps to [zero point, 6] in the input's quantization, which
+ * must hold 6 in int16. */
+static ap_status int16_relu_prepare(int op, const ap_ktensor *input, const ap_ktensor *output,
+                                    ap_unary_params *p, ap_errbuf *err) {
+  p->input_zero_point = input->zero_point;
+  p->output_zero_point = output->zero_point;
+  if (op == AP_KUN_RELU) {
+    if (input->zero_point != 0 || output->zero_point != 0) {
+      return ap_fail(err, AP_ERR_UNSUPPORTED, "RELU: int16 zero points must be 0, got %d -> %d",
+                     (int)input->zero_point, (int)output->zero_point);
+    }
+    ap_kq_multiplier((double)(input->scale / output->scale), &p->multiplier, &p->shift);
+    p->act_min = 0; /* max(INT16_MIN, 0 + round(0 / scale)) */
+    p->act_max = INT16_MAX;
+    return AP_OK;
+  }
+  /* FloatToQuantizedType: the zero point plus round(6 / scale), in float, cast to int32. */
+  float six = (float)input->zero_point + roundf(6.0f / input->scale);
+  if (!(six >= (float)INT16_MIN && six <= (float)INT16_MAX)) {
+    return ap_fail(err, AP_ERR_UNSUPPORTED, "RELU6: 6.0 at input scale %g is outside int16",
+                   (double)input->scale);
+  }
+  p->act_min = input->zero_point;
+  p->act_max = (int32_t)six;
+  return AP_OK;
+}
+
 static ap_status unary_prepare(int op, const ap_ktensor *input, ap_ktensor *output,
                                ap_unary_params *p, ap_errbuf *err) {
   if (!input || !output || !p || op < AP_KUN_RELU || op > AP_KUN_TANH) {
@@ -45,7 +73,8 @@ static ap_status unary_prepare(int op, const ap_ktensor *input, ap_ktensor *outp
   output->rank = input->rank;
   memcpy(output->dims, input->dims, sizeof output->dims);
   int t = input->type;
-  bool quant = t == AP_INT8 || (t == AP_UINT8 && (op == AP_KUN_RELU || op == AP_KUN_RELU6));
+  bool relu = op == AP_KUN_RELU || op == AP_KUN_RELU6;
+  bool quant = t == AP_INT8 || ((t == AP_UINT8 || t == AP_INT16) && relu);
   if (output->type != t || (t != AP_FLOAT32 && !quant)) {
     return ap_fail(err, AP_ERR_UNSUPPORTED, "%s: unsupported types %s -> %s", name,
                    ap_ktype_name(t), ap_ktype_name(output->type));
@@ -56,12 +85,14 @@ static ap_status unary_prepare(int op, const ap_ktensor *input, ap_ktensor *outp
     return ap_fail(err, AP_ERR_FORMAT,
                    "%s: quantized tensors need positive scales and in-range zero points", name);
   }
+  if (t == AP_INT16) return int16_relu_prepare(op, input, output, p, err);
   int32_t qmin = t == AP_INT8 ? -128 : 0, qmax = t == AP_INT8 ? 127 : 255;
   p->input_zero_point = input->zero_point;
   p->output_zero_point = output->zero_point;
   switch (op) {
   case AP_KUN_RELU: {
-    ap_kq_multiplier((double)input->scale / (double)output->scale, &p->multiplier, &p->shift);
+    /* The ratio in float, then widened, as CalculateReluOpData. */
+    ap_kq_multiplier((double)(input->scale / output->scale), &p->multiplier, &p->shift);
     p->act_min = AP_MAX(qmin, output->zero_point + (int32_t)roundf(0.0f / output->scale));
     p->act_max = qmax;
     return AP_OK;
@@ -142,9 +173,11 @@ ap_status ap_unary_eval(const ap_unary_params *p, const ap_ktensor *input, ap_kt
     }
     return AP_OK;
   }
-  bool s8 = input->type == AP_INT8;
+  bool s8 = input->type == AP_INT8, s16 = input->type == AP_INT16;
   for (size_t i = 0; i < n; i++) {
-    int32_t v = s8 ? ((const int8_t *)input->data)[i] : ((const uint8_t *)input->data)[i];
+    int32_t v = s8    ? ((const int8_t *)input->data)[i]
+                : s16 ? ((const int16_t *)input->data)[i]
+                      : ((const uint8_t *)input->data)[i];
     int32_t r;
     switch (p->op) {
     case AP_KUN_RELU:
@@ -154,7 +187,9 @@ ap_status ap_unary_eval(const ap_unary_params *p, const ap_ktensor *input, ap_kt
     case AP_KUN_RELU6: r = v > p->act_max ? p->act_max : v < p->act_min ? p->act_min : v; break;
     default: r = int8_fixed(p, v); break;
     }
-    if (s8) {
+    if (s16) {
+      ((int16_t *)output->data)[i] = (int16_t)r;
+    } else if (s8) {
       ((int8_t *)output->data)[i] = (int8_t)r;
     } else {
       ((uint8_t *)output->data)[i] = (uint8_t)r;
