@@ -20,4 +20,16 @@ ap_status ap_kx_int16_sqdiff_setup(ap_kctx *c, ap_kx_params *p, const ap_ktensor
                                    const ap_ktensor *b, const ap_ktensor *out);
 int16_t ap_kx_int16_sqdiff(const ap_kx_params *p, int16_t x, int16_t y);
 
+/* int16 SOFTMAX (softmax16.c): the setup checks TFLite Micro's quantization (zero points 0,
+ * output scale 1/32768) and sets p's multiplier and scratch_bytes (the two tables); eval
+ * builds the tables in scratch, then computes outer rows of depth values. */
+size_t ap_softmax16_scratch(void);
+ap_status ap_softmax16_setup(float beta, const ap_ktensor *in, const ap_ktensor *out,
+                             ap_softmax_params *p, ap_errbuf *err);
+void ap_softmax16_eval(const ap_softmax_params *p, const int16_t *x, int16_t *y, size_t outer,
+                       size_t depth, void *scratch);
+/* ap_softmax_eval with the scratch an int16 SOFTMAX needs (softmax.c). */
+ap_status ap_softmax_eval_scratch(const ap_softmax_params *p, const ap_ktensor *input,
+                                  ap_ktensor *output, void *scratch);
+
 #endif

@@ -1,6 +1,7 @@
 /* One adapter per builtin: unpacks the generic context into the family's prepare/eval. */
 #include "kernels/registry.h"
 #include "kernels/kops.h"
+#include "kernels/kops_elem16.h"
 #include "kernels/lstm.h"
 
 #include <string.h>
@@ -118,11 +119,13 @@ static ap_status pool_run(ap_kctx *c) {
 }
 static ap_status softmax_prep(ap_kctx *c, size_t *scratch) {
   ARITY("SOFTMAX", 1, 1);
-  *scratch = 0;
-  return ap_softmax_prepare(c->options->beta, in(c, 0), c->outputs[0], c->params, c->err);
+  ap_softmax_params *p = c->params;
+  ap_status s = ap_softmax_prepare(c->options->beta, in(c, 0), c->outputs[0], p, c->err);
+  *scratch = s == AP_OK ? p->scratch_bytes : 0; /* int16: its tables */
+  return s;
 }
 static ap_status softmax_run(ap_kctx *c) {
-  return ap_softmax_eval(c->params, in(c, 0), c->outputs[0]);
+  return ap_softmax_eval_scratch(c->params, in(c, 0), c->outputs[0], c->scratch);
 }
 
 /* --- elementwise, activations --- */
