@@ -32,4 +32,19 @@ void ap_softmax16_eval(const ap_softmax_params *p, const int16_t *x, int16_t *y,
 ap_status ap_softmax_eval_scratch(const ap_softmax_params *p, const ap_ktensor *input,
                                   ap_ktensor *output, void *scratch);
 
+/* Builtin codes of the ops added here (schema.fbs BuiltinOperator). */
+enum { AP_KB_LOG_SOFTMAX = 50, AP_KB_ELU = 111, AP_KB_HARD_SWISH = 117 };
+
+/* hard_swish.c: HARD_SWISH (float32, int8); elu.c: ELU (float32, int8); log_softmax.c:
+ * LOG_SOFTMAX (float32, int8). */
+ap_status ap_kx_hard_swish_prepare(ap_kctx *c, size_t *scratch);
+ap_status ap_kx_hard_swish_eval(ap_kctx *c);
+ap_status ap_kx_elu_prepare(ap_kctx *c, size_t *scratch);
+ap_status ap_kx_elu_eval(ap_kctx *c);
+ap_status ap_kx_log_softmax_prepare(ap_kctx *c, size_t *scratch);
+ap_status ap_kx_log_softmax_eval(ap_kctx *c);
+/* fixed_log.c: log x of x >= 1, x with in_bits integer bits, the result with out_bits
+ * (log_x_for_x_greater_than_or_equal_to_1). */
+int32_t ap_kfp_log_x_ge_1(int32_t x, int in_bits, int out_bits);
+
 #endif

@@ -353,6 +353,11 @@ static const ap_kernel kernels[] = {
     /* -- 16x8 conv family, int8/int16 BATCH_MATMUL and TRANSPOSE_CONV, INT4 weights -- */
 
     /* -- int16 element-wise and activation ops; HARD_SWISH, ELU, LOG_SOFTMAX -- */
+    {AP_KB_HARD_SWISH, "HARD_SWISH", sizeof(ap_kx_params), ap_kx_hard_swish_prepare,
+     ap_kx_hard_swish_eval},
+    {AP_KB_ELU, "ELU", sizeof(ap_kx_params), ap_kx_elu_prepare, ap_kx_elu_eval},
+    {AP_KB_LOG_SOFTMAX, "LOG_SOFTMAX", sizeof(ap_kx_params), ap_kx_log_softmax_prepare,
+     ap_kx_log_softmax_eval},
 
     /* -- data movement: SPLIT, SQUEEZE, space/depth/batch, broadcast, fill, pad, resize -- */
 
