@@ -2,7 +2,7 @@
  * (RELU rescales input to output, RELU6 clamps in the input's quantization),
  * reference_integer_ops::Logistic and ::Tanh with Q4.27 inputs (logistic_common.cc, tanh.cc).
  * uint8 RELU and RELU6 follow the same formulas. */
-#include "kernels/kernels.h"
+#include "kernels/kops_elem16.h"
 #include "kernels/quant.h"
 
 #include <math.h>
@@ -74,7 +74,7 @@ static ap_status unary_prepare(int op, const ap_ktensor *input, ap_ktensor *outp
   memcpy(output->dims, input->dims, sizeof output->dims);
   int t = input->type;
   bool relu = op == AP_KUN_RELU || op == AP_KUN_RELU6;
-  bool quant = t == AP_INT8 || ((t == AP_UINT8 || t == AP_INT16) && relu);
+  bool quant = t == AP_INT8 || t == AP_INT16 || (t == AP_UINT8 && relu);
   if (output->type != t || (t != AP_FLOAT32 && !quant)) {
     return ap_fail(err, AP_ERR_UNSUPPORTED, "%s: unsupported types %s -> %s", name,
                    ap_ktype_name(t), ap_ktype_name(output->type));
@@ -85,7 +85,8 @@ static ap_status unary_prepare(int op, const ap_ktensor *input, ap_ktensor *outp
     return ap_fail(err, AP_ERR_FORMAT,
                    "%s: quantized tensors need positive scales and in-range zero points", name);
   }
-  if (t == AP_INT16) return int16_relu_prepare(op, input, output, p, err);
+  if (t == AP_INT16 && relu) return int16_relu_prepare(op, input, output, p, err);
+  if (t == AP_INT16) return ap_act16_setup(op == AP_KUN_TANH, input, output, p, err);
   int32_t qmin = t == AP_INT8 ? -128 : 0, qmax = t == AP_INT8 ? 127 : 255;
   p->input_zero_point = input->zero_point;
   p->output_zero_point = output->zero_point;
@@ -153,7 +154,13 @@ static int32_t int8_fixed(const ap_unary_params *p, int32_t v) {
 }
 
 ap_status ap_unary_eval(const ap_unary_params *p, const ap_ktensor *input, ap_ktensor *output) {
+  return ap_unary_eval_scratch(p, input, output, NULL);
+}
+
+ap_status ap_unary_eval_scratch(const ap_unary_params *p, const ap_ktensor *input,
+                                ap_ktensor *output, void *scratch) {
   if (!p || !input || !output || !input->data || !output->data) return AP_ERR_ARG;
+  if (p->scratch_bytes && !scratch) return AP_ERR_ARG;
   if (!ap_kshape_is(input, &p->in_shape) || !ap_kshape_is(output, &p->out_shape)) {
     return AP_ERR_ARG;
   }
@@ -171,6 +178,10 @@ ap_status ap_unary_eval(const ap_unary_params *p, const ap_ktensor *input, ap_kt
       default: y[i] = tanhf(v); break;
       }
     }
+    return AP_OK;
+  }
+  if (input->type == AP_INT16 && (p->op == AP_KUN_LOGISTIC || p->op == AP_KUN_TANH)) {
+    ap_act16_eval(p, p->op == AP_KUN_TANH, input->data, output->data, n, scratch);
     return AP_OK;
   }
   bool s8 = input->type == AP_INT8, s16 = input->type == AP_INT16;

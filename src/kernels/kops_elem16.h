@@ -47,4 +47,15 @@ ap_status ap_kx_log_softmax_eval(ap_kctx *c);
  * (log_x_for_x_greater_than_or_equal_to_1). */
 int32_t ap_kfp_log_x_ge_1(int32_t x, int in_bits, int out_bits);
 
+/* int16 LOGISTIC and TANH (act16.c): the setup checks the quantization and sets p's input
+ * multiplier, shift and scratch_bytes (the sigmoid table); eval builds the table in scratch. */
+size_t ap_act16_scratch(void);
+ap_status ap_act16_setup(bool tanh_op, const ap_ktensor *in, const ap_ktensor *out,
+                         ap_unary_params *p, ap_errbuf *err);
+void ap_act16_eval(const ap_unary_params *p, bool tanh_op, const int16_t *x, int16_t *y, size_t n,
+                   void *scratch);
+/* ap_unary_eval with the scratch int16 LOGISTIC and TANH need (activations.c). */
+ap_status ap_unary_eval_scratch(const ap_unary_params *p, const ap_ktensor *input,
+                                ap_ktensor *output, void *scratch);
+
 #endif

@@ -150,8 +150,10 @@ static ap_status bin_run(ap_kctx *c) {
 }
 static ap_status un_prep(ap_kctx *c, size_t *scratch, int op, const char *name) {
   ARITY(name, 1, 1);
-  *scratch = 0;
-  return ap_unary_prepare(op, in(c, 0), c->outputs[0], c->params, c->err);
+  ap_unary_params *p = c->params;
+  ap_status s = ap_unary_prepare(op, in(c, 0), c->outputs[0], p, c->err);
+  *scratch = s == AP_OK ? p->scratch_bytes : 0; /* int16 LOGISTIC, TANH: their table */
+  return s;
 }
 static ap_status relu_prep(ap_kctx *c, size_t *s) {
   return un_prep(c, s, AP_KUN_RELU, "RELU");
@@ -166,7 +168,7 @@ static ap_status tanh_prep(ap_kctx *c, size_t *s) {
   return un_prep(c, s, AP_KUN_TANH, "TANH");
 }
 static ap_status un_run(ap_kctx *c) {
-  return ap_unary_eval(c->params, in(c, 0), c->outputs[0]);
+  return ap_unary_eval_scratch(c->params, in(c, 0), c->outputs[0], c->scratch);
 }
 
 /* --- shape ops --- */
