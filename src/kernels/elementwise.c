@@ -37,6 +37,14 @@ static ap_status binary_prepare(int op, int activation, const ap_ktensor *a, con
     return ap_fail(err, AP_ERR_FORMAT, "%s: invalid shapes", name);
   }
   int t = a->type;
+  if (b->type == t && t != AP_FLOAT32 && output->type == AP_FLOAT32) {
+    /* TFLite Micro picks the kernel by the output's type: it would read the integer inputs'
+     * bytes as floats, past their end, so the result depends on its arena's other bytes. */
+    return ap_fail(err, AP_ERR_UNSUPPORTED,
+                   "%s: %s inputs with a FLOAT32 output (TFLite Micro reads them as floats, past "
+                   "their end: undefined)",
+                   name, ap_ktype_name(t));
+  }
   if (b->type != t || output->type != t ||
       (t != AP_FLOAT32 && t != AP_INT8 && t != AP_UINT8 && t != AP_INT32 && t != AP_INT16)) {
     return ap_fail(err, AP_ERR_UNSUPPORTED, "%s: unsupported types %s, %s -> %s", name,
