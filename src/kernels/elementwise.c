@@ -98,8 +98,9 @@ static ap_status binary_prepare(int op, int activation, const ap_ktensor *a, con
   double twice_max = 2 * (double)AP_MAX(a->scale, b->scale);
   double m1 = (double)a->scale / twice_max, m2 = (double)b->scale / twice_max;
   double mo = twice_max / ((double)(1 << p->left_shift) * (double)output->scale);
-  if (op == AP_KBIN_SUB) {
-    /* sub_common.cc takes these ratios in float, then widens them. */
+  if (op == AP_KBIN_SUB && t != AP_UINT8) {
+    /* TFLite Micro's sub_common.cc takes these ratios in float, then widens them (uint8 is
+     * TFLite's, in double). */
     float tm = 2 * AP_MAX(a->scale, b->scale);
     m1 = (double)(a->scale / tm), m2 = (double)(b->scale / tm);
     mo = (double)(tm / ((float)(1 << p->left_shift) * output->scale));

@@ -101,7 +101,7 @@ void ap_softmax16_eval(const ap_softmax_params *p, const int16_t *x, int16_t *y,
     int32_t sym = ap_kq_clamp(shifted - ((1 << 15) + (1 << 16)), INT16_MIN, INT16_MAX);
     int16_t recip = lut_lookup(recip_lut, (int16_t)sym);
     int right_shift = 31 - headroom_plus_one;
-    int64_t round = (int64_t)1 << (right_shift - 1);
+    int64_t round = right_shift > 0 ? (int64_t)1 << (right_shift - 1) : 0;
     for (size_t c = 0; c < depth; c++) {
       int64_t r = ((int64_t)yi[c] * recip + round) >> right_shift;
       yi[c] = (int16_t)(r < 0 ? 0 : r > 32767 ? 32767 : r);
