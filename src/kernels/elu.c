@@ -4,37 +4,14 @@
 #include "kernels/kops_elem16.h"
 #include "kernels/quant.h"
 
-#include <limits.h>
 #include <math.h>
-#include <string.h>
 
 ap_status ap_kx_elu_prepare(ap_kctx *c, size_t *scratch) {
-  ap_status s = ap_kx_arity(c, "ELU", 1, 1, 1);
+  ap_status s = ap_kx_act_prepare(c, scratch, "ELU");
   if (s != AP_OK) return s;
-  *scratch = 0;
-  ap_kx_params *p = c->params;
-  memset(p, 0, sizeof *p);
-  const ap_ktensor *in = c->inputs[0];
-  ap_ktensor *out = c->outputs[0];
-  size_t n;
-  if (!ap_ktensor_count(in, &n)) return ap_fail(c->err, AP_ERR_FORMAT, "ELU: invalid shape");
-  if ((in->type != AP_FLOAT32 && in->type != AP_INT8) || out->type != in->type) {
-    return ap_fail(c->err, AP_ERR_UNSUPPORTED, "ELU: unsupported types %s -> %s",
-                   ap_ktype_name(in->type), ap_ktype_name(out->type));
-  }
-  if (in->type == AP_INT8 && (!ap_kq_scale_ok(in->scale) || !ap_kq_scale_ok(out->scale) ||
-                              !ap_kq_zero_point_ok(in) || !ap_kq_zero_point_ok(out))) {
-    return ap_fail(c->err, AP_ERR_FORMAT,
-                   "ELU: int8 tensors need a positive scale and a zero point in [-128, 127]");
-  }
-  p->alpha = in->scale; /* the int8 path's scales */
-  p->fmax = out->scale;
-  p->q_offset[0] = in->zero_point;
-  p->q_offset[2] = out->zero_point;
-  out->rank = in->rank;
-  memcpy(out->dims, in->dims, sizeof out->dims);
-  p->in_shape = ap_kshape_of(in);
-  p->out_shape = ap_kshape_of(out);
+  ap_kx_params *p = c->params; /* the int8 path's scales */
+  p->alpha = c->inputs[0]->scale;
+  p->fmax = c->outputs[0]->scale;
   return AP_OK;
 }
 
@@ -47,20 +24,10 @@ static int8_t elu_q(const ap_kx_params *p, int8_t x) {
   return (int8_t)ap_kq_clamp(q, -128, 127);
 }
 
+static float elu_f(float x) {
+  return x < 0.0f ? expm1f(x) : x;
+}
+
 ap_status ap_kx_elu_eval(ap_kctx *c) {
-  const ap_ktensor *in;
-  ap_ktensor *out;
-  size_t n;
-  if (!ap_kx_eval_io(c, 1, INT_MAX, &in, &out) || !ap_ktensor_count(in, &n)) return AP_ERR_ARG;
-  const ap_kx_params *p = c->params;
-  if (in->type == AP_INT8) {
-    for (size_t i = 0; i < n; i++)
-      ((int8_t *)out->data)[i] = elu_q(p, ((const int8_t *)in->data)[i]);
-    return AP_OK;
-  }
-  const float *x = in->data;
-  float *y = out->data;
-  for (size_t i = 0; i < n; i++)
-    y[i] = x[i] < 0.0f ? expm1f(x[i]) : x[i];
-  return AP_OK;
+  return ap_kx_act_eval(c, elu_q, elu_f);
 }

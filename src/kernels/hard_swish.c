@@ -6,7 +6,6 @@
 #include "kernels/quant.h"
 
 #include <limits.h>
-#include <string.h>
 
 /* gemmlowp's int16 SaturatingRoundingDoublingHighMul. */
 static int16_t srdhm16(int16_t a, int16_t b) {
@@ -46,45 +45,22 @@ static int16_t downscale(int32_t m) {
 }
 
 ap_status ap_kx_hard_swish_prepare(ap_kctx *c, size_t *scratch) {
-  ap_status s = ap_kx_arity(c, "HARD_SWISH", 1, 1, 1);
-  if (s != AP_OK) return s;
-  *scratch = 0;
+  ap_status s = ap_kx_act_prepare(c, scratch, "HARD_SWISH");
+  if (s != AP_OK || c->inputs[0]->type != AP_INT8) return s;
   ap_kx_params *p = c->params;
-  memset(p, 0, sizeof *p);
-  const ap_ktensor *in = c->inputs[0];
-  ap_ktensor *out = c->outputs[0];
-  size_t n;
-  if (!ap_ktensor_count(in, &n)) return ap_fail(c->err, AP_ERR_FORMAT, "HARD_SWISH: invalid shape");
-  if ((in->type != AP_FLOAT32 && in->type != AP_INT8) || out->type != in->type) {
-    return ap_fail(c->err, AP_ERR_UNSUPPORTED, "HARD_SWISH: unsupported types %s -> %s",
-                   ap_ktype_name(in->type), ap_ktype_name(out->type));
+  float in_scale = c->inputs[0]->scale, out_scale = c->outputs[0]->scale;
+  /* Every ratio in float, then widened, as hard_swish_common.cc. */
+  float hires = (1.0f / 128.0f) * in_scale, reluish = 3.0f / 32768.0f;
+  int32_t m;
+  ap_kq_multiplier((double)(hires / out_scale), &m, &p->q_shift[0]);
+  p->q_mult[0] = downscale(m);
+  ap_kq_multiplier((double)(hires / reluish), &m, &p->q_shift[1]);
+  p->q_mult[1] = downscale(m);
+  if (p->q_shift[0] > 0 || p->q_shift[0] < -31 || p->q_shift[1] < -31) {
+    return ap_fail(c->err, AP_ERR_UNSUPPORTED,
+                   "HARD_SWISH: scales %g -> %g give a rescale TFLite Micro cannot apply",
+                   (double)in_scale, (double)out_scale);
   }
-  if (in->type == AP_INT8) {
-    if (!ap_kq_scale_ok(in->scale) || !ap_kq_scale_ok(out->scale) || !ap_kq_zero_point_ok(in) ||
-        !ap_kq_zero_point_ok(out)) {
-      return ap_fail(c->err, AP_ERR_FORMAT,
-                     "HARD_SWISH: int8 tensors need a positive scale and a zero point in "
-                     "[-128, 127]");
-    }
-    p->q_offset[0] = in->zero_point;
-    p->q_offset[2] = out->zero_point;
-    /* Every ratio in float, then widened, as hard_swish_common.cc. */
-    float hires = (1.0f / 128.0f) * in->scale, reluish = 3.0f / 32768.0f;
-    int32_t m;
-    ap_kq_multiplier((double)(hires / out->scale), &m, &p->q_shift[0]);
-    p->q_mult[0] = downscale(m);
-    ap_kq_multiplier((double)(hires / reluish), &m, &p->q_shift[1]);
-    p->q_mult[1] = downscale(m);
-    if (p->q_shift[0] > 0 || p->q_shift[0] < -31 || p->q_shift[1] < -31) {
-      return ap_fail(c->err, AP_ERR_UNSUPPORTED,
-                     "HARD_SWISH: scales %g -> %g give a rescale TFLite Micro cannot apply",
-                     (double)in->scale, (double)out->scale);
-    }
-  }
-  out->rank = in->rank;
-  memcpy(out->dims, in->dims, sizeof out->dims);
-  p->in_shape = ap_kshape_of(in);
-  p->out_shape = ap_kshape_of(out);
   return AP_OK;
 }
 
@@ -103,25 +79,14 @@ static int8_t hard_swish_q(const ap_kx_params *p, int8_t x) {
   return (int8_t)(o > 127 ? 127 : o < -128 ? -128 : o);
 }
 
+/* std::min(6, std::max(0, x + 3)): NaN + 3 gives 0 there, and NaN * 0 is NaN. */
+static float hard_swish_f(float x) {
+  float t = x + 3.0f;
+  float lo = 0.0f < t ? t : 0.0f;
+  float r = lo < 6.0f ? lo : 6.0f;
+  return x * r / 6.0f;
+}
+
 ap_status ap_kx_hard_swish_eval(ap_kctx *c) {
-  const ap_ktensor *in;
-  ap_ktensor *out;
-  size_t n;
-  if (!ap_kx_eval_io(c, 1, INT_MAX, &in, &out) || !ap_ktensor_count(in, &n)) return AP_ERR_ARG;
-  const ap_kx_params *p = c->params;
-  if (in->type == AP_INT8) {
-    for (size_t i = 0; i < n; i++)
-      ((int8_t *)out->data)[i] = hard_swish_q(p, ((const int8_t *)in->data)[i]);
-    return AP_OK;
-  }
-  const float *x = in->data;
-  float *y = out->data;
-  for (size_t i = 0; i < n; i++) {
-    /* std::min(6, std::max(0, x + 3)): NaN + 3 gives 0 there, and NaN * 0 is NaN. */
-    float t = x[i] + 3.0f;
-    float lo = 0.0f < t ? t : 0.0f;
-    float r = lo < 6.0f ? lo : 6.0f;
-    y[i] = x[i] * r / 6.0f;
-  }
-  return AP_OK;
+  return ap_kx_act_eval(c, hard_swish_q, hard_swish_f);
 }

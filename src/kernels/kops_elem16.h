@@ -35,6 +35,12 @@ ap_status ap_softmax_eval_scratch(const ap_softmax_params *p, const ap_ktensor *
 /* Builtin codes of the ops added here (schema.fbs BuiltinOperator). */
 enum { AP_KB_LOG_SOFTMAX = 50, AP_KB_ELU = 111, AP_KB_HARD_SWISH = 117 };
 
+/* act_prepare.c: the common prepare of HARD_SWISH, ELU and LOG_SOFTMAX (same shape, float32 or
+ * int8 with usable quantization); params zeroed, zero points in q_offset[0] and [2]. */
+ap_status ap_kx_act_prepare(ap_kctx *c, size_t *scratch, const char *name);
+/* Their eval, one element at a time: q on int8, f on float32. */
+ap_status ap_kx_act_eval(ap_kctx *c, int8_t (*q)(const ap_kx_params *p, int8_t x),
+                         float (*f)(float x));
 /* hard_swish.c: HARD_SWISH (float32, int8); elu.c: ELU (float32, int8); log_softmax.c:
  * LOG_SOFTMAX (float32, int8). */
 ap_status ap_kx_hard_swish_prepare(ap_kctx *c, size_t *scratch);

@@ -8,54 +8,38 @@
 #include <float.h>
 #include <limits.h>
 #include <math.h>
-#include <string.h>
 
 enum { IN_BITS = 5, ACC_BITS = 12, OUT_BITS = 4 };
 
 ap_status ap_kx_log_softmax_prepare(ap_kctx *c, size_t *scratch) {
-  ap_status s = ap_kx_arity(c, "LOG_SOFTMAX", 1, 1, 1);
+  ap_status s = ap_kx_act_prepare(c, scratch, "LOG_SOFTMAX");
   if (s != AP_OK) return s;
-  *scratch = 0;
   ap_kx_params *p = c->params;
-  memset(p, 0, sizeof *p);
-  const ap_ktensor *in = c->inputs[0];
-  ap_ktensor *out = c->outputs[0];
-  size_t n;
-  if (!ap_ktensor_count(in, &n) || in->rank < 1 || in->dims[in->rank - 1] <= 0) {
+  const ap_ktensor *in = c->inputs[0], *out = c->outputs[0];
+  if (in->rank < 1 || in->dims[in->rank - 1] <= 0) {
     return ap_fail(c->err, AP_ERR_FORMAT, "LOG_SOFTMAX: input must have rank >= 1 and rows");
   }
-  if ((in->type != AP_FLOAT32 && in->type != AP_INT8) || out->type != in->type) {
-    return ap_fail(c->err, AP_ERR_UNSUPPORTED, "LOG_SOFTMAX: unsupported types %s -> %s",
-                   ap_ktype_name(in->type), ap_ktype_name(out->type));
+  if (in->type != AP_INT8) return AP_OK;
+  if (out->scale != 16.0f / 256 || out->zero_point != 127) {
+    return ap_fail(c->err, AP_ERR_UNSUPPORTED,
+                   "LOG_SOFTMAX: int8 output needs scale 1/16 and zero point 127, got %g, %d",
+                   (double)out->scale, (int)out->zero_point);
   }
-  if (in->type == AP_INT8) {
-    if (out->scale != 16.0f / 256 || out->zero_point != 127) {
-      return ap_fail(c->err, AP_ERR_UNSUPPORTED,
-                     "LOG_SOFTMAX: int8 output needs scale 1/16 and zero point 127, got %g, %d",
-                     (double)out->scale, (int)out->zero_point);
-    }
-    int32_t divisor;
-    int reverse_shift;
-    bool ok =
-        ap_kq_scale_ok(in->scale) &&
-        ap_kq_softmax_scaling(1.0, (double)in->scale, IN_BITS, &p->q_mult[0], &p->q_shift[0]) &&
-        p->q_shift[0] >= 1 && p->q_shift[0] <= 31;
-    /* The inverse of the input scaling, to bring the log back to input units. */
-    ok = ok && ap_kq_multiplier_lt1((double)(1LL << (31 - p->q_shift[0])) / (double)p->q_mult[0],
-                                    &divisor, &reverse_shift);
-    if (!ok) {
-      return ap_fail(c->err, AP_ERR_UNSUPPORTED,
-                     "LOG_SOFTMAX: input scale %g gives a rescale TFLite Micro cannot apply",
-                     (double)in->scale);
-    }
-    p->q_mult[1] = divisor;
-    p->q_shift[1] = reverse_shift;
-    p->imin = -ap_kq_input_radius(IN_BITS, p->q_shift[0]); /* diff_min */
+  int32_t divisor;
+  int reverse_shift;
+  bool ok = ap_kq_softmax_scaling(1.0, (double)in->scale, IN_BITS, &p->q_mult[0], &p->q_shift[0]) &&
+            p->q_shift[0] >= 1 && p->q_shift[0] <= 31;
+  /* The inverse of the input scaling, to bring the log back to input units. */
+  ok = ok && ap_kq_multiplier_lt1((double)(1LL << (31 - p->q_shift[0])) / (double)p->q_mult[0],
+                                  &divisor, &reverse_shift);
+  if (!ok) {
+    return ap_fail(c->err, AP_ERR_UNSUPPORTED,
+                   "LOG_SOFTMAX: input scale %g gives a rescale TFLite Micro cannot apply",
+                   (double)in->scale);
   }
-  out->rank = in->rank;
-  memcpy(out->dims, in->dims, sizeof out->dims);
-  p->in_shape = ap_kshape_of(in);
-  p->out_shape = ap_kshape_of(out);
+  p->q_mult[1] = divisor;
+  p->q_shift[1] = reverse_shift;
+  p->imin = -ap_kq_input_radius(IN_BITS, p->q_shift[0]); /* diff_min */
   return AP_OK;
 }
 
