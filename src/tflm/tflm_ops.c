@@ -219,6 +219,24 @@ static ap_status signal_spectral_extra(const tflm_op_ctx *c, tflm_needs *n) {
   return INIT(n, bytes);
 }
 
+/* SoftmaxPrepare on an int16 input: the exp and 1/(1+x) tables, 513 int16 each. */
+static ap_status softmax_extra(const tflm_op_ctx *c, tflm_needs *n) {
+  ap_tensor_info in;
+  if (!op_tensor(c, true, 0, &in)) return AP_ERR_FORMAT;
+  if (in.type != AP_INT16) return AP_OK;
+  ap_status s = PREPARE(n, 513 * 2);
+  return s ? s : PREPARE(n, 513 * 2);
+}
+/* LogSoftmaxPrepare on int8: its OpData (five int32 and two size_t), allocated there, not in
+ * init. */
+static ap_status log_softmax_extra(const tflm_op_ctx *c, tflm_needs *n) {
+  ap_tensor_info in;
+  if (!op_tensor(c, true, 0, &in)) return AP_ERR_FORMAT;
+  if (in.type != AP_INT8) return AP_OK;
+  uint64_t size_t_bytes = tflm_sizes_for(c->target)->pointer;
+  return PREPARE(n, size_t_bytes == 8 ? 40 : 28);
+}
+
 /* name, custom, options {64, 32} size and alignment, OpData {64, 32}, extra. */
 #define B(name, ps, pa, od64, od32, extra)                                                         \
   { name, false, {ps, ps}, {pa, pa}, {od64, od32}, extra }
@@ -261,7 +279,7 @@ static const tflm_rule rules[] = {
     B("GATHER_ND", 0, 1, 0, 0, output_dims_extra),
     B("AVERAGE_POOL_2D", 40, 4, 32, 32, NULL),
     B("MAX_POOL_2D", 40, 4, 32, 32, NULL),
-    B("SOFTMAX", 4, 4, 80, 56, NULL),
+    B("SOFTMAX", 4, 4, 80, 56, softmax_extra),
     B("CONV_2D", 28, 4, 72, 56, conv_extra),
     B("DEPTHWISE_CONV_2D", 28, 4, 72, 56, depthwise_extra),
     B("FULLY_CONNECTED", 16, 4, 64, 48, fully_connected_extra),
@@ -276,6 +294,15 @@ static const tflm_rule rules[] = {
     B("CALL_ONCE", 4, 4, 8, 8, NULL),
     /* VAR_HANDLE's options hold two string pointers: the only target-dependent struct. */
     {"VAR_HANDLE", false, {16, 8}, {8, 4}, {4, 4}, NULL},
+    B("LEAKY_RELU", 4, 4, 24, 24, NULL),
+    B("PRELU", 0, 1, 28, 28, NULL),
+    B("ABS", 0, 1, 28, 28, NULL),
+    B("RELU", 0, 1, 28, 28, NULL),
+    B("RELU6", 0, 1, 8, 8, NULL),
+    B("TANH", 0, 1, 16, 16, NULL),
+    B("HARD_SWISH", 0, 1, 20, 20, NULL),
+    B("ELU", 0, 1, 256, 256, NULL),
+    B("LOG_SOFTMAX", 0, 1, 0, 0, log_softmax_extra),
     B("READ_VARIABLE", 0, 1, 0, 0, NULL),
     B("ASSIGN_VARIABLE", 0, 1, 0, 0, assign_variable_extra),
     C("SignalWindow", 8, 8, NULL),
