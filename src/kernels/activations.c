@@ -31,8 +31,8 @@ static bool q4_multiplier(float scale, int32_t *multiplier, int *shift) {
 }
 
 /* int16 RELU and RELU6 (activations_common.cc): RELU rescales by in / out (the ratio taken in
- * float) with zero points 0; RELU6 clamps to [zero point, 6] in the input's quantization, which
- * must hold 6 in int16. */
+ * float) with zero points 0; RELU6 clamps to [zero point, 6] in the input's quantization (6
+ * itself clamped to int16). */
 static ap_status int16_relu_prepare(int op, const ap_ktensor *input, const ap_ktensor *output,
                                     ap_unary_params *p, ap_errbuf *err) {
   p->input_zero_point = input->zero_point;
@@ -47,14 +47,11 @@ static ap_status int16_relu_prepare(int op, const ap_ktensor *input, const ap_kt
     p->act_max = INT16_MAX;
     return AP_OK;
   }
-  /* FloatToQuantizedType: the zero point plus round(6 / scale), in float, cast to int32. */
-  float six = (float)input->zero_point + roundf(6.0f / input->scale);
-  if (!(six >= (float)INT16_MIN && six <= (float)INT16_MAX)) {
-    return ap_fail(err, AP_ERR_UNSUPPORTED, "RELU6: 6.0 at input scale %g is outside int16",
-                   (double)input->scale);
-  }
+  /* FloatToQuantizedType<int16_t>: round(6 / scale) plus the zero point, clamped to int16
+   * (as the int8 path, a value past int32 clamps too instead of TFLite's undefined cast). */
+  double six = (double)roundf(6.0f / input->scale) + input->zero_point;
   p->act_min = input->zero_point;
-  p->act_max = (int32_t)six;
+  p->act_max = six > INT16_MAX ? INT16_MAX : six < INT16_MIN ? INT16_MIN : (int32_t)six;
   return AP_OK;
 }
 
