@@ -67,7 +67,9 @@ ap_status ap_act16_setup(bool tanh_op, const ap_ktensor *in, const ap_ktensor *o
       shift++;
       m *= 2.0;
     }
-    if (!(m <= 32767.0)) {
+    /* TFLite Micro only DCHECKs m <= 32767; up to 65535 the product with any int16 still
+     * fits int32, past that it would overflow. */
+    if (!(m <= 65535.0)) {
       return ap_fail(err, AP_ERR_UNSUPPORTED, "%s: int16 input scale %g is too large", name,
                      (double)in->scale);
     }
