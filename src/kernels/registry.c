@@ -3,6 +3,7 @@
 #include "kernels/kops.h"
 #include "kernels/kops_datamove.h"
 #include "kernels/kops_detect.h"
+#include "kernels/kops_elem16.h"
 #include "kernels/kops_mathlogic.h"
 #include "kernels/kops_signal.h"
 #include "kernels/lstm.h"
@@ -122,11 +123,13 @@ static ap_status pool_run(ap_kctx *c) {
 }
 static ap_status softmax_prep(ap_kctx *c, size_t *scratch) {
   ARITY("SOFTMAX", 1, 1);
-  *scratch = 0;
-  return ap_softmax_prepare(c->options->beta, in(c, 0), c->outputs[0], c->params, c->err);
+  ap_softmax_params *p = c->params;
+  ap_status s = ap_softmax_prepare(c->options->beta, in(c, 0), c->outputs[0], p, c->err);
+  *scratch = s == AP_OK ? p->scratch_bytes : 0; /* int16: its tables */
+  return s;
 }
 static ap_status softmax_run(ap_kctx *c) {
-  return ap_softmax_eval(c->params, in(c, 0), c->outputs[0]);
+  return ap_softmax_eval_scratch(c->params, in(c, 0), c->outputs[0], c->scratch);
 }
 
 /* --- elementwise, activations --- */
@@ -151,8 +154,10 @@ static ap_status bin_run(ap_kctx *c) {
 }
 static ap_status un_prep(ap_kctx *c, size_t *scratch, int op, const char *name) {
   ARITY(name, 1, 1);
-  *scratch = 0;
-  return ap_unary_prepare(op, in(c, 0), c->outputs[0], c->params, c->err);
+  ap_unary_params *p = c->params;
+  ap_status s = ap_unary_prepare(op, in(c, 0), c->outputs[0], p, c->err);
+  *scratch = s == AP_OK ? p->scratch_bytes : 0; /* int16 LOGISTIC, TANH: their table */
+  return s;
 }
 static ap_status relu_prep(ap_kctx *c, size_t *s) {
   return un_prep(c, s, AP_KUN_RELU, "RELU");
@@ -167,7 +172,7 @@ static ap_status tanh_prep(ap_kctx *c, size_t *s) {
   return un_prep(c, s, AP_KUN_TANH, "TANH");
 }
 static ap_status un_run(ap_kctx *c) {
-  return ap_unary_eval(c->params, in(c, 0), c->outputs[0]);
+  return ap_unary_eval_scratch(c->params, in(c, 0), c->outputs[0], c->scratch);
 }
 
 /* --- shape ops --- */
@@ -354,6 +359,11 @@ static const ap_kernel kernels[] = {
     /* -- 16x8 conv family, int8/int16 BATCH_MATMUL and TRANSPOSE_CONV, INT4 weights -- */
 
     /* -- int16 element-wise and activation ops; HARD_SWISH, ELU, LOG_SOFTMAX -- */
+    {AP_KB_HARD_SWISH, "HARD_SWISH", sizeof(ap_kx_params), ap_kx_hard_swish_prepare,
+     ap_kx_hard_swish_eval},
+    {AP_KB_ELU, "ELU", sizeof(ap_kx_params), ap_kx_elu_prepare, ap_kx_elu_eval},
+    {AP_KB_LOG_SOFTMAX, "LOG_SOFTMAX", sizeof(ap_kx_params), ap_kx_log_softmax_prepare,
+     ap_kx_log_softmax_eval},
 
     /* -- data movement: SPLIT, SQUEEZE, space/depth/batch, broadcast, fill, pad, resize -- */
     {AP_KB_SPLIT, "SPLIT", sizeof(ap_kx_params), ap_kx_split_prepare, ap_kx_split_eval},

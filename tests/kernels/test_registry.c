@@ -23,6 +23,15 @@ static void test_lookup(void) {
   CHECK(ap_kernel_at(ap_kernel_count()) == NULL);
 }
 
+/* HARD_SWISH, ELU, LOG_SOFTMAX (kops_elem16.h). */
+static void test_lookup_elem16(void) {
+  static const int32_t wanted[] = {117, 111, 50};
+  for (size_t i = 0; i < sizeof wanted / sizeof wanted[0]; i++) {
+    const ap_kernel *k = ap_kernel_find(wanted[i]);
+    CHECK_MSG(k && k->builtin == wanted[i] && k->prepare && k->eval, "builtin %d", wanted[i]);
+  }
+}
+
 /* The data-movement ops (kops_datamove.h), each under its schema name. */
 static void test_datamove_ops(void) {
   static const struct {
@@ -172,6 +181,7 @@ static void test_lookup_mathlogic(void) {
 int main(void) {
   test_lookup();
   test_datamove_ops();
+  test_lookup_elem16();
   test_from_info();
   test_dispatch();
   test_lookup_mathlogic();
