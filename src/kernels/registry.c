@@ -1,5 +1,6 @@
 /* One adapter per builtin: unpacks the generic context into the family's prepare/eval. */
 #include "kernels/registry.h"
+#include "kernels/fast/fast.h"
 #include "kernels/kops.h"
 #include "kernels/lstm.h"
 
@@ -71,9 +72,14 @@ static ap_status conv_prep(ap_kctx *c, size_t *scratch) {
   ap_status s =
       ap_conv_prepare(&c->options->conv, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], p, c->err);
   *scratch = p->scratch_bytes;
+  if (s == AP_OK) ap_fast_conv_scratch(c->options->exec, p, in(c, 0), in(c, 1), scratch);
   return s;
 }
 static ap_status conv_run(ap_kctx *c) {
+  ap_status s;
+  if (ap_fast_conv_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
+                        c->scratch, &s))
+    return s;
   return ap_conv_eval(c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch);
 }
 static ap_status dw_prep(ap_kctx *c, size_t *scratch) {
@@ -83,9 +89,14 @@ static ap_status dw_prep(ap_kctx *c, size_t *scratch) {
   ap_status s = ap_depthwise_prepare(&c->options->conv, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
                                      p, c->err);
   *scratch = p->scratch_bytes;
+  if (s == AP_OK) ap_fast_dw_scratch(c->options->exec, p, in(c, 0), in(c, 1), scratch);
   return s;
 }
 static ap_status dw_run(ap_kctx *c) {
+  ap_status s;
+  if (ap_fast_dw_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
+                      c->scratch, &s))
+    return s;
   return ap_depthwise_eval(c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch);
 }
 static ap_status fc_prep(ap_kctx *c, size_t *scratch) {
@@ -95,9 +106,14 @@ static ap_status fc_prep(ap_kctx *c, size_t *scratch) {
   ap_status s =
       ap_fc_prepare(&c->options->fc, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], p, c->err);
   *scratch = p->scratch_bytes;
+  if (s == AP_OK) ap_fast_fc_scratch(c->options->exec, p, scratch);
   return s;
 }
 static ap_status fc_run(ap_kctx *c) {
+  ap_status s;
+  if (ap_fast_fc_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
+                      c->scratch, &s))
+    return s;
   return ap_fc_eval(c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch);
 }
 

@@ -1,0 +1,130 @@
+/* Fast kernels: the same arithmetic as the reference kernels (which stay the specification),
+ * computed by SIMD code chosen once, at allocate, from the CPU's features.
+ *
+ * Each SIMD level is a table of small functions (ap_fast_level) built from its own files,
+ * compiled with that level's flags (fast_<op>_<level>.c; CMakeLists.txt sets the flags). The
+ * registry's adapters call ap_fast_*_prepare/eval (dispatch.c) when the interpreter passes an
+ * ap_kexec; those fall back to the reference kernels for every case they do not cover.
+ *
+ * Exactness. Integer accumulation is modular (int32 wrapping, as the reference's int64 sum
+ * reduced to 32 bits), so any order gives the same bits; requantization is the reference's
+ * MultiplyByQuantizedMultiplier lane by lane. Float kernels keep each output element's
+ * accumulation order and vectorise across output elements only (-ffp-contract=off).
+ *
+ * Memory. Packed weights and patch (im2col) rows live in the op's scratch, sized by prepare
+ * for the level and the thread count, so the planner places them and reports show them.
+ */
+#ifndef AP_KERNELS_FAST_H
+#define AP_KERNELS_FAST_H
+
+#include "kernels/kernels.h"
+#include "kernels/quant.h"
+#include "port/port.h"
+
+enum { AP_SIMD_GENERIC = 0, AP_SIMD_SSE41, AP_SIMD_AVX2, AP_SIMD_AVX512, AP_SIMD_LEVELS };
+
+/* A quantized matrix product over rows of int8 patches: out[r][c] = requant(col_bias[c] +
+ * sum_k a[r][k] * w[c][k]) where a holds (input + input_offset) in the level's row format. */
+typedef struct ap_qgemm {
+  int32_t n, k;
+  const int8_t *w;         /* [n][k], the model's layout */
+  const void *packed;      /* the level's packing of w */
+  const int32_t *col_bias; /* n: bias plus the level's correction */
+  const int32_t *mult, *shift;
+  int32_t out_off, act_min, act_max;
+} ap_qgemm;
+
+/* Depthwise, int8, per channel. Output rows [oy0, oy1) of batch b. */
+typedef struct ap_qdw {
+  const int8_t *in, *f;
+  const int32_t *bias; /* NULL: none */
+  int8_t *out;
+  int32_t in_h, in_w, in_d, out_h, out_w, out_d, f_h, f_w, mult;
+  int32_t stride_h, stride_w, dil_h, dil_w, pad_h, pad_w;
+  int32_t in_off, out_off, act_min, act_max;
+  const int32_t *qmult, *qshift;
+} ap_qdw;
+
+/* Fully connected, int8: rows of `in` (input + offset as int16 in xs, one row per batch) times
+ * weight rows. */
+typedef struct ap_qfc {
+  const int16_t *xs;   /* batches x kpad: input + input_offset, zero past depth */
+  const int32_t *xsum; /* per batch: sum of xs (for a nonzero filter offset) */
+  const int8_t *w;     /* [units][depth] */
+  const int32_t *bias;
+  int8_t *out;
+  int32_t batches, depth, kpad, units;
+  int32_t filter_off, out_off, act_min, act_max;
+  const int32_t *qmult, *qshift; /* per unit (per-tensor: the same value repeated) */
+} ap_qfc;
+
+typedef struct ap_fast_level {
+  const char *name;
+  int level;
+  int mr; /* gemm rows per call */
+  size_t (*packed_bytes)(int32_t n, int32_t k);
+  /* Fills packed (packed_bytes) and col_bias from w [n][k], bias (NULL: 0) and the input
+   * offset. */
+  void (*pack)(const int8_t *w, int32_t n, int32_t k, const int32_t *bias, int32_t in_off,
+               void *packed, int32_t *col_bias);
+  size_t (*arow_bytes)(int32_t k); /* one row of a, a multiple of 16 */
+  /* One row of a from k int8 values (input bytes, padding holding the zero point). */
+  void (*arow)(const int8_t *src, int32_t k, int32_t in_off, void *dst);
+  /* rows (<= mr) rows of a, arow_bytes(k) apart; out rows out_stride apart; acc: mr * n
+   * int32 of workspace. */
+  void (*gemm)(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc, int8_t *out,
+               size_t out_stride);
+  void (*dw)(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1);
+  void (*fc)(const ap_qfc *f, int32_t u0, int32_t u1);
+} ap_fast_level;
+
+extern const ap_fast_level ap_fast_generic;
+#if defined(__x86_64__) || defined(_M_X64)
+extern const ap_fast_level ap_fast_avx2;
+#define AP_FAST_X86 1
+#endif
+
+/* What the interpreter hands kernels: the level chosen at allocate (NULL: the reference
+ * kernels) and the worker group (NULL: one thread). */
+typedef struct ap_kexec {
+  const ap_fast_level *level;
+  ap_port_workers *workers;
+  int threads;
+} ap_kexec;
+
+/* The level for the CPU's features, capped by AP_SIMD (generic, sse41, avx2, avx512) when it
+ * is set; never one the CPU lacks. */
+const ap_fast_level *ap_fast_select(void);
+const char *ap_fast_level_name(const ap_fast_level *l); /* "reference" for NULL */
+
+/* How many tasks to split `work` multiply-adds over `units` independent pieces into: the
+ * thread count, 1 for small work. Prepare and eval compute the same (scratch depends on it). */
+int ap_fast_tasks(const ap_kexec *x, uint64_t work, int64_t units);
+/* Runs fn(arg, i) for i in [0, n) on the workers (or inline). */
+void ap_fast_parallel(const ap_kexec *x, ap_port_task fn, void *arg, int n);
+
+/* The reference's requantization of one int32 sum (every level's scalar tail). */
+static inline int8_t ap_fast_requant(int32_t acc, int32_t mult, int32_t shift, int32_t out_off,
+                                     int32_t lo, int32_t hi) {
+  return (int8_t)ap_kq_clamp(ap_kq_mul(acc, mult, shift) + out_off, lo, hi);
+}
+
+/* Hooks for the registry's adapters. *_scratch: after the reference prepare succeeded, the
+ * scratch bytes the fast path needs (false, scratch untouched: the reference kernel runs).
+ * *_eval: true when the fast path ran (its status in *s). */
+bool ap_fast_conv_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                          const ap_ktensor *f, size_t *scratch);
+bool ap_fast_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                       const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
+                       ap_status *s);
+bool ap_fast_dw_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                        const ap_ktensor *f, size_t *scratch);
+bool ap_fast_dw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                     const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
+                     ap_status *s);
+bool ap_fast_fc_scratch(const ap_kexec *x, const ap_fc_params *p, size_t *scratch);
+bool ap_fast_fc_eval(const ap_kexec *x, const ap_fc_params *p, const ap_ktensor *in,
+                     const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
+                     ap_status *s);
+
+#endif

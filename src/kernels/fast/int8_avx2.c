@@ -1,0 +1,247 @@
+/* The AVX2 level (compiled with -mavx2 on x86-64 only; chosen when the CPU and OS have it).
+ * Products are int16 x int16 pairs summed into int32 lanes (vpmaddwd: exact for these
+ * ranges), sums wrap as the reference's; requantization is MultiplyByQuantizedMultiplier on 8
+ * lanes, bit for bit. */
+#if defined(__x86_64__) || defined(_M_X64)
+#include "kernels/fast/fast.h"
+
+#include <immintrin.h>
+#include <string.h>
+
+/* ap_kq_mul on 8 lanes, then the output offset and the clamp. The multipliers come from
+ * ap_kq_multiplier: in [0, 2^31), never INT32_MIN, so the doubling high product cannot
+ * saturate; shifts are clamped to 31 as the scalar code clamps them. */
+static inline __m256i requant8(__m256i x, const int32_t *mult, const int32_t *shift, __m256i off,
+                               __m256i lo, __m256i hi) {
+  const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi32(1),
+                max_shift = _mm256_set1_epi32(31);
+  __m256i m = _mm256_loadu_si256((const __m256i *)mult);
+  __m256i sh = _mm256_loadu_si256((const __m256i *)shift);
+  __m256i left = _mm256_min_epi32(_mm256_max_epi32(sh, zero), max_shift);
+  __m256i right = _mm256_min_epi32(_mm256_max_epi32(_mm256_sub_epi32(zero, sh), zero), max_shift);
+  x = _mm256_sllv_epi32(x, left);
+  /* (x * m + 2^30) >> 31, floor: the reference's nudge and truncating division in one. */
+  const __m256i nudge = _mm256_set1_epi64x(1ll << 30);
+  __m256i even = _mm256_add_epi64(_mm256_mul_epi32(x, m), nudge);
+  __m256i odd =
+      _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), _mm256_srli_epi64(m, 32)), nudge);
+  __m256i h = _mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_slli_epi64(odd, 1), 0xAA);
+  /* Rounding divide by 2^right: remainder against half, ties away from zero. */
+  __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(one, right), one);
+  __m256i rem = _mm256_and_si256(h, mask);
+  __m256i thr = _mm256_add_epi32(_mm256_srai_epi32(mask, 1),
+                                 _mm256_and_si256(_mm256_cmpgt_epi32(zero, h), one));
+  __m256i r = _mm256_add_epi32(_mm256_srav_epi32(h, right),
+                               _mm256_and_si256(_mm256_cmpgt_epi32(rem, thr), one));
+  r = _mm256_add_epi32(r, off);
+  return _mm256_min_epi32(_mm256_max_epi32(r, lo), hi);
+}
+
+static inline void store8(int8_t *dst, __m256i v) {
+  __m128i p = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  _mm_storel_epi64((__m128i *)dst, _mm_packs_epi16(p, p));
+}
+
+/* out[c] for c in [0, n): requant(acc[c] + add[c]) (add may be NULL). */
+static void requant_row(const int32_t *acc, const int32_t *add, int32_t n, const int32_t *mult,
+                        const int32_t *shift, int32_t out_off, int32_t lo, int32_t hi,
+                        int8_t *out) {
+  __m256i voff = _mm256_set1_epi32(out_off), vlo = _mm256_set1_epi32(lo),
+          vhi = _mm256_set1_epi32(hi);
+  int32_t c = 0;
+  for (; c + 8 <= n; c += 8) {
+    __m256i v = _mm256_loadu_si256((const __m256i *)(acc + c));
+    if (add) v = _mm256_add_epi32(v, _mm256_loadu_si256((const __m256i *)(add + c)));
+    store8(out + c, requant8(v, mult + c, shift + c, voff, vlo, vhi));
+  }
+  for (; c < n; c++) {
+    int32_t v = (int32_t)((uint32_t)acc[c] + (uint32_t)(add ? add[c] : 0));
+    out[c] = ap_fast_requant(v, mult[c], shift[c], out_off, lo, hi);
+  }
+}
+
+static size_t packed_bytes(int32_t n, int32_t k) {
+  (void)n, (void)k;
+  return 0; /* weights are read in place, rows of k */
+}
+
+static void pack(const int8_t *w, int32_t n, int32_t k, const int32_t *bias, int32_t in_off,
+                 void *packed, int32_t *col_bias) {
+  (void)w, (void)k, (void)in_off, (void)packed;
+  for (int32_t c = 0; c < n; c++)
+    col_bias[c] = bias ? bias[c] : 0;
+}
+
+static size_t arow_bytes(int32_t k) {
+  return ((size_t)k + 15) / 16 * 32;
+}
+
+static void arow(const int8_t *src, int32_t k, int32_t in_off, void *dst) {
+  int16_t *a = dst;
+  __m256i off = _mm256_set1_epi16((int16_t)in_off);
+  int32_t i = 0;
+  for (; i + 16 <= k; i += 16) {
+    __m256i v = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(src + i)));
+    _mm256_storeu_si256((__m256i *)(a + i), _mm256_add_epi16(v, off));
+  }
+  for (; i < k; i++)
+    a[i] = (int16_t)(src[i] + in_off);
+  for (; i % 16; i++)
+    a[i] = 0;
+}
+
+/* 16 weights of channel row w from d, zero past k; reads in place when 16 bytes fit before
+ * `end` (the bytes past k are the next row's, multiplied by the row of a's zeros). */
+static inline __m256i wload(const int8_t *w, int32_t d, int32_t k, const int8_t *end) {
+  if (d + 16 <= k || w + d + 16 <= end)
+    return _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w + d)));
+  int8_t t[16] = {0};
+  memcpy(t, w + d, (size_t)(k - d));
+  return _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)t));
+}
+
+/* Four horizontal sums: lanes 0..3 = sum(a), sum(b), sum(c), sum(d). */
+static inline __m128i hsum4(__m256i a, __m256i b, __m256i c, __m256i d) {
+  __m256i ab = _mm256_hadd_epi32(a, b), cd = _mm256_hadd_epi32(c, d);
+  __m256i abcd = _mm256_hadd_epi32(ab, cd);
+  return _mm_add_epi32(_mm256_castsi256_si128(abcd), _mm256_extracti128_si256(abcd, 1));
+}
+
+static void gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc, int8_t *out,
+                 size_t out_stride) {
+  int32_t n = g->n, k = g->k, kp = (k + 15) / 16 * 16;
+  const int16_t *a0 = a, *r[4];
+  for (int i = 0; i < 4; i++)
+    r[i] = a0 + (size_t)(i < rows ? i : 0) * (size_t)kp;
+  const int8_t *end = g->w + (size_t)n * (size_t)k;
+  for (int32_t c = 0; c < n; c += 2) {
+    const int8_t *w0 = g->w + (size_t)c * k, *w1 = c + 1 < n ? w0 + k : w0;
+    __m256i s00 = _mm256_setzero_si256(), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00,
+            s30 = s00, s31 = s00;
+    for (int32_t d = 0; d < kp; d += 16) {
+      __m256i v0 = wload(w0, d, k, end), v1 = wload(w1, d, k, end);
+      __m256i x0 = _mm256_loadu_si256((const __m256i *)(r[0] + d));
+      __m256i x1 = _mm256_loadu_si256((const __m256i *)(r[1] + d));
+      __m256i x2 = _mm256_loadu_si256((const __m256i *)(r[2] + d));
+      __m256i x3 = _mm256_loadu_si256((const __m256i *)(r[3] + d));
+      s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(x0, v0));
+      s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(x0, v1));
+      s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(x1, v0));
+      s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(x1, v1));
+      s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(x2, v0));
+      s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(x2, v1));
+      s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(x3, v0));
+      s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(x3, v1));
+    }
+    int32_t t[8];
+    _mm_storeu_si128((__m128i *)t, hsum4(s00, s01, s10, s11));
+    _mm_storeu_si128((__m128i *)(t + 4), hsum4(s20, s21, s30, s31));
+    for (int32_t i = 0; i < rows; i++) {
+      acc[(size_t)i * n + c] = t[2 * i];
+      if (c + 1 < n) acc[(size_t)i * n + c + 1] = t[2 * i + 1];
+    }
+  }
+  for (int32_t i = 0; i < rows; i++)
+    requant_row(acc + (size_t)i * n, g->col_bias, n, g->mult, g->shift, g->out_off, g->act_min,
+                g->act_max, out + (size_t)i * out_stride);
+}
+
+extern const ap_fast_level ap_fast_generic;
+
+static void dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1) {
+  if (d->mult != 1) {
+    ap_fast_generic.dw(d, b, oy0, oy1);
+    return;
+  }
+  int32_t C = d->out_d;
+  __m256i voff = _mm256_set1_epi32(d->out_off), vlo = _mm256_set1_epi32(d->act_min),
+          vhi = _mm256_set1_epi32(d->act_max), vin = _mm256_set1_epi32(d->in_off);
+  for (int32_t oy = oy0; oy < oy1; oy++)
+    for (int32_t ox = 0; ox < d->out_w; ox++) {
+      int32_t y0 = oy * d->stride_h - d->pad_h, x0 = ox * d->stride_w - d->pad_w;
+      int8_t *o = d->out + (((size_t)b * d->out_h + oy) * d->out_w + ox) * C;
+      /* The taps inside the input (the reference skips the others). */
+      const int8_t *px[64];
+      const int8_t *fw[64];
+      int32_t taps = 0;
+      bool small = d->f_h * d->f_w <= 64;
+      for (int32_t fy = 0; small && fy < d->f_h; fy++) {
+        int32_t iy = y0 + d->dil_h * fy;
+        if (iy < 0 || iy >= d->in_h) continue;
+        for (int32_t fx = 0; fx < d->f_w; fx++) {
+          int32_t ix = x0 + d->dil_w * fx;
+          if (ix < 0 || ix >= d->in_w) continue;
+          px[taps] = d->in + (((size_t)b * d->in_h + iy) * d->in_w + ix) * C;
+          fw[taps++] = d->f + ((size_t)fy * d->f_w + fx) * C;
+        }
+      }
+      if (!small) {
+        ap_fast_generic.dw(d, b, oy, oy + 1); /* recomputes this row whole */
+        break;
+      }
+      int32_t c = 0;
+      for (; c + 8 <= C; c += 8) {
+        __m256i acc = _mm256_setzero_si256();
+        for (int32_t t = 0; t < taps; t++) {
+          __m256i x = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(px[t] + c)));
+          __m256i w = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(fw[t] + c)));
+          acc = _mm256_add_epi32(acc, _mm256_mullo_epi32(_mm256_add_epi32(x, vin), w));
+        }
+        if (d->bias)
+          acc = _mm256_add_epi32(acc, _mm256_loadu_si256((const __m256i *)(d->bias + c)));
+        store8(o + c, requant8(acc, d->qmult + c, d->qshift + c, voff, vlo, vhi));
+      }
+      for (; c < C; c++) {
+        uint32_t acc = 0;
+        for (int32_t t = 0; t < taps; t++)
+          acc += (uint32_t)(fw[t][c] * (px[t][c] + d->in_off));
+        if (d->bias) acc += (uint32_t)d->bias[c];
+        o[c] = ap_fast_requant((int32_t)acc, d->qmult[c], d->qshift[c], d->out_off, d->act_min,
+                               d->act_max);
+      }
+    }
+}
+
+static void fc(const ap_qfc *f, int32_t u0, int32_t u1) {
+  int32_t k = f->depth, kfull = k / 16 * 16;
+  for (int32_t b = 0; b < f->batches; b++) {
+    const int16_t *x = f->xs + (size_t)b * f->kpad;
+    uint32_t corr = (uint32_t)f->filter_off * (uint32_t)f->xsum[b];
+    int8_t *out = f->out + (size_t)b * f->units;
+    for (int32_t u = u0; u < u1; u += 4) {
+      int32_t nu = u1 - u < 4 ? u1 - u : 4;
+      const int8_t *w[4];
+      for (int i = 0; i < 4; i++)
+        w[i] = f->w + (size_t)(u + (i < nu ? i : 0)) * k;
+      __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
+      for (int32_t d = 0; d < kfull; d += 16) {
+        __m256i xv = _mm256_loadu_si256((const __m256i *)(x + d));
+        s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(xv, _mm256_cvtepi8_epi16(_mm_loadu_si128(
+                                                            (const __m128i *)(w[0] + d)))));
+        s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(xv, _mm256_cvtepi8_epi16(_mm_loadu_si128(
+                                                            (const __m128i *)(w[1] + d)))));
+        s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(xv, _mm256_cvtepi8_epi16(_mm_loadu_si128(
+                                                            (const __m128i *)(w[2] + d)))));
+        s3 = _mm256_add_epi32(s3, _mm256_madd_epi16(xv, _mm256_cvtepi8_epi16(_mm_loadu_si128(
+                                                            (const __m128i *)(w[3] + d)))));
+      }
+      int32_t t[4];
+      _mm_storeu_si128((__m128i *)t, hsum4(s0, s1, s2, s3));
+      for (int i = 0; i < nu; i++) {
+        uint32_t acc = (uint32_t)t[i];
+        for (int32_t d = kfull; d < k; d++)
+          acc += (uint32_t)(x[d] * w[i][d]);
+        acc += corr;
+        if (f->bias) acc += (uint32_t)f->bias[u + i];
+        out[u + i] = ap_fast_requant((int32_t)acc, f->qmult[u + i], f->qshift[u + i], f->out_off,
+                                     f->act_min, f->act_max);
+      }
+    }
+  }
+}
+
+const ap_fast_level ap_fast_avx2 = {"avx2",     AP_SIMD_AVX2, 4,    packed_bytes, pack,
+                                    arow_bytes, arow,         gemm, dw,           fc};
+#else
+typedef int ap_fast_avx2_unused; /* x86-64 only */
+#endif
