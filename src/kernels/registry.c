@@ -190,6 +190,8 @@ static ap_status pad_prep(ap_kctx *c, size_t *scratch) {
   return ap_pad_prepare(in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->params, c->err);
 }
 static ap_status pad_run(ap_kctx *c) {
+  ap_status s;
+  if (ap_fast_pad_eval(c->options->exec, c->params, in(c, 0), c->outputs[0], &s)) return s;
   return ap_pad_eval(c->params, in(c, 0), c->outputs[0]);
 }
 static ap_status mean_prep(ap_kctx *c, size_t *scratch) {
