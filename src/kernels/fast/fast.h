@@ -81,6 +81,10 @@ typedef struct ap_fast_level {
 extern const ap_fast_level ap_fast_generic;
 #if defined(__x86_64__) || defined(_M_X64)
 extern const ap_fast_level ap_fast_avx2;
+extern const ap_fast_level ap_fast_avx512;
+/* The AVX2 level's depthwise and fully connected kernels, which the wider level reuses. */
+void ap_fast_avx2_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1);
+void ap_fast_avx2_fc(const ap_qfc *f, int32_t u0, int32_t u1);
 #define AP_FAST_X86 1
 #endif
 

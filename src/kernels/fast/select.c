@@ -17,6 +17,8 @@ const ap_fast_level *ap_fast_select(void) {
   uint32_t f = ap_port_cpu_features();
   (void)f;
 #ifdef AP_FAST_X86
+  if (cap >= AP_SIMD_AVX512 && (f & AP_CPU_AVX512BW) && (f & AP_CPU_AVX512VNNI))
+    return &ap_fast_avx512;
   if (cap >= AP_SIMD_AVX2 && (f & AP_CPU_AVX2)) return &ap_fast_avx2;
 #endif
   (void)cap;
