@@ -159,6 +159,9 @@ static ap_status mul_prep(ap_kctx *c, size_t *s) {
   return bin_prep(c, s, AP_KBIN_MUL, "MUL");
 }
 static ap_status bin_run(ap_kctx *c) {
+  ap_status s;
+  if (ap_fast_add_eval(c->options->exec, c->params, in(c, 0), in(c, 1), c->outputs[0], &s))
+    return s;
   return ap_binary_eval(c->params, in(c, 0), in(c, 1), c->outputs[0]);
 }
 static ap_status un_prep(ap_kctx *c, size_t *scratch, int op, const char *name) {

@@ -149,6 +149,24 @@ static void fc_case(int batches, int depth, int units, bool per_channel, int fil
   free(in), free(wt), free(bias), free(scales);
 }
 
+/* ADD or SUB (builtin 0 or 41) of same-shape 8-bit tensors: tails of 8, both signs of
+ * scale ratio, activations. */
+static void add_case(int32_t builtin, int type, int n, float s1, float s2, float so, int act) {
+  int8_t *a = rand_bytes((size_t)n, -128, 127), *b = rand_bytes((size_t)n, -128, 127);
+  int zlo = type == AP_UINT8 ? 0 : -128, zhi = type == AP_UINT8 ? 255 : 127;
+  ap_ktensor ta = ktq(type, a, 2, 1, n, 0, 0, s1, rnd(zlo, zhi));
+  ap_ktensor tb = ktq(type, b, 2, 1, n, 0, 0, s2, rnd(zlo, zhi));
+  ap_ktensor to = kout(type, NULL, so, rnd(zlo, zhi));
+  const ap_ktensor *ins[2] = {&ta, &tb};
+  ap_kop_options o = {0};
+  o.activation = act;
+  char what[128];
+  snprintf(what, sizeof what, "%s %s x %d, scales %g %g -> %g", builtin ? "SUB" : "ADD",
+           type == AP_UINT8 ? "uint8" : "int8", n, (double)s1, (double)s2, (double)so);
+  compare_all(what, builtin, &o, ins, 2, &to);
+  free(a), free(b);
+}
+
 /* 1x1 convolution of one pixel (1, 2, 3) by filters (1, 1, 1) and (-1, 0, 2), biases 10 and
  * -5, every scale 1: 1 + 2 + 3 + 10 = 16 and -1 + 6 - 5 = 0; with input zero point 1 the
  * pixel is (0, 1, 2): 3 + 10 = 13 and 4 - 5 = -1; output zero point 2 adds 2. */
@@ -233,6 +251,12 @@ int main(void) {
   fc_case(1, 100, 17, true, 0, false);
   fc_case(1, 640, 130, false, 0, false);
   fc_case(1, 70000, 2, false, 0, true);
+  add_case(0, AP_INT8, 1, 0.1f, 0.2f, 0.3f, AP_KACT_NONE);
+  add_case(0, AP_INT8, 37, 0.05f, 0.02f, 0.04f, AP_KACT_RELU);
+  add_case(41, AP_INT8, 100, 0.01f, 0.3f, 0.25f, AP_KACT_NONE);
+  add_case(0, AP_UINT8, 45, 0.1f, 0.1f, 0.1f, AP_KACT_RELU6);
+  add_case(0, AP_INT8, 70001, 0.02f, 0.03f, 0.05f, AP_KACT_NONE);
+  add_case(41, AP_UINT8, 9, 0.5f, 0.002f, 0.01f, AP_KACT_NONE);
   ap_port_workers_destroy(w2);
   ap_port_workers_destroy(w3);
   return ap_test_done();

@@ -76,6 +76,10 @@ typedef struct ap_fast_level {
                size_t out_stride);
   void (*dw)(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1);
   void (*fc)(const ap_qfc *f, int32_t u0, int32_t u1);
+  /* Quantized ADD or SUB of two same-shape int8 (or uint8) tensors, n elements; NULL: the
+   * reference's. */
+  void (*add)(const ap_binary_params *p, const void *a, const void *b, void *out, size_t n,
+              bool is_unsigned);
 } ap_fast_level;
 
 extern const ap_fast_level ap_fast_generic;
@@ -85,6 +89,8 @@ extern const ap_fast_level ap_fast_avx512;
 /* The AVX2 level's depthwise and fully connected kernels, which the wider level reuses. */
 void ap_fast_avx2_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1);
 void ap_fast_avx2_fc(const ap_qfc *f, int32_t u0, int32_t u1);
+void ap_fast_avx2_add(const ap_binary_params *p, const void *a, const void *b, void *out, size_t n,
+                      bool is_unsigned);
 #define AP_FAST_X86 1
 #endif
 
@@ -126,6 +132,8 @@ bool ap_fast_dw_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_kte
 bool ap_fast_dw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                      const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
                      ap_status *s);
+bool ap_fast_add_eval(const ap_kexec *x, const ap_binary_params *p, const ap_ktensor *a,
+                      const ap_ktensor *b, ap_ktensor *out, ap_status *s);
 bool ap_fast_pad_eval(const ap_kexec *x, const ap_pad_params *p, const ap_ktensor *input,
                       ap_ktensor *output, ap_status *s);
 bool ap_fast_fc_scratch(const ap_kexec *x, const ap_fc_params *p, size_t *scratch);

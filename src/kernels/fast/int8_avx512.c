@@ -120,8 +120,9 @@ static void gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc, i
 }
 
 const ap_fast_level ap_fast_avx512 = {
-    "avx512",   AP_SIMD_AVX512, 4,    packed_bytes,    pack,
-    arow_bytes, arow,           gemm, ap_fast_avx2_dw, ap_fast_avx2_fc};
+    "avx512",        AP_SIMD_AVX512, 4,    packed_bytes,    pack,
+    arow_bytes,      arow,           gemm, ap_fast_avx2_dw, ap_fast_avx2_fc,
+    ap_fast_avx2_add};
 #else
 typedef int ap_fast_avx512_unused; /* x86-64 only */
 #endif

@@ -8,15 +8,13 @@
 #include <immintrin.h>
 #include <string.h>
 
-/* ap_kq_mul on 8 lanes, then the output offset and the clamp. The multipliers come from
+/* ap_kq_mul on 8 lanes (mulq8v; ap_kq_mul_lt1 is the same with shift <= 0), then, in
+ * requant8, the output offset and the clamp. The multipliers come from
  * ap_kq_multiplier: in [0, 2^31), never INT32_MIN, so the doubling high product cannot
  * saturate; shifts are clamped to 31 as the scalar code clamps them. */
-static inline __m256i requant8(__m256i x, const int32_t *mult, const int32_t *shift, __m256i off,
-                               __m256i lo, __m256i hi) {
+static inline __m256i mulq8v(__m256i x, __m256i m, __m256i sh) {
   const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi32(1),
                 max_shift = _mm256_set1_epi32(31);
-  __m256i m = _mm256_loadu_si256((const __m256i *)mult);
-  __m256i sh = _mm256_loadu_si256((const __m256i *)shift);
   __m256i left = _mm256_min_epi32(_mm256_max_epi32(sh, zero), max_shift);
   __m256i right = _mm256_min_epi32(_mm256_max_epi32(_mm256_sub_epi32(zero, sh), zero), max_shift);
   x = _mm256_sllv_epi32(x, left);
@@ -31,8 +29,14 @@ static inline __m256i requant8(__m256i x, const int32_t *mult, const int32_t *sh
   __m256i rem = _mm256_and_si256(h, mask);
   __m256i thr = _mm256_add_epi32(_mm256_srai_epi32(mask, 1),
                                  _mm256_and_si256(_mm256_cmpgt_epi32(zero, h), one));
-  __m256i r = _mm256_add_epi32(_mm256_srav_epi32(h, right),
-                               _mm256_and_si256(_mm256_cmpgt_epi32(rem, thr), one));
+  return _mm256_add_epi32(_mm256_srav_epi32(h, right),
+                          _mm256_and_si256(_mm256_cmpgt_epi32(rem, thr), one));
+}
+
+static inline __m256i requant8(__m256i x, const int32_t *mult, const int32_t *shift, __m256i off,
+                               __m256i lo, __m256i hi) {
+  __m256i r = mulq8v(x, _mm256_loadu_si256((const __m256i *)mult),
+                     _mm256_loadu_si256((const __m256i *)shift));
   r = _mm256_add_epi32(r, off);
   return _mm256_min_epi32(_mm256_max_epi32(r, lo), hi);
 }
