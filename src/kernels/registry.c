@@ -72,13 +72,16 @@ static ap_status conv_prep(ap_kctx *c, size_t *scratch) {
   ap_status s =
       ap_conv_prepare(&c->options->conv, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], p, c->err);
   *scratch = p->scratch_bytes;
-  if (s == AP_OK) ap_fast_conv_scratch(c->options->exec, p, in(c, 0), in(c, 1), scratch);
+  if (s == AP_OK && !ap_fast_conv_scratch(c->options->exec, p, in(c, 0), in(c, 1), scratch))
+    ap_fast_fconv_scratch(c->options->exec, p, in(c, 0), in(c, 1), scratch);
   return s;
 }
 static ap_status conv_run(ap_kctx *c) {
   ap_status s;
   if (ap_fast_conv_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
-                        c->scratch, &s))
+                        c->scratch, &s) ||
+      ap_fast_fconv_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
+                         c->scratch, &s))
     return s;
   return ap_conv_eval(c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch);
 }
@@ -160,7 +163,8 @@ static ap_status mul_prep(ap_kctx *c, size_t *s) {
 }
 static ap_status bin_run(ap_kctx *c) {
   ap_status s;
-  if (ap_fast_add_eval(c->options->exec, c->params, in(c, 0), in(c, 1), c->outputs[0], &s))
+  if (ap_fast_add_eval(c->options->exec, c->params, in(c, 0), in(c, 1), c->outputs[0], &s) ||
+      ap_fast_fadd_eval(c->options->exec, c->params, in(c, 0), in(c, 1), c->outputs[0], &s))
     return s;
   return ap_binary_eval(c->params, in(c, 0), in(c, 1), c->outputs[0]);
 }

@@ -46,6 +46,7 @@ static int8_t *run(int32_t builtin, const ap_kop_options *o, const ap_ktensor *c
   if (*s != AP_OK) return NULL;
   size_t count;
   ap_ktensor_count(&out, &count);
+  count *= ap_ktype_size(out.type);
   *bytes = count;
   out.data = malloc(count ? count : 1);
   void *sc = scratch ? aligned_alloc(16, ap_kscratch_round(scratch)) : NULL;
@@ -147,6 +148,39 @@ static void fc_case(int batches, int depth, int units, bool per_channel, int fil
            per_channel ? " per channel" : "", filter_zp, extreme ? ", wrapping sum" : "");
   compare_all(what, B_FC, &o, ins, 3, &to);
   free(in), free(wt), free(bias), free(scales);
+}
+
+static float *rand_floats(size_t n, bool specials) {
+  float *p = malloc((n ? n : 1) * sizeof *p);
+  for (size_t i = 0; i < n; i++) {
+    p[i] = (float)rnd(-1000, 1000) / 300.0f;
+    int r = specials ? rnd(0, 60) : 99;
+    if (r == 0) p[i] = NAN;
+    if (r == 1) p[i] = INFINITY;
+    if (r == 2) p[i] = -0.0f;
+  }
+  return p;
+}
+
+/* Float CONV_2D: each output's sum order kept, so the bytes equal the reference's, NaN and
+ * infinities included. */
+static void fconv_case(int b, int h, int w, int cin, int cout, int fh, int fw, int stride, int dil,
+                       int padding, int act, bool has_bias, bool specials) {
+  size_t nin = (size_t)b * h * w * cin, nf = (size_t)cout * fh * fw * cin;
+  float *in = rand_floats(nin, specials), *f = rand_floats(nf, false),
+        *bias = rand_floats((size_t)cout, false);
+  ap_ktensor ti = kt(AP_FLOAT32, in, 4, b, h, w, cin);
+  ap_ktensor tf = kt(AP_FLOAT32, f, 4, cout, fh, fw, cin);
+  ap_ktensor tb = kt(AP_FLOAT32, bias, 1, cout, 0, 0, 0);
+  ap_ktensor to = kout(AP_FLOAT32, NULL, 0.0f, 0);
+  const ap_ktensor *ins[3] = {&ti, &tf, has_bias ? &tb : NULL};
+  ap_kop_options o = {0};
+  o.conv = (ap_conv_options){padding, stride, stride, dil, dil, act, 0};
+  char what[160];
+  snprintf(what, sizeof what, "float CONV b%d %dx%dx%d -> %d, filter %dx%d, stride %d%s", b, h, w,
+           cin, cout, fh, fw, stride, specials ? ", NaN and inf" : "");
+  compare_all(what, B_CONV, &o, ins, 3, &to);
+  free(in), free(f), free(bias);
 }
 
 /* ADD or SUB (builtin 0 or 41) of same-shape 8-bit tensors: tails of 8, both signs of
@@ -251,6 +285,11 @@ int main(void) {
   fc_case(1, 100, 17, true, 0, false);
   fc_case(1, 640, 130, false, 0, false);
   fc_case(1, 70000, 2, false, 0, true);
+  fconv_case(1, 5, 5, 3, 5, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE, true, false);
+  fconv_case(2, 9, 11, 7, 17, 3, 3, 2, 1, AP_KPAD_SAME, AP_KACT_RELU, true, true);
+  fconv_case(1, 8, 8, 16, 8, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_RELU6, false, false);
+  fconv_case(1, 13, 12, 5, 9, 5, 3, 1, 2, AP_KPAD_SAME, AP_KACT_RELU_N1_TO_1, true, true);
+  fconv_case(1, 16, 16, 16, 32, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE, true, false);
   add_case(0, AP_INT8, 1, 0.1f, 0.2f, 0.3f, AP_KACT_NONE);
   add_case(0, AP_INT8, 37, 0.05f, 0.02f, 0.04f, AP_KACT_RELU);
   add_case(41, AP_INT8, 100, 0.01f, 0.3f, 0.25f, AP_KACT_NONE);

@@ -58,6 +58,16 @@ typedef struct ap_qfc {
   const int32_t *qmult, *qshift; /* per unit (per-tensor: the same value repeated) */
 } ap_qfc;
 
+/* Float convolution, output channels in lanes: wp holds the weights in panels of 8 output
+ * channels, [panel][fy][fx][ic][8] (zeros past n). Output rows [r0, r1) of b * out_h. */
+typedef struct ap_fconv {
+  const float *in, *wp, *bias; /* bias: NULL for none */
+  float *out;
+  int32_t in_h, in_w, in_d, out_h, out_w, n, f_h, f_w;
+  int32_t stride_h, stride_w, dil_h, dil_w, pad_h, pad_w;
+  float lo, hi;
+} ap_fconv;
+
 typedef struct ap_fast_level {
   const char *name;
   int level;
@@ -80,6 +90,10 @@ typedef struct ap_fast_level {
    * reference's. */
   void (*add)(const ap_binary_params *p, const void *a, const void *b, void *out, size_t n,
               bool is_unsigned);
+  /* Float CONV_2D (NULL: the reference's); keeps each output's sum order. */
+  void (*fconv)(const ap_fconv *c, int32_t r0, int32_t r1);
+  /* Float ADD/SUB of same-shape tensors, then the clamp (NULL: the reference's). */
+  void (*fadd)(const ap_binary_params *p, const float *a, const float *b, float *out, size_t n);
 } ap_fast_level;
 
 extern const ap_fast_level ap_fast_generic;
@@ -89,6 +103,9 @@ extern const ap_fast_level ap_fast_avx512;
 /* The AVX2 level's depthwise and fully connected kernels, which the wider level reuses. */
 void ap_fast_avx2_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1);
 void ap_fast_avx2_fc(const ap_qfc *f, int32_t u0, int32_t u1);
+void ap_fast_avx2_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
+void ap_fast_avx2_fadd(const ap_binary_params *p, const float *a, const float *b, float *out,
+                       size_t n);
 void ap_fast_avx2_add(const ap_binary_params *p, const void *a, const void *b, void *out, size_t n,
                       bool is_unsigned);
 #define AP_FAST_X86 1
@@ -134,6 +151,13 @@ bool ap_fast_dw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktenso
                      ap_status *s);
 bool ap_fast_add_eval(const ap_kexec *x, const ap_binary_params *p, const ap_ktensor *a,
                       const ap_ktensor *b, ap_ktensor *out, ap_status *s);
+bool ap_fast_fconv_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                           const ap_ktensor *f, size_t *scratch);
+bool ap_fast_fconv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                        const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
+                        ap_status *s);
+bool ap_fast_fadd_eval(const ap_kexec *x, const ap_binary_params *p, const ap_ktensor *a,
+                       const ap_ktensor *b, ap_ktensor *out, ap_status *s);
 bool ap_fast_pad_eval(const ap_kexec *x, const ap_pad_params *p, const ap_ktensor *input,
                       ap_ktensor *output, ap_status *s);
 bool ap_fast_fc_scratch(const ap_kexec *x, const ap_fc_params *p, size_t *scratch);

@@ -221,10 +221,19 @@ void ap_fast_avx2_add(const ap_binary_params *p, const void *a, const void *b, v
   }
 }
 
-const ap_fast_level ap_fast_avx2 = {
-    "avx2",          AP_SIMD_AVX2, 4,    packed_bytes,    pack,
-    arow_bytes,      arow,         gemm, ap_fast_avx2_dw, ap_fast_avx2_fc,
-    ap_fast_avx2_add};
+const ap_fast_level ap_fast_avx2 = {"avx2",
+                                    AP_SIMD_AVX2,
+                                    4,
+                                    packed_bytes,
+                                    pack,
+                                    arow_bytes,
+                                    arow,
+                                    gemm,
+                                    ap_fast_avx2_dw,
+                                    ap_fast_avx2_fc,
+                                    ap_fast_avx2_add,
+                                    ap_fast_avx2_fconv,
+                                    ap_fast_avx2_fadd};
 #else
 typedef int ap_fast_avx2_unused; /* x86-64 only */
 #endif

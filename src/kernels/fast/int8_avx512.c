@@ -119,10 +119,19 @@ static void gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc, i
                 g->act_max, out + (size_t)i * out_stride);
 }
 
-const ap_fast_level ap_fast_avx512 = {
-    "avx512",        AP_SIMD_AVX512, 4,    packed_bytes,    pack,
-    arow_bytes,      arow,           gemm, ap_fast_avx2_dw, ap_fast_avx2_fc,
-    ap_fast_avx2_add};
+const ap_fast_level ap_fast_avx512 = {"avx512",
+                                      AP_SIMD_AVX512,
+                                      4,
+                                      packed_bytes,
+                                      pack,
+                                      arow_bytes,
+                                      arow,
+                                      gemm,
+                                      ap_fast_avx2_dw,
+                                      ap_fast_avx2_fc,
+                                      ap_fast_avx2_add,
+                                      ap_fast_avx2_fconv,
+                                      ap_fast_avx2_fadd};
 #else
 typedef int ap_fast_avx512_unused; /* x86-64 only */
 #endif
