@@ -1,8 +1,10 @@
-/* The worker group on POSIX threads. A parallel region bumps a generation number under the
- * mutex and wakes the workers; everyone (the caller included) takes indices from one atomic
- * counter until they run out; the caller returns once every worker has reported back, so no
- * worker still holds the region's function or argument when run() returns. Nothing is
- * allocated after create. */
+/* The worker group on POSIX threads. A parallel region publishes (fn, arg, n) under the mutex
+ * with a new generation and wakes the workers; everyone, the caller included, claims indices
+ * from one 64-bit counter holding (generation, next index), so a worker that wakes late can
+ * never claim an index of a later region with an earlier region's function. The caller returns
+ * once all n tasks have completed: a worker the OS has not scheduled yet costs nothing but the
+ * wake-up (the caller takes its share), which matters on loaded machines. Nothing is allocated
+ * after create. */
 #ifndef AP_PORT_NONE
 #include "port/port.h"
 
@@ -16,26 +18,36 @@ struct ap_port_workers {
   pthread_t *ids;
   pthread_mutex_t mu;
   pthread_cond_t wake, done;
-  uint64_t generation; /* guarded by mu, as are the fields below */
-  int pending;         /* workers still in the current region */
+  /* Guarded by mu: the current region. */
+  uint32_t generation;
   bool stop;
   ap_port_task fn;
   void *arg;
   int n;
-  atomic_int next; /* the next index to take */
+  _Atomic uint64_t next; /* generation << 32 | next index */
+  atomic_int completed;  /* tasks of the current region finished */
 };
 
-static void take(ap_port_workers *w, ap_port_task fn, void *arg, int n) {
+/* Claims and runs tasks of region `gen` until none is left; true if it ran the last one. */
+static void take(ap_port_workers *w, uint32_t gen, ap_port_task fn, void *arg, int n) {
   for (;;) {
-    int i = atomic_fetch_add_explicit(&w->next, 1, memory_order_relaxed);
-    if (i >= n) return;
-    fn(arg, i);
+    uint64_t v = atomic_load_explicit(&w->next, memory_order_acquire);
+    if ((uint32_t)(v >> 32) != gen || (int)(uint32_t)v >= n) return;
+    if (!atomic_compare_exchange_weak_explicit(&w->next, &v, v + 1, memory_order_acq_rel,
+                                               memory_order_acquire))
+      continue;
+    fn(arg, (int)(uint32_t)v);
+    if (atomic_fetch_add_explicit(&w->completed, 1, memory_order_acq_rel) + 1 == n) {
+      pthread_mutex_lock(&w->mu);
+      pthread_cond_signal(&w->done);
+      pthread_mutex_unlock(&w->mu);
+    }
   }
 }
 
 static void *worker(void *p) {
   ap_port_workers *w = p;
-  uint64_t seen = 0;
+  uint32_t seen = 0;
   pthread_mutex_lock(&w->mu);
   for (;;) {
     while (!w->stop && w->generation == seen)
@@ -46,22 +58,11 @@ static void *worker(void *p) {
     void *arg = w->arg;
     int n = w->n;
     pthread_mutex_unlock(&w->mu);
-    take(w, fn, arg, n);
+    take(w, seen, fn, arg, n);
     pthread_mutex_lock(&w->mu);
-    if (--w->pending == 0) pthread_cond_signal(&w->done);
   }
   pthread_mutex_unlock(&w->mu);
   return NULL;
-}
-
-static void stop_all(ap_port_workers *w) {
-  pthread_mutex_lock(&w->mu);
-  w->stop = true;
-  pthread_cond_broadcast(&w->wake);
-  pthread_mutex_unlock(&w->mu);
-  for (int i = 0; i < w->started; i++)
-    pthread_join(w->ids[i], NULL);
-  w->started = 0;
 }
 
 ap_status ap_port_workers_create(const ap_allocator *a, int threads, ap_port_workers **out,
@@ -83,6 +84,7 @@ ap_status ap_port_workers_create(const ap_allocator *a, int threads, ap_port_wor
   pthread_cond_init(&w->wake, NULL);
   pthread_cond_init(&w->done, NULL);
   atomic_init(&w->next, 0);
+  atomic_init(&w->completed, 0);
   for (int i = 0; i + 1 < threads; i++) {
     if (pthread_create(&w->ids[i], NULL, worker, w) != 0) {
       ap_port_workers_destroy(w);
@@ -106,24 +108,30 @@ void ap_port_workers_run(ap_port_workers *w, ap_port_task fn, void *arg, int n) 
     return;
   }
   pthread_mutex_lock(&w->mu);
+  uint32_t gen = ++w->generation;
+  if (gen == 0) gen = ++w->generation; /* 0 is every worker's "seen nothing yet" */
   w->fn = fn;
   w->arg = arg;
   w->n = n;
-  atomic_store_explicit(&w->next, 0, memory_order_relaxed);
-  w->pending = w->started;
-  w->generation++;
+  atomic_store_explicit(&w->completed, 0, memory_order_relaxed);
+  atomic_store_explicit(&w->next, (uint64_t)gen << 32, memory_order_release);
   pthread_cond_broadcast(&w->wake);
   pthread_mutex_unlock(&w->mu);
-  take(w, fn, arg, n);
+  take(w, gen, fn, arg, n);
   pthread_mutex_lock(&w->mu);
-  while (w->pending > 0)
+  while (atomic_load_explicit(&w->completed, memory_order_acquire) < n)
     pthread_cond_wait(&w->done, &w->mu);
   pthread_mutex_unlock(&w->mu);
 }
 
 void ap_port_workers_destroy(ap_port_workers *w) {
   if (!w) return;
-  stop_all(w);
+  pthread_mutex_lock(&w->mu);
+  w->stop = true;
+  pthread_cond_broadcast(&w->wake);
+  pthread_mutex_unlock(&w->mu);
+  for (int i = 0; i < w->started; i++)
+    pthread_join(w->ids[i], NULL);
   pthread_cond_destroy(&w->done);
   pthread_cond_destroy(&w->wake);
   pthread_mutex_destroy(&w->mu);

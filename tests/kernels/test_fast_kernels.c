@@ -24,9 +24,10 @@ static cfg cfgs[16];
 static int ncfg;
 
 static void add_cfgs(const ap_fast_level *l, ap_port_workers *w2, ap_port_workers *w3) {
-  cfgs[ncfg++] = (cfg){{l, NULL, 1}, l->name};
-  cfgs[ncfg++] = (cfg){{l, w2, 2}, l->name};
-  cfgs[ncfg++] = (cfg){{l, w3, 3}, l->name};
+  /* Every op splits, however small. */
+  cfgs[ncfg++] = (cfg){{l, NULL, 1, 1}, l->name};
+  cfgs[ncfg++] = (cfg){{l, w2, 2, 1}, l->name};
+  cfgs[ncfg++] = (cfg){{l, w3, 3, 1}, l->name};
 }
 
 /* Prepare and eval of `builtin` with exec x (NULL: reference); the output bytes (malloc'd) or

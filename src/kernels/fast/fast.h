@@ -117,6 +117,9 @@ typedef struct ap_kexec {
   const ap_fast_level *level;
   ap_port_workers *workers;
   int threads;
+  /* Work (multiply-adds) below which an op stays on one thread; 0: about 1M (tests lower it
+   * to split small ops). */
+  uint64_t parallel_min;
 } ap_kexec;
 
 /* The level for the CPU's features, capped by AP_SIMD (generic, sse41, avx2, avx512) when it

@@ -39,9 +39,9 @@ void ap_fast_parallel(const ap_kexec *x, ap_port_task fn, void *arg, int n) {
 }
 
 int ap_fast_tasks(const ap_kexec *x, uint64_t work, int64_t units) {
-  /* Below ~100k multiply-adds a parallel region costs more than it saves. */
+  /* Below ~1M multiply-adds (tens of microseconds) waking a worker costs more than it saves. */
   int t = x && x->workers ? x->threads : 1;
-  if (work < 100000) t = 1;
+  if (work < (x && x->parallel_min ? x->parallel_min : 1000000)) t = 1;
   if (t > units) t = (int)(units > 0 ? units : 1);
   return t < 1 ? 1 : t;
 }
