@@ -56,6 +56,7 @@ typedef struct ap_qfc {
   int32_t batches, depth, kpad, units;
   int32_t filter_off, out_off, act_min, act_max;
   const int32_t *qmult, *qshift; /* per unit (per-tensor: the same value repeated) */
+  int32_t *acc;                  /* batches x units of workspace */
 } ap_qfc;
 
 /* Float convolution, output channels in lanes: wp holds the weights in panels of 8 output

@@ -5,7 +5,7 @@
 
 typedef struct fc_plan {
   int32_t kpad, tasks;
-  size_t mult, shift, xs, xsum, total;
+  size_t mult, shift, xs, xsum, acc, total;
 } fc_plan;
 
 static bool carve(size_t *at, size_t bytes, size_t *off) {
@@ -26,7 +26,8 @@ static bool plan(const ap_kexec *x, const ap_fc_params *p, fc_plan *pl) {
   size_t at = 0, u4 = (size_t)p->units * 4, t;
   if (!carve(&at, u4, &pl->mult) || !carve(&at, u4, &pl->shift) ||
       !ap_mul_size((size_t)p->batches, (size_t)pl->kpad * 2, &t) || !carve(&at, t, &pl->xs) ||
-      !carve(&at, (size_t)p->batches * 4, &pl->xsum))
+      !carve(&at, (size_t)p->batches * 4, &pl->xsum) ||
+      !ap_mul_size((size_t)p->batches, u4, &t) || !carve(&at, t, &pl->acc))
     return false;
   pl->total = at;
   return true;
@@ -103,7 +104,8 @@ bool ap_fast_fc_eval(const ap_kexec *x, const ap_fc_params *p, const ap_ktensor 
               p->act_min,
               p->act_max,
               mult,
-              shift};
+              shift,
+              (int32_t *)(sc + pl.acc)};
   fc_job j = {&q, x->level, pl.tasks};
   ap_fast_parallel(x, fc_task, &j, pl.tasks);
   *s = AP_OK;

@@ -146,6 +146,7 @@ void ap_fast_avx2_fc(const ap_qfc *f, int32_t u0, int32_t u1) {
     const int16_t *x = f->xs + (size_t)b * f->kpad;
     uint32_t corr = (uint32_t)f->filter_off * (uint32_t)f->xsum[b];
     int8_t *out = f->out + (size_t)b * f->units;
+    int32_t *sums = f->acc + (size_t)b * f->units;
     for (int32_t u = u0; u < u1; u += 4) {
       int32_t nu = u1 - u < 4 ? u1 - u : 4;
       const int8_t *w[4];
@@ -171,10 +172,11 @@ void ap_fast_avx2_fc(const ap_qfc *f, int32_t u0, int32_t u1) {
           acc += (uint32_t)(x[d] * w[i][d]);
         acc += corr;
         if (f->bias) acc += (uint32_t)f->bias[u + i];
-        out[u + i] = ap_fast_requant((int32_t)acc, f->qmult[u + i], f->qshift[u + i], f->out_off,
-                                     f->act_min, f->act_max);
+        sums[u + i] = (int32_t)acc;
       }
     }
+    requant_row(sums + u0, NULL, u1 - u0, f->qmult + u0, f->qshift + u0, f->out_off, f->act_min,
+                f->act_max, out + u0);
   }
 }
 
