@@ -7,6 +7,7 @@
 #include <string.h>
 
 typedef struct conv_plan {
+  const ap_gemm_kit *kit;
   int32_t n, k, m, mr, tasks, rows_per_task;
   bool direct;
   size_t mult, shift, bias, packed, a, a_task, col, col_task, acc, acc_task, total;
@@ -34,16 +35,19 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
   pl->n = f->dims[0];
   pl->k = (int32_t)k;
   pl->m = (int32_t)m;
-  pl->mr = l->mr;
+  pl->kit = &l->gemm;
+  if (l->outer && m >= l->outer_min_m && l->outer->packed_bytes(pl->n, pl->k) <= l->outer_max_bytes)
+    pl->kit = l->outer;
+  pl->mr = pl->kit->mr;
   pl->direct = f->dims[1] == 1 && f->dims[2] == 1 && p->pad.pad_h == 0 && p->pad.pad_w == 0;
   int64_t blocks = (m + pl->mr - 1) / pl->mr;
   pl->tasks = ap_fast_tasks(x, (uint64_t)m * (uint64_t)pl->n * (uint64_t)k, blocks);
   pl->rows_per_task = (int32_t)((blocks + pl->tasks - 1) / pl->tasks * pl->mr);
   size_t n4 = (size_t)pl->n * 4, at = 0, t;
-  pl->a_task = (size_t)pl->mr * l->arow_bytes(pl->k);
+  pl->a_task = (size_t)pl->mr * pl->kit->arow_bytes(pl->k);
   pl->col_task = pl->direct ? 0 : (size_t)pl->mr * ap_kscratch_round((size_t)pl->k);
   if (!carve(&at, n4, &pl->mult) || !carve(&at, n4, &pl->shift) || !carve(&at, n4, &pl->bias) ||
-      !carve(&at, l->packed_bytes(pl->n, pl->k), &pl->packed) ||
+      !carve(&at, pl->kit->packed_bytes(pl->n, pl->k), &pl->packed) ||
       !ap_mul_size(pl->a_task, (size_t)pl->tasks, &t) || !carve(&at, t, &pl->a) ||
       !ap_mul_size(pl->col_task, (size_t)pl->tasks, &t) || !carve(&at, t, &pl->col) ||
       !ap_mul_size(n4, (size_t)pl->mr, &pl->acc_task) ||
@@ -64,7 +68,7 @@ bool ap_fast_conv_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_k
 typedef struct conv_job {
   const conv_plan *pl;
   const ap_conv_params *p;
-  const ap_fast_level *l;
+  const ap_gemm_kit *l;
   ap_qgemm g;
   const int8_t *in;
   int8_t *out;
@@ -128,7 +132,7 @@ bool ap_fast_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kten
   int32_t *mult = (int32_t *)(sc + pl.mult), *shift = (int32_t *)(sc + pl.shift);
   int32_t *col_bias = (int32_t *)(sc + pl.bias);
   ap_kconv_channel_multipliers(p->input_scale, f, p->output_scale, pl.n, mult, shift);
-  const ap_fast_level *l = x->level;
+  const ap_gemm_kit *l = pl.kit;
   l->pack(f->data, pl.n, pl.k, bias ? bias->data : NULL, p->input_offset, sc + pl.packed, col_bias);
   conv_job j = {&pl,
                 p,

@@ -69,9 +69,9 @@ typedef struct ap_fconv {
   float lo, hi;
 } ap_fconv;
 
-typedef struct ap_fast_level {
-  const char *name;
-  int level;
+/* A matrix product's functions: how weights are packed (at each eval, into scratch), how a row
+ * of patches is stored, and the product itself. */
+typedef struct ap_gemm_kit {
   int mr; /* gemm rows per call */
   size_t (*packed_bytes)(int32_t n, int32_t k);
   /* Fills packed (packed_bytes) and col_bias from w [n][k], bias (NULL: 0) and the input
@@ -85,6 +85,17 @@ typedef struct ap_fast_level {
    * int32 of workspace. */
   void (*gemm)(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc, int8_t *out,
                size_t out_stride);
+} ap_gemm_kit;
+
+typedef struct ap_fast_level {
+  const char *name;
+  int level;
+  ap_gemm_kit gemm; /* weights read in place: any shape */
+  /* Packed weights, output channels in lanes: for products of at least outer_min_m rows
+   * (packing costs about one row's work) whose packing fits outer_max_bytes. NULL: none. */
+  const ap_gemm_kit *outer;
+  int32_t outer_min_m;
+  size_t outer_max_bytes;
   void (*dw)(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1);
   void (*fc)(const ap_qfc *f, int32_t u0, int32_t u1);
   /* Quantized ADD or SUB of two same-shape int8 (or uint8) tensors, n elements; NULL: the
@@ -107,6 +118,7 @@ void ap_fast_avx2_fc(const ap_qfc *f, int32_t u0, int32_t u1);
 void ap_fast_avx2_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
 void ap_fast_avx2_fadd(const ap_binary_params *p, const float *a, const float *b, float *out,
                        size_t n);
+extern const ap_gemm_kit ap_fast_avx2_outer;
 void ap_fast_avx2_add(const ap_binary_params *p, const void *a, const void *b, void *out, size_t n,
                       bool is_unsigned);
 #define AP_FAST_X86 1

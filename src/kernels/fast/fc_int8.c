@@ -26,8 +26,8 @@ static bool plan(const ap_kexec *x, const ap_fc_params *p, fc_plan *pl) {
   size_t at = 0, u4 = (size_t)p->units * 4, t;
   if (!carve(&at, u4, &pl->mult) || !carve(&at, u4, &pl->shift) ||
       !ap_mul_size((size_t)p->batches, (size_t)pl->kpad * 2, &t) || !carve(&at, t, &pl->xs) ||
-      !carve(&at, (size_t)p->batches * 4, &pl->xsum) ||
-      !ap_mul_size((size_t)p->batches, u4, &t) || !carve(&at, t, &pl->acc))
+      !carve(&at, (size_t)p->batches * 4, &pl->xsum) || !ap_mul_size((size_t)p->batches, u4, &t) ||
+      !carve(&at, t, &pl->acc))
     return false;
   pl->total = at;
   return true;
