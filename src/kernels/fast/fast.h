@@ -119,6 +119,13 @@ void ap_fast_avx2_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
 void ap_fast_avx2_fadd(const ap_binary_params *p, const float *a, const float *b, float *out,
                        size_t n);
 extern const ap_gemm_kit ap_fast_avx2_outer;
+/* The AVX2 rows of a (int16, input + offset) and the outer kit's packing, shared with the wider
+ * level's outer kit. */
+size_t ap_fast_avx2_arow_bytes(int32_t k);
+void ap_fast_avx2_arow(const int8_t *src, int32_t k, int32_t in_off, void *dst);
+size_t ap_fast_avx2_outer_bytes(int32_t n, int32_t k);
+void ap_fast_avx2_outer_pack(const int8_t *w, int32_t n, int32_t k, const int32_t *bias,
+                             int32_t in_off, void *packed, int32_t *col_bias);
 void ap_fast_avx2_add(const ap_binary_params *p, const void *a, const void *b, void *out, size_t n,
                       bool is_unsigned);
 #define AP_FAST_X86 1

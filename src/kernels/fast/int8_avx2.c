@@ -17,11 +17,11 @@ static void pack(const int8_t *w, int32_t n, int32_t k, const int32_t *bias, int
     col_bias[c] = bias ? bias[c] : 0;
 }
 
-static size_t arow_bytes(int32_t k) {
+size_t ap_fast_avx2_arow_bytes(int32_t k) {
   return ((size_t)k + 15) / 16 * 32;
 }
 
-static void arow(const int8_t *src, int32_t k, int32_t in_off, void *dst) {
+void ap_fast_avx2_arow(const int8_t *src, int32_t k, int32_t in_off, void *dst) {
   int16_t *a = dst;
   __m256i off = _mm256_set1_epi16((int16_t)in_off);
   int32_t i = 0;
@@ -226,16 +226,16 @@ void ap_fast_avx2_add(const ap_binary_params *p, const void *a, const void *b, v
 /* The outer-product kit: output channels in lanes, no horizontal sums. Weights packed as int16
  * in blocks of 16 channels: [block][k pair][16 channels][2], zeros past n and k; each step
  * broadcasts one (a[k], a[k+1]) pair of a row and multiply-adds it with 16 channels' pairs. */
-static size_t outer_bytes(int32_t n, int32_t k) {
+size_t ap_fast_avx2_outer_bytes(int32_t n, int32_t k) {
   return ((size_t)n + 15) / 16 * 16 * (((size_t)k + 1) / 2) * 4;
 }
 
-static void outer_pack(const int8_t *w, int32_t n, int32_t k, const int32_t *bias, int32_t in_off,
-                       void *packed, int32_t *col_bias) {
+void ap_fast_avx2_outer_pack(const int8_t *w, int32_t n, int32_t k, const int32_t *bias,
+                             int32_t in_off, void *packed, int32_t *col_bias) {
   (void)in_off;
   int16_t *p = packed;
   int32_t k2 = (k + 1) / 2, blocks = (n + 15) / 16;
-  memset(p, 0, outer_bytes(n, k));
+  memset(p, 0, ap_fast_avx2_outer_bytes(n, k));
   for (int32_t c = 0; c < n; c++) {
     const int8_t *row = w + (size_t)c * k;
     int16_t *dst = p + (size_t)(c / 16) * k2 * 32 + (size_t)(c % 16) * 2;
@@ -267,7 +267,7 @@ static void outer_gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *
                        size_t out_stride) {
   (void)acc_ws;
   int32_t k2 = (g->k + 1) / 2, blocks = (g->n + 15) / 16;
-  size_t kp = arow_bytes(g->k) / 2;
+  size_t kp = ap_fast_avx2_arow_bytes(g->k) / 2;
   const int16_t *r[4];
   for (int i = 0; i < 4; i++)
     r[i] = (const int16_t *)a + (size_t)(i < rows ? i : 0) * kp;
@@ -304,19 +304,25 @@ static void outer_gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *
   }
 }
 
-const ap_gemm_kit ap_fast_avx2_outer = {4, outer_bytes, outer_pack, arow_bytes, arow, outer_gemm};
+const ap_gemm_kit ap_fast_avx2_outer = {4,
+                                        ap_fast_avx2_outer_bytes,
+                                        ap_fast_avx2_outer_pack,
+                                        ap_fast_avx2_arow_bytes,
+                                        ap_fast_avx2_arow,
+                                        outer_gemm};
 
-const ap_fast_level ap_fast_avx2 = {"avx2",
-                                    AP_SIMD_AVX2,
-                                    {4, packed_bytes, pack, arow_bytes, arow, gemm},
-                                    &ap_fast_avx2_outer,
-                                    256,
-                                    1u << 20,
-                                    ap_fast_avx2_dw,
-                                    ap_fast_avx2_fc,
-                                    ap_fast_avx2_add,
-                                    ap_fast_avx2_fconv,
-                                    ap_fast_avx2_fadd};
+const ap_fast_level ap_fast_avx2 = {
+    "avx2",
+    AP_SIMD_AVX2,
+    {4, packed_bytes, pack, ap_fast_avx2_arow_bytes, ap_fast_avx2_arow, gemm},
+    &ap_fast_avx2_outer,
+    256,
+    1u << 20,
+    ap_fast_avx2_dw,
+    ap_fast_avx2_fc,
+    ap_fast_avx2_add,
+    ap_fast_avx2_fconv,
+    ap_fast_avx2_fadd};
 #else
 typedef int ap_fast_avx2_unused; /* x86-64 only */
 #endif

@@ -119,10 +119,77 @@ static void gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc, i
                 g->act_max, out + (size_t)i * out_stride);
 }
 
+/* The outer-product kit with vpdpwssd: the AVX2 kit's packing and rows, each int16 pair
+ * product summed into its lane in one instruction (not saturating: exact modulo 2^32). */
+static inline void outer_store_x(const ap_qgemm *g, __m256i acc, int32_t c, int8_t *out) {
+  int32_t cols = g->n - c < 8 ? g->n - c : 8;
+  if (cols <= 0) return;
+  if (cols == 8) {
+    acc = _mm256_add_epi32(acc, _mm256_loadu_si256((const __m256i *)(g->col_bias + c)));
+    store8(out + c, requant8(acc, g->mult + c, g->shift + c, _mm256_set1_epi32(g->out_off),
+                             _mm256_set1_epi32(g->act_min), _mm256_set1_epi32(g->act_max)));
+    return;
+  }
+  int32_t t[8];
+  _mm256_storeu_si256((__m256i *)t, acc);
+  for (int32_t i = 0; i < cols; i++)
+    out[c + i] =
+        ap_fast_requant((int32_t)((uint32_t)t[i] + (uint32_t)g->col_bias[c + i]), g->mult[c + i],
+                        g->shift[c + i], g->out_off, g->act_min, g->act_max);
+}
+
+static void outer_gemm_vnni(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc_ws,
+                            int8_t *out, size_t out_stride) {
+  (void)acc_ws;
+  int32_t k2 = (g->k + 1) / 2, blocks = (g->n + 15) / 16;
+  size_t kp = ap_fast_avx2_arow_bytes(g->k) / 2;
+  const int16_t *r[4];
+  for (int i = 0; i < 4; i++)
+    r[i] = (const int16_t *)a + (size_t)(i < rows ? i : 0) * kp;
+  const int16_t *packed = g->packed;
+  for (int32_t bl = 0; bl < blocks; bl++) {
+    const int16_t *b = packed + (size_t)bl * k2 * 32;
+    __m256i s00 = _mm256_setzero_si256(), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00,
+            s30 = s00, s31 = s00;
+    for (int32_t j = 0; j < k2; j++) {
+      __m256i b0 = _mm256_loadu_si256((const __m256i *)(b + (size_t)j * 32));
+      __m256i b1 = _mm256_loadu_si256((const __m256i *)(b + (size_t)j * 32 + 16));
+      int32_t p0, p1, p2, p3;
+      memcpy(&p0, r[0] + 2 * j, 4);
+      memcpy(&p1, r[1] + 2 * j, 4);
+      memcpy(&p2, r[2] + 2 * j, 4);
+      memcpy(&p3, r[3] + 2 * j, 4);
+      __m256i x0 = _mm256_set1_epi32(p0), x1 = _mm256_set1_epi32(p1), x2 = _mm256_set1_epi32(p2),
+              x3 = _mm256_set1_epi32(p3);
+      s00 = _mm256_dpwssd_epi32(s00, x0, b0);
+      s01 = _mm256_dpwssd_epi32(s01, x0, b1);
+      s10 = _mm256_dpwssd_epi32(s10, x1, b0);
+      s11 = _mm256_dpwssd_epi32(s11, x1, b1);
+      s20 = _mm256_dpwssd_epi32(s20, x2, b0);
+      s21 = _mm256_dpwssd_epi32(s21, x2, b1);
+      s30 = _mm256_dpwssd_epi32(s30, x3, b0);
+      s31 = _mm256_dpwssd_epi32(s31, x3, b1);
+    }
+    int32_t c = bl * 16;
+    __m256i s[4][2] = {{s00, s01}, {s10, s11}, {s20, s21}, {s30, s31}};
+    for (int32_t i = 0; i < rows; i++) {
+      outer_store_x(g, s[i][0], c, out + (size_t)i * out_stride);
+      outer_store_x(g, s[i][1], c + 8, out + (size_t)i * out_stride);
+    }
+  }
+}
+
+static const ap_gemm_kit outer = {4,
+                                  ap_fast_avx2_outer_bytes,
+                                  ap_fast_avx2_outer_pack,
+                                  ap_fast_avx2_arow_bytes,
+                                  ap_fast_avx2_arow,
+                                  outer_gemm_vnni};
+
 const ap_fast_level ap_fast_avx512 = {"avx512",
                                       AP_SIMD_AVX512,
                                       {4, packed_bytes, pack, arow_bytes, arow, gemm},
-                                      &ap_fast_avx2_outer,
+                                      &outer,
                                       256,
                                       1u << 20,
                                       ap_fast_avx2_dw,
