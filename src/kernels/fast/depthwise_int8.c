@@ -15,11 +15,21 @@ static int tasks(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *f
   return ap_fast_tasks(x, work, (int64_t)o[0] * o[1]);
 }
 
+/* Scratch: the per-channel multipliers and shifts, then each task's workspace. */
+static bool layout(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *f, size_t *ws,
+                   size_t *total) {
+  size_t head = ap_kscratch_round((size_t)p->out_channels * 2 * sizeof(int32_t)), all;
+  if (f->dims[1] > 64 || f->dims[2] > 64 || p->out_channels <= 0) return false;
+  *ws = ap_fast_dw_ws(f->dims[1] * f->dims[2], p->out_channels);
+  if (!ap_mul_size(*ws, (size_t)tasks(x, p, f), &all) || !ap_add_size(head, all, total))
+    return false;
+  return true;
+}
+
 bool ap_fast_dw_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                         const ap_ktensor *f, size_t *scratch) {
-  if (!applies(x, p, in, f)) return false;
-  *scratch = (size_t)p->out_channels * 2 * sizeof(int32_t); /* as the reference's */
-  (void)tasks;
+  size_t ws;
+  if (!applies(x, p, in, f) || !layout(x, p, f, &ws, scratch)) return false;
   return true;
 }
 
@@ -27,6 +37,8 @@ typedef struct dw_job {
   const ap_qdw *d;
   const ap_fast_level *l;
   int32_t batches, tasks;
+  uint8_t *ws;
+  size_t ws_task;
 } dw_job;
 
 static void dw_task(void *arg, int task) {
@@ -37,7 +49,7 @@ static void dw_task(void *arg, int task) {
     int32_t b = (int32_t)(begin / j->d->out_h), oy = (int32_t)(begin % j->d->out_h);
     int64_t stop = (int64_t)(b + 1) * j->d->out_h;
     if (stop > end) stop = end;
-    j->l->dw(j->d, b, oy, oy + (int32_t)(stop - begin));
+    j->l->dw(j->d, b, oy, oy + (int32_t)(stop - begin), j->ws + (size_t)task * j->ws_task);
     begin = stop;
   }
 }
@@ -45,7 +57,9 @@ static void dw_task(void *arg, int task) {
 bool ap_fast_dw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                      const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
                      ap_status *s) {
-  if (!p || !in || !f || !out || !applies(x, p, in, f)) return false;
+  size_t ws, total;
+  if (!p || !in || !f || !out || !applies(x, p, in, f) || !layout(x, p, f, &ws, &total))
+    return false;
   if (!in->data || !f->data || !out->data || (bias && !bias->data) || !scratch ||
       !ap_kshape_is(in, &p->in_shape) || !ap_kshape_is(f, &p->in2_shape) ||
       !ap_kshape_is(out, &p->out_shape)) {
@@ -80,7 +94,12 @@ bool ap_fast_dw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktenso
               p->act_max,
               mult,
               shift};
-  dw_job j = {&d, x->level, in->dims[0], tasks(x, p, f)};
+  dw_job j = {&d,
+              x->level,
+              in->dims[0],
+              tasks(x, p, f),
+              (uint8_t *)scratch + ap_kscratch_round((size_t)n * 2 * sizeof(int32_t)),
+              ws};
   ap_fast_parallel(x, dw_task, &j, j.tasks);
   *s = AP_OK;
   return true;

@@ -87,6 +87,13 @@ typedef struct ap_gemm_kit {
                size_t out_stride);
 } ap_gemm_kit;
 
+/* A depthwise task's workspace: interleaved tap pairs of weights for 16-channel blocks and a row
+ * of zero points (with room for 16-byte reads past its end). */
+static inline size_t ap_fast_dw_ws(int32_t taps, int32_t channels) {
+  return ap_kscratch_round((size_t)(taps + 1) / 2 * (size_t)(channels / 16) * 64 +
+                           (size_t)channels + 16);
+}
+
 typedef struct ap_fast_level {
   const char *name;
   int level;
@@ -96,7 +103,8 @@ typedef struct ap_fast_level {
   const ap_gemm_kit *outer;
   int32_t outer_min_m;
   size_t outer_max_bytes;
-  void (*dw)(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1);
+  /* ws: ap_fast_dw_ws(d) bytes of this task's workspace. */
+  void (*dw)(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws);
   void (*fc)(const ap_qfc *f, int32_t u0, int32_t u1);
   /* Quantized ADD or SUB of two same-shape int8 (or uint8) tensors, n elements; NULL: the
    * reference's. */
@@ -113,7 +121,7 @@ extern const ap_fast_level ap_fast_generic;
 extern const ap_fast_level ap_fast_avx2;
 extern const ap_fast_level ap_fast_avx512;
 /* The AVX2 level's depthwise and fully connected kernels, which the wider level reuses. */
-void ap_fast_avx2_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1);
+void ap_fast_avx2_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws);
 void ap_fast_avx2_fc(const ap_qfc *f, int32_t u0, int32_t u1);
 void ap_fast_avx2_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
 void ap_fast_avx2_fadd(const ap_binary_params *p, const float *a, const float *b, float *out,

@@ -42,7 +42,8 @@ static void gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc_ws
   }
 }
 
-static void dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1) {
+static void dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws) {
+  (void)ws;
   for (int32_t oy = oy0; oy < oy1; oy++)
     for (int32_t ox = 0; ox < d->out_w; ox++) {
       int32_t y0 = oy * d->stride_h - d->pad_h, x0 = ox * d->stride_w - d->pad_w;
