@@ -84,15 +84,26 @@ static const int8_t *patch(const conv_job *j, int32_t r, int8_t *col) {
   size_t d = (size_t)j->in_d;
   if (j->pl->direct) return j->in + (((size_t)b * j->in_h + (size_t)y0) * j->in_w + (size_t)x0) * d;
   int8_t zp = (int8_t)-p->input_offset;
+  size_t run = (size_t)j->f_w * d; /* one filter row's bytes */
+  bool row_inside = x0 >= 0 && x0 + p->dilation_w * (j->f_w - 1) < j->in_w;
   for (int32_t fy = 0; fy < j->f_h; fy++) {
     int32_t iy = y0 + p->dilation_h * fy;
-    for (int32_t fx = 0; fx < j->f_w; fx++) {
+    int8_t *dst = col + (size_t)fy * run;
+    if (iy < 0 || iy >= j->in_h) {
+      memset(dst, zp, run);
+      continue;
+    }
+    const int8_t *src = j->in + (((size_t)b * j->in_h + iy) * j->in_w) * d;
+    if (row_inside && p->dilation_w == 1) { /* the row's taps are adjacent in the input */
+      memcpy(dst, src + (size_t)x0 * d, run);
+      continue;
+    }
+    for (int32_t fx = 0; fx < j->f_w; fx++, dst += d) {
       int32_t ix = x0 + p->dilation_w * fx;
-      int8_t *dst = col + ((size_t)fy * j->f_w + fx) * d;
-      if (iy < 0 || iy >= j->in_h || ix < 0 || ix >= j->in_w)
+      if (ix < 0 || ix >= j->in_w)
         memset(dst, zp, d);
       else
-        memcpy(dst, j->in + (((size_t)b * j->in_h + iy) * j->in_w + ix) * d, d);
+        memcpy(dst, src + (size_t)ix * d, d);
     }
   }
   return col;
