@@ -239,6 +239,7 @@ int main(void) {
   add_cfgs(&ap_fast_generic, w2, w3);
 #ifdef AP_FAST_X86
   uint32_t f = ap_port_cpu_features();
+  if (f & AP_CPU_SSE41) add_cfgs(&ap_fast_sse41, w2, w3);
   if (f & AP_CPU_AVX2) add_cfgs(&ap_fast_avx2, w2, w3);
   if ((f & AP_CPU_AVX512BW) && (f & AP_CPU_AVX512VNNI)) add_cfgs(&ap_fast_avx512, w2, w3);
 #endif

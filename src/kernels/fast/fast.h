@@ -118,6 +118,7 @@ typedef struct ap_fast_level {
 
 extern const ap_fast_level ap_fast_generic;
 #if defined(__x86_64__) || defined(_M_X64)
+extern const ap_fast_level ap_fast_sse41;
 extern const ap_fast_level ap_fast_avx2;
 extern const ap_fast_level ap_fast_avx512;
 /* The AVX2 level's depthwise and fully connected kernels, which the wider level reuses. */

@@ -20,6 +20,7 @@ const ap_fast_level *ap_fast_select(void) {
   if (cap >= AP_SIMD_AVX512 && (f & AP_CPU_AVX512BW) && (f & AP_CPU_AVX512VNNI))
     return &ap_fast_avx512;
   if (cap >= AP_SIMD_AVX2 && (f & AP_CPU_AVX2)) return &ap_fast_avx2;
+  if (cap >= AP_SIMD_SSE41 && (f & AP_CPU_SSE41)) return &ap_fast_sse41;
 #endif
   (void)cap;
   return &ap_fast_generic;
