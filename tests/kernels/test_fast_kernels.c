@@ -232,7 +232,36 @@ static void hand_worked(void) {
   }
 }
 
+/* The fast multipliers equal the reference's for scales across the range, ties included. */
+static void multipliers(void) {
+  enum { N = 4000 };
+  static float scales[N];
+  static int32_t m1[N], s1[N], m2[N], s2[N];
+  for (int i = 0; i < N; i++) {
+    int r = rnd(0, 9);
+    scales[i] = r == 0   ? ldexpf(1.0f, rnd(-40, 40))
+                : r == 1 ? ldexpf((float)rnd(1, 1 << 23), rnd(-60, 10))
+                         : (float)rnd(1, 1000000) * 1e-7f;
+  }
+  scales[0] = 0.0f;
+  scales[1] = 1e-38f;
+  scales[2] = INFINITY;
+  float input_scales[] = {1.0f, 0.0078125f, 0.0186311f, 3.7e-5f, 123.0f};
+  ap_ktensor f = kt(AP_INT8, NULL, 1, N, 0, 0, 0);
+  f.channel_scales = scales;
+  f.n_channels = N;
+  for (size_t i = 0; i < sizeof input_scales / sizeof input_scales[0]; i++) {
+    ap_kconv_channel_multipliers(input_scales[i], &f, 0.05f, N, m1, s1);
+    ap_fast_channel_multipliers(input_scales[i], &f, 0.05f, N, m2, s2);
+    int bad = 0;
+    for (int c = 0; c < N; c++)
+      bad += m1[c] != m2[c] || s1[c] != s2[c];
+    CHECK_MSG(bad == 0, "input scale %g: %d multipliers differ", (double)input_scales[i], bad);
+  }
+}
+
 int main(void) {
+  multipliers();
   ap_port_workers *w2 = NULL, *w3 = NULL;
   CHECK(ap_port_workers_create(NULL, 2, &w2, NULL) == AP_OK);
   CHECK(ap_port_workers_create(NULL, 3, &w3, NULL) == AP_OK);

@@ -142,7 +142,7 @@ bool ap_fast_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kten
   uint8_t *sc = scratch;
   int32_t *mult = (int32_t *)(sc + pl.mult), *shift = (int32_t *)(sc + pl.shift);
   int32_t *col_bias = (int32_t *)(sc + pl.bias);
-  ap_kconv_channel_multipliers(p->input_scale, f, p->output_scale, pl.n, mult, shift);
+  ap_fast_channel_multipliers(p->input_scale, f, p->output_scale, pl.n, mult, shift);
   const ap_gemm_kit *l = pl.kit;
   l->pack(f->data, pl.n, pl.k, bias ? bias->data : NULL, p->input_offset, sc + pl.packed, col_bias);
   conv_job j = {&pl,

@@ -68,7 +68,7 @@ bool ap_fast_dw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktenso
   }
   int32_t n = out->dims[3];
   int32_t *mult = scratch, *shift = mult + n;
-  ap_kconv_channel_multipliers(p->input_scale, f, p->output_scale, n, mult, shift);
+  ap_fast_channel_multipliers(p->input_scale, f, p->output_scale, n, mult, shift);
   ap_qdw d = {in->data,
               f->data,
               bias ? bias->data : NULL,

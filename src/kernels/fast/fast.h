@@ -168,6 +168,10 @@ static inline int8_t ap_fast_requant(int32_t acc, int32_t mult, int32_t shift, i
   return (int8_t)ap_kq_clamp(ap_kq_mul(acc, mult, shift) + out_off, lo, hi);
 }
 
+/* ap_kconv_channel_multipliers' values, computed without libm (multipliers.c). */
+void ap_fast_channel_multipliers(float input_scale, const ap_ktensor *filter, float output_scale,
+                                 int32_t n, int32_t *mult, int32_t *shift);
+
 /* Hooks for the registry's adapters. *_scratch: after the reference prepare succeeded, the
  * scratch bytes the fast path needs (false, scratch untouched: the reference kernel runs).
  * *_eval: true when the fast path ran (its status in *s). */

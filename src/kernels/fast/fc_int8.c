@@ -68,7 +68,7 @@ bool ap_fast_fc_eval(const ap_kexec *x, const ap_fc_params *p, const ap_ktensor 
   uint8_t *sc = scratch;
   int32_t *mult = (int32_t *)(sc + pl.mult), *shift = (int32_t *)(sc + pl.shift);
   if (p->kind == AP_KFC_INT8_PER_CHANNEL) {
-    ap_kconv_channel_multipliers(p->input_scale, f, p->output_scale, p->units, mult, shift);
+    ap_fast_channel_multipliers(p->input_scale, f, p->output_scale, p->units, mult, shift);
   } else {
     for (int32_t u = 0; u < p->units; u++) {
       mult[u] = p->output_multiplier;
