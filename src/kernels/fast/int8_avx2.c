@@ -86,88 +86,73 @@ static void gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc, i
 
 extern const ap_fast_level ap_fast_generic;
 
-/* Depthwise, multiplier 1. Taps go in pairs through vpmaddwd: 16 channels of two taps'
- * (input + offset) interleaved against the weights interleaved the same way (built in ws at
- * the start of each call); a tap outside the input reads a row of zero points, whose offset
- * input is 0, so it adds nothing, as the reference's skipped tap. Channels past the last 16 go
- * 8 at a time, then one by one. */
+/* Depthwise, multiplier 1. Taps go in pairs through vpmaddwd: 8 channels of two taps,
+ * bytes interleaved then widened (input + offset), against the weights interleaved the same
+ * way (built in ws at the start of each call); a tap outside the input reads a row of zero
+ * points, whose offset input is 0, so it adds nothing, as the reference's skipped tap. Pixels
+ * whose taps are all inside take their tap addresses from fixed offsets. */
 void ap_fast_avx2_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws) {
   int32_t C = d->out_d, taps = d->f_h * d->f_w;
   if (d->mult != 1 || taps > 64) {
     ap_fast_generic.dw(d, b, oy0, oy1, ws);
     return;
   }
-  int32_t pairs = (taps + 1) / 2, blocks = C / 16;
+  int32_t pairs = (taps + 1) / 2, blocks = C / 8;
   int16_t *wp = ws;
-  int8_t *zp = (int8_t *)ws + (size_t)pairs * blocks * 64;
+  int8_t *zp = (int8_t *)ws + (size_t)pairs * blocks * 32;
   memset(zp, -d->in_off, (size_t)C);
+  const __m128i zero = _mm_setzero_si128();
   for (int32_t q = 0; q < pairs; q++)
     for (int32_t k = 0; k < blocks; k++) {
-      const int8_t *f0 = d->f + (size_t)(2 * q) * C + (size_t)k * 16;
-      __m256i w0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)f0));
-      __m256i w1 = 2 * q + 1 < taps
-                       ? _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(f0 + C)))
-                       : _mm256_setzero_si256();
-      int16_t *dst = wp + ((size_t)q * blocks + k) * 32;
-      _mm256_storeu_si256((__m256i *)dst, _mm256_unpacklo_epi16(w0, w1));
-      _mm256_storeu_si256((__m256i *)(dst + 16), _mm256_unpackhi_epi16(w0, w1));
+      const int8_t *f0 = d->f + (size_t)(2 * q) * C + (size_t)k * 8;
+      __m128i w0 = _mm_loadl_epi64((const __m128i *)f0);
+      __m128i w1 = 2 * q + 1 < taps ? _mm_loadl_epi64((const __m128i *)(f0 + C)) : zero;
+      _mm256_storeu_si256((__m256i *)(wp + ((size_t)q * blocks + k) * 16),
+                          _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(w0, w1)));
     }
   __m256i voff = _mm256_set1_epi32(d->out_off), vlo = _mm256_set1_epi32(d->act_min),
-          vhi = _mm256_set1_epi32(d->act_max), vin = _mm256_set1_epi32(d->in_off),
-          vin16 = _mm256_set1_epi16((int16_t)d->in_off);
+          vhi = _mm256_set1_epi32(d->act_max), vin16 = _mm256_set1_epi16((int16_t)d->in_off);
+  ptrdiff_t inner[64];
+  for (int32_t fy = 0, t = 0; fy < d->f_h; fy++)
+    for (int32_t fx = 0; fx < d->f_w; fx++, t++)
+      inner[t] = ((ptrdiff_t)fy * d->dil_h * d->in_w + (ptrdiff_t)fx * d->dil_w) * C;
   const int8_t *px[66];
+  const int8_t *in_b = d->in + (size_t)b * d->in_h * d->in_w * C;
   for (int32_t oy = oy0; oy < oy1; oy++)
     for (int32_t ox = 0; ox < d->out_w; ox++) {
       int32_t y0 = oy * d->stride_h - d->pad_h, x0 = ox * d->stride_w - d->pad_w;
       int8_t *o = d->out + (((size_t)b * d->out_h + oy) * d->out_w + ox) * C;
-      for (int32_t fy = 0, t = 0; fy < d->f_h; fy++) {
-        int32_t iy = y0 + d->dil_h * fy;
-        for (int32_t fx = 0; fx < d->f_w; fx++, t++) {
-          int32_t ix = x0 + d->dil_w * fx;
-          bool in = iy >= 0 && iy < d->in_h && ix >= 0 && ix < d->in_w;
-          px[t] = in ? d->in + (((size_t)b * d->in_h + iy) * d->in_w + ix) * C : zp;
+      if (y0 >= 0 && x0 >= 0 && y0 + d->dil_h * (d->f_h - 1) < d->in_h &&
+          x0 + d->dil_w * (d->f_w - 1) < d->in_w) {
+        const int8_t *base = in_b + ((size_t)y0 * d->in_w + x0) * C;
+        for (int32_t t = 0; t < taps; t++)
+          px[t] = base + inner[t];
+      } else {
+        for (int32_t fy = 0, t = 0; fy < d->f_h; fy++) {
+          int32_t iy = y0 + d->dil_h * fy;
+          for (int32_t fx = 0; fx < d->f_w; fx++, t++) {
+            int32_t ix = x0 + d->dil_w * fx;
+            bool in = iy >= 0 && iy < d->in_h && ix >= 0 && ix < d->in_w;
+            px[t] = in ? in_b + ((size_t)iy * d->in_w + ix) * C : zp;
+          }
         }
       }
       px[taps] = zp;
       for (int32_t k = 0; k < blocks; k++) {
-        size_t c = (size_t)k * 16;
-        __m256i lo = _mm256_setzero_si256(), hi = lo;
-        const int16_t *w = wp + (size_t)k * 32;
-        for (int32_t q = 0; q < pairs; q++, w += (size_t)blocks * 32) {
-          __m256i a0 = _mm256_add_epi16(
-              _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(px[2 * q] + c))), vin16);
-          __m256i a1 = _mm256_add_epi16(
-              _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(px[2 * q + 1] + c))), vin16);
-          lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a0, a1),
-                                                      _mm256_loadu_si256((const __m256i *)w)));
-          hi = _mm256_add_epi32(hi,
-                                _mm256_madd_epi16(_mm256_unpackhi_epi16(a0, a1),
-                                                  _mm256_loadu_si256((const __m256i *)(w + 16))));
-        }
-        /* lo holds channels 0-3 and 8-11, hi 4-7 and 12-15. */
-        __m256i c0 = _mm256_permute2x128_si256(lo, hi, 0x20);
-        __m256i c1 = _mm256_permute2x128_si256(lo, hi, 0x31);
-        if (d->bias) {
-          c0 = _mm256_add_epi32(c0, _mm256_loadu_si256((const __m256i *)(d->bias + c)));
-          c1 = _mm256_add_epi32(c1, _mm256_loadu_si256((const __m256i *)(d->bias + c + 8)));
-        }
-        store8(o + c, requant8(c0, d->qmult + c, d->qshift + c, voff, vlo, vhi));
-        store8(o + c + 8, requant8(c1, d->qmult + c + 8, d->qshift + c + 8, voff, vlo, vhi));
-      }
-      int32_t c = blocks * 16;
-      for (; c + 8 <= C; c += 8) {
+        size_t c = (size_t)k * 8;
         __m256i acc = _mm256_setzero_si256();
-        for (int32_t t = 0; t < taps; t++) {
-          __m256i x = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(px[t] + c)));
-          __m256i w =
-              _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(d->f + (size_t)t * C + c)));
-          acc = _mm256_add_epi32(acc, _mm256_mullo_epi32(_mm256_add_epi32(x, vin), w));
+        const int16_t *w = wp + (size_t)k * 16;
+        for (int32_t q = 0; q < pairs; q++, w += (size_t)blocks * 16) {
+          __m128i x0 = _mm_loadl_epi64((const __m128i *)(px[2 * q] + c));
+          __m128i x1 = _mm_loadl_epi64((const __m128i *)(px[2 * q + 1] + c));
+          __m256i x = _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_unpacklo_epi8(x0, x1)), vin16);
+          acc = _mm256_add_epi32(acc, _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i *)w)));
         }
         if (d->bias)
           acc = _mm256_add_epi32(acc, _mm256_loadu_si256((const __m256i *)(d->bias + c)));
         store8(o + c, requant8(acc, d->qmult + c, d->qshift + c, voff, vlo, vhi));
       }
-      for (; c < C; c++) {
+      for (int32_t c = blocks * 8; c < C; c++) {
         uint32_t acc = 0;
         for (int32_t t = 0; t < taps; t++)
           acc += (uint32_t)(d->f[(size_t)t * C + c] * (px[t][c] + d->in_off));
