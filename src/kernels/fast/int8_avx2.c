@@ -339,7 +339,7 @@ const ap_fast_level ap_fast_avx2 = {
     AP_SIMD_AVX2,
     {4, packed_bytes, pack, ap_fast_avx2_arow_bytes, ap_fast_avx2_arow, gemm},
     &ap_fast_avx2_outer,
-    256,
+    128,
     1u << 20,
     ap_fast_avx2_dw,
     ap_fast_avx2_fc,
