@@ -45,19 +45,26 @@ typedef struct ap_qdw {
   const int32_t *qmult, *qshift;
 } ap_qdw;
 
-/* Fully connected, int8: rows of `in` (input + offset as int16 in xs, one row per batch) times
- * weight rows. */
+/* Fully connected, int8: rows of x (one per batch) times weight rows; input offset added on
+ * the fly, so the fast path needs no scratch beyond the reference's. */
 typedef struct ap_qfc {
-  const int16_t *xs;   /* batches x kpad: input + input_offset, zero past depth */
-  const int32_t *xsum; /* per batch: sum of xs (for a nonzero filter offset) */
-  const int8_t *w;     /* [units][depth] */
+  const int8_t *x; /* batches x depth */
+  const int8_t *w; /* [units][depth] */
   const int32_t *bias;
   int8_t *out;
-  int32_t batches, depth, kpad, units;
-  int32_t filter_off, out_off, act_min, act_max;
-  const int32_t *qmult, *qshift; /* per unit (per-tensor: the same value repeated) */
-  int32_t *acc;                  /* batches x units of workspace */
+  int32_t batches, depth, units;
+  int32_t in_off, filter_off, out_off, act_min, act_max;
+  const int32_t *qmult, *qshift; /* per unit, or NULL: mult1 and shift1 for every unit */
+  int32_t mult1, shift1;
 } ap_qfc;
+
+/* sum over the row of (x + in_off), modulo 2^32: what a nonzero filter offset multiplies. */
+static inline uint32_t ap_fast_row_sum(const int8_t *x, int32_t depth, int32_t in_off) {
+  uint32_t s = (uint32_t)in_off * (uint32_t)depth;
+  for (int32_t d = 0; d < depth; d++)
+    s += (uint32_t)(int32_t)x[d];
+  return s;
+}
 
 /* Float convolution, output channels in lanes: wp holds the weights in panels of 8 output
  * channels, [panel][fy][fx][ic][8] (zeros past n). Output rows [r0, r1) of b * out_h. */

@@ -164,42 +164,49 @@ void ap_fast_avx2_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void 
 }
 
 void ap_fast_avx2_fc(const ap_qfc *f, int32_t u0, int32_t u1) {
-  int32_t k = f->depth, kfull = k / 16 * 16;
+  enum { CHUNK = 64 };
+  int32_t k = f->depth, kfull = k / 16 * 16, m1[CHUNK], s1[CHUNK], sums[CHUNK];
+  for (int i = 0; i < CHUNK; i++)
+    m1[i] = f->mult1, s1[i] = f->shift1;
+  const __m256i io = _mm256_set1_epi16((int16_t)f->in_off);
   for (int32_t b = 0; b < f->batches; b++) {
-    const int16_t *x = f->xs + (size_t)b * f->kpad;
-    uint32_t corr = (uint32_t)f->filter_off * (uint32_t)f->xsum[b];
+    const int8_t *x = f->x + (size_t)b * k;
+    uint32_t corr = f->filter_off ? (uint32_t)f->filter_off * ap_fast_row_sum(x, k, f->in_off) : 0;
     int8_t *out = f->out + (size_t)b * f->units;
-    int32_t *sums = f->acc + (size_t)b * f->units;
-    for (int32_t u = u0; u < u1; u += 4) {
-      int32_t nu = u1 - u < 4 ? u1 - u : 4;
-      const int8_t *w[4];
-      for (int i = 0; i < 4; i++)
-        w[i] = f->w + (size_t)(u + (i < nu ? i : 0)) * k;
-      __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
-      for (int32_t d = 0; d < kfull; d += 16) {
-        __m256i xv = _mm256_loadu_si256((const __m256i *)(x + d));
-        s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(xv, _mm256_cvtepi8_epi16(_mm_loadu_si128(
-                                                            (const __m128i *)(w[0] + d)))));
-        s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(xv, _mm256_cvtepi8_epi16(_mm_loadu_si128(
-                                                            (const __m128i *)(w[1] + d)))));
-        s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(xv, _mm256_cvtepi8_epi16(_mm_loadu_si128(
-                                                            (const __m128i *)(w[2] + d)))));
-        s3 = _mm256_add_epi32(s3, _mm256_madd_epi16(xv, _mm256_cvtepi8_epi16(_mm_loadu_si128(
-                                                            (const __m128i *)(w[3] + d)))));
+    for (int32_t c0 = u0; c0 < u1; c0 += CHUNK) {
+      int32_t c1 = u1 - c0 < CHUNK ? u1 : c0 + CHUNK;
+      for (int32_t u = c0; u < c1; u += 4) {
+        int32_t nu = c1 - u < 4 ? c1 - u : 4;
+        const int8_t *w[4];
+        for (int i = 0; i < 4; i++)
+          w[i] = f->w + (size_t)(u + (i < nu ? i : 0)) * k;
+        __m256i s0 = _mm256_setzero_si256(), s1v = s0, s2 = s0, s3 = s0;
+        for (int32_t d = 0; d < kfull; d += 16) {
+          __m256i xv =
+              _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(x + d))), io);
+#define AP_DOT(S, I)                                                                               \
+  S = _mm256_add_epi32(                                                                            \
+      S,                                                                                           \
+      _mm256_madd_epi16(xv, _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w[I] + d)))))
+          AP_DOT(s0, 0);
+          AP_DOT(s1v, 1);
+          AP_DOT(s2, 2);
+          AP_DOT(s3, 3);
+#undef AP_DOT
+        }
+        int32_t t[4];
+        _mm_storeu_si128((__m128i *)t, hsum4(s0, s1v, s2, s3));
+        for (int i = 0; i < nu; i++) {
+          uint32_t acc = (uint32_t)t[i] + corr;
+          for (int32_t d = kfull; d < k; d++)
+            acc += (uint32_t)((x[d] + f->in_off) * w[i][d]);
+          if (f->bias) acc += (uint32_t)f->bias[u + i];
+          sums[u - c0 + i] = (int32_t)acc;
+        }
       }
-      int32_t t[4];
-      _mm_storeu_si128((__m128i *)t, hsum4(s0, s1, s2, s3));
-      for (int i = 0; i < nu; i++) {
-        uint32_t acc = (uint32_t)t[i];
-        for (int32_t d = kfull; d < k; d++)
-          acc += (uint32_t)(x[d] * w[i][d]);
-        acc += corr;
-        if (f->bias) acc += (uint32_t)f->bias[u + i];
-        sums[u + i] = (int32_t)acc;
-      }
+      requant_row(sums, NULL, c1 - c0, f->qmult ? f->qmult + c0 : m1,
+                  f->qshift ? f->qshift + c0 : s1, f->out_off, f->act_min, f->act_max, out + c0);
     }
-    requant_row(sums + u0, NULL, u1 - u0, f->qmult + u0, f->qshift + u0, f->out_off, f->act_min,
-                f->act_max, out + u0);
   }
 }
 

@@ -71,16 +71,18 @@ static void dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws) {
 
 static void fc(const ap_qfc *f, int32_t u0, int32_t u1) {
   for (int32_t b = 0; b < f->batches; b++) {
-    const int16_t *x = f->xs + (size_t)b * f->kpad;
+    const int8_t *x = f->x + (size_t)b * f->depth;
+    uint32_t corr =
+        f->filter_off ? (uint32_t)f->filter_off * ap_fast_row_sum(x, f->depth, f->in_off) : 0;
     for (int32_t u = u0; u < u1; u++) {
       const int8_t *w = f->w + (size_t)u * f->depth;
-      uint32_t acc = 0;
+      uint32_t acc = corr;
       for (int32_t i = 0; i < f->depth; i++)
-        acc += (uint32_t)(x[i] * w[i]);
-      acc += (uint32_t)f->filter_off * (uint32_t)f->xsum[b];
+        acc += (uint32_t)((x[i] + f->in_off) * w[i]);
       if (f->bias) acc += (uint32_t)f->bias[u];
-      f->out[(size_t)b * f->units + u] = ap_fast_requant((int32_t)acc, f->qmult[u], f->qshift[u],
-                                                         f->out_off, f->act_min, f->act_max);
+      f->out[(size_t)b * f->units + u] =
+          ap_fast_requant((int32_t)acc, f->qmult ? f->qmult[u] : f->mult1,
+                          f->qshift ? f->qshift[u] : f->shift1, f->out_off, f->act_min, f->act_max);
     }
   }
 }

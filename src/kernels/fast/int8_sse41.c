@@ -89,9 +89,10 @@ static void gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc, i
 
 static void fc(const ap_qfc *f, int32_t u0, int32_t u1) {
   int32_t k = f->depth, kfull = k / 8 * 8;
+  const __m128i io = _mm_set1_epi16((int16_t)f->in_off);
   for (int32_t b = 0; b < f->batches; b++) {
-    const int16_t *x = f->xs + (size_t)b * f->kpad;
-    uint32_t corr = (uint32_t)f->filter_off * (uint32_t)f->xsum[b];
+    const int8_t *x = f->x + (size_t)b * k;
+    uint32_t corr = f->filter_off ? (uint32_t)f->filter_off * ap_fast_row_sum(x, k, f->in_off) : 0;
     int8_t *out = f->out + (size_t)b * f->units;
     for (int32_t u = u0; u < u1; u += 4) {
       int32_t nu = u1 - u < 4 ? u1 - u : 4;
@@ -101,7 +102,8 @@ static void fc(const ap_qfc *f, int32_t u0, int32_t u1) {
       __m128i s[4] = {_mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128(),
                       _mm_setzero_si128()};
       for (int32_t d = 0; d < kfull; d += 8) {
-        __m128i xv = _mm_loadu_si128((const __m128i *)(x + d));
+        __m128i xv =
+            _mm_add_epi16(_mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(x + d))), io);
         for (int i = 0; i < 4; i++)
           s[i] = _mm_add_epi32(
               s[i],
@@ -110,12 +112,12 @@ static void fc(const ap_qfc *f, int32_t u0, int32_t u1) {
       int32_t t[4];
       _mm_storeu_si128((__m128i *)t, hsum4(s[0], s[1], s[2], s[3]));
       for (int i = 0; i < nu; i++) {
-        uint32_t acc = (uint32_t)t[i];
+        uint32_t acc = (uint32_t)t[i] + corr;
         for (int32_t d = kfull; d < k; d++)
-          acc += (uint32_t)(x[d] * w[i][d]);
-        acc += corr;
+          acc += (uint32_t)((x[d] + f->in_off) * w[i][d]);
         if (f->bias) acc += (uint32_t)f->bias[u + i];
-        out[u + i] = ap_fast_requant((int32_t)acc, f->qmult[u + i], f->qshift[u + i], f->out_off,
+        out[u + i] = ap_fast_requant((int32_t)acc, f->qmult ? f->qmult[u + i] : f->mult1,
+                                     f->qshift ? f->qshift[u + i] : f->shift1, f->out_off,
                                      f->act_min, f->act_max);
       }
     }
