@@ -86,6 +86,59 @@ static void gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc, i
 
 extern const ap_fast_level ap_fast_generic;
 
+/* Depthwise with a depth multiplier above 1: each tap's input is first spread to the output
+ * channels (channel c reads input channel c / multiplier, taps outside the input the zero
+ * point), then 8 output channels at a time go through 32-bit products. */
+static void dw_multiplier(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1) {
+  int32_t C = d->out_d, taps = d->f_h * d->f_w, D = d->in_d;
+  _Alignas(32) int8_t ex[32768 + 32];
+  __m256i voff = _mm256_set1_epi32(d->out_off), vlo = _mm256_set1_epi32(d->act_min),
+          vhi = _mm256_set1_epi32(d->act_max), vin = _mm256_set1_epi32(d->in_off);
+  int8_t zp = (int8_t)-d->in_off;
+  for (int32_t oy = oy0; oy < oy1; oy++)
+    for (int32_t ox = 0; ox < d->out_w; ox++) {
+      int32_t y0 = oy * d->stride_h - d->pad_h, x0 = ox * d->stride_w - d->pad_w;
+      int8_t *o = d->out + (((size_t)b * d->out_h + oy) * d->out_w + ox) * C;
+      for (int32_t fy = 0, t = 0; fy < d->f_h; fy++) {
+        int32_t iy = y0 + d->dil_h * fy;
+        for (int32_t fx = 0; fx < d->f_w; fx++, t++) {
+          int32_t ix = x0 + d->dil_w * fx;
+          int8_t *e = ex + (size_t)t * C;
+          if (iy < 0 || iy >= d->in_h || ix < 0 || ix >= d->in_w) {
+            memset(e, zp, (size_t)C);
+            continue;
+          }
+          const int8_t *src = d->in + (((size_t)b * d->in_h + iy) * d->in_w + ix) * D;
+          for (int32_t ic = 0, c = 0; ic < D; ic++)
+            for (int32_t m = 0; m < d->mult; m++)
+              e[c++] = src[ic];
+        }
+      }
+      int32_t c = 0;
+      for (; c + 8 <= C; c += 8) {
+        __m256i acc = _mm256_setzero_si256();
+        for (int32_t t = 0; t < taps; t++) {
+          __m256i x =
+              _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(ex + (size_t)t * C + c)));
+          __m256i w =
+              _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(d->f + (size_t)t * C + c)));
+          acc = _mm256_add_epi32(acc, _mm256_mullo_epi32(_mm256_add_epi32(x, vin), w));
+        }
+        if (d->bias)
+          acc = _mm256_add_epi32(acc, _mm256_loadu_si256((const __m256i *)(d->bias + c)));
+        store8(o + c, requant8(acc, d->qmult + c, d->qshift + c, voff, vlo, vhi));
+      }
+      for (; c < C; c++) {
+        uint32_t acc = 0;
+        for (int32_t t = 0; t < taps; t++)
+          acc += (uint32_t)(d->f[(size_t)t * C + c] * (ex[(size_t)t * C + c] + d->in_off));
+        if (d->bias) acc += (uint32_t)d->bias[c];
+        o[c] = ap_fast_requant((int32_t)acc, d->qmult[c], d->qshift[c], d->out_off, d->act_min,
+                               d->act_max);
+      }
+    }
+}
+
 /* Depthwise, multiplier 1. Taps go in pairs through vpmaddwd: 8 channels of two taps,
  * bytes interleaved then widened (input + offset), against the weights interleaved the same
  * way (built in ws at the start of each call); a tap outside the input reads a row of zero
@@ -93,8 +146,12 @@ extern const ap_fast_level ap_fast_generic;
  * whose taps are all inside take their tap addresses from fixed offsets. */
 void ap_fast_avx2_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws) {
   int32_t C = d->out_d, taps = d->f_h * d->f_w;
-  if (d->mult != 1 || taps > 64) {
+  if (taps > 64 || (d->mult != 1 && (size_t)taps * (size_t)C > 32768)) {
     ap_fast_generic.dw(d, b, oy0, oy1, ws);
+    return;
+  }
+  if (d->mult != 1) {
+    dw_multiplier(d, b, oy0, oy1);
     return;
   }
   int32_t pairs = (taps + 1) / 2, blocks = C / 8;
