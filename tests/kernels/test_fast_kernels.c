@@ -298,6 +298,8 @@ int main(void) {
       {1, 7, 7, 9, 9, 3, 3, 2, 1, AP_KPAD_SAME, AP_KACT_RELU6},
       {1, 8, 7, 17, 17, 3, 3, 2, 1, AP_KPAD_VALID, AP_KACT_NONE},
       {1, 6, 6, 4, 8, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      {1, 11, 9, 1, 8, 3, 3, 2, 1, AP_KPAD_SAME, AP_KACT_RELU6},
+      {1, 7, 7, 1, 12, 3, 3, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
       {2, 9, 9, 5, 15, 5, 5, 2, 1, AP_KPAD_SAME, AP_KACT_RELU},
       {1, 9, 11, 16, 16, 3, 3, 1, 2, AP_KPAD_SAME, AP_KACT_NONE},
       {1, 40, 37, 40, 40, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_RELU6},

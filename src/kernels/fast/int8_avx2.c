@@ -109,6 +109,10 @@ static void dw_multiplier(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1) 
             continue;
           }
           const int8_t *src = d->in + (((size_t)b * d->in_h + iy) * d->in_w + ix) * D;
+          if (D == 1) { /* a single input channel (an image's first layer) */
+            memset(e, src[0], (size_t)C);
+            continue;
+          }
           for (int32_t ic = 0, c = 0; ic < D; ic++)
             for (int32_t m = 0; m < d->mult; m++)
               e[c++] = src[ic];
