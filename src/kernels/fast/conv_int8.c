@@ -36,7 +36,10 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
   pl->k = (int32_t)k;
   pl->m = (int32_t)m;
   pl->kit = &l->gemm;
-  if (l->outer && m >= l->outer_min_m && l->outer->packed_bytes(pl->n, pl->k) <= l->outer_max_bytes)
+  /* Packing costs about one row's work per weight: worth it over many rows, or over a few
+   * when the weights are few. */
+  bool many = m >= l->outer_min_m || (m >= 64 && (int64_t)pl->n * k <= 65536);
+  if (l->outer && many && l->outer->packed_bytes(pl->n, pl->k) <= l->outer_max_bytes)
     pl->kit = l->outer;
   pl->mr = pl->kit->mr;
   pl->direct = f->dims[1] == 1 && f->dims[2] == 1 && p->pad.pad_h == 0 && p->pad.pad_w == 0;
