@@ -2,17 +2,22 @@
  * computed by SIMD code chosen once, at allocate, from the CPU's features.
  *
  * Each SIMD level is a table of small functions (ap_fast_level) built from its own files,
- * compiled with that level's flags (fast_<op>_<level>.c; CMakeLists.txt sets the flags). The
- * registry's adapters call ap_fast_*_prepare/eval (dispatch.c) when the interpreter passes an
- * ap_kexec; those fall back to the reference kernels for every case they do not cover.
+ * compiled with that level's flags: int8_generic.c (portable C11), int8_sse41.c, int8_avx2.c,
+ * int8_avx512.c, float_conv_avx2.c (CMakeLists.txt sets -msse4.1, -mavx2, the AVX-512 flags on
+ * x86-64 only, and -ffp-contract=off on float_*.c). The drivers (conv_int8.c, depthwise_int8.c,
+ * fc_int8.c, add_int8.c, float_conv.c, pad.c) are level-agnostic: they lay out scratch, split
+ * work over the threads and call the level's functions. The registry's adapters call
+ * ap_fast_*_scratch/eval when the interpreter passes an ap_kexec (ap_kop_options.exec); every
+ * case a driver does not cover falls back to the reference kernel.
  *
  * Exactness. Integer accumulation is modular (int32 wrapping, as the reference's int64 sum
  * reduced to 32 bits), so any order gives the same bits; requantization is the reference's
  * MultiplyByQuantizedMultiplier lane by lane. Float kernels keep each output element's
- * accumulation order and vectorise across output elements only (-ffp-contract=off).
+ * accumulation order and vectorise across output elements only (-ffp-contract=off, no FMA).
  *
- * Memory. Packed weights and patch (im2col) rows live in the op's scratch, sized by prepare
- * for the level and the thread count, so the planner places them and reports show them.
+ * Memory. Packed weights, patch (im2col) rows and per-task workspaces live in the op's scratch,
+ * sized by prepare for the level and the thread count, so the planner places them and reports
+ * show them; fully connected needs no more scratch than the reference's.
  */
 #ifndef AP_KERNELS_FAST_H
 #define AP_KERNELS_FAST_H
