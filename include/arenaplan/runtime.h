@@ -173,7 +173,17 @@ typedef struct ap_interpreter_options {
   const ap_allocator *allocator; /* copied */
   void *arena; /* optional caller-owned buffer for all regions (any address: aligned inside) */
   size_t arena_size;
-  int threads;                    /* kernels may use this many threads (0 or 1: one) */
+  /* Threads for the large convolutions, depthwise convolutions and fully connected ops of the
+   * fast kernels (0 or 1: the calling thread only; at most AP_MAX_THREADS). The workers start
+   * at the first allocate (from the OS, not the allocator, with their stacks) and stay until
+   * destroy; invoke runs on them without allocating. Outputs are the same bytes for every
+   * thread count. */
+  int threads;
+  /* AP_KERNELS_FAST (0, the default): SIMD kernels for the level the CPU has, capped by the
+   * environment variable AP_SIMD (generic, sse41, avx2, avx512), bit-exact with the reference
+   * ones, which run for whatever they do not cover. AP_KERNELS_REFERENCE: the reference
+   * kernels only (the specification: plain loops, one thread, smallest scratch). */
+  int kernels;
   const ap_custom_op *custom_ops; /* must outlive the interpreter */
   size_t custom_op_count;
   bool preserve_all; /* no reuse at all (every tensor kept intact: for dumps) */
@@ -197,6 +207,9 @@ typedef struct ap_interpreter_options {
    * the input it shares). */
   bool inplace;
 } ap_interpreter_options;
+
+enum { AP_KERNELS_FAST = 0, AP_KERNELS_REFERENCE = 1 };
+#define AP_MAX_THREADS 64
 
 ap_interpreter_options ap_interpreter_defaults(void);
 
@@ -268,6 +281,11 @@ size_t ap_interpreter_dynamic_count(const ap_interpreter *it);
 ap_status ap_interpreter_dynamic_tensor(const ap_interpreter *it, size_t i, size_t *subgraph,
                                         size_t *tensor);
 uint64_t ap_interpreter_dynamic_bytes(const ap_interpreter *it);
+
+/* The kernels in use after allocate: "reference", or the fast kernels' SIMD level ("generic",
+ * "avx2", ...); before allocate, "none". And the threads they run on (1: the caller only). */
+const char *ap_interpreter_kernels(const ap_interpreter *it);
+int ap_interpreter_threads(const ap_interpreter *it);
 
 /* The scratch buffers the kernels asked for in the last allocate, in op order (0 before
  * allocate): a report re-plans exactly the runtime's problem from these and the tensors'
