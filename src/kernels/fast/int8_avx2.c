@@ -326,15 +326,26 @@ void ap_fast_avx2_outer_pack(const int8_t *w, int32_t n, int32_t k, const int32_
   (void)in_off;
   int16_t *p = packed;
   int32_t k2 = (k + 1) / 2, blocks = (n + 15) / 16;
-  memset(p, 0, ap_fast_avx2_outer_bytes(n, k));
+  /* Channels past n (the last block's tail) hold zeros. */
+  if (n % 16) {
+    int16_t *last = p + (size_t)(blocks - 1) * k2 * 32;
+    for (int32_t j = 0; j < k2; j++)
+      memset(last + (size_t)j * 32 + (size_t)(n % 16) * 2, 0, (size_t)(16 - n % 16) * 4);
+  }
   for (int32_t c = 0; c < n; c++) {
     const int8_t *row = w + (size_t)c * k;
     int16_t *dst = p + (size_t)(c / 16) * k2 * 32 + (size_t)(c % 16) * 2;
-    for (int32_t d = 0; d < k; d++)
-      dst[(size_t)(d / 2) * 32 + (d & 1)] = row[d];
+    int32_t j = 0;
+    for (; 2 * j + 1 < k; j++) { /* one (k, k + 1) pair as one 32-bit store */
+      uint32_t v = (uint32_t)(uint16_t)row[2 * j] | (uint32_t)(uint16_t)row[2 * j + 1] << 16;
+      memcpy(dst + (size_t)j * 32, &v, 4);
+    }
+    if (j < k2) { /* odd k: the last pair's second weight is 0 */
+      uint32_t v = (uint32_t)(uint16_t)row[2 * j];
+      memcpy(dst + (size_t)j * 32, &v, 4);
+    }
     col_bias[c] = bias ? bias[c] : 0;
   }
-  (void)blocks;
 }
 
 static inline void outer_store(const ap_qgemm *g, __m256i acc, int32_t c, int8_t *out) {
