@@ -156,9 +156,9 @@ typedef struct ap_op_support {
 } ap_op_support;
 size_t ap_supported_op_count(void);
 ap_status ap_supported_op(size_t i, ap_op_support *out); /* AP_ERR_RANGE past the end */
-/* Whether this build can run op `op` of subgraph `sg`: AP_OK, or AP_ERR_UNSUPPORTED with the
- * reason in why (no kernel for the op, or an input type its kernel is not known to take). A
- * check from the file alone: allocate may still refuse shapes or quantization. */
+/* Whether this build has a kernel for op `op` of subgraph `sg`: AP_OK, or AP_ERR_UNSUPPORTED
+ * with the reason in why. A check from the file alone: allocate may still refuse the op's
+ * types, shapes or quantization (its message names them). */
 ap_status ap_op_supported(const ap_model *m, size_t sg, size_t op, char *why, size_t why_size);
 
 /* Dims of one input: rank entries (rank 0 with dims NULL: not given). */
