@@ -111,29 +111,47 @@ static ap_status build(ap_interpreter *it, rt_prep *prep, bool place, plan_state
                          .stream = rt_stream(it)};
   ap_status s = ap_graph_create(it->model, &go, &st->temp, &st->g);
   if (s != AP_OK) return rt_fail(it, s, "%s", ap_graph_error(st->g));
-  size_t scratch_count = 0;
+  /* Room for every kernel's requests and one per op (a segment member's own). */
+  size_t slots = 0, scratch_count = 0;
   for (size_t sg = 0, op = 0; sg < it->sg_count; sg++)
-    for (size_t k = 0; k < it->sg[sg].op_count; k++, op++)
-      for (rt_prep_scratch *r = prep[op].scratch; r; r = r->next) {
+    for (size_t k = 0; k < it->sg[sg].op_count; k++, op++, slots++)
+      for (rt_prep_scratch *r = prep[op].scratch; r; r = r->next)
+        slots++;
+  if (place) {
+    st->scratch_target = ap_alloc(&st->temp, (slots + 1) * sizeof *st->scratch_target);
+    if (!st->scratch_target) return rt_fail(it, AP_ERR_NOMEM, "out of memory for planning");
+  }
+  for (size_t sg = 0, op = 0; sg < it->sg_count; sg++)
+    for (size_t k = 0; k < it->sg[sg].op_count; k++, op++) {
+      rt_op *o = &it->sg[sg].ops[k];
+      if (place && !rt_op_is_custom(o)) o->ext = NULL; /* set again when planned */
+      /* A segment's member runs the reference kernel's rows: its scratch, not what the op's
+       * own kernel (a SIMD one) asked for. */
+      if (sg == 0 && !rt_op_is_custom(o) && rt_stream_in(st->g, (uint32_t)k)) {
+        uint64_t bytes = 0, id;
+        for (rt_prep_scratch *r = prep[op].scratch; r; r = r->next)
+          r->id = UINT64_MAX;
+        if ((s = rt_stream_scratch(it, (uint32_t)k, &bytes)) != AP_OK) return s;
+        if (bytes == 0) continue;
+        s = ap_graph_add_scratch(st->g, sg, k, bytes, &id);
+        if (s != AP_OK) return rt_fail(it, s, "%s", ap_graph_error(st->g));
+        if (place) st->scratch_target[id - total] = &o->ext;
+        scratch_count++;
+        continue;
+      }
+      uint32_t j = 0;
+      for (rt_prep_scratch *r = prep[op].scratch; r; r = r->next, j++) {
         s = ap_graph_add_scratch(st->g, sg, k, r->bytes, &r->id);
         if (s != AP_OK) return rt_fail(it, s, "%s", ap_graph_error(st->g));
         scratch_count++;
+        if (!place) continue;
+        void **target = rt_op_is_custom(o) ? &((rt_custom *)o->ext)->scratch[j] : &o->ext;
+        st->scratch_target[r->id - total] = target;
+        if (rt_op_is_custom(o)) ((rt_custom *)o->ext)->capacity[j] = r->bytes;
+        if (!rt_op_is_custom(o) && it->scratch_cap) it->scratch_cap[op] = r->bytes;
       }
-  if (place) {
-    st->scratch_target = ap_alloc(&st->temp, (scratch_count + 1) * sizeof *st->scratch_target);
-    if (!st->scratch_target) return rt_fail(it, AP_ERR_NOMEM, "out of memory for planning");
-    for (size_t sg = 0, op = 0; sg < it->sg_count; sg++)
-      for (size_t k = 0; k < it->sg[sg].op_count; k++, op++) {
-        rt_op *o = &it->sg[sg].ops[k];
-        uint32_t j = 0;
-        for (rt_prep_scratch *r = prep[op].scratch; r; r = r->next, j++) {
-          void **target = rt_op_is_custom(o) ? &((rt_custom *)o->ext)->scratch[j] : &o->ext;
-          st->scratch_target[r->id - total] = target;
-          if (rt_op_is_custom(o)) ((rt_custom *)o->ext)->capacity[j] = r->bytes;
-          if (!rt_op_is_custom(o) && it->scratch_cap) it->scratch_cap[op] = r->bytes;
-        }
-      }
-  }
+    }
+  (void)scratch_count;
   uint64_t align = it->alignment ? it->alignment : 16;
   s = ap_graph_problem(st->g, -1, align, &st->p);
   if (s != AP_OK) return rt_fail(it, s, "%s", ap_graph_error(st->g));

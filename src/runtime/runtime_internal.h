@@ -10,6 +10,7 @@
 
 #include "arenaplan/runtime.h"
 #include "base/base.h"
+#include "kernels/fast/fast.h"
 #include "kernels/registry.h"
 
 #include <stdatomic.h>
@@ -150,9 +151,20 @@ struct ap_interpreter {
   uint32_t dynamic_count; /* dynamic tensors */
   uint64_t dynamic_bytes; /* bytes their blocks hold now (from the allocator) */
 
+  /* Kernels: fast or reference (options.kernels), the SIMD level and the worker group chosen
+   * at allocate (workers are kept until destroy). */
+  int kernels, threads;
+  ap_kexec exec;
+  ap_port_workers *workers;
+
   atomic_int busy;
   char msg[RT_MSG_MAX]; /* the last failure's message */
 };
+
+/* What builtin kernels get: the level and workers, NULL for the reference kernels. */
+static inline const ap_kexec *rt_kexec(const ap_interpreter *it) {
+  return it->exec.level ? &it->exec : NULL;
+}
 
 /* A builtin op's scratch bytes as its prepare computes them now (the plan holds that much). */
 ap_status rt_builtin_scratch_bytes(ap_op_context *c, size_t *scratch);
@@ -174,6 +186,11 @@ bool rt_stream(const ap_interpreter *it);
 uint32_t *rt_stream_alloc(ap_interpreter *it);
 ap_status rt_stream_table(ap_interpreter *it, const ap_graph *g, uint32_t *table);
 ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count);
+/* Whether op k of subgraph 0 is in one of g's segments, or (after allocate) of the
+ * interpreter's; the reference scratch bytes it needs there. */
+bool rt_stream_in(const ap_graph *g, uint32_t k);
+bool rt_stream_member(const ap_interpreter *it, uint32_t k);
+ap_status rt_stream_scratch(ap_interpreter *it, uint32_t k, uint64_t *bytes);
 
 /* Formats the interpreter's message and returns `s`. */
 ap_status rt_fail(ap_interpreter *it, ap_status s, const char *fmt, ...)

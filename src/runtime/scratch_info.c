@@ -23,7 +23,15 @@ static ap_status each_scratch(const ap_interpreter *cit,
                          .phase = RT_EVAL, .op = o};
       ap_status s = ap_model_op(it->model, sg, k, &c.info);
       size_t bytes = 0;
-      if (s == AP_OK) s = rt_builtin_scratch_bytes(&c, &bytes);
+      if (s == AP_OK) {
+        if (sg == 0 && rt_stream_member(it, (uint32_t)k)) {
+          uint64_t b = 0;
+          s = rt_stream_scratch(it, (uint32_t)k, &b);
+          bytes = (size_t)b;
+        } else {
+          s = rt_builtin_scratch_bytes(&c, &bytes);
+        }
+      }
       if (s != AP_OK) return s;
       if (it->scratch_cap && it->scratch_cap[it->sg[sg].op_base + k] > bytes)
         bytes = it->scratch_cap[it->sg[sg].op_base + k];

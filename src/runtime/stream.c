@@ -137,7 +137,8 @@ static ap_status eval_add_row(member *m, int32_t y) {
                        : ap_binary_eval(&m->p.bin, &a, &b, &out);
 }
 
-static ap_status prepare(ap_interpreter *it, uint32_t k, member *m) {
+/* running: at invoke (the scratch must be there); else sizing it while planning. */
+static ap_status prepare(ap_interpreter *it, uint32_t k, member *m, bool running) {
   ap_op_info op;
   ap_op_options o;
   ap_status s = ap_model_op(it->model, 0, k, &op);
@@ -203,7 +204,7 @@ static ap_status prepare(ap_interpreter *it, uint32_t k, member *m) {
     m->stride = m->p.conv.stride_h;
     m->pad = m->p.conv.pad.pad_h;
     if (m->p.conv.scratch_bytes) m->scratch = it->sg[0].ops[k].ext;
-    if (m->p.conv.scratch_bytes && !m->scratch)
+    if (running && m->p.conv.scratch_bytes && !m->scratch)
       return rt_fail(it, AP_ERR_KERNEL, "op %u: scratch was not planned", k);
   }
   m->eff = (fh - 1) * dil + 1;
@@ -251,7 +252,7 @@ ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count) {
   if (count < 2 || count > AP_SEGMENT_MAX_OPS || k + (uint64_t)count > it->sg[0].op_count)
     return rt_fail(it, AP_ERR_KERNEL, "streamed segment at op %u: bad length %u", k, count);
   for (uint32_t i = 0; i < count; i++) {
-    ap_status s = prepare(it, k + i, &m[i]);
+    ap_status s = prepare(it, k + i, &m[i], true);
     if (s != AP_OK) return s;
     /* Rings between members; the segment's input and output are whole. */
     m[i].rows.in_ring = i > 0 ? (int32_t)it->segments[2 * (k + i - 1) + 1] : 0;
@@ -264,5 +265,30 @@ ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count) {
   if (s != AP_OK)
     return rt_fail(it, s, "streamed segment at op %u: %s", k,
                    s == AP_ERR_UNSUPPORTED ? "a kernel refused rows" : ap_status_name(s));
+  return AP_OK;
+}
+
+bool rt_stream_in(const ap_graph *g, uint32_t k) {
+  for (size_t i = 0; i < ap_graph_segment_count(g); i++) {
+    ap_segment s;
+    if (ap_graph_segment(g, i, &s) == AP_OK && s.subgraph == 0 && k >= s.first_op &&
+        k - s.first_op < s.op_count)
+      return true;
+  }
+  return false;
+}
+
+bool rt_stream_member(const ap_interpreter *it, uint32_t k) {
+  if (!it->segments) return false;
+  for (uint32_t back = 0; back < AP_SEGMENT_MAX_OPS && back <= k; back++)
+    if (it->segments[2 * (k - back)] > back) return true;
+  return false;
+}
+
+ap_status rt_stream_scratch(ap_interpreter *it, uint32_t k, uint64_t *bytes) {
+  member m;
+  ap_status s = prepare(it, k, &m, false);
+  if (s != AP_OK) return s;
+  *bytes = m.kind == M_CONV || m.kind == M_DEPTHWISE ? m.p.conv.scratch_bytes : 0;
   return AP_OK;
 }

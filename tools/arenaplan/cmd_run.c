@@ -29,6 +29,10 @@ const ap_command cmd_run = {
     "  --output DIR         write output K's raw bytes to DIR/outputK.bin\n"
     "  --dump-tensors DIR   plan with no reuse and write every non-constant tensor of\n"
     "                       subgraph 0 after the first invoke to DIR/tensorT.bin\n"
+    "  --kernels K          fast (default: SIMD kernels for this CPU, capped by the\n"
+    "                       environment's AP_SIMD=generic|sse41|avx2|avx512) or reference\n"
+    "                       (the plain loops the fast ones are bit-exact with)\n"
+    "  --threads N          threads for large ops of the fast kernels (default 1)\n"
     "  --json               machine-readable output\n"
     "exit status: 0 ran; 1 the model does not fit in --arena SIZE; 2 bad usage, unreadable\n"
     "model or input, unsupported op\n"};
@@ -39,8 +43,8 @@ typedef struct run_args {
   const char *model, *strategy, *output, *dump;
   const char *files[MAX_FILES];
   size_t file_count;
-  bool json, has_arena, inplace, stream;
-  uint64_t iterations, seed, arena;
+  bool json, has_arena, inplace, reference, stream;
+  uint64_t iterations, seed, arena, threads;
 } run_args;
 
 static int parse(int argc, char **argv, run_args *a) {
@@ -86,6 +90,15 @@ static int parse(int argc, char **argv, run_args *a) {
       if (!(a->dump = cli_value(&cmd_run, argc, argv, &i))) return AP_EXIT_USAGE;
     } else if (strcmp(arg, "--json") == 0) {
       a->json = true;
+    } else if (strcmp(arg, "--kernels") == 0) {
+      if (!(v = cli_value(&cmd_run, argc, argv, &i))) return AP_EXIT_USAGE;
+      if (strcmp(v, "fast") != 0 && strcmp(v, "reference") != 0)
+        return cli_usage_error(&cmd_run, "--kernels \"%s\": expected fast or reference", v);
+      a->reference = strcmp(v, "reference") == 0;
+    } else if (strcmp(arg, "--threads") == 0) {
+      if (!(v = cli_value(&cmd_run, argc, argv, &i))) return AP_EXIT_USAGE;
+      if (!cli_parse_uint(v, AP_MAX_THREADS, &a->threads) || a->threads == 0)
+        return cli_usage_error(&cmd_run, "--threads \"%s\": expected 1 to %d", v, AP_MAX_THREADS);
     } else if (arg[0] == '-' && arg[1]) {
       return cli_usage_error(&cmd_run, "unknown option %s", arg);
     } else if (!a->model) {
@@ -203,6 +216,9 @@ static void print_json(const run_args *a, run_state *s, const ap_memory_usage *u
     printf("%llu", (unsigned long long)a->seed);
   printf(",\n  \"iterations\": %llu,\n  \"invoke_us_median\": %.1f,\n  \"invoke_us_min\": %.1f,\n",
          (unsigned long long)a->iterations, median, min);
+  printf("  \"kernels\": \"%s\",\n  \"simd\": ", a->reference ? "reference" : "fast");
+  cli_json_string(stdout, ap_interpreter_kernels(s->it));
+  printf(",\n  \"threads\": %d,\n", ap_interpreter_threads(s->it));
   printf("  \"arena_bytes\": %llu,\n  \"persistent_bytes\": %llu,\n  \"tables_bytes\": %llu,\n"
          "  \"total_bytes\": %llu,\n",
          (unsigned long long)u->arena, (unsigned long long)u->persistent,
@@ -270,6 +286,9 @@ static void print_human(const run_args *a, run_state *s, const ap_memory_usage *
            (unsigned long long)a->seed);
   printf("invoke      %.1f us median, %.1f us min over %llu iteration%s\n", median, min,
          (unsigned long long)a->iterations, a->iterations == 1 ? "" : "s");
+  int threads = ap_interpreter_threads(s->it);
+  printf("kernels     %s (%s), %d thread%s\n", a->reference ? "reference" : "fast",
+         ap_interpreter_kernels(s->it), threads, threads == 1 ? "" : "s");
   printf("arena       %s\n", cli_size(b, sizeof b, u->arena));
   printf("persistent  %s\n", cli_size(b, sizeof b, u->persistent));
   printf("tables      %s\n", cli_size(b, sizeof b, u->tables));
@@ -305,6 +324,8 @@ static int allocate(const run_args *a, run_state *s) {
   o.preserve_all = a->dump != NULL;
   o.inplace = a->inplace;
   o.stream = a->stream;
+  o.kernels = a->reference ? AP_KERNELS_REFERENCE : AP_KERNELS_FAST;
+  o.threads = (int)a->threads;
   if (a->has_arena) {
     /* 16-byte aligned, like the planner's offsets, so the arena's own alignment holds. */
     size_t size = (size_t)a->arena;
