@@ -271,6 +271,9 @@ typedef struct ap_memory_usage {
    * requests is smaller. */
   uint64_t arena_lower_bound;
 } ap_memory_usage;
+/* After allocate with options.stream: whether the plan streams segments (false when a plan
+ * without them was smaller, or nothing streams). */
+bool ap_interpreter_streamed(const ap_interpreter *it);
 /* Exact bytes of each region after allocate (AP_ERR_NOT_ALLOCATED before). */
 ap_status ap_interpreter_memory(const ap_interpreter *it, ap_memory_usage *out);
 /* With max_input_dims: the arena as planned (at the maximum dims) and the arena a plan for the

@@ -84,8 +84,8 @@ ap_status ap_model_plan_create(const ap_model *m, const ap_model_plan_options *o
   }
   /* Streaming is never worse than not (as the runtime decides): the segment search counts
    * live bytes, not the overlaps a planner then exploits, so a smaller plan without segments
-   * wins. */
-  if (o.stream && ap_graph_segment_count(mp->graph)) {
+   * wins. Not when reproducing a runtime (tensor_bytes given): the runtime has decided. */
+  if (o.stream && !o.tensor_bytes && ap_graph_segment_count(mp->graph)) {
     ap_model_plan *alt = NULL;
     ap_model_plan_options no = o;
     no.stream = false;

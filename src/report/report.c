@@ -89,6 +89,7 @@ static bool from_runtime(ap_report *r, const ap_report_options *o) {
   }
   r->tensor_bytes = ap_calloc(r->alloc, r->tensor_total ? r->tensor_total : 1, sizeof(uint64_t));
   r->scratch_count = ap_interpreter_scratch_count(it);
+  r->runtime_streamed = ap_interpreter_streamed(it);
   r->scratch = ap_calloc(r->alloc, r->scratch_count ? r->scratch_count : 1, sizeof *r->scratch);
   if (!r->tensor_bytes || !r->scratch) {
     ap_fail(&r->runtime_err, AP_ERR_NOMEM, "out of memory");
@@ -248,7 +249,8 @@ static ap_status build(ap_report *r, const ap_report_options *o) {
   po.scratch = r->scratch;
   po.scratch_count = r->scratch_count;
   po.inplace = o->inplace;
-  po.stream = o->stream;
+  /* The runtime decided whether segments pay (with its kernels' scratch): follow it. */
+  po.stream = o->stream && (!r->est.from_runtime || r->runtime_streamed);
   ap_status s = ap_model_plan_create(m, &po, r->alloc, &r->mp);
   if (s != AP_OK) return fail(r, s, ap_model_plan_error(r->mp));
   if (ap_model_plan_parts(r->mp) != 1) return fail(r, AP_ERR_UNSUPPORTED, "plan has several parts");

@@ -292,3 +292,7 @@ ap_status rt_stream_scratch(ap_interpreter *it, uint32_t k, uint64_t *bytes) {
   *bytes = m.kind == M_CONV || m.kind == M_DEPTHWISE ? m.p.conv.scratch_bytes : 0;
   return AP_OK;
 }
+
+bool ap_interpreter_streamed(const ap_interpreter *it) {
+  return it && it->allocated && it->segments;
+}
