@@ -213,9 +213,10 @@ static ap_status prepare(ap_interpreter *it, uint32_t k, member *m, bool running
   return AP_OK;
 }
 
-static ap_status eval_row(member *m, int32_t y) {
-  m->rows.r0 = y;
-  m->rows.r1 = y + 1;
+/* Output rows [y0, y1) of member m. */
+static ap_status eval_rows(member *m, int32_t y0, int32_t y1) {
+  m->rows.r0 = y0;
+  m->rows.r1 = y1;
   const ap_ktensor *bias = m->has_bias ? &m->bias : NULL;
   switch (m->kind) {
   case M_CONV:
@@ -223,26 +224,47 @@ static ap_status eval_row(member *m, int32_t y) {
   case M_DEPTHWISE:
     return ap_depthwise_eval_rows(&m->p.conv, &m->in, &m->filter, bias, &m->out, m->scratch,
                                   &m->rows);
-  case M_ADD: return eval_add_row(m, y);
+  case M_ADD:
+    for (int32_t y = y0; y < y1; y++) {
+      ap_status s = eval_add_row(m, y);
+      if (s != AP_OK) return s;
+    }
+    return AP_OK;
   default: return ap_pool_eval_rows(&m->p.pool, &m->in, &m->out, &m->rows);
   }
 }
 
-/* Computes member i's output rows up to `upto`, pulling its input rows from member i - 1. */
+/* The input rows [lo, hi) member m's output row y reads. */
+static int64_t window_lo(const member *m, int64_t y) {
+  int64_t lo = y * m->stride - m->pad;
+  return lo < 0 ? 0 : lo > m->in_h ? m->in_h : lo;
+}
+static int64_t window_hi(const member *m, int64_t y) {
+  int64_t hi = y * m->stride - m->pad + m->eff;
+  return hi < 0 ? 0 : hi > m->in_h ? m->in_h : hi;
+}
+
+/* Computes member i's output rows up to `upto`, pulling its input rows from member i - 1.
+ * Rows go in batches, one kernel call each: as many as the input ring holds the windows of at
+ * once (all, for the first member, whose input is whole). Writing a batch into the output
+ * ring leaves its last rows there, which hold what the caller's window needs; and inputs are
+ * only read earlier than one row at a time would (segment.c's overlap lead still holds). */
 static ap_status pull(member *m, uint32_t i, int32_t upto) {
   while (m[i].done < upto) {
-    int32_t y = m[i].done;
+    int32_t y0 = m[i].done, y1 = upto;
     if (i > 0) {
-      int64_t hi = (int64_t)y * m[i].stride - m[i].pad + m[i].eff;
-      hi = hi > m[i].in_h ? m[i].in_h : hi;
+      int64_t ring = m[i].rows.in_ring;
+      while (y1 > y0 + 1 && window_hi(&m[i], y1 - 1) - window_lo(&m[i], y0) > ring)
+        y1--;
+      int64_t hi = window_hi(&m[i], y1 - 1);
       if (hi > 0) {
         ap_status s = pull(m, i - 1, (int32_t)hi);
         if (s != AP_OK) return s;
       }
     }
-    ap_status s = eval_row(&m[i], y);
+    ap_status s = eval_rows(&m[i], y0, y1);
     if (s != AP_OK) return s;
-    m[i].done++;
+    m[i].done = y1;
   }
   return AP_OK;
 }
