@@ -109,7 +109,8 @@ typedef struct ap_graph_options {
    * maps of batch 1 whose filter and bias are constants (not the hybrids: float maps with int8
    * filters), and, after the first op, ADD of two maps of its output's shape (float32, int8,
    * uint8) whose other input, the skip, is written before the segment and read whole (rows
-   * y of both make row y). Op k+1 may follow op k in a segment when op k's output is read by
+   * y of both make row y), and PAD/PADV2 of a 4-D map with constant paddings (none on the
+   * batch): output row y is input row y - top or padding. Op k+1 may follow op k in a segment when op k's output is read by
    * op k+1 alone, as its input 0 (or an ADD's input 1), and is an intermediate of the model's
    * own shape. A skip lives to the segment's end like the input. That output is then a
    * ring: the rows op k+1's window needs at once, max over its output rows y of

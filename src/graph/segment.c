@@ -13,6 +13,7 @@ typedef struct member {
   int32_t fh, stride, dil;  /* its window */
   int32_t in, out;          /* input 0 and output 0 (subgraph 0 indices) */
   int32_t side;             /* ADD: the input read whole (-1: none); `in` is the chained one */
+  int64_t top;              /* PAD: rows added on top (-1: TFLite's padding from the window) */
   int64_t in_h, out_h;      /* map heights */
   uint64_t in_row, out_row; /* bytes of one row of each */
 } member;
@@ -57,6 +58,50 @@ static ap_status classify_add(ap_graph *g, const ap_op_info *op, member *m) {
   return AP_OK;
 }
 
+/* PAD and PADV2 of a 4-D map, constant paddings (none on the batch) and value: output row y
+ * is input row y - top, or padding. */
+static ap_status classify_pad(ap_graph *g, const ap_op_info *op, member *m) {
+  if (op->inputs.n < 2 || op->inputs.n > 3 || op->inputs.v[1] < 0) return AP_OK;
+  for (size_t i = 1; i < op->inputs.n; i++)
+    if (!constant_or_absent(g, op->inputs.v[i])) return AP_OK;
+  ap_tensor_info ti, to, tp;
+  int32_t di[4], dout[4];
+  if (!graph_nhwc(g, 0, op->inputs.v[0], &ti, di) ||
+      !graph_nhwc(g, 0, op->outputs.v[0], &to, dout) || di[0] != 1 || dout[0] != 1 ||
+      ti.type != to.type || ap_model_tensor(g->model, 0, (size_t)op->inputs.v[1], &tp) != AP_OK)
+    return AP_OK;
+  size_t size = 0;
+  const void *pd = ap_model_buffer(g->model, tp.buffer, &size);
+  if (!pd || tp.shape.n != 2 || tp.shape.v[0] != 4 || tp.shape.v[1] != 2 ||
+      (tp.type != AP_INT32 && tp.type != AP_INT64) || size < (tp.type == AP_INT32 ? 32u : 64u))
+    return AP_OK;
+  int64_t v[8];
+  for (int i = 0; i < 8; i++) {
+    if (tp.type == AP_INT32) {
+      int32_t x;
+      memcpy(&x, (const uint8_t *)pd + 4 * i, 4);
+      v[i] = x;
+    } else {
+      memcpy(&v[i], (const uint8_t *)pd + 8 * i, 8);
+    }
+    if (v[i] < 0) return AP_OK;
+  }
+  if (v[0] || v[1] || di[1] + v[2] + v[3] != dout[1]) return AP_OK;
+  const ap_lifetime *li = &g->life[g->tensor_base[0] + (size_t)op->inputs.v[0]];
+  const ap_lifetime *lo = &g->life[g->tensor_base[0] + (size_t)op->outputs.v[0]];
+  if (!li->planned || !lo->planned || !data_kind(li->kind) || !data_kind(lo->kind)) return AP_OK;
+  m->fh = m->stride = m->dil = 1;
+  m->top = v[2];
+  m->in = op->inputs.v[0];
+  m->out = op->outputs.v[0];
+  m->in_h = di[1];
+  m->out_h = dout[1];
+  m->in_row = ti.bytes / (uint64_t)di[1];
+  m->out_row = to.bytes / (uint64_t)dout[1];
+  m->ok = true;
+  return AP_OK;
+}
+
 /* Whether op k of subgraph 0 can run on rows (see graph.h for the rules). */
 static ap_status classify(ap_graph *g, size_t k, member *m) {
   memset(m, 0, sizeof *m);
@@ -69,7 +114,9 @@ static ap_status classify(ap_graph *g, size_t k, member *m) {
       op.outputs.v[0] < 0)
     return AP_OK;
   m->side = -1;
+  m->top = -1;
   if (op.builtin == 0) return classify_add(g, &op, m);
+  if (op.builtin == 34 || op.builtin == 60) return classify_pad(g, &op, m);
   bool same;
   if (!graph_op_window(g, 0, k, &op, &m->fh, &m->stride, &m->dil, &same) || m->fh <= 0 ||
       m->stride <= 0 || m->dil <= 0)
@@ -131,6 +178,7 @@ static int64_t member_eff(const member *m) {
 
 /* TFLite's top padding (as the kernels compute it). */
 static int64_t member_pad(const member *m) {
+  if (m->top >= 0) return m->top;
   int64_t total = (m->out_h - 1) * m->stride + member_eff(m) - m->in_h;
   return total > 0 ? total / 2 : 0;
 }

@@ -28,6 +28,10 @@ ap_status ap_conv_eval_rows(const ap_conv_params *p, const ap_ktensor *input,
 ap_status ap_depthwise_eval_rows(const ap_conv_params *p, const ap_ktensor *input,
                                  const ap_ktensor *filter, const ap_ktensor *bias,
                                  ap_ktensor *output, void *scratch, const ap_krows *rows);
+/* PAD of a 4-D map (no batch padding): rows of the output, each the input row `top` above it or
+ * all padding. */
+ap_status ap_pad_eval_rows(const ap_pad_params *p, const ap_ktensor *input, ap_ktensor *output,
+                           const ap_krows *rows);
 ap_status ap_pool_eval_rows(const ap_pool_params *p, const ap_ktensor *input, ap_ktensor *output,
                             const ap_krows *rows);
 

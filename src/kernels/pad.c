@@ -1,6 +1,7 @@
 /* PAD and PADV2: reference_ops::Pad. Quantized tensors pad with the output zero point unless
  * a constant is given (TFLite Micro pad.cc). */
 #include "kernels/kernels.h"
+#include "kernels/kops_stream.h"
 #include "kernels/quant.h"
 
 #include <string.h>
@@ -84,6 +85,58 @@ ap_status ap_pad_prepare(const ap_ktensor *input, const ap_ktensor *paddings,
   return s;
 }
 
+/* The padding value's bytes in the tensor's type. */
+static void pad_value(const ap_pad_params *p, int type, unsigned char pad[8]) {
+  int8_t i8 = (int8_t)p->pad_int;
+  uint8_t u8 = (uint8_t)p->pad_int;
+  int16_t i16 = (int16_t)p->pad_int;
+  switch (type) {
+  case AP_FLOAT32: memcpy(pad, &p->pad_float, 4); break;
+  case AP_INT8: memcpy(pad, &i8, 1); break;
+  case AP_UINT8: memcpy(pad, &u8, 1); break;
+  case AP_INT16: memcpy(pad, &i16, 2); break;
+  default: memcpy(pad, &p->pad_int, 4); break;
+  }
+}
+
+ap_status ap_pad_eval_rows(const ap_pad_params *p, const ap_ktensor *input, ap_ktensor *output,
+                           const ap_krows *rows) {
+  if (!p || !input || !output || !input->data || !output->data || !rows) return AP_ERR_ARG;
+  if (!ap_kshape_is(input, &p->in_shape) || !ap_kshape_is(output, &p->out_shape) ||
+      input->rank != 4 || !ap_krows_fit(rows, input, output) || p->before[0] != 0 ||
+      input->dims[0] != output->dims[0]) {
+    return AP_ERR_ARG;
+  }
+  size_t es = ap_ktype_size(input->type);
+  if (es == 0) return AP_ERR_ARG;
+  unsigned char pad[8];
+  pad_value(p, input->type, pad);
+  const int32_t h = input->dims[1], w = input->dims[2], c = input->dims[3];
+  const int32_t ow = output->dims[2], oc = output->dims[3];
+  const int32_t in_rows = rows->in_ring ? rows->in_ring : h;
+  const int32_t out_rows = rows->out_ring ? rows->out_ring : output->dims[1];
+  const unsigned char *in = input->data;
+  unsigned char *out = output->data;
+  /* Row y of the output: input row y - top, or all padding; within it, as ap_pad_eval. */
+  for (int32_t b = 0; b < output->dims[0]; b++)
+    for (int32_t y = rows->r0; y < rows->r1; y++) {
+      int32_t iy = y - p->before[1];
+      unsigned char *o =
+          out + ((size_t)b * out_rows + (size_t)RING_SLOT(y, out_rows)) * ow * oc * es;
+      const unsigned char *row =
+          iy >= 0 && iy < h
+              ? in + ((size_t)b * in_rows + (size_t)RING_SLOT(iy, in_rows)) * w * c * es
+              : NULL;
+      for (int32_t x = 0; x < ow; x++)
+        for (int32_t k = 0; k < oc; k++, o += es) {
+          int32_t ix = x - p->before[2], ik = k - p->before[3];
+          bool inside = row && ix >= 0 && ix < w && ik >= 0 && ik < c;
+          memcpy(o, inside ? row + ((size_t)ix * c + (size_t)ik) * es : pad, es);
+        }
+    }
+  return AP_OK;
+}
+
 ap_status ap_pad_eval(const ap_pad_params *p, const ap_ktensor *input, ap_ktensor *output) {
   if (!p || !input || !output || !input->data || !output->data) return AP_ERR_ARG;
   if (!ap_kshape_is(input, &p->in_shape) || !ap_kshape_is(output, &p->out_shape)) {
@@ -92,16 +145,7 @@ ap_status ap_pad_eval(const ap_pad_params *p, const ap_ktensor *input, ap_ktenso
   size_t es = ap_ktype_size(input->type), n;
   if (es == 0 || !ap_ktensor_count(output, &n)) return AP_ERR_ARG;
   unsigned char pad[8];
-  int8_t i8 = (int8_t)p->pad_int;
-  uint8_t u8 = (uint8_t)p->pad_int;
-  int16_t i16 = (int16_t)p->pad_int;
-  switch (input->type) {
-  case AP_FLOAT32: memcpy(pad, &p->pad_float, 4); break;
-  case AP_INT8: memcpy(pad, &i8, 1); break;
-  case AP_UINT8: memcpy(pad, &u8, 1); break;
-  case AP_INT16: memcpy(pad, &i16, 2); break;
-  default: memcpy(pad, &p->pad_int, 4); break;
-  }
+  pad_value(p, input->type, pad);
   int rank = output->rank;
   int32_t idx[AP_KMAXDIMS] = {0};
   const unsigned char *in = input->data;

@@ -47,7 +47,7 @@ ap_status rt_stream_table(ap_interpreter *it, const ap_graph *g, uint32_t *t) {
   return AP_OK;
 }
 
-enum { M_CONV = 1, M_DEPTHWISE, M_POOL, M_ADD };
+enum { M_CONV = 1, M_DEPTHWISE, M_POOL, M_ADD, M_PAD };
 
 /* One member of the running segment. */
 typedef struct member {
@@ -56,6 +56,7 @@ typedef struct member {
     ap_conv_params conv;
     ap_pool_params pool;
     ap_binary_params bin;
+    ap_pad_params pad;
   } p;
   ap_ktensor in, filter, bias, out; /* ADD: `filter` is the input read whole */
   bool side_first;                  /* ADD: the whole input is its input 0 */
@@ -150,6 +151,26 @@ static ap_status prepare(ap_interpreter *it, uint32_t k, member *m, bool running
     return rt_fail(it, AP_ERR_KERNEL, "op %u: not streamable", k);
   s = view(it, op.inputs.v[0], &m->in);
   if (s == AP_OK) s = view(it, op.outputs.v[0], &m->out);
+  if (s == AP_OK && (op.builtin == 34 || op.builtin == 60)) {
+    if (op.inputs.n < 2 || op.inputs.v[1] < 0)
+      return rt_fail(it, AP_ERR_FORMAT, "op %u: paddings are missing", k);
+    s = view(it, op.inputs.v[1], &m->filter);
+    m->has_bias = op.inputs.n > 2 && op.inputs.v[2] >= 0;
+    if (s == AP_OK && m->has_bias) s = view(it, op.inputs.v[2], &m->bias);
+    if (s != AP_OK) return s;
+    ap_errbuf e = {{0}};
+    ap_ktensor out = m->out;
+    s = ap_pad_prepare(&m->in, &m->filter, m->has_bias ? &m->bias : NULL, &out, &m->p.pad, &e);
+    if (s != AP_OK) return rt_fail(it, s, "op %u: %s", k, e.msg);
+    if (!ap_kshape_equal(&out, &m->out) || m->in.rank != 4)
+      return rt_fail(it, AP_ERR_KERNEL, "op %u: output shape differs from the planned one", k);
+    m->kind = M_PAD;
+    m->eff = m->stride = 1;
+    m->pad = m->p.pad.before[1];
+    m->in_h = m->in.dims[1];
+    m->out_h = m->out.dims[1];
+    return AP_OK;
+  }
   if (s == AP_OK && op.builtin != 1 && op.builtin != 17) {
     if (op.inputs.n < 2 || op.inputs.v[1] < 0)
       return rt_fail(it, AP_ERR_FORMAT, "op %u: filter is missing", k);
@@ -230,6 +251,7 @@ static ap_status eval_rows(member *m, int32_t y0, int32_t y1) {
       if (s != AP_OK) return s;
     }
     return AP_OK;
+  case M_PAD: return ap_pad_eval_rows(&m->p.pad, &m->in, &m->out, &m->rows);
   default: return ap_pool_eval_rows(&m->p.pool, &m->in, &m->out, &m->rows);
   }
 }

@@ -34,7 +34,8 @@ static void ring_rule(void) {
 /* A layer of a crafted float chain. */
 typedef struct layer {
   int32_t builtin; /* 3 CONV_2D, 4 DEPTHWISE_CONV_2D, 17 MAX_POOL_2D, 1 AVERAGE_POOL_2D,
-                    * 0 ADD of the map and the chain's input x (the skip) */
+                    * 0 ADD of the map and the chain's input x (the skip),
+                    * 34 PAD of kh rows on top and `stride` rows below */
   int32_t kh, stride, dil;
   ap_padding pad;
   int32_t out_h, out_c;
@@ -72,6 +73,17 @@ static ap_model *chain(int32_t h, int32_t w, int32_t c, const layer *ls, size_t 
       o = l->builtin == 3 ? ap_options_conv2d(l->pad, 1, l->stride, AP_ACT_NONE, 1, l->dil)
                           : ap_options_depthwise_conv2d(l->pad, 1, l->stride, l->out_c / in_c,
                                                         AP_ACT_NONE, 1, l->dil);
+    } else if (l->builtin == 34) {
+      static int32_t pads[8];
+      pads[2] = l->kh;
+      pads[3] = l->stride;
+      uint32_t pbuf;
+      CHECK(ap_writer_add_buffer(wr, pads, sizeof pads, &pbuf) == AP_OK);
+      int32_t ps[2] = {4, 2};
+      ap_writer_tensor pt = {.name = "p", .type = AP_INT32, .shape = ps, .rank = 2, .buffer = pbuf};
+      CHECK(ap_writer_add_tensor(wr, 0, &pt, &ins[1]) == AP_OK);
+      nin = 2;
+      o = (ap_options){0};
     } else if (l->builtin == 0) {
       ins[1] = in0;
       nin = 2;
@@ -111,7 +123,7 @@ static ap_model *chain(int32_t h, int32_t w, int32_t c, const layer *ls, size_t 
 static size_t out_index(const layer *ls, size_t i) {
   size_t t = 0;
   for (size_t k = 0; k <= i; k++)
-    t += ls[k].builtin == 3 || ls[k].builtin == 4 ? 3 : 1;
+    t += ls[k].builtin == 3 || ls[k].builtin == 4 ? 3 : ls[k].builtin == 34 ? 2 : 1;
   return t;
 }
 
@@ -271,6 +283,26 @@ static void edges(void) {
                         {3, 3, 1, 1, AP_PADDING_SAME, 1, 1}};
     uint8_t *keep;
     ap_model *m = chain(3, 4, 2, ls, 5, &keep);
+    run_equal(m);
+    ap_model_destroy(m);
+    free(keep);
+  }
+  {
+    /* conv 1x1 -> PAD 1 row on top, 2 below -> depthwise 3x3 stride 2 VALID -> conv 1x1. PAD's
+     * input ring is one row (output row y copies input row y - 1); the depthwise's input ring
+     * 3 rows (VALID, rows 2y..2y+2). */
+    const layer ls[] = {{3, 1, 1, 1, AP_PADDING_VALID, 12, 8},
+                        {34, 1, 2, 1, AP_PADDING_VALID, 15, 8},
+                        {4, 3, 2, 1, AP_PADDING_VALID, 7, 8},
+                        {3, 1, 1, 1, AP_PADDING_VALID, 7, 1}};
+    uint8_t *keep;
+    ap_model *m = chain(12, 3, 1, ls, 4, &keep);
+    ap_graph *g = NULL;
+    CHECK(ap_graph_create(m, &(ap_graph_options){.stream = true}, NULL, &g) == AP_OK);
+    CHECK_EQ(ap_graph_segment_count(g), (size_t)1);
+    CHECK_EQ(ap_graph_ring_rows(g, out_index(ls, 0)), 1u);
+    CHECK_EQ(ap_graph_ring_rows(g, out_index(ls, 1)), 3u);
+    ap_graph_destroy(g);
     run_equal(m);
     ap_model_destroy(m);
     free(keep);
