@@ -4,11 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { ROLE_NONE, ROLE_WEIGHT, ROLE_BIAS, ROLE_CELL };
+/* ROLE_FIXED: float32 by definition, whatever the model's precision: the outputs of
+ * TFLite_Detection_PostProcess, a QUANTIZE's float input, a DEQUANTIZE's float output of a
+ * quantized activation. */
+enum { ROLE_NONE, ROLE_WEIGHT, ROLE_BIAS, ROLE_CELL, ROLE_FIXED };
 
 /* Builtin codes (schema.fbs) of the ops whose inputs have roles. */
 enum {
   OP_CONV_2D = 3,
+  OP_DEQUANTIZE = 6,
+  OP_QUANTIZE = 114,
   OP_DEPTHWISE_CONV_2D = 4,
   OP_FULLY_CONNECTED = 9,
   OP_LSTM = 16,
@@ -73,12 +78,21 @@ static ap_status build(const ap_model *m, retype *r, whatif *w, char *err, size_
     for (size_t op = 0; op < ap_model_op_count(m, sg); op++) {
       ap_op_info oi;
       if (ap_model_op(m, sg, op, &oi) != AP_OK) continue;
+      size_t nt = r->base[sg + 1] - r->base[sg];
       for (size_t k = 0; k < oi.inputs.n; k++) {
         int32_t t = oi.inputs.v[k];
-        int role = role_of_input(oi.builtin, k);
-        if (t >= 0 && (size_t)t < r->base[sg + 1] - r->base[sg] && role != ROLE_NONE)
+        int role = oi.builtin == OP_QUANTIZE ? ROLE_FIXED : role_of_input(oi.builtin, k);
+        if (t >= 0 && (size_t)t < nt && role != ROLE_NONE)
           r->role[r->base[sg] + (size_t)t] = (uint8_t)role;
       }
+      ap_tensor_info src;
+      bool fixed_out =
+          (oi.custom && strcmp(oi.custom, "TFLite_Detection_PostProcess") == 0) ||
+          (oi.builtin == OP_DEQUANTIZE && oi.inputs.n > 0 && oi.inputs.v[0] >= 0 &&
+           ap_model_tensor(m, sg, (size_t)oi.inputs.v[0], &src) == AP_OK && !src.is_constant);
+      for (size_t k = 0; fixed_out && k < oi.outputs.n; k++)
+        if (oi.outputs.v[k] >= 0 && (size_t)oi.outputs.v[k] < nt)
+          r->role[r->base[sg] + (size_t)oi.outputs.v[k]] = ROLE_FIXED;
     }
   size_t floats = 0;
   ap_ivec in = ap_model_subgraph_inputs(m, 0), out = ap_model_subgraph_outputs(m, 0);
@@ -88,7 +102,8 @@ static ap_status build(const ap_model *m, retype *r, whatif *w, char *err, size_
       size_t id = r->base[sg] + t;
       if (ap_model_tensor(m, sg, t, &ti) != AP_OK) continue;
       r->bytes[id] = ti.bytes;
-      if (ti.type != AP_FLOAT32 || ti.bytes == 0) continue; /* 0: an LSTM's intermediates */
+      /* 0 bytes: an LSTM's intermediates, no real numbers either. */
+      if (ti.type != AP_FLOAT32 || ti.bytes == 0 || r->role[id] == ROLE_FIXED) continue;
       floats++;
       uint64_t elems = ti.bytes / 4, after = elems;
       if (ti.is_constant && !ti.is_variable) {
