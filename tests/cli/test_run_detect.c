@@ -8,6 +8,18 @@
 #include <math.h>
 #include <stdlib.h>
 
+/* Sanitized builds run the SSD detector (seconds per invoke there) as little as they can. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
+
 static const char *ssd(char *buf, size_t size) {
   return ap_test_path(buf, size, "detection/ssd_mobilenet_v1_coco_uint8.tflite");
 }
@@ -147,11 +159,13 @@ static void bad(const char *v) {
 
 int main(void) {
   ap_test_require_shared();
-  table(1, NULL, 0.5); /* the default: random inputs score below it */
   table(1, "0.1", 0.1);
-  table(2, "0.11", 0.11);
-  table(3, "0", 0);
-  json(1, 0.1);
+  if (!SANITIZED) {
+    table(1, NULL, 0.5); /* the default: random inputs score below it */
+    table(2, "0.11", 0.11);
+    table(3, "0", 0);
+    json(1, 0.1);
+  }
   classifier();
   bad("-0.1");
   bad("1.5");

@@ -97,11 +97,20 @@ static long resident_kib(void) {
 }
 
 /* malloc's bytes in use in every arena (mapped chunks included): catches a kernel or custom op
- * that allocates behind the interpreter's allocator. */
+ * that allocates behind the interpreter's allocator. Under a sanitizer malloc is the
+ * sanitizer's, which mallinfo2 does not see: ask it instead. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+/* From the sanitizer runtime (sanitizer/allocator_interface.h, not always installed). */
+size_t __sanitizer_get_current_allocated_bytes(void);
+static size_t heap_in_use(void) {
+  return __sanitizer_get_current_allocated_bytes();
+}
+#else
 static size_t heap_in_use(void) {
   struct mallinfo2 mi = mallinfo2();
   return mi.uordblks + mi.hblkhd;
 }
+#endif
 
 static double now_s(void) {
   struct timespec ts;
