@@ -2,8 +2,8 @@
  * custom op can be registered): a FULLY_CONNECTED override that allocates on every invoke makes
  * the soak fail with exit 1 (with and without a duration, CSV curve rising); the same model
  * without it passes; the CLI on person_detect_int8 with 2 threads for 2 s passes, writes one
- * CSV row per second and counts AP_ERR_BUSY on the shared interpreter; bad thread counts and
- * durations are one line, exit 2. */
+ * CSV row per second (which `report --html --soak` plots) and counts AP_ERR_BUSY on the shared
+ * interpreter; bad thread counts and durations are one line, exit 2. */
 #include "../../tools/arenaplan/cli.c"
 #include "../../tools/arenaplan/run_input.c"
 #include "../../tools/arenaplan/run_summary.c"
@@ -120,6 +120,26 @@ static void cli_person(void) {
   CHECK(text &&
         strncmp(text, "seconds,invokes,allocator_bytes,heap_bytes,resident_kib\n", 56) == 0);
   free(text);
+  /* The HTML report plots the curve: three series and one table row per sample. */
+  char html[] = "/tmp/ap_soak_html_XXXXXX";
+  fd = mkstemp(html);
+  if (fd >= 0) close(fd);
+  snprintf(cmd, sizeof cmd, "'%s' report '%s' --html '%s' --soak '%s' >/dev/null", ap_test_cli(), m,
+           html, csv);
+  CHECK_EQ(ap_test_run(cmd, false, NULL), 0);
+  char *page = (char *)ap_test_read_file(html, &n);
+  size_t lines = 0, rows = 0;
+  for (const char *q = page; q && (q = strstr(q, "<polyline")); q++)
+    lines++;
+  const char *table = page ? strstr(page, "<table id=\"soak-samples\">") : NULL;
+  const char *end = table ? strstr(table, "</table>") : NULL;
+  for (const char *q = table; q && (q = strstr(q, "<tr><td>")) && q < end; q++)
+    rows++;
+  CHECK_EQ(lines, 3);
+  CHECK_EQ(rows, (size_t)samples);
+  CHECK(page && strstr(page, "Bytes in use after the first invoke: flat."));
+  free(page);
+  unlink(html);
   unlink(csv);
 }
 

@@ -2,6 +2,7 @@
 #include "commands.h"
 #include "reorder_cli.h"
 #include "report_cli.h"
+#include "soak_plot.h"
 #include "whatif.h"
 
 #include <errno.h>
@@ -15,6 +16,7 @@ const ap_command cmd_report = {
     "usage: arenaplan report MODEL [options]\n"
     "  --strategy S   naive, linear, tflm, tflite, ..., best (default), exact\n"
     "  --html FILE    write a self-contained HTML page with the memory map (hover for tensors)\n"
+    "  --soak CSV     with --html: plot the memory curve in CSV (written by `arenaplan stress`)\n"
     "  --svg FILE     write the memory map as SVG\n"
     "  --budget SIZE  exit 1 when the device total (arena + persistent + tables) is larger\n"
     "                 than SIZE (76800, 75K, 1.5M, 2MiB)\n"
@@ -41,6 +43,8 @@ static int parse(int argc, char **argv, report_args *a) {
       a->strategy = v;
     } else if (strcmp(arg, "--html") == 0) {
       if (!(a->html = cli_value(&cmd_report, argc, argv, &i))) return AP_EXIT_USAGE;
+    } else if (strcmp(arg, "--soak") == 0) {
+      if (!(a->soak = cli_value(&cmd_report, argc, argv, &i))) return AP_EXIT_USAGE;
     } else if (strcmp(arg, "--svg") == 0) {
       if (!(a->svg = cli_value(&cmd_report, argc, argv, &i))) return AP_EXIT_USAGE;
     } else if (strcmp(arg, "--budget") == 0) {
@@ -70,6 +74,8 @@ static int parse(int argc, char **argv, report_args *a) {
     }
   }
   if (!a->model) return cli_usage_error(&cmd_report, "no model given");
+  if (a->soak && !a->html)
+    return cli_usage_error(&cmd_report, "--soak plots into the HTML page: give --html FILE");
   return AP_EXIT_OK;
 }
 
@@ -118,7 +124,9 @@ static int run(int argc, char **argv) {
     a.what_if = &w;
     a.what_if_extra = e->tables + kernel_state;
   }
-  if (a.html && (rc = write_file(a.html, r, ap_report_write_html)) != AP_EXIT_OK) goto done;
+  if (a.html && a.soak && (rc = soak_plot_html(r, a.soak, a.html)) != AP_EXIT_OK) goto done;
+  if (a.html && !a.soak && (rc = write_file(a.html, r, ap_report_write_html)) != AP_EXIT_OK)
+    goto done;
   if (a.svg && (rc = write_file(a.svg, r, ap_report_write_svg)) != AP_EXIT_OK) goto done;
   if (a.json) {
     report_print_json(r, &a);

@@ -6,7 +6,7 @@
 #include "cli.h"
 
 typedef struct report_args {
-  const char *model, *strategy, *html, *svg;
+  const char *model, *strategy, *html, *svg, *soak;
   bool json, wide, has_budget, reorder, inplace;
   uint64_t budget;
   const struct whatif *what_if; /* --what-if int8, else NULL */
