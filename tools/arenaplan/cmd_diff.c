@@ -2,8 +2,7 @@
  * inputs; per output the error after dequantization, top-1 agreement for classifiers, and
  * detections matched by IoU. */
 #include "commands.h"
-#define AP_DETECT_WITH_MODEL
-#include "detect.h"
+#include "diff.h"
 #include "real.h"
 #include "run.h"
 
@@ -35,17 +34,6 @@ const ap_command cmd_diff = {
     "are not held to --max-error.\n"
     "exit status: 0 within the limits given; 1 a limit not met; 2 bad usage, unreadable\n"
     "models, or models whose inputs or outputs differ in count or shape\n"};
-
-#define PAIR_IOU 0.5
-#define MAX_SEEDS 1000
-#define DET_MAX 256
-
-typedef struct diff_args {
-  const char *path[2];
-  uint64_t seeds;
-  bool json, has_max_error, has_min_iou;
-  double max_error, min_iou, score_threshold;
-} diff_args;
 
 static int parse(int argc, char **argv, diff_args *a) {
   a->seeds = 3;
@@ -86,26 +74,6 @@ static int parse(int argc, char **argv, diff_args *a) {
 }
 
 /* What is accumulated for one output over every seed. */
-typedef struct out_stats {
-  size_t elements;
-  double max_abs, sum_abs;
-  size_t top1_agree, top1_total; /* top1_total 0: not classifier-shaped */
-  bool detection;
-} out_stats;
-
-typedef struct diff_state {
-  ap_model *m[2];
-  ap_interpreter *it[2];
-  det_outputs det[2];
-  size_t inputs, outputs;
-  double *lo, *hi; /* the real range of each input */
-  out_stats *st;
-  det_box box[2][DET_MAX];
-  size_t boxes[2];
-  det_match total; /* summed over seeds; mean_iou holds the IoU sum until the end */
-  bool nonfinite;  /* a NaN or infinity in either output */
-} diff_state;
-
 static void cleanup(diff_state *s) {
   for (int i = 0; i < 2; i++) {
     ap_interpreter_destroy(s->it[i]);
@@ -115,7 +83,7 @@ static void cleanup(diff_state *s) {
   free(s->st);
 }
 
-static bool quantized(const ap_tensor *t) {
+bool diff_quantized(const ap_tensor *t) {
   return (t->type == AP_INT8 || t->type == AP_UINT8 || t->type == AP_INT16) && t->scale > 0 &&
          isfinite(t->scale);
 }
@@ -123,10 +91,6 @@ static bool quantized(const ap_tensor *t) {
 static void type_range(int type, double *lo, double *hi) {
   *lo = type == AP_INT8 ? -128 : type == AP_UINT8 ? 0 : -32768;
   *hi = type == AP_INT8 ? 127 : type == AP_UINT8 ? 255 : 32767;
-}
-
-static const char *shape(char *buf, size_t size, const ap_tensor *t) {
-  return run_shape(buf, size, t);
 }
 
 static bool same_dims(const ap_tensor *x, const ap_tensor *y) {
@@ -175,8 +139,8 @@ static int open_models(const diff_args *a, diff_state *s) {
         ap_interpreter_input(s->it[1], k, &y) != AP_OK)
       return cli_fail("diff", "input %zu is missing", k);
     if (!same_dims(&x, &y))
-      return cli_fail("diff", "input %zu is %s in %s, %s in %s", k, shape(b0, sizeof b0, &x),
-                      a->path[0], shape(b1, sizeof b1, &y), a->path[1]);
+      return cli_fail("diff", "input %zu is %s in %s, %s in %s", k, run_shape(b0, sizeof b0, &x),
+                      a->path[0], run_shape(b1, sizeof b1, &y), a->path[1]);
   }
   for (size_t k = 0; k < s->outputs; k++) {
     ap_tensor x, y;
@@ -185,8 +149,8 @@ static int open_models(const diff_args *a, diff_state *s) {
       return cli_fail("diff", "output %zu is missing", k);
     /* Shapes set while running (detections) are compared after each invoke instead. */
     if (!x.is_dynamic && !y.is_dynamic && !same_dims(&x, &y))
-      return cli_fail("diff", "output %zu is %s in %s, %s in %s", k, shape(b0, sizeof b0, &x),
-                      a->path[0], shape(b1, sizeof b1, &y), a->path[1]);
+      return cli_fail("diff", "output %zu is %s in %s, %s in %s", k, run_shape(b0, sizeof b0, &x),
+                      a->path[0], run_shape(b1, sizeof b1, &y), a->path[1]);
   }
   s->lo = calloc(2 * (s->inputs ? s->inputs : 1), sizeof *s->lo);
   s->st = calloc(s->outputs ? s->outputs : 1, sizeof *s->st);
@@ -197,7 +161,7 @@ static int open_models(const diff_args *a, diff_state *s) {
     s->hi[k] = 1;
     for (int i = 1; i >= 0; i--) { /* A's range wins when both are quantized */
       ap_tensor t;
-      if (ap_interpreter_input(s->it[i], k, &t) != AP_OK || !quantized(&t)) continue;
+      if (ap_interpreter_input(s->it[i], k, &t) != AP_OK || !diff_quantized(&t)) continue;
       double qlo, qhi;
       type_range(t.type, &qlo, &qhi);
       s->lo[k] = (qlo - t.zero_point) * t.scale;
@@ -221,7 +185,7 @@ static uint64_t draw(uint64_t *x) {
 
 static void fill(ap_tensor *t, uint64_t seed, size_t k, double lo, double hi) {
   if (!t->data || !t->bytes) return;
-  bool q = quantized(t);
+  bool q = diff_quantized(t);
   if (t->type != AP_FLOAT32 && !q) {
     run_fill_random(t, seed, k); /* integers that are not real numbers: the same bytes */
     return;
@@ -286,7 +250,7 @@ static double value(const ap_tensor *t, size_t i) {
   }
   default: return 0;
   }
-  return quantized(t) ? (v - t->zero_point) * t->scale : v;
+  return diff_quantized(t) ? (v - t->zero_point) * t->scale : v;
 }
 
 static bool readable(int type) {
@@ -302,8 +266,8 @@ static int compare_output(const diff_args *a, diff_state *s, size_t k) {
     return cli_fail("diff", "output %zu is missing", k);
   out_stats *o = &s->st[k];
   if (!same_dims(&x, &y) && !o->detection)
-    return cli_fail("diff", "output %zu is %s in %s, %s in %s", k, shape(b0, sizeof b0, &x),
-                    a->path[0], shape(b1, sizeof b1, &y), a->path[1]);
+    return cli_fail("diff", "output %zu is %s in %s, %s in %s", k, run_shape(b0, sizeof b0, &x),
+                    a->path[0], run_shape(b1, sizeof b1, &y), a->path[1]);
   if (!readable(x.type) || !readable(y.type))
     return cli_fail("diff", "output %zu is %s in %s, %s in %s: not numbers", k,
                     ap_dtype_name(x.type), a->path[0], ap_dtype_name(y.type), a->path[1]);
@@ -363,139 +327,6 @@ static int run_seed(const diff_args *a, diff_state *s, uint64_t seed) {
   return AP_EXIT_OK;
 }
 
-static void json_real(double v) {
-  if (isfinite(v))
-    printf("%.9g", v);
-  else
-    printf("null");
-}
-
-static double mean_iou(const diff_state *s) {
-  if (s->total.matched) return s->total.mean_iou / (double)s->total.matched;
-  return s->boxes[0] == 0 && s->boxes[1] == 0 ? 1 : 0;
-}
-
-/* The verdict of each limit given; writes the failure lines to `why` (human output). */
-static bool verdict(const diff_args *a, const diff_state *s, bool print) {
-  bool ok = true;
-  for (size_t k = 0; k < s->outputs && a->has_max_error; k++) {
-    const out_stats *o = &s->st[k];
-    if (o->detection || o->max_abs <= a->max_error) continue;
-    ok = false;
-    if (print)
-      printf("  output %zu: max error %.6g > --max-error %g\n", k, o->max_abs, a->max_error);
-  }
-  if (a->has_max_error && s->nonfinite) {
-    ok = false;
-    if (print) printf("  an output holds NaN or infinity\n");
-  }
-  if (a->has_min_iou && s->det[0].found && s->det[1].found) {
-    double iou = mean_iou(s);
-    if (s->total.missed || s->total.extra || iou < a->min_iou) {
-      ok = false;
-      if (print)
-        printf("  detections: mean IoU %.4f, %zu missed, %zu extra (--min-iou %g wants every box "
-               "matched and mean IoU >= it)\n",
-               iou, s->total.missed, s->total.extra, a->min_iou);
-    }
-  } else if (a->has_min_iou && print) {
-    printf("  --min-iou: no detection outputs in both models, nothing to match\n");
-  }
-  return ok;
-}
-
-static void print_json(const diff_args *a, const diff_state *s, bool ok) {
-  printf("{\n  \"a\": ");
-  cli_json_string(stdout, a->path[0]);
-  printf(",\n  \"b\": ");
-  cli_json_string(stdout, a->path[1]);
-  printf(",\n  \"seeds\": %llu,\n  \"inputs\": [", (unsigned long long)a->seeds);
-  for (size_t k = 0; k < s->inputs; k++) {
-    printf("%s{\"index\": %zu, \"low\": ", k ? ", " : "", k);
-    json_real(s->lo[k]);
-    printf(", \"high\": ");
-    json_real(s->hi[k]);
-    printf("}");
-  }
-  printf("],\n  \"outputs\": [");
-  for (size_t k = 0; k < s->outputs; k++) {
-    const out_stats *o = &s->st[k];
-    ap_tensor x, y;
-    ap_interpreter_output(s->it[0], k, &x);
-    ap_interpreter_output(s->it[1], k, &y);
-    printf("%s\n    {\"index\": %zu, \"name\": ", k ? "," : "", k);
-    cli_json_string(stdout, x.name ? x.name : "");
-    printf(", \"type_a\": \"%s\", \"type_b\": \"%s\", \"elements\": %zu, \"max_abs_error\": ",
-           ap_dtype_name(x.type), ap_dtype_name(y.type), o->elements);
-    json_real(o->max_abs);
-    printf(", \"mean_abs_error\": ");
-    json_real(o->elements ? o->sum_abs / (double)o->elements : 0);
-    printf(", \"detection\": %s, \"top1_agree\": ", o->detection ? "true" : "false");
-    if (o->top1_total)
-      printf("%zu, \"top1_total\": %zu}", o->top1_agree, o->top1_total);
-    else
-      printf("null, \"top1_total\": null}");
-  }
-  printf("\n  ],\n  \"detections\": ");
-  if (s->det[0].found && s->det[1].found) {
-    printf("{\"score_threshold\": ");
-    json_real(a->score_threshold);
-    printf(", \"pair_iou\": %g, \"boxes_a\": %zu, \"boxes_b\": %zu, \"matched\": %zu, "
-           "\"mean_iou\": ",
-           PAIR_IOU, s->boxes[0], s->boxes[1], s->total.matched);
-    json_real(mean_iou(s));
-    printf(", \"missed\": %zu, \"extra\": %zu}", s->total.missed, s->total.extra);
-  } else {
-    printf("null");
-  }
-  printf(",\n  \"max_error\": ");
-  if (a->has_max_error)
-    json_real(a->max_error);
-  else
-    printf("null");
-  printf(",\n  \"min_iou\": ");
-  if (a->has_min_iou)
-    json_real(a->min_iou);
-  else
-    printf("null");
-  printf(",\n  \"nonfinite\": %s,\n  \"pass\": %s\n}\n", s->nonfinite ? "true" : "false",
-         ok ? "true" : "false");
-}
-
-static void print_human(const diff_args *a, const diff_state *s) {
-  char b0[128], b1[128];
-  printf("A  %s\nB  %s\n", a->path[0], a->path[1]);
-  printf("inputs: the same real values for both, seeds 1-%llu\n", (unsigned long long)a->seeds);
-  for (size_t k = 0; k < s->inputs; k++) {
-    ap_tensor x, y;
-    ap_interpreter_input(s->it[0], k, &x);
-    ap_interpreter_input(s->it[1], k, &y);
-    printf("  %zu %s  uniform in [%g, %g]  A %s%s, B %s%s\n", k, shape(b0, sizeof b0, &x), s->lo[k],
-           s->hi[k], ap_dtype_name(x.type), quantized(&x) ? " (quantized)" : "",
-           ap_dtype_name(y.type), quantized(&y) ? " (quantized)" : "");
-  }
-  printf("outputs (after dequantization)\n");
-  for (size_t k = 0; k < s->outputs; k++) {
-    const out_stats *o = &s->st[k];
-    ap_tensor x, y;
-    ap_interpreter_output(s->it[0], k, &x);
-    ap_interpreter_output(s->it[1], k, &y);
-    printf("  %zu %s  A %s, B %s %s\n", k, x.name ? x.name : "", ap_dtype_name(x.type),
-           ap_dtype_name(y.type), shape(b1, sizeof b1, &y));
-    printf("    max abs error %.6g  mean abs error %.6g", o->max_abs,
-           o->elements ? o->sum_abs / (double)o->elements : 0);
-    if (o->top1_total) printf("  top-1 agrees %zu/%zu", o->top1_agree, o->top1_total);
-    if (o->detection) printf("  (detection output: see below)");
-    printf("\n");
-  }
-  if (s->nonfinite) printf("  NaN or infinity in an output (left out of the errors)\n");
-  if (s->det[0].found && s->det[1].found)
-    printf("detections (score >= %g; a pair needs the same class and IoU >= %g)\n"
-           "  A %zu boxes, B %zu; matched %zu, mean IoU %.4f, missed %zu, extra %zu\n",
-           a->score_threshold, PAIR_IOU, s->boxes[0], s->boxes[1], s->total.matched, mean_iou(s),
-           s->total.missed, s->total.extra);
-}
-
 static int diff(int argc, char **argv) {
   if (cli_wants_help(&cmd_diff, argc, argv)) return AP_EXIT_OK;
   diff_args a = {0};
@@ -507,14 +338,14 @@ static int diff(int argc, char **argv) {
   for (uint64_t seed = 1; rc == AP_EXIT_OK && seed <= a.seeds; seed++)
     rc = run_seed(&a, s, seed);
   if (rc == AP_EXIT_OK) {
-    bool ok = verdict(&a, s, false);
+    bool ok = diff_verdict(&a, s, false);
     if (a.json) {
-      print_json(&a, s, ok);
+      diff_print_json(&a, s, ok);
     } else {
-      print_human(&a, s);
+      diff_print_human(&a, s);
       if (a.has_max_error || a.has_min_iou) {
         printf("verdict: %s\n", ok ? "within the limits" : "a limit is not met");
-        verdict(&a, s, true);
+        diff_verdict(&a, s, true);
       }
     }
     rc = ok ? AP_EXIT_OK : AP_EXIT_CHECK;
