@@ -4,7 +4,7 @@ ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
 # The tests with threads, run again under ThreadSanitizer (only these are built there).
 TSAN_TESTS ?= pool_test_pool_threads pool_test_pool runtime_test_interpreter_threads \
-	runtime_test_fast_threads kernels_test_fast_kernels
+	runtime_test_fast_threads kernels_test_fast_kernels cli_test_stress_soak
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 PREFIX ?= /usr/local
@@ -43,7 +43,7 @@ test-asan: $(ASAN_BUILD)/Makefile
 
 # halt_on_error: any data race fails the test (exit 66), not just a report in the log.
 test-tsan: $(TSAN_BUILD)/Makefile
-	cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TESTS)
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TESTS) arenaplan
 	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 		ctest --output-on-failure -j $(JOBS) -R '^($(shell echo $(TSAN_TESTS) | tr ' ' '|'))$$'
 
