@@ -97,13 +97,13 @@ static void to_kernel_options(const ap_op_options *o, ap_kop_options *k) {
     k->activation = o->svdf.activation;
     k->svdf_rank = o->svdf.rank;
     break;
-    /* -- 16x8 conv family options -- */
+  /* -- 16x8 conv family options -- */
 
-    /* -- int16 element-wise options -- */
+  /* -- int16 element-wise options -- */
 
-    /* -- data movement options -- */
+  /* -- data movement options -- */
 
-    /* -- math, comparison, logic, reduction options -- */
+  /* -- math, comparison, logic, reduction options -- */
 
   default: break;
   }
