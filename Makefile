@@ -8,7 +8,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 PREFIX ?= /usr/local
 
-.PHONY: all setup demo test test-fast test-asan test-tsan bench clean format install fuzz fuzz-build fuzz-ci
+.PHONY: mcu test-mcu all setup demo test test-fast test-asan test-tsan bench clean format install fuzz fuzz-build fuzz-ci
 
 all: $(BUILD)/Makefile
 	cmake --build $(BUILD) -j $(JOBS)
@@ -24,6 +24,18 @@ $(TSAN_BUILD)/Makefile: CMakeLists.txt
 
 setup:
 	sh scripts/setup.sh
+
+# The freestanding library for Cortex-M (cmake/arm-none-eabi.cmake), one build per core in
+# build-mcu/<core>/ (libarenaplan.a, -Os, no files/threads/clock).
+MCU_BUILD ?= build-mcu
+MCU_CORES ?= cortex-m4 cortex-m7 cortex-m55
+
+mcu:
+	@for c in $(MCU_CORES); do \
+	  [ -f $(MCU_BUILD)/$$c/Makefile ] || cmake -S . -B $(MCU_BUILD)/$$c \
+	    -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi.cmake -DAP_MCU_CPU=$$c $(CMAKE_FLAGS) || exit 1; \
+	  cmake --build $(MCU_BUILD)/$$c -j $(JOBS) || exit 1; \
+	done
 
 demo: setup all
 	sh scripts/demo.sh $(BUILD)
