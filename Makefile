@@ -6,6 +6,7 @@ TSAN_BUILD ?= build-tsan
 TSAN_TESTS ?= pool_test_pool_threads pool_test_pool runtime_test_interpreter_threads
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
+AP_SHARED ?= ../shared
 PREFIX ?= /usr/local
 
 .PHONY: mcu test-mcu all setup demo test test-fast test-asan test-tsan bench clean format install fuzz fuzz-build fuzz-ci
@@ -37,12 +38,20 @@ mcu:
 	  cmake --build $(MCU_BUILD)/$$c -j $(JOBS) || exit 1; \
 	done
 
+# The firmware example in QEMU (mps2-an386 Cortex-M4, mps3-an547 Cortex-M55): four models,
+# outputs checked byte for byte against ../shared/oracle/tflm, $(MCU_BUILD)/footprint.tsv.
+test-mcu: all mcu
+	sh scripts/test_mcu.sh $(BUILD) $(MCU_BUILD) $(AP_SHARED)
+
+# Part of `make test` where the Arm toolchain and QEMU are installed (make setup does).
+HAVE_MCU_TOOLS := $(shell command -v arm-none-eabi-gcc >/dev/null 2>&1 && command -v qemu-system-arm >/dev/null 2>&1 && echo yes)
+
 demo: setup all
 	sh scripts/demo.sh $(BUILD)
 
 # The whole suite, then again under AddressSanitizer + UndefinedBehaviorSanitizer, and the
 # threaded tests under ThreadSanitizer.
-test: setup test-fast test-asan test-tsan
+test: setup test-fast test-asan test-tsan $(if $(HAVE_MCU_TOOLS),test-mcu)
 
 test-fast: all
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -89,4 +98,4 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD) $(MCU_BUILD)

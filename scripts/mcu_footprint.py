@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """One row of footprint.tsv from a firmware's ELF and its QEMU output (scripts/test_mcu.sh).
 Exit status 1 when the outputs differ from the oracle's (seed 1) or the run failed.
-    mcu_footprint.py MODEL CORE fw.elf run.txt ORACLE_DIR POOL_BYTES"""
+    mcu_footprint.py MODEL CORE fw.elf run.txt ORACLE_DIR"""
 import subprocess
 import sys
 
@@ -18,8 +18,7 @@ def sections(elf):
 
 
 def main():
-    model, core, elf, run, oracle, pool = sys.argv[1:7]
-    pool = int(pool)
+    model, core, elf, run, oracle = sys.argv[1:6]
     s = sections(elf)
     vals, outputs = {}, {}
     for line in open(run, errors="replace"):
@@ -35,8 +34,9 @@ def main():
     if not match:
         sys.stderr.write("%s on %s: %s\n" % (model, core, open(run, errors="replace").read()))
     buf = vals.get("buffer_bytes", 0)
-    # The static pool counts at its peak: a firmware sized by this run needs no more.
-    bss = s.get(".bss", 0) - buf - pool + vals.get("pool_peak_bytes", 0)
+    # The static heap counts at its high-water mark: a firmware sized by this run needs no
+    # more (malloc holds the model handle and allocate's planning temporaries).
+    bss = s.get(".bss", 0) - buf - vals.get("heap_size", 0) + vals.get("heap_peak_bytes", 0)
     stack = max(vals.get("stack_setup_bytes", 0), vals.get("stack_invoke_bytes", 0))
     instr = vals.get("timer_ticks", 0) * 1000000000 // max(vals.get("timer_hz", 1), 1)
     row = [model, core, s.get(".text", 0) + s.get(".ARM.exidx", 0), s.get(".rodata", 0),

@@ -15,9 +15,8 @@ KERNELS=${FW_KERNELS:-model}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 FW=$SRC/examples/firmware
 CLI=$HOST/arenaplan
-# The pool the model handle and planning temporaries come from: large enough for all four;
-# the footprint counts only its peak (what a firmware sized by this run needs).
-POOL=${FW_POOL_BYTES:-32768}
+# The strategy planning the arena, on the host (the header) and on the board (the same plan).
+STRATEGY=${FW_STRATEGY:-best}
 for t in arm-none-eabi-gcc qemu-system-arm; do
   command -v $t >/dev/null 2>&1 || { echo "test-mcu: $t missing (make setup)"; exit 77; }
 done
@@ -41,7 +40,7 @@ fails=0
 for m in $MODELS; do
   d=$OUT/$m
   mkdir -p "$d"
-  "$CLI" header "$SHARED/models/$m.tflite" --prefix MODEL --inplace \
+  "$CLI" header "$SHARED/models/$m.tflite" --prefix MODEL --inplace --strategy "$STRATEGY" \
     --model-array "$d/model_data.c" --ops "$d/ops.txt" >"$d/model_arena.h"
   if [ "$KERNELS" = all ]; then cp "$SRC/src/kernels/registry.c" "$d/registry_model.c"
   else python3 "$SRC/scripts/mcu_kernels.py" "$d/ops.txt" "$SRC/src/kernels/registry.c" \
@@ -66,7 +65,7 @@ for b in $BOARDS; do
     w=$bd/$m
     mkdir -p "$w"
     # shellcheck disable=SC2086
-    arm-none-eabi-gcc $cf -I"$d" -DFW_POOL_BYTES=$POOL -c "$FW/main.c" -o "$w/main.o"
+    arm-none-eabi-gcc $cf -I"$d" -DFW_STRATEGY="\"$STRATEGY\"" -c "$FW/main.c" -o "$w/main.o"
     # shellcheck disable=SC2086
     arm-none-eabi-gcc $cf -c "$d/model_data.c" -o "$w/model_data.o"
     # shellcheck disable=SC2086
@@ -79,7 +78,7 @@ for b in $BOARDS; do
       -serial none -semihosting-config enable=on,target=native -icount shift=0 \
       -kernel "$w/fw.elf" >"$w/run.txt" 2>&1 || true
     python3 "$SRC/scripts/mcu_footprint.py" "$m" "$core" "$w/fw.elf" "$w/run.txt" \
-      "$SHARED/oracle/tflm" "$POOL" >>"$TSV" || fails=$((fails + 1))
+      "$SHARED/oracle/tflm" >>"$TSV" || fails=$((fails + 1))
   done
 done
 column -t -s "$(printf '\t')" "$TSV" 2>/dev/null || cat "$TSV"

@@ -10,6 +10,8 @@ void fw_exit(int code) __attribute__((noreturn));
 void fw_stack_paint(void);
 uint32_t fw_stack_peak(void); /* bytes of stack touched since the last paint */
 uint32_t fw_stack_size(void);
+uint32_t fw_heap_peak(void); /* bytes of the static heap malloc has taken */
+uint32_t fw_heap_size(void);
 
 /* The board's counter for instructions per invoke (QEMU -icount shift=0: one instruction
  * per nanosecond of virtual time). */

@@ -20,30 +20,8 @@ extern const unsigned char MODEL_DATA[]; /* model_data.c, from --model-array */
 #ifndef MODEL_INPLACE
 #define MODEL_INPLACE 0
 #endif
-/* The model handle (its struct and name) comes from this: nothing uses malloc. */
-#ifndef FW_POOL_BYTES
-#define FW_POOL_BYTES 1024u
-#endif
-
 static uint8_t buffer[MODEL_BUFFER_BYTES] __attribute__((aligned(MODEL_BUFFER_ALIGNMENT)));
 MODEL_ASSERT_BUFFER_FITS(sizeof buffer);
-
-/* A bump allocator over a small static pool; free does nothing (one model, one run). */
-static uint8_t pool[FW_POOL_BYTES] __attribute__((aligned(16)));
-static size_t pool_used, pool_peak;
-static void *pool_alloc(void *ctx, size_t size) {
-  (void)ctx;
-  size_t at = (pool_used + 15u) & ~(size_t)15u;
-  if (size > sizeof pool - at) return NULL;
-  pool_used = at + size;
-  if (pool_used > pool_peak) pool_peak = pool_used;
-  return pool + at;
-}
-static void pool_free(void *ctx, void *p) {
-  (void)ctx;
-  (void)p;
-}
-static const ap_allocator pool_allocator = {pool_alloc, pool_free, NULL};
 
 /* The oracle's input rule (shared/oracle/tflm/README.md): xorshift64* seeded per input. */
 static uint64_t rng;
@@ -134,14 +112,17 @@ static int fail(const char *what, const char *msg) {
 
 int main(void) {
   ap_model *m = NULL;
-  ap_model_options mo = {.allocator = &pool_allocator};
-  if (ap_model_from_buffer(MODEL_DATA, MODEL_MODEL_BYTES, "model", &mo, &m) != AP_OK)
+  /* The model handle and the planning temporaries come from malloc (startup.c's heap);
+   * everything the interpreter keeps lives in `buffer`. */
+  if (ap_model_from_buffer(MODEL_DATA, MODEL_MODEL_BYTES, "model", NULL, &m) != AP_OK)
     return fail("model", ap_model_error(m));
   ap_interpreter_options o = ap_interpreter_defaults();
-  o.allocator = &pool_allocator;
   o.arena = buffer;
   o.arena_size = sizeof buffer;
   o.inplace = MODEL_INPLACE;
+#ifdef FW_STRATEGY
+  o.strategy = FW_STRATEGY; /* the header's --strategy: its BUFFER_BYTES is this plan's */
+#endif
   ap_interpreter *it = NULL;
   if (ap_interpreter_create(m, &o, &it) != AP_OK || ap_interpreter_allocate(it) != AP_OK)
     return fail("allocate", it ? ap_interpreter_error(it) : "no interpreter");
@@ -164,7 +145,8 @@ int main(void) {
     put_hex(k, t.data, t.bytes);
   }
   put_u32("buffer_bytes", (uint32_t)sizeof buffer);
-  put_u32("pool_peak_bytes", (uint32_t)pool_peak);
+  put_u32("heap_peak_bytes", fw_heap_peak());
+  put_u32("heap_size", fw_heap_size());
   put_u32("stack_setup_bytes", setup_stack);
   put_u32("stack_invoke_bytes", invoke_stack);
   put_u32("stack_size", fw_stack_size());

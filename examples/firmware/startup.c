@@ -75,12 +75,44 @@ void HardFault_Handler(void) __attribute__((alias("fault")));
 void SysTick_Handler(void) __attribute__((weak, alias("fault")));
 
 __attribute__((section(".vectors"), used)) static void (*const vectors[16])(void) = {
-    (void (*)(void))__stack_top, Reset_Handler, NMI_Handler, HardFault_Handler,
-    fault, fault, fault, fault, 0, 0, 0, fault, fault, 0, fault, SysTick_Handler};
+    (void (*)(void))__stack_top,
+    Reset_Handler,
+    NMI_Handler,
+    HardFault_Handler,
+    fault,
+    fault,
+    fault,
+    fault,
+    0,
+    0,
+    0,
+    fault,
+    fault,
+    0,
+    fault,
+    SysTick_Handler};
 
-/* No heap: the library takes its memory from the caller's buffer and allocator. A malloc
- * anywhere (newlib's own included) fails instead of growing into the stack. */
+/* The heap malloc grows into (newlib's _sbrk hook): a static array, so running out fails the
+ * allocation instead of growing into the stack, and its high-water mark is what a firmware
+ * must reserve. */
+#ifndef FW_HEAP_BYTES
+#define FW_HEAP_BYTES (256u * 1024u)
+#endif
+static uint8_t heap[FW_HEAP_BYTES] __attribute__((aligned(8)));
+static uint32_t heap_top;
+
 void *_sbrk(int incr) {
-  (void)incr;
-  return (void *)-1;
+  if (incr < 0 ? (uint32_t)-incr > heap_top : (uint32_t)incr > sizeof heap - heap_top)
+    return (void *)-1;
+  void *p = heap + heap_top;
+  heap_top += (uint32_t)incr;
+  return p;
+}
+
+uint32_t fw_heap_peak(void) {
+  return heap_top; /* newlib-nano's malloc never gives memory back to sbrk */
+}
+
+uint32_t fw_heap_size(void) {
+  return sizeof heap;
 }

@@ -22,7 +22,8 @@ int header_write_model_array(const ap_model *m, const char *prefix, const char *
    * lets a linker script count it apart ("*(.rodata.model_array.*)"); any script that places
    * .rodata.* places it too. */
   fprintf(f,
-          ": do not edit.\n * The model's bytes for ap_model_from_buffer(%s_DATA, %s_MODEL_BYTES, ...).\n"
+          ": do not edit.\n * The model's bytes for ap_model_from_buffer(%s_DATA, %s_MODEL_BYTES, "
+          "...).\n"
           " */\n#define %s_DATA_SIZE %zuu\n"
           "__attribute__((aligned(16), section(\".rodata.model_array.%s\")))\n"
           "const unsigned char %s_DATA[%s_DATA_SIZE] = {",
