@@ -54,7 +54,7 @@ for b in $BOARDS; do
   [ -f "$lib" ] || { echo "test-mcu: $lib missing (make mcu)"; exit 1; }
   arch=$(flags "$core")
   cf="$arch -std=c11 -Os -ffunction-sections -fdata-sections -Wall -Wextra -Werror \
-    -include $SRC/cmake/arm-none-eabi-int32.h -I$SRC/include -I$SRC/src -I$FW -DAP_PORT_NONE"
+    -DAP_ERRMSG_MAX=128 -include $SRC/cmake/arm-none-eabi-int32.h -I$SRC/include -I$SRC/src -I$FW -DAP_PORT_NONE"
   bd=$OUT/$board
   mkdir -p "$bd"
   # shellcheck disable=SC2086

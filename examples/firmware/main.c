@@ -116,6 +116,7 @@ int main(void) {
    * everything the interpreter keeps lives in `buffer`. */
   if (ap_model_from_buffer(MODEL_DATA, MODEL_MODEL_BYTES, "model", NULL, &m) != AP_OK)
     return fail("model", ap_model_error(m));
+  uint32_t heap_model = fw_heap_peak();
   ap_interpreter_options o = ap_interpreter_defaults();
   o.arena = buffer;
   o.arena_size = sizeof buffer;
@@ -147,6 +148,7 @@ int main(void) {
   put_u32("buffer_bytes", (uint32_t)sizeof buffer);
   put_u32("heap_peak_bytes", fw_heap_peak());
   put_u32("heap_size", fw_heap_size());
+  put_u32("heap_after_model_bytes", heap_model);
   put_u32("stack_setup_bytes", setup_stack);
   put_u32("stack_invoke_bytes", invoke_stack);
   put_u32("stack_size", fw_stack_size());
