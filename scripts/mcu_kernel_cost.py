@@ -25,7 +25,7 @@ def main():
     for name, size, obj in re.findall(
             r"^ (\.(?:text|rodata)\S*)\s+0x[0-9a-f]+\s+0x([0-9a-f]+)\s+(\S+)$", text, re.M):
         m = re.search(r"libarenaplan\.a\((\w+)\.c\.obj\)$", obj) or \
-            re.search(r"/(registry|strategies)\.o$", obj)
+            re.search(r"/(registry|strategies)(?:_all)?\.o$", obj)
         if not m:
             continue
         f = m.group(1)

@@ -86,6 +86,26 @@ for b in $BOARDS; do
       "$SHARED/oracle/tflm" >>"$TSV" || fails=$((fails + 1))
   done
 done
+# The price list: the first board's first model linked with every kernel (the registry as
+# it is), flash per source file and layer from the map.
+b=${BOARDS%% *}
+board=${b%%:*}
+core=${b#*:}
+m=${MODELS%% *}
+w=$OUT/$board/$m
+arch=$(flags "$core")
+cf="$arch -std=c11 -Os -ffunction-sections -fdata-sections -Wall -Wextra -Werror \
+  -DAP_ERRMSG_MAX=128 -include $SRC/cmake/arm-none-eabi-int32.h -I$SRC/include -I$SRC/src -I$FW -DAP_PORT_NONE"
+# shellcheck disable=SC2086
+arm-none-eabi-gcc $cf -c "$SRC/src/kernels/registry.c" -o "$w/registry_all.o"
+# shellcheck disable=SC2086
+arm-none-eabi-gcc $arch -nostartfiles --specs=nano.specs -Wl,--gc-sections -L"$FW" \
+  -T"$FW/$board.ld" -Wl,-Map="$w/fw_all.map" "$OUT/$board/startup.o" "$OUT/$board/board.o" \
+  "$w/main.o" "$w/model_data.o" "$w/registry_all.o" "$w/strategies.o" "$MCU/$core/libarenaplan.a" \
+  -lm -o "$w/fw_all.elf"
+python3 "$SRC/scripts/mcu_kernel_cost.py" "$w/fw_all.map" "$SRC/src" >"$MCU/code_cost.tsv"
+echo "test-mcu: flash per source file with every kernel linked ($core): $MCU/code_cost.tsv"
+
 column -t -s "$(printf '\t')" "$TSV" 2>/dev/null || cat "$TSV"
 [ $fails -eq 0 ] || { echo "test-mcu: $fails firmware run(s) failed or differ from the oracle"; exit 1; }
 echo "test-mcu: all outputs equal shared/oracle/tflm"
