@@ -31,7 +31,7 @@ else()
   set(AP_MCU_FLAGS "-mcpu=${AP_MCU_CPU} -mthumb -mfloat-abi=soft")
 endif()
 set(CMAKE_C_FLAGS_INIT
-    "${AP_MCU_FLAGS} -ffunction-sections -fdata-sections -DAP_ERRMSG_MAX=128 -include ${CMAKE_CURRENT_LIST_DIR}/arm-none-eabi-int32.h")
+    "${AP_MCU_FLAGS} -ffunction-sections -fdata-sections -DAP_ERRMSG_MAX=128 -DAP_SCHEMA_NO_NAMES -include ${CMAKE_CURRENT_LIST_DIR}/arm-none-eabi-int32.h")
 set(CMAKE_ASM_FLAGS_INIT "${AP_MCU_FLAGS}")
 set(CMAKE_EXE_LINKER_FLAGS_INIT "${AP_MCU_FLAGS} -Wl,--gc-sections")
 set(CMAKE_BUILD_TYPE MinSizeRel CACHE STRING "")

@@ -54,7 +54,7 @@ for b in $BOARDS; do
   [ -f "$lib" ] || { echo "test-mcu: $lib missing (make mcu)"; exit 1; }
   arch=$(flags "$core")
   cf="$arch -std=c11 -Os -ffunction-sections -fdata-sections -Wall -Wextra -Werror \
-    -DAP_ERRMSG_MAX=128 -include $SRC/cmake/arm-none-eabi-int32.h -I$SRC/include -I$SRC/src -I$FW -DAP_PORT_NONE"
+    -DAP_ERRMSG_MAX=128 -DAP_SCHEMA_NO_NAMES -include $SRC/cmake/arm-none-eabi-int32.h -I$SRC/include -I$SRC/src -I$FW -DAP_PORT_NONE"
   bd=$OUT/$board
   mkdir -p "$bd"
   # shellcheck disable=SC2086
@@ -95,7 +95,7 @@ m=${MODELS%% *}
 w=$OUT/$board/$m
 arch=$(flags "$core")
 cf="$arch -std=c11 -Os -ffunction-sections -fdata-sections -Wall -Wextra -Werror \
-  -DAP_ERRMSG_MAX=128 -include $SRC/cmake/arm-none-eabi-int32.h -I$SRC/include -I$SRC/src -I$FW -DAP_PORT_NONE"
+  -DAP_ERRMSG_MAX=128 -DAP_SCHEMA_NO_NAMES -include $SRC/cmake/arm-none-eabi-int32.h -I$SRC/include -I$SRC/src -I$FW -DAP_PORT_NONE"
 # shellcheck disable=SC2086
 arm-none-eabi-gcc $cf -c "$SRC/src/kernels/registry.c" -o "$w/registry_all.o"
 # shellcheck disable=SC2086
