@@ -35,6 +35,11 @@ seed() { # seed HARNESS: fills BUILD/seeds/HARNESS from ../shared
   [ -d "$shared" ] || { echo "fuzz: $shared absent: no seeds" >&2; return 0; }
   case $1 in
   fuzz_ops) ;;
+  # fuzz_flexbuf: two hand-laid blobs, the map {"a": 5} and the int vector [1, 2] (width 1);
+  # flexbuf.dict holds the keys custom ops read.
+  fuzz_flexbuf)
+    printf '\141\000\001\003\001\001\001\005\004\002\044\001' >"$dir/map"
+    printf '\002\001\002\002\054\001' >"$dir/vector" ;;
   fuzz_csv) find "$shared/bench/minimalloc" "$shared/bench/tflm_plans" -name '*.csv' \
               -exec cp {} "$dir/" \; 2>/dev/null || true ;;
   # Seeds over 1 MiB make every mutation slow (each input plans thousands of requests).
@@ -50,6 +55,7 @@ for h in $harnesses; do
   case $h in
   fuzz_csv) dict="-dict=$src/fuzz/csv.dict" ;;
   fuzz_ops) dict="" ;;
+  fuzz_flexbuf) dict="-dict=$src/fuzz/flexbuf.dict" ;;
   *) dict="-dict=$src/fuzz/tflite.dict" ;;
   esac
   log="$build/logs/$h.log"

@@ -90,6 +90,8 @@ typedef struct ap_graph_options {
    *    element i only after reading element i of each input, so the output may take an input
    *    of the same type and bytes (hence the output's shape) when no tensor sharing that
    *    input's bytes is read after the op, and no other input of the op shares them.
+   *    DYNAMIC_UPDATE_SLICE follows the same rule for its operand (input 0): each output
+   *    element is the operand's same element or one of the update's.
    *  - With AP_RULES_ARENAPLAN, CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D and MAX_POOL_2D
    *    (NHWC, computed row by row) whose input 0 dies at the op may write their output over
    *    it from far enough below: the problem gets an overlap (plan.h, ap_overlap) of the

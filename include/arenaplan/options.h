@@ -62,7 +62,8 @@ typedef enum ap_options_kind {
   AP_OPTIONS_SPLIT,            /* SPLIT, SPLIT_V */
   AP_OPTIONS_BLOCK,            /* SPACE_TO_DEPTH, DEPTH_TO_SPACE */
   AP_OPTIONS_MIRROR_PAD,       /* MIRROR_PAD */
-  AP_OPTIONS_GELU              /* GELU */
+  AP_OPTIONS_GELU,             /* GELU */
+  AP_OPTIONS_CUMSUM            /* CUMSUM */
 } ap_options_kind;
 
 typedef struct ap_op_options {
@@ -185,6 +186,9 @@ typedef struct ap_op_options {
     struct {
       bool approximate;
     } gelu;
+    struct {
+      bool exclusive, reverse;
+    } cumsum;
   };
 } ap_op_options;
 

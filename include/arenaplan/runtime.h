@@ -146,6 +146,21 @@ typedef struct ap_custom_op {
   ap_op_kernel kernel;
 } ap_custom_op;
 
+/* The ops this build runs (without a caller's custom ops): the builtin kernels, the runtime's
+ * own (control flow, resource variables) and the custom ops TFLite Micro ships, built in. */
+typedef struct ap_op_support {
+  int32_t builtin;   /* 32 (CUSTOM) for a custom op */
+  const char *name;  /* "CONV_2D", or the custom_code ("TFLite_Detection_PostProcess") */
+  const char *types; /* the input types the oracle proves it runs, space-separated ("float32
+                      * int8 int16x8"); "" when no single-op oracle model covers it */
+} ap_op_support;
+size_t ap_supported_op_count(void);
+ap_status ap_supported_op(size_t i, ap_op_support *out); /* AP_ERR_RANGE past the end */
+/* Whether this build can run op `op` of subgraph `sg`: AP_OK, or AP_ERR_UNSUPPORTED with the
+ * reason in why (no kernel for the op, or an input type its kernel is not known to take). A
+ * check from the file alone: allocate may still refuse shapes or quantization. */
+ap_status ap_op_supported(const ap_model *m, size_t sg, size_t op, char *why, size_t why_size);
+
 /* Dims of one input: rank entries (rank 0 with dims NULL: not given). */
 typedef struct ap_dims {
   const int32_t *dims;

@@ -40,7 +40,9 @@ static int share_kind(int32_t builtin, bool tflite, int *inputs) {
   case 75:  /* SQRT */
   case 76:  /* RSQRT */
   case 47:  /* EXP */
-  case 73: /* LOG */ return SHARE_MODIFY;
+  case 73:  /* LOG */
+  case 151: /* DYNAMIC_UPDATE_SLICE: element i is the operand's i or an update's */
+    return SHARE_MODIFY;
   default: return SHARE_NONE;
   }
 }

@@ -1,8 +1,10 @@
 /* RELU, RELU6, LOGISTIC, TANH. Float: reference_ops; int8: TFLite Micro's activations_common.cc
  * (RELU rescales input to output, RELU6 clamps in the input's quantization),
  * reference_integer_ops::Logistic and ::Tanh with Q4.27 inputs (logistic_common.cc, tanh.cc).
- * uint8 RELU and RELU6 follow the same formulas. */
+ * uint8 RELU and RELU6 follow the same formulas; uint8 LOGISTIC and TANH are TFLite's reference
+ * lookup tables (lut_uint8.c), rebuilt from the tensors' quantization at each eval. */
 #include "kernels/kernels.h"
+#include "kernels/kops_detect.h"
 #include "kernels/quant.h"
 
 #include <math.h>
@@ -45,7 +47,7 @@ static ap_status unary_prepare(int op, const ap_ktensor *input, ap_ktensor *outp
   output->rank = input->rank;
   memcpy(output->dims, input->dims, sizeof output->dims);
   int t = input->type;
-  bool quant = t == AP_INT8 || (t == AP_UINT8 && (op == AP_KUN_RELU || op == AP_KUN_RELU6));
+  bool quant = t == AP_INT8 || t == AP_UINT8;
   if (output->type != t || (t != AP_FLOAT32 && !quant)) {
     return ap_fail(err, AP_ERR_UNSUPPORTED, "%s: unsupported types %s -> %s", name,
                    ap_ktype_name(t), ap_ktype_name(output->type));
@@ -59,6 +61,13 @@ static ap_status unary_prepare(int op, const ap_ktensor *input, ap_ktensor *outp
   int32_t qmin = t == AP_INT8 ? -128 : 0, qmax = t == AP_INT8 ? 127 : 255;
   p->input_zero_point = input->zero_point;
   p->output_zero_point = output->zero_point;
+  if (t == AP_UINT8 && (op == AP_KUN_LOGISTIC || op == AP_KUN_TANH)) {
+    /* TFLite's reference Prepare: only LOGISTIC constrains the output (scale 1/256). */
+    if (op == AP_KUN_LOGISTIC && (double)output->scale != 1. / 256)
+      return ap_fail(err, AP_ERR_UNSUPPORTED, "LOGISTIC: uint8 output scale must be 1/256, got %g",
+                     (double)output->scale);
+    return AP_OK;
+  }
   switch (op) {
   case AP_KUN_RELU: {
     ap_kq_multiplier((double)input->scale / (double)output->scale, &p->multiplier, &p->shift);
@@ -143,6 +152,16 @@ ap_status ap_unary_eval(const ap_unary_params *p, const ap_ktensor *input, ap_kt
     return AP_OK;
   }
   bool s8 = input->type == AP_INT8;
+  if (!s8 && (p->op == AP_KUN_LOGISTIC || p->op == AP_KUN_TANH)) {
+    uint8_t lut[256];
+    ap_kdetect_lut8(AP_UINT8, p->op, input->scale, input->zero_point, output->scale,
+                    output->zero_point, lut);
+    const uint8_t *x = input->data;
+    uint8_t *y = output->data;
+    for (size_t i = 0; i < n; i++)
+      y[i] = lut[x[i]];
+    return AP_OK;
+  }
   for (size_t i = 0; i < n; i++) {
     int32_t v = s8 ? ((const int8_t *)input->data)[i] : ((const uint8_t *)input->data)[i];
     int32_t r;

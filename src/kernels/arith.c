@@ -4,8 +4,10 @@
  * (std::pow on float), MAXIMUM and MINIMUM (maximum_minimum.h: raw values, so quantized inputs
  * must share the output's quantization), EQUAL and LESS (comparisons.h, BOOL output; 8-bit
  * inputs compared after rescaling both, arith_int8.c), and the
- * three-input SELECT_V2 (select.h). */
-#include "kernels/kops.h"
+ * three-input SELECT_V2 (select.h). Issue 15 adds (kops_mathlogic.h) FLOOR_MOD (floor_mod.h:
+ * fmodf, then moved to the divisor's sign), the other comparisons GREATER, GREATER_EQUAL,
+ * LESS_EQUAL and NOT_EQUAL as EQUAL and LESS, and LOGICAL_AND and LOGICAL_OR on bool. */
+#include "kernels/kops_mathlogic.h"
 #include "kernels/quant.h"
 
 #include <math.h>
@@ -21,8 +23,20 @@ static const char *name_of(int op) {
   case AP_KB_MINIMUM: return "MINIMUM";
   case AP_KB_EQUAL: return "EQUAL";
   case AP_KB_LESS: return "LESS";
+  case AP_KB_FLOOR_MOD: return "FLOOR_MOD";
+  case AP_KB_GREATER: return "GREATER";
+  case AP_KB_GREATER_EQUAL: return "GREATER_EQUAL";
+  case AP_KB_LESS_EQUAL: return "LESS_EQUAL";
+  case AP_KB_NOT_EQUAL: return "NOT_EQUAL";
+  case AP_KB_LOGICAL_AND: return "LOGICAL_AND";
+  case AP_KB_LOGICAL_OR: return "LOGICAL_OR";
   default: return "SELECT_V2";
   }
+}
+
+static bool is_compare(int op) {
+  return op == AP_KB_EQUAL || op == AP_KB_LESS || op == AP_KB_GREATER ||
+         op == AP_KB_GREATER_EQUAL || op == AP_KB_LESS_EQUAL || op == AP_KB_NOT_EQUAL;
 }
 
 static bool same_quant(const ap_ktensor *a, const ap_ktensor *b) {
@@ -44,7 +58,16 @@ static bool type_ok(int op, int t) {
     return t == AP_FLOAT32 || t == AP_INT32 || t == AP_INT64 || t == AP_BOOL || t == AP_INT8 ||
            t == AP_UINT8;
   case AP_KB_LESS:
+  case AP_KB_GREATER:
+  case AP_KB_GREATER_EQUAL:
+  case AP_KB_LESS_EQUAL:
     return t == AP_FLOAT32 || t == AP_INT32 || t == AP_INT64 || t == AP_INT8 || t == AP_UINT8;
+  case AP_KB_NOT_EQUAL:
+    return t == AP_FLOAT32 || t == AP_INT32 || t == AP_INT64 || t == AP_BOOL || t == AP_INT8 ||
+           t == AP_UINT8;
+  case AP_KB_FLOOR_MOD: return t == AP_FLOAT32;
+  case AP_KB_LOGICAL_AND:
+  case AP_KB_LOGICAL_OR: return t == AP_BOOL;
   default: return ap_ktype_size(t) != 0;
   }
 }
@@ -80,11 +103,19 @@ ap_status ap_kx_binary_prepare(ap_kctx *c, size_t *scratch, int op) {
   /* SELECT_V2's values are inputs 1 and 2; the others' are 0 and 1. */
   const ap_ktensor *a = in[n_in - 2], *b = in[n_in - 1];
   int t = a->type;
+  if (op == AP_KB_GREATER && t == AP_INT16 && b->type == t) {
+    /* TFLite Micro's GREATER takes int16 but prepares rescaling only for int8: every
+     * multiplier is 0, so it answers false everywhere. Neither that nor another answer would
+     * be TFLite Micro's arithmetic with meaning, so it is refused. */
+    return ap_fail(c->err, AP_ERR_UNSUPPORTED,
+                   "GREATER: INT16 is unsupported (TFLite Micro's kernel has no int16 rescaling "
+                   "and outputs false everywhere)");
+  }
   if (b->type != t || !type_ok(op, t)) {
     return ap_fail(c->err, AP_ERR_UNSUPPORTED, "%s: unsupported input types %s and %s", name,
                    ap_ktype_name(a->type), ap_ktype_name(b->type));
   }
-  int want_out = op == AP_KB_EQUAL || op == AP_KB_LESS ? AP_BOOL : t;
+  int want_out = is_compare(op) ? AP_BOOL : t;
   if (out->type != want_out) {
     return ap_fail(c->err, AP_ERR_FORMAT, "%s: output type %s, expected %s", name,
                    ap_ktype_name(out->type), ap_ktype_name(want_out));
@@ -100,7 +131,7 @@ ap_status ap_kx_binary_prepare(ap_kctx *c, size_t *scratch, int op) {
                    "%s: quantized inputs must share the output's scale and zero point", name);
   }
   bool int8_math = t == AP_INT8 && (op == AP_KB_DIV || op == AP_KB_SQUARED_DIFFERENCE);
-  if ((op == AP_KB_EQUAL || op == AP_KB_LESS) && (t == AP_INT8 || t == AP_UINT8)) {
+  if (is_compare(op) && (t == AP_INT8 || t == AP_UINT8)) {
     s = ap_kx_q8_compare_setup(c, p, name, a, b);
     if (s != AP_OK) return s;
   } else if (int8_math) {
@@ -133,6 +164,11 @@ static ap_status float_op(const ap_kx_params *p, float x, float y, float *r) {
   case AP_KB_SQUARED_DIFFERENCE: *r = (x - y) * (x - y); return AP_OK;
   case AP_KB_POW: *r = powf(x, y); return AP_OK;
   case AP_KB_MAXIMUM: *r = x > y ? x : y; return AP_OK;
+  case AP_KB_FLOOR_MOD: {
+    float m = fmodf(x, y);
+    *r = m != 0 && (y < 0) != (m < 0) ? m + y : m;
+    return AP_OK;
+  }
   default: *r = x < y ? x : y; return AP_OK;
   }
 }
@@ -180,16 +216,27 @@ static void store_int(int t, void *d, size_t i, int64_t v) {
   }
 }
 
+#define COMPARE(OP, X, Y)                                                                          \
+  ((OP) == AP_KB_EQUAL        ? (X) == (Y)                                                         \
+   : (OP) == AP_KB_NOT_EQUAL  ? (X) != (Y)                                                         \
+   : (OP) == AP_KB_LESS       ? (X) < (Y)                                                          \
+   : (OP) == AP_KB_LESS_EQUAL ? (X) <= (Y)                                                         \
+   : (OP) == AP_KB_GREATER    ? (X) > (Y)                                                          \
+                              : (X) >= (Y))
+
 static bool compare(const ap_kx_params *p, int t, const void *a, size_t ia, const void *b,
                     size_t ib) {
   if (t == AP_FLOAT32) {
     float x = ((const float *)a)[ia], y = ((const float *)b)[ib];
-    return p->op == AP_KB_EQUAL ? x == y : x < y;
+    return COMPARE(p->op, x, y);
   }
-  if (t == AP_BOOL) return ((const uint8_t *)a)[ia] == ((const uint8_t *)b)[ib];
+  if (t == AP_BOOL) {
+    uint8_t x = ((const uint8_t *)a)[ia], y = ((const uint8_t *)b)[ib];
+    return COMPARE(p->op, x, y);
+  }
   int64_t x = load_int(t, a, ia), y = load_int(t, b, ib);
   if (t == AP_INT8 || t == AP_UINT8) ap_kx_q8_compare_scale(p, (int32_t)x, (int32_t)y, &x, &y);
-  return p->op == AP_KB_EQUAL ? x == y : x < y;
+  return COMPARE(p->op, x, y);
 }
 
 ap_status ap_kx_binary_eval(ap_kctx *c) {
@@ -224,8 +271,11 @@ ap_status ap_kx_binary_eval(ap_kctx *c) {
       const unsigned char *src = cond ? (const unsigned char *)a->data + ia * es
                                       : (const unsigned char *)b->data + ib * es;
       memcpy((unsigned char *)out->data + io * es, src, es);
-    } else if (p->op == AP_KB_EQUAL || p->op == AP_KB_LESS) {
+    } else if (is_compare(p->op)) {
       ((uint8_t *)out->data)[io] = compare(p, t, a->data, ia, b->data, ib);
+    } else if (p->op == AP_KB_LOGICAL_AND || p->op == AP_KB_LOGICAL_OR) {
+      bool x = ((const uint8_t *)a->data)[ia] != 0, y = ((const uint8_t *)b->data)[ib] != 0;
+      ((uint8_t *)out->data)[io] = p->op == AP_KB_LOGICAL_AND ? x && y : x || y;
     } else if (t == AP_INT8 && (p->op == AP_KB_DIV || p->op == AP_KB_SQUARED_DIFFERENCE)) {
       s = ap_kx_int8_binary(p, ((const int8_t *)a->data)[ia], ((const int8_t *)b->data)[ib],
                             &((int8_t *)out->data)[io]);
@@ -248,3 +298,9 @@ ap_status ap_kx_binary_eval(ap_kctx *c) {
   }
   return AP_OK;
 }
+
+#define DEFINE_PREPARE(NAME)                                                                       \
+  ap_status ap_kml_##NAME##_prepare(ap_kctx *c, size_t *scratch) {                                 \
+    return ap_kx_binary_prepare(c, scratch, AP_KB_##NAME);                                         \
+  }
+AP_KML_BINARY_OPS(DEFINE_PREPARE)

@@ -10,7 +10,7 @@
 
 static bool cast_type(int t) {
   return t == AP_FLOAT32 || t == AP_INT32 || t == AP_INT64 || t == AP_INT16 || t == AP_INT8 ||
-         t == AP_UINT8 || t == AP_BOOL;
+         t == AP_UINT8 || t == AP_BOOL || t == AP_UINT32;
 }
 
 ap_status ap_kx_cast_prepare(ap_kctx *c, size_t *scratch) {
@@ -40,6 +40,7 @@ static int64_t load_int(int t, const void *d, size_t i) {
   case AP_INT64: return ((const int64_t *)d)[i];
   case AP_INT16: return ((const int16_t *)d)[i];
   case AP_INT8: return ((const int8_t *)d)[i];
+  case AP_UINT32: return ((const uint32_t *)d)[i];
   default: return ((const uint8_t *)d)[i]; /* UINT8, BOOL */
   }
 }
@@ -50,6 +51,7 @@ static void store_int(int t, void *d, size_t i, int64_t v) {
   case AP_INT64: ((int64_t *)d)[i] = v; return;
   case AP_INT16: ((int16_t *)d)[i] = (int16_t)(uint16_t)(uint64_t)v; return;
   case AP_INT8: ((int8_t *)d)[i] = (int8_t)(uint8_t)(uint64_t)v; return;
+  case AP_UINT32: ((uint32_t *)d)[i] = (uint32_t)(uint64_t)v; return;
   case AP_BOOL: ((uint8_t *)d)[i] = v != 0; return;
   default: ((uint8_t *)d)[i] = (uint8_t)(uint64_t)v; return;
   }
@@ -63,6 +65,7 @@ static int64_t float_to_int(int t, float x) {
   case AP_INT16: lo = INT16_MIN, hi = INT16_MAX; break;
   case AP_INT8: lo = INT8_MIN, hi = INT8_MAX; break;
   case AP_UINT8: lo = 0, hi = UINT8_MAX; break;
+  case AP_UINT32: lo = 0, hi = UINT32_MAX; break;
   default: lo = -9223372036854775808.0, hi = 9223372036854775807.0; break;
   }
   if (isnan(x)) return 0;

@@ -1,6 +1,10 @@
 /* CONCATENATION: reference_ops::Concatenation. TFLite Micro copies int8 bytes unchanged even
- * when the inputs' quantization differs from the output's, and so do we. */
+ * when the inputs' quantization differs from the output's, and so do we. uint8 (which TFLite
+ * Micro does not take) is TFLite's ConcatenationWithScaling: an input whose scale or zero point
+ * differs from the output's is requantized. */
 #include "kernels/kernels.h"
+#include "kernels/kops_detect.h"
+#include "kernels/quant.h"
 
 #include <string.h>
 
@@ -43,6 +47,12 @@ ap_status ap_concat_prepare(int axis, int activation, const ap_ktensor *const *i
       }
     }
     along += t->dims[a];
+    if (t->type == AP_UINT8 && (t->scale != output->scale || t->zero_point != output->zero_point) &&
+        (!ap_kq_scale_ok(t->scale) || !ap_kq_scale_ok(output->scale))) {
+      return ap_fail(err, AP_ERR_FORMAT,
+                     "CONCATENATION: uint8 input %d needs rescaling but a scale is not positive",
+                     k);
+    }
   }
   if (along > INT32_MAX) return ap_fail(err, AP_ERR_OVERFLOW, "CONCATENATION: output too large");
   output->rank = rank;
@@ -81,8 +91,14 @@ ap_status ap_concat_eval(const ap_concat_params *p, const ap_ktensor *const *inp
   unsigned char *out = output->data;
   for (size_t o = 0; o < outer; o++) {
     for (int k = 0; k < n; k++) {
-      size_t block = (size_t)inputs[k]->dims[p->axis] * inner;
-      memcpy(out, (const unsigned char *)inputs[k]->data + o * block, block);
+      const ap_ktensor *t = inputs[k];
+      size_t block = (size_t)t->dims[p->axis] * inner;
+      const unsigned char *src = (const unsigned char *)t->data + o * block;
+      if (t->type == AP_UINT8 && (t->scale != output->scale || t->zero_point != output->zero_point))
+        ap_kdetect_requant_u8(out, src, block, t->scale, t->zero_point, output->scale,
+                              output->zero_point);
+      else
+        memcpy(out, src, block);
       out += block;
     }
   }

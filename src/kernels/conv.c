@@ -1,7 +1,9 @@
-/* CONV_2D: reference_ops::Conv (float), reference_integer_ops::ConvPerChannel (int8),
- * reference_ops::Conv (uint8, TFLite), reference_ops::HybridConvPerChannel and TFLite's
- * per-tensor hybrid path. Parameters as TFLite Micro's conv_common.cc computes them. */
+/* CONV_2D: reference_ops::Conv (float), reference_integer_ops::ConvPerChannel (int8, INT4
+ * filters unpacked first, and 16x8 with an int64 or int32 accumulator), reference_ops::Conv
+ * (uint8, TFLite), reference_ops::HybridConvPerChannel and TFLite's per-tensor hybrid path.
+ * Parameters as TFLite Micro's conv_common.cc computes them. */
 #include "kernels/kernels.h"
+#include "kernels/kops_conv16.h"
 #include "kernels/quant.h"
 
 #include <string.h>
@@ -38,6 +40,14 @@ ap_status ap_kconv_setup(const char *op, int activation, const ap_ktensor *input
     want_bias = AP_FLOAT32;
   } else if (it == AP_INT8 && ft == AP_INT8 && ot == AP_INT8) {
     p->kind = AP_KCONV_INT8;
+  } else if (it == AP_INT8 && ft == AP_INT4 && ot == AP_INT8) {
+    p->kind = AP_KCONV_INT8_W4;
+  } else if (it == AP_INT16 && ft == AP_INT8 && ot == AP_INT16) {
+    /* TFLM's 16x8 kernels read an int64 bias, or an int32 one (int32 sums) where the op
+     * allows it: the caller refuses the int32 case where TFLM does. */
+    p->kind = AP_KCONV_INT16X8;
+    want_bias = bias && bias->type == AP_INT32 ? AP_INT32 : AP_INT64;
+    p->acc32 = want_bias == AP_INT32;
   } else if (it == AP_UINT8 && ft == AP_UINT8 && ot == AP_UINT8) {
     p->kind = AP_KCONV_UINT8;
   } else {
@@ -97,13 +107,33 @@ ap_status ap_kconv_setup(const char *op, int activation, const ap_ktensor *input
   return AP_OK;
 }
 
-/* Scratch for the kinds that need it: per-channel multipliers (INT8) or the quantized input
- * with its per-batch factors (hybrid). */
-static bool conv_scratch(const ap_conv_params *p, size_t input_count, int32_t batches,
-                         size_t *out) {
+ap_status ap_kconv_check_mul64(const char *op, float input_scale, const ap_ktensor *filter,
+                               float output_scale, int32_t n, ap_errbuf *err) {
+  for (int32_t c = 0; c < n; c++) {
+    double effective = (double)input_scale * (double)ap_ktensor_channel_scale(filter, (int)c) /
+                       (double)output_scale;
+    int32_t m;
+    int shift;
+    ap_kq_multiplier(effective, &m, &shift);
+    if (shift > 7) {
+      return ap_fail(err, AP_ERR_UNSUPPORTED,
+                     "%s: channel %d rescales by %g, beyond the 64-bit requantization's 2^7", op,
+                     (int)c, effective);
+    }
+  }
+  return AP_OK;
+}
+
+/* Scratch for the kinds that need it: per-channel multipliers (INT8, INT16X8; INT8_W4 then
+ * the unpacked filter) or the quantized input with its per-batch factors (hybrid). */
+static bool conv_scratch(ap_conv_params *p, const ap_ktensor *filter, size_t input_count,
+                         int32_t batches, size_t *out) {
   size_t n = 0, t;
-  if (p->kind == AP_KCONV_INT8) {
+  if (p->kind == AP_KCONV_INT8 || p->kind == AP_KCONV_INT16X8 || p->kind == AP_KCONV_INT8_W4) {
     if (!ap_mul_size((size_t)p->out_channels, 2 * sizeof(int32_t), &n)) return false;
+    if (p->kind == AP_KCONV_INT8_W4 && !ap_kint4_scratch(filter, n, &p->filter_offset_bytes, &n)) {
+      return false;
+    }
   } else if (p->kind == AP_KCONV_HYBRID || p->kind == AP_KCONV_HYBRID_PER_CHANNEL) {
     if (input_count > SIZE_MAX - AP_KSCRATCH_ALIGN) return false;
     n = ap_kscratch_round(input_count);
@@ -150,6 +180,14 @@ static ap_status conv_prepare(const ap_conv_options *o, const ap_ktensor *input,
   ap_status s =
       ap_kconv_setup("CONV_2D", o->activation, input, filter, bias, output, out_channels, p, err);
   if (s != AP_OK) return s;
+  if (p->kind == AP_KCONV_INT16X8) {
+    /* Without a bias, the converter's quantized_bias_type says which sums TFLM uses. */
+    if (!bias) p->acc32 = o->quantized_bias_type == AP_INT32;
+    if (!p->acc32) {
+      s = ap_kconv_check_mul64("CONV_2D", input->scale, filter, output->scale, out_channels, err);
+      if (s != AP_OK) return s;
+    }
+  }
   output->rank = 4;
   output->dims[0] = input->dims[0];
   output->dims[1] = p->pad.out_h;
@@ -158,7 +196,7 @@ static ap_status conv_prepare(const ap_conv_options *o, const ap_ktensor *input,
   size_t in_count, out_count, f_count;
   if (!ap_ktensor_count(input, &in_count) || !ap_ktensor_count(output, &out_count) ||
       !ap_ktensor_count(filter, &f_count) ||
-      !conv_scratch(p, in_count, input->dims[0], &p->scratch_bytes)) {
+      !conv_scratch(p, filter, in_count, input->dims[0], &p->scratch_bytes)) {
     return ap_fail(err, AP_ERR_OVERFLOW, "CONV_2D: tensor sizes overflow");
   }
   return AP_OK;
@@ -274,6 +312,13 @@ ap_status ap_conv_eval(const ap_conv_params *p, const ap_ktensor *input, const a
   case AP_KCONV_FLOAT:
     conv_float(p, g, in, f, bias ? bias->data : NULL, output->data);
     return AP_OK;
+  case AP_KCONV_INT8_W4: {
+    /* TFLM unpacks the whole filter, then runs the int8 kernel over the copy. */
+    int8_t *unpacked = (int8_t *)scratch + p->filter_offset_bytes;
+    ap_kint4_unpack(filter->data, (size_t)g.out_d * g.f_h * g.f_w * g.f_d, unpacked);
+    f = unpacked;
+  }
+    /* fallthrough */
   case AP_KCONV_INT8: {
     int32_t *mult = scratch, *shift = mult + g.out_d;
     ap_kconv_channel_multipliers(p->input_scale, filter, p->output_scale, g.out_d, mult, shift);
@@ -284,6 +329,28 @@ ap_status ap_conv_eval(const ap_conv_params *p, const ap_ktensor *input, const a
       acc = ap_kq_mul(acc, mult[oc], shift[oc]) + p->output_offset;
       out[OUT_AT(g, b, oy, ox, oc)] = (int8_t)ap_kq_clamp(acc, p->act_min, p->act_max);
     })
+    return AP_OK;
+  }
+  case AP_KCONV_INT16X8: {
+    int32_t *mult = scratch, *shift = mult + g.out_d;
+    ap_kconv_channel_multipliers(p->input_scale, filter, p->output_scale, g.out_d, mult, shift);
+    int16_t *out = output->data;
+    if (p->acc32) {
+      const int32_t *bd = bias ? bias->data : NULL;
+      CONV_INT_LOOP(int16_t, int8_t, 0, 0, {
+        if (bd) acc = add_wrap(acc, bd[oc]);
+        acc = ap_kq_mul(acc, mult[oc], shift[oc]);
+        out[OUT_AT(g, b, oy, ox, oc)] = (int16_t)ap_kq_clamp(acc, p->act_min, p->act_max);
+      })
+    } else {
+      const void *bd = bias ? bias->data : NULL;
+      CONV_INT_LOOP(int16_t, int8_t, 0, 0, {
+        (void)acc;
+        if (bd) acc64 = (int64_t)((uint64_t)acc64 + (uint64_t)ap_kload_i64(bd, (size_t)oc));
+        int32_t r = ap_kq_mul64(acc64, mult[oc], shift[oc]);
+        out[OUT_AT(g, b, oy, ox, oc)] = (int16_t)ap_kq_clamp(r, p->act_min, p->act_max);
+      })
+    }
     return AP_OK;
   }
   case AP_KCONV_UINT8: {

@@ -1,7 +1,9 @@
 /* DEPTHWISE_CONV_2D: reference_ops::DepthwiseConv (float; uint8 with the away-from-zero
  * rounding TFLite's reference uses, which is MultiplyByQuantizedMultiplier),
- * reference_integer_ops::DepthwiseConvPerChannel (int8) and DepthwiseConvHybridPerChannel. */
+ * reference_integer_ops::DepthwiseConvPerChannel (int8, INT4 filters unpacked first; 16x8,
+ * whose bias TFLM always reads as int64) and DepthwiseConvHybridPerChannel. */
 #include "kernels/kernels.h"
+#include "kernels/kops_conv16.h"
 #include "kernels/quant.h"
 
 #include <string.h>
@@ -49,6 +51,15 @@ static ap_status depthwise_prepare(const ap_conv_options *o, const ap_ktensor *i
   ap_status s = ap_kconv_setup("DEPTHWISE_CONV_2D", o->activation, input, filter, bias, output,
                                out_channels, p, err);
   if (s != AP_OK) return s;
+  if (p->kind == AP_KCONV_INT16X8) {
+    if (p->acc32) {
+      return ap_fail(err, AP_ERR_UNSUPPORTED,
+                     "DEPTHWISE_CONV_2D: bias is INT32, expected INT64 for 16x8");
+    }
+    s = ap_kconv_check_mul64("DEPTHWISE_CONV_2D", input->scale, filter, output->scale, out_channels,
+                             err);
+    if (s != AP_OK) return s;
+  }
   output->rank = 4;
   output->dims[0] = input->dims[0];
   output->dims[1] = p->pad.out_h;
@@ -58,8 +69,13 @@ static ap_status depthwise_prepare(const ap_conv_options *o, const ap_ktensor *i
   if (!ap_ktensor_count(input, &in_count) || !ap_ktensor_count(output, &out_count)) {
     return ap_fail(err, AP_ERR_OVERFLOW, "DEPTHWISE_CONV_2D: tensor sizes overflow");
   }
-  if (p->kind == AP_KCONV_INT8) {
+  if (p->kind == AP_KCONV_INT8 || p->kind == AP_KCONV_INT16X8) {
     p->scratch_bytes = (size_t)out_channels * 2 * sizeof(int32_t);
+  } else if (p->kind == AP_KCONV_INT8_W4) {
+    if (!ap_kint4_scratch(filter, (size_t)out_channels * 2 * sizeof(int32_t),
+                          &p->filter_offset_bytes, &p->scratch_bytes)) {
+      return ap_fail(err, AP_ERR_OVERFLOW, "DEPTHWISE_CONV_2D: scratch size overflows");
+    }
   } else if (p->kind == AP_KCONV_HYBRID || p->kind == AP_KCONV_HYBRID_PER_CHANNEL) {
     /* TFLite's hybrid depthwise is always the per-channel path (asymmetric input). */
     p->kind = AP_KCONV_HYBRID_PER_CHANNEL;
@@ -140,10 +156,17 @@ ap_status ap_depthwise_eval(const ap_conv_params *p, const ap_ktensor *input,
     })
     return AP_OK;
   }
-  case AP_KCONV_INT8: {
+  case AP_KCONV_INT8:
+  case AP_KCONV_INT8_W4: {
     int32_t *mult = scratch, *shift = mult + g.out_d;
     ap_kconv_channel_multipliers(p->input_scale, filter, p->output_scale, g.out_d, mult, shift);
     const int8_t *in = input->data, *f = filter->data;
+    if (p->kind == AP_KCONV_INT8_W4) {
+      /* TFLM unpacks the whole filter, then runs the int8 kernel over the copy. */
+      int8_t *unpacked = (int8_t *)scratch + p->filter_offset_bytes;
+      ap_kint4_unpack(filter->data, (size_t)g.f_h * g.f_w * g.out_d, unpacked);
+      f = unpacked;
+    }
     const int32_t *bd = bias ? bias->data : NULL;
     int8_t *out = output->data;
     DW_LOOP(int64_t acc = 0, acc += (int64_t)f[fi] * (in[ii] + p->input_offset), {
@@ -151,6 +174,20 @@ ap_status ap_depthwise_eval(const ap_conv_params *p, const ap_ktensor *input,
       if (bd) a = wrap32((int64_t)a + bd[oc]);
       a = ap_kq_mul(a, mult[oc], shift[oc]) + p->output_offset;
       out[OUT_AT(g, b, oy, ox, oc)] = (int8_t)ap_kq_clamp(a, p->act_min, p->act_max);
+    })
+    return AP_OK;
+  }
+  case AP_KCONV_INT16X8: {
+    int32_t *mult = scratch, *shift = mult + g.out_d;
+    ap_kconv_channel_multipliers(p->input_scale, filter, p->output_scale, g.out_d, mult, shift);
+    const int16_t *in = input->data;
+    const int8_t *f = filter->data;
+    const void *bd = bias ? bias->data : NULL;
+    int16_t *out = output->data;
+    DW_LOOP(int64_t acc = 0, acc += (int64_t)f[fi] * in[ii], {
+      if (bd) acc = (int64_t)((uint64_t)acc + (uint64_t)ap_kload_i64(bd, (size_t)oc));
+      int32_t r = ap_kq_mul64(acc, mult[oc], shift[oc]);
+      out[OUT_AT(g, b, oy, ox, oc)] = (int16_t)ap_kq_clamp(r, p->act_min, p->act_max);
     })
     return AP_OK;
   }

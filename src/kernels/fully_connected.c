@@ -1,7 +1,9 @@
 /* FULLY_CONNECTED: reference_ops::FullyConnected (float, uint8),
- * reference_integer_ops::FullyConnected / FullyConnectedPerChannel (int8, TFLite Micro's
+ * reference_integer_ops::FullyConnected / FullyConnectedPerChannel (int8; INT4 weights unpacked
+ * first, per-tensor only as in TFLM; 16x8 with int64 or int32 sums; TFLite Micro's
  * fully_connected_common.cc parameters) and TFLite's EvalHybrid. */
 #include "kernels/kernels.h"
+#include "kernels/kops_conv16.h"
 #include "kernels/quant.h"
 
 #include <string.h>
@@ -61,6 +63,17 @@ static ap_status fc_prepare(const ap_fc_options *o, const ap_ktensor *input,
     want_bias = AP_FLOAT32;
   } else if (it == AP_INT8 && ft == AP_INT8 && ot == AP_INT8) {
     p->kind = per_channel(filter) ? AP_KFC_INT8_PER_CHANNEL : AP_KFC_INT8;
+  } else if (it == AP_INT8 && ft == AP_INT4 && ot == AP_INT8) {
+    if (per_channel(filter)) {
+      return ap_fail(err, AP_ERR_UNSUPPORTED,
+                     "FULLY_CONNECTED: INT4 weights with per-channel scales (TFLM takes one)");
+    }
+    p->kind = AP_KFC_INT8_W4;
+  } else if (it == AP_INT16 && ft == AP_INT8 && ot == AP_INT16) {
+    p->kind = per_channel(filter) ? AP_KFC_INT16_PER_CHANNEL : AP_KFC_INT16;
+    /* TFLM's BiasType: the bias's, or without one the converter's quantized_bias_type. */
+    p->acc32 = bias ? bias->type == AP_INT32 : o->quantized_bias_type == AP_INT32;
+    want_bias = p->acc32 ? AP_INT32 : AP_INT64;
   } else if (it == AP_UINT8 && ft == AP_UINT8 && ot == AP_UINT8) {
     p->kind = AP_KFC_UINT8;
   } else {
@@ -114,11 +127,27 @@ static ap_status fc_prepare(const ap_fc_options *o, const ap_ktensor *input,
   p->output_offset = output->zero_point;
   p->input_scale = input->scale;
   p->output_scale = output->scale;
-  if (p->kind == AP_KFC_INT8_PER_CHANNEL) {
+  if (p->kind == AP_KFC_INT8_PER_CHANNEL || p->kind == AP_KFC_INT16_PER_CHANNEL) {
     p->scratch_bytes = (size_t)p->units * 2 * sizeof(int32_t);
   } else {
     double product = (double)(input->scale * ap_ktensor_channel_scale(filter, 0));
     ap_kq_multiplier(product / (double)output->scale, &p->output_multiplier, &p->output_shift);
+  }
+  if (p->kind == AP_KFC_INT8_W4 &&
+      !ap_kint4_scratch(filter, 0, &p->filter_offset_bytes, &p->scratch_bytes)) {
+    return ap_fail(err, AP_ERR_OVERFLOW, "FULLY_CONNECTED: scratch size overflows");
+  }
+  if ((p->kind == AP_KFC_INT16 || p->kind == AP_KFC_INT16_PER_CHANNEL) && !p->acc32) {
+    if (p->kind == AP_KFC_INT16 && p->output_shift > 7) {
+      return ap_fail(err, AP_ERR_UNSUPPORTED,
+                     "FULLY_CONNECTED: rescale by 2^%d is beyond the 64-bit requantization's 2^7",
+                     p->output_shift);
+    }
+    if (p->kind == AP_KFC_INT16_PER_CHANNEL) {
+      ap_status s = ap_kconv_check_mul64("FULLY_CONNECTED", input->scale, filter, output->scale,
+                                         p->units, err);
+      if (s != AP_OK) return s;
+    }
   }
   if (!ap_kq_act_range_quant(o->activation, ot, output->scale, output->zero_point, &p->act_min,
                              &p->act_max)) {
@@ -144,19 +173,26 @@ static int32_t wrap32(int64_t v) {
   return (int32_t)(uint32_t)(uint64_t)v;
 }
 
-#define FC_INT_LOOP(IN_T, F_T, STORE)                                                              \
+/* Sums in int64 (the 16x8 kinds' accumulator); FILTER_OFFSET is 0 where TFLM's per-channel
+ * kernels leave it out. ACC32 wraps them to TFLM's int32 accumulator and adds an int32 bias;
+ * otherwise STORE adds the bias itself. */
+#define FC_INT_LOOP_SUM(IN_T, F_T, FILTER_OFFSET, ACC32, STORE)                                    \
   for (int32_t b = 0; b < p->batches; b++)                                                         \
     for (int32_t u = 0; u < p->units; u++) {                                                       \
       const IN_T *xr = (const IN_T *)input->data + (size_t)b * p->accum_depth;                     \
-      const F_T *wr = (const F_T *)filter->data + (size_t)u * p->accum_depth;                      \
+      const F_T *wr = (const F_T *)wdata + (size_t)u * p->accum_depth;                             \
       int64_t acc64 = 0;                                                                           \
       for (int32_t d = 0; d < p->accum_depth; d++) {                                               \
-        acc64 += (int64_t)(wr[d] + p->filter_offset) * (xr[d] + p->input_offset);                  \
+        acc64 += (int64_t)(wr[d] + (FILTER_OFFSET)) * (xr[d] + p->input_offset);                   \
       }                                                                                            \
-      int32_t acc = wrap32(acc64);                                                                 \
-      if (bd) acc = wrap32((int64_t)acc + bd[u]);                                                  \
+      int32_t acc = 0;                                                                             \
+      if (ACC32) {                                                                                 \
+        acc = wrap32(acc64);                                                                       \
+        if (bd) acc = wrap32((int64_t)acc + ((const int32_t *)bd)[u]);                             \
+      }                                                                                            \
       STORE;                                                                                       \
     }
+#define FC_INT_LOOP(IN_T, F_T, STORE) FC_INT_LOOP_SUM(IN_T, F_T, p->filter_offset, true, STORE)
 
 static void fc_hybrid(const ap_fc_params *p, const ap_ktensor *input, const ap_ktensor *filter,
                       const float *bd, float *out, void *scratch) {
@@ -211,6 +247,7 @@ ap_status ap_fc_eval(const ap_fc_params *p, const ap_ktensor *input, const ap_kt
       !ap_kshape_is(output, &p->out_shape)) {
     return AP_ERR_ARG;
   }
+  const void *wdata = filter->data;
   switch (p->kind) {
   case AP_KFC_FLOAT: {
     const float *bd = bias ? bias->data : NULL;
@@ -227,6 +264,13 @@ ap_status ap_fc_eval(const ap_fc_params *p, const ap_ktensor *input, const ap_kt
       }
     return AP_OK;
   }
+  case AP_KFC_INT8_W4: {
+    /* TFLM unpacks the weights, then runs its per-tensor int8 kernel over the copy. */
+    int8_t *unpacked = (int8_t *)scratch + p->filter_offset_bytes;
+    ap_kint4_unpack(filter->data, (size_t)p->units * p->accum_depth, unpacked);
+    wdata = unpacked;
+  }
+    /* fallthrough */
   case AP_KFC_INT8: {
     const int32_t *bd = bias ? bias->data : NULL;
     int8_t *out = output->data;
@@ -244,6 +288,29 @@ ap_status ap_fc_eval(const ap_fc_params *p, const ap_ktensor *input, const ap_kt
     FC_INT_LOOP(int8_t, int8_t, {
       acc = ap_kq_mul(acc, mult[u], shift[u]) + p->output_offset;
       out[(size_t)b * p->units + u] = (int8_t)ap_kq_clamp(acc, p->act_min, p->act_max);
+    })
+    return AP_OK;
+  }
+  case AP_KFC_INT16:
+  case AP_KFC_INT16_PER_CHANNEL: {
+    bool pc = p->kind == AP_KFC_INT16_PER_CHANNEL;
+    int32_t *mult = scratch, *shift = mult + p->units;
+    if (pc) {
+      ap_kconv_channel_multipliers(p->input_scale, filter, p->output_scale, p->units, mult, shift);
+    }
+    const void *bd = bias ? bias->data : NULL;
+    int16_t *out = output->data;
+    FC_INT_LOOP_SUM(int16_t, int8_t, pc ? 0 : p->filter_offset, p->acc32, {
+      int32_t m = pc ? mult[u] : p->output_multiplier;
+      int sh = pc ? (int)shift[u] : p->output_shift;
+      if (p->acc32) {
+        acc = ap_kq_mul(acc, m, sh);
+      } else {
+        if (bd) acc64 = (int64_t)((uint64_t)acc64 + (uint64_t)ap_kload_i64(bd, (size_t)u));
+        acc = ap_kq_mul64(acc64, m, sh);
+      }
+      acc = (int32_t)((uint32_t)acc + (uint32_t)p->output_offset);
+      out[(size_t)b * p->units + u] = (int16_t)ap_kq_clamp(acc, p->act_min, p->act_max);
     })
     return AP_OK;
   }

@@ -15,8 +15,9 @@
  * a bias or other optional input passed to eval must be the one given to prepare.
  *
  * Arithmetic is bit-exact with TensorFlow Lite Micro's reference kernels (tflite-micro
- * 90b983c2) for float32 and int8, with TFLite's reference kernels for the uint8 paths TFLite
- * Micro lacks, and with TFLite's hybrid paths for float activations over int8 weights.
+ * 90b983c2) for float32, int8 (INT4 weights too) and int16 (16x8 conv-like ops), with TFLite's
+ * reference kernels for the uint8 paths TFLite Micro lacks, and with TFLite's hybrid paths for
+ * float activations over int8 weights.
  */
 #ifndef AP_KERNELS_KERNELS_H
 #define AP_KERNELS_KERNELS_H
@@ -30,14 +31,18 @@ typedef struct ap_conv_options {
   int32_t dilation_w, dilation_h; /* 0 is read as 1 (the schema default) */
   int activation;                 /* AP_KACT_* */
   int32_t depth_multiplier;       /* depthwise only; 0: derived from the shapes */
+  int quantized_bias_type;        /* CONV_2D 16x8 without a bias: INT32 picks int32 sums */
 } ap_conv_options;
 
 enum {
   AP_KCONV_FLOAT = 1,
-  AP_KCONV_INT8,              /* per-channel multipliers (per-tensor broadcast), TFLM */
-  AP_KCONV_UINT8,             /* legacy per-tensor, TFLite */
-  AP_KCONV_HYBRID,            /* float in/out, int8 filter, one scale: symmetric input */
-  AP_KCONV_HYBRID_PER_CHANNEL /* several scales: asymmetric input per batch */
+  AP_KCONV_INT8,               /* per-channel multipliers (per-tensor broadcast), TFLM */
+  AP_KCONV_UINT8,              /* legacy per-tensor, TFLite */
+  AP_KCONV_HYBRID,             /* float in/out, int8 filter, one scale: symmetric input */
+  AP_KCONV_HYBRID_PER_CHANNEL, /* several scales: asymmetric input per batch */
+  AP_KCONV_INT16X8,            /* int16 activations, int8 filter, per-channel; zero points
+                                  ignored as TFLM's reference does; int64 (or int32) sums */
+  AP_KCONV_INT8_W4             /* AP_KCONV_INT8 over an INT4 filter unpacked into scratch */
 };
 
 typedef struct ap_conv_params {
@@ -52,6 +57,8 @@ typedef struct ap_conv_params {
   int output_shift;
   float input_scale, output_scale; /* INT8: per-channel multipliers are derived at eval */
   int32_t out_channels;
+  bool acc32;                 /* INT16X8: int32 sums and bias (TFLM's int32 AccumScalar) */
+  size_t filter_offset_bytes; /* INT8_W4: where the unpacked filter starts in scratch */
   ap_kshape in_shape, in2_shape, out_shape; /* as prepared; in2: filter or second input */
   size_t scratch_bytes;
 } ap_conv_params;
@@ -88,9 +95,19 @@ typedef struct ap_fc_options {
   int activation;
   bool keep_num_dims;
   bool asymmetric_quantize_inputs; /* hybrid only */
+  int quantized_bias_type;         /* 16x8 without a bias: INT32 picks int32 sums */
 } ap_fc_options;
 
-enum { AP_KFC_FLOAT = 1, AP_KFC_INT8, AP_KFC_INT8_PER_CHANNEL, AP_KFC_UINT8, AP_KFC_HYBRID };
+enum {
+  AP_KFC_FLOAT = 1,
+  AP_KFC_INT8,
+  AP_KFC_INT8_PER_CHANNEL,
+  AP_KFC_UINT8,
+  AP_KFC_HYBRID,
+  AP_KFC_INT16,             /* int16 activations, int8 weights, one multiplier */
+  AP_KFC_INT16_PER_CHANNEL, /* int16 activations, int8 weights, one multiplier per unit */
+  AP_KFC_INT8_W4            /* AP_KFC_INT8 over INT4 weights unpacked into scratch */
+};
 
 typedef struct ap_fc_params {
   int kind;
@@ -102,6 +119,8 @@ typedef struct ap_fc_params {
   int32_t output_multiplier;
   int output_shift;
   float input_scale, output_scale;
+  bool acc32;                 /* INT16 kinds: int32 sums and bias (TFLM's int32 BiasType) */
+  size_t filter_offset_bytes; /* INT8_W4: where the unpacked weights start in scratch */
   ap_kshape in_shape, in2_shape, out_shape; /* as prepared; in2: filter or second input */
   size_t scratch_bytes;
 } ap_fc_params;
@@ -112,8 +131,8 @@ ap_status ap_fc_prepare(const ap_fc_options *o, const ap_ktensor *input, const a
 ap_status ap_fc_eval(const ap_fc_params *p, const ap_ktensor *input, const ap_ktensor *filter,
                      const ap_ktensor *bias, ap_ktensor *output, void *scratch);
 
-/* ---------- AVERAGE_POOL_2D and MAX_POOL_2D (pooling.c) ---------- */
-enum { AP_KPOOL_AVERAGE = 1, AP_KPOOL_MAX };
+/* ---------- AVERAGE_POOL_2D, MAX_POOL_2D and L2_POOL_2D (pooling.c) ---------- */
+enum { AP_KPOOL_AVERAGE = 1, AP_KPOOL_MAX, AP_KPOOL_L2 /* float32 only */ };
 typedef struct ap_pool_options {
   int padding;
   int32_t stride_w, stride_h, filter_w, filter_h;

@@ -55,9 +55,10 @@ ap_status ap_ktensor_from_info(const ap_tensor_info *info, void *data, ap_ktenso
 }
 
 const char *ap_ktype_name(int type) {
-  static const char *const names[] = {"FLOAT32",   "FLOAT16", "INT32",  "UINT8",
-                                      "INT64",     "STRING",  "BOOL",   "INT16",
-                                      "COMPLEX64", "INT8",    "FLOAT64"};
+  static const char *const names[] = {
+      "FLOAT32", "FLOAT16",   "INT32",  "UINT8",   "INT64",      "STRING", "BOOL",
+      "INT16",   "COMPLEX64", "INT8",   "FLOAT64", "COMPLEX128", "UINT64", "RESOURCE",
+      "VARIANT", "UINT32",    "UINT16", "INT4",    "BFLOAT16",   "INT2",   "UINT4"};
   if (type < 0 || type >= (int)(sizeof names / sizeof names[0])) return "UNKNOWN";
   return names[type];
 }

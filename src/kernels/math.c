@@ -1,8 +1,11 @@
-/* SQRT, RSQRT, EXP, LOG, ABS, NEG and LEAKY_RELU on float32 (TFLite's elementwise.cc,
- * exp.cc, neg.h and leaky_relu.h): one libm call per element. RSQRT and LEAKY_RELU also take
+/* SQRT, RSQRT, EXP, LOG, ABS, NEG, LEAKY_RELU, FLOOR, CEIL, ROUND, SIN, COS and SQUARE on
+ * float32 (TFLite's elementwise.cc, exp.cc, neg.h, leaky_relu.h, floor.h, ceil.h, round.h): one
+ * float libm call per element, the one TFLite's std:: call on a float resolves to. ROUND is
+ * TFLite's RoundToNearest (ties to even, worked from floorf: -0.5 gives +0). LOGICAL_NOT takes
+ * bool. RSQRT and LEAKY_RELU also take
  * int8 (arith_int8.c, TFLite Micro's integer paths). ABS and NEG also take int32;
  * TFLite's std::abs and unary minus are undefined at INT32_MIN, so there they saturate. */
-#include "kernels/kops.h"
+#include "kernels/kops_mathlogic.h"
 
 #include <limits.h>
 #include <math.h>
@@ -16,6 +19,13 @@ static const char *name_of(int op) {
   case AP_KB_LOG: return "LOG";
   case AP_KB_ABS: return "ABS";
   case AP_KB_NEG: return "NEG";
+  case AP_KB_FLOOR: return "FLOOR";
+  case AP_KB_CEIL: return "CEIL";
+  case AP_KB_ROUND: return "ROUND";
+  case AP_KB_SIN: return "SIN";
+  case AP_KB_COS: return "COS";
+  case AP_KB_SQUARE: return "SQUARE";
+  case AP_KB_LOGICAL_NOT: return "LOGICAL_NOT";
   default: return "LEAKY_RELU";
   }
 }
@@ -33,7 +43,11 @@ ap_status ap_kx_unary_prepare(ap_kctx *c, size_t *scratch, int op) {
   ap_ktensor *out = c->outputs[0];
   size_t n;
   if (!ap_ktensor_count(in, &n)) return ap_fail(c->err, AP_ERR_FORMAT, "%s: invalid shape", name);
-  bool raw = (op == AP_KB_ABS || op == AP_KB_NEG) && in->type == AP_INT32;
+  if ((op == AP_KB_LOGICAL_NOT) != (in->type == AP_BOOL)) {
+    return ap_fail(c->err, AP_ERR_UNSUPPORTED, "%s: unsupported type %s", name,
+                   ap_ktype_name(in->type));
+  }
+  bool raw = ((op == AP_KB_ABS || op == AP_KB_NEG) && in->type == AP_INT32) || in->type == AP_BOOL;
   bool q8 = (op == AP_KB_RSQRT || op == AP_KB_LEAKY_RELU) && in->type == AP_INT8;
   if (!raw && !q8 && in->type != AP_FLOAT32) {
     return ap_fail(c->err, AP_ERR_UNSUPPORTED, "%s: unsupported type %s", name,
@@ -54,6 +68,13 @@ ap_status ap_kx_unary_prepare(ap_kctx *c, size_t *scratch, int op) {
   return AP_OK;
 }
 
+/* RoundToNearest (round.h). A tie needs |x| < 2^23, so the int conversion is always defined. */
+static float round_half_even(float x) {
+  float f = floorf(x), diff = x - f;
+  if (diff < 0.5f || (diff == 0.5f && (int)f % 2 == 0)) return f;
+  return f + 1.0f;
+}
+
 static float apply(int op, float x, float alpha) {
   switch (op) {
   case AP_KB_SQRT: return sqrtf(x);
@@ -62,6 +83,12 @@ static float apply(int op, float x, float alpha) {
   case AP_KB_LOG: return logf(x);
   case AP_KB_ABS: return fabsf(x);
   case AP_KB_NEG: return -x;
+  case AP_KB_FLOOR: return floorf(x);
+  case AP_KB_CEIL: return ceilf(x);
+  case AP_KB_ROUND: return round_half_even(x);
+  case AP_KB_SIN: return sinf(x);
+  case AP_KB_COS: return cosf(x);
+  case AP_KB_SQUARE: return x * x;
   default: return x > 0 ? x : x * alpha;
   }
 }
@@ -84,6 +111,11 @@ ap_status ap_kx_unary_eval(ap_kctx *c) {
                        "RSQRT: element %zu is below its zero point (a negative value)", i);
     return AP_OK;
   }
+  if (in->type == AP_BOOL) {
+    for (size_t i = 0; i < n; i++)
+      ((uint8_t *)out->data)[i] = ((const uint8_t *)in->data)[i] == 0;
+    return AP_OK;
+  }
   if (in->type == AP_INT32) {
     const int32_t *x = in->data;
     int32_t *y = out->data;
@@ -99,3 +131,9 @@ ap_status ap_kx_unary_eval(ap_kctx *c) {
     y[i] = apply(p->op, x[i], p->alpha);
   return AP_OK;
 }
+
+#define DEFINE_PREPARE(NAME)                                                                       \
+  ap_status ap_kml_##NAME##_prepare(ap_kctx *c, size_t *scratch) {                                 \
+    return ap_kx_unary_prepare(c, scratch, AP_KB_##NAME);                                          \
+  }
+AP_KML_UNARY_OPS(DEFINE_PREPARE)

@@ -1,15 +1,21 @@
-/* AVERAGE_POOL_2D and MAX_POOL_2D: reference_ops / reference_integer_ops pooling. Windows are
- * clipped to the image (padding is never averaged in). */
-#include "kernels/kernels.h"
+/* AVERAGE_POOL_2D, MAX_POOL_2D and L2_POOL_2D: reference_ops / reference_integer_ops pooling.
+ * Windows are clipped to the image (padding is never averaged in). L2_POOL_2D (float32 only in
+ * TFLite) is sqrtf of the float sum of squares over the float count; an empty window gives
+ * sqrtf(0 / 0), NaN, as TFLite's does. */
+#include "kernels/kops_mathlogic.h"
 #include "kernels/quant.h"
 
 #include <float.h>
+#include <math.h>
 #include <string.h>
 
 static ap_status pool_prepare(int kind, const ap_pool_options *o, const ap_ktensor *input,
                               ap_ktensor *output, ap_pool_params *p, ap_errbuf *err) {
-  const char *op = kind == AP_KPOOL_MAX ? "MAX_POOL_2D" : "AVERAGE_POOL_2D";
-  if (!o || !input || !output || !p || (kind != AP_KPOOL_AVERAGE && kind != AP_KPOOL_MAX)) {
+  const char *op = kind == AP_KPOOL_MAX  ? "MAX_POOL_2D"
+                   : kind == AP_KPOOL_L2 ? "L2_POOL_2D"
+                                         : "AVERAGE_POOL_2D";
+  if (!o || !input || !output || !p ||
+      (kind != AP_KPOOL_AVERAGE && kind != AP_KPOOL_MAX && kind != AP_KPOOL_L2)) {
     return ap_fail(err, AP_ERR_ARG, "pooling: bad argument");
   }
   memset(p, 0, sizeof *p);
@@ -18,7 +24,9 @@ static ap_status pool_prepare(int kind, const ap_pool_options *o, const ap_ktens
     return ap_fail(err, AP_ERR_FORMAT, "%s: input must be 4-D and non-empty", op);
   }
   if (input->type != output->type ||
-      (input->type != AP_FLOAT32 && input->type != AP_INT8 && input->type != AP_UINT8)) {
+      (input->type != AP_FLOAT32 &&
+       (kind == AP_KPOOL_L2 ||
+        (input->type != AP_INT8 && input->type != AP_UINT8 && input->type != AP_INT16)))) {
     return ap_fail(err, AP_ERR_UNSUPPORTED, "%s: unsupported types %s -> %s", op,
                    ap_ktype_name(input->type), ap_ktype_name(output->type));
   }
@@ -86,7 +94,17 @@ ap_status ap_pool_eval(const ap_pool_params *p, const ap_ktensor *input, ap_kten
           if (type == AP_FLOAT32) {
             const float *in = input->data;
             float r;
-            if (p->kind == AP_KPOOL_AVERAGE) {
+            if (p->kind == AP_KPOOL_L2) {
+              float squares = 0.0f;
+              int32_t count = 0;
+              for (int32_t fy = fy0; fy < fy1; fy++)
+                for (int32_t fx = fx0; fx < fx1; fx++) {
+                  float v = in[IN_AT(fy, fx)];
+                  squares += v * v;
+                  count++;
+                }
+              r = sqrtf(squares / (float)count);
+            } else if (p->kind == AP_KPOOL_AVERAGE) {
               float total = 0.0f, count = 0.0f;
               for (int32_t fy = fy0; fy < fy1; fy++)
                 for (int32_t fx = fx0; fx < fx1; fx++) {
@@ -103,6 +121,27 @@ ap_status ap_pool_eval(const ap_pool_params *p, const ap_ktensor *input, ap_kten
                 }
             }
             ((float *)output->data)[oi] = ap_kq_clampf(r, p->fact_min, p->fact_max);
+          } else if (type == AP_INT16) {
+            /* int16: int32 sums (wrapping where TFLite's would overflow) and the same rounding
+             * as int8; max from the type's lowest value. */
+            const int16_t *in = input->data;
+            int32_t acc = p->kind == AP_KPOOL_MAX ? -32768 : 0, count = 0;
+            for (int32_t fy = fy0; fy < fy1; fy++)
+              for (int32_t fx = fx0; fx < fx1; fx++) {
+                int32_t v = in[IN_AT(fy, fx)];
+                if (p->kind == AP_KPOOL_MAX) {
+                  acc = AP_MAX(acc, v);
+                } else {
+                  acc = (int32_t)((uint32_t)acc + (uint32_t)v);
+                  count++;
+                }
+              }
+            if (p->kind == AP_KPOOL_AVERAGE) {
+              if (count == 0) return AP_ERR_KERNEL;
+              acc = acc > 0 ? (int32_t)(((int64_t)acc + count / 2) / count)
+                            : (int32_t)(((int64_t)acc - count / 2) / count);
+            }
+            ((int16_t *)output->data)[oi] = (int16_t)ap_kq_clamp(acc, p->act_min, p->act_max);
           } else {
             bool s8 = type == AP_INT8;
             int32_t acc = 0, count = 0;
@@ -134,4 +173,19 @@ ap_status ap_pool_eval(const ap_pool_params *p, const ap_ktensor *input, ap_kten
 #undef IN_AT
         }
   return AP_OK;
+}
+
+ap_status ap_kml_l2_pool_prepare(ap_kctx *c, size_t *scratch) {
+  ap_status s = ap_kx_arity(c, "L2_POOL_2D", 1, 1, 1);
+  if (s != AP_OK) return s;
+  *scratch = 0;
+  return ap_pool_prepare(AP_KPOOL_L2, &c->options->pool, c->inputs[0], c->outputs[0], c->params,
+                         c->err);
+}
+
+ap_status ap_kml_pool_eval(ap_kctx *c) {
+  if (!c || !c->params || c->n_inputs != 1 || !c->inputs || c->n_outputs < 1 || !c->outputs) {
+    return AP_ERR_ARG;
+  }
+  return ap_pool_eval(c->params, c->inputs[0], c->outputs[0]);
 }

@@ -102,6 +102,19 @@ int32_t ap_kq_mul_gt1(int32_t x, int32_t multiplier, int left_shift) {
   return ap_kq_srdhm(wshl(x, left_shift), multiplier);
 }
 
+int32_t ap_kq_mul64(int64_t x, int32_t multiplier, int shift) {
+  /* TFLite rounds the multiplier to 16 bits so that an accumulator of up to 48 bits times it
+   * fits in 64. Shifts outside [-31, 7] are outside TFLite's contract; they are clamped here
+   * so that no shift is undefined. The product wraps as unsigned (hostile int64 biases). */
+  if (shift > 7) shift = 7;
+  if (shift < -31) shift = -31;
+  int32_t reduced =
+      multiplier < 0x7FFF0000 ? (int32_t)(((int64_t)multiplier + (1 << 15)) >> 16) : 0x7FFF;
+  int total_shift = 15 - shift;
+  uint64_t v = (uint64_t)x * (uint64_t)(int64_t)reduced + ((uint64_t)1 << (total_shift - 1));
+  return (int32_t)(uint32_t)(uint64_t)((int64_t)v >> total_shift);
+}
+
 int32_t ap_kq_input_radius(int input_integer_bits, int input_left_shift) {
   /* ldexp instead of TFLite's (1ll << input_left_shift): the same value for the shifts TFLite
    * accepts, and defined for the negative ones it does not guard against. */

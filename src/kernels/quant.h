@@ -27,6 +27,9 @@ int32_t ap_kq_rdbpot(int32_t x, int exponent); /* RoundingDivideByPOT, exponent 
 int32_t ap_kq_mul(int32_t x, int32_t multiplier, int shift);
 int32_t ap_kq_mul_lt1(int32_t x, int32_t multiplier, int left_shift);
 int32_t ap_kq_mul_gt1(int32_t x, int32_t multiplier, int left_shift);
+/* MultiplyByQuantizedMultiplier's int64 overload (the 16x8 kernels' 64-bit accumulators):
+ * the multiplier rounded to 16 bits, one rounding shift, the result truncated to 32 bits. */
+int32_t ap_kq_mul64(int64_t x, int32_t multiplier, int shift);
 
 /* CalculateInputRadius (total_signed_bits 31). */
 int32_t ap_kq_input_radius(int input_integer_bits, int input_left_shift);

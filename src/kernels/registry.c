@@ -1,6 +1,10 @@
 /* One adapter per builtin: unpacks the generic context into the family's prepare/eval. */
 #include "kernels/registry.h"
 #include "kernels/kops.h"
+#include "kernels/kops_datamove.h"
+#include "kernels/kops_detect.h"
+#include "kernels/kops_mathlogic.h"
+#include "kernels/kops_signal.h"
 #include "kernels/lstm.h"
 
 #include <string.h>
@@ -352,8 +356,59 @@ static const ap_kernel kernels[] = {
     /* -- int16 element-wise and activation ops; HARD_SWISH, ELU, LOG_SOFTMAX -- */
 
     /* -- data movement: SPLIT, SQUEEZE, space/depth/batch, broadcast, fill, pad, resize -- */
+    {AP_KB_SPLIT, "SPLIT", sizeof(ap_kx_params), ap_kx_split_prepare, ap_kx_split_eval},
+    {AP_KB_SPLIT_V, "SPLIT_V", sizeof(ap_kx_params), ap_kx_split_v_prepare, ap_kx_split_eval},
+    {AP_KB_SQUEEZE, "SQUEEZE", sizeof(ap_kx_params), ap_kx_squeeze_prepare, ap_kx_view_eval},
+    {AP_KB_EXPAND_DIMS, "EXPAND_DIMS", sizeof(ap_kx_params), ap_kx_expand_dims_prepare,
+     ap_kx_view_eval},
+    {AP_KB_ZEROS_LIKE, "ZEROS_LIKE", sizeof(ap_kx_params), ap_kx_zeros_like_prepare,
+     ap_kx_zeros_like_eval},
+    {AP_KB_FILL, "FILL", sizeof(ap_kx_params), ap_kx_fill_prepare, ap_kx_fill_eval},
+    {AP_KB_SPACE_TO_DEPTH, "SPACE_TO_DEPTH", sizeof(ap_kx_params), ap_kx_space_to_depth_prepare,
+     ap_kx_space_depth_eval},
+    {AP_KB_DEPTH_TO_SPACE, "DEPTH_TO_SPACE", sizeof(ap_kx_params), ap_kx_depth_to_space_prepare,
+     ap_kx_space_depth_eval},
+    {AP_KB_SPACE_TO_BATCH_ND, "SPACE_TO_BATCH_ND", sizeof(ap_kx_params),
+     ap_kx_space_to_batch_prepare, ap_kx_space_batch_eval},
+    {AP_KB_BATCH_TO_SPACE_ND, "BATCH_TO_SPACE_ND", sizeof(ap_kx_params),
+     ap_kx_batch_to_space_prepare, ap_kx_space_batch_eval},
+    {AP_KB_BROADCAST_TO, "BROADCAST_TO", sizeof(ap_kx_params), ap_kx_broadcast_to_prepare,
+     ap_kx_broadcast_to_eval},
+    {AP_KB_BROADCAST_ARGS, "BROADCAST_ARGS", sizeof(ap_kx_params), ap_kx_broadcast_args_prepare,
+     ap_kx_broadcast_args_eval},
+    {AP_KB_MIRROR_PAD, "MIRROR_PAD", sizeof(ap_kx_params), ap_kx_mirror_pad_prepare,
+     ap_kx_mirror_pad_eval},
+    {AP_KB_DYNAMIC_UPDATE_SLICE, "DYNAMIC_UPDATE_SLICE", sizeof(ap_kx_params),
+     ap_kx_update_slice_prepare, ap_kx_update_slice_eval},
+    {AP_KB_EMBEDDING_LOOKUP, "EMBEDDING_LOOKUP", sizeof(ap_kx_params),
+     ap_kx_embedding_lookup_prepare, ap_kx_embedding_lookup_eval},
+    {AP_KB_CUMSUM, "CUMSUM", sizeof(ap_kx_params), ap_kx_cumsum_prepare, ap_kx_cumsum_eval},
+    {AP_KB_ADD_N, "ADD_N", sizeof(ap_kx_params), ap_kx_add_n_prepare, ap_kx_add_n_eval},
+    {AP_KB_RESIZE_NEAREST_NEIGHBOR, "RESIZE_NEAREST_NEIGHBOR", sizeof(ap_kx_params),
+     ap_kx_resize_nearest_prepare, ap_kx_resize_nearest_eval},
 
     /* -- math, comparison, logic, reductions, ARG_MIN, L2_POOL_2D -- */
+    AP_KML_ENTRY(FLOOR, ap_kx_params, ap_kx_unary_eval),
+    AP_KML_ENTRY(CEIL, ap_kx_params, ap_kx_unary_eval),
+    AP_KML_ENTRY(ROUND, ap_kx_params, ap_kx_unary_eval),
+    AP_KML_ENTRY(SIN, ap_kx_params, ap_kx_unary_eval),
+    AP_KML_ENTRY(COS, ap_kx_params, ap_kx_unary_eval),
+    AP_KML_ENTRY(SQUARE, ap_kx_params, ap_kx_unary_eval),
+    AP_KML_ENTRY(LOGICAL_NOT, ap_kx_params, ap_kx_unary_eval),
+    AP_KML_ENTRY(FLOOR_MOD, ap_kx_params, ap_kx_binary_eval),
+    AP_KML_ENTRY(GREATER, ap_kx_params, ap_kx_binary_eval),
+    AP_KML_ENTRY(GREATER_EQUAL, ap_kx_params, ap_kx_binary_eval),
+    AP_KML_ENTRY(LESS_EQUAL, ap_kx_params, ap_kx_binary_eval),
+    AP_KML_ENTRY(NOT_EQUAL, ap_kx_params, ap_kx_binary_eval),
+    AP_KML_ENTRY(LOGICAL_AND, ap_kx_params, ap_kx_binary_eval),
+    AP_KML_ENTRY(LOGICAL_OR, ap_kx_params, ap_kx_binary_eval),
+    AP_KML_ENTRY(SUM, ap_kreduce_params, ap_kx_reduce_eval),
+    AP_KML_ENTRY(REDUCE_MAX, ap_kreduce_params, ap_kx_reduce_eval),
+    AP_KML_ENTRY(REDUCE_MIN, ap_kreduce_params, ap_kx_reduce_eval),
+    AP_KML_ENTRY(REDUCE_ALL, ap_kreduce_params, ap_kx_reduce_eval),
+    {AP_KB_ARG_MIN, "ARG_MIN", sizeof(ap_kx_params), ap_kx_argmin_prepare, ap_kx_argmax_eval},
+    {AP_KB_L2_POOL_2D, "L2_POOL_2D", sizeof(ap_pool_params), ap_kml_l2_pool_prepare,
+     ap_kml_pool_eval},
 
     /* -- legacy uint8 kernels -- */
 };
@@ -365,14 +420,45 @@ const ap_kernel *ap_kernel_find(int32_t builtin) {
   return NULL;
 }
 
+/* The Signal ops keep their parsed options in params (at most AP_KPARAMS_SIZE, checked in
+ * their files). */
+#define SIG_ENTRY(NAME, FN)                                                                        \
+  { 32, NAME, AP_KPARAMS_SIZE, ap_sig_##FN##_prepare, ap_sig_##FN##_eval }
+
 /* Custom ops: `name` is the custom_code the model carries. */
 static const ap_kernel custom_kernels[] = {
     /* -- TFLite_Detection_PostProcess -- */
+    {32, "TFLite_Detection_PostProcess", sizeof(ap_detect_params), ap_detect_prepare,
+     ap_detect_eval},
 
     /* -- the Signal library -- */
+    SIG_ENTRY("SignalWindow", window),
+    SIG_ENTRY("SignalFftAutoScale", fft_auto_scale),
+    SIG_ENTRY("SignalRfft", rfft),
+    SIG_ENTRY("SignalIrfft", irfft),
+    SIG_ENTRY("SignalEnergy", energy),
+    SIG_ENTRY("SignalFilterBank", filter_bank),
+    SIG_ENTRY("SignalFilterBankSquareRoot", filter_bank_sqrt),
+    SIG_ENTRY("SignalFilterBankSpectralSubtraction", spectral_subtraction),
+    SIG_ENTRY("SignalFilterBankLog", filter_bank_log),
+    SIG_ENTRY("SignalPCAN", pcan),
+    SIG_ENTRY("SignalDelay", delay),
+    SIG_ENTRY("SignalFramer", framer),
+    SIG_ENTRY("SignalStacker", stacker),
+    SIG_ENTRY("SignalOverlapAdd", overlap_add),
 
     {0, NULL, 0, NULL, NULL} /* keeps the array non-empty; never matched */
 };
+
+ap_kstate *ap_kernel_state(const ap_kernel *k, void *params) {
+  /* The kernels whose params begin with an ap_kstate. */
+  static ap_status (*const with_state[])(ap_kctx *) = {
+      ap_sig_rfft_eval,   ap_sig_irfft_eval,   ap_sig_spectral_subtraction_eval, ap_sig_delay_eval,
+      ap_sig_framer_eval, ap_sig_stacker_eval, ap_sig_overlap_add_eval};
+  for (size_t i = 0; k && params && i < sizeof with_state / sizeof with_state[0]; i++)
+    if (k->eval == with_state[i]) return params;
+  return NULL;
+}
 
 const ap_kernel *ap_kernel_find_custom(const char *name) {
   for (size_t i = 0; name && i + 1 < sizeof custom_kernels / sizeof custom_kernels[0]; i++) {

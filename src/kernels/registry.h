@@ -53,6 +53,12 @@ typedef struct ap_kop_options {
   /* -- int16 element-wise options -- */
 
   /* -- data movement options -- */
+  int32_t num_splits;          /* SPLIT, SPLIT_V (0: not stored) */
+  int32_t block_size;          /* SPACE_TO_DEPTH, DEPTH_TO_SPACE */
+  int mirror_mode;             /* MIRROR_PAD: 0 REFLECT, 1 SYMMETRIC */
+  bool exclusive, reverse;     /* CUMSUM */
+  const int32_t *squeeze_dims; /* SQUEEZE; none: every dim of size 1 */
+  int squeeze_dims_n;
 
   /* -- math, comparison, logic, reduction options -- */
 } ap_kop_options;
@@ -68,6 +74,16 @@ typedef struct ap_kctx {
   ap_errbuf *err;
 } ap_kctx;
 
+/* State a kernel keeps across invokes (the Signal library's noise estimate, delay lines). The
+ * params of a kernel with state begin with this header: prepare sets `bytes`; the caller points
+ * `data` at that many bytes of persistent memory before eval, zeroed at allocate and by
+ * ap_interpreter_reset_variables (as TFLite Micro's Reset does). A caller with no state to give
+ * (shape folding) leaves it NULL, and eval then fails. */
+typedef struct ap_kstate {
+  void *data;
+  size_t bytes;
+} ap_kstate;
+
 typedef struct ap_kernel {
   int32_t builtin;
   const char *name;
@@ -80,6 +96,8 @@ typedef struct ap_kernel {
 #define AP_KPARAMS_SIZE 256
 
 const ap_kernel *ap_kernel_find(int32_t builtin);
+/* The state header in `params` (after k's prepare filled them) when k keeps state, else NULL. */
+ap_kstate *ap_kernel_state(const ap_kernel *k, void *params);
 /* The custom ops TFLite Micro ships in its library, built in here, by custom_code (name);
  * their `builtin` is 32 (CUSTOM). NULL when not built in. */
 const ap_kernel *ap_kernel_find_custom(const char *name);
@@ -87,6 +105,8 @@ const ap_kernel *ap_kernel_custom_at(size_t i);
 size_t ap_kernel_custom_count(void);
 /* The builtin kernels, for listing (e.g. `arenaplan info` saying what runs). */
 const ap_kernel *ap_kernel_at(size_t i);
+/* The input types an op (by name) runs, as the oracle proves them (op_types.c, generated). */
+const char *ap_kernel_types(const char *op);
 size_t ap_kernel_count(void);
 
 #endif

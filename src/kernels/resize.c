@@ -1,7 +1,9 @@
 /* RESIZE_BILINEAR (TFLite's reference resize_bilinear.h), NHWC, size a constant INT32 [2].
  * float32: source coordinates and weights in float, the four products summed in TFLite's
  * order. int8: the integer path with 10-bit fixed-point coordinates, rounding half away from
- * zero at the 20-bit product; raw values, so input and output share quantization. */
+ * zero at the 20-bit product; raw values, so input and output share quantization. uint8
+ * (TFLite only): the float path on the raw bytes plus 0.5, truncated (ResizeBilinear<uint8_t>),
+ * with the output's quantization ignored as TFLite ignores it. */
 #include "kernels/kops.h"
 
 #include <math.h>
@@ -15,7 +17,8 @@ ap_status ap_kx_resize_bilinear_prepare(ap_kctx *c, size_t *scratch) {
   memset(p, 0, sizeof *p);
   const ap_ktensor *in = c->inputs[0], *size = c->inputs[1];
   ap_ktensor *out = c->outputs[0];
-  if ((in->type != AP_FLOAT32 && in->type != AP_INT8) || out->type != in->type) {
+  if ((in->type != AP_FLOAT32 && in->type != AP_INT8 && in->type != AP_UINT8) ||
+      out->type != in->type) {
     return ap_fail(c->err, AP_ERR_UNSUPPORTED, "RESIZE_BILINEAR: unsupported types %s -> %s",
                    ap_ktype_name(in->type), ap_ktype_name(out->type));
   }
@@ -81,12 +84,15 @@ ap_status ap_kx_resize_bilinear_eval(ap_kctx *c) {
   int32_t nb = in->dims[0], ih = in->dims[1], iw = in->dims[2], d = in->dims[3];
   int32_t oh = out->dims[1], ow = out->dims[2];
 #define AT(b, y, x, ch) ((((size_t)(b)*ih + (size_t)(y)) * iw + (size_t)(x)) * d + (size_t)(ch))
-  if (in->type == AP_FLOAT32) {
+  if (in->type == AP_FLOAT32 || in->type == AP_UINT8) {
     float hs = (float)ih / (float)oh, ws = (float)iw / (float)ow;
     if (align && oh > 1) hs = (float)(ih - 1) / (float)(oh - 1);
     if (align && ow > 1) ws = (float)(iw - 1) / (float)(ow - 1);
     const float *x = in->data;
     float *y = out->data;
+    const uint8_t *xu = in->data;
+    uint8_t *yu = out->data;
+    bool u8 = in->type == AP_UINT8;
     size_t o = 0;
     for (int32_t b = 0; b < nb; b++) {
       for (int32_t oy = 0; oy < oh; oy++) {
@@ -98,10 +104,19 @@ ap_status ap_kx_resize_bilinear_eval(ap_kctx *c) {
           int32_t x0, x1;
           coord_f(ox, ws, half, iw, &sx, &x0, &x1);
           float dy = sy - (float)y0, dx = sx - (float)x0;
-          for (int32_t ch = 0; ch < d; ch++) {
+          for (int32_t ch = 0; ch < d && !u8; ch++) {
             y[o++] = x[AT(b, y0, x0, ch)] * (1 - dy) * (1 - dx) +
                      x[AT(b, y1, x0, ch)] * dy * (1 - dx) + x[AT(b, y0, x1, ch)] * (1 - dy) * dx +
                      x[AT(b, y1, x1, ch)] * dy * dx;
+          }
+          for (int32_t ch = 0; ch < d && u8; ch++) {
+            float v = (float)xu[AT(b, y0, x0, ch)] * (1 - dy) * (1 - dx) +
+                      (float)xu[AT(b, y1, x0, ch)] * dy * (1 - dx) +
+                      (float)xu[AT(b, y0, x1, ch)] * (1 - dy) * dx +
+                      (float)xu[AT(b, y1, x1, ch)] * dy * dx + 0.5f;
+            /* The weights sum to 1: v lies in [0.5, 255.5] up to rounding; the clamp only
+             * keeps the conversion defined. */
+            yu[o++] = (uint8_t)(v >= 255.0f ? 255.0f : v <= 0.0f ? 0.0f : v);
           }
         }
       }

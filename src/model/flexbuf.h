@@ -52,15 +52,22 @@ ap_status ap_flex_root(const void *data, size_t size, ap_flex *out, ap_errbuf *e
  * the map is malformed. */
 bool ap_flex_map_find(const ap_flex *map, const char *key, ap_flex *out);
 
-/* Scalars, converted as FlexBuffers' As* accessors do (a bool reads as 0/1, a float as an int
- * truncates; strings and containers fail with AP_ERR_FORMAT). */
+/* Scalars (inline or indirect), converted as FlexBuffers' As* accessors do (a bool reads as
+ * 0/1, a float as an int truncates); null, strings and containers fail with AP_ERR_FORMAT, a
+ * value the result cannot hold (uint > INT64_MAX, float out of range or NaN as int) with
+ * AP_ERR_RANGE, and floats must be 4 or 8 bytes wide. `err` may be NULL everywhere. */
 ap_status ap_flex_as_int(const ap_flex *v, int64_t *out, ap_errbuf *err);
 ap_status ap_flex_as_float(const ap_flex *v, double *out, ap_errbuf *err);
 ap_status ap_flex_as_bool(const ap_flex *v, bool *out, ap_errbuf *err);
 
-/* Vectors (untyped, typed and fixed-length) and maps: element count and element i. */
+/* Vectors (untyped, typed and fixed-length) and maps: element count and element i (a map's
+ * values in key order). ap_flex_length also gives a string's, blob's or key's byte count. */
 ap_status ap_flex_length(const ap_flex *v, size_t *out, ap_errbuf *err);
 ap_status ap_flex_at(const ap_flex *v, size_t i, ap_flex *out, ap_errbuf *err);
+
+/* Key i of a map (keys are sorted; pointer into the buffer, NUL-terminated there). */
+ap_status ap_flex_map_key(const ap_flex *map, size_t i, const char **s, size_t *len,
+                          ap_errbuf *err);
 
 /* A string or key: pointer into the buffer and length (not NUL-terminated for strings, and
  * checked to lie inside the buffer). */

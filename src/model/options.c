@@ -57,6 +57,7 @@ static const op_kind kinds[] = {
     {FBOP_DEPTH_TO_SPACE, AP_OPTIONS_BLOCK, FBT_DepthToSpaceOptions},
     {FBOP_MIRROR_PAD, AP_OPTIONS_MIRROR_PAD, FBT_MirrorPadOptions},
     {FBOP_GELU, AP_OPTIONS_GELU, FBT_GeluOptions},
+    {FBOP_CUMSUM, AP_OPTIONS_CUMSUM, FBT_CumsumOptions},
 };
 
 /* Ops whose options table is empty or absent from the schema. */
@@ -279,6 +280,10 @@ static void fill(const uint8_t *b, size_t t, ap_op_options *o) {
   case AP_OPTIONS_BLOCK: o->block.block_size = I32(FB_SpaceToDepthOptions_block_size, 0); break;
   case AP_OPTIONS_MIRROR_PAD: o->mirror_pad.mode = TYPE(FB_MirrorPadOptions_mode, 0); break;
   case AP_OPTIONS_GELU: o->gelu.approximate = BOOL(FB_GeluOptions_approximate); break;
+  case AP_OPTIONS_CUMSUM:
+    o->cumsum.exclusive = BOOL(FB_CumsumOptions_exclusive);
+    o->cumsum.reverse = BOOL(FB_CumsumOptions_reverse);
+    break;
   case AP_OPTIONS_NONE: break;
   }
 }

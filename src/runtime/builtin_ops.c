@@ -17,14 +17,15 @@ static void to_kernel_options(const ap_op_options *o, ap_kop_options *k) {
                                 o->conv2d.dilation_w_factor,
                                 o->conv2d.dilation_h_factor,
                                 o->conv2d.activation,
-                                0};
+                                0,
+                                o->conv2d.quantized_bias_type};
     break;
   case AP_OPTIONS_DEPTHWISE_CONV2D:
     k->conv = (ap_conv_options){
         o->depthwise_conv2d.padding,           o->depthwise_conv2d.stride_w,
         o->depthwise_conv2d.stride_h,          o->depthwise_conv2d.dilation_w_factor,
         o->depthwise_conv2d.dilation_h_factor, o->depthwise_conv2d.activation,
-        o->depthwise_conv2d.depth_multiplier};
+        o->depthwise_conv2d.depth_multiplier,  0};
     break;
   case AP_OPTIONS_POOL2D:
     k->pool =
@@ -33,7 +34,8 @@ static void to_kernel_options(const ap_op_options *o, ap_kop_options *k) {
     break;
   case AP_OPTIONS_FULLY_CONNECTED:
     k->fc = (ap_fc_options){o->fully_connected.activation, o->fully_connected.keep_num_dims,
-                            o->fully_connected.asymmetric_quantize_inputs};
+                            o->fully_connected.asymmetric_quantize_inputs,
+                            o->fully_connected.quantized_bias_type};
     break;
   case AP_OPTIONS_SOFTMAX: k->beta = o->softmax.beta; break;
   case AP_OPTIONS_CONCATENATION:
@@ -54,7 +56,8 @@ static void to_kernel_options(const ap_op_options *o, ap_kop_options *k) {
                                 1,
                                 1,
                                 o->transpose_conv.activation,
-                                0};
+                                0,
+                                o->transpose_conv.quantized_bias_type};
     break;
   case AP_OPTIONS_BATCH_MATMUL:
     k->adj_x = o->batch_matmul.adj_x;
@@ -97,13 +100,24 @@ static void to_kernel_options(const ap_op_options *o, ap_kop_options *k) {
     k->activation = o->svdf.activation;
     k->svdf_rank = o->svdf.rank;
     break;
-  /* -- 16x8 conv family options -- */
+    /* -- 16x8 conv family options -- */
 
-  /* -- int16 element-wise options -- */
+    /* -- int16 element-wise options -- */
 
-  /* -- data movement options -- */
+    /* -- data movement options -- */
+  case AP_OPTIONS_SPLIT: k->num_splits = o->split.num_splits; break;
+  case AP_OPTIONS_BLOCK: k->block_size = o->block.block_size; break;
+  case AP_OPTIONS_MIRROR_PAD: k->mirror_mode = o->mirror_pad.mode; break;
+  case AP_OPTIONS_SQUEEZE:
+    k->squeeze_dims = o->squeeze.squeeze_dims.v;
+    k->squeeze_dims_n = (int)o->squeeze.squeeze_dims.n;
+    break;
+  case AP_OPTIONS_CUMSUM:
+    k->exclusive = o->cumsum.exclusive;
+    k->reverse = o->cumsum.reverse;
+    break;
 
-  /* -- math, comparison, logic, reduction options -- */
+    /* -- math, comparison, logic, reduction options -- */
 
   default: break;
   }
@@ -156,7 +170,8 @@ static ap_status to_view(ap_op_context *c, int32_t t, int data, ap_ktensor *v) {
 /* Views of the op's tensors (inputs absent: NULL pointers; inputs' data as `data` says), its
  * kernel options, and the kernel's prepare on `params`; then, in prepare, folding. */
 static ap_status run_prepare(ap_op_context *c, int data, ap_ktensor *kin, ap_ktensor **pin,
-                             ap_ktensor *kout, ap_ktensor **pout, void *params, size_t *scratch) {
+                             ap_ktensor *kout, ap_ktensor **pout, void *params, size_t *scratch,
+                             size_t *state) {
   size_t nin = c->info.inputs.n, nout = c->info.outputs.n;
   for (size_t i = 0; i < nin; i++) {
     pin[i] = NULL;
@@ -188,6 +203,8 @@ static ap_status run_prepare(ap_op_context *c, int data, ap_ktensor *kin, ap_kte
   s = rt_op_builtin(c->op)->prepare(&k, scratch);
   if (s != AP_OK) return ap_op_fail(c, s, "%s", e.msg);
   c->kernel_prepared = true;
+  const ap_kstate *st = ap_kernel_state(rt_op_builtin(c->op), params);
+  *state = st ? st->bytes : 0;
   return c->phase == RT_EVAL ? AP_OK : rt_fold(c, &k, *scratch);
 }
 
@@ -202,15 +219,16 @@ ap_status rt_builtin_prepare(ap_op_context *c) {
   ap_ktensor kin[nin + 1], kout[nout + 1], *pin[nin + 1], *pout[nout + 1];
   rt_params params;
   memset(&params, 0, sizeof params);
-  size_t scratch;
+  size_t scratch, state = 0;
   /* Dynamic ops are prepared while running; allocate decides which ops they are. */
   if (c->phase != RT_PREPARE && rt_op_dynamic(c)) return AP_OK;
   if (c->phase == RT_PREPARE && rt_inputs_dynamic(c)) return rt_mark_dynamic(c);
-  ap_status s = run_prepare(c, VIEW_KNOWN, kin, pin, kout, pout, &params, &scratch);
+  ap_status s = run_prepare(c, VIEW_KNOWN, kin, pin, kout, pout, &params, &scratch, &state);
   if (s != AP_OK && c->kernel_called && !c->kernel_prepared && c->phase == RT_PREPARE &&
       rt_shape_inputs_unknown(c))
     return rt_mark_dynamic(c);
   if (s != AP_OK) return s;
+  if (state && (s = rt_state_take(c, state)) != AP_OK) return s;
   ap_interpreter *it = c->it;
   /* The kernel decided its outputs' shapes. */
   for (size_t i = 0; i < nout; i++) {
@@ -240,11 +258,13 @@ ap_status rt_builtin_eval(ap_op_context *c) {
   ap_ktensor kin[nin + 1], kout[nout + 1], *pin[nin + 1], *pout[nout + 1];
   rt_params params;
   memset(&params, 0, sizeof params);
-  size_t scratch;
+  size_t scratch, state_bytes = 0;
   bool dynamic = rt_op_dynamic(c);
-  ap_status s =
-      run_prepare(c, dynamic ? VIEW_ALL : VIEW_KNOWN, kin, pin, kout, pout, &params, &scratch);
+  ap_status s = run_prepare(c, dynamic ? VIEW_ALL : VIEW_KNOWN, kin, pin, kout, pout, &params,
+                            &scratch, &state_bytes);
   if (s != AP_OK) return s;
+  void *state = state_bytes ? rt_state_find(c, state_bytes) : NULL;
+  if (state_bytes && !state) return AP_ERR_NOT_ALLOCATED; /* rt_state_find said why */
   for (size_t i = 0; i < nin; i++) {
     const rt_tensor *t = pin[i] ? rt_rec(c->it, c->subgraph, (size_t)c->info.inputs.v[i]) : NULL;
     if (t) kin[i].data = t->data;
@@ -269,6 +289,7 @@ ap_status rt_builtin_eval(ap_op_context *c) {
                       scratch);
   ap_errbuf e = {{0}};
   static const ap_kop_options none;
+  if (state) ap_kernel_state(rt_op_builtin(c->op), &params)->data = state;
   ap_kctx k = {(const ap_ktensor *const *)pin, (int)nin, pout, (int)nout, &none, &params,
                scratch ? scratch_at : NULL,    &e};
   s = rt_op_builtin(c->op)->eval(&k);
@@ -280,6 +301,7 @@ ap_status rt_builtin_scratch_bytes(ap_op_context *c, size_t *scratch) {
   ap_ktensor kin[nin + 1], kout[nout + 1], *pin[nin + 1], *pout[nout + 1];
   rt_params params;
   memset(&params, 0, sizeof params);
+  size_t state;
   if (rt_op_dynamic(c)) return (*scratch = 0), AP_OK; /* sized while running, not planned */
-  return run_prepare(c, VIEW_KNOWN, kin, pin, kout, pout, &params, scratch);
+  return run_prepare(c, VIEW_KNOWN, kin, pin, kout, pout, &params, scratch, &state);
 }

@@ -5,7 +5,7 @@
  * their ops with the values at hand and gives each output a block of the caller's allocator,
  * kept and reused by later invokes, grown only when an invoke needs more bytes than any before.
  */
-#include "kernels/kops.h"
+#include "kernels/kops_datamove.h"
 #include "runtime_internal.h"
 
 #include <string.h>
@@ -62,6 +62,16 @@ static uint32_t shape_inputs(int32_t builtin) {
   case AP_KB_SLICE: return 3u << 1;
   case AP_KB_STRIDED_SLICE: return 7u << 1;
   case AP_KB_TRANSPOSE_CONV: return 1u;
+  /* data movement (kops_datamove.h) */
+  case AP_KB_SPLIT:
+  case AP_KB_FILL: return 1u;
+  case AP_KB_EXPAND_DIMS:
+  case AP_KB_BROADCAST_TO:
+  case AP_KB_MIRROR_PAD:
+  case AP_KB_RESIZE_NEAREST_NEIGHBOR: return 1u << 1;
+  case AP_KB_SPLIT_V: return 3u << 1;
+  case AP_KB_SPACE_TO_BATCH_ND:
+  case AP_KB_BATCH_TO_SPACE_ND: return 3u << 1;
   default: return 0;
   }
 }

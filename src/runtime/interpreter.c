@@ -536,6 +536,7 @@ ap_status ap_interpreter_reset_variables(ap_interpreter *it) {
       reset_variable(it, sg, &it->sg[sg].tensors[k]);
   rt_control_reset(it);
   rt_resource_reset(it);
+  rt_state_reset(it);
   leave(it);
   return AP_OK;
 }

@@ -137,6 +137,7 @@ struct ap_interpreter {
   uint64_t *scratch_cap; /* with max dims: a builtin's planned scratch per model-wide op */
 
   struct rt_vars *vars; /* resource variables (resource_vars.c), persistent; NULL if none */
+  void *states;         /* builtin kernels' state across invokes (op_state.c), persistent */
 
   bool allocated;
   int32_t stale_input;    /* >= 0: this input's resize made the plan stale */
@@ -236,6 +237,13 @@ const ap_op_kernel *rt_resource_kernel(int32_t builtin);
 /* Back to the state after allocate: CALL_ONCE ops armed again, resource variables at their
  * initial fill. */
 void rt_control_reset(ap_interpreter *it);
+/* op_state.c: the state a builtin kernel keeps across invokes (ap_kstate). take: in
+ * allocate's prepare, `bytes` of zeroed persistent memory for the op; in a resize's prepare, a
+ * check that the op's state still holds `bytes`. find: the op's state at eval (NULL with the
+ * message set when none of that size was taken). reset: zeroes every op's state. */
+ap_status rt_state_take(ap_op_context *c, size_t bytes);
+void *rt_state_find(ap_op_context *c, size_t bytes);
+void rt_state_reset(ap_interpreter *it);
 void rt_resource_reset(ap_interpreter *it);
 
 /* Runs prepare of every op in phase RT_PREPARE (prep: one per op, model-wide) or RT_RESHAPE. */

@@ -58,7 +58,9 @@ static bool small_ints(const ap_kctx *k) {
 ap_status rt_fold(ap_op_context *c, ap_kctx *k, size_t scratch) {
   ap_interpreter *it = c->it;
   bool refold = c->phase == RT_RESHAPE;
-  if (c->phase == RT_EVAL || scratch) return AP_OK;
+  /* A kernel with state changes it when it runs: it runs at invoke only. */
+  const ap_kstate *st = ap_kernel_state(rt_op_builtin(c->op), k->params);
+  if (c->phase == RT_EVAL || scratch || (st && st->bytes)) return AP_OK;
   for (size_t i = 0; i < c->info.outputs.n; i++) {
     const rt_tensor *r = rt_rec(it, c->subgraph, (size_t)c->info.outputs.v[i]);
     /* A resize keeps what allocate decided: only values folded then are computed again. */

@@ -4,6 +4,7 @@
  *
  * Sizes are the structs as compiled for each target (x86-64, i386). An op not in the table is
  * not modelled: the estimator names it and adds an allowance, never a silent guess. */
+#include "model/flexbuf.h"
 #include "tflm/tflm_internal.h"
 
 #include <stdio.h>
@@ -54,6 +55,14 @@ static void reject_hybrid(const tflm_op_ctx *c, tflm_needs *n, int in, int filte
            ap_dtype_name(filter));
 }
 
+/* INT4 filters are unpacked into an int8 scratch copy at every eval. */
+static ap_status int4_unpacked(tflm_needs *n, const ap_tensor_info *filter) {
+  uint64_t bytes;
+  if (filter->type != AP_INT4) return AP_OK;
+  if (!scaled(filter, 1, &bytes)) return AP_ERR_OVERFLOW;
+  return SCRATCH(n, bytes);
+}
+
 /* ConvPrepare / DepthwiseConvPrepare: per-channel output multiplier and shift (int32 each),
  * allocated for every input type; channels = the filter's quantized dimension. */
 static ap_status conv_channels(const tflm_op_ctx *c, tflm_needs *n, size_t dim) {
@@ -66,7 +75,8 @@ static ap_status conv_channels(const tflm_op_ctx *c, tflm_needs *n, size_t dim) 
   }
   uint64_t ch = (uint64_t)(filter.shape.v[dim] < 0 ? 0 : filter.shape.v[dim]);
   ap_status s = PREPARE(n, 4 * ch);
-  return s ? s : PREPARE(n, 4 * ch);
+  if (!s) s = PREPARE(n, 4 * ch);
+  return s ? s : int4_unpacked(n, &filter);
 }
 static ap_status conv_extra(const tflm_op_ctx *c, tflm_needs *n) {
   return conv_channels(c, n, 0);
@@ -75,7 +85,8 @@ static ap_status depthwise_extra(const tflm_op_ctx *c, tflm_needs *n) {
   return conv_channels(c, n, 3);
 }
 
-/* FullyConnectedPrepare: the same per-channel arrays, only for per-channel int8 weights. */
+/* FullyConnectedPrepare: the same per-channel arrays, for per-channel int8 or 16x8 weights (one
+ * entry per scale); INT4 weights' unpacked copy. */
 static ap_status fully_connected_extra(const tflm_op_ctx *c, tflm_needs *n) {
   ap_tensor_info in, filter;
   if (!op_tensor(c, true, 0, &in) || !op_tensor(c, true, 1, &filter)) return AP_ERR_FORMAT;
@@ -84,12 +95,12 @@ static ap_status fully_connected_extra(const tflm_op_ctx *c, tflm_needs *n) {
     reject_hybrid(c, n, in.type, filter.type);
     return AP_OK;
   }
-  if (in.type == AP_INT8 && filter.scale_count > 1 && filter.shape.n > 0) {
-    uint64_t ch = (uint64_t)(filter.shape.v[0] < 0 ? 0 : filter.shape.v[0]);
-    ap_status s = PREPARE(n, 4 * ch);
-    return s ? s : PREPARE(n, 4 * ch);
+  ap_status s = int4_unpacked(n, &filter);
+  if (!s && (in.type == AP_INT8 || in.type == AP_INT16) && filter.scale_count > 1) {
+    s = PREPARE(n, 4 * (uint64_t)filter.scale_count);
+    if (!s) s = PREPARE(n, 4 * (uint64_t)filter.scale_count);
   }
-  return AP_OK;
+  return s;
 }
 
 /* BatchMatMulPrepare: quantized inputs get a quantization record (seven int32s); each
@@ -219,6 +230,112 @@ static ap_status signal_spectral_extra(const tflm_op_ctx *c, tflm_needs *n) {
   return INIT(n, bytes);
 }
 
+/* SoftmaxPrepare: int16 inputs get two int16 lookup tables of 513 entries (exp and
+ * 1 / (1 + x)). */
+static ap_status softmax_extra(const tflm_op_ctx *c, tflm_needs *n) {
+  ap_tensor_info in;
+  if (!op_tensor(c, true, 0, &in)) return AP_ERR_FORMAT;
+  if (in.type != AP_INT16) return AP_OK;
+  ap_status s = PREPARE(n, 2 * 513);
+  return s ? s : PREPARE(n, 2 * 513);
+}
+
+/* TransposeConvPrepare: per-channel multiplier and shift (int32 each) for every type; an int32
+ * accumulator per output element for int8, an int64 one for int16 (and an int64 copy of a
+ * 16-bit bias). */
+static ap_status transpose_conv_extra(const tflm_op_ctx *c, tflm_needs *n) {
+  ap_tensor_info in, filter, out, bias;
+  if (!op_tensor(c, true, 2, &in) || !op_tensor(c, true, 1, &filter) ||
+      !op_tensor(c, false, 0, &out) || filter.shape.n < 1)
+    return AP_ERR_FORMAT;
+  if (!(in.type == filter.type || (in.type == AP_INT16 && filter.type == AP_INT8))) {
+    reject_hybrid(c, n, in.type, filter.type);
+    return AP_OK;
+  }
+  uint64_t ch = (uint64_t)(filter.shape.v[0] < 0 ? 0 : filter.shape.v[0]), acc;
+  ap_status s = PREPARE(n, 4 * ch);
+  if (!s) s = PREPARE(n, 4 * ch);
+  if (!s && (in.type == AP_INT8 || in.type == AP_INT16)) {
+    if (!scaled(&out, in.type == AP_INT8 ? 4 : 8, &acc)) return AP_ERR_OVERFLOW;
+    s = SCRATCH(n, acc);
+  }
+  if (!s && in.type == AP_INT16 && op_tensor(c, true, 3, &bias) && bias.type == AP_INT16) {
+    if (!scaled(&bias, 8, &acc)) return AP_ERR_OVERFLOW;
+    s = SCRATCH(n, acc);
+  }
+  return s;
+}
+
+/* MirrorPadPrepare: two int per input dim. */
+static ap_status mirror_pad_extra(const tflm_op_ctx *c, tflm_needs *n) {
+  ap_tensor_info in;
+  if (!op_tensor(c, true, 0, &in)) return AP_ERR_FORMAT;
+  ap_status s = SCRATCH(n, 4 * (uint64_t)in.shape.n);
+  return s ? s : SCRATCH(n, 4 * (uint64_t)in.shape.n);
+}
+
+/* CumSumPrepare: int8 keeps its rescaling (nine int32s) in a persistent OpData. */
+static ap_status cumsum_extra(const tflm_op_ctx *c, tflm_needs *n) {
+  ap_tensor_info in;
+  if (!op_tensor(c, true, 0, &in)) return AP_ERR_FORMAT;
+  return in.type == AP_INT8 ? PREPARE(n, 36) : AP_OK;
+}
+
+/* EmbeddingLookUpPrepare: an OpData of a float and a size_t, then the output's dims copy. */
+static ap_status embedding_lookup_extra(const tflm_op_ctx *c, tflm_needs *n) {
+  ap_status s = PREPARE(n, 4 + tflm_sizes_for(c->target)->pointer);
+  return s ? s : output_dims_extra(c, n);
+}
+
+/* LogSoftmaxPrepare: int8 only, five int32s and two size_t. */
+static ap_status log_softmax_extra(const tflm_op_ctx *c, tflm_needs *n) {
+  ap_tensor_info in;
+  if (!op_tensor(c, true, 0, &in)) return AP_ERR_FORMAT;
+  uint64_t p = tflm_sizes_for(c->target)->pointer;
+  return in.type == AP_INT8 ? PREPARE(n, (20 + p - 1) / p * p + 2 * p) : AP_OK;
+}
+
+/* AddNPrepare: a pointer per input in scratch; int8 also a persistent OpData (ten int32s). */
+static ap_status add_n_extra(const tflm_op_ctx *c, tflm_needs *n) {
+  ap_tensor_info out;
+  if (!op_tensor(c, false, 0, &out)) return AP_ERR_FORMAT;
+  uint64_t p = tflm_sizes_for(c->target)->pointer;
+  ap_status s = out.type == AP_INT8 ? PREPARE(n, 40) : AP_OK;
+  return s ? s : SCRATCH(n, p * c->info.inputs.n);
+}
+
+/* DetectionPostProcessInit/Prepare: an OpData of 112 B (no pointers), then eleven scratch
+ * buffers sized by the box count, the class scores and two of its FlexBuffer options. A key
+ * the options lack reads as 0, as flexbuffers' AsInt32 of a null. */
+static int64_t flex_int(const ap_flex *map, const char *key) {
+  ap_flex v;
+  int64_t x = 0;
+  if (!ap_flex_map_find(map, key, &v) || ap_flex_as_int(&v, &x, NULL) != AP_OK) return 0;
+  return x;
+}
+static ap_status detection_extra(const tflm_op_ctx *c, tflm_needs *n) {
+  ap_tensor_info boxes, scores;
+  ap_flex root;
+  if (!op_tensor(c, true, 0, &boxes) || !op_tensor(c, true, 1, &scores) || boxes.shape.n < 2 ||
+      scores.shape.n < 3 || !c->info.custom_options ||
+      ap_flex_root(c->info.custom_options, c->info.custom_options_size, &root, NULL) != AP_OK)
+    return AP_ERR_FORMAT;
+  int64_t det = flex_int(&root, "max_detections"), classes = flex_int(&root, "num_classes");
+  int64_t boxes_n = boxes.shape.v[1], per_box = (int64_t)scores.shape.v[1] * scores.shape.v[2];
+  if (det < 0 || classes < 0 || boxes_n < 0 || per_box < 0 || det > (1 << 20) ||
+      classes > (1 << 20) || boxes_n > (1 << 24))
+    return AP_ERR_FORMAT;
+  uint64_t b = (uint64_t)boxes_n, d = (uint64_t)det;
+  uint64_t wide = (uint64_t)(classes > det ? classes : det), few = b < d ? b : d;
+  uint64_t list[11] = {
+      b,     16 * b,    4 * (uint64_t)per_box, 4 * b,      4 * b, 4 * d * b, 4 * d * b,
+      4 * b, 4 * d * b, 4 * wide * b,          4 * few * b};
+  ap_status s = AP_OK;
+  for (int i = 0; i < 11 && !s; i++)
+    s = SCRATCH(n, list[i]);
+  return s;
+}
+
 /* name, custom, options {64, 32} size and alignment, OpData {64, 32}, extra. */
 #define B(name, ps, pa, od64, od32, extra)                                                         \
   { name, false, {ps, ps}, {pa, pa}, {od64, od32}, extra }
@@ -261,7 +378,7 @@ static const tflm_rule rules[] = {
     B("GATHER_ND", 0, 1, 0, 0, output_dims_extra),
     B("AVERAGE_POOL_2D", 40, 4, 32, 32, NULL),
     B("MAX_POOL_2D", 40, 4, 32, 32, NULL),
-    B("SOFTMAX", 4, 4, 80, 56, NULL),
+    B("SOFTMAX", 4, 4, 80, 56, softmax_extra),
     B("CONV_2D", 28, 4, 72, 56, conv_extra),
     B("DEPTHWISE_CONV_2D", 28, 4, 72, 56, depthwise_extra),
     B("FULLY_CONNECTED", 16, 4, 64, 48, fully_connected_extra),
@@ -278,6 +395,55 @@ static const tflm_rule rules[] = {
     {"VAR_HANDLE", false, {16, 8}, {8, 4}, {4, 4}, NULL},
     B("READ_VARIABLE", 0, 1, 0, 0, NULL),
     B("ASSIGN_VARIABLE", 0, 1, 0, 0, assign_variable_extra),
+    B("TRANSPOSE_CONV", 20, 4, 80, 72, transpose_conv_extra),
+    B("RESIZE_NEAREST_NEIGHBOR", 2, 1, 0, 0, NULL),
+    B("REVERSE_V2", 0, 1, 0, 0, NULL),
+    B("PRELU", 0, 1, 28, 28, NULL),
+    B("ZEROS_LIKE", 0, 1, 0, 0, NULL),
+    B("SQUEEZE", 36, 4, 0, 0, NULL),
+    B("SPLIT_V", 4, 4, 0, 0, NULL),
+    B("SPLIT", 4, 4, 0, 0, NULL),
+    B("PADV2", 0, 1, 56, 56, NULL),
+    B("MIRROR_PAD", 4, 4, 20, 20, mirror_pad_extra),
+    B("DYNAMIC_UPDATE_SLICE", 0, 1, 0, 0, NULL),
+    B("CUMSUM", 2, 1, 0, 0, cumsum_extra),
+    B("BROADCAST_TO", 0, 1, 0, 0, NULL),
+    B("ABS", 0, 1, 28, 28, NULL),
+    B("TANH", 0, 1, 16, 16, NULL),
+    B("RELU6", 0, 1, 8, 8, NULL),
+    B("RELU", 0, 1, 36, 36, NULL),
+    B("LEAKY_RELU", 4, 4, 24, 24, NULL),
+    B("L2_POOL_2D", 40, 4, 0, 0, output_dims_extra),
+    B("FILL", 0, 1, 0, 0, NULL),
+    B("EXPAND_DIMS", 0, 1, 0, 0, NULL),
+    B("EMBEDDING_LOOKUP", 0, 1, 0, 0, embedding_lookup_extra),
+    B("SPACE_TO_DEPTH", 4, 4, 0, 0, output_dims_extra),
+    B("SPACE_TO_BATCH_ND", 0, 1, 4, 4, NULL),
+    B("SHAPE", 4, 4, 0, 0, NULL),
+    B("LOG_SOFTMAX", 0, 1, 0, 0, log_softmax_extra),
+    B("LOGICAL_OR", 0, 1, 0, 0, NULL),
+    B("LOGICAL_AND", 0, 1, 0, 0, NULL),
+    B("L2_NORMALIZATION", 4, 4, 4, 4, NULL),
+    B("HARD_SWISH", 0, 1, 20, 20, NULL),
+    B("FLOOR_MOD", 0, 1, 0, 0, NULL),
+    B("ELU", 0, 1, 256, 256, NULL),
+    B("DEPTH_TO_SPACE", 4, 4, 0, 0, output_dims_extra),
+    B("BROADCAST_ARGS", 0, 1, 0, 0, NULL),
+    B("BATCH_TO_SPACE_ND", 0, 1, 0, 0, NULL),
+    B("ADD_N", 0, 1, 0, 0, add_n_extra),
+    B("SQUARE", 0, 1, 0, 0, NULL),
+    B("SIN", 0, 1, 0, 0, NULL),
+    B("ROUND", 0, 1, 0, 0, NULL),
+    B("REDUCE_ALL", 1, 1, 44, 44, reduce_minmax_extra),
+    B("NEG", 0, 1, 0, 0, NULL),
+    B("LOGICAL_NOT", 0, 1, 0, 0, NULL),
+    B("LOG", 0, 1, 0, 0, NULL),
+    B("IF", 8, 4, 8, 8, NULL),
+    B("FLOOR", 0, 1, 0, 0, NULL),
+    B("EXP", 0, 1, 0, 0, NULL),
+    B("COS", 0, 1, 0, 0, NULL),
+    B("CEIL", 0, 1, 0, 0, NULL),
+    C("TFLite_Detection_PostProcess", 112, 112, detection_extra),
     C("SignalWindow", 8, 8, NULL),
     C("SignalFftAutoScale", 0, 0, NULL),
     C("SignalRfft", 48, 32, signal_rfft_extra),

@@ -351,6 +351,10 @@ int main(void) {
       test_pool();
     else if (strcmp(c, "reorder") == 0 || strcmp(c, "embed") == 0)
       test_model_to_file(c);
+    else if (strcmp(c, "ops") == 0) { /* takes no model */
+      expect_error("ops m.tflite", c, "arenaplan: ops: unexpected argument 'm.tflite'");
+      expect_error("ops --json --tensors", c, "arenaplan: ops: unexpected argument '--tensors'");
+    }
     else /* a new subcommand: add its misuse cases here */
       CHECK_MSG(false, "subcommand '%s' has no misuse tests", c);
   }

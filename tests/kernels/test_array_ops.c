@@ -133,8 +133,8 @@ static void test_gather(void) {
   CHECK_EQ(kx_do(&r, AP_KB_GATHER), AP_ERR_RANGE);
   CHECK_STR(r.err.msg, "GATHER: index -1 (position 0) is outside [0, 2)");
   r.opt.batch_dims = 1;
-  CHECK_EQ(kx_do(&r, AP_KB_GATHER), AP_ERR_UNSUPPORTED);
-  CHECK_STR(r.err.msg, "GATHER: batch_dims 1 (only 0 is supported)");
+  CHECK_EQ(kx_do(&r, AP_KB_GATHER), AP_ERR_FORMAT); /* a scalar index has no batch dim */
+  CHECK_STR(r.err.msg, "GATHER: batch_dims 1 must lie in [0, 0] (the axis and the indices' rank)");
   r.opt.batch_dims = 0;
   /* Zero indices: an empty output. */
   ap_ktensor t0 = kt(AP_INT32, idx, 1, 0, 0, 0, 0);

@@ -4,7 +4,7 @@
 #include <string.h>
 
 static ap_conv_options opts(int padding, int stride, int dilation, int act) {
-  ap_conv_options o = {padding, stride, stride, dilation, dilation, act, 0};
+  ap_conv_options o = {padding, stride, stride, dilation, dilation, act, 0, 0};
   return o;
 }
 

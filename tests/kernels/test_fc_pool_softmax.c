@@ -8,7 +8,7 @@ static void test_fc(void) {
   float in[6] = {1, 2, 3, -1, 0, 1}, w[6] = {1, 1, 1, 1, 0, -1}, bias[2] = {0.5f, 0}, out[4];
   ap_ktensor ti = kt(AP_FLOAT32, in, 2, 2, 3, 0, 0), tw = kt(AP_FLOAT32, w, 2, 2, 3, 0, 0);
   ap_ktensor tb = kt(AP_FLOAT32, bias, 1, 2, 0, 0, 0), to = kout(AP_FLOAT32, out, 0, 0);
-  ap_fc_options o = {AP_KACT_NONE, false, false};
+  ap_fc_options o = {AP_KACT_NONE, false, false, 0};
   ap_fc_params p;
   CHECK_EQ(ap_fc_prepare(&o, &ti, &tw, &tb, &to, &p, NULL), AP_OK);
   CHECK(to.rank == 2 && to.dims[0] == 2 && to.dims[1] == 2);

@@ -89,10 +89,10 @@ int main(void) {
     memset(&o, 0, sizeof o);
     o.activation = rnd(0, 6);
     o.conv = (ap_conv_options){rnd(0, 2),  rnd(-1, 3), rnd(-1, 3), rnd(-1, 3),
-                               rnd(-1, 3), rnd(0, 6),  rnd(0, 3)};
+                               rnd(-1, 3), rnd(0, 6),  rnd(0, 3),  rnd(0, 9)};
     o.pool =
         (ap_pool_options){rnd(0, 2), rnd(-1, 3), rnd(-1, 3), rnd(-1, 4), rnd(-1, 4), rnd(0, 6)};
-    o.fc = (ap_fc_options){rnd(0, 6), rnd(0, 1) == 1, rnd(0, 1) == 1};
+    o.fc = (ap_fc_options){rnd(0, 6), rnd(0, 1) == 1, rnd(0, 1) == 1, rnd(0, 9)};
     o.beta = rscale();
     o.axis = rnd(-5, 5);
     o.keep_dims = rnd(0, 1) == 1;

@@ -99,7 +99,7 @@ static int conv_case(bool depthwise) {
                             : kt(AP_FLOAT32, f, 4, oc, g.fh, g.fw, g.c);
   ap_ktensor tb = kt(AP_FLOAT32, bias, 1, oc, 0, 0, 0), to = kout(AP_FLOAT32, out, 0, 0);
   ap_conv_options o = {
-      g.same ? AP_KPAD_SAME : AP_KPAD_VALID, g.sw, g.sh, g.dw, g.dh, AP_KACT_NONE, 0};
+      g.same ? AP_KPAD_SAME : AP_KPAD_VALID, g.sw, g.sh, g.dw, g.dh, AP_KACT_NONE, 0, 0};
   ap_conv_params cp;
   ap_status s = depthwise ? ap_depthwise_prepare(&o, &ti, &tf, &tb, &to, &cp, NULL)
                           : ap_conv_prepare(&o, &ti, &tf, &tb, &to, &cp, NULL);
@@ -174,7 +174,7 @@ int main(void) {
   float in[8] = {0}, f[2] = {1, 1}, out[8];
   ap_ktensor ti = kt(AP_FLOAT32, in, 4, 1, 2, 2, 2), tf = kt(AP_FLOAT32, f, 4, 1, 1, 1, 2);
   ap_ktensor to = kout(AP_FLOAT32, out, 0, 0);
-  ap_conv_options o = {AP_KPAD_VALID, 1, 1, 1, 1, AP_KACT_NONE, 0};
+  ap_conv_options o = {AP_KPAD_VALID, 1, 1, 1, 1, AP_KACT_NONE, 0, 0};
   ap_conv_params p;
   CHECK_EQ(ap_conv_prepare(&o, &ti, &tf, NULL, &to, &p, NULL), AP_OK);
   ti.dims[1] = 4;

@@ -346,12 +346,12 @@ static void bad_input(void) {
   CHECK_EQ(ap_pool_add(p, "x", NULL), AP_ERR_ARG);
   CHECK_EQ(ap_pool_add(p, "gone", "/nonexistent/m.tflite"), AP_ERR_IO);
   CHECK_CONTAINS(ap_pool_error(p), "/nonexistent/m.tflite: cannot open");
-  /* A custom op of another runtime (TFLite Micro's Signal library): the cost cannot be
-   * measured, so the model is refused at registration. */
-  char signal[512];
-  ap_test_path(signal, sizeof signal, "models/audio_preprocessor_int8.tflite");
-  CHECK_EQ(ap_pool_add(p, "signal", signal), AP_ERR_UNSUPPORTED);
-  CHECK_CONTAINS(ap_pool_error(p), "unsupported custom op \"SignalWindow\"");
+  /* A custom op of another runtime (the Arm Ethos-U NPU's): the cost cannot be measured, so
+   * the model is refused at registration. */
+  char npu[512];
+  ap_test_path(npu, sizeof npu, "models/person_detect_vela.tflite");
+  CHECK_EQ(ap_pool_add(p, "npu", npu), AP_ERR_UNSUPPORTED);
+  CHECK_CONTAINS(ap_pool_error(p), "unsupported custom op \"ethos-u\"");
   ap_interpreter *it = (ap_interpreter *)&c;
   CHECK_EQ(ap_pool_acquire(p, "nope", 0, &it), AP_ERR_ARG);
   CHECK(it == NULL);

@@ -36,6 +36,7 @@ static const char *const oracle_models[] = {
     "resource_vars_fc",
     "while_multi_subgraph",
     "nested_while",
+    "audio_preprocessor_int8",
 };
 #define ORACLE_MODEL_COUNT (sizeof oracle_models / sizeof oracle_models[0])
 

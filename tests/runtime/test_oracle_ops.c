@@ -113,8 +113,8 @@ static void seanet_golden(ap_interpreter *it, const char *model) {
     size_t count = t.bytes / (wide ? 4 : 2), n = 0;
     int16_t *v = calloc(count + 1, 2);
     if (v) n = parse_csv16(in, v, count + 1);
-    CHECK_MSG(n == count && (wide || t.type == AP_INT16), "%s: input %zu has %zu values, tensor %zu",
-              model, k, n, count);
+    CHECK_MSG(n == count && (wide || t.type == AP_INT16),
+              "%s: input %zu has %zu values, tensor %zu", model, k, n, count);
     for (size_t e = 0; v && n == count && e < count; e++) {
       if (wide)
         ((int32_t *)t.data)[e] = v[e];
@@ -204,8 +204,8 @@ static int run_model(const row *rows, size_t n, refused *list, size_t n_list, bo
       for (size_t q = i; q < j; q++) {
         if (strcmp(rows[q].kind, "output") != 0) continue;
         ap_tensor t;
-        CHECK_MSG(oracle_output(it, (size_t)rows[q].index, &t) != NULL, "%s: no output %ld",
-                  name, rows[q].index);
+        CHECK_MSG(oracle_output(it, (size_t)rows[q].index, &t) != NULL, "%s: no output %ld", name,
+                  rows[q].index);
         compare_file(&rows[q], t.data, t.bytes);
       }
       if (rows[i].seed == 1 && strncmp(name, "seanet_", 7) == 0) seanet_golden(it, name);

@@ -184,6 +184,22 @@ static void print_hist(info_hist *h, size_t n) {
            h[i].count);
 }
 
+/* The ops this build cannot run, before anyone calls `run`. */
+static void print_unsupported(const ap_model *m) {
+  size_t bad = 0, total = 0;
+  char why[256], name[128];
+  for (size_t sg = 0; sg < ap_model_subgraph_count(m); sg++)
+    for (size_t i = 0; i < ap_model_op_count(m, sg); i++, total++) {
+      if (ap_op_supported(m, sg, i, why, sizeof why) == AP_OK) continue;
+      ap_op_info op;
+      if (!bad++) printf("cannot run here (see arenaplan ops):\n");
+      if (ap_model_op(m, sg, i, &op) == AP_OK)
+        printf("  subgraph %zu op %-5zu %-28.28s %s\n", sg, i,
+               info_op_name(name, sizeof name, op.builtin, op.custom), why);
+    }
+  if (!bad) printf("runtime: this build has a kernel for all %zu ops\n", total);
+}
+
 static int human(const ap_model *m, bool tensors, bool ops) {
   char s1[64], s2[64];
   size_t size, nsg = ap_model_subgraph_count(m);
@@ -212,6 +228,7 @@ static int human(const ap_model *m, bool tensors, bool ops) {
   printf("\nops: %zu kinds\n", nh);
   print_hist(h, nh);
   free(h);
+  print_unsupported(m);
   for (size_t sg = 0; sg < nsg; sg++) {
     ap_ivec in = ap_model_subgraph_inputs(m, sg), out = ap_model_subgraph_outputs(m, sg);
     printf("\nsubgraph %zu inputs%s\n", sg, in.n ? ":" : ": none");

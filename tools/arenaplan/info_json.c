@@ -189,6 +189,16 @@ int info_json(const ap_model *m, bool tensors, bool ops) {
     }
     fputc('}', f);
   }
+  fputs("],\"unsupported_ops\":[", f);
+  size_t bad = 0;
+  for (size_t sg = 0; sg < ap_model_subgraph_count(m); sg++)
+    for (size_t i = 0; i < ap_model_op_count(m, sg); i++) {
+      char why[256];
+      if (ap_op_supported(m, sg, i, why, sizeof why) == AP_OK) continue;
+      fprintf(f, "%s{\"subgraph\":%zu,\"op\":%zu,\"why\":", bad++ ? "," : "", sg, i);
+      cli_json_string(f, why);
+      fputc('}', f);
+    }
   fputs("],\"signatures\":", f);
   signatures(f, m);
   fputs(",\"metadata\":[", f);

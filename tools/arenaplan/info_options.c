@@ -67,7 +67,8 @@ static const char *const kind_names[] = {"none",
                                          "split",
                                          "block",
                                          "mirror_pad",
-                                         "gelu"};
+                                         "gelu",
+                                         "cumsum"};
 
 void info_options_json(FILE *f, const ap_model *m, size_t sg, size_t i) {
   ap_op_options o;
@@ -203,6 +204,10 @@ void info_options_json(FILE *f, const ap_model *m, size_t sg, size_t i) {
   case AP_OPTIONS_BLOCK: kv_i(f, &first, "block_size", o.block.block_size); break;
   case AP_OPTIONS_MIRROR_PAD: kv_i(f, &first, "mode", o.mirror_pad.mode); break;
   case AP_OPTIONS_GELU: kv_b(f, &first, "approximate", o.gelu.approximate); break;
+  case AP_OPTIONS_CUMSUM:
+    kv_b(f, &first, "exclusive", o.cumsum.exclusive);
+    kv_b(f, &first, "reverse", o.cumsum.reverse);
+    break;
   case AP_OPTIONS_NONE: break;
   }
   fputs("}}", f);
