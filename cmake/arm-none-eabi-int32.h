@@ -11,3 +11,7 @@
 #define __INT_LEAST32_TYPE__ int
 #undef __UINT_LEAST32_TYPE__
 #define __UINT_LEAST32_TYPE__ unsigned int
+/* newlib's <inttypes.h> defines PRIu64 and friends only when its own <sys/_stdint.h> came
+ * first, which <stdint.h> alone (gcc's) does not bring: a file including just <inttypes.h>
+ * would not compile on the board. <sys/types.h> brings it, with the types above. */
+#include <sys/types.h>

@@ -14,9 +14,11 @@ import sys
 
 
 def row_name(row):
-    m = re.match(r"\s*KX_ENTRY\((\w+)", row)
+    """The op a row registers: {CODE, "NAME", ...}, or an entry macro's first argument,
+    an identifier (KX_ENTRY(SQRT, ...)) or a string (SIG_ENTRY("SignalWindow", ...))."""
+    m = re.match(r'\s*[A-Za-z_]\w*\(\s*(?:"([^"]+)"|(\w+))', row)
     if m:
-        return m.group(1)
+        return m.group(1) or m.group(2)
     m = re.search(r'"([^"]+)"', row)
     return m.group(1) if m else None
 
