@@ -2,6 +2,18 @@
  * here on the host: no files, one thread that runs every index in order, no clock, no CPU
  * features, no environment. */
 #define AP_PORT_NONE 1
+/* Under other names: the library linked with this test has the host's port (and may get other
+ * port files), whose symbols these must not collide with. */
+#define ap_port_file_map none_file_map
+#define ap_port_file_unmap none_file_unmap
+#define ap_port_file_write none_file_write
+#define ap_port_now_ns none_now_ns
+#define ap_port_cpu_features none_cpu_features
+#define ap_port_getenv none_getenv
+#define ap_port_workers_create none_workers_create
+#define ap_port_workers_count none_workers_count
+#define ap_port_workers_run none_workers_run
+#define ap_port_workers_destroy none_workers_destroy
 #include "port/port_none.c"
 #include "test.h"
 
