@@ -1,5 +1,6 @@
 /* arenaplan header: a C header with the sizes a firmware build must reserve for a model. */
 #include "commands.h"
+#include "header_files.h"
 #include "whatif.h"
 
 #include <stdlib.h>
@@ -11,14 +12,20 @@ static int run(int argc, char **argv);
 
 const ap_command cmd_header = {
     "header", "a C header for firmware builds: arena, persistent and I/O sizes, checks", run,
-    "usage: arenaplan header MODEL [--strategy S] [--prefix NAME] [--what-if int8] > "
-    "model_arena.h\n"
+    "usage: arenaplan header MODEL [--strategy S] [--prefix NAME] [--inplace]\n"
+    "                        [--model-array FILE.c] [--ops FILE] [--what-if int8] > model_arena.h\n"
     "  --strategy S   naive, linear, tflm, tflite, ..., best (default), exact\n"
     "  --what-if int8 add NAME_WHATIF_INT8_* sizes: arena (inputs and outputs int8),\n"
     "                 IO_FLOAT_ARENA (kept float), WEIGHTS, PERSISTENT, as if the float32\n"
     "                 tensors were int8 (re-typed and planned, not converted)\n"
     "  --prefix NAME  macro prefix, a C identifier (default: the file name in capitals,\n"
     "                 e.g. PERSON_DETECT_INT8 for person_detect_int8.tflite)\n"
+    "  --inplace      plan with in-place sharing (smaller; the header then defines\n"
+    "                 NAME_INPLACE 1: set ap_interpreter_options.inplace)\n"
+    "  --model-array FILE.c  also write the model as a C array for flash:\n"
+    "                 const unsigned char NAME_DATA[] (16-byte aligned)\n"
+    "  --ops FILE     also write the ops the model uses, one a line (\"-\": stdout), for\n"
+    "                 scripts/mcu_kernels.py (a firmware with only those kernels)\n"
     "Writes to stdout: NAME_ARENA_BYTES, NAME_PERSISTENT_BYTES, NAME_TABLES_BYTES,\n"
     "NAME_BUFFER_BYTES (all three), NAME_ALIGNMENT, NAME_MODEL_BYTES, NAME_INPUTk_BYTES,\n"
     "NAME_OUTPUTk_BYTES, the model's sha256, and NAME_ASSERT_ARENA_FITS(n) and\n"
@@ -80,9 +87,18 @@ static ap_status write_header(const ap_report *r, const char *prefix, const what
 
 static int run(int argc, char **argv) {
   if (cli_wants_help(&cmd_header, argc, argv)) return AP_EXIT_OK;
-  const char *path = NULL, *strategy = NULL, *prefix = NULL, *v;
-  bool what_if = false;
+  const char *path = NULL, *strategy = NULL, *prefix = NULL, *array = NULL, *ops = NULL, *v;
+  bool inplace = false, what_if = false;
   for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--inplace") == 0) {
+      inplace = true;
+      continue;
+    }
+    if (strcmp(argv[i], "--model-array") == 0 || strcmp(argv[i], "--ops") == 0) {
+      if (!(v = cli_value(&cmd_header, argc, argv, &i))) return AP_EXIT_USAGE;
+      *(argv[i - 1][2] == 'm' ? &array : &ops) = v;
+      continue;
+    }
     if (strcmp(argv[i], "--strategy") == 0) {
       if (!(v = cli_value(&cmd_header, argc, argv, &i))) return AP_EXIT_USAGE;
       if (!cli_check_strategy(&cmd_header, v)) return AP_EXIT_USAGE;
@@ -114,7 +130,7 @@ static int run(int argc, char **argv) {
   ap_model *m = cli_open_model(path);
   if (!m) return AP_EXIT_USAGE;
   ap_report *r = NULL;
-  ap_report_options o = {.strategy = strategy};
+  ap_report_options o = {.strategy = strategy, .inplace = inplace};
   int rc = AP_EXIT_OK;
   whatif w;
   char why[512];
@@ -131,6 +147,8 @@ static int run(int argc, char **argv) {
             "arenaplan: %s: note: the runtime could not allocate the model (%s); "
             "persistent is the variable tensors only, tables 0\n",
             path, ap_report_estimate(r)->runtime_error);
+  if (rc == AP_EXIT_OK && array) rc = header_write_model_array(m, prefix, array);
+  if (rc == AP_EXIT_OK && ops) rc = header_write_ops(m, ops);
   ap_report_destroy(r);
   ap_model_destroy(m);
   return rc;
