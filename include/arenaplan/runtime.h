@@ -175,9 +175,10 @@ typedef struct ap_interpreter_options {
   size_t arena_size;
   /* Threads for the large convolutions, depthwise convolutions and fully connected ops of the
    * fast kernels (0 or 1: the calling thread only; at most AP_MAX_THREADS). The workers start
-   * at the first allocate (from the OS, not the allocator, with their stacks) and stay until
-   * destroy; invoke runs on them without allocating. Outputs are the same bytes for every
-   * thread count. */
+   * at the first allocate (their record from the allocator, also with a caller-owned buffer;
+   * their stacks from the OS) and stay until destroy; invoke runs on them without allocating.
+   * An op below about a million multiply-adds stays on the calling thread. Outputs are the
+   * same bytes for every thread count. */
   int threads;
   /* AP_KERNELS_FAST (0, the default): SIMD kernels for the level the CPU has, capped by the
    * environment variable AP_SIMD (generic, sse41, avx2, avx512), bit-exact with the reference

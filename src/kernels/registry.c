@@ -486,12 +486,16 @@ static const ap_kernel custom_kernels[] = {
 };
 
 ap_kstate *ap_kernel_state(const ap_kernel *k, void *params) {
-  /* The kernels whose params begin with an ap_kstate. */
-  static ap_status (*const with_state[])(ap_kctx *) = {
-      ap_sig_rfft_eval,   ap_sig_irfft_eval,   ap_sig_spectral_subtraction_eval, ap_sig_delay_eval,
-      ap_sig_framer_eval, ap_sig_stacker_eval, ap_sig_overlap_add_eval};
-  for (size_t i = 0; k && params && i < sizeof with_state / sizeof with_state[0]; i++)
-    if (k->eval == with_state[i]) return params;
+  /* The kernels whose params begin with an ap_kstate, by name: a table of their functions
+   * would link the Signal kernels into every firmware (scripts/mcu_kernels.py keeps only a
+   * model's rows; this table would keep the rest). */
+  static const char *const with_state[] = {
+      "SignalRfft",      "SignalIrfft",  "SignalFilterBankSpectralSubtraction",
+      "SignalDelay",     "SignalFramer", "SignalStacker",
+      "SignalOverlapAdd"};
+  if (!k || !params || k->builtin != 32 || !k->name) return NULL;
+  for (size_t i = 0; i < sizeof with_state / sizeof with_state[0]; i++)
+    if (strcmp(k->name, with_state[i]) == 0) return params;
   return NULL;
 }
 

@@ -11,7 +11,8 @@ struct ap_report {
   const ap_model *model;
   char strategy[32];
   uint64_t alignment;
-  bool inplace, stream;  /* the interpreter options the plan needs */
+  bool inplace; /* planned with in-place sharing (the runtime must be told the same) */
+  bool stream;           /* streamed segments asked for (the runtime must be told the same) */
   bool runtime_streamed; /* the runtime kept a plan with segments */
   ap_model_plan *mp;
   ap_estimate est;

@@ -424,6 +424,7 @@ static ap_status allocate(ap_interpreter *it) {
   }
   ap_free(&temp, prep);
   it->temp_used = 0;
+  it->temp_top = 0;
   if (s == AP_OK && it->has_max && !inputs_at_max(it)) {
     apply_input_dims(it, false);
     s = rt_prepare_all(it, RT_RESHAPE, NULL);

@@ -117,6 +117,7 @@ struct ap_interpreter {
   size_t tail_used;
   size_t create_tail;           /* tail_used after create (what allocate starts again from) */
   size_t temp_used;             /* planning temporaries, from the aligned bottom */
+  size_t temp_top;              /* the topmost temporary's header offset + 1 (0: none) */
   uint64_t temp_fallback_bytes; /* temporaries the buffer could not hold (from the allocator) */
 
   rt_subgraph *sg;

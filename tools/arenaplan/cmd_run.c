@@ -1,6 +1,9 @@
 /* arenaplan run: runs a model in its planned arena and shows outputs, invoke time and the
  * bytes of each memory region. */
 #include "commands.h"
+#define AP_DETECT_WITH_MODEL
+#include "detect.h"
+#include "real.h"
 #include "run.h"
 
 #include <math.h>
@@ -33,6 +36,8 @@ const ap_command cmd_run = {
     "                       environment's AP_SIMD=generic|sse41|avx2|avx512) or reference\n"
     "                       (the plain loops the fast ones are bit-exact with)\n"
     "  --threads N          threads for large ops of the fast kernels (default 1)\n"
+    "  --score-threshold X  detection models (outputs of TFLite_Detection_PostProcess):\n"
+    "                       list the detections with score >= X (default 0.5)\n"
     "  --json               machine-readable output\n"
     "exit status: 0 ran; 1 the model does not fit in --arena SIZE; 2 bad usage, unreadable\n"
     "model or input, unsupported op\n"};
@@ -45,11 +50,13 @@ typedef struct run_args {
   size_t file_count;
   bool json, has_arena, inplace, reference, stream;
   uint64_t iterations, seed, arena, threads;
+  double score_threshold;
 } run_args;
 
 static int parse(int argc, char **argv, run_args *a) {
   a->iterations = 10;
   a->seed = 1;
+  a->score_threshold = 0.5;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i], *v;
     if (strcmp(arg, "--iterations") == 0) {
@@ -88,6 +95,11 @@ static int parse(int argc, char **argv, run_args *a) {
       if (!(a->output = cli_value(&cmd_run, argc, argv, &i))) return AP_EXIT_USAGE;
     } else if (strcmp(arg, "--dump-tensors") == 0) {
       if (!(a->dump = cli_value(&cmd_run, argc, argv, &i))) return AP_EXIT_USAGE;
+    } else if (strcmp(arg, "--score-threshold") == 0) {
+      if (!(v = cli_value(&cmd_run, argc, argv, &i))) return AP_EXIT_USAGE;
+      if (!cli_parse_real(v, 0, 1, &a->score_threshold))
+        return cli_usage_error(&cmd_run, "--score-threshold \"%s\": expected a number from 0 to 1",
+                               v);
     } else if (strcmp(arg, "--json") == 0) {
       a->json = true;
     } else if (strcmp(arg, "--kernels") == 0) {
@@ -203,8 +215,21 @@ static void json_number(double v) {
     printf("null");
 }
 
+/* The detections of a TFLite_Detection_PostProcess model, at most DET_MAX of them. */
+#define DET_MAX 1024
+typedef struct run_detections {
+  det_outputs where;
+  det_box box[DET_MAX];
+  size_t n, reported;
+} run_detections;
+
+static void read_detections(const run_args *a, run_state *s, run_detections *d) {
+  d->where = det_find_outputs(s->model);
+  d->n = det_read(s->it, &d->where, a->score_threshold, d->box, DET_MAX, &d->reported);
+}
+
 static void print_json(const run_args *a, run_state *s, const ap_memory_usage *u, double median,
-                       double min) {
+                       double min, const run_detections *d) {
   printf("{\n  \"model\": ");
   cli_json_string(stdout, a->model);
   printf(",\n  \"strategy\": ");
@@ -267,11 +292,33 @@ static void print_json(const run_args *a, run_state *s, const ap_memory_usage *u
     }
     printf("]}");
   }
-  printf("\n  ]\n}\n");
+  printf("\n  ],\n  \"detections\": ");
+  if (!d->where.found) {
+    printf("null\n}\n");
+    return;
+  }
+  printf("{\"score_threshold\": ");
+  json_number(a->score_threshold);
+  printf(", \"reported\": %zu, \"boxes\": [", d->reported);
+  for (size_t i = 0; i < d->n; i++) {
+    const det_box *x = &d->box[i];
+    printf("%s\n    {\"class\": %d, \"score\": ", i ? "," : "", x->cls);
+    json_number(x->score);
+    printf(", \"ymin\": ");
+    json_number(x->ymin);
+    printf(", \"xmin\": ");
+    json_number(x->xmin);
+    printf(", \"ymax\": ");
+    json_number(x->ymax);
+    printf(", \"xmax\": ");
+    json_number(x->xmax);
+    printf("}");
+  }
+  printf("%s]}\n}\n", d->n ? "\n  " : "");
 }
 
 static void print_human(const run_args *a, run_state *s, const ap_memory_usage *u, double median,
-                        double min) {
+                        double min, const run_detections *d) {
   char b[64];
   printf("model       %s\n", a->model);
   printf("strategy    %s\n", a->dump       ? "naive (every tensor preserved for --dump-tensors)"
@@ -315,6 +362,15 @@ static void print_human(const run_args *a, run_state *s, const ap_memory_usage *
         printf(" %zu (%.6g)%s", sm.top_class[j], sm.top_value[j], j + 1 < sm.top_n ? "," : "");
       printf("\n");
     }
+  }
+  if (!d->where.found) return;
+  printf("\ndetections  %zu reported by TFLite_Detection_PostProcess, %zu with score >= %g\n",
+         d->reported, d->n, a->score_threshold);
+  if (d->n) printf("  class  score     ymin      xmin      ymax      xmax\n");
+  for (size_t i = 0; i < d->n; i++) {
+    const det_box *x = &d->box[i];
+    printf("  %5d  %.6f  %.6f  %.6f  %.6f  %.6f\n", x->cls, (double)x->score, (double)x->ymin,
+           (double)x->xmin, (double)x->ymax, (double)x->xmax);
   }
 }
 
@@ -404,10 +460,12 @@ static int run(int argc, char **argv) {
   qsort(s.times, (size_t)a.iterations, sizeof *s.times, cmp_double);
   size_t n = (size_t)a.iterations;
   double median = n % 2 ? s.times[n / 2] : (s.times[n / 2 - 1] + s.times[n / 2]) / 2;
+  static run_detections det; /* too big for the stack; run is called once */
+  read_detections(&a, &s, &det);
   if (a.json)
-    print_json(&a, &s, &u, median, min);
+    print_json(&a, &s, &u, median, min, &det);
   else
-    print_human(&a, &s, &u, median, min);
+    print_human(&a, &s, &u, median, min, &det);
   cleanup(&s);
   return AP_EXIT_OK;
 }
