@@ -7,6 +7,9 @@
 
 /* Longest segment considered: bounds the search and the runtime's stack. */
 #define SEG_MAX_OPS AP_SEGMENT_MAX_OPS
+/* Tallest map streamed: the ring and lead computations walk every row (a hostile shape of 2^30
+ * rows would take seconds). */
+#define SEG_MAX_ROWS 65536
 
 typedef struct member {
   bool ok;                  /* may be in a segment */
@@ -54,7 +57,7 @@ static ap_status classify_add(ap_graph *g, const ap_op_info *op, member *m) {
   m->out = op->outputs.v[0];
   m->in_h = m->out_h = dout[1];
   m->in_row = m->out_row = to.bytes / (uint64_t)dout[1];
-  m->ok = true;
+  m->ok = m->in_h <= SEG_MAX_ROWS && m->out_h <= SEG_MAX_ROWS;
   return AP_OK;
 }
 
@@ -98,7 +101,7 @@ static ap_status classify_pad(ap_graph *g, const ap_op_info *op, member *m) {
   m->out_h = dout[1];
   m->in_row = ti.bytes / (uint64_t)di[1];
   m->out_row = to.bytes / (uint64_t)dout[1];
-  m->ok = true;
+  m->ok = m->in_h <= SEG_MAX_ROWS && m->out_h <= SEG_MAX_ROWS;
   return AP_OK;
 }
 
@@ -134,8 +137,9 @@ static ap_status classify(ap_graph *g, size_t k, member *m) {
     return AP_OK;
   if (!pool) {
     ap_tensor_info tf;
-    s = ap_model_tensor(g->model, 0, (size_t)op.inputs.v[1], &tf);
-    if (s != AP_OK) return ap_fail(&g->err, s, "%s", ap_model_error(g->model));
+    /* A missing filter is the kernel's to refuse, not a reason to fail the graph. */
+    if (op.inputs.v[1] < 0 || ap_model_tensor(g->model, 0, (size_t)op.inputs.v[1], &tf) != AP_OK)
+      return AP_OK;
     /* Float maps with integer filters are the hybrids: they quantize the whole input. */
     if (ti.type == AP_FLOAT32 && tf.type != AP_FLOAT32) return AP_OK;
   }
@@ -148,7 +152,7 @@ static ap_status classify(ap_graph *g, size_t k, member *m) {
   m->out_h = dout[1];
   m->in_row = ti.bytes / (uint64_t)di[1];
   m->out_row = to.bytes / (uint64_t)dout[1];
-  m->ok = true;
+  m->ok = m->in_h <= SEG_MAX_ROWS && m->out_h <= SEG_MAX_ROWS;
   return AP_OK;
 }
 
