@@ -126,10 +126,14 @@ typedef struct ap_graph_options {
    * next row, so the lead is the max over y of (y + 1) * out_row - dead(y) * in_row.
    * Which segments: dynamic programming over subgraph 0's op order minimising the peak of
    * live bytes (scratch not counted) and then their sum, where a segment's steps cost the
-   * bytes live there minus its tensors plus its input, output and rings. The cost of a
-   * segment touches only its own steps, so on chains this is exact; on a DAG (op order with
-   * branches) only chain links qualify, a branch point (a tensor with two readers) ends a
-   * segment, and the order stays the model's. */
+   * bytes live there minus its tensors plus its input, output, skips and rings (with
+   * `inplace`, input and output as the span of their overlap); a segment is only taken where
+   * it raises no step above what it holds unstreamed. The cost of a segment touches only its
+   * own steps, so on chains this is exact. On a DAG the op order stays the model's (reorder
+   * first, e.g. `plan --reorder --stream`), only chain links qualify, and a tensor with two
+   * readers ends a segment unless it is the segment's input read whole again by a skip ADD.
+   * Callers that plan (ap_model_plan, the runtime) also plan without segments and keep the
+   * smaller arena. */
   bool stream;
 } ap_graph_options;
 
