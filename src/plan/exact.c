@@ -408,7 +408,8 @@ static ap_status exact_plan(const ap_strategy_ctx *ctx, uint64_t *offsets,
     }
   }
   res->arena = hi;
-  res->optimal = hi <= lo;
+  /* A search that narrowed some overlap (a lead <= 0) proved nothing of the wider problem. */
+  res->optimal = hi <= (m.restricted ? m.lower_bound : lo);
 done:
   ex_search_destroy(r.search);
   for (int h = 0; h <= EX_ORDERS; h++)

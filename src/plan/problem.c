@@ -102,7 +102,7 @@ const ap_request *ap_problem_requests(const ap_problem *p) {
   return p ? p->req : NULL;
 }
 
-ap_status ap_problem_bound(const ap_problem *p, uint64_t *out) {
+ap_status ap_problem_pair_bound(const ap_problem *p, uint64_t *out) {
   ap_request *r;
   size_t n;
   *out = 0;
@@ -110,6 +110,15 @@ ap_status ap_problem_bound(const ap_problem *p, uint64_t *out) {
   if (st != AP_OK) return st;
   st = ap_lower_bound_of(p->alloc, r ? r : p->req, r ? n : p->n, p->align, out);
   ap_free(p->alloc, r);
+  return st;
+}
+
+ap_status ap_problem_bound(const ap_problem *p, uint64_t *out) {
+  ap_status st = ap_problem_pair_bound(p, out);
+  uint64_t chain = 0;
+  if (st == AP_OK && p->nov)
+    st = ap_overlap_chain_bound(p->alloc, p->req, p->n, p->ov, p->nov, p->align, &chain);
+  if (st == AP_OK && chain > *out) *out = chain;
   return st;
 }
 
