@@ -19,6 +19,11 @@ struct ap_problem {
   uint64_t total;
   ap_overlap *ov; /* permitted overlaps (overlap.c) */
   size_t nov, ovcap;
+  /* Names of requests a CSV gave by name (csv.c): name_at[i] is the offset of request i's
+   * NUL-terminated name in `names`, SIZE_MAX for none; NULL until a first name. */
+  size_t *name_at;
+  char *names;
+  size_t names_len, names_cap;
 };
 
 /* Problems with overlaps up to this many bytes (sum of aligned sizes) are also planned with
