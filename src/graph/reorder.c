@@ -402,6 +402,10 @@ static void search_free(search *s) {
   ap_free(s->a, s->zob);
 }
 
+/* Orders the local improvement may evaluate after a heuristic search (each costs one pass over
+ * the ops). */
+#define LOCAL_EVALS 20000
+
 /* Beam searches of growing width (16, 64, 256, ...) while the budget lasts: the first one that
  * never cuts a layer is exact and ends it; otherwise the best order found stands. */
 static ap_status reorder_subgraph(ap_reorder *r, const rdag *d, const ap_reorder_options *o,
@@ -440,7 +444,10 @@ static ap_status reorder_subgraph(ap_reorder *r, const rdag *d, const ap_reorder
         st = AP_OK;
         break;
       }
-      if (st) return ap_fail(&r->err, st, "out of memory searching %u ops", d->n);
+      if (st) {
+        ap_free(r->alloc, cand);
+        return ap_fail(&r->err, st, "out of memory searching %u ops", d->n);
+      }
       if (ro.found) {
         memcpy(order, cand, d->n * sizeof *order);
         info->peak_after = ro.peak;
@@ -461,6 +468,25 @@ static ap_status reorder_subgraph(ap_reorder *r, const rdag *d, const ap_reorder
     }
   }
   ap_free(r->alloc, cand);
+  if (!st && !info->exact && info->peak_after > info->floor) {
+    uint64_t peak = info->peak_after;
+    uint32_t *kept = ap_calloc(r->alloc, d->n, sizeof *kept);
+    if (!kept) return ap_fail(&r->err, AP_ERR_NOMEM, "out of memory");
+    memcpy(kept, order, d->n * sizeof *kept);
+    st = reorder_local(d, r->alloc, LOCAL_EVALS, order, &peak);
+    if (st) {
+      ap_free(r->alloc, kept);
+      return ap_fail(&r->err, st, "out of memory improving the order of %u ops", d->n);
+    }
+    if (peak < info->peak_after) {
+      info->peak_after = peak;
+      info->changed = true;
+    } else { /* a move that only thinned the peak is no change worth reporting */
+      memcpy(order, kept, d->n * sizeof *order);
+    }
+    ap_free(r->alloc, kept);
+    if (info->floor >= info->peak_after) info->exact = true;
+  }
   if (info->exact) info->floor = info->peak_after;
   info->ms = now_ms() - t0;
   return AP_OK;
