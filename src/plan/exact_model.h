@@ -46,12 +46,14 @@ typedef struct ex_model {
   bool restricted;
 } ex_model;
 
-/* The bytes a section's live requests need at least: their aligned sizes `total`, less the
- * padding of the topmost one and what the section's overlapping pairs may share; 0 for none. */
+/* The bytes a section's live requests still need above the highest placed end (rounded up to
+ * the alignment): their aligned sizes `total`, less the padding of the topmost one and what
+ * the section's overlapping pairs may share (an unplaced request may lie inside its placed
+ * partner). 0: nothing can be concluded (without overlaps only for total 0, as an aligned size
+ * always exceeds the slack). */
 static inline uint64_t ex_need(const ex_model *m, uint32_t sec, uint64_t total) {
-  if (!total) return 0;
   uint64_t cut = m->slack + (m->disc ? m->disc[sec] : 0);
-  return total > cut ? total - cut : 1;
+  return total > cut ? total - cut : 0;
 }
 
 /* Validates the requests and builds the model. With `full` false only sizes, sections and the

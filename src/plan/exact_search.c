@@ -269,7 +269,7 @@ static bool place(ex_search *s, uint32_t slo, uint32_t shi, uint32_t b, uint64_t
     uint64_t f = s->floor[sec] > x ? s->floor[sec] : x;
     f = align_up_sat(f, m->align);
     uint64_t need = ex_need(m, sec, t);
-    if (f == EX_NONE || f > cap || need > cap - f) return false;
+    if (need && (f == EX_NONE || f > cap || need > cap - f)) return false;
   }
   return true;
 }
