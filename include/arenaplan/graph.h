@@ -86,10 +86,13 @@ typedef struct ap_graph_options {
    *  - Views (RESHAPE, SQUEEZE, EXPAND_DIMS, BITCAST) change no byte: the output shares its
    *    input 0 whenever both qualify; its kernel must then copy nothing (src == dst).
    *  - Element-wise ops (ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM, SOFTMAX,
-   *    RELU, RELU6, LOGISTIC, TANH, LEAKY_RELU, ABS, NEG, SQRT, RSQRT, EXP, LOG) write output
+   *    RELU, RELU6, LOGISTIC, TANH, LEAKY_RELU, ABS, NEG, SQRT, RSQRT, EXP, LOG, HARD_SWISH,
+   *    ELU, LOG_SOFTMAX, PRELU's input 0) write output
    *    element i only after reading element i of each input, so the output may take an input
    *    of the same type and bytes (hence the output's shape) when no tensor sharing that
    *    input's bytes is read after the op, and no other input of the op shares them.
+   *    DYNAMIC_UPDATE_SLICE follows the same rule for its operand (input 0): each output
+   *    element is the operand's same element or one of the update's.
    *  - With AP_RULES_ARENAPLAN, CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D and MAX_POOL_2D
    *    (NHWC, computed row by row) whose input 0 dies at the op may write their output over
    *    it from far enough below: the problem gets an overlap (plan.h, ap_overlap) of the
@@ -105,8 +108,8 @@ typedef struct ap_graph_options {
 typedef struct ap_graph ap_graph;
 
 /* Builds the timeline and every tensor's lifetime. The model must outlive the graph. */
-ap_status ap_graph_create(const ap_model *m, const ap_graph_options *opt,
-                          const ap_allocator *a, ap_graph **out);
+ap_status ap_graph_create(const ap_model *m, const ap_graph_options *opt, const ap_allocator *a,
+                          ap_graph **out);
 void ap_graph_destroy(ap_graph *g);
 const char *ap_graph_error(const ap_graph *g);
 
@@ -120,11 +123,11 @@ int32_t ap_graph_op_step(const ap_graph *g, size_t subgraph, size_t op);
 
 typedef struct ap_lifetime {
   ap_tensor_kind kind;
-  bool planned;     /* gets bytes in the arena */
-  int32_t first;    /* inclusive steps; -1 when the tensor has no lifetime */
+  bool planned;  /* gets bytes in the arena */
+  int32_t first; /* inclusive steps; -1 when the tensor has no lifetime */
   int32_t last;
-  uint64_t bytes;   /* the request's size (for AP_RULES_TFLM: rounded up to 16) */
-  int32_t producer; /* step of the op that writes it, -1 if none */
+  uint64_t bytes;      /* the request's size (for AP_RULES_TFLM: rounded up to 16) */
+  int32_t producer;    /* step of the op that writes it, -1 if none */
   int32_t last_reader; /* step of the last op that reads it, -1 if none */
 } ap_lifetime;
 ap_status ap_graph_tensor(const ap_graph *g, size_t subgraph, size_t tensor, ap_lifetime *out);
@@ -137,8 +140,7 @@ ap_status ap_graph_add_scratch(ap_graph *g, size_t subgraph, size_t op, uint64_t
  * model-wide index (tensor count of the subgraphs before it + its index); scratch ids follow all
  * tensors. subgraph < 0: the whole model (one arena); otherwise only that subgraph's requests
  * (AP_RULES_TFLITE plans each subgraph as its own arena). */
-ap_status ap_graph_problem(const ap_graph *g, int subgraph, uint64_t alignment,
-                           ap_problem **out);
+ap_status ap_graph_problem(const ap_graph *g, int subgraph, uint64_t alignment, ap_problem **out);
 /* With in-place sharing: true when tensor `id` (a model-wide index) has no request of its own
  * but uses the bytes of request *root (another tensor's id; follow no chain: it is the root). */
 bool ap_graph_shares(const ap_graph *g, uint64_t id, uint64_t *root);

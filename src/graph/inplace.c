@@ -40,7 +40,13 @@ static int share_kind(int32_t builtin, bool tflite, int *inputs) {
   case 75:  /* SQRT */
   case 76:  /* RSQRT */
   case 47:  /* EXP */
-  case 73: /* LOG */ return SHARE_MODIFY;
+  case 73:  /* LOG */
+  case 151: /* DYNAMIC_UPDATE_SLICE: element i is the operand's i or an update's */
+    return SHARE_MODIFY;
+  case 117: /* HARD_SWISH */
+  case 111: /* ELU */
+  case 50:  /* LOG_SOFTMAX: a row's values are all read before the last loop writes them */
+  case 54: /* PRELU (input 0; alpha broadcasts) */ return SHARE_MODIFY;
   default: return SHARE_NONE;
   }
 }

@@ -5,6 +5,7 @@
  * lookup tables (lut_uint8.c), rebuilt from the tensors' quantization at each eval. */
 #include "kernels/kernels.h"
 #include "kernels/kops_detect.h"
+#include "kernels/kops_elem16.h"
 #include "kernels/quant.h"
 
 #include <math.h>
@@ -32,6 +33,31 @@ static bool q4_multiplier(float scale, int32_t *multiplier, int *shift) {
   return true;
 }
 
+/* int16 RELU and RELU6 (activations_common.cc): RELU rescales by in / out (the ratio taken in
+ * float) with zero points 0; RELU6 clamps to [zero point, 6] in the input's quantization (6
+ * itself clamped to int16). */
+static ap_status int16_relu_prepare(int op, const ap_ktensor *input, const ap_ktensor *output,
+                                    ap_unary_params *p, ap_errbuf *err) {
+  p->input_zero_point = input->zero_point;
+  p->output_zero_point = output->zero_point;
+  if (op == AP_KUN_RELU) {
+    if (input->zero_point != 0 || output->zero_point != 0) {
+      return ap_fail(err, AP_ERR_UNSUPPORTED, "RELU: int16 zero points must be 0, got %d -> %d",
+                     (int)input->zero_point, (int)output->zero_point);
+    }
+    ap_kq_multiplier((double)(input->scale / output->scale), &p->multiplier, &p->shift);
+    p->act_min = 0; /* max(INT16_MIN, 0 + round(0 / scale)) */
+    p->act_max = INT16_MAX;
+    return AP_OK;
+  }
+  /* FloatToQuantizedType<int16_t>: round(6 / scale) plus the zero point, clamped to int16
+   * (as the int8 path, a value past int32 clamps too instead of TFLite's undefined cast). */
+  double six = (double)roundf(6.0f / input->scale) + input->zero_point;
+  p->act_min = input->zero_point;
+  p->act_max = six > INT16_MAX ? INT16_MAX : six < INT16_MIN ? INT16_MIN : (int32_t)six;
+  return AP_OK;
+}
+
 static ap_status unary_prepare(int op, const ap_ktensor *input, ap_ktensor *output,
                                ap_unary_params *p, ap_errbuf *err) {
   if (!input || !output || !p || op < AP_KUN_RELU || op > AP_KUN_TANH) {
@@ -47,7 +73,8 @@ static ap_status unary_prepare(int op, const ap_ktensor *input, ap_ktensor *outp
   output->rank = input->rank;
   memcpy(output->dims, input->dims, sizeof output->dims);
   int t = input->type;
-  bool quant = t == AP_INT8 || t == AP_UINT8;
+  bool relu = op == AP_KUN_RELU || op == AP_KUN_RELU6;
+  bool quant = t == AP_INT8 || t == AP_INT16 || t == AP_UINT8;
   if (output->type != t || (t != AP_FLOAT32 && !quant)) {
     return ap_fail(err, AP_ERR_UNSUPPORTED, "%s: unsupported types %s -> %s", name,
                    ap_ktype_name(t), ap_ktype_name(output->type));
@@ -58,6 +85,8 @@ static ap_status unary_prepare(int op, const ap_ktensor *input, ap_ktensor *outp
     return ap_fail(err, AP_ERR_FORMAT,
                    "%s: quantized tensors need positive scales and in-range zero points", name);
   }
+  if (t == AP_INT16 && relu) return int16_relu_prepare(op, input, output, p, err);
+  if (t == AP_INT16) return ap_act16_setup(op == AP_KUN_TANH, input, output, p, err);
   int32_t qmin = t == AP_INT8 ? -128 : 0, qmax = t == AP_INT8 ? 127 : 255;
   p->input_zero_point = input->zero_point;
   p->output_zero_point = output->zero_point;
@@ -70,7 +99,8 @@ static ap_status unary_prepare(int op, const ap_ktensor *input, ap_ktensor *outp
   }
   switch (op) {
   case AP_KUN_RELU: {
-    ap_kq_multiplier((double)input->scale / (double)output->scale, &p->multiplier, &p->shift);
+    /* The ratio in float, then widened, as CalculateReluOpData. */
+    ap_kq_multiplier((double)(input->scale / output->scale), &p->multiplier, &p->shift);
     p->act_min = AP_MAX(qmin, output->zero_point + (int32_t)roundf(0.0f / output->scale));
     p->act_max = qmax;
     return AP_OK;
@@ -131,7 +161,13 @@ static int32_t int8_fixed(const ap_unary_params *p, int32_t v) {
 }
 
 ap_status ap_unary_eval(const ap_unary_params *p, const ap_ktensor *input, ap_ktensor *output) {
+  return ap_unary_eval_scratch(p, input, output, NULL);
+}
+
+ap_status ap_unary_eval_scratch(const ap_unary_params *p, const ap_ktensor *input,
+                                ap_ktensor *output, void *scratch) {
   if (!p || !input || !output || !input->data || !output->data) return AP_ERR_ARG;
+  if (p->scratch_bytes && !scratch) return AP_ERR_ARG;
   if (!ap_kshape_is(input, &p->in_shape) || !ap_kshape_is(output, &p->out_shape)) {
     return AP_ERR_ARG;
   }
@@ -151,8 +187,12 @@ ap_status ap_unary_eval(const ap_unary_params *p, const ap_ktensor *input, ap_kt
     }
     return AP_OK;
   }
-  bool s8 = input->type == AP_INT8;
-  if (!s8 && (p->op == AP_KUN_LOGISTIC || p->op == AP_KUN_TANH)) {
+  if (input->type == AP_INT16 && (p->op == AP_KUN_LOGISTIC || p->op == AP_KUN_TANH)) {
+    ap_act16_eval(p, p->op == AP_KUN_TANH, input->data, output->data, n, scratch);
+    return AP_OK;
+  }
+  bool s8 = input->type == AP_INT8, s16 = input->type == AP_INT16;
+  if (!s8 && !s16 && (p->op == AP_KUN_LOGISTIC || p->op == AP_KUN_TANH)) {
     uint8_t lut[256];
     ap_kdetect_lut8(AP_UINT8, p->op, input->scale, input->zero_point, output->scale,
                     output->zero_point, lut);
@@ -163,7 +203,9 @@ ap_status ap_unary_eval(const ap_unary_params *p, const ap_ktensor *input, ap_kt
     return AP_OK;
   }
   for (size_t i = 0; i < n; i++) {
-    int32_t v = s8 ? ((const int8_t *)input->data)[i] : ((const uint8_t *)input->data)[i];
+    int32_t v = s8    ? ((const int8_t *)input->data)[i]
+                : s16 ? ((const int16_t *)input->data)[i]
+                      : ((const uint8_t *)input->data)[i];
     int32_t r;
     switch (p->op) {
     case AP_KUN_RELU:
@@ -173,7 +215,9 @@ ap_status ap_unary_eval(const ap_unary_params *p, const ap_ktensor *input, ap_kt
     case AP_KUN_RELU6: r = v > p->act_max ? p->act_max : v < p->act_min ? p->act_min : v; break;
     default: r = int8_fixed(p, v); break;
     }
-    if (s8) {
+    if (s16) {
+      ((int16_t *)output->data)[i] = (int16_t)r;
+    } else if (s8) {
       ((int8_t *)output->data)[i] = (int8_t)r;
     } else {
       ((uint8_t *)output->data)[i] = (uint8_t)r;

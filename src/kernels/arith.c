@@ -6,7 +6,9 @@
  * inputs compared after rescaling both, arith_int8.c), and the
  * three-input SELECT_V2 (select.h). Issue 15 adds (kops_mathlogic.h) FLOOR_MOD (floor_mod.h:
  * fmodf, then moved to the divisor's sign), the other comparisons GREATER, GREATER_EQUAL,
- * LESS_EQUAL and NOT_EQUAL as EQUAL and LESS, and LOGICAL_AND and LOGICAL_OR on bool. */
+ * LESS_EQUAL and NOT_EQUAL as EQUAL and LESS, and LOGICAL_AND and LOGICAL_OR on bool; and
+ * (kops_elem16.h) the int16 paths. */
+#include "kernels/kops_elem16.h"
 #include "kernels/kops_mathlogic.h"
 #include "kernels/quant.h"
 
@@ -46,8 +48,9 @@ static bool same_quant(const ap_ktensor *a, const ap_ktensor *b) {
 /* Which element types each op takes (float32 always). */
 static bool type_ok(int op, int t) {
   switch (op) {
-  case AP_KB_DIV:
-  case AP_KB_SQUARED_DIFFERENCE: return t == AP_FLOAT32 || t == AP_INT32 || t == AP_INT8;
+  case AP_KB_DIV: return t == AP_FLOAT32 || t == AP_INT32 || t == AP_INT8;
+  case AP_KB_SQUARED_DIFFERENCE:
+    return t == AP_FLOAT32 || t == AP_INT32 || t == AP_INT8 || t == AP_INT16;
   case AP_KB_FLOOR_DIV: return t == AP_FLOAT32 || t == AP_INT32;
   case AP_KB_POW: return t == AP_FLOAT32;
   case AP_KB_MAXIMUM:
@@ -133,6 +136,9 @@ ap_status ap_kx_binary_prepare(ap_kctx *c, size_t *scratch, int op) {
   bool int8_math = t == AP_INT8 && (op == AP_KB_DIV || op == AP_KB_SQUARED_DIFFERENCE);
   if (is_compare(op) && (t == AP_INT8 || t == AP_UINT8)) {
     s = ap_kx_q8_compare_setup(c, p, name, a, b);
+    if (s != AP_OK) return s;
+  } else if (op == AP_KB_SQUARED_DIFFERENCE && t == AP_INT16) {
+    s = ap_kx_int16_sqdiff_setup(c, p, a, b, out);
     if (s != AP_OK) return s;
   } else if (int8_math) {
     s = ap_kx_int8_binary_setup(c, p, name, a, b, out);
@@ -279,6 +285,9 @@ ap_status ap_kx_binary_eval(ap_kctx *c) {
     } else if (t == AP_INT8 && (p->op == AP_KB_DIV || p->op == AP_KB_SQUARED_DIFFERENCE)) {
       s = ap_kx_int8_binary(p, ((const int8_t *)a->data)[ia], ((const int8_t *)b->data)[ib],
                             &((int8_t *)out->data)[io]);
+    } else if (t == AP_INT16 && p->op == AP_KB_SQUARED_DIFFERENCE) {
+      ((int16_t *)out->data)[io] =
+          ap_kx_int16_sqdiff(p, ((const int16_t *)a->data)[ia], ((const int16_t *)b->data)[ib]);
     } else if (t == AP_FLOAT32) {
       s = float_op(p, ((const float *)a->data)[ia], ((const float *)b->data)[ib],
                    &((float *)out->data)[io]);

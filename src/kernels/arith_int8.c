@@ -105,9 +105,13 @@ ap_status ap_kx_int8_rsqrt(const ap_kx_params *p, int8_t x, int8_t *r) {
 
 ap_status ap_kx_int8_relu_setup(ap_kctx *c, ap_kx_params *p, const char *name, const ap_ktensor *in,
                                 const ap_ktensor *alpha, const ap_ktensor *out) {
-  if (!zero_point_ok(in) || !zero_point_ok(out) || (alpha && !zero_point_ok(alpha))) {
+  /* int8, or int16 with an int8 alpha (the same arithmetic, clamped to int16 by the caller). */
+  bool ok = ap_kq_scale_ok(in->scale) && ap_kq_zero_point_ok(in) && ap_kq_scale_ok(out->scale) &&
+            ap_kq_zero_point_ok(out) && (!alpha || zero_point_ok(alpha));
+  if (!ok) {
     return ap_fail(c->err, AP_ERR_FORMAT,
-                   "%s: int8 tensors need a positive scale and a zero point in [-128, 127]", name);
+                   "%s: quantized tensors need a positive scale and a zero point of their type",
+                   name);
   }
   p->q_offset[0] = -in->zero_point;
   p->q_offset[1] = alpha ? -alpha->zero_point : 0;
@@ -124,16 +128,24 @@ ap_status ap_kx_int8_relu_setup(ap_kctx *c, ap_kx_params *p, const char *name, c
   return AP_OK;
 }
 
-int8_t ap_kx_int8_relu(const ap_kx_params *p, int8_t x, const int8_t *alpha) {
+int32_t ap_kx_q_relu(const ap_kx_params *p, int32_t x, const int8_t *alpha) {
   int32_t v = p->q_offset[0] + x, raw;
   if (v >= 0) {
     raw = ap_kq_mul(v, p->q_mult[0], p->q_shift[0]);
   } else if (alpha) {
     raw = ap_kq_mul(v * (p->q_offset[1] + *alpha), p->q_mult[1], p->q_shift[1]);
+  } else if (p->q_mult[1] < 0 && p->q_mult[1] != INT32_MIN) {
+    /* A negative alpha: leaky_relu.h scales by |multiplier| and negates, which rounds ties
+     * differently from scaling by the negative multiplier. */
+    raw = -ap_kq_mul(v, -p->q_mult[1], p->q_shift[1]);
   } else {
     raw = ap_kq_mul(v, p->q_mult[1], p->q_shift[1]);
   }
-  return (int8_t)ap_kq_clamp(raw + p->q_offset[2], -128, 127);
+  return raw + p->q_offset[2];
+}
+
+int8_t ap_kx_int8_relu(const ap_kx_params *p, int8_t x, const int8_t *alpha) {
+  return (int8_t)ap_kq_clamp(ap_kx_q_relu(p, x, alpha), -128, 127);
 }
 
 ap_status ap_kx_q8_compare_setup(ap_kctx *c, ap_kx_params *p, const char *name, const ap_ktensor *a,

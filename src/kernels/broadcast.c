@@ -36,13 +36,25 @@ ap_status ap_kx_broadcast_to_eval(ap_kctx *c) {
   ap_ktensor *out;
   size_t n;
   if (!ap_kx_eval_io(c, 2, 2, &in, &out) || !ap_ktensor_count(out, &n)) return AP_ERR_ARG;
-  size_t es = ap_ktype_size(in->type);
-  const ap_ktensor *ins[1] = {in};
+  if (n == 0) return AP_OK;
+  /* The trailing dims the input does not broadcast are copied as one block: broadcast over the
+   * leading k dims only, in units of that block. */
+  int rank = out->rank, k = rank;
+  size_t block = ap_ktype_size(in->type);
+  while (k > 0 && ap_ktensor_dim_ext(in, rank, k - 1) == out->dims[k - 1])
+    block *= (size_t)out->dims[--k];
+  int32_t lead[AP_KMAXDIMS];
+  for (int i = 0; i < k; i++)
+    lead[i] = ap_ktensor_dim_ext(in, rank, i);
+  ap_ktensor in_k = ap_ktensor_make(in->type, NULL, k, lead);
+  ap_ktensor out_k = ap_ktensor_make(out->type, NULL, k, out->dims);
+  const ap_ktensor *ins[1] = {&in_k};
   ap_kbcast b;
-  ap_kbcast_init(&b, ins, 1, out);
+  ap_kbcast_init(&b, ins, 1, &out_k);
+  ap_ktensor_count(&out_k, &n);
   for (size_t i = 0; i < n; i++, ap_kbcast_next(&b))
-    memcpy((unsigned char *)out->data + i * es, (const unsigned char *)in->data + b.off[0] * es,
-           es);
+    memcpy((unsigned char *)out->data + i * block,
+           (const unsigned char *)in->data + b.off[0] * block, block);
   return AP_OK;
 }
 

@@ -37,10 +37,10 @@ ap_status ap_kx_cast_prepare(ap_kctx *c, size_t *scratch) {
 static int64_t load_int(int t, const void *d, size_t i) {
   switch (t) {
   case AP_INT32: return ((const int32_t *)d)[i];
+  case AP_UINT32: return ((const uint32_t *)d)[i];
   case AP_INT64: return ((const int64_t *)d)[i];
   case AP_INT16: return ((const int16_t *)d)[i];
   case AP_INT8: return ((const int8_t *)d)[i];
-  case AP_UINT32: return ((const uint32_t *)d)[i];
   default: return ((const uint8_t *)d)[i]; /* UINT8, BOOL */
   }
 }
@@ -48,10 +48,10 @@ static int64_t load_int(int t, const void *d, size_t i) {
 static void store_int(int t, void *d, size_t i, int64_t v) {
   switch (t) {
   case AP_INT32: ((int32_t *)d)[i] = (int32_t)(uint32_t)(uint64_t)v; return;
+  case AP_UINT32: ((uint32_t *)d)[i] = (uint32_t)(uint64_t)v; return;
   case AP_INT64: ((int64_t *)d)[i] = v; return;
   case AP_INT16: ((int16_t *)d)[i] = (int16_t)(uint16_t)(uint64_t)v; return;
   case AP_INT8: ((int8_t *)d)[i] = (int8_t)(uint8_t)(uint64_t)v; return;
-  case AP_UINT32: ((uint32_t *)d)[i] = (uint32_t)(uint64_t)v; return;
   case AP_BOOL: ((uint8_t *)d)[i] = v != 0; return;
   default: ((uint8_t *)d)[i] = (uint8_t)(uint64_t)v; return;
   }
@@ -62,10 +62,10 @@ static int64_t float_to_int(int t, float x) {
   double lo, hi;
   switch (t) {
   case AP_INT32: lo = INT32_MIN, hi = INT32_MAX; break;
+  case AP_UINT32: lo = 0, hi = UINT32_MAX; break;
   case AP_INT16: lo = INT16_MIN, hi = INT16_MAX; break;
   case AP_INT8: lo = INT8_MIN, hi = INT8_MAX; break;
   case AP_UINT8: lo = 0, hi = UINT8_MAX; break;
-  case AP_UINT32: lo = 0, hi = UINT32_MAX; break;
   default: lo = -9223372036854775808.0, hi = 9223372036854775807.0; break;
   }
   if (isnan(x)) return 0;

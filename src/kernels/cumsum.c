@@ -131,7 +131,7 @@ ap_status ap_kx_add_n_prepare(ap_kctx *c, size_t *scratch) {
   if (!ap_ktensor_count(in, &n)) return ap_fail(c->err, AP_ERR_FORMAT, "ADD_N: invalid shape");
   for (int i = 1; i < c->n_inputs; i++) {
     const ap_ktensor *x = c->inputs[i];
-    if (x->type != t || !ap_kshape_equal(x, in)) {
+    if (!x || x->type != t || !ap_kshape_equal(x, in)) {
       return ap_fail(c->err, AP_ERR_FORMAT, "ADD_N: input %d differs from input 0 in type or shape",
                      i);
     }

@@ -37,8 +37,16 @@ static ap_status binary_prepare(int op, int activation, const ap_ktensor *a, con
     return ap_fail(err, AP_ERR_FORMAT, "%s: invalid shapes", name);
   }
   int t = a->type;
+  if (b->type == t && t != AP_FLOAT32 && output->type == AP_FLOAT32) {
+    /* TFLite Micro picks the kernel by the output's type: it would read the integer inputs'
+     * bytes as floats, past their end, so the result depends on its arena's other bytes. */
+    return ap_fail(err, AP_ERR_UNSUPPORTED,
+                   "%s: %s inputs with a FLOAT32 output (TFLite Micro reads them as floats, past "
+                   "their end: undefined)",
+                   name, ap_ktype_name(t));
+  }
   if (b->type != t || output->type != t ||
-      (t != AP_FLOAT32 && t != AP_INT8 && t != AP_UINT8 && t != AP_INT32)) {
+      (t != AP_FLOAT32 && t != AP_INT8 && t != AP_UINT8 && t != AP_INT32 && t != AP_INT16)) {
     return ap_fail(err, AP_ERR_UNSUPPORTED, "%s: unsupported types %s, %s -> %s", name,
                    ap_ktype_name(a->type), ap_ktype_name(b->type), ap_ktype_name(output->type));
   }
@@ -76,14 +84,27 @@ static ap_status binary_prepare(int op, int activation, const ap_ktensor *a, con
   p->input2_offset = -b->zero_point;
   p->output_offset = output->zero_point;
   if (op == AP_KBIN_MUL) {
+    if (t == AP_INT16 && (a->zero_point || b->zero_point || output->zero_point)) {
+      return ap_fail(err, AP_ERR_UNSUPPORTED,
+                     "MUL: int16 tensors need zero points 0 (TFLite Micro's), got %d, %d -> %d",
+                     (int)a->zero_point, (int)b->zero_point, (int)output->zero_point);
+    }
     double m = (double)a->scale * (double)b->scale / (double)output->scale;
     ap_kq_multiplier(m, &p->output_multiplier, &p->output_shift);
     return AP_OK;
   }
-  p->left_shift = 20;
+  /* int16 keeps 15 bits of headroom: (65535 << 15) still fits the int32 sum. */
+  p->left_shift = t == AP_INT16 ? 15 : 20;
   double twice_max = 2 * (double)AP_MAX(a->scale, b->scale);
   double m1 = (double)a->scale / twice_max, m2 = (double)b->scale / twice_max;
   double mo = twice_max / ((double)(1 << p->left_shift) * (double)output->scale);
+  if (op == AP_KBIN_SUB && t != AP_UINT8) {
+    /* TFLite Micro's sub_common.cc takes these ratios in float, then widens them (uint8 is
+     * TFLite's, in double). */
+    float tm = 2 * AP_MAX(a->scale, b->scale);
+    m1 = (double)(a->scale / tm), m2 = (double)(b->scale / tm);
+    mo = (double)(tm / ((float)(1 << p->left_shift) * output->scale));
+  }
   if (!ap_kq_multiplier_lt1(m1, &p->input1_multiplier, &p->input1_shift) ||
       !ap_kq_multiplier_lt1(m2, &p->input2_multiplier, &p->input2_shift) ||
       !ap_kq_multiplier_lt1(mo, &p->output_multiplier, &p->output_shift)) {
@@ -142,6 +163,12 @@ static void element(const ap_binary_params *p, int type, const void *a, size_t i
     ((int8_t *)out)[io] = (int8_t)r;
     return;
   }
+  case AP_INT16: {
+    int32_t x = ((const int16_t *)a)[ia], y = ((const int16_t *)b)[ib];
+    int32_t r = p->op == AP_KBIN_MUL ? quant_mul(p, x, y) : quant_add_sub(p, x, y);
+    ((int16_t *)out)[io] = (int16_t)r;
+    return;
+  }
   default: {
     int32_t x = ((const uint8_t *)a)[ia], y = ((const uint8_t *)b)[ib];
     int32_t r = p->op == AP_KBIN_MUL ? quant_mul(p, x, y) : quant_add_sub(p, x, y);
@@ -153,7 +180,7 @@ static void element(const ap_binary_params *p, int type, const void *a, size_t i
 
 ap_status ap_binary_eval(const ap_binary_params *p, const ap_ktensor *a, const ap_ktensor *b,
                          ap_ktensor *output) {
-  if (!p || !a || !b || !output || !a->data || !b->data || !output->data) return AP_ERR_ARG;
+  if (!p || !a || !b || !output) return AP_ERR_ARG;
   if (!ap_kshape_is(a, &p->in_shape) || !ap_kshape_is(b, &p->in2_shape) ||
       !ap_kshape_is(output, &p->out_shape)) {
     return AP_ERR_ARG;
@@ -161,7 +188,10 @@ ap_status ap_binary_eval(const ap_binary_params *p, const ap_ktensor *a, const a
   int rank = output->rank;
   size_t n;
   if (!ap_ktensor_count(output, &n)) return AP_ERR_ARG;
+  /* An empty output (an input with a 0 dim) has nothing to read or write: its tensors may
+   * have no bytes at all. */
   if (n == 0) return AP_OK;
+  if (!a->data || !b->data || !output->data) return AP_ERR_ARG;
   /* Strides of each input in output coordinates; 0 along broadcast dims. */
   size_t sa[AP_KMAXDIMS], sb[AP_KMAXDIMS];
   size_t ta = 1, tb = 1;

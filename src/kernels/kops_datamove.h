@@ -85,7 +85,7 @@ ap_status ap_kx_mirror_pad_prepare(ap_kctx *c, size_t *scratch);
 ap_status ap_kx_mirror_pad_eval(ap_kctx *c);
 ap_status ap_kx_update_slice_prepare(ap_kctx *c, size_t *scratch);
 ap_status ap_kx_update_slice_eval(ap_kctx *c);
-/* gather.c: EMBEDDING_LOOKUP (float32, int8, int8 table to float32 output) */
+/* embedding_lookup.c: EMBEDDING_LOOKUP (float32, int8, int8 table to float32 output) */
 ap_status ap_kx_embedding_lookup_prepare(ap_kctx *c, size_t *scratch);
 ap_status ap_kx_embedding_lookup_eval(ap_kctx *c);
 /* gather.c: the checks GATHER and GATHER_ND share: prepare's (two inputs, valid shapes, INT32

@@ -28,7 +28,7 @@ ap_status ap_kx_mirror_pad_prepare(ap_kctx *c, size_t *scratch) {
   int offset = mode == 0 ? 1 : 0;
   for (int i = 0; i < in->rank; i++) {
     int64_t lo = v[2 * i], hi = v[2 * i + 1], d = in->dims[i];
-    if (lo < 0 || hi < 0 || lo > d - offset || hi > d - offset) {
+    if (lo < 0 || hi < 0 || lo > d - offset || hi > d - offset || d + lo + hi > INT32_MAX) {
       return ap_fail(
           c->err, AP_ERR_FORMAT, "MIRROR_PAD: dim %d of %lld cannot take %s padding [%lld, %lld]",
           i, (long long)d, mode == 0 ? "REFLECT" : "SYMMETRIC", (long long)lo, (long long)hi);

@@ -1,6 +1,8 @@
 /* PRELU on float32 (TFLite's prelu.cc: x >= 0 ? x : x * alpha, alpha broadcast against the
- * input; the output has the broadcast shape) and int8 (arith_int8.c). */
-#include "kernels/kops.h"
+ * input; the output has the broadcast shape), int8 and int16 with an int8 alpha (arith_int8.c,
+ * clamped to the output's type). */
+#include "kernels/kops_elem16.h"
+#include "kernels/quant.h"
 
 #include <string.h>
 
@@ -12,7 +14,8 @@ ap_status ap_kx_prelu_prepare(ap_kctx *c, size_t *scratch) {
   memset(p, 0, sizeof *p);
   const ap_ktensor *in = c->inputs[0], *alpha = c->inputs[1];
   ap_ktensor *out = c->outputs[0];
-  bool q8 = in->type == AP_INT8 && alpha->type == AP_INT8 && out->type == AP_INT8;
+  bool q8 = (in->type == AP_INT8 || in->type == AP_INT16) && alpha->type == AP_INT8 &&
+            out->type == in->type;
   if (!q8 && (in->type != AP_FLOAT32 || alpha->type != AP_FLOAT32 || out->type != AP_FLOAT32)) {
     return ap_fail(c->err, AP_ERR_UNSUPPORTED, "PRELU: unsupported types %s, %s -> %s",
                    ap_ktype_name(in->type), ap_ktype_name(alpha->type), ap_ktype_name(out->type));
@@ -39,6 +42,15 @@ ap_status ap_kx_prelu_eval(ap_kctx *c) {
   }
   ap_kbcast it;
   ap_kbcast_init(&it, c->inputs, 2, out);
+  if (in->type == AP_INT16) {
+    const int16_t *q = in->data;
+    const int8_t *qa = alpha->data;
+    for (size_t i = 0; i < n; i++, ap_kbcast_next(&it)) {
+      int32_t r = ap_kx_q_relu(p, q[it.off[0]], &qa[it.off[1]]);
+      ((int16_t *)out->data)[i] = (int16_t)ap_kq_clamp(r, INT16_MIN, INT16_MAX);
+    }
+    return AP_OK;
+  }
   if (in->type == AP_INT8) {
     const int8_t *q = in->data, *qa = alpha->data;
     for (size_t i = 0; i < n; i++, ap_kbcast_next(&it))

@@ -1,4 +1,5 @@
-/* QUANTIZE (float -> int: reference_ops::AffineQuantize; int -> int, int32 outputs included:
+/* QUANTIZE (float -> int: reference_ops::AffineQuantize; int -> int, int32 inputs and outputs
+ * included:
  * Requantize with the multiplier of input_scale / output_scale) and DEQUANTIZE
  * (reference_ops::Dequantize, whose scale is a double). Parameters as TFLite Micro's
  * quantize_common.cc / dequantize_common.cc. */
@@ -41,7 +42,10 @@ static ap_status quantize_prepare(const ap_ktensor *input, ap_ktensor *output,
   /* An int32 output only from an integer input: TFLite Micro's requantize to INT32. */
   bool out_ok =
       int_range(output->type, &lo, &hi) || (output->type == AP_INT32 && input->type != AP_FLOAT32);
-  if (!out_ok || (input->type != AP_FLOAT32 && !int_range(input->type, &lo, &hi))) {
+  /* An int32 input only to int8 or int16 (quantize_common.cc's pairs). */
+  bool in_ok = input->type == AP_FLOAT32 || int_range(input->type, &lo, &hi) ||
+               (input->type == AP_INT32 && (output->type == AP_INT8 || output->type == AP_INT16));
+  if (!out_ok || !in_ok) {
     return ap_fail(err, AP_ERR_UNSUPPORTED, "QUANTIZE: unsupported types %s -> %s",
                    ap_ktype_name(input->type), ap_ktype_name(output->type));
   }
@@ -107,6 +111,7 @@ static int32_t load(int type, const void *d, size_t i) {
   switch (type) {
   case AP_INT8: return ((const int8_t *)d)[i];
   case AP_UINT8: return ((const uint8_t *)d)[i];
+  case AP_INT32: return ((const int32_t *)d)[i];
   default: return ((const int16_t *)d)[i];
   }
 }
@@ -149,7 +154,8 @@ ap_status ap_quantize_eval(const ap_quantize_params *p, const ap_ktensor *input,
   case AP_KQ_REQUANTIZE:
     out_range(output->type, &lo, &hi);
     for (size_t i = 0; i < n; i++) {
-      int32_t v = load(input->type, input->data, i) - p->input_zero_point;
+      /* An int32 input less its zero point wraps, as TFLite's int32 subtraction does. */
+      int32_t v = ap_kq_wrap32((int64_t)load(input->type, input->data, i) - p->input_zero_point);
       int32_t q =
           ap_kq_wrap32((int64_t)ap_kq_mul(v, p->multiplier, p->shift) + p->output_zero_point);
       store(output->type, output->data, i, ap_kq_clamp(q, lo, hi));

@@ -3,6 +3,7 @@
 #include "kernels/kops.h"
 #include "kernels/kops_datamove.h"
 #include "kernels/kops_detect.h"
+#include "kernels/kops_elem16.h"
 #include "kernels/kops_mathlogic.h"
 #include "kernels/kops_signal.h"
 #include "kernels/lstm.h"
@@ -122,11 +123,13 @@ static ap_status pool_run(ap_kctx *c) {
 }
 static ap_status softmax_prep(ap_kctx *c, size_t *scratch) {
   ARITY("SOFTMAX", 1, 1);
-  *scratch = 0;
-  return ap_softmax_prepare(c->options->beta, in(c, 0), c->outputs[0], c->params, c->err);
+  ap_softmax_params *p = c->params;
+  ap_status s = ap_softmax_prepare(c->options->beta, in(c, 0), c->outputs[0], p, c->err);
+  *scratch = s == AP_OK ? p->scratch_bytes : 0; /* int16: its tables */
+  return s;
 }
 static ap_status softmax_run(ap_kctx *c) {
-  return ap_softmax_eval(c->params, in(c, 0), c->outputs[0]);
+  return ap_softmax_eval_scratch(c->params, in(c, 0), c->outputs[0], c->scratch);
 }
 
 /* --- elementwise, activations --- */
@@ -151,8 +154,10 @@ static ap_status bin_run(ap_kctx *c) {
 }
 static ap_status un_prep(ap_kctx *c, size_t *scratch, int op, const char *name) {
   ARITY(name, 1, 1);
-  *scratch = 0;
-  return ap_unary_prepare(op, in(c, 0), c->outputs[0], c->params, c->err);
+  ap_unary_params *p = c->params;
+  ap_status s = ap_unary_prepare(op, in(c, 0), c->outputs[0], p, c->err);
+  *scratch = s == AP_OK ? p->scratch_bytes : 0; /* int16 LOGISTIC, TANH: their table */
+  return s;
 }
 static ap_status relu_prep(ap_kctx *c, size_t *s) {
   return un_prep(c, s, AP_KUN_RELU, "RELU");
@@ -167,7 +172,7 @@ static ap_status tanh_prep(ap_kctx *c, size_t *s) {
   return un_prep(c, s, AP_KUN_TANH, "TANH");
 }
 static ap_status un_run(ap_kctx *c) {
-  return ap_unary_eval(c->params, in(c, 0), c->outputs[0]);
+  return ap_unary_eval_scratch(c->params, in(c, 0), c->outputs[0], c->scratch);
 }
 
 /* --- shape ops --- */
@@ -351,32 +356,46 @@ static const ap_kernel kernels[] = {
     {AP_KB_TILE, "TILE", sizeof(ap_kx_params), ap_kx_tile_prepare, ap_kx_tile_eval},
     {AP_KB_L2_NORMALIZATION, "L2_NORMALIZATION", sizeof(ap_kx_params), ap_kx_l2norm_prepare,
      ap_kx_l2norm_eval},
-/* -- 16x8 conv family, int8/int16 BATCH_MATMUL and TRANSPOSE_CONV, INT4 weights -- */
+    /* -- 16x8 conv family, int8/int16 BATCH_MATMUL and TRANSPOSE_CONV, INT4 weights -- */
 
-/* -- int16 element-wise and activation ops; HARD_SWISH, ELU, LOG_SOFTMAX -- */
+    /* -- int16 element-wise and activation ops; HARD_SWISH, ELU, LOG_SOFTMAX -- */
+    {AP_KB_HARD_SWISH, "HARD_SWISH", sizeof(ap_kx_params), ap_kx_hard_swish_prepare,
+     ap_kx_hard_swish_eval},
+    {AP_KB_ELU, "ELU", sizeof(ap_kx_params), ap_kx_elu_prepare, ap_kx_elu_eval},
+    {AP_KB_LOG_SOFTMAX, "LOG_SOFTMAX", sizeof(ap_kx_params), ap_kx_log_softmax_prepare,
+     ap_kx_log_softmax_eval},
 
-/* -- data movement: SPLIT, SQUEEZE, space/depth/batch, broadcast, fill, pad, resize -- */
-#define DM(NAME, PREP, EVAL)                                                                       \
-  { AP_KB_##NAME, #NAME, sizeof(ap_kx_params), PREP, EVAL }
-    DM(SPLIT, ap_kx_split_prepare, ap_kx_split_eval),
-    DM(SPLIT_V, ap_kx_split_v_prepare, ap_kx_split_eval),
-    DM(SQUEEZE, ap_kx_squeeze_prepare, ap_kx_view_eval),
-    DM(EXPAND_DIMS, ap_kx_expand_dims_prepare, ap_kx_view_eval),
-    DM(ZEROS_LIKE, ap_kx_zeros_like_prepare, ap_kx_zeros_like_eval),
-    DM(FILL, ap_kx_fill_prepare, ap_kx_fill_eval),
-    DM(SPACE_TO_DEPTH, ap_kx_space_to_depth_prepare, ap_kx_space_depth_eval),
-    DM(DEPTH_TO_SPACE, ap_kx_depth_to_space_prepare, ap_kx_space_depth_eval),
-    DM(SPACE_TO_BATCH_ND, ap_kx_space_to_batch_prepare, ap_kx_space_batch_eval),
-    DM(BATCH_TO_SPACE_ND, ap_kx_batch_to_space_prepare, ap_kx_space_batch_eval),
-    DM(BROADCAST_TO, ap_kx_broadcast_to_prepare, ap_kx_broadcast_to_eval),
-    DM(BROADCAST_ARGS, ap_kx_broadcast_args_prepare, ap_kx_broadcast_args_eval),
-    DM(MIRROR_PAD, ap_kx_mirror_pad_prepare, ap_kx_mirror_pad_eval),
-    DM(DYNAMIC_UPDATE_SLICE, ap_kx_update_slice_prepare, ap_kx_update_slice_eval),
-    DM(EMBEDDING_LOOKUP, ap_kx_embedding_lookup_prepare, ap_kx_embedding_lookup_eval),
-    DM(CUMSUM, ap_kx_cumsum_prepare, ap_kx_cumsum_eval),
-    DM(ADD_N, ap_kx_add_n_prepare, ap_kx_add_n_eval),
-    DM(RESIZE_NEAREST_NEIGHBOR, ap_kx_resize_nearest_prepare, ap_kx_resize_nearest_eval),
-#undef DM
+    /* -- data movement: SPLIT, SQUEEZE, space/depth/batch, broadcast, fill, pad, resize -- */
+    {AP_KB_SPLIT, "SPLIT", sizeof(ap_kx_params), ap_kx_split_prepare, ap_kx_split_eval},
+    {AP_KB_SPLIT_V, "SPLIT_V", sizeof(ap_kx_params), ap_kx_split_v_prepare, ap_kx_split_eval},
+    {AP_KB_SQUEEZE, "SQUEEZE", sizeof(ap_kx_params), ap_kx_squeeze_prepare, ap_kx_view_eval},
+    {AP_KB_EXPAND_DIMS, "EXPAND_DIMS", sizeof(ap_kx_params), ap_kx_expand_dims_prepare,
+     ap_kx_view_eval},
+    {AP_KB_ZEROS_LIKE, "ZEROS_LIKE", sizeof(ap_kx_params), ap_kx_zeros_like_prepare,
+     ap_kx_zeros_like_eval},
+    {AP_KB_FILL, "FILL", sizeof(ap_kx_params), ap_kx_fill_prepare, ap_kx_fill_eval},
+    {AP_KB_SPACE_TO_DEPTH, "SPACE_TO_DEPTH", sizeof(ap_kx_params), ap_kx_space_to_depth_prepare,
+     ap_kx_space_depth_eval},
+    {AP_KB_DEPTH_TO_SPACE, "DEPTH_TO_SPACE", sizeof(ap_kx_params), ap_kx_depth_to_space_prepare,
+     ap_kx_space_depth_eval},
+    {AP_KB_SPACE_TO_BATCH_ND, "SPACE_TO_BATCH_ND", sizeof(ap_kx_params),
+     ap_kx_space_to_batch_prepare, ap_kx_space_batch_eval},
+    {AP_KB_BATCH_TO_SPACE_ND, "BATCH_TO_SPACE_ND", sizeof(ap_kx_params),
+     ap_kx_batch_to_space_prepare, ap_kx_space_batch_eval},
+    {AP_KB_BROADCAST_TO, "BROADCAST_TO", sizeof(ap_kx_params), ap_kx_broadcast_to_prepare,
+     ap_kx_broadcast_to_eval},
+    {AP_KB_BROADCAST_ARGS, "BROADCAST_ARGS", sizeof(ap_kx_params), ap_kx_broadcast_args_prepare,
+     ap_kx_broadcast_args_eval},
+    {AP_KB_MIRROR_PAD, "MIRROR_PAD", sizeof(ap_kx_params), ap_kx_mirror_pad_prepare,
+     ap_kx_mirror_pad_eval},
+    {AP_KB_DYNAMIC_UPDATE_SLICE, "DYNAMIC_UPDATE_SLICE", sizeof(ap_kx_params),
+     ap_kx_update_slice_prepare, ap_kx_update_slice_eval},
+    {AP_KB_EMBEDDING_LOOKUP, "EMBEDDING_LOOKUP", sizeof(ap_kx_params),
+     ap_kx_embedding_lookup_prepare, ap_kx_embedding_lookup_eval},
+    {AP_KB_CUMSUM, "CUMSUM", sizeof(ap_kx_params), ap_kx_cumsum_prepare, ap_kx_cumsum_eval},
+    {AP_KB_ADD_N, "ADD_N", sizeof(ap_kx_params), ap_kx_add_n_prepare, ap_kx_add_n_eval},
+    {AP_KB_RESIZE_NEAREST_NEIGHBOR, "RESIZE_NEAREST_NEIGHBOR", sizeof(ap_kx_params),
+     ap_kx_resize_nearest_prepare, ap_kx_resize_nearest_eval},
 
     /* -- math, comparison, logic, reductions, ARG_MIN, L2_POOL_2D -- */
     AP_KML_ENTRY(FLOOR, ap_kx_params, ap_kx_unary_eval),

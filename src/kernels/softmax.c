@@ -1,7 +1,7 @@
 /* SOFTMAX over the last dimension: reference_ops::Softmax, float with beta and the quantized
  * template (int8 -> int8 or int16, uint8 -> uint8) with gemmlowp's exp and reciprocal.
  * Parameters as TFLite Micro's softmax_common.cc. */
-#include "kernels/kernels.h"
+#include "kernels/kops_elem16.h"
 #include "kernels/quant.h"
 
 #include <float.h>
@@ -24,6 +24,7 @@ static ap_status softmax_prepare(float beta, const ap_ktensor *input, ap_ktensor
   memcpy(output->dims, input->dims, sizeof output->dims);
   int it = input->type, ot = output->type;
   if (it == AP_FLOAT32 && ot == AP_FLOAT32) return AP_OK;
+  if (it == AP_INT16 && ot == AP_INT16) return ap_softmax16_setup(beta, input, output, p, err);
   bool ok =
       (it == AP_INT8 && ot == AP_INT8 && output->zero_point == -128 &&
        output->scale == 1.0f / 256) ||
@@ -127,7 +128,13 @@ static void softmax_quant(const ap_softmax_params *p, const ap_ktensor *input, a
 }
 
 ap_status ap_softmax_eval(const ap_softmax_params *p, const ap_ktensor *input, ap_ktensor *output) {
+  return ap_softmax_eval_scratch(p, input, output, NULL);
+}
+
+ap_status ap_softmax_eval_scratch(const ap_softmax_params *p, const ap_ktensor *input,
+                                  ap_ktensor *output, void *scratch) {
   if (!p || !input || !output || !input->data || !output->data) return AP_ERR_ARG;
+  if (p->scratch_bytes && !scratch) return AP_ERR_ARG;
   if (!ap_kshape_is(input, &p->in_shape) || !ap_kshape_is(output, &p->out_shape)) {
     return AP_ERR_ARG;
   }
@@ -136,6 +143,8 @@ ap_status ap_softmax_eval(const ap_softmax_params *p, const ap_ktensor *input, a
   size_t depth = (size_t)input->dims[input->rank - 1];
   if (input->type == AP_FLOAT32) {
     softmax_float(p, input->data, output->data, n / depth, depth);
+  } else if (input->type == AP_INT16) {
+    ap_softmax16_eval(p, input->data, output->data, n / depth, depth, scratch);
   } else {
     softmax_quant(p, input, output, n / depth, depth);
   }

@@ -22,7 +22,7 @@ static ap_status block_prepare(ap_kctx *c, size_t *scratch, int kind) {
     return ap_fail(c->err, AP_ERR_FORMAT, "%s: block_size %lld is invalid", op, (long long)b);
   }
   if (kind == TO_DEPTH) {
-    if (h % b || w % b || d * b * b > INT32_MAX) {
+    if (h % b || w % b || b * b > INT32_MAX || d * b * b > INT32_MAX) {
       return ap_fail(c->err, AP_ERR_FORMAT, "%s: %lld x %lld does not divide into blocks of %lld",
                      op, (long long)h, (long long)w, (long long)b);
     }
@@ -129,7 +129,9 @@ static ap_status batch_prepare(ap_kctx *c, size_t *scratch, int kind) {
       }
       batch /= b;
     }
-    if (batch > INT32_MAX) return ap_fail(c->err, AP_ERR_OVERFLOW, "%s: output too large", op);
+    if (batch > INT32_MAX || r > INT32_MAX) {
+      return ap_fail(c->err, AP_ERR_OVERFLOW, "%s: output too large", op);
+    }
     out->dims[1 + i] = (int32_t)r;
     p->stride[i] = (int32_t)b;
     p->begin[i] = (int32_t)lo;

@@ -27,7 +27,8 @@ static void test_json(const char *model, const char *target) {
   CHECK(ap_json_i64(j, "min_arena_bytes", &v));
   CHECK_EQ(v, ap_test_tflm_value(model, b32 ? "min_arena_plain_16_32" : "min_arena_plain_16"));
   CHECK(ap_json_i64(j, "arena_used_bytes", &v));
-  CHECK_EQ(v, ap_test_tflm_value(model, b32 ? "plain_arena_used_bytes_32" : "plain_arena_used_bytes"));
+  CHECK_EQ(v,
+           ap_test_tflm_value(model, b32 ? "plain_arena_used_bytes_32" : "plain_arena_used_bytes"));
   CHECK(ap_json_i64(j, "head_bytes", &v));
   CHECK_EQ(v, ap_test_tflm_value(model, b32 ? "head_32" : "plain_head"));
   CHECK(ap_json_i64(j, "tail_bytes", &v));

@@ -105,6 +105,9 @@ static void test_add_n(void) {
   CHECK_EQ(run(&r, AP_KB_ADD_N, ins, 3, &to), AP_ERR_FORMAT);
   CHECK_STR(r.err.msg, "ADD_N: input 2 differs from input 0 in type or shape");
   CHECK_EQ(run(&r, AP_KB_ADD_N, ins, 1, &to), AP_ERR_FORMAT);
+  ins[2] = NULL; /* an absent third input */
+  CHECK_EQ(run(&r, AP_KB_ADD_N, ins, 3, &to), AP_ERR_FORMAT);
+  ins[2] = &tc;
   /* int32 wraps as TFLite's adds do. */
   int32_t x = INT32_MAX, y = 1, z;
   ap_ktensor tx = kt(AP_INT32, &x, 0, 0, 0, 0, 0), ty = kt(AP_INT32, &y, 0, 0, 0, 0, 0);

@@ -6,12 +6,10 @@
 #include <string.h>
 
 static void test_lookup(void) {
-  static const int32_t wanted[] = {
-      0, 1, 2, 3, 4, 6, 9, 14, 17, 18, 19, 21, 22, 25, 28, 34, 39, 40, 41, 60, 114, 75, 76, 47, 73,
-      101, 59, 98, 42, 90, 99, 78, 55, 57, 71, 58, 123, 53, 77, 83, 88, 36, 56, 65, 45, 54, 105, 67,
-      126, 107, 23, 27, 44, 69, 11,
-      /* data movement */
-      49, 102, 43, 70, 93, 94, 26, 5, 38, 37, 130, 145, 100, 151, 7, 128, 106, 97};
+  static const int32_t wanted[] = {0,  1,  2,  3,  4,   6,  9,   14,  17,  18, 19, 21,  22, 25,
+                                   28, 34, 39, 40, 41,  60, 114, 75,  76,  47, 73, 101, 59, 98,
+                                   42, 90, 99, 78, 55,  57, 71,  58,  123, 53, 77, 83,  88, 36,
+                                   56, 65, 45, 54, 105, 67, 126, 107, 23,  27, 44, 69,  11};
   size_t n = sizeof wanted / sizeof wanted[0];
   CHECK(ap_kernel_count() >= n); /* issue 15's helpers add more; each checks its own */
   for (size_t i = 0; i < n; i++) {
@@ -23,6 +21,46 @@ static void test_lookup(void) {
   CHECK(ap_kernel_find(33) == NULL); /* EMBEDDING_LOOKUP_SPARSE */
   CHECK(ap_kernel_find(-1) == NULL);
   CHECK(ap_kernel_at(ap_kernel_count()) == NULL);
+}
+
+/* HARD_SWISH, ELU, LOG_SOFTMAX (kops_elem16.h). */
+static void test_lookup_elem16(void) {
+  static const int32_t wanted[] = {117, 111, 50};
+  for (size_t i = 0; i < sizeof wanted / sizeof wanted[0]; i++) {
+    const ap_kernel *k = ap_kernel_find(wanted[i]);
+    CHECK_MSG(k && k->builtin == wanted[i] && k->prepare && k->eval, "builtin %d", wanted[i]);
+  }
+}
+
+/* The data-movement ops (kops_datamove.h), each under its schema name. */
+static void test_datamove_ops(void) {
+  static const struct {
+    int32_t builtin;
+    const char *name;
+  } ops[] = {{49, "SPLIT"},
+             {102, "SPLIT_V"},
+             {43, "SQUEEZE"},
+             {70, "EXPAND_DIMS"},
+             {93, "ZEROS_LIKE"},
+             {94, "FILL"},
+             {26, "SPACE_TO_DEPTH"},
+             {5, "DEPTH_TO_SPACE"},
+             {38, "SPACE_TO_BATCH_ND"},
+             {37, "BATCH_TO_SPACE_ND"},
+             {130, "BROADCAST_TO"},
+             {145, "BROADCAST_ARGS"},
+             {100, "MIRROR_PAD"},
+             {151, "DYNAMIC_UPDATE_SLICE"},
+             {7, "EMBEDDING_LOOKUP"},
+             {128, "CUMSUM"},
+             {106, "ADD_N"},
+             {97, "RESIZE_NEAREST_NEIGHBOR"}};
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+    const ap_kernel *k = ap_kernel_find(ops[i].builtin);
+    CHECK_MSG(k && strcmp(k->name, ops[i].name) == 0 && k->prepare && k->eval &&
+                  k->params_size <= AP_KPARAMS_SIZE,
+              "builtin %d", ops[i].builtin);
+  }
 }
 
 static void test_dispatch(void) {
@@ -142,6 +180,8 @@ static void test_lookup_mathlogic(void) {
 
 int main(void) {
   test_lookup();
+  test_datamove_ops();
+  test_lookup_elem16();
   test_from_info();
   test_dispatch();
   test_lookup_mathlogic();

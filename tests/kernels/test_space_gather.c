@@ -44,6 +44,11 @@ static void test_space_depth(void) {
   r.opt.block_size = 0;
   CHECK_EQ(run1(&r, AP_KB_SPACE_TO_DEPTH, ins, 1, &td), AP_ERR_FORMAT);
   CHECK_STR(r.err.msg, "SPACE_TO_DEPTH: block_size 0 is invalid");
+  /* A huge block over a zero-sized input: refused, no overflow in the channel count. */
+  r.opt.block_size = INT32_MAX / 2;
+  tv.dims[1] = 0, tv.dims[2] = 0;
+  CHECK_EQ(run1(&r, AP_KB_SPACE_TO_DEPTH, ins, 1, &td), AP_ERR_FORMAT);
+  tv.dims[1] = 4, tv.dims[2] = 4;
   /* Not 4-D. */
   tv.rank = 3;
   r.opt.block_size = 2;
@@ -104,6 +109,11 @@ static void test_space_batch(void) {
   b3[0] = 2;
   t3.dims[0] = 3;
   CHECK_EQ(run1(&r, AP_KB_BATCH_TO_SPACE_ND, ins3, 3, &to), AP_ERR_FORMAT);
+  /* Padding past INT32_MAX with a block of 1: too large, not truncated. */
+  b3[0] = 1, p3[1] = INT32_MAX;
+  t3.dims[0] = 1;
+  CHECK_EQ(run1(&r, AP_KB_SPACE_TO_BATCH_ND, ins3, 3, &to), AP_ERR_OVERFLOW);
+  b3[0] = 2, p3[1] = 0;
   /* Block shape unknown before running. */
   t3.dims[0] = 1;
   tb3.data = NULL;

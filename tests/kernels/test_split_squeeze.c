@@ -198,6 +198,22 @@ static void test_broadcast(void) {
   CHECK_EQ(kx_do(&r, AP_KB_BROADCAST_TO), AP_OK);
   int16_t w2[6] = {1, 2, 3, 1, 2, 3};
   CHECK_ARRAY(o, w2, 6);
+  /* [2, 1, 2] to [2, 3, 2]: the inner pairs repeat as blocks. */
+  int16_t v4[4] = {1, 2, 3, 4}, o12[12];
+  int32_t shape3[3] = {2, 3, 2};
+  ap_ktensor t4 = kt(AP_INT16, v4, 3, 2, 1, 2, 0), ts3 = kt(AP_INT32, shape3, 1, 3, 0, 0, 0);
+  ap_ktensor to12 = kout(AP_INT16, o12, 0, 0);
+  const ap_ktensor *ins3[2] = {&t4, &ts3};
+  ap_ktensor *outs3[1] = {&to12};
+  kx_run r3;
+  kx_setup(&r3, ins3, 2, outs3, 1);
+  CHECK_EQ(kx_do(&r3, AP_KB_BROADCAST_TO), AP_OK);
+  int16_t w4[12] = {1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4};
+  CHECK_ARRAY(o12, w4, 12);
+  /* The same shape: one copy. */
+  shape3[1] = 1;
+  CHECK_EQ(kx_do(&r3, AP_KB_BROADCAST_TO), AP_OK);
+  CHECK_ARRAY(o12, v4, 4);
   /* 3 does not broadcast to 2; a shorter target; a zero-sized target from a dim of 1. */
   shape[1] = 2;
   CHECK_EQ(kx_do(&r, AP_KB_BROADCAST_TO), AP_ERR_FORMAT);

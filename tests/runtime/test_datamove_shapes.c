@@ -1,4 +1,5 @@
-/* The data-movement ops whose output shapes come from values, through the interpreter:
+/* The data-movement ops through the interpreter: SQUEEZE and EXPAND_DIMS as in-place views;
+ * the ops whose output shapes come from values:
  * folded in allocate when the values follow from constants (BROADCAST_ARGS of two constant
  * shapes feeding BROADCAST_TO: no dynamic tensor), dynamic when they follow from an input (FILL
  * with its dims a graph input; BROADCAST_ARGS of an input shape feeding BROADCAST_TO), and a
@@ -175,7 +176,102 @@ static void split_refused(void) {
   free(bytes);
 }
 
+/* x [1,4] -> RELU r [1,4] -> SQUEEZE s [4] -> EXPAND_DIMS(s, 0) e [1,4] -> RELU y [1,4]. With
+ * in-place sharing s and e are views on r's bytes, and eval has nothing to copy. */
+static void views_in_place(void) {
+  ap_writer *w;
+  if (ap_writer_create(NULL, &w) != AP_OK) return;
+  uint32_t op_relu, op_squeeze, op_expand;
+  ap_writer_add_opcode(w, 19, 1, &op_relu);
+  ap_writer_add_opcode(w, 43, 1, &op_squeeze);
+  ap_writer_add_opcode(w, 70, 1, &op_expand);
+  static const int32_t s14[] = {1, 4}, s4[] = {4}, zero[] = {0};
+  int32_t x = rt_float_tensor(w, "x", s14, 2), r = rt_float_tensor(w, "r", s14, 2);
+  int32_t sq = rt_float_tensor(w, "s", s4, 1), e = rt_float_tensor(w, "e", s14, 2);
+  int32_t y = rt_float_tensor(w, "y", s14, 2), axis = int_tensor(w, "axis", zero, 1);
+  add_op(w, op_relu, &x, 1, r);
+  add_op(w, op_squeeze, &r, 1, sq);
+  add_op(w, op_expand, (int32_t[]){sq, axis}, 2, e);
+  add_op(w, op_relu, &e, 1, y);
+  ap_writer_set_subgraph_io(w, 0, &x, 1, &y, 1);
+  uint8_t *bytes;
+  ap_model *m = rt_finish(w, &bytes);
+  ap_writer_destroy(w);
+  CHECK(m != NULL);
+  if (!m) return;
+  for (int inplace = 0; inplace < 2; inplace++) {
+    ap_interpreter_options o = ap_interpreter_defaults();
+    o.inplace = inplace;
+    ap_interpreter *it;
+    CHECK(ap_interpreter_create(m, &o, &it) == AP_OK);
+    CHECK_MSG(ap_interpreter_allocate(it) == AP_OK, "%s", ap_interpreter_error(it));
+    ap_tensor tx, ty, tr, ts, te;
+    CHECK(ap_interpreter_input(it, 0, &tx) == AP_OK);
+    static const float in[4] = {-1.0f, 2.0f, -0.0f, 3.5f}, want[4] = {0.0f, 2.0f, -0.0f, 3.5f};
+    memcpy(tx.data, in, sizeof in); /* RELU keeps -0.0 (TFLite's max(x, 0)) */
+    CHECK_MSG(ap_interpreter_invoke(it) == AP_OK, "%s", ap_interpreter_error(it));
+    CHECK(ap_interpreter_output(it, 0, &ty) == AP_OK);
+    CHECK(ty.rank == 2 && memcmp(ty.data, want, sizeof want) == 0);
+    CHECK(ap_interpreter_tensor_by_name(it, "r", &tr, NULL, NULL) == AP_OK);
+    CHECK(ap_interpreter_tensor_by_name(it, "s", &ts, NULL, NULL) == AP_OK);
+    CHECK(ap_interpreter_tensor_by_name(it, "e", &te, NULL, NULL) == AP_OK);
+    CHECK(ts.rank == 1 && ts.dims[0] == 4 && te.rank == 2 && te.dims[0] == 1);
+    CHECK_EQ(ts.data == tr.data && te.data == tr.data, inplace);
+    ap_interpreter_destroy(it);
+  }
+  ap_model_destroy(m);
+  free(bytes);
+}
+
+/* x [4] -> RELU r -> DYNAMIC_UPDATE_SLICE(r, u = [7, 8], start [1]) d -> RELU y. In place, d
+ * takes r's bytes (r dies there) and only the update is written. */
+static void update_in_place(void) {
+  ap_writer *w;
+  if (ap_writer_create(NULL, &w) != AP_OK) return;
+  uint32_t op_relu, op_dus, ub;
+  ap_writer_add_opcode(w, 19, 1, &op_relu);
+  ap_writer_add_opcode(w, 151, 1, &op_dus);
+  static const int32_t s4[] = {4}, s2[] = {2}, one[] = {1};
+  static const float uv[2] = {7.0f, 8.0f};
+  ap_writer_add_buffer(w, uv, sizeof uv, &ub);
+  int32_t x = rt_float_tensor(w, "x", s4, 1), r = rt_float_tensor(w, "r", s4, 1), u;
+  ap_writer_add_tensor(w, 0, &(ap_writer_tensor){.shape = s2, .rank = 1, .buffer = ub}, &u);
+  int32_t d = rt_float_tensor(w, "d", s4, 1), y = rt_float_tensor(w, "y", s4, 1);
+  int32_t start = int_tensor(w, "start", one, 1);
+  add_op(w, op_relu, &x, 1, r);
+  add_op(w, op_dus, (int32_t[]){r, u, start}, 3, d);
+  add_op(w, op_relu, &d, 1, y);
+  ap_writer_set_subgraph_io(w, 0, &x, 1, &y, 1);
+  uint8_t *bytes;
+  ap_model *m = rt_finish(w, &bytes);
+  ap_writer_destroy(w);
+  CHECK(m != NULL);
+  if (!m) return;
+  for (int inplace = 0; inplace < 2; inplace++) {
+    ap_interpreter_options o = ap_interpreter_defaults();
+    o.inplace = inplace;
+    ap_interpreter *it;
+    CHECK(ap_interpreter_create(m, &o, &it) == AP_OK);
+    CHECK_MSG(ap_interpreter_allocate(it) == AP_OK, "%s", ap_interpreter_error(it));
+    ap_tensor tx, ty, tr, td;
+    CHECK(ap_interpreter_input(it, 0, &tx) == AP_OK);
+    static const float in[4] = {1.0f, -2.0f, 3.0f, 4.0f}, want[4] = {1.0f, 7.0f, 8.0f, 4.0f};
+    memcpy(tx.data, in, sizeof in);
+    CHECK_MSG(ap_interpreter_invoke(it) == AP_OK, "%s", ap_interpreter_error(it));
+    CHECK(ap_interpreter_output(it, 0, &ty) == AP_OK);
+    CHECK(memcmp(ty.data, want, sizeof want) == 0);
+    CHECK(ap_interpreter_tensor_by_name(it, "r", &tr, NULL, NULL) == AP_OK);
+    CHECK(ap_interpreter_tensor_by_name(it, "d", &td, NULL, NULL) == AP_OK);
+    CHECK_EQ(td.data == tr.data, inplace);
+    ap_interpreter_destroy(it);
+  }
+  ap_model_destroy(m);
+  free(bytes);
+}
+
 int main(void) {
+  views_in_place();
+  update_in_place();
   bcast();
   fill_dynamic();
   split_refused();

@@ -74,8 +74,8 @@ static void compare_file(const row *r, const void *data, size_t bytes) {
   free(want);
 }
 
-/* Parses a CSV of integers into int16 values; returns the count (at most max). */
-static size_t parse_csv16(const char *text, int16_t *v, size_t max) {
+/* Parses a CSV of integers into int32 values; returns the count (at most max). */
+static size_t parse_csv32(const char *text, int32_t *v, size_t max) {
   size_t n = 0;
   const char *p = text;
   while (*p && n < max) {
@@ -85,9 +85,19 @@ static size_t parse_csv16(const char *text, int16_t *v, size_t max) {
       p++;
       continue;
     }
-    v[n++] = (int16_t)x;
+    v[n++] = (int32_t)x;
     p = end;
   }
+  return n;
+}
+
+/* The same into int16 values. */
+static size_t parse_csv16(const char *text, int16_t *v, size_t max) {
+  int32_t *w = calloc(max ? max : 1, sizeof *w);
+  size_t n = w ? parse_csv32(text, w, max) : 0;
+  for (size_t i = 0; i < n; i++)
+    v[i] = (int16_t)w[i];
+  free(w);
   return n;
 }
 
@@ -105,21 +115,21 @@ static void seanet_golden(ap_interpreter *it, const char *model) {
   for (size_t k = 0; k < ap_interpreter_input_count(it); k++) {
     ap_tensor t;
     CHECK(oracle_input(it, k, &t) != NULL);
-    bool wide = t.type == AP_INT32; /* transpose_conv's output-shape input */
+    bool wide = t.type == AP_INT32; /* transpose_conv's output shape, quantize's int32 input */
     char *in = read_text(ap_test_path(path, sizeof path, "oracle/ops/%s_input%zu_%s.csv", model, k,
                                       wide ? "int32" : "int16"));
     CHECK_MSG(in != NULL, "%s: no input CSV %zu", model, k);
     if (!in) continue;
     size_t count = t.bytes / (wide ? 4 : 2), n = 0;
-    int16_t *v = calloc(count + 1, 2);
-    if (v) n = parse_csv16(in, v, count + 1);
+    int32_t *v = calloc(count + 1, sizeof *v);
+    if (v) n = parse_csv32(in, v, count + 1);
     CHECK_MSG(n == count && (wide || t.type == AP_INT16),
               "%s: input %zu has %zu values, tensor %zu", model, k, n, count);
     for (size_t e = 0; v && n == count && e < count; e++) {
       if (wide)
         ((int32_t *)t.data)[e] = v[e];
       else
-        ((int16_t *)t.data)[e] = v[e];
+        ((int16_t *)t.data)[e] = (int16_t)v[e];
     }
     free(v);
     free(in);
