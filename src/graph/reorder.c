@@ -118,9 +118,8 @@ static bool in_set(const uint64_t *key, uint32_t v) {
   return (key[v >> 6] >> (v & 63)) & 1;
 }
 
-/* Bytes live while op v runs after the set `key`, and the live bytes after it. */
-static void step(const rdag *d, const uint64_t *key, bool empty, uint64_t live, uint32_t v,
-                 uint64_t *mem, uint64_t *after) {
+void rdag_step(const rdag *d, const uint64_t *key, bool empty, uint64_t live, uint32_t v,
+               uint64_t *mem, uint64_t *after) {
   uint64_t grow_by = 0, freed = empty ? d->unread_bytes : 0;
   for (uint32_t e = d->out_at[v]; e < d->out_at[v + 1]; e++) {
     uint32_t t = d->out[e];
@@ -170,7 +169,7 @@ static ap_status expand(search *s, size_t i, uint32_t v, uint64_t ub, uint64_t *
   size_t W = c->words;
   const uint64_t *key = c->keys + i * W;
   uint64_t mem, after;
-  step(d, key, s->empty, c->live[i], v, &mem, &after);
+  rdag_step(d, key, s->empty, c->live[i], v, &mem, &after);
   uint64_t f = AP_MAX(c->f[i], mem);
   if (f >= ub) return AP_OK;
   uint64_t h = c->hash[i] ^ s->zob[v];
@@ -280,7 +279,7 @@ static uint64_t stored_peak(const rdag *d, uint64_t *key) {
   uint64_t live = d->live0, peak = 0;
   for (uint32_t v = 0; v < d->n; v++) {
     uint64_t mem, after;
-    step(d, key, v == 0, live, v, &mem, &after);
+    rdag_step(d, key, v == 0, live, v, &mem, &after);
     peak = AP_MAX(peak, mem);
     live = after;
     key[v >> 6] |= (uint64_t)1 << (v & 63);

@@ -18,34 +18,6 @@ typedef struct local {
   uint64_t evals, max_evals;
 } local;
 
-static bool in_key(const uint64_t *key, uint32_t v) {
-  return (key[v >> 6] >> (v & 63)) & 1;
-}
-
-/* The bytes live while op v runs after the ops in `key` (reorder.c's step, repeated here so
- * each file keeps one job; both follow reorder_internal.h's rules). */
-static uint64_t run_op(const rdag *d, const uint64_t *key, bool first, uint64_t *live, uint32_t v) {
-  uint64_t grow_by = 0, freed = first ? d->unread_bytes : 0;
-  for (uint32_t e = d->out_at[v]; e < d->out_at[v + 1]; e++) {
-    uint32_t t = d->out[e];
-    bool started = false;
-    for (uint32_t p = d->prod_at[t]; p < d->prod_at[t + 1] && !started; p++)
-      started = in_key(key, d->prod[p]);
-    if (!started) grow_by += d->size[t];
-  }
-  for (uint32_t e = d->touch_at[v]; e < d->touch_at[v + 1]; e++) {
-    uint32_t t = d->touch[e];
-    if (d->keep[t]) continue;
-    bool done = true;
-    for (uint32_t p = d->use_at[t]; p < d->use_at[t + 1] && done; p++)
-      done = d->use[p] == v || in_key(key, d->use[p]);
-    if (done) freed += d->size[t];
-  }
-  uint64_t mem = *live + grow_by + d->inner[v];
-  *live = *live + grow_by - freed;
-  return mem;
-}
-
 /* Peak of `order`, how many steps reach it and the first of them. */
 static uint64_t evaluate(local *l, const uint32_t *order, size_t *at_peak, size_t *first_peak) {
   const rdag *d = l->d;
@@ -55,7 +27,8 @@ static uint64_t evaluate(local *l, const uint32_t *order, size_t *at_peak, size_
   *first_peak = 0;
   for (size_t i = 0; i < d->n; i++) {
     uint32_t v = order[i];
-    uint64_t mem = run_op(d, l->key, i == 0, &live, v);
+    uint64_t mem;
+    rdag_step(d, l->key, i == 0, live, v, &mem, &live);
     if (mem > peak) {
       peak = mem;
       *at_peak = 0;
