@@ -58,7 +58,8 @@ ap_status ap_problem_parse_csv(ap_problem *p, const char *text, size_t len);
  * the problem. */
 const char *ap_problem_request_name(const ap_problem *p, size_t i);
 /* The lower bound: no plan of this problem can have a smaller arena (with overlaps: each pair
- * counts, at its shared step, the least bytes the two can cover together). */
+ * counts, at its shared step, the least bytes the two can cover together; and along a chain of
+ * pairs that share, each `in` sits at least its lead above its `out`, so the leads stack). */
 uint64_t ap_problem_lower_bound(const ap_problem *p);
 
 /* A permitted overlap (in place, with an offset). Request `out` is born at the step where
@@ -71,7 +72,8 @@ uint64_t ap_problem_lower_bound(const ap_problem *p);
  * inequality fails. A request is `in` of at most one overlap and `out` of at most one.
  * Every strategy may ignore overlaps (its plans stay valid); ap_plan_create also plans each
  * chain of overlaps as one block and keeps the smaller plan, and the lower bound and the
- * checker account for them. */
+ * checker account for them. "exact" searches them itself (a lead <= 0 as one alignment unit,
+ * then proving only what the lower bound proves). */
 typedef struct ap_overlap {
   size_t in, out; /* request indices, in the problem's order */
   int64_t lead;   /* bytes; |lead| <= 2^62 */
