@@ -3,12 +3,14 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
 # The tests with threads, run again under ThreadSanitizer (only these are built there).
-TSAN_TESTS ?= pool_test_pool_threads pool_test_pool runtime_test_interpreter_threads
+TSAN_TESTS ?= pool_test_pool_threads pool_test_pool runtime_test_interpreter_threads \
+	runtime_test_fast_threads kernels_test_fast_kernels cli_test_stress_soak
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
+AP_SHARED ?= ../shared
 PREFIX ?= /usr/local
 
-.PHONY: all setup demo test test-fast test-asan test-tsan bench clean format install fuzz fuzz-build fuzz-ci
+.PHONY: mcu test-mcu all setup demo test test-fast test-asan test-tsan bench clean format install fuzz fuzz-build fuzz-ci
 
 all: $(BUILD)/Makefile
 	cmake --build $(BUILD) -j $(JOBS)
@@ -25,12 +27,32 @@ $(TSAN_BUILD)/Makefile: CMakeLists.txt
 setup:
 	sh scripts/setup.sh
 
+# The freestanding library for Cortex-M (cmake/arm-none-eabi.cmake), one build per core in
+# build-mcu/<core>/ (libarenaplan.a, -Os, no files/threads/clock).
+MCU_BUILD ?= build-mcu
+MCU_CORES ?= cortex-m4 cortex-m7 cortex-m55
+
+mcu:
+	@for c in $(MCU_CORES); do \
+	  [ -f $(MCU_BUILD)/$$c/Makefile ] || cmake -S . -B $(MCU_BUILD)/$$c \
+	    -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi.cmake -DAP_MCU_CPU=$$c $(CMAKE_FLAGS) || exit 1; \
+	  cmake --build $(MCU_BUILD)/$$c -j $(JOBS) || exit 1; \
+	done
+
+# The firmware example in QEMU (mps2-an386 Cortex-M4, mps3-an547 Cortex-M55): four models,
+# outputs checked byte for byte against ../shared/oracle/tflm, $(MCU_BUILD)/footprint.tsv.
+test-mcu: all mcu
+	sh scripts/test_mcu.sh $(BUILD) $(MCU_BUILD) $(AP_SHARED)
+
 demo: setup all
 	sh scripts/demo.sh $(BUILD)
 
 # The whole suite, then again under AddressSanitizer + UndefinedBehaviorSanitizer, and the
-# threaded tests under ThreadSanitizer.
+# threaded tests under ThreadSanitizer; then test-mcu where the Arm toolchain and QEMU are
+# installed (make setup installs them; checked when the recipe runs, after setup).
 test: setup test-fast test-asan test-tsan
+	@if command -v arm-none-eabi-gcc >/dev/null 2>&1 && command -v qemu-system-arm >/dev/null 2>&1; \
+	then $(MAKE) test-mcu; else echo "test: no arm-none-eabi-gcc/qemu-system-arm: test-mcu skipped"; fi
 
 test-fast: all
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -42,7 +64,7 @@ test-asan: $(ASAN_BUILD)/Makefile
 
 # halt_on_error: any data race fails the test (exit 66), not just a report in the log.
 test-tsan: $(TSAN_BUILD)/Makefile
-	cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TESTS)
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TESTS) arenaplan
 	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 		ctest --output-on-failure -j $(JOBS) -R '^($(shell echo $(TSAN_TESTS) | tr ' ' '|'))$$'
 
@@ -77,4 +99,4 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD) $(MCU_BUILD)

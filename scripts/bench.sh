@@ -3,6 +3,7 @@
 #   sh scripts/bench.sh [BUILD]            everything
 #   ONLY=run sh scripts/bench.sh [BUILD]   only the runtime section: the plan sections already
 #                                          in bench/RESULTS.md are kept as they are
+#   ONLY=kernels sh scripts/bench.sh [BUILD]  only the fast kernels' section, likewise
 set -e
 BUILD=${1:-build}
 RUNS=${RUNS:-5}
@@ -35,10 +36,38 @@ runtime() {
   echo "$(git rev-parse --short HEAD 2>/dev/null || echo unknown), load average"
   echo "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown) at its end.)"
 }
+kernels() {
+  echo "## Fast kernels against the reference kernels"
+  echo
+  echo "\`$BUILD/bench/bench_kernels_bench $KERNEL_INVOKES\`: per model, median invoke of the reference"
+  echo "kernels (\`--kernels reference\`), the fast ones (the SIMD level this CPU has) on 1 and on 2"
+  echo "threads, measured interleaved in one run (each round invokes all three, in rotating order);"
+  echo "GMAC/s counts CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED multiply-adds; same bytes: the"
+  echo "three gave identical outputs (the oracle tests check TFLite Micro's bytes at every level and"
+  echo "thread count). On a shared, loaded machine a second thread waits for a core: see the load."
+  echo
+  "$BUILD/bench/bench_kernels_bench" "$KERNEL_INVOKES"
+  echo
+  echo "(fast kernels section: $(date -u '+%Y-%m-%d %H:%M UTC'), commit"
+  echo "$(git rev-parse --short HEAD 2>/dev/null || echo unknown), load average"
+  echo "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown) at its end.)"
+}
+# The file without section $1 (from its heading to the next "## " heading).
+without() {
+  awk -v h="$1" 'index($0, h) == 1 { skip = 1; next } /^## / { skip = 0 } !skip' "$OUT"
+}
+KERNEL_INVOKES=${KERNEL_INVOKES:-20}
 if [ "$ONLY" = run ] && [ -f "$OUT" ]; then
   {
-    sed '/^## Runtime: /,$d' "$OUT"
+    without "## Runtime: "
+    echo
     runtime
+  } > "$OUT.tmp"
+elif [ "$ONLY" = kernels ] && [ -f "$OUT" ]; then
+  {
+    without "## Fast kernels "
+    echo
+    kernels
   } > "$OUT.tmp"
 else
   {
@@ -50,6 +79,8 @@ else
     "$BUILD/bench/bench_reorder_bench"
     echo
     runtime
+    echo
+    kernels
   } > "$OUT.tmp"
 fi
 mv "$OUT.tmp" "$OUT"

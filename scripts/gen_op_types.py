@@ -30,13 +30,23 @@ EXTRA = {
     "LOGISTIC": ["uint8"],
     "TFLite_Detection_PostProcess": ["uint8"],
     "UNIDIRECTIONAL_SEQUENCE_LSTM": ["float32", "int8"],
+    # audio_preprocessor_int8 (shared/oracle/tflm): TFLite Micro's Signal library.
+    "SignalWindow": ["int16"],
+    "SignalFftAutoScale": ["int16"],
+    "SignalRfft": ["int16"],
+    "SignalEnergy": ["int16"],
+    "SignalFilterBank": ["uint32"],
+    "SignalFilterBankSquareRoot": ["uint64"],
+    "SignalFilterBankSpectralSubtraction": ["uint32"],
+    "SignalPCAN": ["uint32"],
+    "SignalFilterBankLog": ["uint32"],
 }
 
 # Generated models named after an op whose kernel is a custom op: the custom op's name.
 ALIAS = {"DETECTION_POSTPROCESS": "TFLite_Detection_PostProcess"}
 
 ORDER = ["bool", "float32", "uint8", "int8", "int8+int4w", "int16", "int16x8", "uint32", "int32",
-         "int64", "hybrid"]
+         "uint64", "int64", "hybrid"]
 
 
 def main():

@@ -104,11 +104,11 @@ def main():
         if slots:
             c.append(f"static const fb_slot f_{name}[] = {{")
             for fname, kind, ref, _ in slots:
-                c.append(f'    {{{kind}, {ref}, "{fname}"}},')
+                c.append(f'    {{{kind}, {ref}, FB_NAME("{fname}")}},')
             c.append("};")
-            descs.append(f'    {{"{name}", {len(slots)}, f_{name}}},')
+            descs.append(f'    {{FB_NAME("{name}"), {len(slots)}, f_{name}}},')
         else:
-            descs.append(f'    {{"{name}", 0, 0}},')
+            descs.append(f'    {{FB_NAME("{name}"), 0, 0}},')
     c.append("\nconst fb_table_desc fb_tables[FBT_COUNT] = {")
     c.extend(descs)
     c.append("};\n")
@@ -117,7 +117,7 @@ def main():
                  ", ".join(f"FBT_{m}" for m in members) + "};")
     c.append("\nconst fb_union_desc fb_unions[FBU_COUNT] = {")
     for uname, members in unions.items():
-        c.append(f'    {{"{uname}", {len(members) + 1}, u_{uname}}},')
+        c.append(f'    {{FB_NAME("{uname}"), {len(members) + 1}, u_{uname}}},')
     c.append("};\n")
 
     h.append("""
@@ -128,6 +128,15 @@ typedef enum fb_kind {
   FB_TABLE, FB_VEC_TABLE, /* ref: FBT_ table id */
   FB_UTYPE, FB_UNION      /* ref: FBU_ union id; the UTYPE slot comes right before */
 } fb_kind;
+
+/* Table, field and union names, for the verifier's messages only. A microcontroller build
+ * drops them (-DAP_SCHEMA_NO_NAMES, cmake/arm-none-eabi.cmake: 7 KB of flash); its messages
+ * then give offsets and indices without the names. */
+#ifdef AP_SCHEMA_NO_NAMES
+#define FB_NAME(s) ""
+#else
+#define FB_NAME(s) s
+#endif
 
 typedef struct fb_slot {
   uint8_t kind;

@@ -23,6 +23,11 @@ command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
 command -v clang >/dev/null 2>&1 || need="$need clang"
 ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a >/dev/null 2>&1 ||
   need="$need libclang-rt-14-dev"
+# The Cortex-M build and its firmware tests (make mcu, make test-mcu): Arm's bare-metal gcc,
+# newlib, and QEMU's mps2-an386 / mps3-an547 boards.
+command -v arm-none-eabi-gcc >/dev/null 2>&1 || need="$need gcc-arm-none-eabi"
+[ -f /usr/lib/arm-none-eabi/newlib/libc.a ] || need="$need libnewlib-arm-none-eabi"
+command -v qemu-system-arm >/dev/null 2>&1 || need="$need qemu-system-arm"
 if [ -z "$need" ]; then
   echo "setup: all build and test dependencies present"
   exit 0

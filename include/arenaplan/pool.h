@@ -45,6 +45,12 @@
  * one model share its read-only weights. An interpreter handed out keeps the variable
  * tensors its last user left (ap_interpreter_reset_variables() for a fresh state).
  * ap_pool_error() is the calling thread's message of its last failed call on the pool.
+ *
+ * Kernel threads. The pool's interpreters run the fast kernels (AP_KERNELS_FAST) on one thread
+ * each (ap_interpreter_options.threads 0): a pool's parallelism is its callers' threads, one
+ * request per interpreter. Kernel threads would multiply with those (N callers x T kernel
+ * threads on C cores) and only pay off when callers are fewer than cores; a process serving
+ * one model at a time gets them from its own interpreter instead.
  */
 #ifndef ARENAPLAN_POOL_H
 #define ARENAPLAN_POOL_H
@@ -64,6 +70,7 @@ typedef struct ap_pool_options {
   size_t max_interpreters;       /* per model, default 4 (at least 1) */
   bool warm_up;                  /* on load and new interpreters: one invoke on zeroed inputs */
   const char *strategy;          /* NULL: "best"; must outlive the pool */
+  int kernels; /* the interpreters' kernels: AP_KERNELS_FAST (0) or AP_KERNELS_REFERENCE */
   const ap_allocator *allocator; /* copied; NULL: malloc/free */
   /* Optional: the time in milliseconds for idle ages (NULL: CLOCK_MONOTONIC). Called with
    * the pool's lock held; it must not call the pool. */

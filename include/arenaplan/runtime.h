@@ -156,9 +156,9 @@ typedef struct ap_op_support {
 } ap_op_support;
 size_t ap_supported_op_count(void);
 ap_status ap_supported_op(size_t i, ap_op_support *out); /* AP_ERR_RANGE past the end */
-/* Whether this build can run op `op` of subgraph `sg`: AP_OK, or AP_ERR_UNSUPPORTED with the
- * reason in why (no kernel for the op, or an input type its kernel is not known to take). A
- * check from the file alone: allocate may still refuse shapes or quantization. */
+/* Whether this build has a kernel for op `op` of subgraph `sg`: AP_OK, or AP_ERR_UNSUPPORTED
+ * with the reason in why. A check from the file alone: allocate may still refuse the op's
+ * types, shapes or quantization (its message names them). */
 ap_status ap_op_supported(const ap_model *m, size_t sg, size_t op, char *why, size_t why_size);
 
 /* Dims of one input: rank entries (rank 0 with dims NULL: not given). */
@@ -173,7 +173,18 @@ typedef struct ap_interpreter_options {
   const ap_allocator *allocator; /* copied */
   void *arena; /* optional caller-owned buffer for all regions (any address: aligned inside) */
   size_t arena_size;
-  int threads;                    /* kernels may use this many threads (0 or 1: one) */
+  /* Threads for the large convolutions, depthwise convolutions and fully connected ops of the
+   * fast kernels (0 or 1: the calling thread only; at most AP_MAX_THREADS). The workers start
+   * at the first allocate (their record from the allocator, also with a caller-owned buffer;
+   * their stacks from the OS) and stay until destroy; invoke runs on them without allocating.
+   * An op below about a million multiply-adds stays on the calling thread. Outputs are the
+   * same bytes for every thread count. */
+  int threads;
+  /* AP_KERNELS_FAST (0, the default): SIMD kernels for the level the CPU has, capped by the
+   * environment variable AP_SIMD (generic, sse41, avx2, avx512), bit-exact with the reference
+   * ones, which run for whatever they do not cover. AP_KERNELS_REFERENCE: the reference
+   * kernels only (the specification: plain loops, one thread, smallest scratch). */
+  int kernels;
   const ap_custom_op *custom_ops; /* must outlive the interpreter */
   size_t custom_op_count;
   bool preserve_all; /* no reuse at all (every tensor kept intact: for dumps) */
@@ -197,6 +208,9 @@ typedef struct ap_interpreter_options {
    * the input it shares). */
   bool inplace;
 } ap_interpreter_options;
+
+enum { AP_KERNELS_FAST = 0, AP_KERNELS_REFERENCE = 1 };
+#define AP_MAX_THREADS 64
 
 ap_interpreter_options ap_interpreter_defaults(void);
 
@@ -268,6 +282,11 @@ size_t ap_interpreter_dynamic_count(const ap_interpreter *it);
 ap_status ap_interpreter_dynamic_tensor(const ap_interpreter *it, size_t i, size_t *subgraph,
                                         size_t *tensor);
 uint64_t ap_interpreter_dynamic_bytes(const ap_interpreter *it);
+
+/* The kernels in use after allocate: "reference", or the fast kernels' SIMD level ("generic",
+ * "avx2", ...); before allocate, "none". And the threads they run on (1: the caller only). */
+const char *ap_interpreter_kernels(const ap_interpreter *it);
+int ap_interpreter_threads(const ap_interpreter *it);
 
 /* The scratch buffers the kernels asked for in the last allocate, in op order (0 before
  * allocate): a report re-plans exactly the runtime's problem from these and the tensors'

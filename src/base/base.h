@@ -7,7 +7,11 @@
 
 #include <stdarg.h>
 
+/* A microcontroller build may shorten messages (cmake/arm-none-eabi.cmake: 128): several
+ * buffers of this size sit on the stack of every op's eval. */
+#ifndef AP_ERRMSG_MAX
 #define AP_ERRMSG_MAX 512
+#endif
 
 /* The message an object keeps about its last failure. Fixed size: reporting an error must
  * not itself allocate. */
@@ -55,7 +59,9 @@ static inline bool ap_align_up(uint64_t v, uint64_t align, uint64_t *out) {
   }
   return ap_add_u64(v, align - r, out);
 }
-static inline bool ap_is_pow2(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+static inline bool ap_is_pow2(uint64_t v) {
+  return v != 0 && (v & (v - 1)) == 0;
+}
 
 #define AP_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define AP_MAX(a, b) ((a) > (b) ? (a) : (b))

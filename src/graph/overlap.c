@@ -21,6 +21,11 @@
 
 /* Largest tensor this reasons about: keeps every product below in 64 bits. */
 #define BYTES_MAX ((uint64_t)1 << 40)
+/* A function, not an expression: where size_t has 32 bits the test is always true, and
+ * -Wtype-limits would say so. */
+static bool below_max(uint64_t bytes) {
+  return bytes < BYTES_MAX;
+}
 
 static bool nhwc(const ap_graph *g, size_t sg, int32_t t, ap_tensor_info *ti, int32_t d[4]) {
   if (t < 0 || ap_model_tensor(g->model, sg, (size_t)t, ti) != AP_OK || ti->shape.n != 4)
@@ -30,7 +35,7 @@ static bool nhwc(const ap_graph *g, size_t sg, int32_t t, ap_tensor_info *ti, in
     if (d[i] <= 0) return false;
   }
   /* Sizes a caller gave (a runtime's shapes) must be the model's for the rows to be right. */
-  return ti->bytes > 0 && ti->bytes < BYTES_MAX &&
+  return ti->bytes > 0 && below_max(ti->bytes) &&
          g->life[g->tensor_base[sg] + (size_t)t].bytes == ti->bytes;
 }
 

@@ -2,10 +2,10 @@
  * reorder.h). reorder_dag.c builds what the search needs; this file searches. */
 #include "arenaplan/reorder.h"
 #include "graph/reorder_internal.h"
+#include "port/port.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 struct ap_reorder {
   const ap_allocator *alloc;
@@ -16,9 +16,7 @@ struct ap_reorder {
 };
 
 static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+  return (double)ap_port_now_ns() / 1e6;
 }
 
 /* One layer of the search: sets of executed ops reached after the same number of steps. */

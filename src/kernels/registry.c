@@ -1,5 +1,6 @@
 /* One adapter per builtin: unpacks the generic context into the family's prepare/eval. */
 #include "kernels/registry.h"
+#include "kernels/fast/fast.h"
 #include "kernels/kops.h"
 #include "kernels/kops_datamove.h"
 #include "kernels/kops_detect.h"
@@ -76,9 +77,17 @@ static ap_status conv_prep(ap_kctx *c, size_t *scratch) {
   ap_status s =
       ap_conv_prepare(&c->options->conv, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], p, c->err);
   *scratch = p->scratch_bytes;
+  if (s == AP_OK && !ap_fast_conv_scratch(c->options->exec, p, in(c, 0), in(c, 1), scratch))
+    ap_fast_fconv_scratch(c->options->exec, p, in(c, 0), in(c, 1), scratch);
   return s;
 }
 static ap_status conv_run(ap_kctx *c) {
+  ap_status s;
+  if (ap_fast_conv_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
+                        c->scratch, &s) ||
+      ap_fast_fconv_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
+                         c->scratch, &s))
+    return s;
   return ap_conv_eval(c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch);
 }
 static ap_status dw_prep(ap_kctx *c, size_t *scratch) {
@@ -88,9 +97,14 @@ static ap_status dw_prep(ap_kctx *c, size_t *scratch) {
   ap_status s = ap_depthwise_prepare(&c->options->conv, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
                                      p, c->err);
   *scratch = p->scratch_bytes;
+  if (s == AP_OK) ap_fast_dw_scratch(c->options->exec, p, in(c, 0), in(c, 1), scratch);
   return s;
 }
 static ap_status dw_run(ap_kctx *c) {
+  ap_status s;
+  if (ap_fast_dw_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
+                      c->scratch, &s))
+    return s;
   return ap_depthwise_eval(c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch);
 }
 static ap_status fc_prep(ap_kctx *c, size_t *scratch) {
@@ -100,9 +114,14 @@ static ap_status fc_prep(ap_kctx *c, size_t *scratch) {
   ap_status s =
       ap_fc_prepare(&c->options->fc, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], p, c->err);
   *scratch = p->scratch_bytes;
+  if (s == AP_OK) ap_fast_fc_scratch(c->options->exec, p, scratch);
   return s;
 }
 static ap_status fc_run(ap_kctx *c) {
+  ap_status s;
+  if (ap_fast_fc_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
+                      c->scratch, &s))
+    return s;
   return ap_fc_eval(c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch);
 }
 
@@ -150,6 +169,10 @@ static ap_status mul_prep(ap_kctx *c, size_t *s) {
   return bin_prep(c, s, AP_KBIN_MUL, "MUL");
 }
 static ap_status bin_run(ap_kctx *c) {
+  ap_status s;
+  if (ap_fast_add_eval(c->options->exec, c->params, in(c, 0), in(c, 1), c->outputs[0], &s) ||
+      ap_fast_fadd_eval(c->options->exec, c->params, in(c, 0), in(c, 1), c->outputs[0], &s))
+    return s;
   return ap_binary_eval(c->params, in(c, 0), in(c, 1), c->outputs[0]);
 }
 static ap_status un_prep(ap_kctx *c, size_t *scratch, int op, const char *name) {
@@ -183,6 +206,8 @@ static ap_status pad_prep(ap_kctx *c, size_t *scratch) {
   return ap_pad_prepare(in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->params, c->err);
 }
 static ap_status pad_run(ap_kctx *c) {
+  ap_status s;
+  if (ap_fast_pad_eval(c->options->exec, c->params, in(c, 0), c->outputs[0], &s)) return s;
   return ap_pad_eval(c->params, in(c, 0), c->outputs[0]);
 }
 static ap_status mean_prep(ap_kctx *c, size_t *scratch) {
@@ -461,12 +486,16 @@ static const ap_kernel custom_kernels[] = {
 };
 
 ap_kstate *ap_kernel_state(const ap_kernel *k, void *params) {
-  /* The kernels whose params begin with an ap_kstate. */
-  static ap_status (*const with_state[])(ap_kctx *) = {
-      ap_sig_rfft_eval,   ap_sig_irfft_eval,   ap_sig_spectral_subtraction_eval, ap_sig_delay_eval,
-      ap_sig_framer_eval, ap_sig_stacker_eval, ap_sig_overlap_add_eval};
-  for (size_t i = 0; k && params && i < sizeof with_state / sizeof with_state[0]; i++)
-    if (k->eval == with_state[i]) return params;
+  /* The kernels whose params begin with an ap_kstate, by name: a table of their functions
+   * would link the Signal kernels into every firmware (scripts/mcu_kernels.py keeps only a
+   * model's rows; this table would keep the rest). */
+  static const char *const with_state[] = {
+      "SignalRfft",      "SignalIrfft",  "SignalFilterBankSpectralSubtraction",
+      "SignalDelay",     "SignalFramer", "SignalStacker",
+      "SignalOverlapAdd"};
+  if (!k || !params || k->builtin != 32 || !k->name) return NULL;
+  for (size_t i = 0; i < sizeof with_state / sizeof with_state[0]; i++)
+    if (strcmp(k->name, with_state[i]) == 0) return params;
   return NULL;
 }
 

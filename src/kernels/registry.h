@@ -48,6 +48,9 @@ typedef struct ap_kop_options {
    * options, read with src/model/flexbuf.h. */
   const uint8_t *custom_options;
   size_t custom_options_size;
+  /* Not the model's: how to run. The fast kernels' level and threads (kernels/fast/fast.h),
+   * the same in prepare and eval; NULL: the reference kernels on one thread. */
+  const struct ap_kexec *exec;
   /* -- 16x8 conv family options -- */
 
   /* -- int16 element-wise options -- */

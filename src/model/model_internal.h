@@ -6,6 +6,7 @@
 #include "base/base.h"
 #include "model/flatbuf.h"
 #include "model/schema_gen.h"
+#include "port/port.h"
 
 struct ap_model {
   const ap_allocator *alloc;
@@ -13,10 +14,9 @@ struct ap_model {
   char *name;           /* the path or the caller's name, for messages */
   const uint8_t *bytes; /* the whole file; the flatbuffer starts at 0 */
   size_t size;
-  void *map; /* the mmap to undo, NULL for a caller's buffer */
-  size_t map_size;
-  bool ok;     /* verified: the accessors may read */
-  size_t root; /* the Model table */
+  ap_port_file file; /* the mapped file to undo; empty for a caller's buffer */
+  bool ok;           /* verified: the accessors may read */
+  size_t root;       /* the Model table */
   fb_vec opcodes, subgraphs, buffers, metadata, signatures;
 };
 

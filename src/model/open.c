@@ -1,13 +1,8 @@
-/* Loading: a read-only mmap of a file or the caller's bytes, verified once. A failed load
- * still returns a handle that keeps the message (like sqlite3_open). */
+/* Loading: a file through the port layer (mmap on a host) or the caller's bytes, verified once. A
+ * failed load still returns a handle that keeps the message (like sqlite3_open). */
 #include "model/model_internal.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static ap_model *new_model(const ap_model_options *opt, const char *name) {
   const ap_allocator *a = ap_alloc_or_default(opt ? opt->allocator : NULL);
@@ -37,38 +32,10 @@ ap_status ap_model_open(const char *path, const ap_model_options *opt, ap_model 
   if (!m) return AP_ERR_NOMEM;
   if (!path || !*path)
     return ap_fail(&m->err, AP_ERR_ARG, "ap_model_open: %s path", path ? "empty" : "NULL");
-  /* O_NONBLOCK: opening a FIFO with no writer would otherwise wait forever; only regular
-   * files are mapped (checked below), and for them the flag changes nothing. */
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return ap_fail(&m->err, AP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-  struct stat st;
-  ap_status s = AP_OK;
-  if (fstat(fd, &st) != 0)
-    s = ap_fail(&m->err, AP_ERR_IO, "%s: cannot stat: %s", path, strerror(errno));
-  else if (S_ISDIR(st.st_mode))
-    s = ap_fail(&m->err, AP_ERR_IO, "%s: is a directory, not a model file", path);
-  else if (!S_ISREG(st.st_mode))
-    s = ap_fail(&m->err, AP_ERR_IO, "%s: not a regular file", path);
-  else if (st.st_size == 0)
-    s = ap_fail(&m->err, AP_ERR_FORMAT, "%s: empty file (0 bytes)", path);
-  else if ((uint64_t)st.st_size > SIZE_MAX)
-    s = ap_fail(&m->err, AP_ERR_OVERFLOW, "%s: file of %lld bytes does not fit in memory", path,
-                (long long)st.st_size);
-  if (s) {
-    close(fd);
-    return s;
-  }
-  size_t size = (size_t)st.st_size;
-  void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  int map_errno = errno;
-  close(fd);
-  if (map == MAP_FAILED)
-    return ap_fail(&m->err, AP_ERR_IO, "%s: cannot map %zu bytes: %s", path, size,
-                   strerror(map_errno));
-  m->map = map;
-  m->map_size = size;
-  m->bytes = map;
-  m->size = size;
+  ap_status s = ap_port_file_map(path, m->alloc, &m->file, &m->err);
+  if (s) return s;
+  m->bytes = m->file.data;
+  m->size = m->file.size;
   return finish(m, out);
 }
 
@@ -92,7 +59,7 @@ ap_status ap_model_from_buffer(const void *data, size_t size, const char *name,
 
 void ap_model_destroy(ap_model *m) {
   if (!m) return;
-  if (m->map) munmap(m->map, m->map_size);
+  ap_port_file_unmap(m->alloc, &m->file);
   ap_free(m->alloc, m);
 }
 

@@ -524,6 +524,15 @@ typedef enum fb_kind {
   FB_UNION /* ref: FBU_ union id; the UTYPE slot comes right before */
 } fb_kind;
 
+/* Table, field and union names, for the verifier's messages only. A microcontroller build
+ * drops them (-DAP_SCHEMA_NO_NAMES, cmake/arm-none-eabi.cmake: 7 KB of flash); its messages
+ * then give offsets and indices without the names. */
+#ifdef AP_SCHEMA_NO_NAMES
+#define FB_NAME(s) ""
+#else
+#define FB_NAME(s) s
+#endif
+
 typedef struct fb_slot {
   uint8_t kind;
   uint16_t ref;

@@ -1,8 +1,8 @@
 /* The writer's API: each call checks its arguments and copies them into the in-memory model;
  * writer_build.c serialises it. */
 #include "model/writer_internal.h"
+#include "port/port.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -459,13 +459,5 @@ ap_status ap_writer_save(ap_writer *w, const char *path) {
   size_t size;
   ap_status s = ap_writer_finish(w, &bytes, &size);
   if (s) return s;
-  FILE *f = fopen(path, "wb");
-  if (!f) return ap_fail(&w->err, AP_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
-  size_t put = fwrite(bytes, 1, size, f);
-  int err = put == size ? 0 : errno;
-  if (fclose(f) != 0 && !err) err = errno;
-  if (put != size || err)
-    return ap_fail(&w->err, AP_ERR_IO, "%s: cannot write %zu bytes: %s", path, size,
-                   strerror(err ? err : EIO));
-  return AP_OK;
+  return ap_port_file_write(path, bytes, size, &w->err);
 }

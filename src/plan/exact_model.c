@@ -1,15 +1,13 @@
 /* Builds the exact strategy's model of a problem: sections, overlaps, partitions, lower bound. */
 #include "plan/exact_model.h"
 #include "plan/problem.h"
+#include "port/port.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 double ex_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+  return (double)ap_port_now_ns() * 1e-9;
 }
 
 static int cmp_i64(const void *a, const void *b) {

@@ -3,10 +3,10 @@
  * checker before the caller sees it. */
 #include "plan/problem.h"
 #include "plan/strategy.h"
+#include "port/port.h"
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 struct ap_plan {
   const ap_allocator *alloc;
@@ -20,9 +20,7 @@ struct ap_plan {
 };
 
 static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+  return (double)ap_port_now_ns() / 1e6;
 }
 
 static ap_status list_strategies(ap_errbuf *err, const char *name) {

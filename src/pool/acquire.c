@@ -17,6 +17,7 @@ static ap_status create_interpreter(ap_pool *p, const pool_model *m, ap_model *m
   if (!buf) return pool_fail(p, AP_ERR_NOMEM, "out of memory for %zu bytes of %s", bytes, m->name);
   ap_interpreter_options o = ap_interpreter_defaults();
   o.strategy = p->opt.strategy;
+  o.kernels = p->opt.kernels;
   o.allocator = &p->alloc;
   o.arena = buf;
   o.arena_size = bytes;

@@ -25,6 +25,8 @@ typedef struct ap_port_file {
 ap_status ap_port_file_map(const char *path, const ap_allocator *a, ap_port_file *out,
                            ap_errbuf *err);
 void ap_port_file_unmap(const ap_allocator *a, ap_port_file *f);
+/* Creates (or truncates) the file at `path` and writes `size` bytes to it. */
+ap_status ap_port_file_write(const char *path, const void *bytes, size_t size, ap_errbuf *err);
 
 /* ---------- clock ---------- */
 /* Monotonic nanoseconds (0 where the target has no clock). */

@@ -105,6 +105,11 @@ ap_status ap_report_write_c_header(const ap_report *r, const char *prefix, FILE 
           "/* Every planned offset is a multiple of this. */\n"
           "#define %s_ALIGNMENT %" PRIu64 "u\n",
           p, r->alignment);
+  if (r->inplace)
+    fprintf(f,
+            "/* Planned with in-place sharing: set ap_interpreter_options.inplace = true, or the\n"
+            " * buffer is too small. */\n#define %s_INPLACE 1\n",
+            p);
   fprintf(f,
           "/* The model file's size (weights, read in place). */\n"
           "#define %s_MODEL_BYTES %zuu\n",

@@ -247,6 +247,7 @@ static ap_status build(ap_report *r, const ap_report_options *o) {
   po.scratch = r->scratch;
   po.scratch_count = r->scratch_count;
   po.inplace = o->inplace;
+  r->inplace = o->inplace;
   ap_status s = ap_model_plan_create(m, &po, r->alloc, &r->mp);
   if (s != AP_OK) return fail(r, s, ap_model_plan_error(r->mp));
   if (ap_model_plan_parts(r->mp) != 1) return fail(r, AP_ERR_UNSUPPORTED, "plan has several parts");

@@ -11,6 +11,7 @@ struct ap_report {
   const ap_model *model;
   char strategy[32];
   uint64_t alignment;
+  bool inplace; /* planned with in-place sharing (the runtime must be told the same) */
   ap_model_plan *mp;
   ap_estimate est;
   ap_errbuf runtime_err;

@@ -197,6 +197,7 @@ static ap_status run_prepare(ap_op_context *c, int data, ap_ktensor *kin, ap_kte
   kopt.custom_options = c->info.custom_options;
   kopt.custom_options_size = c->info.custom_options_size;
   ap_errbuf e = {{0}};
+  kopt.exec = rt_kexec(c->it);
   ap_kctx k = {(const ap_ktensor *const *)pin, (int)nin, pout, (int)nout, &kopt, params, NULL, &e};
   *scratch = 0;
   c->kernel_called = true;
@@ -296,9 +297,11 @@ ap_status rt_builtin_eval(ap_op_context *c) {
     return ap_op_fail(c, AP_ERR_KERNEL, "needs %zu bytes of scratch that were not planned",
                       scratch);
   ap_errbuf e = {{0}};
-  static const ap_kop_options none;
+  ap_kop_options run; /* eval reads no model options, only how to run */
+  memset(&run, 0, sizeof run);
+  run.exec = rt_kexec(c->it);
   if (state) ap_kernel_state(rt_op_builtin(c->op), &params)->data = state;
-  ap_kctx k = {(const ap_ktensor *const *)pin, (int)nin, pout, (int)nout, &none, &params,
+  ap_kctx k = {(const ap_ktensor *const *)pin, (int)nin, pout, (int)nout, &run, &params,
                scratch ? scratch_at : NULL,    &e};
   s = rt_op_builtin(c->op)->eval(&k);
   return s == AP_OK ? AP_OK : ap_op_fail(c, s, "%s", e.msg[0] ? e.msg : ap_status_name(s));

@@ -81,8 +81,9 @@ ap_status ap_op_set_output_shape(ap_op_context *c, size_t i, const int32_t *dims
 ap_status ap_op_request_scratch(ap_op_context *c, size_t bytes, int *index) {
   if (!c || !index || bytes == 0) return AP_ERR_ARG;
   if (c->phase == RT_EVAL) return ap_op_fail(c, AP_ERR_ARG, "scratch is requested in prepare");
-  if (c->phase == RT_RESHAPE) {
-    const rt_custom *r = rt_op_is_custom(c->op) ? c->op->ext : NULL;
+  /* A builtin's scratch was checked against its planned size by rt_builtin_prepare. */
+  if (c->phase == RT_RESHAPE && rt_op_is_custom(c->op)) {
+    const rt_custom *r = c->op->ext;
     uint32_t k = c->scratch_seen++;
     uint64_t cap = r && k < r->scratch_count ? r->capacity[k] : 0;
     if (bytes > cap)

@@ -83,6 +83,11 @@ static ap_status check_options(ap_interpreter *it, const ap_interpreter_options 
   if (o->max_input_count > it->input_count)
     return rt_fail(it, AP_ERR_ARG, "max_input_dims has %zu entries, the model %u inputs",
                    o->max_input_count, it->input_count);
+  if (o->kernels != AP_KERNELS_FAST && o->kernels != AP_KERNELS_REFERENCE)
+    return rt_fail(it, AP_ERR_ARG, "kernels %d: expected AP_KERNELS_FAST or AP_KERNELS_REFERENCE",
+                   o->kernels);
+  if (o->threads < 0 || o->threads > AP_MAX_THREADS)
+    return rt_fail(it, AP_ERR_ARG, "threads %d: expected 0 to %d", o->threads, AP_MAX_THREADS);
   if (o->alignment > 4096)
     return rt_fail(it, AP_ERR_ARG, "alignment %llu is above 4096",
                    (unsigned long long)o->alignment);
@@ -199,6 +204,8 @@ ap_status ap_interpreter_create(const ap_model *m, const ap_interpreter_options 
   it->preserve_all = o.preserve_all;
   it->max_loop_iterations = o.max_loop_iterations;
   it->inplace = o.inplace && !o.preserve_all;
+  it->kernels = o.kernels;
+  it->threads = o.threads > 1 ? o.threads : 1;
   it->stale_input = -1;
   atomic_init(&it->busy, 0);
   *out = it;
@@ -217,6 +224,7 @@ ap_status ap_interpreter_create(const ap_model *m, const ap_interpreter_options 
 void ap_interpreter_destroy(ap_interpreter *it) {
   if (!it) return;
   rt_release(it);
+  ap_port_workers_destroy(it->workers);
   if (it->buf) return; /* everything else lives in the caller's buffer */
   ap_allocator a = it->alloc;
   ap_free(&a, it);
@@ -358,7 +366,31 @@ static bool inputs_at_max(const ap_interpreter *it) {
   return true;
 }
 
+/* The kernels' level and workers, chosen once: kernels read them in every prepare and eval. */
+static ap_status choose_kernels(ap_interpreter *it) {
+  it->exec.level = it->kernels == AP_KERNELS_FAST ? ap_fast_select() : NULL;
+  if (it->exec.level && it->threads > 1 && !it->workers) {
+    ap_errbuf e = {{0}};
+    ap_status s = ap_port_workers_create(&it->alloc, it->threads, &it->workers, &e);
+    if (s != AP_OK) return rt_fail(it, s, "%s", e.msg);
+  }
+  it->exec.workers = it->exec.level ? it->workers : NULL;
+  it->exec.threads = it->exec.workers ? it->threads : 1;
+  return AP_OK;
+}
+
+const char *ap_interpreter_kernels(const ap_interpreter *it) {
+  if (!it || !it->allocated) return "none";
+  return ap_fast_level_name(it->exec.level);
+}
+
+int ap_interpreter_threads(const ap_interpreter *it) {
+  return it && it->allocated ? it->exec.threads : 1;
+}
+
 static ap_status allocate(ap_interpreter *it) {
+  ap_status cs = choose_kernels(it);
+  if (cs != AP_OK) return cs;
   for (uint32_t sg = 0; sg < it->sg_count; sg++)
     for (uint32_t k = 0; k < it->sg[sg].record_count; k++) {
       rt_tensor *x = &it->sg[sg].tensors[k];
@@ -391,6 +423,7 @@ static ap_status allocate(ap_interpreter *it) {
   }
   ap_free(&temp, prep);
   it->temp_used = 0;
+  it->temp_top = 0;
   if (s == AP_OK && it->has_max && !inputs_at_max(it)) {
     apply_input_dims(it, false);
     s = rt_prepare_all(it, RT_RESHAPE, NULL);

@@ -91,15 +91,18 @@ void rt_release(ap_interpreter *it) {
   it->tables_bytes = it->create_tables;
   it->tail_used = it->create_tail;
   it->temp_used = 0;
+  it->temp_top = 0;
   it->allocated = false;
 }
 
-/* Temporaries: a header saying where the block came from and, for the buffer, the bottom's
- * height before it, so that frees in reverse order give the space back. */
+/* Temporaries: a stack at the bottom of a caller buffer. Each block's header links to the
+ * block below; a block freed out of order is marked, and the stack shrinks past every marked
+ * block once the one above them goes, so planning's interleaved frees give the space back
+ * (else its temporaries would fall back to the allocator: a firmware's heap). */
 typedef union rt_temp_hdr {
   struct {
-    size_t prev_used; /* SIZE_MAX: from the allocator */
-    size_t end;       /* temp_used just after this block */
+    size_t below; /* the block below's header offset + 1 (0: none); SIZE_MAX: allocator */
+    size_t freed;
   } h;
   max_align_t pad;
 } rt_temp_hdr;
@@ -114,15 +117,16 @@ static void *temp_alloc(void *ctx, size_t size) {
     uintptr_t lo = buf_base(it) + it->temp_used;
     if (top >= lo && need <= top - lo) {
       rt_temp_hdr *h = (rt_temp_hdr *)lo;
-      h->h.prev_used = it->temp_used;
+      h->h.below = it->temp_top;
+      h->h.freed = 0;
+      it->temp_top = it->temp_used + 1;
       it->temp_used += need;
-      h->h.end = it->temp_used;
       return h + 1;
     }
   }
   rt_temp_hdr *h = ap_alloc(&it->alloc, need);
   if (!h) return NULL;
-  h->h.prev_used = SIZE_MAX;
+  h->h.below = SIZE_MAX;
   if (it->buf) it->temp_fallback_bytes += need;
   return h + 1;
 }
@@ -131,10 +135,16 @@ static void temp_free(void *ctx, void *p) {
   ap_interpreter *it = ctx;
   if (!p) return;
   rt_temp_hdr *h = (rt_temp_hdr *)p - 1;
-  if (h->h.prev_used == SIZE_MAX) {
+  if (h->h.below == SIZE_MAX) {
     ap_free(&it->alloc, h);
-  } else if (h->h.end == it->temp_used) {
-    it->temp_used = h->h.prev_used;
+    return;
+  }
+  h->h.freed = 1;
+  while (it->temp_top) {
+    rt_temp_hdr *t = (rt_temp_hdr *)(buf_base(it) + it->temp_top - 1);
+    if (!t->h.freed) break;
+    it->temp_used = it->temp_top - 1;
+    it->temp_top = t->h.below;
   }
 }
 

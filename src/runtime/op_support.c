@@ -36,21 +36,6 @@ ap_status ap_supported_op(size_t i, ap_op_support *out) {
   return AP_OK;
 }
 
-/* True when `types` (space-separated) names `t`, or its 16x8 or int4-weights form. */
-static bool has_type(const char *types, const char *t) {
-  size_t n = strlen(t);
-  for (const char *p = types; *p;) {
-    const char *e = strchr(p, ' ');
-    size_t len = e ? (size_t)(e - p) : strlen(p);
-    if (len >= n && strncmp(p, t, n) == 0 &&
-        (len == n || strcmp(p + n, "x8") == 0 || p[n] == '+' || (len > n && p[n] == 'x')))
-      return true;
-    if (!e) break;
-    p = e + 1;
-  }
-  return false;
-}
-
 ap_status ap_op_supported(const ap_model *m, size_t sg, size_t op, char *why, size_t why_size) {
   char dummy[1];
   if (!why || !why_size) {
@@ -65,7 +50,6 @@ ap_status ap_op_supported(const ap_model *m, size_t sg, size_t op, char *why, si
     snprintf(why, why_size, "cannot read the op");
     return s;
   }
-  const char *name = info.custom ? info.custom : ap_builtin_name(info.builtin);
   bool runtime_own =
       !info.custom && (rt_control_kernel(info.builtin) || rt_resource_kernel(info.builtin));
   const ap_kernel *k =
@@ -74,17 +58,5 @@ ap_status ap_op_supported(const ap_model *m, size_t sg, size_t op, char *why, si
     snprintf(why, why_size, info.custom ? "custom op, not built in" : "no kernel for this op");
     return AP_ERR_UNSUPPORTED;
   }
-  const char *types = ap_kernel_types(name);
-  if (!types[0] || info.inputs.n == 0 || info.inputs.v[0] < 0) return AP_OK;
-  ap_tensor_info t;
-  if (ap_model_tensor(m, sg, (size_t)info.inputs.v[0], &t) != AP_OK) return AP_OK;
-  char lower[32];
-  const char *tn = ap_dtype_name(t.type);
-  size_t j = 0;
-  for (; tn[j] && j + 1 < sizeof lower; j++)
-    lower[j] = (char)(tn[j] >= 'A' && tn[j] <= 'Z' ? tn[j] + 32 : tn[j]);
-  lower[j] = '\0';
-  if (has_type(types, lower)) return AP_OK;
-  snprintf(why, why_size, "no kernel for %s input", lower);
-  return AP_ERR_UNSUPPORTED;
+  return AP_OK;
 }

@@ -10,6 +10,7 @@
 
 #include "arenaplan/runtime.h"
 #include "base/base.h"
+#include "kernels/fast/fast.h"
 #include "kernels/registry.h"
 
 #include <stdatomic.h>
@@ -111,6 +112,7 @@ struct ap_interpreter {
   size_t tail_used;
   size_t create_tail;           /* tail_used after create (what allocate starts again from) */
   size_t temp_used;             /* planning temporaries, from the aligned bottom */
+  size_t temp_top;              /* the topmost temporary's header offset + 1 (0: none) */
   uint64_t temp_fallback_bytes; /* temporaries the buffer could not hold (from the allocator) */
 
   rt_subgraph *sg;
@@ -145,9 +147,20 @@ struct ap_interpreter {
   uint32_t dynamic_count; /* dynamic tensors */
   uint64_t dynamic_bytes; /* bytes their blocks hold now (from the allocator) */
 
+  /* Kernels: fast or reference (options.kernels), the SIMD level and the worker group chosen
+   * at allocate (workers are kept until destroy). */
+  int kernels, threads;
+  ap_kexec exec;
+  ap_port_workers *workers;
+
   atomic_int busy;
   char msg[RT_MSG_MAX]; /* the last failure's message */
 };
+
+/* What builtin kernels get: the level and workers, NULL for the reference kernels. */
+static inline const ap_kexec *rt_kexec(const ap_interpreter *it) {
+  return it->exec.level ? &it->exec : NULL;
+}
 
 /* A builtin op's scratch bytes as its prepare computes them now (the plan holds that much). */
 ap_status rt_builtin_scratch_bytes(ap_op_context *c, size_t *scratch);

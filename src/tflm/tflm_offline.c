@@ -60,7 +60,8 @@ static ap_status view_build(const ap_model *m, const ap_allocator *a, fixed_view
   ap_status gs = ap_graph_create(m, &(ap_graph_options){.rules = AP_RULES_TFLM}, a, &v->g);
   if (gs) return fail(err, err_size, gs, "%s", ap_graph_error(v->g));
   if (st) {
-    snprintf(note, note_size, "scratch buffers not known: %s", why);
+    /* A long reason is cut: the note is one line for a person. */
+    if (snprintf(note, note_size, "scratch buffers not known: %s", why) < 0) note[0] = '\0';
     if ((st = ap_graph_problem(v->g, -1, 16, &v->p)))
       return fail(err, err_size, st, "%s", ap_graph_error(v->g));
   }

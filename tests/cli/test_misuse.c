@@ -290,6 +290,44 @@ static void test_model_to_file(const char *c) {
   }
 }
 
+static void test_diff(void) {
+  const char *c = "diff";
+  expect_error("diff", c, "arenaplan: diff: two models needed (A.tflite B.tflite)");
+  expect_error("diff m.tflite", c, "arenaplan: diff: two models needed (A.tflite B.tflite)");
+  expect_error("diff m.tflite other.tflite m.tflite", c,
+               "arenaplan: diff: two models (got \"m.tflite\" too)");
+  expect_error("diff m.tflite other.tflite --no-such-option", c,
+               "arenaplan: diff: unknown option --no-such-option");
+  expect_error("diff m.tflite empty.tflite", c, "arenaplan: empty.tflite: empty file (0 bytes)");
+  expect_error("diff adir m.tflite", c, "arenaplan: adir: is a directory, not a model file");
+  expect_error("diff m.tflite missing.tflite", c,
+               "arenaplan: missing.tflite: cannot open: No such file or directory");
+  expect_error("diff m.tflite fifo.tflite", c, "arenaplan: fifo.tflite: not a regular file");
+  expect_error("diff notamodel.tflite m.tflite", c, "arenaplan: notamodel.tflite: *");
+  static const char *const bad[] = {"-5", "1e99", "12Q", "", "0", "1001"};
+  char args[256], want[256];
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    snprintf(args, sizeof args, "diff m.tflite other.tflite --seeds '%s'", bad[i]);
+    snprintf(want, sizeof want, "arenaplan: diff: --seeds \"%s\": expected 1 to 1000", bad[i]);
+    expect_error(args, c, want);
+  }
+  static const char *const real[] = {"-1", "nan", "inf", "", "0x1p3", "1e99x"};
+  for (size_t i = 0; i < sizeof real / sizeof real[0]; i++) {
+    snprintf(args, sizeof args, "diff m.tflite other.tflite --max-error '%s'", real[i]);
+    snprintf(want, sizeof want, "arenaplan: diff: --max-error \"%s\": expected a number >= 0",
+             real[i]);
+    expect_error(args, c, want);
+    snprintf(args, sizeof args, "diff m.tflite other.tflite --min-iou '%s'", real[i]);
+    snprintf(want, sizeof want, "arenaplan: diff: --min-iou \"%s\": expected a number from 0 to 1",
+             real[i]);
+    expect_error(args, c, want);
+  }
+  expect_error("diff m.tflite other.tflite --min-iou 1.5", c,
+               "arenaplan: diff: --min-iou \"1.5\": expected a number from 0 to 1");
+  expect_error("diff m.tflite other.tflite --score-threshold 2", c,
+               "arenaplan: diff: --score-threshold \"2\": expected a number from 0 to 1");
+}
+
 static void write_file(const char *name, const char *text) {
   char path[128];
   snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -345,6 +383,8 @@ int main(void) {
       model_command(c);
     else if (strcmp(c, "solve") == 0)
       test_solve();
+    else if (strcmp(c, "diff") == 0)
+      test_diff();
     else if (strcmp(c, "example") == 0)
       test_example();
     else if (strcmp(c, "pool") == 0)
@@ -354,8 +394,7 @@ int main(void) {
     else if (strcmp(c, "ops") == 0) { /* takes no model */
       expect_error("ops m.tflite", c, "arenaplan: ops: unexpected argument 'm.tflite'");
       expect_error("ops --json --tensors", c, "arenaplan: ops: unexpected argument '--tensors'");
-    }
-    else /* a new subcommand: add its misuse cases here */
+    } else /* a new subcommand: add its misuse cases here */
       CHECK_MSG(false, "subcommand '%s' has no misuse tests", c);
   }
   test_plan_sizes();

@@ -33,7 +33,9 @@ static void check_cost(ap_pool *p, const char *name, const char *path) {
   CHECK_EQ(ap_model_open(path, NULL, &m), AP_OK);
   ap_interpreter *it = NULL;
   ap_memory_usage mu = {0};
-  CHECK_EQ(ap_interpreter_create(m, NULL, &it), AP_OK);
+  ap_interpreter_options io = ap_interpreter_defaults();
+  io.kernels = AP_KERNELS_REFERENCE; /* as make_pool's */
+  CHECK_EQ(ap_interpreter_create(m, &io, &it), AP_OK);
   CHECK_EQ(ap_interpreter_allocate(it), AP_OK);
   CHECK_EQ(ap_interpreter_memory(it, &mu), AP_OK);
   CHECK_EQ(c.arena, mu.arena);
@@ -78,6 +80,9 @@ static ap_pool *make_pool(uint64_t budget, uint64_t idle, size_t max_it, const a
   o.max_interpreters = max_it;
   o.allocator = a;
   o.clock = virtual_clock;
+  /* The budgets below rely on the reference kernels' sizes (conv no larger than magic + 1000
+   * bytes); the fast kernels plan more scratch for conv. */
+  o.kernels = AP_KERNELS_REFERENCE;
   ap_pool *p = NULL;
   CHECK_EQ(ap_pool_create(&o, &p), AP_OK);
   return p;

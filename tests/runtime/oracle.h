@@ -101,10 +101,21 @@ static inline ap_model *oracle_open(const char *name) {
   return m;
 }
 
+/* The defaults, with the kernels and threads the environment asks for: AP_TEST_KERNELS
+ * (fast or reference) and AP_TEST_THREADS (runtime_test_oracle_fast runs the oracle tests with
+ * each; AP_SIMD caps the fast kernels' level). */
+static inline ap_interpreter_options oracle_options(void) {
+  ap_interpreter_options o = ap_interpreter_defaults();
+  const char *k = getenv("AP_TEST_KERNELS"), *t = getenv("AP_TEST_THREADS");
+  if (k && strcmp(k, "reference") == 0) o.kernels = AP_KERNELS_REFERENCE;
+  if (t) o.threads = atoi(t);
+  return o;
+}
+
 /* An allocated interpreter, or NULL after a failed CHECK naming the model and the message. */
 static inline ap_interpreter *oracle_interpreter(const ap_model *m, const char *name,
                                                  const char *strategy, bool preserve_all) {
-  ap_interpreter_options o = ap_interpreter_defaults();
+  ap_interpreter_options o = oracle_options();
   o.strategy = strategy;
   o.preserve_all = preserve_all;
   ap_interpreter *it = NULL;

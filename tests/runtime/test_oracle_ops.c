@@ -182,7 +182,7 @@ static int run_model(const row *rows, size_t n, refused *list, size_t n_list, bo
     while (j < n && rows[j].seed == rows[i].seed)
       j++;
     bool skip = ORACLE_SANITIZED && rows[i].seed > 1; /* ASan: seed 1 shows memory errors */
-    ap_interpreter_options o = ap_interpreter_defaults();
+    ap_interpreter_options o = oracle_options();
     ap_interpreter *it = NULL;
     ap_status s = skip ? AP_OK : ap_interpreter_create(m, &o, &it);
     if (!skip && s == AP_OK) s = ap_interpreter_allocate(it);

@@ -1,5 +1,9 @@
 /* arenaplan header: a C header with the sizes a firmware build must reserve for a model. */
 #include "commands.h"
+#include "header_files.h"
+#include "whatif.h"
+
+#include <stdlib.h>
 
 #include <ctype.h>
 #include <string.h>
@@ -8,10 +12,20 @@ static int run(int argc, char **argv);
 
 const ap_command cmd_header = {
     "header", "a C header for firmware builds: arena, persistent and I/O sizes, checks", run,
-    "usage: arenaplan header MODEL [--strategy S] [--prefix NAME] > model_arena.h\n"
+    "usage: arenaplan header MODEL [--strategy S] [--prefix NAME] [--inplace]\n"
+    "                        [--model-array FILE.c] [--ops FILE] [--what-if int8] > model_arena.h\n"
     "  --strategy S   naive, linear, tflm, tflite, ..., best (default), exact\n"
+    "  --what-if int8 add NAME_WHATIF_INT8_* sizes: arena (inputs and outputs int8),\n"
+    "                 IO_FLOAT_ARENA (kept float), WEIGHTS, PERSISTENT, as if the float32\n"
+    "                 tensors were int8 (re-typed and planned, not converted)\n"
     "  --prefix NAME  macro prefix, a C identifier (default: the file name in capitals,\n"
     "                 e.g. PERSON_DETECT_INT8 for person_detect_int8.tflite)\n"
+    "  --inplace      plan with in-place sharing (smaller; the header then defines\n"
+    "                 NAME_INPLACE 1: set ap_interpreter_options.inplace)\n"
+    "  --model-array FILE.c  also write the model as a C array for flash:\n"
+    "                 const unsigned char NAME_DATA[] (16-byte aligned)\n"
+    "  --ops FILE     also write the ops the model uses, one a line (\"-\": stdout), for\n"
+    "                 scripts/mcu_kernels.py (a firmware with only those kernels)\n"
     "Writes to stdout: NAME_ARENA_BYTES, NAME_PERSISTENT_BYTES, NAME_TABLES_BYTES,\n"
     "NAME_BUFFER_BYTES (all three), NAME_ALIGNMENT, NAME_MODEL_BYTES, NAME_INPUTk_BYTES,\n"
     "NAME_OUTPUTk_BYTES, the model's sha256, and NAME_ASSERT_ARENA_FITS(n) and\n"
@@ -36,10 +50,55 @@ static bool identifier(const char *s) {
   return true;
 }
 
+/* The library's header, with the what-if sizes inside its include guard (before the last
+ * #endif). */
+static ap_status write_header(const ap_report *r, const char *prefix, const whatif *w) {
+  if (!w) return ap_report_write_c_header(r, prefix, stdout);
+  char *text = NULL;
+  size_t n = 0;
+  FILE *f = open_memstream(&text, &n);
+  if (!f) return AP_ERR_NOMEM;
+  ap_status s = ap_report_write_c_header(r, prefix, f);
+  if (fclose(f) != 0 && s == AP_OK) s = AP_ERR_NOMEM;
+  char *end = s == AP_OK && text ? strstr(text, "\n#endif /*") : NULL;
+  while (end && strstr(end + 1, "\n#endif /*"))
+    end = strstr(end + 1, "\n#endif /*");
+  if (!end) {
+    free(text);
+    return s == AP_OK ? AP_ERR_FORMAT : s;
+  }
+  fwrite(text, 1, (size_t)(end - text) + 1, stdout);
+  printf("\n/* What if the float32 tensors were int8 (arenaplan --what-if int8: weights int8, "
+         "biases int32,\n * activations int8; re-typed and planned, not converted; int8 "
+         "kernels' scratch not included). */\n");
+  printf("#define %s_WHATIF_INT8_ARENA_BYTES %lluu /* inputs and outputs int8 */\n", prefix,
+         (unsigned long long)w->io_int8.arena);
+  printf("#define %s_WHATIF_INT8_IO_FLOAT_ARENA_BYTES %lluu /* inputs and outputs kept float "
+         "*/\n",
+         prefix, (unsigned long long)w->io_float.arena);
+  printf("#define %s_WHATIF_INT8_WEIGHTS_BYTES %lluu\n", prefix,
+         (unsigned long long)w->weights_after);
+  printf("#define %s_WHATIF_INT8_PERSISTENT_BYTES %lluu /* variables */\n", prefix,
+         (unsigned long long)w->persistent_after);
+  fputs(end + 1, stdout);
+  free(text);
+  return AP_OK;
+}
+
 static int run(int argc, char **argv) {
   if (cli_wants_help(&cmd_header, argc, argv)) return AP_EXIT_OK;
-  const char *path = NULL, *strategy = NULL, *prefix = NULL, *v;
+  const char *path = NULL, *strategy = NULL, *prefix = NULL, *array = NULL, *ops = NULL, *v;
+  bool inplace = false, what_if = false;
   for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--inplace") == 0) {
+      inplace = true;
+      continue;
+    }
+    if (strcmp(argv[i], "--model-array") == 0 || strcmp(argv[i], "--ops") == 0) {
+      if (!(v = cli_value(&cmd_header, argc, argv, &i))) return AP_EXIT_USAGE;
+      *(argv[i - 1][2] == 'm' ? &array : &ops) = v;
+      continue;
+    }
     if (strcmp(argv[i], "--strategy") == 0) {
       if (!(v = cli_value(&cmd_header, argc, argv, &i))) return AP_EXIT_USAGE;
       if (!cli_check_strategy(&cmd_header, v)) return AP_EXIT_USAGE;
@@ -50,6 +109,10 @@ static int run(int argc, char **argv) {
         return cli_usage_error(&cmd_header,
                                "--prefix \"%s\": expected a C identifier (letters, digits, _)", v);
       prefix = v;
+    } else if (strcmp(argv[i], "--what-if") == 0) {
+      if (!(v = cli_value(&cmd_header, argc, argv, &i))) return AP_EXIT_USAGE;
+      if (!whatif_parse(&cmd_header, v)) return AP_EXIT_USAGE;
+      what_if = true;
     } else if (argv[i][0] == '-' && argv[i][1]) {
       return cli_usage_error(&cmd_header, "unknown option %s", argv[i]);
     } else if (!path) {
@@ -67,17 +130,25 @@ static int run(int argc, char **argv) {
   ap_model *m = cli_open_model(path);
   if (!m) return AP_EXIT_USAGE;
   ap_report *r = NULL;
-  ap_report_options o = {.strategy = strategy};
+  ap_report_options o = {.strategy = strategy, .inplace = inplace};
   int rc = AP_EXIT_OK;
-  if (ap_report_create(m, &o, NULL, &r) != AP_OK)
+  whatif w;
+  char why[512];
+  ap_model_plan_options po = ap_model_plan_defaults();
+  po.strategy = strategy;
+  if (what_if && whatif_int8(m, &po, &w, why, sizeof why) != AP_OK)
+    rc = cli_fail(path, "--what-if int8: %s", why);
+  else if (ap_report_create(m, &o, NULL, &r) != AP_OK)
     rc = cli_fail(path, "%s", ap_report_error(r));
-  else if (ap_report_write_c_header(r, prefix, stdout) != AP_OK)
+  else if (write_header(r, prefix, what_if ? &w : NULL) != AP_OK)
     rc = cli_fail(path, "could not write the header");
   else if (!ap_report_estimate(r)->from_runtime)
     fprintf(stderr,
             "arenaplan: %s: note: the runtime could not allocate the model (%s); "
             "persistent is the variable tensors only, tables 0\n",
             path, ap_report_estimate(r)->runtime_error);
+  if (rc == AP_EXIT_OK && array) rc = header_write_model_array(m, prefix, array);
+  if (rc == AP_EXIT_OK && ops) rc = header_write_ops(m, ops);
   ap_report_destroy(r);
   ap_model_destroy(m);
   return rc;

@@ -23,7 +23,7 @@ const ap_command cmd_ops = {
     "Micro by shared/oracle/ops (int16x8: int16 activations with int8 weights; int8+int4w:\n"
     "int4 weights; hybrid: float activations over int8 weights); '-' where no single-op\n"
     "oracle model covers the op (it is proven by whole models). `arenaplan info MODEL` marks\n"
-    "the ops of a model this build cannot run.\n"
+    "the ops of a model this build has no kernel for.\n"
     "\n"
     "  --json     machine-readable output (\"schema_version\": 1)\n"
     "\n"

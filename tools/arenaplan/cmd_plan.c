@@ -1,6 +1,7 @@
 /* arenaplan plan: the arena of a model under one strategy, with the per-tensor table. */
 #include "commands.h"
 #include "reorder_cli.h"
+#include "whatif.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,12 +23,15 @@ const ap_command cmd_plan = {
     "  --tensors          the per-tensor table: index, name, type, shape, bytes, lifetime, offset\n"
     "  --reorder          plan the model with its operators in the order `arenaplan reorder`\n"
     "                     finds (nothing is written)\n"
+    "  --what-if int8     also plan the model as if its float32 tensors were int8 (weights\n"
+    "                     int8, biases int32, activations int8), with inputs and outputs int8\n"
+    "                     and kept float\n"
     "  --json             machine-readable output\n"};
 
 typedef struct plan_args {
   const char *model;
   ap_model_plan_options o;
-  bool tensors, json, has_budget, reorder;
+  bool tensors, json, has_budget, reorder, what_if;
   uint64_t budget;
 } plan_args;
 
@@ -75,6 +79,10 @@ static int parse(int argc, char **argv, plan_args *a) {
       a->tensors = true;
     } else if (strcmp(arg, "--reorder") == 0) {
       a->reorder = true;
+    } else if (strcmp(arg, "--what-if") == 0) {
+      if (!(v = cli_value(&cmd_plan, argc, argv, &i))) return AP_EXIT_USAGE;
+      if (!whatif_parse(&cmd_plan, v)) return AP_EXIT_USAGE;
+      a->what_if = true;
     } else if (strcmp(arg, "--json") == 0) {
       a->json = true;
     } else if (arg[0] == '-' && arg[1]) {
@@ -157,6 +165,15 @@ static int run(int argc, char **argv) {
     ap_model_destroy(opened);
     return AP_EXIT_USAGE;
   }
+  whatif w;
+  char why[512];
+  if (a.what_if && whatif_int8(m, &a.o, &w, why, sizeof why) != AP_OK) {
+    cli_fail(a.model, "--what-if int8: %s", why);
+    ap_model_plan_destroy(mp);
+    cli_reordered_free(&x);
+    ap_model_destroy(opened);
+    return AP_EXIT_USAGE;
+  }
   uint64_t arena = ap_model_plan_arena(mp), lb = ap_model_plan_lower_bound(mp);
   double ratio = lb ? (double)arena / (double)lb : 1.0;
   bool fits = !a.has_budget || arena <= a.budget;
@@ -180,6 +197,10 @@ static int run(int argc, char **argv) {
       printf(",\n  \"reorder\": {\"method\": \"%s\", \"changed\": %s}", ap_reorder_method(x.r),
              ap_reorder_changed(x.r) ? "true" : "false");
     if (a.tensors) print_tensors_json(m, mp);
+    if (a.what_if) {
+      printf(",\n  \"what_if_int8\": ");
+      whatif_json(&w, 0, "  ");
+    }
     printf("\n}\n");
   } else {
     printf("model:        %s\n", a.model);
@@ -195,6 +216,7 @@ static int run(int argc, char **argv) {
            ap_model_plan_requests(mp), ap_model_plan_reused(mp));
     if (a.tensors) print_tensors_human(m, mp);
     if (a.has_budget) cli_budget_line(stdout, arena, a.budget, "the plan's arena");
+    if (a.what_if) whatif_print(&w, 0);
   }
   ap_model_plan_destroy(mp);
   cli_reordered_free(&x);

@@ -2,6 +2,8 @@
 #include "commands.h"
 #include "reorder_cli.h"
 #include "report_cli.h"
+#include "soak_plot.h"
+#include "whatif.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@ const ap_command cmd_report = {
     "usage: arenaplan report MODEL [options]\n"
     "  --strategy S   naive, linear, tflm, tflite, ..., best (default), exact\n"
     "  --html FILE    write a self-contained HTML page with the memory map (hover for tensors)\n"
+    "  --soak CSV     with --html: plot the memory curve in CSV (written by `arenaplan stress`)\n"
     "  --svg FILE     write the memory map as SVG\n"
     "  --budget SIZE  exit 1 when the device total (arena + persistent + tables) is larger\n"
     "                 than SIZE (76800, 75K, 1.5M, 2MiB)\n"
@@ -22,6 +25,9 @@ const ap_command cmd_report = {
     "                 finds (nothing is written)\n"
     "  --inplace      views and element-wise ops share their input's bytes, convolutions and\n"
     "                 pooling overlap it\n"
+    "  --what-if int8 also what the device would need if the float32 tensors were int8\n"
+    "                 (weights int8, biases int32, activations int8), inputs and outputs int8\n"
+    "                 or kept float: the re-typed plan + variables + the measured tables\n"
     "  --json         machine-readable output\n"
     "The estimate: total = weights (the model file, read in place) + inputs and outputs +\n"
     "intermediates and scratch (the rest of the arena) + persistent + the interpreter's tables.\n"
@@ -37,6 +43,8 @@ static int parse(int argc, char **argv, report_args *a) {
       a->strategy = v;
     } else if (strcmp(arg, "--html") == 0) {
       if (!(a->html = cli_value(&cmd_report, argc, argv, &i))) return AP_EXIT_USAGE;
+    } else if (strcmp(arg, "--soak") == 0) {
+      if (!(a->soak = cli_value(&cmd_report, argc, argv, &i))) return AP_EXIT_USAGE;
     } else if (strcmp(arg, "--svg") == 0) {
       if (!(a->svg = cli_value(&cmd_report, argc, argv, &i))) return AP_EXIT_USAGE;
     } else if (strcmp(arg, "--budget") == 0) {
@@ -51,6 +59,10 @@ static int parse(int argc, char **argv, report_args *a) {
       a->reorder = true;
     } else if (strcmp(arg, "--inplace") == 0) {
       a->inplace = true;
+    } else if (strcmp(arg, "--what-if") == 0) {
+      if (!(v = cli_value(&cmd_report, argc, argv, &i))) return AP_EXIT_USAGE;
+      if (!whatif_parse(&cmd_report, v)) return AP_EXIT_USAGE;
+      a->what_if = (const struct whatif *)1; /* set to the result in run() */
     } else if (strcmp(arg, "--json") == 0) {
       a->json = true;
     } else if (arg[0] == '-' && arg[1]) {
@@ -62,6 +74,8 @@ static int parse(int argc, char **argv, report_args *a) {
     }
   }
   if (!a->model) return cli_usage_error(&cmd_report, "no model given");
+  if (a->soak && !a->html)
+    return cli_usage_error(&cmd_report, "--soak plots into the HTML page: give --html FILE");
   return AP_EXIT_OK;
 }
 
@@ -93,13 +107,33 @@ static int run(int argc, char **argv) {
     rc = cli_fail(a.model, "%s", ap_report_error(r));
     goto done;
   }
-  if (a.html && (rc = write_file(a.html, r, ap_report_write_html)) != AP_EXIT_OK) goto done;
+  whatif w;
+  if (a.what_if) {
+    char why[512];
+    ap_model_plan_options po = ap_model_plan_defaults();
+    po.strategy = a.strategy;
+    po.inplace = a.inplace;
+    if (whatif_int8(cli_reordered_model(&x, m), &po, &w, why, sizeof why) != AP_OK) {
+      rc = cli_fail(a.model, "--what-if int8: %s", why);
+      goto done;
+    }
+    const ap_estimate *e = ap_report_estimate(r);
+    /* Tables and kernels' persistent state as measured now; variables re-typed. */
+    uint64_t kernel_state =
+        e->persistent > w.persistent_before ? e->persistent - w.persistent_before : 0;
+    a.what_if = &w;
+    a.what_if_extra = e->tables + kernel_state;
+  }
+  if (a.html && a.soak && (rc = soak_plot_html(r, a.soak, a.html)) != AP_EXIT_OK) goto done;
+  if (a.html && !a.soak && (rc = write_file(a.html, r, ap_report_write_html)) != AP_EXIT_OK)
+    goto done;
   if (a.svg && (rc = write_file(a.svg, r, ap_report_write_svg)) != AP_EXIT_OK) goto done;
   if (a.json) {
     report_print_json(r, &a);
   } else {
     if (a.reorder) cli_reorder_line(stdout, &x);
     report_print_text(r, &a);
+    if (a.what_if) whatif_print(a.what_if, a.what_if_extra);
   }
   if (a.has_budget && ap_report_estimate(r)->device > a.budget) rc = AP_EXIT_CHECK;
 done:

@@ -1,6 +1,9 @@
 /* arenaplan run: runs a model in its planned arena and shows outputs, invoke time and the
  * bytes of each memory region. */
 #include "commands.h"
+#define AP_DETECT_WITH_MODEL
+#include "detect.h"
+#include "real.h"
 #include "run.h"
 
 #include <math.h>
@@ -27,6 +30,12 @@ const ap_command cmd_run = {
     "  --output DIR         write output K's raw bytes to DIR/outputK.bin\n"
     "  --dump-tensors DIR   plan with no reuse and write every non-constant tensor of\n"
     "                       subgraph 0 after the first invoke to DIR/tensorT.bin\n"
+    "  --kernels K          fast (default: SIMD kernels for this CPU, capped by the\n"
+    "                       environment's AP_SIMD=generic|sse41|avx2|avx512) or reference\n"
+    "                       (the plain loops the fast ones are bit-exact with)\n"
+    "  --threads N          threads for large ops of the fast kernels (default 1)\n"
+    "  --score-threshold X  detection models (outputs of TFLite_Detection_PostProcess):\n"
+    "                       list the detections with score >= X (default 0.5)\n"
     "  --json               machine-readable output\n"
     "exit status: 0 ran; 1 the model does not fit in --arena SIZE; 2 bad usage, unreadable\n"
     "model or input, unsupported op\n"};
@@ -37,13 +46,15 @@ typedef struct run_args {
   const char *model, *strategy, *output, *dump;
   const char *files[MAX_FILES];
   size_t file_count;
-  bool json, has_arena, inplace;
-  uint64_t iterations, seed, arena;
+  bool json, has_arena, inplace, reference;
+  uint64_t iterations, seed, arena, threads;
+  double score_threshold;
 } run_args;
 
 static int parse(int argc, char **argv, run_args *a) {
   a->iterations = 10;
   a->seed = 1;
+  a->score_threshold = 0.5;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i], *v;
     if (strcmp(arg, "--iterations") == 0) {
@@ -80,8 +91,22 @@ static int parse(int argc, char **argv, run_args *a) {
       if (!(a->output = cli_value(&cmd_run, argc, argv, &i))) return AP_EXIT_USAGE;
     } else if (strcmp(arg, "--dump-tensors") == 0) {
       if (!(a->dump = cli_value(&cmd_run, argc, argv, &i))) return AP_EXIT_USAGE;
+    } else if (strcmp(arg, "--score-threshold") == 0) {
+      if (!(v = cli_value(&cmd_run, argc, argv, &i))) return AP_EXIT_USAGE;
+      if (!cli_parse_real(v, 0, 1, &a->score_threshold))
+        return cli_usage_error(&cmd_run, "--score-threshold \"%s\": expected a number from 0 to 1",
+                               v);
     } else if (strcmp(arg, "--json") == 0) {
       a->json = true;
+    } else if (strcmp(arg, "--kernels") == 0) {
+      if (!(v = cli_value(&cmd_run, argc, argv, &i))) return AP_EXIT_USAGE;
+      if (strcmp(v, "fast") != 0 && strcmp(v, "reference") != 0)
+        return cli_usage_error(&cmd_run, "--kernels \"%s\": expected fast or reference", v);
+      a->reference = strcmp(v, "reference") == 0;
+    } else if (strcmp(arg, "--threads") == 0) {
+      if (!(v = cli_value(&cmd_run, argc, argv, &i))) return AP_EXIT_USAGE;
+      if (!cli_parse_uint(v, AP_MAX_THREADS, &a->threads) || a->threads == 0)
+        return cli_usage_error(&cmd_run, "--threads \"%s\": expected 1 to %d", v, AP_MAX_THREADS);
     } else if (arg[0] == '-' && arg[1]) {
       return cli_usage_error(&cmd_run, "unknown option %s", arg);
     } else if (!a->model) {
@@ -186,8 +211,21 @@ static void json_number(double v) {
     printf("null");
 }
 
+/* The detections of a TFLite_Detection_PostProcess model, at most DET_MAX of them. */
+#define DET_MAX 1024
+typedef struct run_detections {
+  det_outputs where;
+  det_box box[DET_MAX];
+  size_t n, reported;
+} run_detections;
+
+static void read_detections(const run_args *a, run_state *s, run_detections *d) {
+  d->where = det_find_outputs(s->model);
+  d->n = det_read(s->it, &d->where, a->score_threshold, d->box, DET_MAX, &d->reported);
+}
+
 static void print_json(const run_args *a, run_state *s, const ap_memory_usage *u, double median,
-                       double min) {
+                       double min, const run_detections *d) {
   printf("{\n  \"model\": ");
   cli_json_string(stdout, a->model);
   printf(",\n  \"strategy\": ");
@@ -199,6 +237,9 @@ static void print_json(const run_args *a, run_state *s, const ap_memory_usage *u
     printf("%llu", (unsigned long long)a->seed);
   printf(",\n  \"iterations\": %llu,\n  \"invoke_us_median\": %.1f,\n  \"invoke_us_min\": %.1f,\n",
          (unsigned long long)a->iterations, median, min);
+  printf("  \"kernels\": \"%s\",\n  \"simd\": ", a->reference ? "reference" : "fast");
+  cli_json_string(stdout, ap_interpreter_kernels(s->it));
+  printf(",\n  \"threads\": %d,\n", ap_interpreter_threads(s->it));
   printf("  \"arena_bytes\": %llu,\n  \"persistent_bytes\": %llu,\n  \"tables_bytes\": %llu,\n"
          "  \"total_bytes\": %llu,\n",
          (unsigned long long)u->arena, (unsigned long long)u->persistent,
@@ -247,11 +288,33 @@ static void print_json(const run_args *a, run_state *s, const ap_memory_usage *u
     }
     printf("]}");
   }
-  printf("\n  ]\n}\n");
+  printf("\n  ],\n  \"detections\": ");
+  if (!d->where.found) {
+    printf("null\n}\n");
+    return;
+  }
+  printf("{\"score_threshold\": ");
+  json_number(a->score_threshold);
+  printf(", \"reported\": %zu, \"boxes\": [", d->reported);
+  for (size_t i = 0; i < d->n; i++) {
+    const det_box *x = &d->box[i];
+    printf("%s\n    {\"class\": %d, \"score\": ", i ? "," : "", x->cls);
+    json_number(x->score);
+    printf(", \"ymin\": ");
+    json_number(x->ymin);
+    printf(", \"xmin\": ");
+    json_number(x->xmin);
+    printf(", \"ymax\": ");
+    json_number(x->ymax);
+    printf(", \"xmax\": ");
+    json_number(x->xmax);
+    printf("}");
+  }
+  printf("%s]}\n}\n", d->n ? "\n  " : "");
 }
 
 static void print_human(const run_args *a, run_state *s, const ap_memory_usage *u, double median,
-                        double min) {
+                        double min, const run_detections *d) {
   char b[64];
   printf("model       %s\n", a->model);
   printf("strategy    %s\n", a->dump       ? "naive (every tensor preserved for --dump-tensors)"
@@ -265,6 +328,9 @@ static void print_human(const run_args *a, run_state *s, const ap_memory_usage *
            (unsigned long long)a->seed);
   printf("invoke      %.1f us median, %.1f us min over %llu iteration%s\n", median, min,
          (unsigned long long)a->iterations, a->iterations == 1 ? "" : "s");
+  int threads = ap_interpreter_threads(s->it);
+  printf("kernels     %s (%s), %d thread%s\n", a->reference ? "reference" : "fast",
+         ap_interpreter_kernels(s->it), threads, threads == 1 ? "" : "s");
   printf("arena       %s\n", cli_size(b, sizeof b, u->arena));
   printf("persistent  %s\n", cli_size(b, sizeof b, u->persistent));
   printf("tables      %s\n", cli_size(b, sizeof b, u->tables));
@@ -292,6 +358,15 @@ static void print_human(const run_args *a, run_state *s, const ap_memory_usage *
       printf("\n");
     }
   }
+  if (!d->where.found) return;
+  printf("\ndetections  %zu reported by TFLite_Detection_PostProcess, %zu with score >= %g\n",
+         d->reported, d->n, a->score_threshold);
+  if (d->n) printf("  class  score     ymin      xmin      ymax      xmax\n");
+  for (size_t i = 0; i < d->n; i++) {
+    const det_box *x = &d->box[i];
+    printf("  %5d  %.6f  %.6f  %.6f  %.6f  %.6f\n", x->cls, (double)x->score, (double)x->ymin,
+           (double)x->xmin, (double)x->ymax, (double)x->xmax);
+  }
 }
 
 static int allocate(const run_args *a, run_state *s) {
@@ -299,6 +374,8 @@ static int allocate(const run_args *a, run_state *s) {
   o.strategy = a->strategy;
   o.preserve_all = a->dump != NULL;
   o.inplace = a->inplace;
+  o.kernels = a->reference ? AP_KERNELS_REFERENCE : AP_KERNELS_FAST;
+  o.threads = (int)a->threads;
   if (a->has_arena) {
     /* 16-byte aligned, like the planner's offsets, so the arena's own alignment holds. */
     size_t size = (size_t)a->arena;
@@ -377,10 +454,12 @@ static int run(int argc, char **argv) {
   qsort(s.times, (size_t)a.iterations, sizeof *s.times, cmp_double);
   size_t n = (size_t)a.iterations;
   double median = n % 2 ? s.times[n / 2] : (s.times[n / 2 - 1] + s.times[n / 2]) / 2;
+  static run_detections det; /* too big for the stack; run is called once */
+  read_detections(&a, &s, &det);
   if (a.json)
-    print_json(&a, &s, &u, median, min);
+    print_json(&a, &s, &u, median, min, &det);
   else
-    print_human(&a, &s, &u, median, min);
+    print_human(&a, &s, &u, median, min, &det);
   cleanup(&s);
   return AP_EXIT_OK;
 }

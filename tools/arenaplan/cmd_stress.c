@@ -3,6 +3,8 @@
  * seeded random invokes against a reference run in a naive (no reuse) plan. Public runtime API
  * only. */
 #include "commands.h"
+#include "real.h"
+#include "stress_soak.h"
 
 #include <malloc.h>
 #include <stdlib.h>
@@ -18,13 +20,26 @@ const ap_command cmd_stress = {
     "  --seed S        the first input seed (default 1)\n"
     "  --start SIZE    the first size to try (default: the smallest buffer the report measures)\n"
     "  --strategy S    the runtime's strategy (default best)\n"
+    "  --threads N     N threads, one interpreter each over the one loaded model, invoking\n"
+    "                  concurrently (outputs checked against one thread's), then the N threads\n"
+    "                  calling ONE shared interpreter (AP_ERR_BUSY counted, outputs checked)\n"
+    "  --duration SECONDS  keep invoking for SECONDS, sampling the allocator's and malloc's\n"
+    "                  bytes in use and the resident set every second\n"
+    "  --csv FILE      with --threads/--duration: write the samples (seconds, invokes,\n"
+    "                  allocator_bytes, heap_bytes, resident_kib)\n"
     "  --json          machine-readable output\n"
-    "Starts from the planned size, tries it scaled by 0.9, 0.8, ... until allocate fails, then\n"
+    "Without --threads or --duration: starts from the planned size, tries it scaled by 0.9, 0.8, "
+    "... until allocate fails, then\n"
     "bisects for the smallest caller-owned buffer (ap_interpreter_options.arena) with which\n"
     "allocate succeeds and every invoke's outputs are bit-identical to a reference run in a\n"
     "naive plan. Reports that red line, a recommended size (+10%), whether invoke allocated,\n"
     "and whether the process's resident memory grew across the sizes tried.\n"
-    "Exit 1 when outputs differ or invoke allocates; 2 when the runtime cannot run the model.\n"};
+    "With --threads or --duration (default 1 thread; --iterations invokes each without a\n"
+    "duration): reports the device total (weights once + N x (arena + persistent + tables)),\n"
+    "whether every output equals the single-thread run, and whether memory grew after the\n"
+    "first invoke (allocator or malloc bytes in use; the resident set is shown, not judged).\n"
+    "Exit 1 when outputs differ, invoke allocates or memory grows; 2 when the runtime cannot\n"
+    "run the model.\n"};
 
 typedef struct stress {
   const ap_model *m;
@@ -203,13 +218,16 @@ static int run(int argc, char **argv) {
   if (cli_wants_help(&cmd_stress, argc, argv)) return AP_EXIT_OK;
   stress s = {.strategy = "best", .iters = 100, .seed = 1, .tty = isatty(2)};
   const char *path = NULL, *v;
-  uint64_t start = 0;
-  bool json = false;
+  uint64_t start = 0, threads = 0;
+  double duration = 0;
+  const char *csv = NULL;
+  bool json = false, iters_given = false;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--iterations") == 0) {
       if (!(v = cli_value(&cmd_stress, argc, argv, &i))) return AP_EXIT_USAGE;
       if (!cli_parse_uint(v, 1000000, &s.iters) || s.iters == 0)
         return cli_usage_error(&cmd_stress, "--iterations \"%s\": expected 1 to 1000000", v);
+      iters_given = true;
     } else if (strcmp(argv[i], "--seed") == 0) {
       if (!(v = cli_value(&cmd_stress, argc, argv, &i))) return AP_EXIT_USAGE;
       if (!cli_parse_uint(v, UINT64_MAX / 2, &s.seed))
@@ -222,6 +240,19 @@ static int run(int argc, char **argv) {
       if (!(v = cli_value(&cmd_stress, argc, argv, &i))) return AP_EXIT_USAGE;
       if (!cli_check_strategy(&cmd_stress, v)) return AP_EXIT_USAGE;
       s.strategy = v;
+    } else if (strcmp(argv[i], "--threads") == 0) {
+      if (!(v = cli_value(&cmd_stress, argc, argv, &i))) return AP_EXIT_USAGE;
+      if (!cli_parse_uint(v, SOAK_MAX_THREADS, &threads) || threads == 0)
+        return cli_usage_error(&cmd_stress, "--threads \"%s\": expected 1 to %d", v,
+                               SOAK_MAX_THREADS);
+    } else if (strcmp(argv[i], "--duration") == 0) {
+      if (!(v = cli_value(&cmd_stress, argc, argv, &i))) return AP_EXIT_USAGE;
+      if (!cli_parse_real(v, 0, SOAK_MAX_DURATION, &duration) || !(duration >= 0.001))
+        return cli_usage_error(&cmd_stress,
+                               "--duration \"%s\": expected seconds from 0.001 to %.0f", v,
+                               SOAK_MAX_DURATION);
+    } else if (strcmp(argv[i], "--csv") == 0) {
+      if (!(csv = cli_value(&cmd_stress, argc, argv, &i))) return AP_EXIT_USAGE;
     } else if (strcmp(argv[i], "--json") == 0) {
       json = true;
     } else if (argv[i][0] == '-' && argv[i][1]) {
@@ -233,8 +264,27 @@ static int run(int argc, char **argv) {
     }
   }
   if (!path) return cli_usage_error(&cmd_stress, "no model given");
+  bool soak = threads || duration > 0;
+  if (csv && !soak) return cli_usage_error(&cmd_stress, "--csv needs --threads or --duration");
+  if (soak && start)
+    return cli_usage_error(&cmd_stress, "--start is the buffer search's; --threads and "
+                                        "--duration do not search");
   ap_model *m = cli_open_model(path);
   if (!m) return AP_EXIT_USAGE;
+  if (soak) {
+    soak_config c = {.model = m,
+                     .path = path,
+                     .strategy = s.strategy,
+                     .threads = threads ? (unsigned)threads : 1,
+                     .duration = duration,
+                     .iterations = iters_given ? s.iters : 100,
+                     .seed = s.seed,
+                     .csv = csv,
+                     .json = json};
+    int rc = soak_run(&c);
+    ap_model_destroy(m);
+    return rc;
+  }
   s.m = m;
   int rc = reference(&s);
   if (rc != AP_EXIT_OK) goto done;

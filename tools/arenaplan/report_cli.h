@@ -6,9 +6,11 @@
 #include "cli.h"
 
 typedef struct report_args {
-  const char *model, *strategy, *html, *svg;
+  const char *model, *strategy, *html, *svg, *soak;
   bool json, wide, has_budget, reorder, inplace;
   uint64_t budget;
+  const struct whatif *what_if; /* --what-if int8, else NULL */
+  uint64_t what_if_extra;       /* what the re-typed device adds to arena + variables */
 } report_args;
 
 void report_print_text(const ap_report *r, const report_args *a);

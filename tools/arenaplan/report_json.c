@@ -1,5 +1,6 @@
 /* `arenaplan report --json`: everything the text shows, and the per-step curve. */
 #include "report_cli.h"
+#include "whatif.h"
 
 #include <stdlib.h>
 
@@ -117,5 +118,9 @@ void report_print_json(const ap_report *r, const report_args *a) {
     printf(",\n  \"budget_bytes\": %llu,\n  \"budget_compared_with\": \"device_bytes\",\n"
            "  \"fits\": %s",
            U(a->budget), e->device <= a->budget ? "true" : "false");
+  if (a->what_if) {
+    printf(",\n  \"what_if_int8\": ");
+    whatif_json(a->what_if, a->what_if_extra, "  ");
+  }
   printf("\n}\n");
 }

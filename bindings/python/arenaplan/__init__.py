@@ -9,8 +9,12 @@
     it.invoke()
     y = it.output(0)             # a numpy array when numpy is importable, else bytes
 
-No compiled extension: the shared library is found through $ARENAPLAN_LIB, then build/ of the
-source tree this package sits in, then the system's library path. Failures raise
+With numpy, arenaplan.Interpreter is TensorFlow Lite's Python interpreter API (see
+tflite_api.py): a tflite_runtime script runs with `import arenaplan as tflite`.
+
+No compiled extension: the shared library is found through $ARENAPLAN_LIB, then the copy `pip
+install bindings/python` bundles, then build/ of the source tree this package sits in, then the
+system's library path. Failures raise
 arenaplan.Error with the library's message.
 """
 import ctypes
@@ -22,7 +26,8 @@ try:
 except ImportError:  # numpy is optional: outputs are then bytes
     _np = None
 
-__all__ = ["Error", "Model", "Plan", "Interpreter", "library_version"]
+__all__ = ["Error", "Model", "Plan", "Interpreter", "ModelInterpreter", "SignatureRunner",
+           "library_version"]
 
 
 class Error(Exception):
@@ -182,6 +187,7 @@ _FUNCS = {
     "ap_interpreter_input": (c_status, [_P, c_size, ctypes.POINTER(ap_tensor)]),
     "ap_interpreter_output": (c_status, [_P, c_size, ctypes.POINTER(ap_tensor)]),
     "ap_interpreter_memory": (c_status, [_P, ctypes.POINTER(ap_memory_usage)]),
+    "ap_interpreter_reset_variables": (c_status, [_P]),
 }
 
 
@@ -190,6 +196,9 @@ def _find_library():
     if env:
         return env
     here = os.path.dirname(os.path.abspath(__file__))
+    bundled = os.path.join(here, "libarenaplan.so")  # put in the wheel by pip install
+    if os.path.exists(bundled):
+        return bundled
     built = os.path.normpath(os.path.join(here, "..", "..", "..", "build", "libarenaplan.so"))
     if os.path.exists(built):
         return built
@@ -270,7 +279,7 @@ class Model:
     def interpreter(self, arena_bytes=None, strategy="best"):
         """An allocated interpreter. arena_bytes: run inside one caller-owned buffer of that
         many bytes (arena, persistent and tables), allocated here and kept by the object."""
-        return Interpreter(self, arena_bytes, strategy)
+        return ModelInterpreter(self, arena_bytes, strategy)
 
 
 class Plan:
@@ -320,7 +329,7 @@ class Plan:
         return out
 
 
-class Interpreter:
+class ModelInterpreter:
     """Runs the model in its planned arena (subgraph 0's inputs and outputs)."""
 
     def __init__(self, model, arena_bytes, strategy):
@@ -421,3 +430,10 @@ class Interpreter:
         u = ap_memory_usage()
         self._check(_lib.ap_interpreter_memory(self._h, ctypes.byref(u)))
         return {name: int(getattr(u, name)) for name, _ in ap_memory_usage._fields_}
+
+
+if _np is not None:
+    from .tflite_api import Interpreter, SignatureRunner  # noqa: E402  (needs the above)
+else:  # TFLite's API is numpy's; without numpy arenaplan's own interpreter stands in
+    Interpreter = ModelInterpreter
+    SignatureRunner = None

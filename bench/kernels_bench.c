@@ -1,0 +1,158 @@
+/* The fast kernels against the reference ones: per model, median invoke of the reference
+ * kernels, the fast kernels on 1 thread and on 2 threads, measured interleaved in one run (each
+ * round invokes all three, in rotating order, so load on a shared machine hits them alike),
+ * and the CPU time of the calling thread for the one-thread runs (what preemption on a loaded
+ * machine does not inflate);
+ * the speed-ups, the fast kernels' GMAC/s over CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED,
+ * and whether all three gave the same output bytes. Prints Markdown.
+ *
+ *   bench_kernels_bench [INVOKES [MODEL...]]   (default 30, the issue-16 models) */
+#include "runtime/rt_test.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_us(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+static double cpu_us(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static int64_t count(const ap_tensor_info *t) {
+  int64_t n = 1;
+  for (size_t i = 0; i < t->shape.n; i++)
+    n *= t->shape.v[i];
+  return n;
+}
+
+/* Multiply-adds of the convolutions and fully connected ops of subgraph 0. */
+static double macs(const ap_model *m) {
+  double total = 0;
+  for (size_t k = 0; k < ap_model_op_count(m, 0); k++) {
+    ap_op_info op;
+    ap_tensor_info f, o;
+    if (ap_model_op(m, 0, k, &op) != AP_OK || op.inputs.n < 2 || op.outputs.n < 1 ||
+        op.inputs.v[1] < 0 || ap_model_tensor(m, 0, (size_t)op.inputs.v[1], &f) != AP_OK ||
+        ap_model_tensor(m, 0, (size_t)op.outputs.v[0], &o) != AP_OK)
+      continue;
+    if (op.builtin == 3 && f.shape.n == 4) /* CONV_2D */
+      total += (double)count(&o) * f.shape.v[1] * f.shape.v[2] * f.shape.v[3];
+    else if (op.builtin == 4 && f.shape.n == 4) /* DEPTHWISE_CONV_2D */
+      total += (double)count(&o) * f.shape.v[1] * f.shape.v[2];
+    else if (op.builtin == 9 && f.shape.n == 2) /* FULLY_CONNECTED */
+      total += (double)count(&o) * f.shape.v[1];
+  }
+  return total;
+}
+
+static ap_interpreter *make(const ap_model *m, const char *name, int kernels, int threads) {
+  ap_interpreter_options o = ap_interpreter_defaults();
+  o.kernels = kernels;
+  o.threads = threads;
+  o.max_loop_iterations = 1000000;
+  ap_interpreter *it = NULL;
+  if (ap_interpreter_create(m, &o, &it) != AP_OK || ap_interpreter_allocate(it) != AP_OK) {
+    ap_interpreter_destroy(it);
+    return NULL;
+  }
+  if (!rt_feed_oracle(it, name, 1)) {
+    uint64_t st = 1;
+    for (size_t k = 0; k < ap_interpreter_input_count(it); k++) {
+      ap_tensor in;
+      ap_interpreter_input(it, k, &in);
+      for (size_t b = 0; b < in.bytes; b++)
+        ((uint8_t *)in.data)[b] = (uint8_t)ap_test_rand(&st);
+      if (in.type == AP_FLOAT32)
+        for (size_t b = 0; b < in.bytes / 4; b++)
+          ((float *)in.data)[b] = (float)(b % 17) / 16.0f - 0.5f;
+    }
+  }
+  return it;
+}
+
+static bool same_outputs(ap_interpreter *a, ap_interpreter *b) {
+  for (size_t k = 0; k < ap_interpreter_output_count(a); k++) {
+    ap_tensor x, y;
+    if (ap_interpreter_output(a, k, &x) != AP_OK || ap_interpreter_output(b, k, &y) != AP_OK ||
+        x.bytes != y.bytes || memcmp(x.data, y.data, x.bytes) != 0)
+      return false;
+  }
+  return true;
+}
+
+int main(int argc, char **argv) {
+  ap_test_require_shared();
+  static const char *const defaults[] = {"mlperf_vww_int8",         "mlperf_kws_dscnn_int8",
+                                         "mlperf_ic_resnet_int8",   "mlperf_ad_fc_int8",
+                                         "mobilenet_v2_torch_int8", "mlperf_ic_resnet_float",
+                                         "person_detect_int8"};
+  int invokes = argc > 1 ? atoi(argv[1]) : 30;
+  if (invokes < 1 || invokes > 100000) invokes = 30;
+  const char *const *models = argc > 2 ? (const char *const *)argv + 2 : defaults;
+  size_t n = argc > 2 ? (size_t)argc - 2 : sizeof defaults / sizeof defaults[0];
+  printf("| model | MMAC | reference ms | fast ms | fast 2 threads ms | fast / reference | "
+         "2 threads / 1 | reference CPU ms | fast CPU ms | CPU fast / reference | fast GMAC/s | "
+         "level | same bytes |\n");
+  printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
+  double *t = malloc(3 * (size_t)invokes * sizeof *t),
+         *cpu = malloc(2 * (size_t)invokes * sizeof *cpu);
+  for (size_t i = 0; t && i < n; i++) {
+    ap_model *m = rt_load(models[i]);
+    ap_interpreter *it[3] = {NULL, NULL, NULL};
+    if (m) {
+      it[0] = make(m, models[i], AP_KERNELS_REFERENCE, 1);
+      it[1] = make(m, models[i], AP_KERNELS_FAST, 1);
+      it[2] = make(m, models[i], AP_KERNELS_FAST, 2);
+    }
+    if (!it[0] || !it[1] || !it[2]) {
+      printf("| %s | cannot run |\n", models[i]);
+    } else {
+      /* The first invoke's outputs: later ones may read inputs whose bytes the plan reused
+       * (the plans differ: the fast kernels' scratch is larger). */
+      for (int w = 0; w < 3; w++)
+        ap_interpreter_invoke(it[w]);
+      bool same = same_outputs(it[0], it[1]) && same_outputs(it[0], it[2]);
+      for (int r = 0; r < invokes; r++)
+        for (int j = 0; j < 3; j++) {
+          int w = (r + j) % 3;
+          double t0 = now_us(), c0 = cpu_us();
+          ap_interpreter_invoke(it[w]);
+          t[w * invokes + r] = now_us() - t0;
+          if (w < 2) cpu[w * invokes + r] = cpu_us() - c0;
+        }
+      double med[3], cmed[2];
+      for (int w = 0; w < 2; w++) {
+        qsort(cpu + w * invokes, (size_t)invokes, sizeof *cpu, cmp_double);
+        cmed[w] = cpu[w * invokes + invokes / 2];
+      }
+      for (int w = 0; w < 3; w++) {
+        qsort(t + w * invokes, (size_t)invokes, sizeof *t, cmp_double);
+        med[w] = t[w * invokes + invokes / 2];
+      }
+      double mmac = macs(m) / 1e6;
+      printf("| %s | %.1f | %.3f | %.3f | %.3f | %.1fx | %.2fx | %.3f | %.3f | %.1fx | %.1f | %s | "
+             "%s |\n",
+             models[i], mmac, med[0] / 1e3, med[1] / 1e3, med[2] / 1e3, med[0] / med[1],
+             med[1] / med[2], cmed[0] / 1e3, cmed[1] / 1e3, cmed[0] / cmed[1], mmac * 1e3 / med[1],
+             ap_interpreter_kernels(it[1]), same ? "yes" : "NO");
+    }
+    for (int w = 0; w < 3; w++)
+      ap_interpreter_destroy(it[w]);
+    ap_model_destroy(m);
+  }
+  free(t);
+  free(cpu);
+  return 0;
+}

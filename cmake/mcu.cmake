@@ -1,0 +1,20 @@
+# The freestanding build (AP_PORT_NONE), included by CMakeLists.txt with AP_LIB_SOURCES
+# already filtered: libarenaplan.a for one Cortex-M core (the firmware example is built by
+# scripts/test_mcu.sh).
+add_library(arenaplan_static STATIC ${AP_LIB_SOURCES})
+# Not position-independent (the host build's default): a GOT and relocated constant tables in
+# RAM cost a firmware bytes for nothing.
+set_target_properties(arenaplan_static PROPERTIES OUTPUT_NAME arenaplan POSITION_INDEPENDENT_CODE OFF)
+target_include_directories(arenaplan_static PUBLIC ${CMAKE_SOURCE_DIR}/include
+  PRIVATE ${CMAKE_SOURCE_DIR}/src)
+target_compile_definitions(arenaplan_static PUBLIC AP_PORT_NONE)
+# The kernels' loops at -O2, the rest at -Os: on the Cortex-M4 -Os leaves the convolutions'
+# index arithmetic in the inner loops (person_detect: 179 M instructions per invoke at -Os,
+# 102 M at -O2 for 3 KB more, 94 M with "-O3;-funroll-loops" for 15 KB more), while the
+# other layers' code is cold and -Os saves it flash. Empty: everything at -Os.
+set(AP_MCU_KERNEL_FLAGS "-O2" CACHE STRING "Flags for src/kernels in the freestanding build")
+if(AP_MCU_KERNEL_FLAGS)
+  set(AP_KERNEL_SOURCES ${AP_LIB_SOURCES})
+  list(FILTER AP_KERNEL_SOURCES INCLUDE REGEX "/src/kernels/")
+  set_source_files_properties(${AP_KERNEL_SOURCES} PROPERTIES COMPILE_OPTIONS "${AP_MCU_KERNEL_FLAGS}")
+endif()

@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""One row of footprint.tsv from a firmware's ELF and its QEMU output (scripts/test_mcu.sh).
+Exit status 1 when the outputs differ from the oracle's (seed 1) or the run failed.
+    mcu_footprint.py MODEL CORE fw.elf run.txt ORACLE_DIR"""
+import subprocess
+import sys
+
+
+def sections(elf):
+    out = subprocess.run(["arm-none-eabi-size", "-A", elf], capture_output=True, text=True,
+                         check=True).stdout
+    s = {}
+    for line in out.splitlines()[2:]:
+        f = line.split()
+        if len(f) >= 2 and f[1].isdigit():
+            s[f[0]] = int(f[1])
+    return s
+
+
+def main():
+    model, core, elf, run, oracle = sys.argv[1:6]
+    s = sections(elf)
+    vals, outputs = {}, {}
+    for line in open(run, errors="replace"):
+        f = line.split()
+        if len(f) == 2 and f[0].startswith("output") and f[0][6:].isdigit():
+            outputs[int(f[0][6:])] = bytes.fromhex(f[1])
+        elif len(f) == 2 and f[1].isdigit():
+            vals[f[0]] = int(f[1])
+    match = bool(outputs) and "timer_hz" in vals
+    for k, got in outputs.items():
+        want = open("%s/%s.seed1.output%d.bin" % (oracle, model, k), "rb").read()
+        match = match and got == want
+    if not match:
+        sys.stderr.write("%s on %s: %s\n" % (model, core, open(run, errors="replace").read()))
+    buf = vals.get("buffer_bytes", 0)
+    # The static heap counts at its high-water mark: a firmware sized by this run needs no
+    # more (malloc holds the model handle and allocate's planning temporaries).
+    bss = s.get(".bss", 0) - buf - vals.get("heap_size", 0) + vals.get("heap_peak_bytes", 0)
+    stack = max(vals.get("stack_setup_bytes", 0), vals.get("stack_invoke_bytes", 0))
+    instr = vals.get("timer_ticks", 0) * 1000000000 // max(vals.get("timer_hz", 1), 1)
+    row = [model, core, s.get(".text", 0) + s.get(".ARM.exidx", 0), s.get(".rodata", 0),
+           s.get(".model", 0), s.get(".data", 0), bss, buf, stack, instr,
+           "yes" if match else "no"]
+    print("\t".join(str(v) for v in row))
+    sys.exit(0 if match else 1)
+
+
+main()

@@ -1,0 +1,111 @@
+#!/bin/sh
+# make test-mcu: builds the firmware example (examples/firmware) for each model and board, runs
+# it in qemu-system-arm, checks its outputs byte for byte against shared/oracle/tflm (seed 1),
+# and writes the footprint to $MCU_BUILD/footprint.tsv.
+#   scripts/test_mcu.sh HOST_BUILD MCU_BUILD SHARED_DIR
+# Needs the host CLI (HOST_BUILD/arenaplan) and the libraries of `make mcu`.
+set -eu
+HOST=${1:-build}
+MCU=${2:-build-mcu}
+SHARED=${3:-../shared}
+MODELS=${MCU_MODELS:-"hello_world_int8 micro_speech_int8 person_detect_int8 mlperf_kws_dscnn_int8"}
+BOARDS=${MCU_BOARDS:-"mps2_an386:cortex-m4 mps3_an547:cortex-m55"}
+# FW_KERNELS=all links every kernel (the registry as it is), else only the model's ops.
+KERNELS=${FW_KERNELS:-model}
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+FW=$SRC/examples/firmware
+CLI=$HOST/arenaplan
+# The strategy planning the arena, on the host (the header) and on the board (the same plan).
+# greedy_size: on these four models the same arena as best, with less code and heap.
+STRATEGY=${FW_STRATEGY:-greedy_size}
+for t in arm-none-eabi-gcc qemu-system-arm; do
+  command -v $t >/dev/null 2>&1 || { echo "test-mcu: $t missing (make setup)"; exit 77; }
+done
+[ -x "$CLI" ] || { echo "test-mcu: $CLI missing (make all)"; exit 1; }
+
+flags() {
+  case $1 in
+  cortex-m4) echo "-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16" ;;
+  cortex-m7) echo "-mcpu=cortex-m7 -mthumb -mfloat-abi=hard -mfpu=fpv5-d16" ;;
+  cortex-m55) echo "-mcpu=cortex-m55 -mthumb -mfloat-abi=hard" ;;
+  esac
+}
+qemu_machine() { echo "$1" | tr _ -; }
+
+OUT=$MCU/fw
+mkdir -p "$OUT"
+TSV=$MCU/footprint.tsv
+printf 'model\tcore\tcode_bytes\trodata_bytes\tmodel_bytes\tdata_bytes\tbss_bytes\tbuffer_bytes\tstack_bytes\tinvoke_instructions\toutputs_match\n' >"$TSV"
+fails=0
+# The header, the model array and the op list: once per model, for every board.
+for m in $MODELS; do
+  d=$OUT/$m
+  mkdir -p "$d"
+  "$CLI" header "$SHARED/models/$m.tflite" --prefix MODEL --inplace --strategy "$STRATEGY" \
+    --model-array "$d/model_data.c" --ops "$d/ops.txt" >"$d/model_arena.h"
+  if [ "$KERNELS" = all ]; then cp "$SRC/src/kernels/registry.c" "$d/registry_model.c"
+  else python3 "$SRC/scripts/mcu_kernels.py" "$d/ops.txt" "$SRC/src/kernels/registry.c" \
+    "$d/registry_model.c"; fi
+done
+for b in $BOARDS; do
+  board=${b%%:*}
+  core=${b#*:}
+  lib=$MCU/$core/libarenaplan.a
+  [ -f "$lib" ] || { echo "test-mcu: $lib missing (make mcu)"; exit 1; }
+  arch=$(flags "$core")
+  cf="$arch -std=c11 -Os -ffunction-sections -fdata-sections -Wall -Wextra -Werror \
+    -DAP_ERRMSG_MAX=128 -DAP_SCHEMA_NO_NAMES -include $SRC/cmake/arm-none-eabi-int32.h -I$SRC/include -I$SRC/src -I$FW -DAP_PORT_NONE"
+  bd=$OUT/$board
+  mkdir -p "$bd"
+  # shellcheck disable=SC2086
+  arm-none-eabi-gcc $cf -c "$FW/startup.c" -o "$bd/startup.o"
+  # shellcheck disable=SC2086
+  arm-none-eabi-gcc $cf -c "$FW/board_$board.c" -o "$bd/board.o"
+  for m in $MODELS; do
+    d=$OUT/$m
+    w=$bd/$m
+    mkdir -p "$w"
+    # shellcheck disable=SC2086
+    arm-none-eabi-gcc $cf -I"$d" -DFW_STRATEGY="\"$STRATEGY\"" -c "$FW/main.c" -o "$w/main.o"
+    # shellcheck disable=SC2086
+    arm-none-eabi-gcc $cf -c "$d/model_data.c" -o "$w/model_data.o"
+    # shellcheck disable=SC2086
+    arm-none-eabi-gcc $cf -c "$d/registry_model.c" -o "$w/registry.o"
+    # Only the strategy the header planned with (best is a portfolio of several).
+    # shellcheck disable=SC2086
+    arm-none-eabi-gcc $cf -DAP_ONE_STRATEGY="ap_strategy_$STRATEGY" \
+      -c "$SRC/src/plan/registry.c" -o "$w/strategies.o"
+    # shellcheck disable=SC2086
+    arm-none-eabi-gcc $arch -nostartfiles --specs=nano.specs -Wl,--gc-sections -L"$FW" \
+      -T"$FW/$board.ld" -Wl,-Map="$w/fw.map" "$bd/startup.o" "$bd/board.o" "$w/main.o" \
+      "$w/model_data.o" "$w/registry.o" "$w/strategies.o" "$lib" -lm -o "$w/fw.elf"
+    timeout 600 qemu-system-arm -M "$(qemu_machine "$board")" -nographic -monitor none \
+      -serial none -semihosting-config enable=on,target=native -icount shift=0 \
+      -kernel "$w/fw.elf" >"$w/run.txt" 2>&1 || true
+    python3 "$SRC/scripts/mcu_footprint.py" "$m" "$core" "$w/fw.elf" "$w/run.txt" \
+      "$SHARED/oracle/tflm" >>"$TSV" || fails=$((fails + 1))
+  done
+done
+# The price list: the first board's first model linked with every kernel (the registry as
+# it is), flash per source file and layer from the map.
+b=${BOARDS%% *}
+board=${b%%:*}
+core=${b#*:}
+m=${MODELS%% *}
+w=$OUT/$board/$m
+arch=$(flags "$core")
+cf="$arch -std=c11 -Os -ffunction-sections -fdata-sections -Wall -Wextra -Werror \
+  -DAP_ERRMSG_MAX=128 -DAP_SCHEMA_NO_NAMES -include $SRC/cmake/arm-none-eabi-int32.h -I$SRC/include -I$SRC/src -I$FW -DAP_PORT_NONE"
+# shellcheck disable=SC2086
+arm-none-eabi-gcc $cf -c "$SRC/src/kernels/registry.c" -o "$w/registry_all.o"
+# shellcheck disable=SC2086
+arm-none-eabi-gcc $arch -nostartfiles --specs=nano.specs -Wl,--gc-sections -L"$FW" \
+  -T"$FW/$board.ld" -Wl,-Map="$w/fw_all.map" "$OUT/$board/startup.o" "$OUT/$board/board.o" \
+  "$w/main.o" "$w/model_data.o" "$w/registry_all.o" "$w/strategies.o" "$MCU/$core/libarenaplan.a" \
+  -lm -o "$w/fw_all.elf"
+python3 "$SRC/scripts/mcu_kernel_cost.py" "$w/fw_all.map" "$SRC/src" >"$MCU/code_cost.tsv"
+echo "test-mcu: flash per source file with every kernel linked ($core): $MCU/code_cost.tsv"
+
+column -t -s "$(printf '\t')" "$TSV" 2>/dev/null || cat "$TSV"
+[ $fails -eq 0 ] || { echo "test-mcu: $fails firmware run(s) failed or differ from the oracle"; exit 1; }
+echo "test-mcu: all outputs equal shared/oracle/tflm"

@@ -1,0 +1,169 @@
+/* CONV_2D int8 (per-channel) as a matrix product over rows of patches: a 1x1 convolution
+ * without padding reads its rows in place, any other builds each row (im2col, the zero point
+ * in padded positions, which adds nothing once offset) into the task's scratch. The level packs
+ * the weights into scratch at each eval (the interpreter keeps no per-op state). */
+#include "kernels/fast/fast.h"
+
+#include <string.h>
+
+typedef struct conv_plan {
+  const ap_gemm_kit *kit;
+  int32_t n, k, m, mr, tasks, rows_per_task;
+  bool direct;
+  size_t mult, shift, bias, packed, a, a_task, col, col_task, acc, acc_task, total;
+} conv_plan;
+
+/* Adds a block of `bytes` to the layout at *at (aligned), false on overflow. */
+static bool carve(size_t *at, size_t bytes, size_t *off) {
+  if (bytes > SIZE_MAX - AP_KSCRATCH_ALIGN || *at > SIZE_MAX - ap_kscratch_round(bytes))
+    return false;
+  *off = *at;
+  *at += ap_kscratch_round(bytes);
+  return true;
+}
+
+static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                 const ap_ktensor *f, conv_plan *pl) {
+  if (!x || !x->level || p->kind != AP_KCONV_INT8 || in->rank != 4 || f->rank != 4 ||
+      p->out_shape.rank != 4 || f->dims[3] != in->dims[3])
+    return false;
+  const ap_fast_level *l = x->level;
+  int64_t k = (int64_t)f->dims[1] * f->dims[2] * f->dims[3];
+  int64_t m = (int64_t)p->out_shape.dims[0] * p->out_shape.dims[1] * p->out_shape.dims[2];
+  if (k <= 0 || k > INT32_MAX / 4 || m <= 0 || m > INT32_MAX) return false;
+  memset(pl, 0, sizeof *pl);
+  pl->n = f->dims[0];
+  pl->k = (int32_t)k;
+  pl->m = (int32_t)m;
+  pl->kit = &l->gemm;
+  /* Packing costs about one row's work per weight: worth it over many rows, or over a few
+   * when the weights are few. */
+  bool many = m >= l->outer_min_m || (m >= 64 && (int64_t)pl->n * k <= 65536);
+  if (l->outer && many && l->outer->packed_bytes(pl->n, pl->k) <= l->outer_max_bytes)
+    pl->kit = l->outer;
+  pl->mr = pl->kit->mr;
+  pl->direct = f->dims[1] == 1 && f->dims[2] == 1 && p->pad.pad_h == 0 && p->pad.pad_w == 0;
+  int64_t blocks = (m + pl->mr - 1) / pl->mr;
+  pl->tasks = ap_fast_tasks(x, (uint64_t)m * (uint64_t)pl->n * (uint64_t)k, blocks);
+  pl->rows_per_task = (int32_t)((blocks + pl->tasks - 1) / pl->tasks * pl->mr);
+  size_t n4 = (size_t)pl->n * 4, at = 0, t;
+  pl->a_task = (size_t)pl->mr * pl->kit->arow_bytes(pl->k);
+  pl->col_task = pl->direct ? 0 : (size_t)pl->mr * ap_kscratch_round((size_t)pl->k);
+  if (!carve(&at, n4, &pl->mult) || !carve(&at, n4, &pl->shift) || !carve(&at, n4, &pl->bias) ||
+      !carve(&at, pl->kit->packed_bytes(pl->n, pl->k), &pl->packed) ||
+      !ap_mul_size(pl->a_task, (size_t)pl->tasks, &t) || !carve(&at, t, &pl->a) ||
+      !ap_mul_size(pl->col_task, (size_t)pl->tasks, &t) || !carve(&at, t, &pl->col) ||
+      !ap_mul_size(n4, (size_t)pl->mr, &pl->acc_task) ||
+      !ap_mul_size(pl->acc_task, (size_t)pl->tasks, &t) || !carve(&at, t, &pl->acc))
+    return false;
+  pl->total = at;
+  return true;
+}
+
+bool ap_fast_conv_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                          const ap_ktensor *f, size_t *scratch) {
+  conv_plan pl;
+  if (!plan(x, p, in, f, &pl)) return false;
+  *scratch = pl.total;
+  return true;
+}
+
+typedef struct conv_job {
+  const conv_plan *pl;
+  const ap_conv_params *p;
+  const ap_gemm_kit *l;
+  ap_qgemm g;
+  const int8_t *in;
+  int8_t *out;
+  uint8_t *scratch;
+  int32_t in_h, in_w, in_d, out_h, out_w, f_h, f_w;
+} conv_job;
+
+/* Patch row r (output pixel r in batch, row, column order) into col: k bytes. */
+static const int8_t *patch(const conv_job *j, int32_t r, int8_t *col) {
+  const ap_conv_params *p = j->p;
+  int32_t ox = r % j->out_w, oy = r / j->out_w % j->out_h, b = r / j->out_w / j->out_h;
+  int32_t y0 = oy * p->stride_h - p->pad.pad_h, x0 = ox * p->stride_w - p->pad.pad_w;
+  size_t d = (size_t)j->in_d;
+  if (j->pl->direct) return j->in + (((size_t)b * j->in_h + (size_t)y0) * j->in_w + (size_t)x0) * d;
+  int8_t zp = (int8_t)-p->input_offset;
+  size_t run = (size_t)j->f_w * d; /* one filter row's bytes */
+  bool row_inside = x0 >= 0 && x0 + p->dilation_w * (j->f_w - 1) < j->in_w;
+  for (int32_t fy = 0; fy < j->f_h; fy++) {
+    int32_t iy = y0 + p->dilation_h * fy;
+    int8_t *dst = col + (size_t)fy * run;
+    if (iy < 0 || iy >= j->in_h) {
+      memset(dst, zp, run);
+      continue;
+    }
+    const int8_t *src = j->in + (((size_t)b * j->in_h + iy) * j->in_w) * d;
+    if (row_inside && p->dilation_w == 1) { /* the row's taps are adjacent in the input */
+      memcpy(dst, src + (size_t)x0 * d, run);
+      continue;
+    }
+    for (int32_t fx = 0; fx < j->f_w; fx++, dst += d) {
+      int32_t ix = x0 + p->dilation_w * fx;
+      if (ix < 0 || ix >= j->in_w)
+        memset(dst, zp, d);
+      else
+        memcpy(dst, src + (size_t)ix * d, d);
+    }
+  }
+  return col;
+}
+
+static void conv_task(void *arg, int task) {
+  const conv_job *j = arg;
+  const conv_plan *pl = j->pl;
+  uint8_t *a = j->scratch + pl->a + (size_t)task * pl->a_task;
+  int8_t *col = (int8_t *)j->scratch + pl->col + (size_t)task * pl->col_task;
+  int32_t *acc = (int32_t *)(j->scratch + pl->acc + (size_t)task * pl->acc_task);
+  size_t arow = j->l->arow_bytes(pl->k), colrow = ap_kscratch_round((size_t)pl->k);
+  int64_t begin = (int64_t)task * pl->rows_per_task, end = begin + pl->rows_per_task;
+  if (end > pl->m) end = pl->m;
+  for (int64_t r0 = begin; r0 < end; r0 += pl->mr) {
+    int32_t rows = (int32_t)(end - r0 < pl->mr ? end - r0 : pl->mr);
+    for (int32_t i = 0; i < rows; i++) {
+      const int8_t *src = patch(j, (int32_t)r0 + i, col + (size_t)i * colrow);
+      j->l->arow(src, pl->k, j->p->input_offset, a + (size_t)i * arow);
+    }
+    j->l->gemm(&j->g, a, rows, acc, j->out + (size_t)r0 * pl->n, (size_t)pl->n);
+  }
+}
+
+bool ap_fast_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                       const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
+                       ap_status *s) {
+  conv_plan pl;
+  if (!p || !in || !f || !out || !plan(x, p, in, f, &pl)) return false;
+  if (!in->data || !f->data || !out->data || (bias && !bias->data) || !scratch ||
+      !ap_kshape_is(in, &p->in_shape) || !ap_kshape_is(f, &p->in2_shape) ||
+      !ap_kshape_is(out, &p->out_shape)) {
+    *s = AP_ERR_ARG;
+    return true;
+  }
+  uint8_t *sc = scratch;
+  int32_t *mult = (int32_t *)(sc + pl.mult), *shift = (int32_t *)(sc + pl.shift);
+  int32_t *col_bias = (int32_t *)(sc + pl.bias);
+  ap_fast_channel_multipliers(p->input_scale, f, p->output_scale, pl.n, mult, shift);
+  const ap_gemm_kit *l = pl.kit;
+  l->pack(f->data, pl.n, pl.k, bias ? bias->data : NULL, p->input_offset, sc + pl.packed, col_bias);
+  conv_job j = {&pl,
+                p,
+                l,
+                {pl.n, pl.k, f->data, sc + pl.packed, col_bias, mult, shift, p->output_offset,
+                 p->act_min, p->act_max},
+                in->data,
+                out->data,
+                sc,
+                in->dims[1],
+                in->dims[2],
+                in->dims[3],
+                out->dims[1],
+                out->dims[2],
+                f->dims[1],
+                f->dims[2]};
+  ap_fast_parallel(x, conv_task, &j, pl.tasks);
+  *s = AP_OK;
+  return true;
+}

@@ -1,0 +1,106 @@
+/* DEPTHWISE_CONV_2D int8 (per-channel): split by output rows; the level's kernel runs a range
+ * of rows of one batch. */
+#include "kernels/fast/fast.h"
+
+static bool applies(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                    const ap_ktensor *f) {
+  return x && x->level && p->kind == AP_KCONV_INT8 && in->rank == 4 && f->rank == 4 &&
+         p->out_shape.rank == 4;
+}
+
+static int tasks(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *f) {
+  const int32_t *o = p->out_shape.dims;
+  uint64_t work = (uint64_t)o[0] * (uint64_t)o[1] * (uint64_t)o[2] * (uint64_t)o[3] *
+                  (uint64_t)f->dims[1] * (uint64_t)f->dims[2];
+  return ap_fast_tasks(x, work, (int64_t)o[0] * o[1]);
+}
+
+/* Scratch: the per-channel multipliers and shifts, then each task's workspace. */
+static bool layout(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *f, size_t *ws,
+                   size_t *total) {
+  size_t head = ap_kscratch_round((size_t)p->out_channels * 2 * sizeof(int32_t)), all;
+  if (f->dims[1] > 64 || f->dims[2] > 64 || p->out_channels <= 0) return false;
+  *ws = ap_fast_dw_ws(f->dims[1] * f->dims[2], p->out_channels);
+  if (!ap_mul_size(*ws, (size_t)tasks(x, p, f), &all) || !ap_add_size(head, all, total))
+    return false;
+  return true;
+}
+
+bool ap_fast_dw_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                        const ap_ktensor *f, size_t *scratch) {
+  size_t ws;
+  if (!applies(x, p, in, f) || !layout(x, p, f, &ws, scratch)) return false;
+  return true;
+}
+
+typedef struct dw_job {
+  const ap_qdw *d;
+  const ap_fast_level *l;
+  int32_t batches, tasks;
+  uint8_t *ws;
+  size_t ws_task;
+} dw_job;
+
+static void dw_task(void *arg, int task) {
+  const dw_job *j = arg;
+  int64_t rows = (int64_t)j->batches * j->d->out_h;
+  int64_t begin = rows * task / j->tasks, end = rows * (task + 1) / j->tasks;
+  while (begin < end) {
+    int32_t b = (int32_t)(begin / j->d->out_h), oy = (int32_t)(begin % j->d->out_h);
+    int64_t stop = (int64_t)(b + 1) * j->d->out_h;
+    if (stop > end) stop = end;
+    j->l->dw(j->d, b, oy, oy + (int32_t)(stop - begin), j->ws + (size_t)task * j->ws_task);
+    begin = stop;
+  }
+}
+
+bool ap_fast_dw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                     const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
+                     ap_status *s) {
+  size_t ws, total;
+  if (!p || !in || !f || !out || !applies(x, p, in, f) || !layout(x, p, f, &ws, &total))
+    return false;
+  if (!in->data || !f->data || !out->data || (bias && !bias->data) || !scratch ||
+      !ap_kshape_is(in, &p->in_shape) || !ap_kshape_is(f, &p->in2_shape) ||
+      !ap_kshape_is(out, &p->out_shape)) {
+    *s = AP_ERR_ARG;
+    return true;
+  }
+  int32_t n = out->dims[3];
+  int32_t *mult = scratch, *shift = mult + n;
+  ap_fast_channel_multipliers(p->input_scale, f, p->output_scale, n, mult, shift);
+  ap_qdw d = {in->data,
+              f->data,
+              bias ? bias->data : NULL,
+              out->data,
+              in->dims[1],
+              in->dims[2],
+              in->dims[3],
+              out->dims[1],
+              out->dims[2],
+              n,
+              f->dims[1],
+              f->dims[2],
+              p->depth_multiplier,
+              p->stride_h,
+              p->stride_w,
+              p->dilation_h,
+              p->dilation_w,
+              p->pad.pad_h,
+              p->pad.pad_w,
+              p->input_offset,
+              p->output_offset,
+              p->act_min,
+              p->act_max,
+              mult,
+              shift};
+  dw_job j = {&d,
+              x->level,
+              in->dims[0],
+              tasks(x, p, f),
+              (uint8_t *)scratch + ap_kscratch_round((size_t)n * 2 * sizeof(int32_t)),
+              ws};
+  ap_fast_parallel(x, dw_task, &j, j.tasks);
+  *s = AP_OK;
+  return true;
+}

@@ -1,0 +1,216 @@
+/* Fast kernels: the same arithmetic as the reference kernels (which stay the specification),
+ * computed by SIMD code chosen once, at allocate, from the CPU's features.
+ *
+ * Each SIMD level is a table of small functions (ap_fast_level) built from its own files,
+ * compiled with that level's flags: int8_generic.c (portable C11), int8_sse41.c, int8_avx2.c,
+ * int8_avx512.c, float_conv_avx2.c (CMakeLists.txt sets -msse4.1, -mavx2, the AVX-512 flags on
+ * x86-64 only, and -ffp-contract=off on float_*.c). The drivers (conv_int8.c, depthwise_int8.c,
+ * fc_int8.c, add_int8.c, float_conv.c, pad.c) are level-agnostic: they lay out scratch, split
+ * work over the threads and call the level's functions. The registry's adapters call
+ * ap_fast_*_scratch/eval when the interpreter passes an ap_kexec (ap_kop_options.exec); every
+ * case a driver does not cover falls back to the reference kernel.
+ *
+ * Exactness. Integer accumulation is modular (int32 wrapping, as the reference's int64 sum
+ * reduced to 32 bits), so any order gives the same bits; requantization is the reference's
+ * MultiplyByQuantizedMultiplier lane by lane. Float kernels keep each output element's
+ * accumulation order and vectorise across output elements only (-ffp-contract=off, no FMA).
+ *
+ * Memory. Packed weights, patch (im2col) rows and per-task workspaces live in the op's scratch,
+ * sized by prepare for the level and the thread count, so the planner places them and reports
+ * show them; fully connected needs no more scratch than the reference's.
+ */
+#ifndef AP_KERNELS_FAST_H
+#define AP_KERNELS_FAST_H
+
+#include "kernels/kernels.h"
+#include "kernels/quant.h"
+#include "port/port.h"
+
+enum { AP_SIMD_GENERIC = 0, AP_SIMD_SSE41, AP_SIMD_AVX2, AP_SIMD_AVX512, AP_SIMD_LEVELS };
+
+/* A quantized matrix product over rows of int8 patches: out[r][c] = requant(col_bias[c] +
+ * sum_k a[r][k] * w[c][k]) where a holds (input + input_offset) in the level's row format. */
+typedef struct ap_qgemm {
+  int32_t n, k;
+  const int8_t *w;         /* [n][k], the model's layout */
+  const void *packed;      /* the level's packing of w */
+  const int32_t *col_bias; /* n: bias plus the level's correction */
+  const int32_t *mult, *shift;
+  int32_t out_off, act_min, act_max;
+} ap_qgemm;
+
+/* Depthwise, int8, per channel. Output rows [oy0, oy1) of batch b. */
+typedef struct ap_qdw {
+  const int8_t *in, *f;
+  const int32_t *bias; /* NULL: none */
+  int8_t *out;
+  int32_t in_h, in_w, in_d, out_h, out_w, out_d, f_h, f_w, mult;
+  int32_t stride_h, stride_w, dil_h, dil_w, pad_h, pad_w;
+  int32_t in_off, out_off, act_min, act_max;
+  const int32_t *qmult, *qshift;
+} ap_qdw;
+
+/* Fully connected, int8: rows of x (one per batch) times weight rows; input offset added on
+ * the fly, so the fast path needs no scratch beyond the reference's. */
+typedef struct ap_qfc {
+  const int8_t *x; /* batches x depth */
+  const int8_t *w; /* [units][depth] */
+  const int32_t *bias;
+  int8_t *out;
+  int32_t batches, depth, units;
+  int32_t in_off, filter_off, out_off, act_min, act_max;
+  const int32_t *qmult, *qshift; /* per unit, or NULL: mult1 and shift1 for every unit */
+  int32_t mult1, shift1;
+} ap_qfc;
+
+/* sum over the row of (x + in_off), modulo 2^32: what a nonzero filter offset multiplies. */
+static inline uint32_t ap_fast_row_sum(const int8_t *x, int32_t depth, int32_t in_off) {
+  uint32_t s = (uint32_t)in_off * (uint32_t)depth;
+  for (int32_t d = 0; d < depth; d++)
+    s += (uint32_t)(int32_t)x[d];
+  return s;
+}
+
+/* Float convolution, output channels in lanes: wp holds the weights in panels of 8 output
+ * channels, [panel][fy][fx][ic][8] (zeros past n). Output rows [r0, r1) of b * out_h. */
+typedef struct ap_fconv {
+  const float *in, *wp, *bias; /* bias: NULL for none */
+  float *out;
+  int32_t in_h, in_w, in_d, out_h, out_w, n, f_h, f_w;
+  int32_t stride_h, stride_w, dil_h, dil_w, pad_h, pad_w;
+  float lo, hi;
+} ap_fconv;
+
+/* A matrix product's functions: how weights are packed (at each eval, into scratch), how a row
+ * of patches is stored, and the product itself. */
+typedef struct ap_gemm_kit {
+  int mr; /* gemm rows per call */
+  size_t (*packed_bytes)(int32_t n, int32_t k);
+  /* Fills packed (packed_bytes) and col_bias from w [n][k], bias (NULL: 0) and the input
+   * offset. */
+  void (*pack)(const int8_t *w, int32_t n, int32_t k, const int32_t *bias, int32_t in_off,
+               void *packed, int32_t *col_bias);
+  size_t (*arow_bytes)(int32_t k); /* one row of a, a multiple of 16 */
+  /* One row of a from k int8 values (input bytes, padding holding the zero point). */
+  void (*arow)(const int8_t *src, int32_t k, int32_t in_off, void *dst);
+  /* rows (<= mr) rows of a, arow_bytes(k) apart; out rows out_stride apart; acc: mr * n
+   * int32 of workspace. */
+  void (*gemm)(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc, int8_t *out,
+               size_t out_stride);
+} ap_gemm_kit;
+
+/* A depthwise task's workspace: interleaved tap pairs of weights for 8-channel blocks and a row
+ * of zero points (with room for reads past its end). */
+static inline size_t ap_fast_dw_ws(int32_t taps, int32_t channels) {
+  return ap_kscratch_round((size_t)(taps + 1) / 2 * (size_t)(channels / 8) * 32 + (size_t)channels +
+                           16);
+}
+
+typedef struct ap_fast_level {
+  const char *name;
+  int level;
+  ap_gemm_kit gemm; /* weights read in place: any shape */
+  /* Packed weights, output channels in lanes: for products of at least outer_min_m rows
+   * (packing costs about one row's work) whose packing fits outer_max_bytes. NULL: none. */
+  const ap_gemm_kit *outer;
+  int32_t outer_min_m;
+  size_t outer_max_bytes;
+  /* ws: ap_fast_dw_ws(d) bytes of this task's workspace. */
+  void (*dw)(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws);
+  void (*fc)(const ap_qfc *f, int32_t u0, int32_t u1);
+  /* Quantized ADD or SUB of two same-shape int8 (or uint8) tensors, n elements; NULL: the
+   * reference's. */
+  void (*add)(const ap_binary_params *p, const void *a, const void *b, void *out, size_t n,
+              bool is_unsigned);
+  /* Float CONV_2D (NULL: the reference's); keeps each output's sum order. */
+  void (*fconv)(const ap_fconv *c, int32_t r0, int32_t r1);
+  /* Float ADD/SUB of same-shape tensors, then the clamp (NULL: the reference's). */
+  void (*fadd)(const ap_binary_params *p, const float *a, const float *b, float *out, size_t n);
+} ap_fast_level;
+
+extern const ap_fast_level ap_fast_generic;
+#if defined(__x86_64__) || defined(_M_X64)
+extern const ap_fast_level ap_fast_sse41;
+extern const ap_fast_level ap_fast_avx2;
+extern const ap_fast_level ap_fast_avx512;
+/* The AVX2 level's depthwise and fully connected kernels, which the wider level reuses. */
+void ap_fast_avx2_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws);
+void ap_fast_avx2_fc(const ap_qfc *f, int32_t u0, int32_t u1);
+void ap_fast_avx2_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
+void ap_fast_avx2_fadd(const ap_binary_params *p, const float *a, const float *b, float *out,
+                       size_t n);
+extern const ap_gemm_kit ap_fast_avx2_outer;
+/* The AVX2 rows of a (int16, input + offset) and the outer kit's packing, shared with the wider
+ * level's outer kit. */
+size_t ap_fast_avx2_arow_bytes(int32_t k);
+void ap_fast_avx2_arow(const int8_t *src, int32_t k, int32_t in_off, void *dst);
+size_t ap_fast_avx2_outer_bytes(int32_t n, int32_t k);
+void ap_fast_avx2_outer_pack(const int8_t *w, int32_t n, int32_t k, const int32_t *bias,
+                             int32_t in_off, void *packed, int32_t *col_bias);
+void ap_fast_avx2_add(const ap_binary_params *p, const void *a, const void *b, void *out, size_t n,
+                      bool is_unsigned);
+#define AP_FAST_X86 1
+#endif
+
+/* What the interpreter hands kernels: the level chosen at allocate (NULL: the reference
+ * kernels) and the worker group (NULL: one thread). */
+typedef struct ap_kexec {
+  const ap_fast_level *level;
+  ap_port_workers *workers;
+  int threads;
+  /* Work (multiply-adds) below which an op stays on one thread; 0: about 1M (tests lower it
+   * to split small ops). */
+  uint64_t parallel_min;
+} ap_kexec;
+
+/* The level for the CPU's features, capped by AP_SIMD (generic, sse41, avx2, avx512) when it
+ * is set; never one the CPU lacks. */
+const ap_fast_level *ap_fast_select(void);
+const char *ap_fast_level_name(const ap_fast_level *l); /* "reference" for NULL */
+
+/* How many tasks to split `work` multiply-adds over `units` independent pieces into: the
+ * thread count, 1 for small work. Prepare and eval compute the same (scratch depends on it). */
+int ap_fast_tasks(const ap_kexec *x, uint64_t work, int64_t units);
+/* Runs fn(arg, i) for i in [0, n) on the workers (or inline). */
+void ap_fast_parallel(const ap_kexec *x, ap_port_task fn, void *arg, int n);
+
+/* The reference's requantization of one int32 sum (every level's scalar tail). */
+static inline int8_t ap_fast_requant(int32_t acc, int32_t mult, int32_t shift, int32_t out_off,
+                                     int32_t lo, int32_t hi) {
+  return (int8_t)ap_kq_clamp(ap_kq_mul(acc, mult, shift) + out_off, lo, hi);
+}
+
+/* ap_kconv_channel_multipliers' values, computed without libm (multipliers.c). */
+void ap_fast_channel_multipliers(float input_scale, const ap_ktensor *filter, float output_scale,
+                                 int32_t n, int32_t *mult, int32_t *shift);
+
+/* Hooks for the registry's adapters. *_scratch: after the reference prepare succeeded, the
+ * scratch bytes the fast path needs (false, scratch untouched: the reference kernel runs).
+ * *_eval: true when the fast path ran (its status in *s). */
+bool ap_fast_conv_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                          const ap_ktensor *f, size_t *scratch);
+bool ap_fast_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                       const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
+                       ap_status *s);
+bool ap_fast_dw_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                        const ap_ktensor *f, size_t *scratch);
+bool ap_fast_dw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                     const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
+                     ap_status *s);
+bool ap_fast_add_eval(const ap_kexec *x, const ap_binary_params *p, const ap_ktensor *a,
+                      const ap_ktensor *b, ap_ktensor *out, ap_status *s);
+bool ap_fast_fconv_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                           const ap_ktensor *f, size_t *scratch);
+bool ap_fast_fconv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                        const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
+                        ap_status *s);
+bool ap_fast_fadd_eval(const ap_kexec *x, const ap_binary_params *p, const ap_ktensor *a,
+                       const ap_ktensor *b, ap_ktensor *out, ap_status *s);
+bool ap_fast_pad_eval(const ap_kexec *x, const ap_pad_params *p, const ap_ktensor *input,
+                      ap_ktensor *output, ap_status *s);
+bool ap_fast_fc_scratch(const ap_kexec *x, const ap_fc_params *p, size_t *scratch);
+bool ap_fast_fc_eval(const ap_kexec *x, const ap_fc_params *p, const ap_ktensor *in,
+                     const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
+                     ap_status *s);
+
+#endif

@@ -1,0 +1,68 @@
+/* FULLY_CONNECTED int8 (per-tensor and per-channel): units are split over the tasks. Weights
+ * are read in place (with one batch, packing them would cost as much as the product) and the
+ * input offset is added on the fly: the scratch is the reference's (per-channel multipliers). */
+#include "kernels/fast/fast.h"
+
+static bool applies(const ap_kexec *x, const ap_fc_params *p) {
+  return x && x->level && (p->kind == AP_KFC_INT8 || p->kind == AP_KFC_INT8_PER_CHANNEL) &&
+         p->accum_depth > 0 && p->units > 0 && p->batches > 0;
+}
+
+bool ap_fast_fc_scratch(const ap_kexec *x, const ap_fc_params *p, size_t *scratch) {
+  if (!applies(x, p)) return false;
+  *scratch = p->scratch_bytes; /* as the reference's */
+  return true;
+}
+
+typedef struct fc_job {
+  const ap_qfc *f;
+  const ap_fast_level *l;
+  int tasks;
+} fc_job;
+
+static void fc_task(void *arg, int task) {
+  const fc_job *j = arg;
+  int32_t units = j->f->units;
+  int32_t u0 = (int32_t)((int64_t)units * task / j->tasks);
+  int32_t u1 = (int32_t)((int64_t)units * (task + 1) / j->tasks);
+  if (u0 < u1) j->l->fc(j->f, u0, u1);
+}
+
+bool ap_fast_fc_eval(const ap_kexec *x, const ap_fc_params *p, const ap_ktensor *in,
+                     const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
+                     ap_status *s) {
+  if (!p || !in || !f || !out || !applies(x, p)) return false;
+  if (!in->data || !f->data || !out->data || (bias && !bias->data) ||
+      (p->scratch_bytes && !scratch) || !ap_kshape_is(in, &p->in_shape) ||
+      !ap_kshape_is(f, &p->in2_shape) || !ap_kshape_is(out, &p->out_shape)) {
+    *s = AP_ERR_ARG;
+    return true;
+  }
+  int32_t *mult = NULL, *shift = NULL;
+  if (p->kind == AP_KFC_INT8_PER_CHANNEL) {
+    mult = scratch;
+    shift = mult + p->units;
+    ap_fast_channel_multipliers(p->input_scale, f, p->output_scale, p->units, mult, shift);
+  }
+  ap_qfc q = {in->data,
+              f->data,
+              bias ? bias->data : NULL,
+              out->data,
+              p->batches,
+              p->accum_depth,
+              p->units,
+              p->input_offset,
+              p->filter_offset,
+              p->output_offset,
+              p->act_min,
+              p->act_max,
+              mult,
+              shift,
+              p->output_multiplier,
+              p->output_shift};
+  uint64_t work = (uint64_t)p->batches * (uint64_t)p->units * (uint64_t)p->accum_depth;
+  fc_job j = {&q, x->level, ap_fast_tasks(x, work, (p->units + 15) / 16)};
+  ap_fast_parallel(x, fc_task, &j, j.tasks);
+  *s = AP_OK;
+  return true;
+}

@@ -1,0 +1,120 @@
+/* Float CONV_2D and ADD/SUB through the level's kernels: the weights are packed into panels of
+ * 8 output channels in scratch at each eval; rows of the output are split over the threads. */
+#include "kernels/fast/fast.h"
+
+#include <string.h>
+
+static bool applies(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                    const ap_ktensor *f) {
+  return x && x->level && x->level->fconv && p->kind == AP_KCONV_FLOAT && in->rank == 4 &&
+         f->rank == 4 && p->out_shape.rank == 4 && f->dims[3] == in->dims[3];
+}
+
+static bool packed_size(const ap_ktensor *f, size_t *bytes) {
+  size_t panels = ((size_t)f->dims[0] + 7) / 8, k;
+  return ap_mul_size((size_t)f->dims[1] * (size_t)f->dims[2], (size_t)f->dims[3], &k) &&
+         ap_mul_size(k, panels * 8 * sizeof(float), bytes);
+}
+
+bool ap_fast_fconv_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                           const ap_ktensor *f, size_t *scratch) {
+  size_t bytes;
+  if (!applies(x, p, in, f) || !packed_size(f, &bytes)) return false;
+  *scratch = bytes;
+  return true;
+}
+
+typedef struct fconv_job {
+  const ap_fconv *c;
+  const ap_fast_level *l;
+  int32_t rows, tasks;
+} fconv_job;
+
+static void fconv_task(void *arg, int task) {
+  const fconv_job *j = arg;
+  int32_t r0 = (int32_t)((int64_t)j->rows * task / j->tasks);
+  int32_t r1 = (int32_t)((int64_t)j->rows * (task + 1) / j->tasks);
+  if (r0 < r1) j->l->fconv(j->c, r0, r1);
+}
+
+bool ap_fast_fconv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                        const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
+                        ap_status *s) {
+  size_t bytes;
+  if (!p || !in || !f || !out || !applies(x, p, in, f) || !packed_size(f, &bytes)) return false;
+  if (!in->data || !f->data || !out->data || (bias && !bias->data) || !scratch ||
+      !ap_kshape_is(in, &p->in_shape) || !ap_kshape_is(f, &p->in2_shape) ||
+      !ap_kshape_is(out, &p->out_shape)) {
+    *s = AP_ERR_ARG;
+    return true;
+  }
+  int32_t n = f->dims[0];
+  size_t k = (size_t)f->dims[1] * f->dims[2] * f->dims[3];
+  const float *w = f->data;
+  float *wp = scratch;
+  for (int32_t panel = 0; panel < (n + 7) / 8; panel++)
+    for (size_t i = 0; i < k; i++)
+      for (int32_t l = 0; l < 8; l++) {
+        int32_t c = panel * 8 + l;
+        wp[((size_t)panel * k + i) * 8 + (size_t)l] = c < n ? w[(size_t)c * k + i] : 0.0f;
+      }
+  ap_fconv c = {in->data,
+                wp,
+                bias ? bias->data : NULL,
+                out->data,
+                in->dims[1],
+                in->dims[2],
+                in->dims[3],
+                out->dims[1],
+                out->dims[2],
+                n,
+                f->dims[1],
+                f->dims[2],
+                p->stride_h,
+                p->stride_w,
+                p->dilation_h,
+                p->dilation_w,
+                p->pad.pad_h,
+                p->pad.pad_w,
+                p->fact_min,
+                p->fact_max};
+  int32_t rows = out->dims[0] * out->dims[1];
+  uint64_t work = (uint64_t)rows * (uint64_t)out->dims[2] * (uint64_t)n * k;
+  fconv_job j = {&c, x->level, rows, ap_fast_tasks(x, work, rows)};
+  ap_fast_parallel(x, fconv_task, &j, j.tasks);
+  *s = AP_OK;
+  return true;
+}
+
+typedef struct fadd_job {
+  const ap_binary_params *p;
+  const float *a, *b;
+  float *out;
+  size_t n;
+  int tasks;
+  const ap_fast_level *l;
+} fadd_job;
+
+static void fadd_task(void *arg, int task) {
+  const fadd_job *j = arg;
+  size_t begin = j->n * (size_t)task / (size_t)j->tasks / 8 * 8;
+  size_t end = task + 1 == j->tasks ? j->n : j->n * (size_t)(task + 1) / (size_t)j->tasks / 8 * 8;
+  if (begin < end) j->l->fadd(j->p, j->a + begin, j->b + begin, j->out + begin, end - begin);
+}
+
+bool ap_fast_fadd_eval(const ap_kexec *x, const ap_binary_params *p, const ap_ktensor *a,
+                       const ap_ktensor *b, ap_ktensor *out, ap_status *s) {
+  size_t n, nb;
+  if (!x || !x->level || !x->level->fadd || !p || !a || !b || !out || !a->data || !b->data ||
+      !out->data || (p->op != AP_KBIN_ADD && p->op != AP_KBIN_SUB) || a->type != AP_FLOAT32 ||
+      b->type != AP_FLOAT32 || !ap_kshape_is(a, &p->in_shape) || !ap_kshape_is(b, &p->in2_shape) ||
+      !ap_kshape_is(out, &p->out_shape) || !ap_ktensor_count(out, &n) ||
+      !ap_ktensor_count(b, &nb) || !ap_kshape_equal(a, b) || !ap_kshape_equal(a, out) || n != nb ||
+      n == 0)
+    return false;
+  fadd_job j = {p, a->data, b->data, out->data, n, 1, x->level};
+  j.tasks = ap_fast_tasks(x, (uint64_t)n * 2, (int64_t)(n / 4096));
+  ap_fast_parallel(x, fadd_task, &j, j.tasks);
+  *s = AP_OK;
+  return true;
+}

@@ -1,0 +1,430 @@
+/* The AVX2 level (compiled with -mavx2 on x86-64 only; chosen when the CPU and OS have it).
+ * Products are int16 x int16 pairs summed into int32 lanes (vpmaddwd: exact for these
+ * ranges), sums wrap as the reference's; requantization is MultiplyByQuantizedMultiplier on 8
+ * lanes, bit for bit. */
+#if defined(__x86_64__) || defined(_M_X64)
+#include "kernels/fast/int8_x86.h"
+
+static size_t packed_bytes(int32_t n, int32_t k) {
+  (void)n, (void)k;
+  return 0; /* weights are read in place, rows of k */
+}
+
+static void pack(const int8_t *w, int32_t n, int32_t k, const int32_t *bias, int32_t in_off,
+                 void *packed, int32_t *col_bias) {
+  (void)w, (void)k, (void)in_off, (void)packed;
+  for (int32_t c = 0; c < n; c++)
+    col_bias[c] = bias ? bias[c] : 0;
+}
+
+size_t ap_fast_avx2_arow_bytes(int32_t k) {
+  return ((size_t)k + 15) / 16 * 32;
+}
+
+void ap_fast_avx2_arow(const int8_t *src, int32_t k, int32_t in_off, void *dst) {
+  int16_t *a = dst;
+  __m256i off = _mm256_set1_epi16((int16_t)in_off);
+  int32_t i = 0;
+  for (; i + 16 <= k; i += 16) {
+    __m256i v = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(src + i)));
+    _mm256_storeu_si256((__m256i *)(a + i), _mm256_add_epi16(v, off));
+  }
+  for (; i < k; i++)
+    a[i] = (int16_t)(src[i] + in_off);
+  for (; i % 16; i++)
+    a[i] = 0;
+}
+
+/* 16 weights of channel row w from d, zero past k; reads in place when 16 bytes fit before
+ * `end` (the bytes past k are the next row's, multiplied by the row of a's zeros). */
+static inline __m256i wload(const int8_t *w, int32_t d, int32_t k, const int8_t *end) {
+  if (d + 16 <= k || w + d + 16 <= end)
+    return _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w + d)));
+  int8_t t[16] = {0};
+  memcpy(t, w + d, (size_t)(k - d));
+  return _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)t));
+}
+
+static void gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc, int8_t *out,
+                 size_t out_stride) {
+  int32_t n = g->n, k = g->k, kp = (k + 15) / 16 * 16;
+  const int16_t *a0 = a, *r[4];
+  for (int i = 0; i < 4; i++)
+    r[i] = a0 + (size_t)(i < rows ? i : 0) * (size_t)kp;
+  const int8_t *end = g->w + (size_t)n * (size_t)k;
+  for (int32_t c = 0; c < n; c += 2) {
+    const int8_t *w0 = g->w + (size_t)c * k, *w1 = c + 1 < n ? w0 + k : w0;
+    __m256i s00 = _mm256_setzero_si256(), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00,
+            s30 = s00, s31 = s00;
+    for (int32_t d = 0; d < kp; d += 16) {
+      __m256i v0 = wload(w0, d, k, end), v1 = wload(w1, d, k, end);
+      __m256i x0 = _mm256_loadu_si256((const __m256i *)(r[0] + d));
+      __m256i x1 = _mm256_loadu_si256((const __m256i *)(r[1] + d));
+      __m256i x2 = _mm256_loadu_si256((const __m256i *)(r[2] + d));
+      __m256i x3 = _mm256_loadu_si256((const __m256i *)(r[3] + d));
+      s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(x0, v0));
+      s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(x0, v1));
+      s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(x1, v0));
+      s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(x1, v1));
+      s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(x2, v0));
+      s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(x2, v1));
+      s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(x3, v0));
+      s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(x3, v1));
+    }
+    int32_t t[8];
+    _mm_storeu_si128((__m128i *)t, hsum4(s00, s01, s10, s11));
+    _mm_storeu_si128((__m128i *)(t + 4), hsum4(s20, s21, s30, s31));
+    for (int32_t i = 0; i < rows; i++) {
+      acc[(size_t)i * n + c] = t[2 * i];
+      if (c + 1 < n) acc[(size_t)i * n + c + 1] = t[2 * i + 1];
+    }
+  }
+  for (int32_t i = 0; i < rows; i++)
+    requant_row(acc + (size_t)i * n, g->col_bias, n, g->mult, g->shift, g->out_off, g->act_min,
+                g->act_max, out + (size_t)i * out_stride);
+}
+
+extern const ap_fast_level ap_fast_generic;
+
+/* Depthwise with a depth multiplier above 1: each tap's input is first spread to the output
+ * channels (channel c reads input channel c / multiplier, taps outside the input the zero
+ * point), then 8 output channels at a time go through 32-bit products. */
+static void dw_multiplier(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1) {
+  int32_t C = d->out_d, taps = d->f_h * d->f_w, D = d->in_d;
+  _Alignas(32) int8_t ex[32768 + 32];
+  __m256i voff = _mm256_set1_epi32(d->out_off), vlo = _mm256_set1_epi32(d->act_min),
+          vhi = _mm256_set1_epi32(d->act_max), vin = _mm256_set1_epi32(d->in_off);
+  int8_t zp = (int8_t)-d->in_off;
+  for (int32_t oy = oy0; oy < oy1; oy++)
+    for (int32_t ox = 0; ox < d->out_w; ox++) {
+      int32_t y0 = oy * d->stride_h - d->pad_h, x0 = ox * d->stride_w - d->pad_w;
+      int8_t *o = d->out + (((size_t)b * d->out_h + oy) * d->out_w + ox) * C;
+      for (int32_t fy = 0, t = 0; fy < d->f_h; fy++) {
+        int32_t iy = y0 + d->dil_h * fy;
+        for (int32_t fx = 0; fx < d->f_w; fx++, t++) {
+          int32_t ix = x0 + d->dil_w * fx;
+          int8_t *e = ex + (size_t)t * C;
+          if (iy < 0 || iy >= d->in_h || ix < 0 || ix >= d->in_w) {
+            memset(e, zp, (size_t)C);
+            continue;
+          }
+          const int8_t *src = d->in + (((size_t)b * d->in_h + iy) * d->in_w + ix) * D;
+          if (D == 1) { /* a single input channel (an image's first layer) */
+            memset(e, src[0], (size_t)C);
+            continue;
+          }
+          for (int32_t ic = 0, c = 0; ic < D; ic++)
+            for (int32_t m = 0; m < d->mult; m++)
+              e[c++] = src[ic];
+        }
+      }
+      int32_t c = 0;
+      for (; c + 8 <= C; c += 8) {
+        __m256i acc = _mm256_setzero_si256();
+        for (int32_t t = 0; t < taps; t++) {
+          __m256i x =
+              _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(ex + (size_t)t * C + c)));
+          __m256i w =
+              _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(d->f + (size_t)t * C + c)));
+          acc = _mm256_add_epi32(acc, _mm256_mullo_epi32(_mm256_add_epi32(x, vin), w));
+        }
+        if (d->bias)
+          acc = _mm256_add_epi32(acc, _mm256_loadu_si256((const __m256i *)(d->bias + c)));
+        store8(o + c, requant8(acc, d->qmult + c, d->qshift + c, voff, vlo, vhi));
+      }
+      for (; c < C; c++) {
+        uint32_t acc = 0;
+        for (int32_t t = 0; t < taps; t++)
+          acc += (uint32_t)(d->f[(size_t)t * C + c] * (ex[(size_t)t * C + c] + d->in_off));
+        if (d->bias) acc += (uint32_t)d->bias[c];
+        o[c] = ap_fast_requant((int32_t)acc, d->qmult[c], d->qshift[c], d->out_off, d->act_min,
+                               d->act_max);
+      }
+    }
+}
+
+/* Depthwise, multiplier 1. Taps go in pairs through vpmaddwd: 8 channels of two taps,
+ * bytes interleaved then widened (input + offset), against the weights interleaved the same
+ * way (built in ws at the start of each call); a tap outside the input reads a row of zero
+ * points, whose offset input is 0, so it adds nothing, as the reference's skipped tap. Pixels
+ * whose taps are all inside take their tap addresses from fixed offsets. */
+void ap_fast_avx2_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws) {
+  int32_t C = d->out_d, taps = d->f_h * d->f_w;
+  if (taps > 64 || (d->mult != 1 && (size_t)taps * (size_t)C > 32768)) {
+    ap_fast_generic.dw(d, b, oy0, oy1, ws);
+    return;
+  }
+  if (d->mult != 1) {
+    dw_multiplier(d, b, oy0, oy1);
+    return;
+  }
+  int32_t pairs = (taps + 1) / 2, blocks = C / 8;
+  int16_t *wp = ws;
+  int8_t *zp = (int8_t *)ws + (size_t)pairs * blocks * 32;
+  memset(zp, -d->in_off, (size_t)C);
+  const __m128i zero = _mm_setzero_si128();
+  for (int32_t q = 0; q < pairs; q++)
+    for (int32_t k = 0; k < blocks; k++) {
+      const int8_t *f0 = d->f + (size_t)(2 * q) * C + (size_t)k * 8;
+      __m128i w0 = _mm_loadl_epi64((const __m128i *)f0);
+      __m128i w1 = 2 * q + 1 < taps ? _mm_loadl_epi64((const __m128i *)(f0 + C)) : zero;
+      _mm256_storeu_si256((__m256i *)(wp + ((size_t)q * blocks + k) * 16),
+                          _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(w0, w1)));
+    }
+  __m256i voff = _mm256_set1_epi32(d->out_off), vlo = _mm256_set1_epi32(d->act_min),
+          vhi = _mm256_set1_epi32(d->act_max), vin16 = _mm256_set1_epi16((int16_t)d->in_off);
+  ptrdiff_t inner[64];
+  for (int32_t fy = 0, t = 0; fy < d->f_h; fy++)
+    for (int32_t fx = 0; fx < d->f_w; fx++, t++)
+      inner[t] = ((ptrdiff_t)fy * d->dil_h * d->in_w + (ptrdiff_t)fx * d->dil_w) * C;
+  const int8_t *px[66];
+  const int8_t *in_b = d->in + (size_t)b * d->in_h * d->in_w * C;
+  for (int32_t oy = oy0; oy < oy1; oy++)
+    for (int32_t ox = 0; ox < d->out_w; ox++) {
+      int32_t y0 = oy * d->stride_h - d->pad_h, x0 = ox * d->stride_w - d->pad_w;
+      int8_t *o = d->out + (((size_t)b * d->out_h + oy) * d->out_w + ox) * C;
+      if (y0 >= 0 && x0 >= 0 && y0 + d->dil_h * (d->f_h - 1) < d->in_h &&
+          x0 + d->dil_w * (d->f_w - 1) < d->in_w) {
+        const int8_t *base = in_b + ((size_t)y0 * d->in_w + x0) * C;
+        for (int32_t t = 0; t < taps; t++)
+          px[t] = base + inner[t];
+      } else {
+        for (int32_t fy = 0, t = 0; fy < d->f_h; fy++) {
+          int32_t iy = y0 + d->dil_h * fy;
+          for (int32_t fx = 0; fx < d->f_w; fx++, t++) {
+            int32_t ix = x0 + d->dil_w * fx;
+            bool in = iy >= 0 && iy < d->in_h && ix >= 0 && ix < d->in_w;
+            px[t] = in ? in_b + ((size_t)iy * d->in_w + ix) * C : zp;
+          }
+        }
+      }
+      px[taps] = zp;
+      for (int32_t k = 0; k < blocks; k++) {
+        size_t c = (size_t)k * 8;
+        __m256i acc = _mm256_setzero_si256();
+        const int16_t *w = wp + (size_t)k * 16;
+        for (int32_t q = 0; q < pairs; q++, w += (size_t)blocks * 16) {
+          __m128i x0 = _mm_loadl_epi64((const __m128i *)(px[2 * q] + c));
+          __m128i x1 = _mm_loadl_epi64((const __m128i *)(px[2 * q + 1] + c));
+          __m256i x = _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_unpacklo_epi8(x0, x1)), vin16);
+          acc = _mm256_add_epi32(acc, _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i *)w)));
+        }
+        if (d->bias)
+          acc = _mm256_add_epi32(acc, _mm256_loadu_si256((const __m256i *)(d->bias + c)));
+        store8(o + c, requant8(acc, d->qmult + c, d->qshift + c, voff, vlo, vhi));
+      }
+      for (int32_t c = blocks * 8; c < C; c++) {
+        uint32_t acc = 0;
+        for (int32_t t = 0; t < taps; t++)
+          acc += (uint32_t)(d->f[(size_t)t * C + c] * (px[t][c] + d->in_off));
+        if (d->bias) acc += (uint32_t)d->bias[c];
+        o[c] = ap_fast_requant((int32_t)acc, d->qmult[c], d->qshift[c], d->out_off, d->act_min,
+                               d->act_max);
+      }
+    }
+}
+
+void ap_fast_avx2_fc(const ap_qfc *f, int32_t u0, int32_t u1) {
+  enum { CHUNK = 64 };
+  int32_t k = f->depth, kfull = k / 16 * 16, m1[CHUNK], s1[CHUNK], sums[CHUNK];
+  for (int i = 0; i < CHUNK; i++)
+    m1[i] = f->mult1, s1[i] = f->shift1;
+  const __m256i io = _mm256_set1_epi16((int16_t)f->in_off);
+  for (int32_t b = 0; b < f->batches; b++) {
+    const int8_t *x = f->x + (size_t)b * k;
+    uint32_t corr = f->filter_off ? (uint32_t)f->filter_off * ap_fast_row_sum(x, k, f->in_off) : 0;
+    int8_t *out = f->out + (size_t)b * f->units;
+    for (int32_t c0 = u0; c0 < u1; c0 += CHUNK) {
+      int32_t c1 = u1 - c0 < CHUNK ? u1 : c0 + CHUNK;
+      for (int32_t u = c0; u < c1; u += 4) {
+        int32_t nu = c1 - u < 4 ? c1 - u : 4;
+        const int8_t *w[4];
+        for (int i = 0; i < 4; i++)
+          w[i] = f->w + (size_t)(u + (i < nu ? i : 0)) * k;
+        __m256i s0 = _mm256_setzero_si256(), s1v = s0, s2 = s0, s3 = s0;
+        for (int32_t d = 0; d < kfull; d += 16) {
+          __m256i xv =
+              _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(x + d))), io);
+#define AP_DOT(S, I)                                                                               \
+  S = _mm256_add_epi32(                                                                            \
+      S,                                                                                           \
+      _mm256_madd_epi16(xv, _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w[I] + d)))))
+          AP_DOT(s0, 0);
+          AP_DOT(s1v, 1);
+          AP_DOT(s2, 2);
+          AP_DOT(s3, 3);
+#undef AP_DOT
+        }
+        int32_t t[4];
+        _mm_storeu_si128((__m128i *)t, hsum4(s0, s1v, s2, s3));
+        for (int i = 0; i < nu; i++) {
+          uint32_t acc = (uint32_t)t[i] + corr;
+          for (int32_t d = kfull; d < k; d++)
+            acc += (uint32_t)((x[d] + f->in_off) * w[i][d]);
+          if (f->bias) acc += (uint32_t)f->bias[u + i];
+          sums[u - c0 + i] = (int32_t)acc;
+        }
+      }
+      requant_row(sums, NULL, c1 - c0, f->qmult ? f->qmult + c0 : m1,
+                  f->qshift ? f->qshift + c0 : s1, f->out_off, f->act_min, f->act_max, out + c0);
+    }
+  }
+}
+
+/* quant_add_sub of the reference on 8 lanes: offset, left shift, each input's multiplier,
+ * sum or difference, the output's multiplier, offset and clamp. */
+void ap_fast_avx2_add(const ap_binary_params *p, const void *a, const void *b, void *out, size_t n,
+                      bool is_unsigned) {
+  const __m256i o1 = _mm256_set1_epi32(p->input1_offset), o2 = _mm256_set1_epi32(p->input2_offset),
+                m1 = _mm256_set1_epi32(p->input1_multiplier),
+                s1 = _mm256_set1_epi32(p->input1_shift),
+                m2 = _mm256_set1_epi32(p->input2_multiplier),
+                s2 = _mm256_set1_epi32(p->input2_shift),
+                mo = _mm256_set1_epi32(p->output_multiplier),
+                so = _mm256_set1_epi32(p->output_shift), off = _mm256_set1_epi32(p->output_offset),
+                lo = _mm256_set1_epi32(p->act_min), hi = _mm256_set1_epi32(p->act_max);
+  const __m128i ls = _mm_cvtsi32_si128(p->left_shift);
+  const uint8_t *x = a, *y = b;
+  uint8_t *o = out;
+  bool sub = p->op == AP_KBIN_SUB;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m128i xb = _mm_loadl_epi64((const __m128i *)(x + i)),
+            yb = _mm_loadl_epi64((const __m128i *)(y + i));
+    __m256i xv = is_unsigned ? _mm256_cvtepu8_epi32(xb) : _mm256_cvtepi8_epi32(xb);
+    __m256i yv = is_unsigned ? _mm256_cvtepu8_epi32(yb) : _mm256_cvtepi8_epi32(yb);
+    __m256i xr = mulq8v(_mm256_sll_epi32(_mm256_add_epi32(xv, o1), ls), m1, s1);
+    __m256i yr = mulq8v(_mm256_sll_epi32(_mm256_add_epi32(yv, o2), ls), m2, s2);
+    __m256i raw = sub ? _mm256_sub_epi32(xr, yr) : _mm256_add_epi32(xr, yr);
+    __m256i r = _mm256_add_epi32(mulq8v(raw, mo, so), off);
+    r = _mm256_min_epi32(_mm256_max_epi32(r, lo), hi);
+    __m128i p16 = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+    _mm_storel_epi64((__m128i *)(o + i),
+                     is_unsigned ? _mm_packus_epi16(p16, p16) : _mm_packs_epi16(p16, p16));
+  }
+  for (; i < n; i++) {
+    int32_t xv = is_unsigned ? x[i] : (int8_t)x[i], yv = is_unsigned ? y[i] : (int8_t)y[i];
+    int32_t xs = (int32_t)((uint32_t)(p->input1_offset + xv) << p->left_shift);
+    int32_t ys = (int32_t)((uint32_t)(p->input2_offset + yv) << p->left_shift);
+    int32_t xr = ap_kq_mul_lt1(xs, p->input1_multiplier, p->input1_shift);
+    int32_t yr = ap_kq_mul_lt1(ys, p->input2_multiplier, p->input2_shift);
+    int32_t raw = sub ? xr - yr : xr + yr;
+    int32_t r = ap_kq_mul_lt1(raw, p->output_multiplier, p->output_shift) + p->output_offset;
+    o[i] = (uint8_t)ap_kq_clamp(r, p->act_min, p->act_max);
+  }
+}
+
+/* The outer-product kit: output channels in lanes, no horizontal sums. Weights packed as int16
+ * in blocks of 16 channels: [block][k pair][16 channels][2], zeros past n and k; each step
+ * broadcasts one (a[k], a[k+1]) pair of a row and multiply-adds it with 16 channels' pairs. */
+size_t ap_fast_avx2_outer_bytes(int32_t n, int32_t k) {
+  return ((size_t)n + 15) / 16 * 16 * (((size_t)k + 1) / 2) * 4;
+}
+
+void ap_fast_avx2_outer_pack(const int8_t *w, int32_t n, int32_t k, const int32_t *bias,
+                             int32_t in_off, void *packed, int32_t *col_bias) {
+  (void)in_off;
+  int16_t *p = packed;
+  int32_t k2 = (k + 1) / 2, blocks = (n + 15) / 16;
+  /* Channels past n (the last block's tail) hold zeros. */
+  if (n % 16) {
+    int16_t *last = p + (size_t)(blocks - 1) * k2 * 32;
+    for (int32_t j = 0; j < k2; j++)
+      memset(last + (size_t)j * 32 + (size_t)(n % 16) * 2, 0, (size_t)(16 - n % 16) * 4);
+  }
+  for (int32_t c = 0; c < n; c++) {
+    const int8_t *row = w + (size_t)c * k;
+    int16_t *dst = p + (size_t)(c / 16) * k2 * 32 + (size_t)(c % 16) * 2;
+    int32_t j = 0;
+    for (; 2 * j + 1 < k; j++) { /* one (k, k + 1) pair as one 32-bit store */
+      uint32_t v = (uint32_t)(uint16_t)row[2 * j] | (uint32_t)(uint16_t)row[2 * j + 1] << 16;
+      memcpy(dst + (size_t)j * 32, &v, 4);
+    }
+    if (j < k2) { /* odd k: the last pair's second weight is 0 */
+      uint32_t v = (uint32_t)(uint16_t)row[2 * j];
+      memcpy(dst + (size_t)j * 32, &v, 4);
+    }
+    col_bias[c] = bias ? bias[c] : 0;
+  }
+}
+
+static inline void outer_store(const ap_qgemm *g, __m256i acc, int32_t c, int8_t *out) {
+  int32_t cols = g->n - c < 8 ? g->n - c : 8;
+  if (cols <= 0) return;
+  if (cols == 8) {
+    acc = _mm256_add_epi32(acc, _mm256_loadu_si256((const __m256i *)(g->col_bias + c)));
+    store8(out + c, requant8(acc, g->mult + c, g->shift + c, _mm256_set1_epi32(g->out_off),
+                             _mm256_set1_epi32(g->act_min), _mm256_set1_epi32(g->act_max)));
+    return;
+  }
+  int32_t t[8];
+  _mm256_storeu_si256((__m256i *)t, acc);
+  for (int32_t i = 0; i < cols; i++)
+    out[c + i] =
+        ap_fast_requant((int32_t)((uint32_t)t[i] + (uint32_t)g->col_bias[c + i]), g->mult[c + i],
+                        g->shift[c + i], g->out_off, g->act_min, g->act_max);
+}
+
+static void outer_gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc_ws, int8_t *out,
+                       size_t out_stride) {
+  (void)acc_ws;
+  int32_t k2 = (g->k + 1) / 2, blocks = (g->n + 15) / 16;
+  size_t kp = ap_fast_avx2_arow_bytes(g->k) / 2;
+  const int16_t *r[4];
+  for (int i = 0; i < 4; i++)
+    r[i] = (const int16_t *)a + (size_t)(i < rows ? i : 0) * kp;
+  const int16_t *packed = g->packed;
+  for (int32_t bl = 0; bl < blocks; bl++) {
+    const int16_t *b = packed + (size_t)bl * k2 * 32;
+    __m256i s00 = _mm256_setzero_si256(), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00,
+            s30 = s00, s31 = s00;
+    for (int32_t j = 0; j < k2; j++) {
+      __m256i b0 = _mm256_loadu_si256((const __m256i *)(b + (size_t)j * 32));
+      __m256i b1 = _mm256_loadu_si256((const __m256i *)(b + (size_t)j * 32 + 16));
+      int32_t p0, p1, p2, p3;
+      memcpy(&p0, r[0] + 2 * j, 4);
+      memcpy(&p1, r[1] + 2 * j, 4);
+      memcpy(&p2, r[2] + 2 * j, 4);
+      memcpy(&p3, r[3] + 2 * j, 4);
+      __m256i x0 = _mm256_set1_epi32(p0), x1 = _mm256_set1_epi32(p1), x2 = _mm256_set1_epi32(p2),
+              x3 = _mm256_set1_epi32(p3);
+      s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(x0, b0));
+      s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(x0, b1));
+      s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(x1, b0));
+      s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(x1, b1));
+      s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(x2, b0));
+      s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(x2, b1));
+      s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(x3, b0));
+      s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(x3, b1));
+    }
+    int32_t c = bl * 16;
+    __m256i s[4][2] = {{s00, s01}, {s10, s11}, {s20, s21}, {s30, s31}};
+    for (int32_t i = 0; i < rows; i++) {
+      outer_store(g, s[i][0], c, out + (size_t)i * out_stride);
+      outer_store(g, s[i][1], c + 8, out + (size_t)i * out_stride);
+    }
+  }
+}
+
+const ap_gemm_kit ap_fast_avx2_outer = {4,
+                                        ap_fast_avx2_outer_bytes,
+                                        ap_fast_avx2_outer_pack,
+                                        ap_fast_avx2_arow_bytes,
+                                        ap_fast_avx2_arow,
+                                        outer_gemm};
+
+const ap_fast_level ap_fast_avx2 = {
+    "avx2",
+    AP_SIMD_AVX2,
+    {4, packed_bytes, pack, ap_fast_avx2_arow_bytes, ap_fast_avx2_arow, gemm},
+    &ap_fast_avx2_outer,
+    128,
+    1u << 20,
+    ap_fast_avx2_dw,
+    ap_fast_avx2_fc,
+    ap_fast_avx2_add,
+    ap_fast_avx2_fconv,
+    ap_fast_avx2_fadd};
+#else
+typedef int ap_fast_avx2_unused; /* x86-64 only */
+#endif

@@ -1,0 +1,74 @@
+/* The requantization and stores that the x86 levels share (included by files compiled with
+ * AVX2 or wider: every function is static inline, compiled with the including file's flags). */
+#ifndef AP_KERNELS_FAST_INT8_X86_H
+#define AP_KERNELS_FAST_INT8_X86_H
+
+#include "kernels/fast/fast.h"
+
+#include <immintrin.h>
+#include <string.h>
+
+/* ap_kq_mul on 8 lanes (mulq8v; ap_kq_mul_lt1 is the same with shift <= 0), then, in
+ * requant8, the output offset and the clamp. The multipliers come from
+ * ap_kq_multiplier: in [0, 2^31), never INT32_MIN, so the doubling high product cannot
+ * saturate; shifts are clamped to 31 as the scalar code clamps them. */
+static inline __m256i mulq8v(__m256i x, __m256i m, __m256i sh) {
+  const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi32(1),
+                max_shift = _mm256_set1_epi32(31);
+  __m256i left = _mm256_min_epi32(_mm256_max_epi32(sh, zero), max_shift);
+  __m256i right = _mm256_min_epi32(_mm256_max_epi32(_mm256_sub_epi32(zero, sh), zero), max_shift);
+  x = _mm256_sllv_epi32(x, left);
+  /* (x * m + 2^30) >> 31, floor: the reference's nudge and truncating division in one. */
+  const __m256i nudge = _mm256_set1_epi64x(1ll << 30);
+  __m256i even = _mm256_add_epi64(_mm256_mul_epi32(x, m), nudge);
+  __m256i odd =
+      _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), _mm256_srli_epi64(m, 32)), nudge);
+  __m256i h = _mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_slli_epi64(odd, 1), 0xAA);
+  /* Rounding divide by 2^right: remainder against half, ties away from zero. */
+  __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(one, right), one);
+  __m256i rem = _mm256_and_si256(h, mask);
+  __m256i thr = _mm256_add_epi32(_mm256_srai_epi32(mask, 1),
+                                 _mm256_and_si256(_mm256_cmpgt_epi32(zero, h), one));
+  return _mm256_add_epi32(_mm256_srav_epi32(h, right),
+                          _mm256_and_si256(_mm256_cmpgt_epi32(rem, thr), one));
+}
+
+static inline __m256i requant8(__m256i x, const int32_t *mult, const int32_t *shift, __m256i off,
+                               __m256i lo, __m256i hi) {
+  __m256i r = mulq8v(x, _mm256_loadu_si256((const __m256i *)mult),
+                     _mm256_loadu_si256((const __m256i *)shift));
+  r = _mm256_add_epi32(r, off);
+  return _mm256_min_epi32(_mm256_max_epi32(r, lo), hi);
+}
+
+static inline void store8(int8_t *dst, __m256i v) {
+  __m128i p = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  _mm_storel_epi64((__m128i *)dst, _mm_packs_epi16(p, p));
+}
+
+/* out[c] for c in [0, n): requant(acc[c] + add[c]) (add may be NULL). */
+static inline void requant_row(const int32_t *acc, const int32_t *add, int32_t n,
+                               const int32_t *mult, const int32_t *shift, int32_t out_off,
+                               int32_t lo, int32_t hi, int8_t *out) {
+  __m256i voff = _mm256_set1_epi32(out_off), vlo = _mm256_set1_epi32(lo),
+          vhi = _mm256_set1_epi32(hi);
+  int32_t c = 0;
+  for (; c + 8 <= n; c += 8) {
+    __m256i v = _mm256_loadu_si256((const __m256i *)(acc + c));
+    if (add) v = _mm256_add_epi32(v, _mm256_loadu_si256((const __m256i *)(add + c)));
+    store8(out + c, requant8(v, mult + c, shift + c, voff, vlo, vhi));
+  }
+  for (; c < n; c++) {
+    int32_t v = (int32_t)((uint32_t)acc[c] + (uint32_t)(add ? add[c] : 0));
+    out[c] = ap_fast_requant(v, mult[c], shift[c], out_off, lo, hi);
+  }
+}
+
+/* Four horizontal sums: lanes 0..3 = sum(a), sum(b), sum(c), sum(d). */
+static inline __m128i hsum4(__m256i a, __m256i b, __m256i c, __m256i d) {
+  __m256i ab = _mm256_hadd_epi32(a, b), cd = _mm256_hadd_epi32(c, d);
+  __m256i abcd = _mm256_hadd_epi32(ab, cd);
+  return _mm_add_epi32(_mm256_castsi256_si128(abcd), _mm256_extracti128_si256(abcd, 1));
+}
+
+#endif

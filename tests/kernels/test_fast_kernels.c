@@ -1,0 +1,349 @@
+/* The fast kernels against the reference ones, through the registry as the runtime calls them,
+ * at every SIMD level this CPU has and with 1, 2 and 3 threads: the edges a fast path adds
+ * (channel counts off the vector widths, padding at every border, stride 2 over odd sizes,
+ * dilation, depth multipliers above 1, depths off 16 and 32, an int32 sum that wraps), plus
+ * hand-worked values. */
+#include "kernels/fast/fast.h"
+#include "kernels/registry.h"
+#include "ktest.h"
+
+#include <string.h>
+
+enum { B_CONV = 3, B_DW = 4, B_FC = 9 };
+
+static uint64_t rng = 12345;
+static int32_t rnd(int32_t lo, int32_t hi) {
+  return lo + (int32_t)(ap_test_rand(&rng) % (uint64_t)(hi - lo + 1));
+}
+
+typedef struct cfg {
+  ap_kexec x;
+  const char *name;
+} cfg;
+static cfg cfgs[16];
+static int ncfg;
+
+static void add_cfgs(const ap_fast_level *l, ap_port_workers *w2, ap_port_workers *w3) {
+  /* Every op splits, however small. */
+  cfgs[ncfg++] = (cfg){{l, NULL, 1, 1}, l->name};
+  cfgs[ncfg++] = (cfg){{l, w2, 2, 1}, l->name};
+  cfgs[ncfg++] = (cfg){{l, w3, 3, 1}, l->name};
+}
+
+/* Prepare and eval of `builtin` with exec x (NULL: reference); the output bytes (malloc'd) or
+ * NULL with *s the failure. */
+static int8_t *run(int32_t builtin, const ap_kop_options *o, const ap_ktensor *const *ins, int n,
+                   const ap_ktensor *out_view, const ap_kexec *x, size_t *bytes, ap_status *s) {
+  const ap_kernel *k = ap_kernel_find(builtin);
+  _Alignas(16) unsigned char params[AP_KPARAMS_SIZE];
+  memset(params, 0, sizeof params);
+  ap_kop_options opt = *o;
+  opt.exec = x;
+  ap_errbuf err = {{0}};
+  ap_ktensor out = *out_view, *outs[1] = {&out};
+  ap_kctx c = {ins, n, outs, 1, &opt, params, NULL, &err};
+  size_t scratch = 0;
+  *s = k->prepare(&c, &scratch);
+  if (*s != AP_OK) return NULL;
+  size_t count;
+  ap_ktensor_count(&out, &count);
+  count *= ap_ktype_size(out.type);
+  *bytes = count;
+  out.data = malloc(count ? count : 1);
+  void *sc = scratch ? aligned_alloc(16, ap_kscratch_round(scratch)) : NULL;
+  c.scratch = sc;
+  ap_kop_options run_opt = {0};
+  run_opt.exec = x;
+  c.options = &run_opt;
+  *s = k->eval(&c);
+  free(sc);
+  return out.data;
+}
+
+/* Equal bytes; for float outputs a NaN matches any NaN: which NaN an operation on two NaNs (or
+ * on inf and 0) gives depends on operand order, which the compiler picks for the reference
+ * itself (its -O0 and -O2 builds differ in the sign of such NaNs). */
+static bool equal_out(const int8_t *a, const int8_t *b, size_t n, int type) {
+  if (type != AP_FLOAT32) return memcmp(a, b, n) == 0;
+  for (size_t i = 0; i + 4 <= n; i += 4) {
+    float x, y;
+    memcpy(&x, a + i, 4);
+    memcpy(&y, b + i, 4);
+    if (memcmp(&x, &y, 4) != 0 && !(isnan(x) && isnan(y))) return false;
+  }
+  return true;
+}
+
+/* Every configuration's output equals the reference's. */
+static void compare_all(const char *what, int32_t builtin, const ap_kop_options *o,
+                        const ap_ktensor *const *ins, int n, const ap_ktensor *out_view) {
+  size_t nref = 0, nf = 0;
+  ap_status s;
+  int8_t *ref = run(builtin, o, ins, n, out_view, NULL, &nref, &s);
+  CHECK_MSG(ref && s == AP_OK, "%s: reference failed (%d)", what, (int)s);
+  for (int i = 0; ref && i < ncfg; i++) {
+    int8_t *got = run(builtin, o, ins, n, out_view, &cfgs[i].x, &nf, &s);
+    bool same = got && s == AP_OK && nf == nref && equal_out(got, ref, nref, out_view->type);
+    size_t at = 0;
+    while (got && !same && at < nref && got[at] == ref[at])
+      at++;
+    CHECK_MSG(same, "%s: %s with %d threads differs at byte %zu of %zu (%d, reference %d)", what,
+              cfgs[i].name, cfgs[i].x.threads, at, nref, got && at < nf ? got[at] : 0,
+              at < nref ? ref[at] : 0);
+    free(got);
+  }
+  free(ref);
+}
+
+static int8_t *rand_bytes(size_t n, int lo, int hi) {
+  int8_t *p = malloc(n ? n : 1);
+  for (size_t i = 0; i < n; i++)
+    p[i] = (int8_t)rnd(lo, hi);
+  return p;
+}
+
+static float *rand_scales(int n, float lo, float hi) {
+  float *s = malloc((size_t)n * sizeof *s);
+  for (int i = 0; i < n; i++)
+    s[i] = lo + (hi - lo) * (float)rnd(0, 1000) / 1000.0f;
+  return s;
+}
+
+static void conv_case(bool depthwise, int b, int h, int w, int cin, int cout, int fh, int fw,
+                      int stride, int dil, int padding, int act) {
+  int mult = depthwise ? cout / cin : 1;
+  size_t nin = (size_t)b * h * w * cin, nf = (size_t)cout * fh * fw * (depthwise ? 1 : cin);
+  int8_t *in = rand_bytes(nin, -128, 127), *f = rand_bytes(nf, -127, 127);
+  int32_t *bias = malloc((size_t)cout * 4);
+  for (int i = 0; i < cout; i++)
+    bias[i] = rnd(-20000, 20000);
+  float *scales = rand_scales(cout, 0.002f, 0.05f);
+  ap_ktensor ti = ktq(AP_INT8, in, 4, b, h, w, cin, 0.05f, rnd(-20, 20));
+  ap_ktensor tf =
+      depthwise ? kt(AP_INT8, f, 4, 1, fh, fw, cout) : kt(AP_INT8, f, 4, cout, fh, fw, cin);
+  tf.scale = scales[0];
+  tf.channel_scales = scales;
+  tf.n_channels = cout;
+  tf.quantized_dimension = depthwise ? 3 : 0;
+  ap_ktensor tb = kt(AP_INT32, bias, 1, cout, 0, 0, 0);
+  ap_ktensor to = kout(AP_INT8, NULL, 0.1f + (float)rnd(0, 100) / 200.0f, rnd(-10, 10));
+  const ap_ktensor *ins[3] = {&ti, &tf, &tb};
+  ap_kop_options o = {0};
+  o.conv = (ap_conv_options){padding, stride, stride, dil, dil, act, depthwise ? mult : 0, 0};
+  char what[160];
+  snprintf(what, sizeof what, "%s b%d %dx%dx%d -> %d, filter %dx%d, stride %d, dilation %d, %s",
+           depthwise ? "DEPTHWISE" : "CONV", b, h, w, cin, cout, fh, fw, stride, dil,
+           padding == AP_KPAD_SAME ? "SAME" : "VALID");
+  compare_all(what, depthwise ? B_DW : B_CONV, &o, ins, 3, &to);
+  free(in), free(f), free(bias), free(scales);
+}
+
+static void fc_case(int batches, int depth, int units, bool per_channel, int filter_zp,
+                    bool extreme) {
+  size_t nin = (size_t)batches * depth, nw = (size_t)units * depth;
+  int8_t *in = extreme ? rand_bytes(nin, -128, -128) : rand_bytes(nin, -128, 127);
+  int8_t *wt = extreme ? rand_bytes(nw, -128, -128) : rand_bytes(nw, -127, 127);
+  int32_t *bias = malloc((size_t)units * 4);
+  for (int i = 0; i < units; i++)
+    bias[i] = rnd(-5000, 5000);
+  float *scales = rand_scales(units, 0.001f, 0.02f);
+  ap_ktensor ti = ktq(AP_INT8, in, 2, batches, depth, 0, 0, 0.03f, extreme ? 127 : rnd(-5, 5));
+  ap_ktensor tw = ktq(AP_INT8, wt, 2, units, depth, 0, 0, scales[0], filter_zp);
+  if (per_channel) {
+    tw.channel_scales = scales;
+    tw.n_channels = units;
+  }
+  ap_ktensor tb = kt(AP_INT32, bias, 1, units, 0, 0, 0);
+  ap_ktensor to = kout(AP_INT8, NULL, extreme ? 3e4f : 0.2f, rnd(-3, 3));
+  const ap_ktensor *ins[3] = {&ti, &tw, &tb};
+  ap_kop_options o = {0};
+  o.fc.activation = AP_KACT_NONE;
+  char what[128];
+  snprintf(what, sizeof what, "FC %d x %d -> %d%s, filter zp %d%s", batches, depth, units,
+           per_channel ? " per channel" : "", filter_zp, extreme ? ", wrapping sum" : "");
+  compare_all(what, B_FC, &o, ins, 3, &to);
+  free(in), free(wt), free(bias), free(scales);
+}
+
+static float *rand_floats(size_t n, bool specials) {
+  float *p = malloc((n ? n : 1) * sizeof *p);
+  for (size_t i = 0; i < n; i++) {
+    p[i] = (float)rnd(-1000, 1000) / 300.0f;
+    int r = specials ? rnd(0, 60) : 99;
+    if (r == 0) p[i] = NAN;
+    if (r == 1) p[i] = INFINITY;
+    if (r == 2) p[i] = -0.0f;
+  }
+  return p;
+}
+
+/* Float CONV_2D: each output's sum order kept, so the bytes equal the reference's, NaN and
+ * infinities included. */
+static void fconv_case(int b, int h, int w, int cin, int cout, int fh, int fw, int stride, int dil,
+                       int padding, int act, bool has_bias, bool specials) {
+  size_t nin = (size_t)b * h * w * cin, nf = (size_t)cout * fh * fw * cin;
+  float *in = rand_floats(nin, specials), *f = rand_floats(nf, false),
+        *bias = rand_floats((size_t)cout, false);
+  ap_ktensor ti = kt(AP_FLOAT32, in, 4, b, h, w, cin);
+  ap_ktensor tf = kt(AP_FLOAT32, f, 4, cout, fh, fw, cin);
+  ap_ktensor tb = kt(AP_FLOAT32, bias, 1, cout, 0, 0, 0);
+  ap_ktensor to = kout(AP_FLOAT32, NULL, 0.0f, 0);
+  const ap_ktensor *ins[3] = {&ti, &tf, has_bias ? &tb : NULL};
+  ap_kop_options o = {0};
+  o.conv = (ap_conv_options){padding, stride, stride, dil, dil, act, 0, 0};
+  char what[160];
+  snprintf(what, sizeof what, "float CONV b%d %dx%dx%d -> %d, filter %dx%d, stride %d%s", b, h, w,
+           cin, cout, fh, fw, stride, specials ? ", NaN and inf" : "");
+  compare_all(what, B_CONV, &o, ins, 3, &to);
+  free(in), free(f), free(bias);
+}
+
+/* ADD or SUB (builtin 0 or 41) of same-shape 8-bit tensors: tails of 8, both signs of
+ * scale ratio, activations. */
+static void add_case(int32_t builtin, int type, int n, float s1, float s2, float so, int act) {
+  int8_t *a = rand_bytes((size_t)n, -128, 127), *b = rand_bytes((size_t)n, -128, 127);
+  int zlo = type == AP_UINT8 ? 0 : -128, zhi = type == AP_UINT8 ? 255 : 127;
+  ap_ktensor ta = ktq(type, a, 2, 1, n, 0, 0, s1, rnd(zlo, zhi));
+  ap_ktensor tb = ktq(type, b, 2, 1, n, 0, 0, s2, rnd(zlo, zhi));
+  ap_ktensor to = kout(type, NULL, so, rnd(zlo, zhi));
+  const ap_ktensor *ins[2] = {&ta, &tb};
+  ap_kop_options o = {0};
+  o.activation = act;
+  char what[128];
+  snprintf(what, sizeof what, "%s %s x %d, scales %g %g -> %g", builtin ? "SUB" : "ADD",
+           type == AP_UINT8 ? "uint8" : "int8", n, (double)s1, (double)s2, (double)so);
+  compare_all(what, builtin, &o, ins, 2, &to);
+  free(a), free(b);
+}
+
+/* 1x1 convolution of one pixel (1, 2, 3) by filters (1, 1, 1) and (-1, 0, 2), biases 10 and
+ * -5, every scale 1: 1 + 2 + 3 + 10 = 16 and -1 + 6 - 5 = 0; with input zero point 1 the
+ * pixel is (0, 1, 2): 3 + 10 = 13 and 4 - 5 = -1; output zero point 2 adds 2. */
+static void hand_worked(void) {
+  int8_t in[3] = {1, 2, 3}, f[6] = {1, 1, 1, -1, 0, 2}, out[2];
+  int32_t bias[2] = {10, -5};
+  float scales[2] = {1.0f, 1.0f};
+  ap_ktensor ti = ktq(AP_INT8, in, 4, 1, 1, 1, 3, 1.0f, 1);
+  ap_ktensor tf = kt(AP_INT8, f, 4, 2, 1, 1, 3);
+  tf.scale = 1.0f;
+  tf.channel_scales = scales;
+  tf.n_channels = 2;
+  ap_ktensor tb = kt(AP_INT32, bias, 1, 2, 0, 0, 0);
+  ap_ktensor to = kout(AP_INT8, out, 1.0f, 2);
+  const ap_ktensor *ins[3] = {&ti, &tf, &tb};
+  ap_kop_options o = {0};
+  o.conv = (ap_conv_options){AP_KPAD_VALID, 1, 1, 1, 1, AP_KACT_NONE, 0, 0};
+  for (int i = 0; i < ncfg; i++) {
+    size_t n = 0;
+    ap_status s;
+    int8_t *got = run(B_CONV, &o, ins, 3, &to, &cfgs[i].x, &n, &s);
+    CHECK(got && s == AP_OK && n == 2);
+    if (got && n == 2) {
+      CHECK_MSG(got[0] == 15 && got[1] == 1, "%s: got %d %d, want 15 1", cfgs[i].name, got[0],
+                got[1]);
+    }
+    free(got);
+  }
+}
+
+/* The fast multipliers equal the reference's for scales across the range, ties included. */
+static void multipliers(void) {
+  enum { N = 4000 };
+  static float scales[N];
+  static int32_t m1[N], s1[N], m2[N], s2[N];
+  for (int i = 0; i < N; i++) {
+    int r = rnd(0, 9);
+    scales[i] = r == 0   ? ldexpf(1.0f, rnd(-40, 40))
+                : r == 1 ? ldexpf((float)rnd(1, 1 << 23), rnd(-60, 10))
+                         : (float)rnd(1, 1000000) * 1e-7f;
+  }
+  scales[0] = 0.0f;
+  scales[1] = 1e-38f;
+  scales[2] = INFINITY;
+  float input_scales[] = {1.0f, 0.0078125f, 0.0186311f, 3.7e-5f, 123.0f};
+  ap_ktensor f = kt(AP_INT8, NULL, 1, N, 0, 0, 0);
+  f.channel_scales = scales;
+  f.n_channels = N;
+  for (size_t i = 0; i < sizeof input_scales / sizeof input_scales[0]; i++) {
+    ap_kconv_channel_multipliers(input_scales[i], &f, 0.05f, N, m1, s1);
+    ap_fast_channel_multipliers(input_scales[i], &f, 0.05f, N, m2, s2);
+    int bad = 0;
+    for (int c = 0; c < N; c++)
+      bad += m1[c] != m2[c] || s1[c] != s2[c];
+    CHECK_MSG(bad == 0, "input scale %g: %d multipliers differ", (double)input_scales[i], bad);
+  }
+}
+
+int main(void) {
+  multipliers();
+  ap_port_workers *w2 = NULL, *w3 = NULL;
+  CHECK(ap_port_workers_create(NULL, 2, &w2, NULL) == AP_OK);
+  CHECK(ap_port_workers_create(NULL, 3, &w3, NULL) == AP_OK);
+  add_cfgs(&ap_fast_generic, w2, w3);
+#ifdef AP_FAST_X86
+  uint32_t f = ap_port_cpu_features();
+  if (f & AP_CPU_SSE41) add_cfgs(&ap_fast_sse41, w2, w3);
+  if (f & AP_CPU_AVX2) add_cfgs(&ap_fast_avx2, w2, w3);
+  if ((f & AP_CPU_AVX512BW) && (f & AP_CPU_AVX512VNNI)) add_cfgs(&ap_fast_avx512, w2, w3);
+#endif
+  hand_worked();
+  /* Convolutions: tails of 8 and 32, borders, odd sizes with stride 2, dilation, 1x1 direct
+   * rows, batches; the larger ones split over threads. */
+  static const int convs[][11] = {
+      {1, 5, 5, 3, 2, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      {1, 7, 7, 13, 9, 3, 3, 2, 1, AP_KPAD_SAME, AP_KACT_RELU},
+      {2, 6, 5, 17, 33, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_RELU6},
+      {1, 9, 7, 33, 7, 1, 1, 2, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      {1, 8, 9, 5, 17, 5, 3, 2, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      {1, 9, 9, 4, 6, 3, 3, 1, 2, AP_KPAD_SAME, AP_KACT_RELU},
+      {1, 6, 6, 8, 8, 3, 3, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      {1, 19, 17, 33, 17, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      {2, 15, 15, 64, 40, 1, 1, 1, 1, AP_KPAD_SAME, AP_KACT_RELU6},
+      {1, 1, 1, 70, 1, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
+  };
+  for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++) {
+    const int *c = convs[i];
+    conv_case(false, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10]);
+  }
+  /* Depthwise: channel tails of 8, multipliers 1 to 3, 3x3 and 5x5, stride 2 on odd sizes,
+   * dilation, every border. */
+  static const int dws[][11] = {
+      {1, 5, 5, 3, 3, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      {1, 7, 7, 9, 9, 3, 3, 2, 1, AP_KPAD_SAME, AP_KACT_RELU6},
+      {1, 8, 7, 17, 17, 3, 3, 2, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      {1, 6, 6, 4, 8, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      {1, 11, 9, 1, 8, 3, 3, 2, 1, AP_KPAD_SAME, AP_KACT_RELU6},
+      {1, 7, 7, 1, 12, 3, 3, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      {2, 9, 9, 5, 15, 5, 5, 2, 1, AP_KPAD_SAME, AP_KACT_RELU},
+      {1, 9, 11, 16, 16, 3, 3, 1, 2, AP_KPAD_SAME, AP_KACT_NONE},
+      {1, 40, 37, 40, 40, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_RELU6},
+      {1, 3, 3, 8, 8, 5, 5, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
+  };
+  for (size_t i = 0; i < sizeof dws / sizeof dws[0]; i++) {
+    const int *c = dws[i];
+    conv_case(true, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10]);
+  }
+  /* Fully connected: depths off 16, unit tails of 4, batches, a nonzero filter zero point
+   * (per-tensor), per channel, and a depth whose int32 sum wraps. */
+  fc_case(1, 1, 1, false, 0, false);
+  fc_case(1, 7, 3, false, 0, false);
+  fc_case(3, 17, 5, true, 0, false);
+  fc_case(2, 33, 9, false, 3, false);
+  fc_case(1, 100, 17, true, 0, false);
+  fc_case(1, 640, 130, false, 0, false);
+  fc_case(1, 70000, 2, false, 0, true);
+  fconv_case(1, 5, 5, 3, 5, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE, true, false);
+  fconv_case(2, 9, 11, 7, 17, 3, 3, 2, 1, AP_KPAD_SAME, AP_KACT_RELU, true, true);
+  fconv_case(1, 8, 8, 16, 8, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_RELU6, false, false);
+  fconv_case(1, 13, 12, 5, 9, 5, 3, 1, 2, AP_KPAD_SAME, AP_KACT_RELU_N1_TO_1, true, true);
+  fconv_case(1, 16, 16, 16, 32, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE, true, false);
+  add_case(0, AP_INT8, 1, 0.1f, 0.2f, 0.3f, AP_KACT_NONE);
+  add_case(0, AP_INT8, 37, 0.05f, 0.02f, 0.04f, AP_KACT_RELU);
+  add_case(41, AP_INT8, 100, 0.01f, 0.3f, 0.25f, AP_KACT_NONE);
+  add_case(0, AP_UINT8, 45, 0.1f, 0.1f, 0.1f, AP_KACT_RELU6);
+  add_case(0, AP_INT8, 70001, 0.02f, 0.03f, 0.05f, AP_KACT_NONE);
+  add_case(41, AP_UINT8, 9, 0.5f, 0.002f, 0.01f, AP_KACT_NONE);
+  ap_port_workers_destroy(w2);
+  ap_port_workers_destroy(w3);
+  return ap_test_done();
+}
