@@ -49,10 +49,17 @@ ap_status ap_problem_add(ap_problem *p, const ap_request *r);
 size_t ap_problem_count(const ap_problem *p);
 const ap_request *ap_problem_requests(const ap_problem *p);
 /* Appends the requests of a MiniMalloc CSV ("id,lower,upper,size", upper exclusive). On a
- * malformed line the message names the line number and the field. */
+ * malformed line the message names the line number and the field. An id is a non-negative
+ * integer (the request's id) or a name as MiniMalloc's own examples use ("b1": printable ASCII
+ * but '"', at most 255 bytes); a named request's id is its index in the problem, and
+ * ap_problem_request_name gives the name back. Ids and names are unique within one text. */
 ap_status ap_problem_parse_csv(ap_problem *p, const char *text, size_t len);
+/* The name a CSV gave request i, or NULL (a numeric id, or i out of range). Lives as long as
+ * the problem. */
+const char *ap_problem_request_name(const ap_problem *p, size_t i);
 /* The lower bound: no plan of this problem can have a smaller arena (with overlaps: each pair
- * counts, at its shared step, the least bytes the two can cover together). */
+ * counts, at its shared step, the least bytes the two can cover together; and along a chain of
+ * pairs that share, each `in` sits at least its lead above its `out`, so the leads stack). */
 uint64_t ap_problem_lower_bound(const ap_problem *p);
 
 /* A permitted overlap (in place, with an offset). Request `out` is born at the step where
@@ -65,7 +72,8 @@ uint64_t ap_problem_lower_bound(const ap_problem *p);
  * inequality fails. A request is `in` of at most one overlap and `out` of at most one.
  * Every strategy may ignore overlaps (its plans stay valid); ap_plan_create also plans each
  * chain of overlaps as one block and keeps the smaller plan, and the lower bound and the
- * checker account for them. */
+ * checker account for them. "exact" searches them itself (a lead <= 0 as one alignment unit,
+ * then proving only what the lower bound proves). */
 typedef struct ap_overlap {
   size_t in, out; /* request indices, in the problem's order */
   int64_t lead;   /* bytes; |lead| <= 2^62 */
@@ -107,8 +115,8 @@ size_t ap_plan_reused(const ap_problem *p, const ap_plan *plan);
 /* The checker: offsets aligned, no two requests overlapping both in time and in bytes (but the
  * problem's permitted overlaps, placed as they permit), and arena == the highest end. On
  * failure writes a message naming the requests. */
-ap_status ap_plan_check(const ap_problem *p, const uint64_t *offsets, uint64_t arena,
-                        char *msg, size_t msg_size);
+ap_status ap_plan_check(const ap_problem *p, const uint64_t *offsets, uint64_t arena, char *msg,
+                        size_t msg_size);
 
 /* The strategies, by name: "naive", "linear", "tflm", "tflite", ..., "best", "exact". */
 size_t ap_strategy_count(void);

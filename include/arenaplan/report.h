@@ -180,8 +180,10 @@ const ap_estimate *ap_report_estimate(const ap_report *r);
 /* The requests in the problem's order. */
 size_t ap_report_request_count(const ap_report *r);
 const ap_report_request *ap_report_requests(const ap_report *r);
-/* Per step: the lower bound of the requests live there (aligned sizes, the topmost plain), so
- * the largest value is the plan's lower bound. */
+/* Per step: the lower bound of the requests live there (aligned sizes, the topmost plain; in
+ * place, each permitted overlap's pair as the least bytes the two can cover together), so the
+ * largest value is the plan's lower bound, or below it where chains of overlaps raise the
+ * bound; never above the arena. */
 size_t ap_report_step_count(const ap_report *r);
 const uint64_t *ap_report_live_bytes(const ap_report *r);
 /* The step where live bytes peak (the first such step). */

@@ -116,9 +116,8 @@ static bool in_set(const uint64_t *key, uint32_t v) {
   return (key[v >> 6] >> (v & 63)) & 1;
 }
 
-/* Bytes live while op v runs after the set `key`, and the live bytes after it. */
-static void step(const rdag *d, const uint64_t *key, bool empty, uint64_t live, uint32_t v,
-                 uint64_t *mem, uint64_t *after) {
+void rdag_step(const rdag *d, const uint64_t *key, bool empty, uint64_t live, uint32_t v,
+               uint64_t *mem, uint64_t *after) {
   uint64_t grow_by = 0, freed = empty ? d->unread_bytes : 0;
   for (uint32_t e = d->out_at[v]; e < d->out_at[v + 1]; e++) {
     uint32_t t = d->out[e];
@@ -168,7 +167,7 @@ static ap_status expand(search *s, size_t i, uint32_t v, uint64_t ub, uint64_t *
   size_t W = c->words;
   const uint64_t *key = c->keys + i * W;
   uint64_t mem, after;
-  step(d, key, s->empty, c->live[i], v, &mem, &after);
+  rdag_step(d, key, s->empty, c->live[i], v, &mem, &after);
   uint64_t f = AP_MAX(c->f[i], mem);
   if (f >= ub) return AP_OK;
   uint64_t h = c->hash[i] ^ s->zob[v];
@@ -278,7 +277,7 @@ static uint64_t stored_peak(const rdag *d, uint64_t *key) {
   uint64_t live = d->live0, peak = 0;
   for (uint32_t v = 0; v < d->n; v++) {
     uint64_t mem, after;
-    step(d, key, v == 0, live, v, &mem, &after);
+    rdag_step(d, key, v == 0, live, v, &mem, &after);
     peak = AP_MAX(peak, mem);
     live = after;
     key[v >> 6] |= (uint64_t)1 << (v & 63);
@@ -400,6 +399,10 @@ static void search_free(search *s) {
   ap_free(s->a, s->zob);
 }
 
+/* Orders the local improvement may evaluate after a heuristic search (each costs one pass over
+ * the ops). */
+#define LOCAL_EVALS 20000
+
 /* Beam searches of growing width (16, 64, 256, ...) while the budget lasts: the first one that
  * never cuts a layer is exact and ends it; otherwise the best order found stands. */
 static ap_status reorder_subgraph(ap_reorder *r, const rdag *d, const ap_reorder_options *o,
@@ -438,7 +441,10 @@ static ap_status reorder_subgraph(ap_reorder *r, const rdag *d, const ap_reorder
         st = AP_OK;
         break;
       }
-      if (st) return ap_fail(&r->err, st, "out of memory searching %u ops", d->n);
+      if (st) {
+        ap_free(r->alloc, cand);
+        return ap_fail(&r->err, st, "out of memory searching %u ops", d->n);
+      }
       if (ro.found) {
         memcpy(order, cand, d->n * sizeof *order);
         info->peak_after = ro.peak;
@@ -459,6 +465,25 @@ static ap_status reorder_subgraph(ap_reorder *r, const rdag *d, const ap_reorder
     }
   }
   ap_free(r->alloc, cand);
+  if (!st && !info->exact && info->peak_after > info->floor) {
+    uint64_t peak = info->peak_after;
+    uint32_t *kept = ap_calloc(r->alloc, d->n, sizeof *kept);
+    if (!kept) return ap_fail(&r->err, AP_ERR_NOMEM, "out of memory");
+    memcpy(kept, order, d->n * sizeof *kept);
+    st = reorder_local(d, r->alloc, LOCAL_EVALS, order, &peak);
+    if (st) {
+      ap_free(r->alloc, kept);
+      return ap_fail(&r->err, st, "out of memory improving the order of %u ops", d->n);
+    }
+    if (peak < info->peak_after) {
+      info->peak_after = peak;
+      info->changed = true;
+    } else { /* a move that only thinned the peak is no change worth reporting */
+      memcpy(order, kept, d->n * sizeof *order);
+    }
+    ap_free(r->alloc, kept);
+    if (info->floor >= info->peak_after) info->exact = true;
+  }
   if (info->exact) info->floor = info->peak_after;
   info->ms = now_ms() - t0;
   return AP_OK;

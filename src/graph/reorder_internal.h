@@ -27,5 +27,13 @@ typedef struct rdag {
 ap_status rdag_build(const ap_graph *g, size_t sg, uint64_t alignment, const ap_allocator *a,
                      rdag *d, ap_errbuf *err);
 void rdag_free(rdag *d, const ap_allocator *a);
+/* reorder.c: the bytes live while op v runs after the ops in the bit set `key` (*mem), and
+ * after it (*after); `empty`: key is empty (unread graph inputs are freed after that step). */
+void rdag_step(const rdag *d, const uint64_t *key, bool empty, uint64_t live, uint32_t v,
+               uint64_t *mem, uint64_t *after);
+/* reorder_local.c: improves a valid `order` of d's ops by moving single ops across its peak
+ * step, at most max_evals evaluations of an order; *peak becomes the new order's peak. */
+ap_status reorder_local(const rdag *d, const ap_allocator *a, uint64_t max_evals, uint32_t *order,
+                        uint64_t *peak);
 
 #endif

@@ -80,6 +80,53 @@ static ap_status step(ap_errbuf *err, size_t line, const char *name, field f, in
   return AP_OK;
 }
 
+/* MiniMalloc's examples name their buffers ("b1"); a name never looks like a number. */
+#define NAME_MAX_LEN 255
+
+static bool all_digits(field f) {
+  for (size_t i = 0; i < f.len; i++)
+    if (f.s[i] < '0' || f.s[i] > '9') return false;
+  return f.len > 0;
+}
+
+static bool is_name(field f) {
+  if (f.len == 0 || f.len > NAME_MAX_LEN) return false;
+  for (size_t i = 0; i < f.len; i++)
+    if (f.s[i] < 0x21 || f.s[i] > 0x7e || f.s[i] == '"') return false;
+  return true;
+}
+
+/* Room for one more name of `len` bytes, and a name slot for every request. */
+static ap_status ensure_names(ap_problem *p, size_t len) {
+  if (!p->name_at) {
+    size_t cap = p->cap > p->n ? p->cap : p->n + 1;
+    p->name_at = ap_calloc(p->alloc, cap, sizeof *p->name_at);
+    if (!p->name_at) return AP_ERR_NOMEM;
+    for (size_t i = 0; i < cap; i++)
+      p->name_at[i] = SIZE_MAX;
+    if (p->cap < cap) { /* keep req and name_at the same capacity */
+      ap_request *nr = ap_calloc(p->alloc, cap, sizeof *nr);
+      if (!nr) return AP_ERR_NOMEM;
+      if (p->n) memcpy(nr, p->req, p->n * sizeof *nr);
+      ap_free(p->alloc, p->req);
+      p->req = nr;
+      p->cap = cap;
+    }
+  }
+  if (p->names_cap - p->names_len < len + 1) {
+    size_t cap = p->names_cap ? p->names_cap : 256;
+    while (cap - p->names_len < len + 1)
+      if (!ap_mul_size(cap, 2, &cap)) return AP_ERR_NOMEM;
+    char *nn = ap_alloc(p->alloc, cap);
+    if (!nn) return AP_ERR_NOMEM;
+    if (p->names_len) memcpy(nn, p->names, p->names_len);
+    ap_free(p->alloc, p->names);
+    p->names = nn;
+    p->names_cap = cap;
+  }
+  return AP_OK;
+}
+
 static ap_status parse_line(ap_problem *p, const char *s, size_t len, size_t line) {
   field f[4];
   size_t nf = 0, start = 0;
@@ -96,10 +143,16 @@ static ap_status parse_line(ap_problem *p, const char *s, size_t len, size_t lin
     return ap_fail(&p->err, AP_ERR_FORMAT,
                    "line %zu: %zu field%s, expected 4 (id,lower,upper,size)", line, nf,
                    nf == 1 ? "" : "s");
-  uint64_t id, size;
+  uint64_t id = p->n, size;
   int64_t lower, upper;
   ap_status st;
-  if ((st = number(&p->err, line, "id", f[0], 0, UINT64_MAX, &id)) != AP_OK ||
+  bool named = !all_digits(f[0]);
+  if (named && !is_name(f[0]))
+    return ap_fail(&p->err, AP_ERR_FORMAT,
+                   "line %zu: id \"%.*s%s\" is neither a non-negative integer nor a name "
+                   "(1 to %d printable ASCII characters, no '\"')",
+                   line, SHOW(f[0]), NAME_MAX_LEN);
+  if ((!named && (st = number(&p->err, line, "id", f[0], 0, UINT64_MAX, &id)) != AP_OK) ||
       (st = step(&p->err, line, "lower", f[1], INT32_MIN, INT32_MAX, &lower)) != AP_OK ||
       (st = step(&p->err, line, "upper", f[2], (int64_t)INT32_MIN + 1, (int64_t)INT32_MAX + 1,
                  &upper)) != AP_OK ||
@@ -109,41 +162,79 @@ static ap_status parse_line(ap_problem *p, const char *s, size_t len, size_t lin
     return ap_fail(&p->err, AP_ERR_FORMAT, "line %zu: lower %lld >= upper %lld", line,
                    (long long)lower, (long long)upper);
   ap_request r = {id, size, (int32_t)lower, (int32_t)(upper - 1)};
+  if (named && (st = ensure_names(p, f[0].len)) != AP_OK)
+    return ap_fail(&p->err, st, "line %zu: out of memory for names", line);
   st = ap_problem_add(p, &r);
   if (st != AP_OK) {
     ap_errbuf e = p->err;
     return ap_fail(&p->err, st, "line %zu: %s", line, e.msg);
   }
+  if (named) {
+    p->name_at[p->n - 1] = p->names_len;
+    memcpy(p->names + p->names_len, f[0].s, f[0].len);
+    p->names[p->names_len + f[0].len] = '\0';
+    p->names_len += f[0].len + 1;
+  }
   return AP_OK;
 }
 
-/* Ids must be unique within the file: sort (id, line) and report the earliest repeat. */
+static const char *name_of(const ap_problem *p, size_t i) {
+  return p->name_at && p->name_at[i] != SIZE_MAX ? p->names + p->name_at[i] : NULL;
+}
+
+/* 64-bit FNV-1a: names are sorted by it, then compared in full within equal hashes. */
+static uint64_t hash(const char *s) {
+  uint64_t h = 0xcbf29ce484222325u;
+  for (; *s; s++)
+    h = (h ^ (uint8_t)*s) * 0x100000001b3u;
+  return h;
+}
+
+/* Ids (and names) must be unique within the file: sort (key, line) and report the earliest
+ * repeat. Numeric ids and names are checked apart (a named request's id is its index). */
 static ap_status check_duplicates(ap_problem *p, size_t from, const size_t *lines) {
   size_t n = p->n - from;
   if (n < 2) return AP_OK;
   ap_kv *v = ap_calloc(p->alloc, n, sizeof *v);
   if (!v) return ap_fail(&p->err, AP_ERR_NOMEM, "out of memory checking %zu ids", n);
-  for (size_t i = 0; i < n; i++)
-    v[i] = (ap_kv){p->req[from + i].id, (uint32_t)i};
-  ap_status st = ap_sort_kv(p->alloc, v, n);
-  if (st != AP_OK) {
-    ap_free(p->alloc, v);
-    return ap_fail(&p->err, st, "out of memory checking %zu ids", n);
-  }
+  ap_status st = AP_OK;
   size_t bad = SIZE_MAX, first = 0;
-  for (size_t i = 1; i < n; i++) {
-    if (v[i].key != v[i - 1].key) continue;
-    size_t k = i - 1; /* stable sort: the earliest line of this id opens the run */
-    while (k > 0 && v[k - 1].key == v[i].key)
-      k--;
-    if (bad == SIZE_MAX || lines[v[i].idx] < lines[bad]) {
-      bad = v[i].idx;
-      first = v[k].idx;
+  for (int named = 0; named < 2 && st == AP_OK; named++) {
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+      const char *nm = name_of(p, from + i);
+      if ((nm != NULL) == (named != 0))
+        v[m++] = (ap_kv){nm ? hash(nm) : p->req[from + i].id, (uint32_t)i};
+    }
+    if ((st = ap_sort_kv(p->alloc, v, m)) != AP_OK) break;
+    /* Stable sort: within a run of one key, earlier lines come first; the earliest equal one
+     * is the first occurrence. */
+    for (size_t i = 1, run = 0; i < m; i++) {
+      if (v[i].key != v[i - 1].key) {
+        run = i;
+        continue;
+      }
+      for (size_t k = run; k < i; k++) {
+        if (named && strcmp(name_of(p, from + v[k].idx), name_of(p, from + v[i].idx)) != 0)
+          continue;
+        if (bad == SIZE_MAX || lines[v[i].idx] < lines[bad]) {
+          bad = v[i].idx;
+          first = v[k].idx;
+        }
+        break;
+      }
     }
   }
-  if (bad != SIZE_MAX)
-    st = ap_fail(&p->err, AP_ERR_FORMAT, "line %zu: duplicate id %llu (first on line %zu)",
-                 lines[bad], (unsigned long long)p->req[from + bad].id, lines[first]);
+  if (st != AP_OK) st = ap_fail(&p->err, st, "out of memory checking %zu ids", n);
+  if (st == AP_OK && bad != SIZE_MAX) {
+    const char *nm = name_of(p, from + bad);
+    if (nm)
+      st = ap_fail(&p->err, AP_ERR_FORMAT, "line %zu: duplicate id %s (first on line %zu)",
+                   lines[bad], nm, lines[first]);
+    else
+      st = ap_fail(&p->err, AP_ERR_FORMAT, "line %zu: duplicate id %llu (first on line %zu)",
+                   lines[bad], (unsigned long long)p->req[from + bad].id, lines[first]);
+  }
   ap_free(p->alloc, v);
   return st;
 }
@@ -151,7 +242,7 @@ static ap_status check_duplicates(ap_problem *p, size_t from, const size_t *line
 ap_status ap_problem_parse_csv(ap_problem *p, const char *text, size_t len) {
   if (!p) return AP_ERR_ARG;
   if (!text && len) return ap_fail(&p->err, AP_ERR_ARG, "CSV text is NULL");
-  size_t from = p->n;
+  size_t from = p->n, names_len = p->names_len;
   uint64_t total = p->total;
   size_t *lines = NULL, lines_cap = 0;
   ap_status st = AP_OK;
@@ -191,6 +282,9 @@ ap_status ap_problem_parse_csv(ap_problem *p, const char *text, size_t len) {
   if (st != AP_OK) { /* all or nothing: the problem is as it was before the call */
     p->n = from;
     p->total = total;
+    p->names_len = names_len;
+    for (size_t i = from; p->name_at && i < p->cap; i++)
+      p->name_at[i] = SIZE_MAX;
   }
   return st;
 }

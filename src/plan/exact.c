@@ -17,6 +17,11 @@
  * sizes can overstate the minimum (two 1-byte requests at alignment 4 fit in 5 bytes, not 8).
  * When every size is a multiple of the alignment the two bounds are equal.
  *
+ * Permitted overlaps (ctx->ov): a pair's `in` may rest its lead (rounded up to the alignment)
+ * above its `out`, inside it, and the sums of a section allow for the bytes its pairs may share
+ * (exact_model.h); ap_plan_create starts the search from the best plan that uses them. The lower
+ * bound then also counts the chains of pairs (ap_overlap_chain_bound).
+ *
  * Budget: ctx->budget_nodes (0: none) and ctx->budget_seconds (0: 10 s, unless a node budget
  * is given, in which case the node budget alone bounds the search). With a node budget only,
  * the result is deterministic; a time budget may stop at different points on different runs.
@@ -408,7 +413,8 @@ static ap_status exact_plan(const ap_strategy_ctx *ctx, uint64_t *offsets,
     }
   }
   res->arena = hi;
-  res->optimal = hi <= lo;
+  /* A search that narrowed some overlap (a lead <= 0) proved nothing of the wider problem. */
+  res->optimal = hi <= (m.restricted ? m.lower_bound : lo);
 done:
   ex_search_destroy(r.search);
   for (int h = 0; h <= EX_ORDERS; h++)

@@ -1,5 +1,6 @@
 /* Builds the exact strategy's model of a problem: sections, overlaps, partitions, lower bound. */
 #include "plan/exact_model.h"
+#include "plan/problem.h"
 #include "port/port.h"
 
 #include <stdlib.h>
@@ -31,11 +32,54 @@ void ex_model_free(ex_model *m) {
   const ap_allocator *a = m->alloc;
   void *ptrs[] = {m->size,     m->asize,    m->slo,      m->shi,     m->sec_total,
                   m->adj_at,   m->adj,      m->mem_at,   m->mem,     m->part_at,
-                  m->part_buf, m->part_slo, m->part_shi, m->part_lb, m->len};
+                  m->part_buf, m->part_slo, m->part_shi, m->part_lb, m->len,
+                  m->pin,      m->plead,    m->pgap,     m->disc};
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
     ap_free(a, ptrs[i]);
   memset(m, 0, sizeof *m);
   m->alloc = a;
+}
+
+/* Permitted overlaps: partners, gaps and each section's discount. A pair shares bytes only at
+ * its one common section (`out`'s first); there its aligned extents, `in` at least `gap` above
+ * `out`, share at most min(asize(in), asize(out) - gap). */
+static ap_status build_pairs(ex_model *m, const ap_strategy_ctx *ctx) {
+  const ap_allocator *a = m->alloc;
+  if (!ctx->nov) return AP_OK;
+  if (ctx->nov > m->n || !ctx->ov)
+    return ap_fail(ctx->err, AP_ERR_ARG, "exact: %zu overlaps for %u requests", ctx->nov, m->n);
+  m->pin = ap_calloc(a, m->n, sizeof *m->pin);
+  m->plead = ap_calloc(a, m->n, sizeof *m->plead);
+  m->pgap = ap_calloc(a, m->n, sizeof *m->pgap);
+  m->disc = ap_calloc(a, m->nsec ? m->nsec : 1, sizeof *m->disc);
+  if (!m->pin || !m->plead || !m->pgap || !m->disc)
+    return ap_fail(ctx->err, AP_ERR_NOMEM, "exact: out of memory for %zu overlaps", ctx->nov);
+  for (uint32_t i = 0; i < m->n; i++)
+    m->pin[i] = UINT32_MAX;
+  for (size_t k = 0; k < ctx->nov; k++) {
+    const ap_overlap *o = &ctx->ov[k];
+    /* The problem validated these; a direct caller may not have. */
+    if (o->in >= m->n || o->out >= m->n || o->in == o->out || m->pin[o->out] != UINT32_MAX ||
+        ctx->req[o->in].last != ctx->req[o->out].first || o->lead > ((int64_t)1 << 62) ||
+        o->lead < -((int64_t)1 << 62))
+      return ap_fail(ctx->err, AP_ERR_ARG, "exact: overlap %zu (%zu into %zu) is invalid", k, o->in,
+                     o->out);
+    uint32_t in = (uint32_t)o->in, out = (uint32_t)o->out;
+    uint64_t gap = 0;
+    if (o->lead > 0 && !ap_align_up((uint64_t)o->lead, m->align, &gap))
+      return ap_fail(ctx->err, AP_ERR_OVERFLOW, "exact: overlap %zu: lead overflows", k);
+    m->pin[out] = in;
+    m->plead[out] = o->lead;
+    m->pgap[out] = gap ? gap : m->align;
+    if (!gap) m->restricted = true;
+    if (gap >= m->size[out]) continue; /* never share a byte */
+    uint64_t share = AP_MIN(m->asize[in], m->asize[out] - gap);
+    uint32_t sec = m->slo[out];
+    if (!ap_add_u64(m->disc[sec], share, &m->disc[sec]))
+      return ap_fail(ctx->err, AP_ERR_OVERFLOW, "exact: overlaps' bytes overflow 64 bits");
+  }
+  m->nov = (uint32_t)ctx->nov;
+  return AP_OK;
 }
 
 /* Sections and the lower bound. */
@@ -66,6 +110,11 @@ static ap_status build_sections(ex_model *m, const ap_strategy_ctx *ctx) {
     m->shi[i] = find_event(ev, u, (int64_t)ctx->req[i].last + 1) - 1;
   }
   ap_free(a, ev);
+  ap_status pst = build_pairs(m, ctx);
+  if (pst != AP_OK) {
+    ap_free(a, sec_slack);
+    return pst;
+  }
   /* Totals through difference arrays: a request adds its size to a run of sections. Adds and
    * subtracts are kept apart so that every partial sum is checked. */
   bool overflow = false;
@@ -105,10 +154,17 @@ static ap_status build_sections(ex_model *m, const ap_strategy_ctx *ctx) {
   }
   m->lower_bound = 0;
   for (uint32_t s = 0; s < m->nsec; s++) {
-    uint64_t v = m->sec_total[s] ? m->sec_total[s] - sec_slack[s] : 0;
+    uint64_t cut = sec_slack[s] + (m->disc ? m->disc[s] : 0), t = m->sec_total[s];
+    uint64_t v = !t ? 0 : t > cut ? t - cut : 1;
     if (v > m->lower_bound) m->lower_bound = v;
   }
   ap_free(a, sec_slack);
+  if (m->nov) {
+    uint64_t chain;
+    ap_status st = ap_overlap_chain_bound(a, ctx->req, m->n, ctx->ov, ctx->nov, m->align, &chain);
+    if (st != AP_OK) return ap_fail(ctx->err, st, "exact: out of memory for the chain bound");
+    if (chain > m->lower_bound) m->lower_bound = chain;
+  }
   return AP_OK;
 }
 
@@ -284,7 +340,8 @@ static void partition_bounds(ex_model *m) {
           uint32_t i = m->mem[k];
           if (m->asize[i] - m->size[i] > sl) sl = m->asize[i] - m->size[i];
         }
-      if (total - sl > lb) lb = total - sl;
+      uint64_t cut = sl + (m->disc ? m->disc[s] : 0), v = total > cut ? total - cut : 1;
+      if (v > lb) lb = v;
     }
     m->part_lb[p] = lb;
   }
@@ -340,6 +397,17 @@ ap_status ex_model_build(ex_model *m, const ap_strategy_ctx *ctx, bool full, siz
   return st;
 }
 
+bool ex_pair_ok(const ex_model *m, uint32_t i, uint32_t j, const uint64_t *off) {
+  if (!m->pin) return false;
+  uint32_t in = m->pin[i] == j ? j : m->pin[j] == i ? i : UINT32_MAX;
+  if (in == UINT32_MAX) return false;
+  uint32_t out = in == i ? j : i;
+  int64_t lead = m->plead[out];
+  /* Offsets are below 2^64 and |lead| <= 2^62: compare without a signed difference. */
+  if (off[in] >= off[out]) return lead <= 0 || off[in] - off[out] >= (uint64_t)lead;
+  return lead < 0 && off[out] - off[in] <= (uint64_t)(-lead);
+}
+
 bool ex_model_check(const ex_model *m, const uint64_t *off, uint64_t arena, uint32_t *bad_a,
                     uint32_t *bad_b) {
   uint64_t top = 0;
@@ -352,7 +420,9 @@ bool ex_model_check(const ex_model *m, const uint64_t *off, uint64_t arena, uint
       uint32_t j = m->adj[k];
       *bad_b = j;
       /* Written so that no sum can overflow: j's end is only checked in its own turn. */
-      if (off[j] < end && (off[i] < off[j] || off[i] - off[j] < m->size[j])) return false;
+      if (off[j] < end && (off[i] < off[j] || off[i] - off[j] < m->size[j]) &&
+          !ex_pair_ok(m, i, j, off))
+        return false;
     }
   }
   *bad_a = *bad_b = UINT32_MAX;

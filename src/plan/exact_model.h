@@ -32,7 +32,29 @@ typedef struct ex_model {
   uint32_t *part_buf;
   uint32_t *part_slo, *part_shi; /* section range of each partition (inclusive) */
   uint64_t *part_lb;             /* lower bound of each partition */
+  /* Permitted overlaps (ctx->ov): per request as `out`, its `in` (UINT32_MAX: none), the
+   * overlap's lead, and the gap the search keeps (the lead rounded up to the alignment; a lead
+   * <= 0 is searched as one alignment unit, so that an `out` never rests above its `in`:
+   * `restricted` then says proofs of infeasibility cover only that narrower problem). Per
+   * section, `disc`: the most bytes its pairs can share (aligned sizes), which every sum of live
+   * bytes there may overstate. */
+  uint32_t *pin;
+  int64_t *plead;
+  uint64_t *pgap;
+  uint64_t *disc;
+  uint32_t nov;
+  bool restricted;
 } ex_model;
+
+/* The bytes a section's live requests still need above the highest placed end (rounded up to
+ * the alignment): their aligned sizes `total`, less the padding of the topmost one and what
+ * the section's overlapping pairs may share (an unplaced request may lie inside its placed
+ * partner). 0: nothing can be concluded (without overlaps only for total 0, as an aligned size
+ * always exceeds the slack). */
+static inline uint64_t ex_need(const ex_model *m, uint32_t sec, uint64_t total) {
+  uint64_t cut = m->slack + (m->disc ? m->disc[sec] : 0);
+  return total > cut ? total - cut : 0;
+}
 
 /* Validates the requests and builds the model. With `full` false only sizes, sections and the
  * lower bound are built (for problems too large to search). `full` fails with
@@ -40,10 +62,15 @@ typedef struct ex_model {
 ap_status ex_model_build(ex_model *m, const ap_strategy_ctx *ctx, bool full, size_t max_pairs);
 void ex_model_free(ex_model *m);
 
-/* Checks a plan against the model (needs `full`): aligned, no overlap, arena == highest end.
+/* Checks a plan against the model (needs `full`): aligned, no overlap (but permitted ones,
+ * placed as their lead allows), arena == highest end.
  * Returns false and writes the two offending requests (or the same one twice) on failure. */
 bool ex_model_check(const ex_model *m, const uint64_t *off, uint64_t arena, uint32_t *bad_a,
                     uint32_t *bad_b);
+
+/* Requests i and j, placed at off[i], off[j] and sharing bytes, are an overlap's pair placed
+ * as its lead allows. */
+bool ex_pair_ok(const ex_model *m, uint32_t i, uint32_t j, const uint64_t *off);
 
 /* The budget shared by every search attempt of one plan call. */
 typedef struct ex_budget {

@@ -225,12 +225,16 @@ static bool place(ex_search *s, uint32_t slo, uint32_t shi, uint32_t b, uint64_t
       s->floor[sec] = h;
     }
   uint32_t naff = 0;
+  /* b's `in` (when b is an overlap's `out`) may rest the gap above b, inside it. */
+  uint32_t in = m->pin ? m->pin[b] : UINT32_MAX;
+  uint64_t hin = in != UINT32_MAX && m->pgap[b] < m->size[b] ? x + m->pgap[b] : ha;
   for (size_t k = m->adj_at[b]; k < m->adj_at[b + 1]; k++) {
     uint32_t j = m->adj[k];
-    if (s->off[j] != EX_NONE || s->min_off[j] >= ha) continue;
+    uint64_t hj = j == in ? hin : ha;
+    if (s->off[j] != EX_NONE || s->min_off[j] >= hj) continue;
     if (!trail_push(s, 0, j, s->min_off[j])) return *nomem = true, false;
-    s->min_off[j] = ha;
-    if (ha == EX_NONE || ha + m->size[j] > cap) return false; /* j can no longer fit */
+    s->min_off[j] = hj;
+    if (hj == EX_NONE || hj + m->size[j] > cap) return false; /* j can no longer fit */
     for (uint32_t sec = m->slo[j]; sec <= m->shi[j]; sec++)
       if (s->stamp[sec] != s->stamp_now) {
         s->stamp[sec] = s->stamp_now;
@@ -245,7 +249,7 @@ static bool place(ex_search *s, uint32_t slo, uint32_t shi, uint32_t b, uint64_t
     if (!s->total[sec] || s->floor[sec] >= ha) continue;
     /* Nor when even a floor of ha would pass the check below: the floor is only a lower
      * bound, so skipping the raise loses no correctness, and it saves most scans. */
-    uint64_t need = s->total[sec] > m->slack ? s->total[sec] - m->slack : 1;
+    uint64_t need = ex_need(m, sec, s->total[sec]);
     if (ha <= cap && need <= cap - ha) continue;
     uint64_t lo = EX_NONE;
     const uint32_t *list = s->mem + m->mem_at[sec];
@@ -257,30 +261,31 @@ static bool place(ex_search *s, uint32_t slo, uint32_t shi, uint32_t b, uint64_t
     }
   }
   /* Every section still to fill: its floor (never below x: later offsets are >= x) plus what
-   * is left, minus the padding the topmost request may save, must fit. */
+   * is left, minus the padding the topmost request may save, must fit. An unplaced request
+   * reaches below the floor only into its overlap's partner: ex_need allows for that. */
   for (uint32_t sec = slo; sec <= shi; sec++) {
     uint64_t t = s->total[sec];
     if (!t) continue;
     uint64_t f = s->floor[sec] > x ? s->floor[sec] : x;
     f = align_up_sat(f, m->align);
-    uint64_t need = t > m->slack ? t - m->slack : 1;
-    if (f == EX_NONE || f > cap || need > cap - f) return false;
+    uint64_t need = ex_need(m, sec, t);
+    if (need && (f == EX_NONE || f > cap || need > cap - f)) return false;
   }
   return true;
 }
 
-/* The largest total any section of slo .. shi would have left once b is placed: offsets never
- * decrease, so if the candidate's offset plus that exceeds the capacity, placing b fails
+/* The most bytes any section of slo .. shi would still need once b is placed (ex_need): offsets
+ * never decrease, so if the candidate's offset plus that exceeds the capacity, placing b fails
  * whatever the propagation does (most failing candidates fail this way). */
 static uint64_t max_total_without(ex_search *s, uint32_t b, uint32_t slo, uint32_t shi) {
   const ex_model *m = s->m;
   if (s->sums_version != s->version || s->sums_slo != slo || s->sums_shi != shi) {
     uint64_t run = 0;
     for (uint32_t sec = slo; sec <= shi; sec++)
-      s->pre[sec] = run = AP_MAX(run, s->total[sec]);
+      s->pre[sec] = run = AP_MAX(run, ex_need(m, sec, s->total[sec]));
     run = 0;
     for (uint32_t sec = shi + 1; sec-- > slo;)
-      s->suf[sec] = run = AP_MAX(run, s->total[sec]);
+      s->suf[sec] = run = AP_MAX(run, ex_need(m, sec, s->total[sec]));
     s->sums_version = s->version;
     s->sums_slo = slo;
     s->sums_shi = shi;
@@ -289,7 +294,7 @@ static uint64_t max_total_without(ex_search *s, uint32_t b, uint32_t slo, uint32
   if (m->slo[b] > slo) t = s->pre[m->slo[b] - 1];
   if (m->shi[b] < shi) t = AP_MAX(t, s->suf[m->shi[b] + 1]);
   for (uint32_t sec = m->slo[b]; sec <= m->shi[b]; sec++)
-    t = AP_MAX(t, s->total[sec] - m->asize[b]);
+    t = AP_MAX(t, ex_need(m, sec, s->total[sec] - m->asize[b]));
   return t;
 }
 
@@ -456,8 +461,7 @@ static ex_result solve_group(ex_search *s, ex_call *c, const uint32_t *buf, uint
     uint32_t best = s->cand[L->cand_at + L->cand_i++];
     uint64_t best_off = s->min_off[best];
     if (m->size[best] > c->cap - best_off) continue; /* best_off < min_height <= cap */
-    uint64_t t = max_total_without(s, best, slo, shi);
-    if (t && (t > m->slack ? t - m->slack : 1) > c->cap - best_off) continue;
+    if (max_total_without(s, best, slo, shi) > c->cap - best_off) continue;
     if (++c->used > c->limit) return EX_ABORTED;
     ex_budget *b = c->b;
     b->nodes++;
@@ -502,8 +506,7 @@ ex_result ex_search_decide(ex_search *s, uint32_t part, const uint32_t *rank, co
     s->floor[sec] = 0;
     s->total[sec] = m->sec_total[sec];
     s->cut[sec] = 0;
-    uint64_t t = s->total[sec];
-    if (t && (t > m->slack ? t - m->slack : 1) > cap) return EX_INFEASIBLE;
+    if (ex_need(m, sec, s->total[sec]) > cap) return EX_INFEASIBLE;
   }
   for (uint32_t k = 0; k < nb; k++) {
     uint32_t j = buf[k];

@@ -260,3 +260,72 @@ void ap_overlap_merge_free(const ap_problem *p, ap_overlap_merge *m) {
   ap_free(p->alloc, m->rel);
   memset(m, 0, sizeof *m);
 }
+
+/* Can every chain fit under t? From each chain's end back, `d` is the least offset its current
+ * request can have: a pair kept apart (both sizes fit under t) lets its `in` start at 0, which
+ * is never worse for the pairs before it; a pair that must share puts its `in` the gap above
+ * its `out` (a lead <= 0: up to -lead below it, not below 0). */
+static bool chains_fit(const ap_request *req, const ap_overlap *ov, const size_t *prev,
+                       const uint8_t *is_in, size_t n, uint64_t align, uint64_t t) {
+  for (size_t end = 0; end < n; end++) {
+    if (is_in[end] || prev[end] == SIZE_MAX) continue; /* not the end of a chain */
+    uint64_t d = 0;
+    for (size_t j = end; prev[j] != SIZE_MAX;) {
+      const ap_overlap *o = &ov[prev[j]];
+      uint64_t si = req[o->in].size, so = req[o->out].size;
+      if (d > t || so > t - d) return false;
+      uint64_t dn;
+      if (si <= t && so <= t - si) {
+        dn = 0;
+      } else if (o->lead > 0) {
+        uint64_t gap = up((uint64_t)o->lead, align);
+        if (gap > t || d > t - gap) return false;
+        dn = d + gap;
+      } else {
+        uint64_t back = (uint64_t)(-o->lead);
+        dn = d > back ? up(d - back, align) : 0;
+      }
+      if (dn > t || si > t - dn) return false;
+      d = dn;
+      j = o->in;
+    }
+  }
+  return true;
+}
+
+ap_status ap_overlap_chain_bound(const ap_allocator *a, const ap_request *req, size_t n,
+                                 const ap_overlap *ov, size_t nov, uint64_t align, uint64_t *out) {
+  *out = 0;
+  if (!nov || !n) return AP_OK;
+  size_t *prev = ap_calloc(a, n, sizeof *prev);
+  uint8_t *is_in = ap_calloc(a, n, 1);
+  if (!prev || !is_in) {
+    ap_free(a, prev);
+    ap_free(a, is_in);
+    return AP_ERR_NOMEM;
+  }
+  for (size_t i = 0; i < n; i++)
+    prev[i] = SIZE_MAX;
+  uint64_t hi = 0;
+  for (size_t k = 0; k < nov; k++) {
+    prev[ov[k].out] = k;
+    is_in[ov[k].in] = 1;
+  }
+  /* Stacking every request of the problem always fits: a valid upper end for the search. */
+  for (size_t i = 0; i < n; i++) {
+    uint64_t s = up(req[i].size, align);
+    hi = hi > UINT64_MAX - s ? UINT64_MAX : hi + s;
+  }
+  uint64_t lo = 0;
+  while (lo < hi) { /* the least t that fits */
+    uint64_t mid = lo + (hi - lo) / 2;
+    if (chains_fit(req, ov, prev, is_in, n, align, mid))
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  *out = lo;
+  ap_free(a, prev);
+  ap_free(a, is_in);
+  return AP_OK;
+}

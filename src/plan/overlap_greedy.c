@@ -151,7 +151,7 @@ ap_status ap_overlap_greedy(const ap_problem *p, uint64_t *off, uint64_t *arena)
     uint64_t *lifts = ap_calloc(p->alloc, n, sizeof *lifts);
     size_t *next = ap_calloc(p->alloc, n, sizeof *next),
            *prev = ap_calloc(p->alloc, n, sizeof *prev);
-    st = lifts && next && prev ? ap_problem_bound(p, &lb) : AP_ERR_NOMEM;
+    st = lifts && next && prev ? ap_problem_pair_bound(p, &lb) : AP_ERR_NOMEM;
     const uint64_t caps[] = {lb, fp, lb + lb / 4, lb + lb / 2};
     for (size_t i = 0; st == AP_OK && i < n; i++)
       next[i] = prev[i] = SIZE_MAX;

@@ -82,6 +82,8 @@ static ap_status plan_merged_cap(const ap_problem *p, uint64_t cap, const ap_str
   mc.start_arena = 0;
   mc.budget_seconds = 0;
   mc.budget_nodes = 0;
+  mc.ov = NULL; /* blocks have none between them */
+  mc.nov = 0;
   if (st == AP_OK && m.nb < p->n)
     st = ap_lower_bound_of(ctx->alloc, m.blocks, m.nb, p->align, &mc.lower_bound);
   ap_strategy_result r = {0};
@@ -132,6 +134,8 @@ ap_status ap_plan_create(const ap_problem *p, const ap_plan_options *opt, ap_pla
       .budget_nodes = opt ? opt->budget_nodes : 0,
       .err = &plan->err,
       .fixed = opt ? opt->fixed_offsets : NULL,
+      .ov = p->ov,
+      .nov = p->nov,
   };
   if (ctx.fixed && strcmp(s->name, "tflm") != 0)
     return ap_fail(&plan->err, AP_ERR_UNSUPPORTED,
@@ -163,6 +167,8 @@ ap_status ap_plan_create(const ap_problem *p, const ap_plan_options *opt, ap_pla
     quick.budget_seconds = 0;
     quick.budget_nodes = 0;
     st = run(best, &quick, start, &res);
+    /* With overlaps, the plans that share bytes too: the search starts from the smallest. */
+    if (st == AP_OK && p->nov) st = plan_merged(p, best, &quick, start, &res);
     if (st == AP_OK) {
       ctx.start_offsets = start;
       ctx.start_arena = res.arena;
@@ -171,7 +177,8 @@ ap_status ap_plan_create(const ap_problem *p, const ap_plan_options *opt, ap_pla
   ap_err_clear(&plan->err);
   st = run(s, &ctx, plan->off, &res);
   ap_free(a, start);
-  if (st == AP_OK && p->nov) {
+  /* exact searches the overlaps itself, from a start that had them; others get them here. */
+  if (st == AP_OK && p->nov && !ctx.start_offsets) {
     st = plan_merged(p, s == ap_strategy_find("exact") ? best : s, &ctx, plan->off, &res);
     res.optimal = false; /* a proof over disjoint plans says nothing of overlapping ones */
   }

@@ -19,6 +19,8 @@ void ap_problem_destroy(ap_problem *p) {
   if (!p) return;
   ap_free(p->alloc, p->req);
   ap_free(p->alloc, p->ov);
+  ap_free(p->alloc, p->name_at);
+  ap_free(p->alloc, p->names);
   ap_free(p->alloc, p);
 }
 
@@ -84,11 +86,23 @@ ap_status ap_problem_add(ap_problem *p, const ap_request *r) {
     if (!ap_mul_size(cap, sizeof *p->req, &bytes)) return AP_ERR_NOMEM;
     ap_request *nr = ap_alloc(p->alloc, bytes);
     if (!nr) return ap_fail(&p->err, AP_ERR_NOMEM, "out of memory for %zu requests", cap);
+    size_t *na = NULL;
+    if (p->name_at &&
+        (!ap_mul_size(cap, sizeof *na, &bytes) || !(na = ap_alloc(p->alloc, bytes)))) {
+      ap_free(p->alloc, nr);
+      return ap_fail(&p->err, AP_ERR_NOMEM, "out of memory for %zu requests", cap);
+    }
     if (p->n) memcpy(nr, p->req, p->n * sizeof *p->req);
     ap_free(p->alloc, p->req);
     p->req = nr;
+    if (na) {
+      memcpy(na, p->name_at, p->n * sizeof *na);
+      ap_free(p->alloc, p->name_at);
+      p->name_at = na;
+    }
     p->cap = cap;
   }
+  if (p->name_at) p->name_at[p->n] = SIZE_MAX;
   p->req[p->n++] = *r;
   p->total = t;
   return AP_OK;
@@ -102,7 +116,7 @@ const ap_request *ap_problem_requests(const ap_problem *p) {
   return p ? p->req : NULL;
 }
 
-ap_status ap_problem_bound(const ap_problem *p, uint64_t *out) {
+ap_status ap_problem_pair_bound(const ap_problem *p, uint64_t *out) {
   ap_request *r;
   size_t n;
   *out = 0;
@@ -113,8 +127,22 @@ ap_status ap_problem_bound(const ap_problem *p, uint64_t *out) {
   return st;
 }
 
+ap_status ap_problem_bound(const ap_problem *p, uint64_t *out) {
+  ap_status st = ap_problem_pair_bound(p, out);
+  uint64_t chain = 0;
+  if (st == AP_OK && p->nov)
+    st = ap_overlap_chain_bound(p->alloc, p->req, p->n, p->ov, p->nov, p->align, &chain);
+  if (st == AP_OK && chain > *out) *out = chain;
+  return st;
+}
+
 uint64_t ap_problem_lower_bound(const ap_problem *p) {
   uint64_t lb = 0;
   if (p && ap_problem_bound(p, &lb) != AP_OK) return 0;
   return lb;
+}
+
+const char *ap_problem_request_name(const ap_problem *p, size_t i) {
+  if (!p || !p->name_at || i >= p->n || p->name_at[i] == SIZE_MAX) return NULL;
+  return p->names + p->name_at[i];
 }

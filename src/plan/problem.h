@@ -19,6 +19,11 @@ struct ap_problem {
   uint64_t total;
   ap_overlap *ov; /* permitted overlaps (overlap.c) */
   size_t nov, ovcap;
+  /* Names of requests a CSV gave by name (csv.c): name_at[i] is the offset of request i's
+   * NUL-terminated name in `names`, SIZE_MAX for none; NULL until a first name. */
+  size_t *name_at;
+  char *names;
+  size_t names_len, names_cap;
 };
 
 /* Problems with overlaps up to this many bytes (sum of aligned sizes) are also planned with
@@ -53,8 +58,15 @@ ap_status ap_overlap_greedy(const ap_problem *p, uint64_t *off, uint64_t *arena)
 
 /* Checks one request against the rules every strategy relies on. */
 ap_status ap_request_validate(const ap_request *r, uint64_t align, ap_errbuf *err);
-/* The problem's lower bound, its overlaps counted. */
+/* The problem's lower bound, its overlaps counted: each pair's least footprint at its step
+ * (pair), and also the chains of pairs (ap_overlap_chain_bound). */
 ap_status ap_problem_bound(const ap_problem *p, uint64_t *out);
+ap_status ap_problem_pair_bound(const ap_problem *p, uint64_t *out);
+/* overlap.c. The least arena the chains of overlaps allow on their own: along a chain, a pair
+ * that shares bytes puts its `in` at least its gap above its `out`, so a run of sharing pairs
+ * stacks its gaps; a pair kept apart needs both sizes. Requests and overlaps validated. */
+ap_status ap_overlap_chain_bound(const ap_allocator *a, const ap_request *req, size_t n,
+                                 const ap_overlap *ov, size_t nov, uint64_t align, uint64_t *out);
 /* The lower bound of any request array (see lower_bound.c). 0 for n == 0. */
 ap_status ap_lower_bound_of(const ap_allocator *a, const ap_request *req, size_t n, uint64_t align,
                             uint64_t *out);

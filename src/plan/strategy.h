@@ -25,6 +25,10 @@ typedef struct ap_strategy_ctx {
   const struct ap_graph *graph;
   /* Offsets fixed in advance, -1 for the requests to place (ap_plan_options.fixed_offsets). */
   const int64_t *fixed;
+  /* The problem's permitted overlaps (plan.h), validated; a strategy may ignore them (its
+   * disjoint plans stay valid). exact searches them. */
+  const ap_overlap *ov;
+  size_t nov;
 } ap_strategy_ctx;
 
 typedef struct ap_strategy_result {

@@ -52,6 +52,12 @@ int main(void) {
    * least any plan can have; best finds it. */
   snprintf(args, sizeof args, "plan %s --inplace", vww);
   expect(args, 0, "arena:        37,632 B (36.8 KiB)");
+  /* The lower bound counts that chain (pairwise, each step fits 37,248), and exact, which
+   * searches the overlaps, proves it. */
+  expect(args, 0, "lower bound:  37,632 B (36.8 KiB)");
+  snprintf(args, sizeof args, "plan %s --inplace --strategy exact", vww);
+  expect(args, 0, "arena:        37,632 B (36.8 KiB)");
+  expect(args, 0, "ratio:        1.000 (optimal)");
   snprintf(args, sizeof args, "plan %s --inplace --json", vww);
   expect(args, 0, "\"inplace\": true");
   snprintf(args, sizeof args, "plan %s --json", vww);

@@ -9,9 +9,9 @@
 static char dir[] = "/tmp/ap_test_solve_XXXXXX";
 
 static const char *write_file(const char *name, const char *text) {
-  static char path[4][512];
+  static char path[8][512];
   static int k;
-  char *p = path[k++ % 4];
+  char *p = path[k++ % 8];
   snprintf(p, 512, "%s/%s", dir, name);
   FILE *f = fopen(p, "w");
   CHECK(f != NULL);
@@ -72,6 +72,18 @@ int main(void) {
   size_t plan_len = 0;
   char *plan = (char *)ap_test_read_file(plan_path, &plan_len);
   const char *want_plan = "id,lower,upper,size,offset\n0,0,2,100,0\n1,1,3,50,100\n2,2,4,100,0\n";
+  CHECK(plan != NULL && plan_len == strlen(want_plan) && memcmp(plan, want_plan, plan_len) == 0);
+  free(plan);
+
+  /* Named ids, as MiniMalloc's examples/input.12.csv writes them: kept in --out. Same
+   * problem as abc.csv, so the same offsets. */
+  const char *named = write_file("named.csv", "id,lower,upper,size\nb1,0,2,100\nb2,1,3,50\n"
+                                              "b3,2,4,100\n");
+  snprintf(args, sizeof args, "%s --strategy tflite --out %s", named, plan_path);
+  CHECK_EQ(solve(args, &out, false), 0);
+  free(out);
+  plan = (char *)ap_test_read_file(plan_path, &plan_len);
+  want_plan = "id,lower,upper,size,offset\nb1,0,2,100,0\nb2,1,3,50,100\nb3,2,4,100,0\n";
   CHECK(plan != NULL && plan_len == strlen(want_plan) && memcmp(plan, want_plan, plan_len) == 0);
   free(plan);
 

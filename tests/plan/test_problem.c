@@ -100,8 +100,14 @@ static void test_csv_errors(void) {
   CHECK_STR(msg, "line 1: lower \"x\" is not an integer");
   CHECK_EQ(parse("0,0,1,8\n1,0,1,8kB\n", msg, NULL), AP_ERR_FORMAT);
   CHECK_STR(msg, "line 2: size \"8kB\" is not a positive integer");
-  CHECK_EQ(parse("a1,0,1,8\n", msg, NULL), AP_ERR_FORMAT);
-  CHECK_STR(msg, "line 1: id \"a1\" is not a non-negative integer");
+  CHECK_EQ(parse("a\"1,0,1,8\n", msg, NULL), AP_ERR_FORMAT);
+  CHECK_STR(msg, "line 1: id \"a\"1\" is neither a non-negative integer nor a name (1 to 255 "
+                 "printable ASCII characters, no '\"')");
+  CHECK_EQ(parse("a 1,0,1,8\n", msg, NULL), AP_ERR_FORMAT);
+  CHECK_EQ(parse("b1,0,1,8\nb2,0,2,8\nb1,1,2,8\n", msg, NULL), AP_ERR_FORMAT);
+  CHECK_STR(msg, "line 3: duplicate id b1 (first on line 1)");
+  CHECK_EQ(parse("99999999999999999999,0,1,8\n", msg, NULL), AP_ERR_FORMAT);
+  CHECK_CONTAINS(msg, "line 1: id \"99999999999999999999\" is out of range");
   CHECK_EQ(parse("id,lower,upper,size\n0,0,1\n", msg, NULL), AP_ERR_FORMAT);
   CHECK_STR(msg, "line 2: 3 fields, expected 4 (id,lower,upper,size)");
   CHECK_EQ(parse("0,0,1,8,9\n", msg, NULL), AP_ERR_FORMAT);
@@ -152,10 +158,48 @@ static void test_csv_million(void) {
   free(text);
 }
 
+/* MiniMalloc's own examples name their buffers (examples/input.12.csv: b1, b2, ...): a named
+ * request's id is its index, its name comes back, and numbers and names may mix. */
+static void test_csv_names(void) {
+  ap_problem *p = fresh();
+  const char *text = "id,lower,upper,size\nb1,0,3,4\n7,1,2,8\nx-y_z.9,2,4,2\n";
+  CHECK_EQ(ap_problem_parse_csv(p, text, strlen(text)), AP_OK);
+  CHECK_EQ(ap_problem_count(p), 3);
+  CHECK_STR(ap_problem_request_name(p, 0), "b1");
+  CHECK(ap_problem_request_name(p, 1) == NULL);
+  CHECK_EQ(ap_problem_requests(p)[1].id, 7);
+  CHECK_STR(ap_problem_request_name(p, 2), "x-y_z.9");
+  CHECK_EQ(ap_problem_requests(p)[0].id, 0);
+  CHECK_EQ(ap_problem_requests(p)[2].id, 2);
+  CHECK_EQ(ap_problem_requests(p)[2].last, 3);
+  CHECK(ap_problem_request_name(p, 3) == NULL);
+  CHECK(ap_problem_request_name(NULL, 0) == NULL);
+  /* A failing text leaves the problem (and its names) as they were. */
+  const char *bad = "c1,0,1,4\nc2,0,1,x\n";
+  CHECK_EQ(ap_problem_parse_csv(p, bad, strlen(bad)), AP_ERR_FORMAT);
+  CHECK_EQ(ap_problem_count(p), 3);
+  CHECK(ap_problem_request_name(p, 3) == NULL);
+  /* Many names: the name table grows with the requests. */
+  char big[200 * 24];
+  size_t len = 0;
+  for (int i = 0; i < 200; i++)
+    len += (size_t)snprintf(big + len, sizeof big - len, "buf%d,%d,%d,%d\n", i, i, i + 2, 16);
+  CHECK_EQ(ap_problem_parse_csv(p, big, len), AP_OK);
+  CHECK_EQ(ap_problem_count(p), 203);
+  CHECK_STR(ap_problem_request_name(p, 202), "buf199");
+  CHECK_STR(ap_problem_request_name(p, 0), "b1");
+  ap_plan *plan = NULL;
+  CHECK_EQ(ap_plan_create(p, &(ap_plan_options){.strategy = "best"}, &plan), AP_OK);
+  CHECK_EQ(ap_plan_check(p, ap_plan_offsets(plan), ap_plan_arena(plan), NULL, 0), AP_OK);
+  ap_plan_destroy(plan);
+  ap_problem_destroy(p);
+}
+
 int main(void) {
   test_add();
   test_csv_ok();
   test_csv_errors();
+  test_csv_names();
   test_csv_million();
   return ap_test_done();
 }

@@ -13,7 +13,9 @@ const ap_command cmd_solve = {
     "                       [--json] [--out PLAN.csv]\n"
     "\n"
     "Plans the requests of PROBLEM.csv: one per line, id,lower,upper,size, live over steps\n"
-    "[lower, upper) (upper exclusive); a header line is optional. Prints the arena, the\n"
+    "[lower, upper) (upper exclusive); a header line is optional. An id is a non-negative\n"
+    "integer or a name (as MiniMalloc's examples: b1), kept as given in --out. Prints the arena, "
+    "the\n"
     "lower bound, their ratio, whether the plan is optimal, the plan time, and\n"
     "'arena: BYTES bytes, N requests, R reused' (reused: placed on bytes that a request\n"
     "which ended earlier had used).\n"
@@ -65,9 +67,15 @@ static int write_plan(const char *path, const ap_problem *p, const ap_plan *plan
   const ap_request *r = ap_problem_requests(p);
   const uint64_t *off = ap_plan_offsets(plan);
   fprintf(f, "id,lower,upper,size,offset\n");
-  for (size_t i = 0; i < ap_problem_count(p); i++)
-    fprintf(f, "%llu,%d,%lld,%llu,%llu\n", (unsigned long long)r[i].id, (int)r[i].first,
-            (long long)r[i].last + 1, (unsigned long long)r[i].size, (unsigned long long)off[i]);
+  for (size_t i = 0; i < ap_problem_count(p); i++) {
+    const char *name = ap_problem_request_name(p, i); /* the CSV's own id when it named it */
+    if (name)
+      fprintf(f, "%s", name);
+    else
+      fprintf(f, "%llu", (unsigned long long)r[i].id);
+    fprintf(f, ",%d,%lld,%llu,%llu\n", (int)r[i].first, (long long)r[i].last + 1,
+            (unsigned long long)r[i].size, (unsigned long long)off[i]);
+  }
   if (fclose(f) != 0) return cli_fail(path, "cannot write: %s", strerror(errno));
   return AP_EXIT_OK;
 }
