@@ -128,6 +128,7 @@ class ap_interpreter_options(ctypes.Structure):
         ("arena", ctypes.c_void_p),
         ("arena_size", c_size),
         ("threads", ctypes.c_int),
+        ("kernels", ctypes.c_int),  # 0: fast (SIMD), 1: reference
         ("custom_ops", ctypes.c_void_p),
         ("custom_op_count", c_size),
         ("preserve_all", ctypes.c_bool),
@@ -135,6 +136,7 @@ class ap_interpreter_options(ctypes.Structure):
         ("max_input_count", c_size),
         ("max_loop_iterations", ctypes.c_uint64),
         ("inplace", ctypes.c_bool),
+        ("stream", ctypes.c_bool),
     ]
 
 
