@@ -18,6 +18,9 @@ CLI=$HOST/arenaplan
 # The strategy planning the arena, on the host (the header) and on the board (the same plan).
 # greedy_size: on these four models the same arena as best, with less code and heap.
 STRATEGY=${FW_STRATEGY:-greedy_size}
+# The smallest buffer: in place and streamed (FW_STREAM=0 plans without streamed segments).
+STREAM=--stream
+[ "${FW_STREAM:-1}" = 0 ] && STREAM=
 for t in arm-none-eabi-gcc qemu-system-arm; do
   command -v $t >/dev/null 2>&1 || { echo "test-mcu: $t missing (make setup)"; exit 77; }
 done
@@ -41,7 +44,8 @@ fails=0
 for m in $MODELS; do
   d=$OUT/$m
   mkdir -p "$d"
-  "$CLI" header "$SHARED/models/$m.tflite" --prefix MODEL --inplace --strategy "$STRATEGY" \
+  # shellcheck disable=SC2086
+  "$CLI" header "$SHARED/models/$m.tflite" --prefix MODEL --inplace $STREAM --strategy "$STRATEGY" \
     --model-array "$d/model_data.c" --ops "$d/ops.txt" >"$d/model_arena.h"
   if [ "$KERNELS" = all ]; then cp "$SRC/src/kernels/registry.c" "$d/registry_model.c"
   else python3 "$SRC/scripts/mcu_kernels.py" "$d/ops.txt" "$SRC/src/kernels/registry.c" \

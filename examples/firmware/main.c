@@ -17,8 +17,13 @@ extern const unsigned char MODEL_DATA[]; /* model_data.c, from --model-array */
 #ifndef FW_SEED
 #define FW_SEED 1u
 #endif
+/* The header says which plan its BUFFER_BYTES is for (--inplace, --stream): the interpreter
+ * must plan the same, or the buffer is too small. */
 #ifndef MODEL_INPLACE
 #define MODEL_INPLACE 0
+#endif
+#ifndef MODEL_STREAM
+#define MODEL_STREAM 0
 #endif
 static uint8_t buffer[MODEL_BUFFER_BYTES] __attribute__((aligned(MODEL_BUFFER_ALIGNMENT)));
 MODEL_ASSERT_BUFFER_FITS(sizeof buffer);
@@ -121,6 +126,7 @@ int main(void) {
   o.arena = buffer;
   o.arena_size = sizeof buffer;
   o.inplace = MODEL_INPLACE;
+  o.stream = MODEL_STREAM;
 #ifdef FW_STRATEGY
   o.strategy = FW_STRATEGY; /* the header's --strategy: its BUFFER_BYTES is this plan's */
 #endif
