@@ -19,18 +19,14 @@ static const char script[] =
     "r.addEventListener('mousemove',function(e){var d=r.dataset;"
     "tip.textContent=d.name+'\\n'+d.kind+' '+d.shape+'\\n'+Number(d.bytes).toLocaleString('en-US')"
     "+' bytes at offset '+Number(d.offset).toLocaleString('en-US')+'\\nlives steps '+d.first+"
-    "'..'+d.last;tip.style.display='block';tip.style.left=(e.clientX+14)+'px';"
+    "'..'+d.last+(d.ring?'\\n'+d.ring:'');tip.style.display='block';tip.style.left=(e.clientX+14)+'"
+    "px';"
     "tip.style.top=(e.clientY+14)+'px';});"
     "r.addEventListener('mouseleave',function(){tip.style.display='none';});});})();";
 
-/* "93,568": the page is read by people. */
 static void thousands(FILE *f, uint64_t v) {
-  char d[24];
-  int n = snprintf(d, sizeof d, "%" PRIu64, v);
-  for (int i = 0; i < n; i++) {
-    if (i && (n - i) % 3 == 0) fputc(',', f);
-    fputc(d[i], f);
-  }
+  char d[32];
+  fputs(report_thousands(d, sizeof d, v), f);
 }
 
 static void row(FILE *f, const char *what, uint64_t bytes, uint64_t total, const char *note) {
@@ -62,7 +58,11 @@ ap_status ap_report_write_html(const ap_report *r, FILE *f) {
   row(f, "interpreter tables", e->tables, e->total,
       e->from_runtime ? "measured" : "unknown: the runtime could not allocate the model");
   row(f, "total", e->total, e->total, "");
-  fprintf(f, "</table>\n<p>Hover a rectangle to see its tensor.</p>\n<div id=\"map\">\n");
+  fprintf(f, "</table>\n<p>Hover a rectangle to see its tensor.%s</p>\n<div id=\"map\">\n",
+          report_has_rings(r)
+              ? " Hatched: a streamed segment's ring, a few rows of a map that never exists "
+                "whole."
+              : "");
   ap_status s = report_write_svg_inline(r, f);
   fprintf(f, "</div>\n<div id=\"tip\"></div>\n<script>%s</script>\n</body>\n</html>\n", script);
   return s != AP_OK ? s : ferror(f) ? AP_ERR_IO : AP_OK;

@@ -3,6 +3,7 @@
  * problem, so the picture, the peak and the estimate all describe one arena. */
 #include "report_internal.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 static ap_status fail(ap_report *r, ap_status s, const char *msg) {
@@ -389,6 +390,22 @@ const char *report_shape(const ap_report *r, const ap_report_request *q, char *b
   for (size_t i = 0; i < ti.shape.n && o < size; i++)
     o += (size_t)snprintf(buf + o, size - o, "%s%d", i ? "," : "", ti.shape.v[i]);
   if (o < size) snprintf(buf + o, size - o, "]");
+  return buf;
+}
+
+bool report_has_rings(const ap_report *r) {
+  return r && r->mp && ap_graph_segment_count(ap_model_plan_graph(r->mp)) > 0;
+}
+
+const char *report_thousands(char *buf, size_t size, uint64_t v) {
+  char d[24];
+  int n = snprintf(d, sizeof d, "%" PRIu64, v);
+  size_t o = 0;
+  for (int i = 0; i < n && o + 2 < size; i++) {
+    if (i && (n - i) % 3 == 0) buf[o++] = ',';
+    buf[o++] = d[i];
+  }
+  if (size) buf[o < size ? o : size - 1] = '\0';
   return buf;
 }
 

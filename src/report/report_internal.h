@@ -11,7 +11,7 @@ struct ap_report {
   const ap_model *model;
   char strategy[32];
   uint64_t alignment;
-  bool inplace; /* planned with in-place sharing (the runtime must be told the same) */
+  bool inplace;          /* planned with in-place sharing (the runtime must be told the same) */
   bool stream;           /* streamed segments asked for (the runtime must be told the same) */
   bool runtime_streamed; /* the runtime kept a plan with segments */
   ap_model_plan *mp;
@@ -35,6 +35,10 @@ struct ap_report {
 ap_status report_live_bytes(ap_report *r);
 /* "[1,96,96,1]" for a request's tensor ("" for scratch) into buf. */
 const char *report_shape(const ap_report *r, const ap_report_request *q, char *buf, size_t size);
+/* The plan has streamed segments, whose rings the map hatches. */
+bool report_has_rings(const ap_report *r);
+/* "93,568" into buf (people read the HTML page). */
+const char *report_thousands(char *buf, size_t size, uint64_t v);
 /* Writes s with <, >, &, " and ' escaped for XML text and attributes. */
 void report_xml_escape(FILE *f, const char *s);
 

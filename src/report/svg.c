@@ -1,5 +1,6 @@
 /* The memory map as SVG: x = step, y = offset (0 at the bottom), one rectangle per request
- * coloured by kind, the live-bytes curve (the lower bound per step) over it, the arena line. */
+ * coloured by kind, the live-bytes curve (the lower bound per step) over it, the arena line.
+ * A streamed segment's ring is hatched: it holds a few rows of a map that never exists whole. */
 #include "report_internal.h"
 
 #include <inttypes.h>
@@ -12,6 +13,7 @@
 #define BOTTOM 50.0
 
 static const char *const colour[] = {"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1"};
+#define RING_FILL "url(#ring-hatch)"
 
 typedef struct scale {
   double sx, sy;
@@ -61,6 +63,11 @@ static void axes(const ap_report *r, const scale *c, uint64_t ymax, FILE *f) {
     fprintf(f, "<text x=\"%.1f\" y=\"22\">%s</text>\n", x + 16, ap_request_kind_name(k));
     x += 110;
   }
+  if (report_has_rings(r)) {
+    fprintf(f, "<rect x=\"%.1f\" y=\"12\" width=\"12\" height=\"12\" fill=\"%s\"/>", x, RING_FILL);
+    fprintf(f, "<text x=\"%.1f\" y=\"22\">ring (rows)</text>\n", x + 16);
+    x += 90;
+  }
   fprintf(f,
           "<line x1=\"%.1f\" y1=\"18\" x2=\"%.1f\" y2=\"18\" stroke=\"#d62728\" "
           "stroke-width=\"2\"/><text x=\"%.1f\" y=\"22\">live bytes (lower bound per step)"
@@ -68,18 +75,40 @@ static void axes(const ap_report *r, const scale *c, uint64_t ymax, FILE *f) {
           x, x + 20, x + 24);
 }
 
+/* "ring: 3 rows of 48 (1,152 B) in place of the whole map of 18,432 B" when request q is a
+ * streamed segment's ring; "" otherwise. */
+static const char *ring_note(const ap_report *r, const ap_report_request *q, char *buf,
+                             size_t size) {
+  ap_tensor_info ti;
+  buf[0] = '\0';
+  uint32_t rows = q->tensor >= 0 ? ap_graph_ring_rows(ap_model_plan_graph(r->mp), q->id) : 0;
+  if (!rows || ap_model_tensor(r->model, q->subgraph, (size_t)q->tensor, &ti) != AP_OK ||
+      ti.shape.n < 2)
+    return buf;
+  char ring[32], whole[32];
+  snprintf(buf, size, "ring: %u row%s of %d (%s B) in place of the whole map of %s B",
+           (unsigned)rows, rows == 1 ? "" : "s", ti.shape.v[1],
+           report_thousands(ring, sizeof ring, q->bytes),
+           report_thousands(whole, sizeof whole, ti.bytes));
+  return buf;
+}
+
 static void rects(const ap_report *r, const scale *c, FILE *f) {
-  char shape[256];
+  char shape[256], ring[160];
   fprintf(f, "<g class=\"requests\" stroke=\"#fff\" stroke-width=\"0.5\">\n");
   for (size_t i = 0; i < r->req_count; i++) {
     const ap_report_request *q = &r->req[i];
     double x = px(c, q->first), w = (double)(q->last - q->first + 1) * c->sx;
     double y = py(c, (double)(q->offset + q->bytes)), h = (double)q->bytes * c->sy;
     if (h < 0.5) h = 0.5; /* keep a tiny request visible and hoverable */
+    ring_note(r, q, ring, sizeof ring);
     fprintf(f,
             "<rect class=\"req\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\" "
-            "data-id=\"%" PRIu64 "\" data-kind=\"%s\" data-name=\"",
-            x, y, w, h, colour[q->kind], q->id, ap_request_kind_name(q->kind));
+            "data-id=\"%" PRIu64 "\" data-kind=\"%s\" ",
+            x, y, w, h, ring[0] ? RING_FILL : colour[q->kind], q->id,
+            ap_request_kind_name(q->kind));
+    if (ring[0]) fprintf(f, "data-ring=\"%s\" ", ring);
+    fprintf(f, "data-name=\"");
     if (q->kind == AP_REQ_SCRATCH) {
       fprintf(f, "scratch of op %d (", q->op);
       report_xml_escape(f, ap_report_op_name(r, q->subgraph, q->op));
@@ -95,8 +124,8 @@ static void rects(const ap_report *r, const scale *c, FILE *f) {
       fprintf(f, "scratch of op %d", q->op);
     else
       report_xml_escape(f, q->name);
-    fprintf(f, " %s %" PRIu64 " bytes at %" PRIu64 ", steps %d..%d</title></rect>\n", shape,
-            q->bytes, q->offset, q->first, q->last);
+    fprintf(f, " %s %" PRIu64 " bytes at %" PRIu64 ", steps %d..%d%s%s</title></rect>\n", shape,
+            q->bytes, q->offset, q->first, q->last, ring[0] ? "; " : "", ring);
   }
   fprintf(f, "</g>\n");
 }
@@ -130,6 +159,15 @@ static ap_status write_svg(const ap_report *r, FILE *f, bool standalone) {
           "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n"
           "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#fff\"/>\n",
           W, H, W, H, W, H);
+  /* Rings: the intermediates' colour crossed by white diagonals. */
+  if (report_has_rings(r))
+    fprintf(f,
+            "<defs><pattern id=\"ring-hatch\" width=\"6\" height=\"6\" "
+            "patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
+            "<rect width=\"6\" height=\"6\" fill=\"%s\"/>"
+            "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#fff\" stroke-width=\"3\"/>"
+            "</pattern></defs>\n",
+            colour[AP_REQ_INTERMEDIATE]);
   axes(r, &c, ymax, f);
   rects(r, &c, f);
   curve(r, &c, f);
