@@ -7,9 +7,7 @@
 #include "arenaplan/arenaplan.h"
 #include "test.h"
 
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* The models that TFLite Micro runs and we do (the oracle has outputs for them): the 14 of
  * issue 4, then issue 8's stateful ones (LSTM, SVDF) and control-flow ones (WHILE, CALL_ONCE,
@@ -159,14 +157,6 @@ static inline bool oracle_invoke(ap_interpreter *it, const char *name, uint64_t 
 static inline void oracle_compare(const char *rel, const void *data, size_t bytes) {
   char path[4096];
   size_t n = 0;
-  /* AP_ORACLE_SKIP=<prefix> (make test-aarch64): files whose bytes come from a libm that is
-   * not bit-identical there (glibc's tanhf: expm1f on AArch64 vs x86-64), reported, not compared.
-   */
-  const char *skip = getenv("AP_ORACLE_SKIP");
-  if (skip && *skip && strncmp(rel, skip, strlen(skip)) == 0) {
-    fprintf(stderr, "oracle: %s skipped (AP_ORACLE_SKIP)\n", rel);
-    return;
-  }
   uint8_t *want = ap_test_read_file(ap_test_path(path, sizeof path, "oracle/tflm/%s", rel), &n);
   CHECK_MSG(want != NULL, "cannot read %s", path);
   if (!want) return;
