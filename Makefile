@@ -10,7 +10,7 @@ CMAKE_FLAGS ?=
 AP_SHARED ?= ../shared
 PREFIX ?= /usr/local
 
-.PHONY: mcu test-mcu all setup demo test test-fast test-asan test-tsan bench clean format install fuzz fuzz-build fuzz-ci
+.PHONY: mcu test-mcu test-aarch64 all setup demo test test-fast test-asan test-tsan bench clean format install fuzz fuzz-build fuzz-ci
 
 all: $(BUILD)/Makefile
 	cmake --build $(BUILD) -j $(JOBS)
@@ -44,6 +44,21 @@ mcu:
 test-mcu: all mcu
 	sh scripts/test_mcu.sh $(BUILD) $(MCU_BUILD) $(AP_SHARED)
 
+# The library and three tests cross-built for AArch64 Linux (cmake/aarch64-linux-gnu.cmake,
+# build-aarch64/) and run under qemu-aarch64: the fast kernels' and expm1f tests, both oracles (the
+# model oracle with fast and reference kernels), byte for byte as on x86-64.
+AARCH64_BUILD ?= build-aarch64
+AARCH64_TESTS ?= kernels_test_fast_kernels kernels_test_expm1f runtime_test_oracle \
+	runtime_test_oracle_ops
+test-aarch64:
+	# Configured every time (2 s): the tests are globbed, and --target needs them known.
+	cmake -S . -B $(AARCH64_BUILD) -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
+	  $(CMAKE_FLAGS) >/dev/null
+	cmake --build $(AARCH64_BUILD) -j $(JOBS) --target $(AARCH64_TESTS)
+	cd $(AARCH64_BUILD) && ctest --output-on-failure -j $(JOBS) \
+	  -R '^($(shell echo $(AARCH64_TESTS) | tr ' ' '|'))$$'
+	cd $(AARCH64_BUILD) && AP_TEST_KERNELS=reference ctest --output-on-failure -R '^runtime_test_oracle$$'
+
 demo: setup all
 	sh scripts/demo.sh $(BUILD)
 
@@ -53,6 +68,8 @@ demo: setup all
 test: setup test-fast test-asan test-tsan
 	@if command -v arm-none-eabi-gcc >/dev/null 2>&1 && command -v qemu-system-arm >/dev/null 2>&1; \
 	then $(MAKE) test-mcu; else echo "test: no arm-none-eabi-gcc/qemu-system-arm: test-mcu skipped"; fi
+	@if command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 && command -v qemu-aarch64 >/dev/null 2>&1; \
+	then $(MAKE) test-aarch64; else echo "test: no aarch64-linux-gnu-gcc/qemu-aarch64: test-aarch64 skipped"; fi
 
 test-fast: all
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

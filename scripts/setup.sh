@@ -28,6 +28,9 @@ ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a >/dev/null 2>&1 
 command -v arm-none-eabi-gcc >/dev/null 2>&1 || need="$need gcc-arm-none-eabi"
 [ -f /usr/lib/arm-none-eabi/newlib/libc.a ] || need="$need libnewlib-arm-none-eabi"
 command -v qemu-system-arm >/dev/null 2>&1 || need="$need qemu-system-arm"
+# The AArch64 Linux cross build and its tests under QEMU's user mode (make test-aarch64).
+command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || need="$need gcc-aarch64-linux-gnu"
+command -v qemu-aarch64 >/dev/null 2>&1 || need="$need qemu-user"
 if [ -z "$need" ]; then
   echo "setup: all build and test dependencies present"
   exit 0

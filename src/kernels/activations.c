@@ -4,6 +4,7 @@
  * uint8 RELU and RELU6 follow the same formulas; uint8 LOGISTIC and TANH are TFLite's reference
  * lookup tables (lut_uint8.c), rebuilt from the tensors' quantization at each eval. */
 #include "kernels/kernels.h"
+#include "kernels/kops_arm64.h"
 #include "kernels/kops_detect.h"
 #include "kernels/kops_elem16.h"
 #include "kernels/quant.h"
@@ -182,7 +183,7 @@ ap_status ap_unary_eval_scratch(const ap_unary_params *p, const ap_ktensor *inpu
       case AP_KUN_RELU: y[i] = v < 0.0f ? 0.0f : v; break;
       case AP_KUN_RELU6: y[i] = v > 6.0f ? 6.0f : v < 0.0f ? 0.0f : v; break;
       case AP_KUN_LOGISTIC: y[i] = ap_klogistic_f(v); break;
-      default: y[i] = tanhf(v); break;
+      default: y[i] = ap_ktanhf(v); break;
       }
     }
     return AP_OK;

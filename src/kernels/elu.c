@@ -1,6 +1,7 @@
 /* ELU (TFLite Micro's elu.cc): float x < 0 ? expm1(x) : x; int8 through the formula of its
  * 256-entry table (dequantize, exp(x) - 1 below zero, requantize in float), one element at a
  * time instead of a table kept per op. */
+#include "kernels/kops_arm64.h"
 #include "kernels/kops_elem16.h"
 #include "kernels/quant.h"
 
@@ -25,7 +26,7 @@ static int8_t elu_q(const ap_kx_params *p, int8_t x) {
 }
 
 static float elu_f(float x) {
-  return x < 0.0f ? expm1f(x) : x;
+  return x < 0.0f ? ap_kexpm1f(x) : x;
 }
 
 ap_status ap_kx_elu_eval(ap_kctx *c) {

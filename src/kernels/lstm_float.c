@@ -1,6 +1,7 @@
 /* One time step of the float32 LSTM: TFLite Micro's LstmStep<float, float, float, float> over
  * reference_ops::FullyConnected (each dot product summed from 0 in depth order, then the bias),
  * Logistic (with its cutoffs), tanhf and Mul, in the same order of float operations. */
+#include "kernels/kops_arm64.h"
 #include "kernels/lstm.h"
 
 #include <math.h>
@@ -26,7 +27,7 @@ static void gate(const ap_lstm_params *p, const ap_ktensor *const *in, int g, in
   fc(h, rows, p->n_state, in[AP_LSTM_R_INPUT + g]->data, NULL, p->n_state, tmp);
   for (size_t i = 0; i < n; i++) {
     float v = out[i] + tmp[i];
-    out[i] = g == AP_LSTM_GATE_C ? tanhf(v) : ap_klogistic_f(v);
+    out[i] = g == AP_LSTM_GATE_C ? ap_ktanhf(v) : ap_klogistic_f(v);
   }
 }
 
@@ -50,6 +51,6 @@ void ap_lstm_step_float(const ap_lstm_params *p, const ap_ktensor *const *in, in
   }
   gate(p, in, AP_LSTM_GATE_O, rows, x, h, b1, b3);
   for (size_t i = 0; i < n; i++)
-    h[i] = tanhf(cell[i]) * b1[i];
+    h[i] = ap_ktanhf(cell[i]) * b1[i];
   memcpy(out, h, n * sizeof *out);
 }

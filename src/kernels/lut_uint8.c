@@ -1,6 +1,7 @@
 /* TFLite's 8-bit lookup tables (LUTPopulate<uint8_t/int8_t> in kernels/internal/common.h):
  * TFLite's reference LOGISTIC and TANH for uint8 evaluate the float function on every one of
  * the 256 dequantized inputs and requantize, in float, rounding half away from zero. */
+#include "kernels/kops_arm64.h"
 #include "kernels/kops_detect.h"
 #include "kernels/quant.h"
 
@@ -16,7 +17,7 @@ void ap_kdetect_lut8(int type, int op, float in_scale, int32_t in_zp, float out_
   const float inverse = 1 / out_scale;
   for (int32_t v = lo; v <= hi; v++) {
     float x = in_scale * (float)(v - in_zp);
-    float y = op == AP_KUN_LOGISTIC ? logistic_f(x) : tanhf(x);
+    float y = op == AP_KUN_LOGISTIC ? logistic_f(x) : ap_ktanhf(x);
     float r = ap_kq_roundf(y * inverse);
     /* rescaled + zero point, in float, then truncated to int32 as TFLite's static_cast; the
      * clamp first keeps the conversion defined for out-of-range values. */

@@ -8,6 +8,7 @@
  * filters plus the bias; int8: rescaled to the output and saturated (TFLite Micro applies no
  * fused activation there), float: the fused activation. */
 #include "kernels/kops.h"
+#include "kernels/kops_arm64.h"
 #include "kernels/quant.h"
 
 #include <math.h>
@@ -115,7 +116,7 @@ static float activate(int act, float a) {
   case AP_KACT_RELU: return 0.0f > a ? 0.0f : a;
   case AP_KACT_RELU_N1_TO_1: a = a < 1.0f ? a : 1.0f; return -1.0f > a ? -1.0f : a;
   case AP_KACT_RELU6: a = a < 6.0f ? a : 6.0f; return 0.0f > a ? 0.0f : a;
-  case AP_KACT_TANH: return tanhf(a);
+  case AP_KACT_TANH: return ap_ktanhf(a);
   case AP_KACT_SIGN_BIT: return signbit(a) ? 1.0f : 0.0f;
   default: return a;
   }
