@@ -187,6 +187,8 @@ int main(void) {
   CHECK(models >= 16);
   /* Some models' orders change (else this tests only the stored orders). */
   CHECK(changed >= 1);
-  CHECK(alt >= 5);
+  /* Five models take a second order (dp_net_float, dynamic_shapes, the two ResNets, movenet);
+   * under the sanitizers the three whose naive arena is above 1 MiB are skipped. */
+  CHECK(alt >= (ORACLE_SANITIZED ? 2u : 5u));
   return ap_test_done();
 }
