@@ -126,6 +126,11 @@ typedef struct ap_fast_level {
   void (*fconv)(const ap_fconv *c, int32_t r0, int32_t r1);
   /* Float ADD/SUB of same-shape tensors, then the clamp (NULL: the reference's). */
   void (*fadd)(const ap_binary_params *p, const float *a, const float *b, float *out, size_t n);
+  /* Fields added per work stream (NULL in a level that lacks them: the reference runs). */
+  /* -- int8speed -- */
+  /* -- float -- */
+  /* -- fastops -- */
+  /* -- stream3 -- */
 } ap_fast_level;
 
 extern const ap_fast_level ap_fast_generic;

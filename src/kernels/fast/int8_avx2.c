@@ -414,17 +414,22 @@ const ap_gemm_kit ap_fast_avx2_outer = {4,
                                         outer_gemm};
 
 const ap_fast_level ap_fast_avx2 = {
-    "avx2",
-    AP_SIMD_AVX2,
-    {4, packed_bytes, pack, ap_fast_avx2_arow_bytes, ap_fast_avx2_arow, gemm},
-    &ap_fast_avx2_outer,
-    128,
-    1u << 20,
-    ap_fast_avx2_dw,
-    ap_fast_avx2_fc,
-    ap_fast_avx2_add,
-    ap_fast_avx2_fconv,
-    ap_fast_avx2_fadd};
+    .name = "avx2",
+    .level = AP_SIMD_AVX2,
+    .gemm = {4, packed_bytes, pack, ap_fast_avx2_arow_bytes, ap_fast_avx2_arow, gemm},
+    .outer = &ap_fast_avx2_outer,
+    .outer_min_m = 128,
+    .outer_max_bytes = 1u << 20,
+    .dw = ap_fast_avx2_dw,
+    .fc = ap_fast_avx2_fc,
+    .add = ap_fast_avx2_add,
+    .fconv = ap_fast_avx2_fconv,
+    .fadd = ap_fast_avx2_fadd,
+    /* -- int8speed -- */
+    /* -- float -- */
+    /* -- fastops -- */
+    /* -- stream3 -- */
+};
 #else
 typedef int ap_fast_avx2_unused; /* x86-64 only */
 #endif

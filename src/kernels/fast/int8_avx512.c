@@ -186,17 +186,23 @@ static const ap_gemm_kit outer = {4,
                                   ap_fast_avx2_arow,
                                   outer_gemm_vnni};
 
-const ap_fast_level ap_fast_avx512 = {"avx512",
-                                      AP_SIMD_AVX512,
-                                      {4, packed_bytes, pack, arow_bytes, arow, gemm},
-                                      &outer,
-                                      128,
-                                      1u << 20,
-                                      ap_fast_avx2_dw,
-                                      ap_fast_avx2_fc,
-                                      ap_fast_avx2_add,
-                                      ap_fast_avx2_fconv,
-                                      ap_fast_avx2_fadd};
+const ap_fast_level ap_fast_avx512 = {
+    .name = "avx512",
+    .level = AP_SIMD_AVX512,
+    .gemm = {4, packed_bytes, pack, arow_bytes, arow, gemm},
+    .outer = &outer,
+    .outer_min_m = 128,
+    .outer_max_bytes = 1u << 20,
+    .dw = ap_fast_avx2_dw,
+    .fc = ap_fast_avx2_fc,
+    .add = ap_fast_avx2_add,
+    .fconv = ap_fast_avx2_fconv,
+    .fadd = ap_fast_avx2_fadd,
+    /* -- int8speed -- */
+    /* -- float -- */
+    /* -- fastops -- */
+    /* -- stream3 -- */
+};
 #else
 typedef int ap_fast_avx512_unused; /* x86-64 only */
 #endif

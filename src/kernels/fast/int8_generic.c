@@ -87,14 +87,14 @@ static void fc(const ap_qfc *f, int32_t u0, int32_t u1) {
   }
 }
 
-const ap_fast_level ap_fast_generic = {"generic",
-                                       AP_SIMD_GENERIC,
-                                       {1, packed_bytes, pack, arow_bytes, arow, gemm},
-                                       NULL,
-                                       0,
-                                       0,
-                                       dw,
-                                       fc,
-                                       NULL,
-                                       NULL,
-                                       NULL};
+const ap_fast_level ap_fast_generic = {
+    .name = "generic",
+    .level = AP_SIMD_GENERIC,
+    .gemm = {1, packed_bytes, pack, arow_bytes, arow, gemm},
+    .dw = dw,
+    .fc = fc,
+    /* -- int8speed -- */
+    /* -- float -- */
+    /* -- fastops -- */
+    /* -- stream3 -- */
+};

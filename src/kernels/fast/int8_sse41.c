@@ -128,17 +128,17 @@ static void dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws) {
   ap_fast_generic.dw(d, b, oy0, oy1, ws);
 }
 
-const ap_fast_level ap_fast_sse41 = {"sse41",
-                                     AP_SIMD_SSE41,
-                                     {4, packed_bytes, pack, arow_bytes, arow, gemm},
-                                     NULL,
-                                     0,
-                                     0,
-                                     dw,
-                                     fc,
-                                     NULL,
-                                     NULL,
-                                     NULL};
+const ap_fast_level ap_fast_sse41 = {
+    .name = "sse41",
+    .level = AP_SIMD_SSE41,
+    .gemm = {4, packed_bytes, pack, arow_bytes, arow, gemm},
+    .dw = dw,
+    .fc = fc,
+    /* -- int8speed -- */
+    /* -- float -- */
+    /* -- fastops -- */
+    /* -- stream3 -- */
+};
 #else
 typedef int ap_fast_sse41_unused; /* x86-64 only */
 #endif
