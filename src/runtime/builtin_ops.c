@@ -201,6 +201,7 @@ static ap_status run_prepare(ap_op_context *c, int data, ap_ktensor *kin, ap_kte
   ap_kctx k = {(const ap_ktensor *const *)pin, (int)nin, pout, (int)nout, &kopt, params, NULL, &e};
   *scratch = 0;
   c->kernel_called = true;
+  c->it->prepare_calls++;
   s = rt_op_builtin(c->op)->prepare(&k, scratch);
   if (s != AP_OK) return ap_op_fail(c, s, "%s", e.msg);
   c->kernel_prepared = true;

@@ -140,3 +140,7 @@ ap_status rt_ready_eval(ap_interpreter *it, uint32_t sg, uint32_t k, const rt_op
     return ap_op_fail(&c, s, "needs %zu bytes of scratch that were not planned", r->scratch);
   return ap_op_fail(&c, s, "%s", e.msg[0] ? e.msg : ap_status_name(s));
 }
+
+uint64_t rt_prepare_calls(const ap_interpreter *it) {
+  return it ? it->prepare_calls : 0;
+}

@@ -109,7 +109,8 @@ struct ap_interpreter {
   uint64_t max_loop_iterations; /* 0: none */
   bool inplace;
   bool stream;
-  bool keep_prepared; /* options.prepare: builtin ops keep their prepare's results (ready.c) */
+  bool keep_prepared;     /* options.prepare: builtin ops keep their prepare's results (ready.c) */
+  uint64_t prepare_calls; /* builtin kernels' prepare calls so far (tests count them) */
   /* Streamed segments after allocate (stream.c; tables memory), per op of subgraph 0: [2k] the
    * length of the segment starting at op k (0: none), [2k+1] the ring rows of its output
    * (0: whole). NULL when nothing streams. */
@@ -247,6 +248,8 @@ ap_status rt_ready_keep(ap_op_context *c, ap_ktensor *const *pin, ap_ktensor *co
 ap_status rt_ready_bind(ap_interpreter *it);
 void rt_ready_clear(ap_interpreter *it);
 ap_status rt_ready_eval(ap_interpreter *it, uint32_t sg, uint32_t k, const rt_op *o);
+/* Builtin kernels' prepare calls so far (tests/runtime/test_prepare_once.c reads it). */
+uint64_t rt_prepare_calls(const ap_interpreter *it);
 /* data, or for an empty tensor (no bytes planned) a non-NULL pointer nothing goes through. */
 void *rt_data_or_empty(const ap_ktensor *k, void *data);
 

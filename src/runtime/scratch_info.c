@@ -19,8 +19,8 @@ static ap_status each_scratch(const ap_interpreter *cit,
         continue;
       }
       if (!o->ext) continue;
-      ap_op_context c = {.it = it, .subgraph = (uint32_t)sg, .index = (uint32_t)k,
-                         .phase = RT_EVAL, .op = o};
+      ap_op_context c = {
+          .it = it, .subgraph = (uint32_t)sg, .index = (uint32_t)k, .phase = RT_EVAL, .op = o};
       ap_status s = ap_model_op(it->model, sg, k, &c.info);
       size_t bytes = 0;
       if (s == AP_OK) {
