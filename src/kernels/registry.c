@@ -1,6 +1,7 @@
 /* One adapter per builtin: unpacks the generic context into the family's prepare/eval. */
 #include "kernels/registry.h"
 #include "kernels/fast/fast.h"
+#include "kernels/fast/fastops.h"
 #include "kernels/kops.h"
 #include "kernels/kops_datamove.h"
 #include "kernels/kops_detect.h"
@@ -79,10 +80,14 @@ static ap_status conv_prep(ap_kctx *c, size_t *scratch) {
   *scratch = p->scratch_bytes;
   if (s == AP_OK && !ap_fast_conv_scratch(c->options->exec, p, in(c, 0), in(c, 1), scratch))
     ap_fast_fconv_scratch(c->options->exec, p, in(c, 0), in(c, 1), scratch);
+  if (s == AP_OK) ap_fast_u8conv_scratch(c->options->exec, p, in(c, 0), in(c, 1), scratch);
   return s;
 }
 static ap_status conv_run(ap_kctx *c) {
   ap_status s;
+  if (ap_fast_u8conv_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
+                          c->scratch, &s))
+    return s;
   if (ap_fast_conv_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
                         c->scratch, &s) ||
       ap_fast_fconv_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
@@ -98,10 +103,14 @@ static ap_status dw_prep(ap_kctx *c, size_t *scratch) {
                                      p, c->err);
   *scratch = p->scratch_bytes;
   if (s == AP_OK) ap_fast_dw_scratch(c->options->exec, p, in(c, 0), in(c, 1), scratch);
+  if (s == AP_OK) ap_fast_u8dw_scratch(c->options->exec, p, in(c, 0), in(c, 1), scratch);
   return s;
 }
 static ap_status dw_run(ap_kctx *c) {
   ap_status s;
+  if (ap_fast_u8dw_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
+                        c->scratch, &s))
+    return s;
   if (ap_fast_dw_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
                       c->scratch, &s))
     return s;
@@ -119,6 +128,9 @@ static ap_status fc_prep(ap_kctx *c, size_t *scratch) {
 }
 static ap_status fc_run(ap_kctx *c) {
   ap_status s;
+  if (ap_fast_u8fc_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
+                        &s))
+    return s;
   if (ap_fast_fc_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
                       c->scratch, &s))
     return s;

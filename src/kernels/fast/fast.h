@@ -130,8 +130,13 @@ typedef struct ap_fast_level {
   /* -- int8speed -- */
   /* -- float -- */
   /* -- fastops -- */
+  /* The kernels of fastops.h (uint8 ops); NULL: the reference's. */
+  const struct ap_fastops *ops;
   /* -- stream3 -- */
 } ap_fast_level;
+
+/* The fastops tables (fastops.h) the levels point at. */
+extern const struct ap_fastops ap_fastops_generic, ap_fastops_avx2;
 
 extern const ap_fast_level ap_fast_generic;
 #if defined(__x86_64__) || defined(_M_X64)
