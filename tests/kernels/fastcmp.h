@@ -19,9 +19,11 @@ static int fc_ncfg;
 static ap_port_workers *fc_w2, *fc_w3;
 
 static void fc_add_level(const ap_fast_level *l) {
-  fc_cfgs[fc_ncfg++] = (fc_cfg){{l, NULL, 1, 1}, l->name};
-  fc_cfgs[fc_ncfg++] = (fc_cfg){{l, fc_w2, 2, 1}, l->name};
-  fc_cfgs[fc_ncfg++] = (fc_cfg){{l, fc_w3, 3, 1}, l->name};
+  fc_cfgs[fc_ncfg++] = (fc_cfg){{.level = l, .threads = 1, .parallel_min = 1}, l->name};
+  fc_cfgs[fc_ncfg++] =
+      (fc_cfg){{.level = l, .workers = fc_w2, .threads = 2, .parallel_min = 1}, l->name};
+  fc_cfgs[fc_ncfg++] =
+      (fc_cfg){{.level = l, .workers = fc_w3, .threads = 3, .parallel_min = 1}, l->name};
 }
 
 /* Every level the CPU has, with 1-3 threads. */

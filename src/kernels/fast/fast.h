@@ -171,6 +171,9 @@ typedef struct ap_kexec {
   /* Work (multiply-adds) below which an op stays on one thread; 0: about 1M (tests lower it
    * to split small ops). */
   uint64_t parallel_min;
+  /* AP_KERNELS_SMALL: the most scratch bytes an op's fast path may add to its reference
+   * kernel's (ap_fast_bounded); 0: no bound. */
+  size_t small_extra;
 } ap_kexec;
 
 /* The level for the CPU's features, capped by AP_SIMD (generic, sse41, avx2, avx512) when it

@@ -72,6 +72,21 @@ static inline uint8_t ap_fast_u8requant(int32_t acc, const ap_u8q *q) {
 /* Generic kernels the wider tables fall back on for shapes they do not cover. */
 void ap_fastops_generic_u8dw(const ap_u8dw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws);
 
+/* AP_KERNELS_SMALL for the registry's adapters. need(x, c, scratch): the op's fast path
+ * under exec x and its scratch bytes (false: none). Returns the exec the op's eval runs with:
+ * the interpreter's, or (in tmp) the same on one thread, or on one thread without packed
+ * weights, or NULL (the reference kernel) when the fast path would add more than
+ * x->small_extra bytes to the reference's `ref`; *scratch: the bytes to plan. With eval and
+ * no bound, returns the interpreter's exec without calling need. */
+struct ap_kctx;
+typedef bool (*ap_fast_need)(const ap_kexec *x, struct ap_kctx *c, size_t *scratch);
+typedef struct ap_fast_small {
+  ap_kexec x;
+  ap_fast_level level;
+} ap_fast_small;
+const ap_kexec *ap_fast_bounded(struct ap_kctx *c, ap_fast_need need, size_t ref, bool eval,
+                                ap_fast_small *tmp, size_t *scratch);
+
 /* Hooks for the registry's adapters, as fast.h's. */
 bool ap_fast_u8conv_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                             const ap_ktensor *f, size_t *scratch);
