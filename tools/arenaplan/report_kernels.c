@@ -6,16 +6,12 @@
 
 static const int order[3] = {AP_KERNELS_REFERENCE, AP_KERNELS_SMALL, AP_KERNELS_FAST};
 
-/* The three choices list the same scratch requests (the same ops, in plan order). */
-static bool same_ops(const ap_report_kernels *k[3]) {
-  for (int i = 0; i < 3; i++)
-    if (!k[i] || !k[i]->ok || k[i]->scratch_count != k[0]->scratch_count) return false;
-  for (size_t j = 0; j < k[0]->scratch_count; j++)
-    for (int i = 1; i < 3; i++)
-      if (k[i]->scratch_ops[j].subgraph != k[0]->scratch_ops[j].subgraph ||
-          k[i]->scratch_ops[j].op != k[0]->scratch_ops[j].op)
-        return false;
-  return true;
+/* Op (sg, op)'s scratch under k: 0 when it asked for none. */
+static uint64_t op_scratch(const ap_report_kernels *k, size_t sg, size_t op) {
+  for (size_t j = 0; j < k->scratch_count; j++)
+    if (k->scratch_ops[j].subgraph == sg && k->scratch_ops[j].op == op)
+      return k->scratch_ops[j].bytes;
+  return 0;
 }
 
 void report_print_kernels(const ap_report *r, const cli_kernels *planned) {
@@ -46,25 +42,27 @@ void report_print_kernels(const ap_report *r, const cli_kernels *planned) {
            cli_thousands(b[3], sizeof b[3], k[i]->total));
   }
   printf("  (* the kernels this plan is for: --kernels; bytes)\n");
-  if (!same_ops(k)) return;
+  for (int i = 0; i < 3; i++)
+    if (!k[i]->ok) return;
+  const ap_model *m = ap_report_model(r);
   size_t differ = 0;
-  for (size_t j = 0; j < k[0]->scratch_count; j++) {
-    uint64_t v = k[0]->scratch_ops[j].bytes;
-    if (k[1]->scratch_ops[j].bytes == v && k[2]->scratch_ops[j].bytes == v) continue;
-    if (!differ++)
-      printf("\nscratch per op where the kernels differ          reference        small"
-             "         fast\n");
-    const ap_scratch_info *s = &k[0]->scratch_ops[j];
-    if (s->subgraph)
-      snprintf(label, sizeof label, "subgraph %zu op %zu %s", s->subgraph, s->op,
-               ap_report_op_name(r, s->subgraph, (int32_t)s->op));
-    else
-      snprintf(label, sizeof label, "op %zu %s", s->op,
-               ap_report_op_name(r, s->subgraph, (int32_t)s->op));
-    printf("  %-44s %13s %12s %12s\n", label, cli_thousands(b[0], sizeof b[0], v),
-           cli_thousands(b[1], sizeof b[1], k[1]->scratch_ops[j].bytes),
-           cli_thousands(b[2], sizeof b[2], k[2]->scratch_ops[j].bytes));
-  }
+  for (size_t sg = 0; sg < ap_model_subgraph_count(m); sg++)
+    for (size_t op = 0; op < ap_model_op_count(m, sg); op++) {
+      uint64_t v[3];
+      for (int i = 0; i < 3; i++)
+        v[i] = op_scratch(k[i], sg, op);
+      if (v[0] == v[1] && v[0] == v[2]) continue;
+      if (!differ++)
+        printf("\nscratch per op where the kernels differ          reference        small"
+               "         fast\n");
+      if (sg)
+        snprintf(label, sizeof label, "subgraph %zu op %zu %s", sg, op,
+                 ap_report_op_name(r, sg, (int32_t)op));
+      else
+        snprintf(label, sizeof label, "op %zu %s", op, ap_report_op_name(r, sg, (int32_t)op));
+      printf("  %-44s %13s %12s %12s\n", label, cli_thousands(b[0], sizeof b[0], v[0]),
+             cli_thousands(b[1], sizeof b[1], v[1]), cli_thousands(b[2], sizeof b[2], v[2]));
+    }
 }
 
 void report_json_kernels(const ap_report *r, const cli_kernels *planned) {
