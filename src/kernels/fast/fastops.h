@@ -49,6 +49,18 @@ typedef struct ap_u8fc {
   ap_u8q q;
 } ap_u8fc;
 
+/* AVERAGE_POOL_2D or MAX_POOL_2D of int8, uint8 or int16 (type: AP_INT8, ...). */
+typedef struct ap_fpool {
+  const void *in;
+  void *out;
+  int type, kind; /* AP_KPOOL_AVERAGE or AP_KPOOL_MAX */
+  int32_t in_h, in_w, depth, out_h, out_w, f_h, f_w, stride_h, stride_w, pad_h, pad_w;
+  int32_t act_min, act_max;
+} ap_fpool;
+
+/* Tasks a driver without per-task scratch splits into at most (AP_MAX_THREADS). */
+#define AP_FAST_MAX_TASKS 64
+
 typedef struct ap_fastops {
   int32_t mr, kalign; /* gemm rows per call; a rows' length multiple */
   void (*u8gemm)(const ap_u8gemm *g, const int16_t *a, int32_t rows, uint8_t *out,
@@ -56,6 +68,9 @@ typedef struct ap_fastops {
   /* ws: ap_fast_u8dw_ws bytes of this task's workspace. */
   void (*u8dw)(const ap_u8dw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws);
   void (*u8fc)(const ap_u8fc *f, int32_t u0, int32_t u1);
+  /* Output rows [oy0, oy1) of batch b; false: an average over an empty window (the
+   * reference's AP_ERR_KERNEL). */
+  bool (*pool)(const ap_fpool *q, int32_t b, int32_t oy0, int32_t oy1);
 } ap_fastops;
 
 /* A depthwise task's workspace: int16 tap pairs of (weight + offset) for 8-channel blocks and
@@ -68,6 +83,9 @@ static inline size_t ap_fast_u8dw_ws(int32_t taps, int32_t channels) {
 static inline uint8_t ap_fast_u8requant(int32_t acc, const ap_u8q *q) {
   return (uint8_t)ap_kq_clamp(ap_kq_mul(acc, q->mult, q->shift) + q->out_off, q->lo, q->hi);
 }
+
+bool ap_fastops_generic_pool(const ap_fpool *q, int32_t b, int32_t oy0, int32_t oy1);
+bool ap_fastops_avx2_pool(const ap_fpool *q, int32_t b, int32_t oy0, int32_t oy1);
 
 /* Generic kernels the wider tables fall back on for shapes they do not cover. */
 void ap_fastops_generic_u8dw(const ap_u8dw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws);
@@ -98,6 +116,8 @@ bool ap_fast_u8dw_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_k
 bool ap_fast_u8dw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                        const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
                        ap_status *s);
+bool ap_fast_pool_eval(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,
+                       ap_ktensor *out, ap_status *s);
 bool ap_fast_u8fc_eval(const ap_kexec *x, const ap_fc_params *p, const ap_ktensor *in,
                        const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, ap_status *s);
 

@@ -210,5 +210,6 @@ const ap_fastops ap_fastops_avx2 = {
     .u8gemm = u8gemm,
     .u8dw = u8dw,
     .u8fc = u8fc,
+    .pool = ap_fastops_avx2_pool,
 };
 #endif

@@ -60,4 +60,5 @@ const ap_fastops ap_fastops_generic = {
     .u8gemm = u8gemm,
     .u8dw = ap_fastops_generic_u8dw,
     .u8fc = u8fc,
+    .pool = ap_fastops_generic_pool,
 };
