@@ -77,7 +77,8 @@ static bool conv_need(const ap_kexec *x, ap_kctx *c, size_t *scratch) {
   const ap_conv_params *p = c->params;
   return ap_fast_conv_scratch(x, p, in(c, 0), in(c, 1), scratch) ||
          ap_fast_fconv_scratch(x, p, in(c, 0), in(c, 1), scratch) ||
-         ap_fast_u8conv_scratch(x, p, in(c, 0), in(c, 1), scratch);
+         ap_fast_u8conv_scratch(x, p, in(c, 0), in(c, 1), scratch) ||
+         ap_fast_conv16_scratch(x, p, in(c, 0), in(c, 1), scratch);
 }
 static ap_status conv_prep(ap_kctx *c, size_t *scratch) {
   ARITY("CONV_2D", 2, 3);
@@ -98,7 +99,8 @@ static ap_status conv_run(ap_kctx *c) {
   const ap_kexec *x = ap_fast_bounded(c, conv_need, p->scratch_bytes, true, &one, &bytes);
   if (ap_fast_conv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s) ||
       ap_fast_fconv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s) ||
-      ap_fast_u8conv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s))
+      ap_fast_u8conv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s) ||
+      ap_fast_conv16_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s))
     return s;
   return ap_conv_eval(p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch);
 }
@@ -142,7 +144,9 @@ static ap_status fc_prep(ap_kctx *c, size_t *scratch) {
 static ap_status fc_run(ap_kctx *c) {
   ap_status s;
   if (ap_fast_u8fc_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
-                        &s))
+                        &s) ||
+      ap_fast_fc16_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
+                        c->scratch, &s))
     return s;
   if (ap_fast_fc_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
                       c->scratch, &s))

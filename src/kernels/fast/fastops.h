@@ -71,6 +71,9 @@ typedef struct ap_fastops {
   /* Output rows [oy0, oy1) of batch b; false: an average over an empty window (the
    * reference's AP_ERR_KERNEL). */
   bool (*pool)(const ap_fpool *q, int32_t b, int32_t oy0, int32_t oy1);
+  /* 16x8: sum of x[i] * w[i] over k, exact in int64 (int32 partial sums kept far from
+   * overflow). */
+  int64_t (*dot16x8)(const int16_t *x, const int8_t *w, int32_t k);
 } ap_fastops;
 
 /* A depthwise task's workspace: int16 tap pairs of (weight + offset) for 8-channel blocks and
@@ -114,6 +117,14 @@ bool ap_fast_u8conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kt
 bool ap_fast_u8dw_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                           const ap_ktensor *f, size_t *scratch);
 bool ap_fast_u8dw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                       const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
+                       ap_status *s);
+bool ap_fast_conv16_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                            const ap_ktensor *f, size_t *scratch);
+bool ap_fast_conv16_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                         const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out,
+                         void *scratch, ap_status *s);
+bool ap_fast_fc16_eval(const ap_kexec *x, const ap_fc_params *p, const ap_ktensor *in,
                        const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
                        ap_status *s);
 bool ap_fast_pool_eval(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,

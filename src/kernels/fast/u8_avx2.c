@@ -204,6 +204,31 @@ static void u8fc(const ap_u8fc *f, int32_t u0, int32_t u1) {
   }
 }
 
+/* 16 products a step through vpmaddwd (each int32 lane gains at most 2 * 32768 * 128 = 2^23),
+ * 128 steps into int32 lanes (at most 2^30), then widened into int64 lanes. */
+static int64_t dot16x8(const int16_t *x, const int8_t *w, int32_t k) {
+  __m256i wide = _mm256_setzero_si256();
+  int32_t i = 0;
+  while (i + 16 <= k) {
+    int32_t stop = k - (k - i) % 16, lim = i + 128 * 16;
+    if (stop > lim) stop = lim;
+    __m256i s = _mm256_setzero_si256();
+    for (; i < stop; i += 16) {
+      __m256i xv = _mm256_loadu_si256((const __m256i *)(x + i));
+      __m256i wv = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w + i)));
+      s = _mm256_add_epi32(s, _mm256_madd_epi16(xv, wv));
+    }
+    wide = _mm256_add_epi64(wide, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(s)));
+    wide = _mm256_add_epi64(wide, _mm256_cvtepi32_epi64(_mm256_extracti128_si256(s, 1)));
+  }
+  int64_t t[4];
+  _mm256_storeu_si256((__m256i *)t, wide);
+  int64_t acc = t[0] + t[1] + t[2] + t[3];
+  for (; i < k; i++)
+    acc += (int32_t)x[i] * w[i];
+  return acc;
+}
+
 const ap_fastops ap_fastops_avx2 = {
     .mr = 4,
     .kalign = 16,
@@ -211,5 +236,6 @@ const ap_fastops ap_fastops_avx2 = {
     .u8dw = u8dw,
     .u8fc = u8fc,
     .pool = ap_fastops_avx2_pool,
+    .dot16x8 = dot16x8,
 };
 #endif

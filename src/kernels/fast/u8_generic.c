@@ -54,6 +54,13 @@ static void u8fc(const ap_u8fc *f, int32_t u0, int32_t u1) {
   }
 }
 
+static int64_t dot16x8(const int16_t *x, const int8_t *w, int32_t k) {
+  int64_t acc = 0;
+  for (int32_t i = 0; i < k; i++)
+    acc += (int32_t)x[i] * w[i];
+  return acc;
+}
+
 const ap_fastops ap_fastops_generic = {
     .mr = 1,
     .kalign = 1,
@@ -61,4 +68,5 @@ const ap_fastops ap_fastops_generic = {
     .u8dw = ap_fastops_generic_u8dw,
     .u8fc = u8fc,
     .pool = ap_fastops_generic_pool,
+    .dot16x8 = dot16x8,
 };
