@@ -184,9 +184,19 @@ typedef struct ap_interpreter_options {
   int threads;
   /* AP_KERNELS_FAST (0, the default): SIMD kernels for the level the CPU has, capped by the
    * environment variable AP_SIMD (generic, sse41, avx2, avx512), bit-exact with the reference
-   * ones, which run for whatever they do not cover. AP_KERNELS_REFERENCE: the reference
-   * kernels only (the specification: plain loops, one thread, smallest scratch). */
+   * ones, which run for whatever they do not cover. Their scratch (packed weights, patch rows,
+   * one workspace per thread) is planned in the arena like any other.
+   * AP_KERNELS_REFERENCE: the reference kernels only (the specification: plain loops, one
+   * thread, smallest scratch).
+   * AP_KERNELS_SMALL: the fast kernels within a scratch budget, for memory-tight targets: an
+   * op's scratch never exceeds its reference kernel's by more than small_scratch bytes. An op
+   * whose fast path needs more runs it on one thread (one workspace), and if that still needs
+   * more, runs the reference kernel. Every op's scratch then fits in the reference kernels' plus
+   * the budget, so an exact plan's arena grows by at most small_scratch over the reference
+   * kernels' arena (ops' scratch is never live at once). Same output bytes as every choice. */
   int kernels;
+  /* AP_KERNELS_SMALL's budget in bytes (0: AP_SMALL_SCRATCH_DEFAULT); ignored otherwise. */
+  size_t small_scratch;
   const ap_custom_op *custom_ops; /* must outlive the interpreter */
   size_t custom_op_count;
   bool preserve_all; /* no reuse at all (every tensor kept intact: for dumps) */
@@ -224,7 +234,8 @@ typedef struct ap_interpreter_options {
   int prepare;
 } ap_interpreter_options;
 
-enum { AP_KERNELS_FAST = 0, AP_KERNELS_REFERENCE = 1 };
+enum { AP_KERNELS_FAST = 0, AP_KERNELS_REFERENCE = 1, AP_KERNELS_SMALL = 2 };
+#define AP_SMALL_SCRATCH_DEFAULT 8192
 enum { AP_PREPARE_AUTO = 0, AP_PREPARE_ONCE = 1, AP_PREPARE_EACH_INVOKE = 2 };
 #define AP_MAX_THREADS 64
 

@@ -1,6 +1,7 @@
 /* One adapter per builtin: unpacks the generic context into the family's prepare/eval. */
 #include "kernels/registry.h"
 #include "kernels/fast/fast.h"
+#include "kernels/fast/fastops.h"
 #include "kernels/kops.h"
 #include "kernels/kops_datamove.h"
 #include "kernels/kops_detect.h"
@@ -70,25 +71,43 @@ static const ap_ktensor *in(const ap_kctx *c, int i) {
   } while (0)
 
 /* --- conv family --- */
+/* The fast paths' scratch (ap_fast_need): int8, float, uint8 (each declines the others'
+ * kinds). */
+static bool conv_need(const ap_kexec *x, ap_kctx *c, size_t *scratch) {
+  const ap_conv_params *p = c->params;
+  return ap_fast_conv_scratch(x, p, in(c, 0), in(c, 1), scratch) ||
+         ap_fast_fconv_scratch(x, p, in(c, 0), in(c, 1), scratch) ||
+         ap_fast_u8conv_scratch(x, p, in(c, 0), in(c, 1), scratch) ||
+         ap_fast_conv16_scratch(x, p, in(c, 0), in(c, 1), scratch);
+}
 static ap_status conv_prep(ap_kctx *c, size_t *scratch) {
   ARITY("CONV_2D", 2, 3);
   if (!in(c, 1)) return ap_fail(c->err, AP_ERR_FORMAT, "CONV_2D: filter is missing");
   ap_conv_params *p = c->params;
   ap_status s =
       ap_conv_prepare(&c->options->conv, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], p, c->err);
+  ap_fast_small one;
   *scratch = p->scratch_bytes;
-  if (s == AP_OK && !ap_fast_conv_scratch(c->options->exec, p, in(c, 0), in(c, 1), scratch))
-    ap_fast_fconv_scratch(c->options->exec, p, in(c, 0), in(c, 1), scratch);
+  if (s == AP_OK) ap_fast_bounded(c, conv_need, p->scratch_bytes, false, &one, scratch);
   return s;
 }
 static ap_status conv_run(ap_kctx *c) {
   ap_status s;
-  if (ap_fast_conv_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
-                        c->scratch, &s) ||
-      ap_fast_fconv_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
-                         c->scratch, &s))
+  ap_fast_small one;
+  size_t bytes;
+  const ap_conv_params *p = c->params;
+  const ap_kexec *x = ap_fast_bounded(c, conv_need, p->scratch_bytes, true, &one, &bytes);
+  if (ap_fast_conv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s) ||
+      ap_fast_fconv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s) ||
+      ap_fast_u8conv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s) ||
+      ap_fast_conv16_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s))
     return s;
-  return ap_conv_eval(c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch);
+  return ap_conv_eval(p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch);
+}
+static bool dw_need(const ap_kexec *x, ap_kctx *c, size_t *scratch) {
+  const ap_conv_params *p = c->params;
+  return ap_fast_dw_scratch(x, p, in(c, 0), in(c, 1), scratch) ||
+         ap_fast_u8dw_scratch(x, p, in(c, 0), in(c, 1), scratch);
 }
 static ap_status dw_prep(ap_kctx *c, size_t *scratch) {
   ARITY("DEPTHWISE_CONV_2D", 2, 3);
@@ -96,16 +115,21 @@ static ap_status dw_prep(ap_kctx *c, size_t *scratch) {
   ap_conv_params *p = c->params;
   ap_status s = ap_depthwise_prepare(&c->options->conv, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
                                      p, c->err);
+  ap_fast_small one;
   *scratch = p->scratch_bytes;
-  if (s == AP_OK) ap_fast_dw_scratch(c->options->exec, p, in(c, 0), in(c, 1), scratch);
+  if (s == AP_OK) ap_fast_bounded(c, dw_need, p->scratch_bytes, false, &one, scratch);
   return s;
 }
 static ap_status dw_run(ap_kctx *c) {
   ap_status s;
-  if (ap_fast_dw_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
-                      c->scratch, &s))
+  ap_fast_small one;
+  size_t bytes;
+  const ap_conv_params *p = c->params;
+  const ap_kexec *x = ap_fast_bounded(c, dw_need, p->scratch_bytes, true, &one, &bytes);
+  if (ap_fast_dw_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s) ||
+      ap_fast_u8dw_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s))
     return s;
-  return ap_depthwise_eval(c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch);
+  return ap_depthwise_eval(p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch);
 }
 static ap_status fc_prep(ap_kctx *c, size_t *scratch) {
   ARITY("FULLY_CONNECTED", 2, 3);
@@ -119,6 +143,11 @@ static ap_status fc_prep(ap_kctx *c, size_t *scratch) {
 }
 static ap_status fc_run(ap_kctx *c) {
   ap_status s;
+  if (ap_fast_u8fc_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
+                        &s) ||
+      ap_fast_fc16_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
+                        c->scratch, &s))
+    return s;
   if (ap_fast_fc_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
                       c->scratch, &s))
     return s;
@@ -138,6 +167,8 @@ static ap_status max_prep(ap_kctx *c, size_t *s) {
   return pool_prep(c, s, AP_KPOOL_MAX);
 }
 static ap_status pool_run(ap_kctx *c) {
+  ap_status s;
+  if (ap_fast_pool_eval(c->options->exec, c->params, in(c, 0), c->outputs[0], &s)) return s;
   return ap_pool_eval(c->params, in(c, 0), c->outputs[0]);
 }
 static ap_status softmax_prep(ap_kctx *c, size_t *scratch) {

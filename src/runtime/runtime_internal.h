@@ -162,6 +162,7 @@ struct ap_interpreter {
   /* Kernels: fast or reference (options.kernels), the SIMD level and the worker group chosen
    * at allocate (workers are kept until destroy). */
   int kernels, threads;
+  size_t small_scratch; /* AP_KERNELS_SMALL's budget as given (0: the default) */
   ap_kexec exec;
   ap_port_workers *workers;
 

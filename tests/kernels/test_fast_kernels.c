@@ -25,9 +25,9 @@ static int ncfg;
 
 static void add_cfgs(const ap_fast_level *l, ap_port_workers *w2, ap_port_workers *w3) {
   /* Every op splits, however small. */
-  cfgs[ncfg++] = (cfg){{l, NULL, 1, 1}, l->name};
-  cfgs[ncfg++] = (cfg){{l, w2, 2, 1}, l->name};
-  cfgs[ncfg++] = (cfg){{l, w3, 3, 1}, l->name};
+  cfgs[ncfg++] = (cfg){{.level = l, .threads = 1, .parallel_min = 1}, l->name};
+  cfgs[ncfg++] = (cfg){{.level = l, .workers = w2, .threads = 2, .parallel_min = 1}, l->name};
+  cfgs[ncfg++] = (cfg){{.level = l, .workers = w3, .threads = 3, .parallel_min = 1}, l->name};
 }
 
 /* Prepare and eval of `builtin` with exec x (NULL: reference); the output bytes (malloc'd) or

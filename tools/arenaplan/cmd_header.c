@@ -1,6 +1,7 @@
 /* arenaplan header: a C header with the sizes a firmware build must reserve for a model. */
 #include "commands.h"
 #include "header_files.h"
+#include "kernels_cli.h"
 #include "reorder_cli.h"
 #include "whatif.h"
 
@@ -15,6 +16,7 @@ const ap_command cmd_header = {
     "header", "a C header for firmware builds: arena, persistent and I/O sizes, checks", run,
     "usage: arenaplan header MODEL [--strategy S] [--prefix NAME] [--inplace] [--stream]\n"
     "                        [--reorder] [--model-array FILE.c] [--ops FILE] [--what-if int8]\n"
+    "                        [--kernels K] [--small-scratch SIZE]\n"
     "                        > model_arena.h\n"
     "  --strategy S   naive, linear, tflm, tflite, ..., best (default), exact\n"
     "  --stream       plan with streamed segments (the header then defines NAME_STREAM 1:\n"
@@ -31,7 +33,10 @@ const ap_command cmd_header = {
     "  --model-array FILE.c  also write the model as a C array for flash:\n"
     "                 const unsigned char NAME_DATA[] (16-byte aligned)\n"
     "  --ops FILE     also write the ops the model uses, one a line (\"-\": stdout), for\n"
-    "                 scripts/mcu_kernels.py (a firmware with only those kernels)\n"
+    "                 scripts/mcu_kernels.py (a firmware with only those "
+    "kernels)\n" CLI_KERNELS_USAGE
+    "                 (NAME_ARENA_BYTES is for them; NAME_ARENA_BYTES_REFERENCE, _SMALL and\n"
+    "                 _FAST give each choice's arena; small and reference define NAME_KERNELS)\n"
     "Writes to stdout: NAME_ARENA_BYTES, NAME_PERSISTENT_BYTES, NAME_TABLES_BYTES,\n"
     "NAME_BUFFER_BYTES (all three), NAME_ALIGNMENT, NAME_MODEL_BYTES, NAME_INPUTk_BYTES,\n"
     "NAME_OUTPUTk_BYTES, the model's sha256, and NAME_ASSERT_ARENA_FITS(n) and\n"
@@ -95,7 +100,11 @@ static int run(int argc, char **argv) {
   if (cli_wants_help(&cmd_header, argc, argv)) return AP_EXIT_OK;
   const char *path = NULL, *strategy = NULL, *prefix = NULL, *array = NULL, *ops = NULL, *v;
   bool inplace = false, what_if = false, stream = false, reorder = false;
+  cli_kernels kernels = {AP_KERNELS_FAST, 0};
   for (int i = 1; i < argc; i++) {
+    int k = cli_kernels_arg(&cmd_header, argc, argv, &i, &kernels);
+    if (k < 0) return AP_EXIT_USAGE;
+    if (k > 0) continue;
     if (strcmp(argv[i], "--inplace") == 0) {
       inplace = true;
       continue;
@@ -140,7 +149,11 @@ static int run(int argc, char **argv) {
   ap_model *m = cli_open_model(path);
   if (!m) return AP_EXIT_USAGE;
   ap_report *r = NULL;
-  ap_report_options o = {.strategy = strategy, .inplace = inplace, .stream = stream};
+  ap_report_options o = {.strategy = strategy,
+                         .inplace = inplace,
+                         .stream = stream,
+                         .kernels = kernels.kernels,
+                         .small_scratch = (size_t)kernels.small};
   int rc = AP_EXIT_OK;
   whatif w;
   char why[512];

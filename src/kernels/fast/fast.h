@@ -130,8 +130,13 @@ typedef struct ap_fast_level {
   /* -- int8speed -- */
   /* -- float -- */
   /* -- fastops -- */
+  /* The kernels of fastops.h (uint8 ops); NULL: the reference's. */
+  const struct ap_fastops *ops;
   /* -- stream3 -- */
 } ap_fast_level;
+
+/* The fastops tables (fastops.h) the levels point at. */
+extern const struct ap_fastops ap_fastops_generic, ap_fastops_avx2;
 
 extern const ap_fast_level ap_fast_generic;
 #if defined(__x86_64__) || defined(_M_X64)
@@ -166,6 +171,9 @@ typedef struct ap_kexec {
   /* Work (multiply-adds) below which an op stays on one thread; 0: about 1M (tests lower it
    * to split small ops). */
   uint64_t parallel_min;
+  /* AP_KERNELS_SMALL: the most scratch bytes an op's fast path may add to its reference
+   * kernel's (ap_fast_bounded); 0: no bound. */
+  size_t small_extra;
 } ap_kexec;
 
 /* The level for the CPU's features, capped by AP_SIMD (generic, sse41, avx2, avx512) when it

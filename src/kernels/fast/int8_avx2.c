@@ -428,6 +428,7 @@ const ap_fast_level ap_fast_avx2 = {
     /* -- int8speed -- */
     /* -- float -- */
     /* -- fastops -- */
+    .ops = &ap_fastops_avx2,
     /* -- stream3 -- */
 };
 #else

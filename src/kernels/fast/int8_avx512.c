@@ -201,6 +201,7 @@ const ap_fast_level ap_fast_avx512 = {
     /* -- int8speed -- */
     /* -- float -- */
     /* -- fastops -- */
+    .ops = &ap_fastops_avx2,
     /* -- stream3 -- */
 };
 #else

@@ -96,5 +96,6 @@ const ap_fast_level ap_fast_generic = {
     /* -- int8speed -- */
     /* -- float -- */
     /* -- fastops -- */
+    .ops = &ap_fastops_generic,
     /* -- stream3 -- */
 };

@@ -137,6 +137,7 @@ const ap_fast_level ap_fast_sse41 = {
     /* -- int8speed -- */
     /* -- float -- */
     /* -- fastops -- */
+    .ops = &ap_fastops_generic,
     /* -- stream3 -- */
 };
 #else
