@@ -71,14 +71,19 @@ static inline uint32_t ap_fast_row_sum(const int8_t *x, int32_t depth, int32_t i
   return s;
 }
 
-/* Float convolution, output channels in lanes: wp holds the weights in panels of 8 output
- * channels, [panel][fy][fx][ic][8] (zeros past n). Output rows [r0, r1) of b * out_h. */
+/* Float convolution, output channels in lanes: wp holds the weights in panels of L output
+ * channels (the level's fconv_lanes), [panel][fy][fx][ic][L] (zeros past n). Output rows
+ * [r0, r1) of b * out_h. */
 typedef struct ap_fconv {
   const float *in, *wp, *bias; /* bias: NULL for none */
   float *out;
   int32_t in_h, in_w, in_d, out_h, out_w, n, f_h, f_w;
   int32_t stride_h, stride_w, dil_h, dil_w, pad_h, pad_w;
   float lo, hi;
+  /* in_d zeros, read for taps outside the input when every weight is finite (finite): 0 * w
+   * then adds +-0, which leaves the sum as the reference's skipped tap does. */
+  const float *zeros;
+  bool finite;
 } ap_fconv;
 
 /* A matrix product's functions: how weights are packed (at each eval, into scratch), how a row
@@ -129,11 +134,14 @@ typedef struct ap_fast_level {
   /* Fields added per work stream (NULL in a level that lacks them: the reference runs). */
   /* -- int8speed -- */
   /* -- float -- */
+  int32_t fconv_lanes; /* output channels per panel of ap_fconv.wp; 0: 8 */
   /* -- fastops -- */
   /* -- stream3 -- */
 } ap_fast_level;
 
 extern const ap_fast_level ap_fast_generic;
+/* The generic level's float kernels (float_generic.c), which every level may reuse. */
+void ap_fast_generic_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
 #if defined(__x86_64__) || defined(_M_X64)
 extern const ap_fast_level ap_fast_sse41;
 extern const ap_fast_level ap_fast_avx2;
@@ -142,6 +150,7 @@ extern const ap_fast_level ap_fast_avx512;
 void ap_fast_avx2_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws);
 void ap_fast_avx2_fc(const ap_qfc *f, int32_t u0, int32_t u1);
 void ap_fast_avx2_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
+void ap_fast_avx512_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
 void ap_fast_avx2_fadd(const ap_binary_params *p, const float *a, const float *b, float *out,
                        size_t n);
 extern const ap_gemm_kit ap_fast_avx2_outer;

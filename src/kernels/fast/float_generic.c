@@ -1,0 +1,57 @@
+/* The float kernels of the generic level: portable C11 (any compiler, microcontrollers
+ * included), lanes as short arrays compilers can vectorise. Same order per output element as
+ * the reference's (see float_conv_impl.h on the zeros read for taps outside the input). */
+#include "kernels/fast/fast.h"
+
+enum { GL = 8, GP = 4 }; /* output channels per panel, pixels per block */
+
+static void finish(const ap_fconv *c, int32_t panel, const float *acc, float *out) {
+  int32_t c0 = panel * GL, cols = c->n - c0 < GL ? c->n - c0 : GL;
+  for (int32_t l = 0; l < cols; l++)
+    out[c0 + l] = ap_kq_clampf(acc[l] + (c->bias ? c->bias[c0 + l] : 0.0f), c->lo, c->hi);
+}
+
+/* P pixels of one output row from ox, one panel. */
+static void block(const ap_fconv *c, const float *in_b, int32_t oy, int32_t ox, int32_t panel,
+                  float *out, int32_t P) {
+  const int32_t d = c->in_d;
+  const size_t k = (size_t)c->f_h * c->f_w * d;
+  const float *wp = c->wp + (size_t)panel * k * GL;
+  int32_t y0 = oy * c->stride_h - c->pad_h, x0 = ox * c->stride_w - c->pad_w;
+  float acc[GP][GL] = {{0.0f}};
+  for (int32_t fy = 0; fy < c->f_h; fy++) {
+    int32_t iy = y0 + c->dil_h * fy;
+    if (iy < 0 || iy >= c->in_h) continue;
+    const float *row = in_b + (size_t)iy * c->in_w * d;
+    for (int32_t fx = 0; fx < c->f_w; fx++) {
+      const float *w = wp + ((size_t)fy * c->f_w + fx) * d * GL;
+      for (int32_t j = 0; j < P; j++) {
+        int32_t ix = x0 + j * c->stride_w + c->dil_w * fx;
+        const float *s = row + (size_t)ix * d;
+        if (ix < 0 || ix >= c->in_w) {
+          if (!c->finite) continue; /* the reference skips the tap */
+          s = c->zeros;
+        }
+        for (int32_t ic = 0; ic < d; ic++)
+          for (int32_t l = 0; l < GL; l++)
+            acc[j][l] += s[ic] * w[(size_t)ic * GL + l];
+      }
+    }
+  }
+  for (int32_t j = 0; j < P; j++)
+    finish(c, panel, acc[j], out + (size_t)j * c->n);
+}
+
+void ap_fast_generic_fconv(const ap_fconv *c, int32_t r0, int32_t r1) {
+  int32_t panels = (c->n + GL - 1) / GL;
+  for (int32_t r = r0; r < r1; r++) {
+    int32_t b = r / c->out_h, oy = r % c->out_h;
+    const float *in_b = c->in + (size_t)b * c->in_h * c->in_w * c->in_d;
+    float *row = c->out + (size_t)r * c->out_w * c->n;
+    for (int32_t ox = 0; ox < c->out_w; ox += GP) {
+      int32_t P = c->out_w - ox < GP ? c->out_w - ox : GP;
+      for (int32_t p = 0; p < panels; p++)
+        block(c, in_b, oy, ox, p, row + (size_t)ox * c->n, P);
+    }
+  }
+}
