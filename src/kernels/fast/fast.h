@@ -135,6 +135,9 @@ typedef struct ap_fast_level {
   /* -- int8speed -- */
   /* -- float -- */
   int32_t fconv_lanes; /* output channels per panel of ap_fconv.wp; 0: 8 */
+  /* Packs float weights [n][k] into panels of L (8 or 16) output channels, [panel][k][L], zeros
+   * past n; true when every weight is finite. NULL: ap_fast_fconv_pack. */
+  bool (*fconv_pack)(const float *w, int32_t n, size_t k, int32_t L, float *wp);
   /* -- fastops -- */
   /* -- stream3 -- */
 } ap_fast_level;
@@ -142,6 +145,10 @@ typedef struct ap_fast_level {
 extern const ap_fast_level ap_fast_generic;
 /* The generic level's float kernels (float_generic.c), which every level may reuse. */
 void ap_fast_generic_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
+bool ap_fast_fconv_pack(const float *w, int32_t n, size_t k, int32_t L, float *wp);
+/* Rows [c0, c1) (rows from n on: zeros), columns [i0, k) of that packing; true when finite. */
+bool ap_fast_fconv_pack_part(const float *w, int32_t n, size_t k, int32_t L, float *wp, int32_t c0,
+                             int32_t c1, size_t i0);
 #if defined(__x86_64__) || defined(_M_X64)
 extern const ap_fast_level ap_fast_sse41;
 extern const ap_fast_level ap_fast_avx2;
@@ -151,6 +158,7 @@ void ap_fast_avx2_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void 
 void ap_fast_avx2_fc(const ap_qfc *f, int32_t u0, int32_t u1);
 void ap_fast_avx2_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
 void ap_fast_avx512_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
+bool ap_fast_avx2_fconv_pack(const float *w, int32_t n, size_t k, int32_t L, float *wp);
 void ap_fast_avx2_fadd(const ap_binary_params *p, const float *a, const float *b, float *out,
                        size_t n);
 extern const ap_gemm_kit ap_fast_avx2_outer;

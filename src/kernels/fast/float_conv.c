@@ -22,26 +22,24 @@ static bool packed_size(const ap_kexec *x, const ap_ktensor *f, size_t *bytes) {
          ap_add_size(ap_kscratch_round(w), (size_t)f->dims[3] * sizeof(float), bytes);
 }
 
-/* [n][k] into panels of L output channels, [panel][k][L], zeros past n; whether every weight
- * is finite. */
-static bool pack(const float *w, int32_t n, size_t k, int32_t L, float *wp) {
-  uint32_t all = 0;
-  for (int32_t c = 0; c < n; c++) {
-    const float *src = w + (size_t)c * k;
+bool ap_fast_fconv_pack_part(const float *w, int32_t n, size_t k, int32_t L, float *wp, int32_t c0,
+                             int32_t c1, size_t i0) {
+  uint32_t bad = 0;
+  for (int32_t c = c0; c < c1; c++) {
     float *dst = wp + (size_t)(c / L) * k * (size_t)L + (size_t)(c % L);
-    for (size_t i = 0; i < k; i++) {
+    for (size_t i = i0; i < k; i++) {
+      float v = c < n ? w[(size_t)c * k + i] : 0.0f;
       uint32_t bits;
-      memcpy(&bits, &src[i], 4);
-      all |= (~bits & 0x7f800000u) == 0 ? 1u : 0u; /* exponent all ones: inf or NaN */
-      dst[i * (size_t)L] = src[i];
+      memcpy(&bits, &v, 4);
+      bad |= (~bits & 0x7f800000u) == 0 ? 1u : 0u; /* exponent all ones: inf or NaN */
+      dst[i * (size_t)L] = v;
     }
   }
-  for (int32_t c = n; c % L; c++) {
-    float *dst = wp + (size_t)(c / L) * k * (size_t)L + (size_t)(c % L);
-    for (size_t i = 0; i < k; i++)
-      dst[i * (size_t)L] = 0.0f;
-  }
-  return all == 0;
+  return bad == 0;
+}
+
+bool ap_fast_fconv_pack(const float *w, int32_t n, size_t k, int32_t L, float *wp) {
+  return ap_fast_fconv_pack_part(w, n, k, L, wp, 0, (n + L - 1) / L * L, 0);
 }
 
 bool ap_fast_fconv_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
@@ -82,7 +80,8 @@ bool ap_fast_fconv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kte
   size_t panels = ((size_t)n + (size_t)L - 1) / (size_t)L;
   float *zeros = (float *)((char *)scratch + ap_kscratch_round(panels * k * (size_t)L * 4));
   memset(zeros, 0, (size_t)in->dims[3] * sizeof(float));
-  bool finite = pack(f->data, n, k, L, wp);
+  bool finite =
+      (x->level->fconv_pack ? x->level->fconv_pack : ap_fast_fconv_pack)(f->data, n, k, L, wp);
   ap_fconv c = {in->data,
                 wp,
                 bias ? bias->data : NULL,
