@@ -120,7 +120,9 @@ static ap_status fc_prep(ap_kctx *c, size_t *scratch) {
 static ap_status fc_run(ap_kctx *c) {
   ap_status s;
   if (ap_fast_fc_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
-                      c->scratch, &s))
+                      c->scratch, &s) ||
+      ap_fast_ffc_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
+                       &s))
     return s;
   return ap_fc_eval(c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch);
 }

@@ -86,6 +86,15 @@ typedef struct ap_fconv {
   bool finite;
 } ap_fconv;
 
+/* Fully connected, float: out[b][u] = clamp(sum_d x[b][d] * w[u][d] + bias[u]), the sum from 0.0f
+ * over d in order (the reference's), units in lanes; weights read in place (no scratch). */
+typedef struct ap_ffc {
+  const float *x, *w, *bias; /* x: batches x depth; w: [units][depth]; bias: NULL for none */
+  float *out;
+  int32_t batches, depth, units;
+  float lo, hi;
+} ap_ffc;
+
 /* A matrix product's functions: how weights are packed (at each eval, into scratch), how a row
  * of patches is stored, and the product itself. */
 typedef struct ap_gemm_kit {
@@ -138,6 +147,8 @@ typedef struct ap_fast_level {
   /* Packs float weights [n][k] into panels of L (8 or 16) output channels, [panel][k][L], zeros
    * past n; true when every weight is finite. NULL: ap_fast_fconv_pack. */
   bool (*fconv_pack)(const float *w, int32_t n, size_t k, int32_t L, float *wp);
+  /* Float FULLY_CONNECTED, units [u0, u1) of every batch (NULL: the reference's). */
+  void (*ffc)(const ap_ffc *f, int32_t u0, int32_t u1);
   /* -- fastops -- */
   /* -- stream3 -- */
 } ap_fast_level;
@@ -146,6 +157,7 @@ extern const ap_fast_level ap_fast_generic;
 /* The generic level's float kernels (float_generic.c), which every level may reuse. */
 void ap_fast_generic_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
 bool ap_fast_fconv_pack(const float *w, int32_t n, size_t k, int32_t L, float *wp);
+void ap_fast_generic_ffc(const ap_ffc *f, int32_t u0, int32_t u1);
 /* Rows [c0, c1) (rows from n on: zeros), columns [i0, k) of that packing; true when finite. */
 bool ap_fast_fconv_pack_part(const float *w, int32_t n, size_t k, int32_t L, float *wp, int32_t c0,
                              int32_t c1, size_t i0);
@@ -159,6 +171,7 @@ void ap_fast_avx2_fc(const ap_qfc *f, int32_t u0, int32_t u1);
 void ap_fast_avx2_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
 void ap_fast_avx512_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
 bool ap_fast_avx2_fconv_pack(const float *w, int32_t n, size_t k, int32_t L, float *wp);
+void ap_fast_avx2_ffc(const ap_ffc *f, int32_t u0, int32_t u1);
 void ap_fast_avx2_fadd(const ap_binary_params *p, const float *a, const float *b, float *out,
                        size_t n);
 extern const ap_gemm_kit ap_fast_avx2_outer;
@@ -231,6 +244,9 @@ bool ap_fast_fadd_eval(const ap_kexec *x, const ap_binary_params *p, const ap_kt
 bool ap_fast_pad_eval(const ap_kexec *x, const ap_pad_params *p, const ap_ktensor *input,
                       ap_ktensor *output, ap_status *s);
 bool ap_fast_fc_scratch(const ap_kexec *x, const ap_fc_params *p, size_t *scratch);
+/* Float FULLY_CONNECTED (no scratch beyond the reference's, which is none). */
+bool ap_fast_ffc_eval(const ap_kexec *x, const ap_fc_params *p, const ap_ktensor *in,
+                      const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, ap_status *s);
 bool ap_fast_fc_eval(const ap_kexec *x, const ap_fc_params *p, const ap_ktensor *in,
                      const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
                      ap_status *s);

@@ -46,26 +46,6 @@ void ap_fast_avx2_fconv(const ap_fconv *c, int32_t r0, int32_t r1) {
   avx2_conv(c, r0, r1);
 }
 
-/* Eight rows of 8 floats transposed: r[i] becomes column i. */
-static inline void transpose8(__m256 r[8]) {
-  __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-  __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-  __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
-  __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
-  __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xee);
-  __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xee);
-  __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xee);
-  __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xee);
-  r[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
-  r[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
-  r[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
-  r[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
-  r[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
-  r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
-  r[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
-  r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
-}
-
 /* Groups of 8 rows by 8x8 transposes; the rest (rows past the last group of 8, columns past
  * the last multiple of 8) through the portable loop's rule, element by element. */
 bool ap_fast_avx2_fconv_pack(const float *w, int32_t n, size_t k, int32_t L, float *wp) {
@@ -82,7 +62,7 @@ bool ap_fast_avx2_fconv_pack(const float *w, int32_t n, size_t k, int32_t L, flo
         __m256i e = _mm256_and_si256(_mm256_castps_si256(r[l]), expo);
         bad = _mm256_or_si256(bad, _mm256_cmpeq_epi32(e, expo));
       }
-      transpose8(r);
+      ap_transpose8(r);
       for (int l = 0; l < 8; l++)
         _mm256_storeu_ps(dst + (i + (size_t)l) * (size_t)L, r[l]);
     }

@@ -55,3 +55,23 @@ void ap_fast_generic_fconv(const ap_fconv *c, int32_t r0, int32_t r1) {
     }
   }
 }
+
+/* Fully connected: eight units at a time, eight independent sums in index order. */
+void ap_fast_generic_ffc(const ap_ffc *f, int32_t u0, int32_t u1) {
+  for (int32_t b = 0; b < f->batches; b++) {
+    const float *x = f->x + (size_t)b * f->depth;
+    float *out = f->out + (size_t)b * f->units;
+    for (int32_t u = u0; u < u1; u += GL) {
+      int32_t m = u1 - u < GL ? u1 - u : GL;
+      const float *w[GL];
+      for (int32_t l = 0; l < GL; l++)
+        w[l] = f->w + (size_t)(u + (l < m ? l : 0)) * f->depth;
+      float acc[GL] = {0.0f};
+      for (int32_t d = 0; d < f->depth; d++)
+        for (int32_t l = 0; l < GL; l++)
+          acc[l] += x[d] * w[l][d];
+      for (int32_t l = 0; l < m; l++)
+        out[u + l] = ap_kq_clampf(acc[l] + (f->bias ? f->bias[u + l] : 0.0f), f->lo, f->hi);
+    }
+  }
+}
