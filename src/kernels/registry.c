@@ -103,7 +103,9 @@ static ap_status dw_prep(ap_kctx *c, size_t *scratch) {
 static ap_status dw_run(ap_kctx *c) {
   ap_status s;
   if (ap_fast_dw_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
-                      c->scratch, &s))
+                      c->scratch, &s) ||
+      ap_fast_fdw_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
+                       &s))
     return s;
   return ap_depthwise_eval(c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch);
 }

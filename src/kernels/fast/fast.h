@@ -95,6 +95,17 @@ typedef struct ap_ffc {
   float lo, hi;
 } ap_ffc;
 
+/* Depthwise, float: output channel oc = ic * mult + m reads input channel ic; each output's
+ * taps (filter row, then column; those outside the input skipped) summed in order from 0.0f,
+ * then the bias and the clamp. Output rows [r0, r1) of b * out_h. */
+typedef struct ap_fdw {
+  const float *in, *f, *bias; /* f: [f_h][f_w][out_d]; bias: NULL for none */
+  float *out;
+  int32_t in_h, in_w, in_d, out_h, out_w, out_d, f_h, f_w, mult;
+  int32_t stride_h, stride_w, dil_h, dil_w, pad_h, pad_w;
+  float lo, hi;
+} ap_fdw;
+
 /* A matrix product's functions: how weights are packed (at each eval, into scratch), how a row
  * of patches is stored, and the product itself. */
 typedef struct ap_gemm_kit {
@@ -149,6 +160,8 @@ typedef struct ap_fast_level {
   bool (*fconv_pack)(const float *w, int32_t n, size_t k, int32_t L, float *wp);
   /* Float FULLY_CONNECTED, units [u0, u1) of every batch (NULL: the reference's). */
   void (*ffc)(const ap_ffc *f, int32_t u0, int32_t u1);
+  /* Float DEPTHWISE_CONV_2D, output rows [r0, r1) of b * out_h (NULL: the reference's). */
+  void (*fdw)(const ap_fdw *d, int32_t r0, int32_t r1);
   /* -- fastops -- */
   /* -- stream3 -- */
 } ap_fast_level;
@@ -158,6 +171,7 @@ extern const ap_fast_level ap_fast_generic;
 void ap_fast_generic_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
 bool ap_fast_fconv_pack(const float *w, int32_t n, size_t k, int32_t L, float *wp);
 void ap_fast_generic_ffc(const ap_ffc *f, int32_t u0, int32_t u1);
+void ap_fast_generic_fdw(const ap_fdw *d, int32_t r0, int32_t r1);
 /* Rows [c0, c1) (rows from n on: zeros), columns [i0, k) of that packing; true when finite. */
 bool ap_fast_fconv_pack_part(const float *w, int32_t n, size_t k, int32_t L, float *wp, int32_t c0,
                              int32_t c1, size_t i0);
@@ -172,6 +186,7 @@ void ap_fast_avx2_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
 void ap_fast_avx512_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
 bool ap_fast_avx2_fconv_pack(const float *w, int32_t n, size_t k, int32_t L, float *wp);
 void ap_fast_avx2_ffc(const ap_ffc *f, int32_t u0, int32_t u1);
+void ap_fast_avx2_fdw(const ap_fdw *d, int32_t r0, int32_t r1);
 void ap_fast_avx2_fadd(const ap_binary_params *p, const float *a, const float *b, float *out,
                        size_t n);
 extern const ap_gemm_kit ap_fast_avx2_outer;
@@ -244,6 +259,9 @@ bool ap_fast_fadd_eval(const ap_kexec *x, const ap_binary_params *p, const ap_kt
 bool ap_fast_pad_eval(const ap_kexec *x, const ap_pad_params *p, const ap_ktensor *input,
                       ap_ktensor *output, ap_status *s);
 bool ap_fast_fc_scratch(const ap_kexec *x, const ap_fc_params *p, size_t *scratch);
+/* Float DEPTHWISE_CONV_2D (no scratch). */
+bool ap_fast_fdw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                      const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, ap_status *s);
 /* Float FULLY_CONNECTED (no scratch beyond the reference's, which is none). */
 bool ap_fast_ffc_eval(const ap_kexec *x, const ap_fc_params *p, const ap_ktensor *in,
                       const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, ap_status *s);

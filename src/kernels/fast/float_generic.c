@@ -75,3 +75,35 @@ void ap_fast_generic_ffc(const ap_ffc *f, int32_t u0, int32_t u1) {
     }
   }
 }
+
+/* Depthwise: per output pixel, GL channels at a time, the taps in the reference's order. */
+void ap_fast_generic_fdw(const ap_fdw *d, int32_t r0, int32_t r1) {
+  for (int32_t r = r0; r < r1; r++) {
+    int32_t b = r / d->out_h, oy = r % d->out_h, y0 = oy * d->stride_h - d->pad_h;
+    const float *in_b = d->in + (size_t)b * d->in_h * d->in_w * d->in_d;
+    for (int32_t ox = 0; ox < d->out_w; ox++) {
+      int32_t x0 = ox * d->stride_w - d->pad_w;
+      float *out = d->out + ((size_t)r * d->out_w + ox) * d->out_d;
+      for (int32_t c0 = 0; c0 < d->out_d; c0 += GL) {
+        int32_t m = d->out_d - c0 < GL ? d->out_d - c0 : GL, ch[GL];
+        for (int32_t l = 0; l < GL; l++) /* the input channel of each lane */
+          ch[l] = (c0 + (l < m ? l : 0)) / d->mult;
+        float acc[GL] = {0.0f};
+        for (int32_t fy = 0; fy < d->f_h; fy++) {
+          int32_t iy = y0 + d->dil_h * fy;
+          if (iy < 0 || iy >= d->in_h) continue;
+          for (int32_t fx = 0; fx < d->f_w; fx++) {
+            int32_t ix = x0 + d->dil_w * fx;
+            if (ix < 0 || ix >= d->in_w) continue;
+            const float *src = in_b + ((size_t)iy * d->in_w + ix) * d->in_d;
+            const float *w = d->f + ((size_t)fy * d->f_w + fx) * d->out_d + c0;
+            for (int32_t l = 0; l < m; l++)
+              acc[l] += src[ch[l]] * w[l];
+          }
+        }
+        for (int32_t l = 0; l < m; l++)
+          out[c0 + l] = ap_kq_clampf(acc[l] + (d->bias ? d->bias[c0 + l] : 0.0f), d->lo, d->hi);
+      }
+    }
+  }
+}
