@@ -127,7 +127,8 @@ static ap_status dw_run(ap_kctx *c) {
   const ap_conv_params *p = c->params;
   const ap_kexec *x = ap_fast_bounded(c, dw_need, p->scratch_bytes, true, &one, &bytes);
   if (ap_fast_dw_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s) ||
-      ap_fast_u8dw_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s))
+      ap_fast_u8dw_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s) ||
+      ap_fast_fdw_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], &s))
     return s;
   return ap_depthwise_eval(p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch);
 }
@@ -149,7 +150,9 @@ static ap_status fc_run(ap_kctx *c) {
                         c->scratch, &s))
     return s;
   if (ap_fast_fc_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
-                      c->scratch, &s))
+                      c->scratch, &s) ||
+      ap_fast_ffc_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
+                       &s))
     return s;
   return ap_fc_eval(c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch);
 }

@@ -196,10 +196,14 @@ const ap_fast_level ap_fast_avx512 = {
     .dw = ap_fast_avx2_dw,
     .fc = ap_fast_avx2_fc,
     .add = ap_fast_avx2_add,
-    .fconv = ap_fast_avx2_fconv,
     .fadd = ap_fast_avx2_fadd,
     /* -- int8speed -- */
     /* -- float -- */
+    .fdw = ap_fast_avx2_fdw,
+    .ffc = ap_fast_avx2_ffc,
+    .fconv_pack = ap_fast_avx2_fconv_pack,
+    .fconv = ap_fast_avx512_fconv,
+    .fconv_lanes = 16,
     /* -- fastops -- */
     .ops = &ap_fastops_avx2,
     /* -- stream3 -- */
