@@ -128,6 +128,9 @@ typedef struct ap_fast_level {
   void (*fadd)(const ap_binary_params *p, const float *a, const float *b, float *out, size_t n);
   /* Fields added per work stream (NULL in a level that lacks them: the reference runs). */
   /* -- int8speed -- */
+  /* Direct int8 CONV_2D over windows of unsigned input rows (conv_win.h; conv_win.c drives
+   * it), taking every int8 convolution the level's gemm kits would; NULL: none. */
+  const struct ap_conv_kit *conv;
   /* -- float -- */
   /* -- fastops -- */
   /* -- stream3 -- */

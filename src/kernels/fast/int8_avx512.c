@@ -5,6 +5,7 @@
  * through each channel's weight sum in col_bias. 256-bit vectors run at full rate on cores
  * that split 512-bit ones and waste less on small depths. */
 #if defined(__x86_64__) || defined(_M_X64)
+#include "kernels/fast/conv_win.h"
 #include "kernels/fast/int8_x86.h"
 
 static size_t packed_bytes(int32_t n, int32_t k) {
@@ -199,6 +200,7 @@ const ap_fast_level ap_fast_avx512 = {
     .fconv = ap_fast_avx2_fconv,
     .fadd = ap_fast_avx2_fadd,
     /* -- int8speed -- */
+    .conv = &ap_fast_avx512_conv,
     /* -- float -- */
     /* -- fastops -- */
     /* -- stream3 -- */
