@@ -11,7 +11,9 @@
 
 #include <string.h>
 
-enum { B_CONV = 3 };
+enum { B_CONV = 3, B_DW = 4 };
+
+static bool depthwise; /* the cases run DEPTHWISE_CONV_2D (cout: cin times the multiplier) */
 
 static uint64_t rng = 777;
 static int32_t rnd(int32_t lo, int32_t hi) {
@@ -30,7 +32,7 @@ static void add_cfgs(const ap_fast_level *l, ap_port_workers *w2, ap_port_worker
 /* Prepare and eval with exec x (NULL: the reference); the output (malloc'd) or NULL. */
 static int8_t *run(const ap_kop_options *o, const ap_ktensor *const *ins, int n,
                    const ap_ktensor *out_view, const ap_kexec *x, size_t *bytes) {
-  const ap_kernel *k = ap_kernel_find(B_CONV);
+  const ap_kernel *k = ap_kernel_find(depthwise ? B_DW : B_CONV);
   _Alignas(16) unsigned char params[AP_KPARAMS_SIZE];
   memset(params, 0, sizeof params);
   ap_kop_options opt = *o;
@@ -64,7 +66,8 @@ typedef struct conv_spec {
 } conv_spec;
 
 static void conv_case(const conv_spec *c) {
-  size_t nin = (size_t)c->b * c->h * c->w * c->cin, nf = (size_t)c->cout * c->fh * c->fw * c->cin;
+  size_t nin = (size_t)c->b * c->h * c->w * c->cin,
+         nf = (size_t)c->cout * c->fh * c->fw * (depthwise ? 1 : c->cin);
   int8_t *in = malloc(nin), *f = malloc(nf);
   for (size_t i = 0; i < nin; i++)
     in[i] = (int8_t)(c->extreme ? -128 : rnd(-128, 127));
@@ -78,7 +81,9 @@ static void conv_case(const conv_spec *c) {
   }
   int zp = c->in_zp == 1000 ? rnd(-128, 127) : c->in_zp;
   ap_ktensor ti = ktq(AP_INT8, in, 4, c->b, c->h, c->w, c->cin, 0.05f, zp);
-  ap_ktensor tf = kt(AP_INT8, f, 4, c->cout, c->fh, c->fw, c->cin);
+  ap_ktensor tf = depthwise ? kt(AP_INT8, f, 4, 1, c->fh, c->fw, c->cout)
+                            : kt(AP_INT8, f, 4, c->cout, c->fh, c->fw, c->cin);
+  tf.quantized_dimension = depthwise ? 3 : 0;
   tf.scale = scales[0];
   tf.channel_scales = scales;
   tf.n_channels = c->cout;
@@ -86,14 +91,15 @@ static void conv_case(const conv_spec *c) {
   ap_ktensor to = kout(AP_INT8, NULL, 0.2f + (float)rnd(0, 100) / 500.0f, rnd(-10, 10));
   const ap_ktensor *ins[3] = {&ti, &tf, &tb};
   ap_kop_options o = {0};
-  o.conv = (ap_conv_options){c->padding, c->sw, c->sh, c->dw, c->dh, c->act, 0, 0};
+  o.conv = (ap_conv_options){
+      c->padding, c->sw, c->sh, c->dw, c->dh, c->act, depthwise ? c->cout / c->cin : 0, 0};
   int n_in = c->no_bias ? 2 : 3;
   char what[200];
   snprintf(what, sizeof what,
-           "CONV b%d %dx%dx%d -> %d, filter %dx%d, stride %dx%d, dilation %dx%d, %s, zp %d%s%s",
-           c->b, c->h, c->w, c->cin, c->cout, c->fh, c->fw, c->sh, c->sw, c->dh, c->dw,
-           c->padding == AP_KPAD_SAME ? "SAME" : "VALID", zp, c->no_bias ? ", no bias" : "",
-           c->extreme ? ", wrapping" : "");
+           "%s b%d %dx%dx%d -> %d, filter %dx%d, stride %dx%d, dilation %dx%d, %s, zp %d%s%s",
+           depthwise ? "DEPTHWISE" : "CONV", c->b, c->h, c->w, c->cin, c->cout, c->fh, c->fw, c->sh,
+           c->sw, c->dh, c->dw, c->padding == AP_KPAD_SAME ? "SAME" : "VALID", zp,
+           c->no_bias ? ", no bias" : "", c->extreme ? ", wrapping" : "");
   size_t nref = 0, ng = 0;
   int8_t *ref = run(&o, ins, n_in, &to, NULL, &nref);
   CHECK_MSG(ref != NULL, "%s: reference failed", what);
@@ -189,6 +195,39 @@ int main(void) {
   /* Every input and weight -128 over a depth of 70000: the int32 sum wraps. */
   specs[n++] =
       (conv_spec){1, 1, 2, 70000, 3, 1, 1, 1, 1, 1, 1, V, NONE, 127, 0.01f, 0.05f, false, true};
+  for (int i = 0; i < n; i++)
+    conv_case(&specs[i]);
+  /* Depthwise: channels 1 to 32 (whole pixels per vector, one load at stride 1, gathered at
+   * stride 2), 48, 64 and past 64 (a tail block), depth multipliers 2 and 8, filters of 1 to 7
+   * columns (one or two groups of 4 taps), dilation, padding past the filter's reach. */
+  depthwise = true;
+  n = 0;
+  static const int dws[][6] = {
+      /* cin, cout, fh x fw, stride, dilation */
+      {1, 1, 3, 3, 1, 1},     {2, 2, 3, 3, 1, 1},   {4, 4, 3, 3, 2, 1},   {8, 8, 3, 3, 1, 1},
+      {8, 8, 3, 3, 2, 1},     {16, 16, 3, 3, 1, 1}, {16, 16, 3, 3, 2, 1}, {32, 32, 3, 3, 1, 1},
+      {32, 32, 3, 3, 2, 1},   {48, 48, 3, 3, 1, 1}, {64, 64, 3, 3, 2, 1}, {72, 72, 3, 3, 1, 1},
+      {136, 136, 5, 5, 1, 1}, {1, 8, 3, 3, 2, 1},   {3, 24, 3, 3, 1, 1},  {5, 10, 3, 3, 1, 2},
+      {16, 16, 1, 7, 1, 1},   {24, 24, 7, 2, 2, 1}, {9, 9, 2, 5, 1, 3},   {32, 32, 1, 1, 1, 1}};
+  for (size_t i = 0; i < sizeof dws / sizeof dws[0]; i++) {
+    const int *d = dws[i];
+    int w = 3 + (int)i % 11;
+    specs[n++] = (conv_spec){1,          5 + (int)i % 4,
+                             w,          d[0],
+                             d[1],       d[2],
+                             d[3],       d[4],
+                             d[4],       d[5],
+                             d[5],       i % 3 == 0 && d[2] <= 3 && d[3] <= 3 && d[5] == 1 ? V : S,
+                             (int)i % 3, R,
+                             0.01f,      0.06f,
+                             i % 7 == 3, false};
+  }
+  specs[n++] =
+      (conv_spec){2, 9, 40, 16, 16, 3, 3, 1, 1, 1, 1, S, RELU6, -128, 0.01f, 0.05f, false, false};
+  specs[n++] =
+      (conv_spec){1, 4, 5, 16, 16, 3, 3, 1, 1, 1, 1, S, NONE, 127, 10.0f, 500.0f, false, false};
+  specs[n++] =
+      (conv_spec){1, 4, 5, 64, 64, 3, 3, 2, 2, 1, 1, S, NONE, R, 1e-9f, 1e-6f, false, false};
   for (int i = 0; i < n; i++)
     conv_case(&specs[i]);
   ap_port_workers_destroy(w2);

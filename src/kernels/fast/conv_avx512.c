@@ -5,8 +5,8 @@
  * horizontal sums, no patch copies); requantization is the reference's, 16 lanes at a time. */
 #if defined(__x86_64__) || defined(_M_X64)
 #include "kernels/fast/conv_win.h"
+#include "kernels/fast/requant_avx512.h"
 
-#include <immintrin.h>
 #include <string.h>
 
 static size_t packed_bytes(int32_t n, int32_t taps, int32_t cq) {
@@ -74,50 +74,22 @@ static void pack(const int8_t *w, int32_t n, int32_t taps, int32_t c, int32_t cq
   }
 }
 
-/* One block's requantization constants: MultiplyByQuantizedMultiplier split into the left
- * shift, the doubling high product (x * m + 2^30) >> 31 (the reference's nudge and truncation
- * in one floor) and the rounding right shift (remainder against half, ties away from zero). */
-typedef struct rq16 {
-  __m512i bias, m, mhi, left, right, mask, half;
-  __mmask16 lanes;
-} rq16;
-
-static inline void rq_load(rq16 *r, const ap_qconv *q, int32_t c) {
+/* The constants of the 16 channels from c (lanes past n: zeros). */
+static inline void rq_load(rq16 *r, __mmask16 *lanes, const ap_qconv *q, int32_t c) {
   int32_t left = q->n - c;
-  r->lanes = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
-  const __m512i zero = _mm512_setzero_si512(), max_shift = _mm512_set1_epi32(31),
-                one = _mm512_set1_epi32(1);
-  __m512i sh = _mm512_maskz_loadu_epi32(r->lanes, q->shift + c);
-  r->bias = _mm512_maskz_loadu_epi32(r->lanes, q->col_bias + c);
-  r->m = _mm512_maskz_loadu_epi32(r->lanes, q->mult + c);
-  r->mhi = _mm512_srli_epi64(r->m, 32);
-  r->left = _mm512_min_epi32(_mm512_max_epi32(sh, zero), max_shift);
-  r->right = _mm512_min_epi32(_mm512_max_epi32(_mm512_sub_epi32(zero, sh), zero), max_shift);
-  r->mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, r->right), one);
-  r->half = _mm512_srai_epi32(r->mask, 1);
-}
-
-static inline __m128i requant16(__m512i x, const rq16 *r, __m512i off, __m512i lo, __m512i hi) {
-  const __m512i nudge = _mm512_set1_epi64(1ll << 30), one = _mm512_set1_epi32(1),
-                zero = _mm512_setzero_si512();
-  x = _mm512_sllv_epi32(_mm512_add_epi32(x, r->bias), r->left);
-  __m512i even = _mm512_add_epi64(_mm512_mul_epi32(x, r->m), nudge);
-  __m512i odd = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), r->mhi), nudge);
-  __m512i h = _mm512_mask_blend_epi32((__mmask16)0xAAAA, _mm512_srli_epi64(even, 31),
-                                      _mm512_slli_epi64(odd, 1));
-  __m512i rem = _mm512_and_si512(h, r->mask);
-  __m512i thr = _mm512_mask_add_epi32(r->half, _mm512_cmplt_epi32_mask(h, zero), r->half, one);
-  __m512i v = _mm512_srav_epi32(h, r->right);
-  v = _mm512_mask_add_epi32(v, _mm512_cmpgt_epi32_mask(rem, thr), v, one);
-  v = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(v, off), lo), hi);
-  return _mm512_cvtepi32_epi8(v);
+  *lanes = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
+  rq_set(r, _mm512_maskz_loadu_epi32(*lanes, q->col_bias + c),
+         _mm512_maskz_loadu_epi32(*lanes, q->mult + c),
+         _mm512_maskz_loadu_epi32(*lanes, q->shift + c));
 }
 
 /* NB blocks of channels (from block b0) for MR pixels, of which `rows` are real (the others
  * repeat the last one and are not stored). */
-static inline __attribute__((always_inline)) void
-tile(const int NB, const int MR, const ap_qconv *q, int32_t b0, const uint8_t *win,
-     const ptrdiff_t *toff, size_t step, int32_t rows, int8_t *out, const rq16 *r) {
+static inline __attribute__((always_inline)) void tile(const int NB, const int MR,
+                                                       const ap_qconv *q, int32_t b0,
+                                                       const uint8_t *win, const ptrdiff_t *toff,
+                                                       size_t step, int32_t rows, int8_t *out,
+                                                       const rq16 *r, const __mmask16 *lanes) {
   __m512i acc[4][8];
 #pragma GCC unroll 4
   for (int j = 0; j < NB; j++)
@@ -155,7 +127,7 @@ tile(const int NB, const int MR, const ap_qconv *q, int32_t b0, const uint8_t *w
     if (i < rows)
 #pragma GCC unroll 4
       for (int j = 0; j < NB; j++)
-        _mm_mask_storeu_epi8(out + (size_t)i * q->n + (size_t)(b0 + j) * 16, r[j].lanes,
+        _mm_mask_storeu_epi8(out + (size_t)i * q->n + (size_t)(b0 + j) * 16, lanes[j],
                              requant16(acc[j][i], &r[j], off, lo, hi));
 }
 
@@ -164,11 +136,12 @@ static inline __attribute__((always_inline)) void tiles(const int NB, const int 
                                                         const uint8_t *win, const ptrdiff_t *toff,
                                                         int32_t count, size_t step, int8_t *out) {
   rq16 r[4];
+  __mmask16 lanes[4];
   for (int j = 0; j < NB; j++)
-    rq_load(&r[j], q, (b0 + j) * 16);
+    rq_load(&r[j], &lanes[j], q, (b0 + j) * 16);
   for (int32_t p = 0; p < count; p += MR)
     tile(NB, MR, q, b0, win + (size_t)p * step, toff, step, count - p < MR ? count - p : MR,
-         out + (size_t)p * q->n, r);
+         out + (size_t)p * q->n, r, lanes);
 }
 
 static void tiles4(const ap_qconv *q, int32_t b0, const uint8_t *win, const ptrdiff_t *toff,

@@ -1,15 +1,23 @@
-/* CONV_2D int8 through a level's direct kernel (conv_win.h): work in units of one output row
- * of one column chunk; each task keeps a ring of f_h converted input rows, so consecutive output
- * rows of a chunk convert only the rows they add. A 1x1 convolution with stride 1 and no
- * padding is one long row (pixels of every batch in a line), cut into chunks. */
+/* CONV_2D and DEPTHWISE_CONV_2D int8 through a level's direct kernels (conv_win.h): work in
+ * units of one output row of one column chunk; each task keeps a ring of f_h converted input
+ * rows, so consecutive output rows of a chunk convert only the rows they add. A 1x1 convolution
+ * with stride 1 and no padding is one long row (pixels of every batch in a line), cut into
+ * chunks. A depthwise window holds the output channels: each input channel repeated
+ * depth-multiplier times. */
 #include "kernels/fast/conv_win.h"
 
 #include <string.h>
 
 enum { MAX_FH = 16, MAX_TAPS = 256, WIN_BUDGET = 32768, PAD_ROW = INT32_MIN, EMPTY = INT32_MAX };
 
+typedef void (*run_fn)(const ap_qconv *q, const uint8_t *win, const ptrdiff_t *toff, int32_t count,
+                       size_t step, int8_t *out);
+
 typedef struct win_plan {
-  const ap_conv_kit *kit;
+  const ap_conv_kit *kit; /* CONV_2D */
+  const ap_dw_kit *dwk;   /* DEPTHWISE_CONV_2D */
+  run_fn run;
+  int32_t rep; /* depthwise: the depth multiplier; else 1 */
   int32_t n, c, cq, cp, taps, fh, fw, sh, sw, dh, dw, ph, pw;
   int32_t b, ih, iw, oh, ow; /* geometry, flattened for a pointwise convolution */
   int32_t cw, chunks, tasks;
@@ -25,15 +33,26 @@ static bool carve(size_t *at, size_t bytes, size_t *off) {
 }
 
 static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
-                 const ap_ktensor *f, win_plan *pl) {
-  if (!x || !x->level || !x->level->conv || p->kind != AP_KCONV_INT8 || in->rank != 4 ||
-      f->rank != 4 || p->out_shape.rank != 4 || f->dims[3] != in->dims[3] ||
-      p->out_shape.dims[3] != f->dims[0] || p->out_shape.dims[0] != in->dims[0] ||
-      p->input_offset < -127 || p->input_offset > 128) /* the window's bytes hold x + 128 */
+                 const ap_ktensor *f, bool dw, win_plan *pl) {
+  if (!x || !x->level || (dw ? !x->level->dwin : !x->level->conv) || p->kind != AP_KCONV_INT8 ||
+      in->rank != 4 || f->rank != 4 || p->out_shape.rank != 4 ||
+      p->out_shape.dims[0] != in->dims[0] || p->input_offset < -127 ||
+      p->input_offset > 128) /* the window's bytes hold x + 128 */
     return false;
   memset(pl, 0, sizeof *pl);
-  pl->kit = x->level->conv;
-  pl->n = f->dims[0];
+  pl->rep = 1;
+  if (dw) {
+    int32_t c = in->dims[3], n = p->out_shape.dims[3];
+    if (f->dims[0] != 1 || f->dims[3] != n || c <= 0 || n % c != 0) return false;
+    pl->dwk = x->level->dwin;
+    pl->run = pl->dwk->run;
+    pl->rep = n / c;
+  } else {
+    if (f->dims[3] != in->dims[3] || p->out_shape.dims[3] != f->dims[0]) return false;
+    pl->kit = x->level->conv;
+    pl->run = pl->kit->run;
+  }
+  pl->n = dw ? p->out_shape.dims[3] : f->dims[0];
   pl->fh = f->dims[1];
   pl->fw = f->dims[2];
   pl->c = in->dims[3];
@@ -47,12 +66,12 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
       pl->oh <= 0 || pl->ow <= 0 || pl->c > (1 << 20))
     return false;
   pl->taps = pl->fh * pl->fw;
-  pl->cq = (pl->c + 3) / 4;
-  pl->cp = pl->cq * 4;
-  int64_t n16 = ((int64_t)pl->n + 15) / 16 * 16;
-  if (n16 * pl->taps * pl->cp > INT32_MAX) return false;
-  if (pl->fh == 1 && pl->fw == 1 && pl->sh == 1 && pl->sw == 1 && pl->ph == 0 && pl->pw == 0 &&
-      pl->oh == pl->ih && pl->ow == pl->iw) {
+  pl->cq = dw ? pl->fw : (pl->c + 3) / 4;
+  pl->cp = dw ? pl->n : pl->cq * 4; /* the window's channels */
+  int64_t n16 = ((int64_t)pl->n + 63) / 64 * 64;
+  if (n16 * pl->taps * (dw ? 1 : pl->cp) > INT32_MAX / 4) return false;
+  if (!dw && pl->fh == 1 && pl->fw == 1 && pl->sh == 1 && pl->sw == 1 && pl->ph == 0 &&
+      pl->pw == 0 && pl->oh == pl->ih && pl->ow == pl->iw) {
     int64_t m = (int64_t)pl->b * pl->ih * pl->iw;
     if (m > INT32_MAX) return false;
     pl->b = 1, pl->ih = 1, pl->oh = 1, pl->iw = (int32_t)m, pl->ow = (int32_t)m;
@@ -70,15 +89,18 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
   pl->cw = (int32_t)cw;
   pl->chunks = (int32_t)((pl->ow + cw - 1) / cw);
   int64_t wp = (cw - 1) * pl->sw + (int64_t)(pl->fw - 1) * pl->dw + 1;
-  pl->slot = (size_t)((wp * pl->cp + 63) / 64 * 64);
+  pl->slot = (size_t)((wp * pl->cp + 63) / 64 * 64) + (dw ? 64 : 0);
   pl->units = (int64_t)pl->b * pl->chunks * pl->oh;
   uint64_t work = (uint64_t)pl->b * (uint64_t)pl->oh * (uint64_t)pl->ow * (uint64_t)pl->n *
-                  (uint64_t)pl->taps * (uint64_t)pl->c;
+                  (uint64_t)pl->taps * (uint64_t)(dw ? 1 : pl->c);
   pl->tasks = ap_fast_tasks(x, work, pl->units);
   size_t n4 = (size_t)n16 * 4, at = 0;
   pl->win_task = pl->slot * (size_t)pl->fh;
   if (!carve(&at, n4, &pl->mult) || !carve(&at, n4, &pl->shift) || !carve(&at, n4, &pl->bias) ||
-      !carve(&at, pl->kit->packed_bytes(pl->n, pl->taps, pl->cq), &pl->packed) ||
+      !carve(&at,
+             dw ? pl->dwk->packed_bytes(pl->n, pl->fh, pl->fw)
+                : pl->kit->packed_bytes(pl->n, pl->taps, pl->cq),
+             &pl->packed) ||
       pl->win_task > SIZE_MAX / 64 || !carve(&at, pl->win_task * (size_t)pl->tasks, &pl->win))
     return false;
   pl->total = at + 64; /* room to align the base to 64 */
@@ -88,7 +110,15 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
 bool ap_fast_convw_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                            const ap_ktensor *f, size_t *scratch) {
   win_plan pl;
-  if (!plan(x, p, in, f, &pl)) return false;
+  if (!plan(x, p, in, f, false, &pl)) return false;
+  *scratch = pl.total;
+  return true;
+}
+
+bool ap_fast_dwin_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                          const ap_ktensor *f, size_t *scratch) {
+  win_plan pl;
+  if (!plan(x, p, in, f, true, &pl)) return false;
   *scratch = pl.total;
   return true;
 }
@@ -133,10 +163,23 @@ static void fill(const win_job *j, uint8_t *dst, int32_t iy, int32_t b, int32_t 
     flip(dst + (size_t)a * cp, src, (size_t)(e - a) * cp);
     return;
   }
-  for (int32_t i = a; i < e; i++, src += pl->c) { /* channels padded to a multiple of 4 */
+  if (pl->rep > 1) { /* depthwise: output channel k reads input channel k / rep */
+    for (int32_t i = a; i < e; i++, src += pl->c) {
+      uint8_t *d = dst + (size_t)i * cp;
+      for (int32_t k = 0; k < pl->c; k++)
+        for (int32_t r = 0; r < pl->rep; r++)
+          *d++ = (uint8_t)(src[k] ^ 0x80);
+    }
+    return;
+  }
+  /* Channels padded to a multiple of 4 (their weights are 0, their bytes anything defined). */
+  for (int32_t i = a; i < e; i++, src += pl->c) {
     uint8_t *d = dst + (size_t)i * cp;
-    flip(d, src, (size_t)pl->c);
-    memset(d + pl->c, 0, cp - (size_t)pl->c); /* their weights are 0 */
+    int32_t k = 0;
+    for (; k < pl->c; k++)
+      d[k] = (uint8_t)(src[k] ^ 0x80);
+    for (; k < pl->cp; k++)
+      d[k] = 0;
   }
 }
 
@@ -184,15 +227,15 @@ static void win_task(void *arg, int task) {
       for (int32_t fx = 0; fx < pl->fw; fx++, t++)
         toff[t] = (ptrdiff_t)((size_t)slot_of[fy] * pl->slot) + (ptrdiff_t)fx * pl->dw * pl->cp;
     int8_t *o = j->out + (((size_t)b * pl->oh + (size_t)oy) * pl->ow + (size_t)ox0) * pl->n;
-    pl->kit->run(&j->q, win, toff, cnt, (size_t)pl->sw * pl->cp, o);
+    pl->run(&j->q, win, toff, cnt, (size_t)pl->sw * pl->cp, o);
   }
 }
 
-bool ap_fast_convw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
-                        const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
-                        ap_status *s) {
+static bool eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                 const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
+                 ap_status *s, bool dw) {
   win_plan pl;
-  if (!p || !in || !f || !out || !plan(x, p, in, f, &pl)) return false;
+  if (!p || !in || !f || !out || !plan(x, p, in, f, dw, &pl)) return false;
   if (!in->data || !f->data || !out->data || (bias && !bias->data) || !scratch ||
       !ap_kshape_is(in, &p->in_shape) || !ap_kshape_is(f, &p->in2_shape) ||
       !ap_kshape_is(out, &p->out_shape)) {
@@ -202,9 +245,12 @@ bool ap_fast_convw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kte
   uint8_t *sc = (uint8_t *)scratch + (64 - (uintptr_t)scratch % 64) % 64;
   int32_t *mult = (int32_t *)(sc + pl.mult), *shift = (int32_t *)(sc + pl.shift);
   int32_t *col_bias = (int32_t *)(sc + pl.bias);
+  const int32_t *b = bias ? bias->data : NULL;
   ap_fast_channel_multipliers(p->input_scale, f, p->output_scale, pl.n, mult, shift);
-  pl.kit->pack(f->data, pl.n, pl.taps, pl.c, pl.cq, bias ? bias->data : NULL, p->input_offset,
-               sc + pl.packed, col_bias);
+  if (dw)
+    pl.dwk->pack(f->data, pl.n, pl.fh, pl.fw, b, p->input_offset, mult, shift, sc + pl.packed);
+  else
+    pl.kit->pack(f->data, pl.n, pl.taps, pl.c, pl.cq, b, p->input_offset, sc + pl.packed, col_bias);
   win_job j = {&pl,
                {pl.n, pl.taps, pl.cq, sc + pl.packed, col_bias, mult, shift, p->output_offset,
                 p->act_min, p->act_max},
@@ -215,4 +261,16 @@ bool ap_fast_convw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kte
   ap_fast_parallel(x, win_task, &j, pl.tasks);
   *s = AP_OK;
   return true;
+}
+
+bool ap_fast_convw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                        const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
+                        ap_status *s) {
+  return eval(x, p, in, f, bias, out, scratch, s, false);
+}
+
+bool ap_fast_dwin_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                       const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
+                       ap_status *s) {
+  return eval(x, p, in, f, bias, out, scratch, s, true);
 }

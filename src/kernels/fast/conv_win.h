@@ -38,15 +38,36 @@ typedef struct ap_conv_kit {
               size_t step, int8_t *out);
 } ap_conv_kit;
 
+/* Depthwise over the same windows, whose channels are the output channels (each input channel
+ * repeated depth-multiplier times). ap_qconv: n channels, taps = f_h * f_w, cq = f_w. */
+typedef struct ap_dw_kit {
+  size_t (*packed_bytes)(int32_t c, int32_t f_h, int32_t f_w);
+  /* f: [f_h][f_w][c] (the model's layout); packs the weights and whatever else the kernel
+   * needs per channel (bias NULL: 0; mult, shift: c). */
+  void (*pack)(const int8_t *f, int32_t c, int32_t f_h, int32_t f_w, const int32_t *bias,
+               int32_t in_off, const int32_t *mult, const int32_t *shift, void *packed);
+  /* As ap_conv_kit.run, the window holding c channels per pixel (and 64 bytes readable past
+   * each row). */
+  void (*run)(const ap_qconv *q, const uint8_t *win, const ptrdiff_t *toff, int32_t count,
+              size_t step, int8_t *out);
+} ap_dw_kit;
+
 /* The driver, called first by ap_fast_conv_scratch/eval (false: it does not apply). */
 bool ap_fast_convw_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                            const ap_ktensor *f, size_t *scratch);
 bool ap_fast_convw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                         const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
                         ap_status *s);
+/* The same for DEPTHWISE_CONV_2D, called first by ap_fast_dw_scratch/eval. */
+bool ap_fast_dwin_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                          const ap_ktensor *f, size_t *scratch);
+bool ap_fast_dwin_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                       const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
+                       ap_status *s);
 
 #if defined(__x86_64__) || defined(_M_X64)
 extern const ap_conv_kit ap_fast_avx512_conv;
+extern const ap_dw_kit ap_fast_avx512_dw;
 #endif
 
 #endif

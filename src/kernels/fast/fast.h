@@ -131,6 +131,8 @@ typedef struct ap_fast_level {
   /* Direct int8 CONV_2D over windows of unsigned input rows (conv_win.h; conv_win.c drives
    * it), taking every int8 convolution the level's gemm kits would; NULL: none. */
   const struct ap_conv_kit *conv;
+  /* The same for int8 DEPTHWISE_CONV_2D (any depth multiplier); NULL: dw above. */
+  const struct ap_dw_kit *dwin;
   /* -- float -- */
   /* -- fastops -- */
   /* -- stream3 -- */

@@ -201,6 +201,7 @@ const ap_fast_level ap_fast_avx512 = {
     .fadd = ap_fast_avx2_fadd,
     /* -- int8speed -- */
     .conv = &ap_fast_avx512_conv,
+    .dwin = &ap_fast_avx512_dw,
     /* -- float -- */
     /* -- fastops -- */
     /* -- stream3 -- */
