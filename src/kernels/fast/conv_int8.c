@@ -2,7 +2,7 @@
  * without padding reads its rows in place, any other builds each row (im2col, the zero point
  * in padded positions, which adds nothing once offset) into the task's scratch. The level packs
  * the weights into scratch at each eval (the interpreter keeps no per-op state). */
-#include "kernels/fast/fast.h"
+#include "kernels/fast/conv_win.h"
 
 #include <string.h>
 
@@ -63,6 +63,7 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
 bool ap_fast_conv_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                           const ap_ktensor *f, size_t *scratch) {
   conv_plan pl;
+  if (ap_fast_convw_scratch(x, p, in, f, scratch)) return true;
   if (!plan(x, p, in, f, &pl)) return false;
   *scratch = pl.total;
   return true;
@@ -135,6 +136,7 @@ bool ap_fast_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kten
                        const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
                        ap_status *s) {
   conv_plan pl;
+  if (ap_fast_convw_eval(x, p, in, f, bias, out, scratch, s)) return true;
   if (!p || !in || !f || !out || !plan(x, p, in, f, &pl)) return false;
   if (!in->data || !f->data || !out->data || (bias && !bias->data) || !scratch ||
       !ap_kshape_is(in, &p->in_shape) || !ap_kshape_is(f, &p->in2_shape) ||

@@ -1,6 +1,6 @@
 /* DEPTHWISE_CONV_2D int8 (per-channel): split by output rows; the level's kernel runs a range
  * of rows of one batch. */
-#include "kernels/fast/fast.h"
+#include "kernels/fast/conv_win.h"
 
 static bool applies(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                     const ap_ktensor *f) {
@@ -29,6 +29,7 @@ static bool layout(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor 
 bool ap_fast_dw_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                         const ap_ktensor *f, size_t *scratch) {
   size_t ws;
+  if (ap_fast_dwin_scratch(x, p, in, f, scratch)) return true;
   if (!applies(x, p, in, f) || !layout(x, p, f, &ws, scratch)) return false;
   return true;
 }
@@ -58,6 +59,7 @@ bool ap_fast_dw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktenso
                      const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
                      ap_status *s) {
   size_t ws, total;
+  if (ap_fast_dwin_eval(x, p, in, f, bias, out, scratch, s)) return true;
   if (!p || !in || !f || !out || !applies(x, p, in, f) || !layout(x, p, f, &ws, &total))
     return false;
   if (!in->data || !f->data || !out->data || (bias && !bias->data) || !scratch ||
