@@ -218,8 +218,8 @@ typedef struct ap_kexec {
   const ap_fast_level *level;
   ap_port_workers *workers;
   int threads;
-  /* Work (multiply-adds) below which an op stays on one thread; 0: about 1M (tests lower it
-   * to split small ops). */
+  /* Work (multiply-adds of an int8 convolution) below which an op stays on one thread; 0:
+   * 500K (tests lower it to split small ops). */
   uint64_t parallel_min;
   /* AP_KERNELS_SMALL: the most scratch bytes an op's fast path may add to its reference
    * kernel's (ap_fast_bounded); 0: no bound. */
@@ -231,8 +231,11 @@ typedef struct ap_kexec {
 const ap_fast_level *ap_fast_select(void);
 const char *ap_fast_level_name(const ap_fast_level *l); /* "reference" for NULL */
 
-/* How many tasks to split `work` multiply-adds over `units` independent pieces into: the
- * thread count, 1 for small work. Prepare and eval compute the same (scratch depends on it). */
+/* How many tasks to split `work` over `units` independent pieces into: the thread count, 1
+ * for small work. Work counts multiply-adds of an int8 convolution's matrix product (some 40
+ * per ns on an AVX-512 core); other kernels scale theirs by their cost per element (depthwise
+ * and fully connected 5 per multiply-add, float convolution 4, ADD 40 per element, PAD 3 per
+ * byte). Prepare and eval compute the same (scratch depends on it). */
 int ap_fast_tasks(const ap_kexec *x, uint64_t work, int64_t units);
 /* Runs fn(arg, i) for i in [0, n) on the workers (or inline). */
 void ap_fast_parallel(const ap_kexec *x, ap_port_task fn, void *arg, int n);
