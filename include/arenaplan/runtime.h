@@ -181,9 +181,10 @@ typedef struct ap_interpreter_options {
    * same bytes for every thread count. */
   int threads;
   /* AP_KERNELS_FAST (0, the default): SIMD kernels for the level the CPU has, capped by the
-   * environment variable AP_SIMD (generic, sse41, avx2, avx512), bit-exact with the reference
-   * ones, which run for whatever they do not cover. AP_KERNELS_REFERENCE: the reference
-   * kernels only (the specification: plain loops, one thread, smallest scratch). */
+   * environment variable AP_SIMD (generic; sse41, avx2, avx512 on x86-64; neon, neondot on
+   * AArch64), bit-exact with the reference ones, which run for whatever they do not cover.
+   * AP_KERNELS_REFERENCE: the reference kernels only (the specification: plain loops, one thread,
+   * smallest scratch). */
   int kernels;
   const ap_custom_op *custom_ops; /* must outlive the interpreter */
   size_t custom_op_count;

@@ -359,13 +359,15 @@ static void kernels(const ap_fast_level *l) {
   fc_case(l, 1, 70000, 3, false, true);
   fc_case(l, 1, 300, 130, true, false); /* more units than one requantized chunk */
   for (int32_t in_d = 1; in_d <= 20; in_d += 3)
-    for (int32_t mult = 1; mult <= 2; mult++) {
+    for (int32_t mult = 1; mult <= 3; mult++) {
       dw_case(l, 5, 6, in_d, mult, 3, 3, 1, 1, 1, false);
       dw_case(l, 7, 5, in_d, mult, 3, 3, 2, 1, 1, true);
       dw_case(l, 9, 8, in_d, mult, 5, 5, 1, 2, 2, false);
       dw_case(l, 3, 4, in_d, mult, 5, 3, 1, 1, 2, true);
     }
   dw_case(l, 6, 6, 16, 1, 9, 9, 1, 1, 4, false); /* more than 64 taps: the generic loop */
+  dw_case(l, 3, 3, 700, 2, 5, 5, 1, 1, 2, true); /* 35000 tap-channels: the generic loop */
+  dw_case(l, 4, 3, 300, 3, 3, 3, 1, 1, 1, false); /* 8100 tap-channels, a tail of 4 */
   for (size_t n = 1; n <= 40; n++)
     add_case(l, n, n % 2 == 0, n % 3 == 0);
   add_case(l, 1000, false, false);

@@ -85,15 +85,74 @@ static void gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc, i
 
 extern const ap_fast_level ap_fast_generic;
 
+/* Depthwise with a depth multiplier above 1: each tap's input is first spread to the output
+ * channels (channel c reads input channel c / multiplier, taps outside the input the zero
+ * point, whose offset input is 0), then 8 output channels at a time as below. */
+static void dw_multiplier(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1) {
+  int32_t C = d->out_d, taps = d->f_h * d->f_w, D = d->in_d, blocks = C / 8;
+  _Alignas(16) int8_t ex[32768];
+  const int32x4_t voff = vdupq_n_s32(d->out_off), vlo = vdupq_n_s32(d->act_min),
+                  vhi = vdupq_n_s32(d->act_max);
+  const int16x8_t vin = vdupq_n_s16((int16_t)d->in_off);
+  int8_t zp = (int8_t)-d->in_off;
+  for (int32_t oy = oy0; oy < oy1; oy++)
+    for (int32_t ox = 0; ox < d->out_w; ox++) {
+      int32_t y0 = oy * d->stride_h - d->pad_h, x0 = ox * d->stride_w - d->pad_w;
+      int8_t *o = d->out + (((size_t)b * d->out_h + oy) * d->out_w + ox) * C;
+      for (int32_t fy = 0, t = 0; fy < d->f_h; fy++) {
+        int32_t iy = y0 + d->dil_h * fy;
+        for (int32_t fx = 0; fx < d->f_w; fx++, t++) {
+          int32_t ix = x0 + d->dil_w * fx;
+          int8_t *e = ex + (size_t)t * C;
+          if (iy < 0 || iy >= d->in_h || ix < 0 || ix >= d->in_w) {
+            memset(e, zp, (size_t)C);
+            continue;
+          }
+          const int8_t *src = d->in + (((size_t)b * d->in_h + iy) * d->in_w + ix) * D;
+          for (int32_t ic = 0, c = 0; ic < D; ic++)
+            for (int32_t m = 0; m < d->mult; m++)
+              e[c++] = src[ic];
+        }
+      }
+      for (int32_t k = 0; k < blocks; k++) {
+        size_t c = (size_t)k * 8;
+        int32x4_t lo = vdupq_n_s32(0), hi = lo;
+        for (int32_t t = 0; t < taps; t++) {
+          int16x8_t x = vaddq_s16(vmovl_s8(vld1_s8(ex + (size_t)t * C + c)), vin);
+          int16x8_t wv = vmovl_s8(vld1_s8(d->f + (size_t)t * C + c));
+          lo = vmlal_s16(lo, vget_low_s16(x), vget_low_s16(wv));
+          hi = vmlal_high_s16(hi, x, wv);
+        }
+        if (d->bias) {
+          lo = vaddq_s32(lo, vld1q_s32(d->bias + c));
+          hi = vaddq_s32(hi, vld1q_s32(d->bias + c + 4));
+        }
+        vst1_s8(o + c, ap_neon_requant8(lo, hi, d->qmult + c, d->qshift + c, voff, vlo, vhi));
+      }
+      for (int32_t c = blocks * 8; c < C; c++) {
+        uint32_t acc = 0;
+        for (int32_t t = 0; t < taps; t++)
+          acc += (uint32_t)(d->f[(size_t)t * C + c] * (ex[(size_t)t * C + c] + d->in_off));
+        if (d->bias) acc += (uint32_t)d->bias[c];
+        o[c] = ap_fast_requant((int32_t)acc, d->qmult[c], d->qshift[c], d->out_off, d->act_min,
+                               d->act_max);
+      }
+    }
+}
+
 /* Depthwise, multiplier 1, 8 channels at a time: each tap's input bytes widened and offset
  * (int16) times the tap's weights (widened once per call into ws: [tap][block][8] int16) into
  * two int32x4 sums. A tap outside the input reads a row of zero points, whose offset input is
- * 0, so it adds nothing, as the reference's skipped tap. Other multipliers and more than 64
- * taps run the generic level's loop. */
+ * 0, so it adds nothing, as the reference's skipped tap. More than 64 taps (or a multiplier
+ * above 1 with more than 32768 tap-channels) run the generic level's loop. */
 void ap_fast_neon_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws) {
   int32_t C = d->out_d, taps = d->f_h * d->f_w;
-  if (taps > 64 || d->mult != 1) {
+  if (taps > 64 || (d->mult != 1 && (size_t)taps * (size_t)C > 32768)) {
     ap_fast_generic.dw(d, b, oy0, oy1, ws);
+    return;
+  }
+  if (d->mult != 1) {
+    dw_multiplier(d, b, oy0, oy1);
     return;
   }
   int32_t pairs = (taps + 1) / 2, blocks = C / 8;
