@@ -9,6 +9,7 @@
 #include "kernels/fast/fast.h"
 #include "test.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,9 +164,40 @@ static void fill(int8_t *p, size_t n, bool extreme) {
     p[i] = (int8_t)(extreme ? (rnd(0, 1) ? -128 : 127) : rnd(-128, 127));
 }
 
-static void rnd_quant(int32_t n, int32_t *mult, int32_t *shift) {
-  for (int32_t i = 0; i < n; i++)
-    mult[i] = rnd(1 << 30, INT32_MAX), shift[i] = rnd(-24, 4);
+/* Multipliers and shifts that bring sums of about `terms` products of int8 magnitudes into
+ * the output's range (a shift too far right clamps every output and hides differences), a few
+ * shifted further either way; biases of the same size, one in 16 anywhere in int32 (wrap). */
+static void rnd_quant(int32_t n, int32_t *mult, int32_t *shift, int32_t *bias, int64_t terms) {
+  int bits = 0;
+  for (double mag = 128.0 * 128.0 * sqrt((double)terms); mag > 32.0; mag /= 2)
+    bits++;
+  for (int32_t i = 0; i < n; i++) {
+    mult[i] = rnd(1 << 30, INT32_MAX);
+    shift[i] = -bits + (rnd(0, 7) ? rnd(-1, 1) : rnd(-6, 6));
+    if (shift[i] < -31) shift[i] = -31;
+    if (bias) bias[i] = rnd(0, 15) ? rnd(-(1 << bits), 1 << bits) : rnd32();
+  }
+}
+/* Outputs inside the activation range, of all compared: most must be, or the comparisons
+ * would only see clamped values. */
+static long inside, compared;
+
+static void count_inside(const int8_t *out, size_t n, int32_t lo, int32_t hi) {
+  for (size_t i = 0; i < n; i++)
+    inside += out[i] > lo && out[i] < hi;
+  compared += (long)n;
+}
+
+static int32_t rnd_out_off(void) {
+  return rnd(0, 3) ? rnd(-30, 30) : rnd(-128, 127);
+}
+
+static int32_t rnd_lo(void) {
+  return rnd(0, 3) ? -128 : rnd(-128, 0);
+}
+
+static int32_t rnd_hi(int32_t lo) {
+  return rnd(0, 3) ? 127 : rnd(lo, 127);
 }
 
 static int32_t rnd_in_off(void) {
@@ -174,8 +206,9 @@ static int32_t rnd_in_off(void) {
 }
 
 /* The gemm kit (rows of patches times every channel) against the generic level's. */
-static void gemm_case(const ap_fast_level *l, int32_t n, int32_t k, int32_t rows, bool extreme) {
-  const ap_gemm_kit *kit = &l->gemm, *ref = &ap_fast_generic.gemm;
+static void gemm_case(const ap_fast_level *l, const ap_gemm_kit *kit, int32_t n, int32_t k,
+                      int32_t rows, bool extreme) {
+  const ap_gemm_kit *ref = &ap_fast_generic.gemm;
   int8_t *w = malloc((size_t)n * k), *src = malloc((size_t)rows * k);
   int32_t *bias = malloc((size_t)n * 4), *mult = malloc((size_t)n * 4),
           *shift = malloc((size_t)n * 4);
@@ -188,16 +221,14 @@ static void gemm_case(const ap_fast_level *l, int32_t n, int32_t k, int32_t rows
   fill(w, (size_t)n * k, extreme);
   fill(src, (size_t)rows * k, extreme);
   int32_t in_off = rnd_in_off();
-  for (int32_t c = 0; c < n; c++)
-    bias[c] = rnd32();
-  rnd_quant(n, mult, shift);
+  rnd_quant(n, mult, shift, bias, k);
   kit->pack(w, n, k, bias, in_off, packed, cb);
   ref->pack(w, n, k, bias, in_off, NULL, cb_ref);
   for (int32_t i = 0; i < rows; i++) {
     kit->arow(src + (size_t)i * k, k, in_off, a + (size_t)i * kit->arow_bytes(k));
     ref->arow(src + (size_t)i * k, k, in_off, a_ref + (size_t)i * ref->arow_bytes(k));
   }
-  int32_t off = rnd(-128, 127), lo = rnd(-128, 0), hi = rnd(lo, 127);
+  int32_t off = rnd_out_off(), lo = rnd_lo(), hi = rnd_hi(lo);
   ap_qgemm g = {n, k, w, packed, cb, mult, shift, off, lo, hi};
   ap_qgemm gr = {n, k, w, NULL, cb_ref, mult, shift, off, lo, hi};
   for (int32_t r0 = 0; r0 < rows; r0 += kit->mr) {
@@ -206,8 +237,10 @@ static void gemm_case(const ap_fast_level *l, int32_t n, int32_t k, int32_t rows
   }
   for (int32_t r = 0; r < rows; r++)
     ref->gemm(&gr, a_ref + (size_t)r * ref->arow_bytes(k), 1, acc, want + (size_t)r * n, (size_t)n);
-  CHECK_MSG(memcmp(out, want, (size_t)rows * n) == 0, "%s gemm n %d k %d rows %d in_off %d%s",
-            l->name, n, k, rows, in_off, extreme ? " extreme" : "");
+  count_inside(want, (size_t)rows * n, lo, hi);
+  CHECK_MSG(memcmp(out, want, (size_t)rows * n) == 0, "%s %s gemm n %d k %d rows %d in_off %d%s",
+            l->name, kit == l->outer ? "outer" : "inner", n, k, rows, in_off,
+            extreme ? " extreme" : "");
   free(w), free(src), free(bias), free(mult), free(shift), free(cb), free(cb_ref), free(acc);
   free(out), free(want), free(a), free(a_ref), free(packed);
 }
@@ -221,10 +254,8 @@ static void fc_case(const ap_fast_level *l, int32_t batches, int32_t depth, int3
           *shift = malloc((size_t)units * 4);
   fill(x, (size_t)batches * depth, extreme);
   fill(w, (size_t)units * depth, extreme);
-  for (int32_t u = 0; u < units; u++)
-    bias[u] = rnd32();
-  rnd_quant(units, mult, shift);
-  int32_t lo = rnd(-128, 0);
+  rnd_quant(units, mult, shift, bias, depth);
+  int32_t lo = rnd_lo();
   ap_qfc f = {x,
               w,
               bias,
@@ -234,9 +265,9 @@ static void fc_case(const ap_fast_level *l, int32_t batches, int32_t depth, int3
               units,
               rnd_in_off(),
               rnd(0, 2) ? 0 : rnd(-128, 127),
-              rnd(-128, 127),
+              rnd_out_off(),
               lo,
-              rnd(lo, 127),
+              rnd_hi(lo),
               per_unit ? mult : NULL,
               per_unit ? shift : NULL,
               mult[0],
@@ -247,6 +278,7 @@ static void fc_case(const ap_fast_level *l, int32_t batches, int32_t depth, int3
   l->fc(&f, u0, u1);
   f.out = want;
   ap_fast_generic.fc(&f, u0, u1);
+  count_inside(want + (size_t)u0, (size_t)(u1 - u0), f.act_min, f.act_max);
   CHECK_MSG(memcmp(out, want, (size_t)batches * units) == 0,
             "%s fc %d x %d -> %d [%d, %d) in_off %d filter_off %d%s", l->name, batches, depth,
             units, u0, u1, f.in_off, f.filter_off, extreme ? " extreme" : "");
@@ -267,10 +299,8 @@ static void dw_case(const ap_fast_level *l, int32_t h, int32_t wd, int32_t in_d,
   void *ws = malloc(ap_fast_dw_ws(fh * fw, C));
   fill(in, (size_t)h * wd * in_d, extreme);
   fill(f, (size_t)fh * fw * C, extreme);
-  for (int32_t c = 0; c < C; c++)
-    bias[c] = rnd32();
-  rnd_quant(C, qm, qs);
-  int32_t lo = rnd(-128, 0);
+  rnd_quant(C, qm, qs, bias, fh * fw);
+  int32_t lo = rnd_lo();
   ap_qdw d = {in,
               f,
               rnd(0, 3) ? bias : NULL,
@@ -291,9 +321,9 @@ static void dw_case(const ap_fast_level *l, int32_t h, int32_t wd, int32_t in_d,
               pad,
               pad,
               rnd_in_off(),
-              rnd(-128, 127),
+              rnd_out_off(),
               lo,
-              rnd(lo, 127),
+              rnd_hi(lo),
               qm,
               qs};
   int32_t oy0 = oh > 2 ? 1 : 0, oy1 = oh;
@@ -302,6 +332,7 @@ static void dw_case(const ap_fast_level *l, int32_t h, int32_t wd, int32_t in_d,
   l->dw(&d, 0, oy0, oy1, ws);
   d.out = want;
   ap_fast_generic.dw(&d, 0, oy0, oy1, ws);
+  count_inside(want + (size_t)oy0 * ow * C, (size_t)(oy1 - oy0) * ow * C, d.act_min, d.act_max);
   CHECK_MSG(memcmp(out, want, (size_t)oh * ow * C) == 0,
             "%s dw %dx%dx%d mult %d filter %dx%d stride %d dil %d pad %d in_off %d%s", l->name, h,
             wd, in_d, mult, fh, fw, stride, dil, pad, d.in_off, extreme ? " extreme" : "");
@@ -343,13 +374,17 @@ static void add_case(const ap_fast_level *l, size_t n, bool is_unsigned, bool su
 
 static void kernels(const ap_fast_level *l) {
   static const int32_t ks[] = {1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 257, 1000};
-  for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
-    for (int32_t n = 1; n <= 9; n += 2)
-      for (int32_t rows = 1; rows <= 6; rows += 5) {
-        gemm_case(l, n, ks[i], rows, false);
-        gemm_case(l, n + 1, ks[i], rows + 2, true);
-      }
-  gemm_case(l, 33, 70000, 2, true); /* sums that wrap */
+  const ap_gemm_kit *kits[2] = {&l->gemm, l->outer};
+  for (int kt = 0; kt < 2 && kits[kt]; kt++) {
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
+      for (int32_t n = 1; n <= 9; n += 2)
+        for (int32_t rows = 1; rows <= 6; rows += 5) {
+          gemm_case(l, kits[kt], n, ks[i], rows, false);
+          gemm_case(l, kits[kt], n + 1, ks[i], rows + 2, true);
+        }
+    gemm_case(l, kits[kt], 33, 70000, 2, true); /* sums that wrap */
+    gemm_case(l, kits[kt], 47, 37, 9, false);   /* blocks of 16 channels and a tail */
+  }
   static const int32_t depths[] = {1, 7, 8, 15, 16, 17, 31, 32, 33, 100, 640};
   for (size_t i = 0; i < sizeof depths / sizeof depths[0]; i++)
     for (int32_t units = 1; units <= 9; units += 4) {
@@ -365,8 +400,8 @@ static void kernels(const ap_fast_level *l) {
       dw_case(l, 9, 8, in_d, mult, 5, 5, 1, 2, 2, false);
       dw_case(l, 3, 4, in_d, mult, 5, 3, 1, 1, 2, true);
     }
-  dw_case(l, 6, 6, 16, 1, 9, 9, 1, 1, 4, false); /* more than 64 taps: the generic loop */
-  dw_case(l, 3, 3, 700, 2, 5, 5, 1, 1, 2, true); /* 35000 tap-channels: the generic loop */
+  dw_case(l, 6, 6, 16, 1, 9, 9, 1, 1, 4, false);  /* more than 64 taps: the generic loop */
+  dw_case(l, 3, 3, 700, 2, 5, 5, 1, 1, 2, true);  /* 35000 tap-channels: the generic loop */
   dw_case(l, 4, 3, 300, 3, 3, 3, 1, 1, 1, false); /* 8100 tap-channels, a tail of 4 */
   for (size_t n = 1; n <= 40; n++)
     add_case(l, n, n % 2 == 0, n % 3 == 0);
@@ -386,6 +421,9 @@ int main(void) {
     kernels(&ap_fast_neondot);
   else
     printf("no dot product on this CPU: the neondot level is not tested\n");
+  CHECK_MSG(inside * 3 > compared * 2, "only %ld of %ld outputs inside the activation range",
+            inside, compared);
+  printf("%ld of %ld kernel outputs inside the activation range\n", inside, compared);
   return ap_test_done();
 }
 #else

@@ -296,10 +296,71 @@ void ap_fast_neon_add(const ap_binary_params *p, const void *a, const void *b, v
   }
 }
 
+/* The outer-product kit: output channels in lanes, no horizontal sums. Weights packed as int16
+ * in blocks of 16 channels, [block][k][16], zeros past n; each step multiplies one a[k] of a
+ * row (SMLAL by scalar) with the 16 channels' weights of k. */
+static size_t outer_bytes(int32_t n, int32_t k) {
+  return ((size_t)n + 15) / 16 * 16 * (size_t)k * 2;
+}
+
+static void outer_pack(const int8_t *w, int32_t n, int32_t k, const int32_t *bias, int32_t in_off,
+                       void *packed, int32_t *col_bias) {
+  (void)in_off;
+  int16_t *p = packed;
+  int32_t blocks = (n + 15) / 16;
+  if (n % 16) /* the last block's channels past n hold zeros */
+    memset(p + (size_t)(blocks - 1) * k * 16, 0, (size_t)k * 16 * 2);
+  for (int32_t c = 0; c < n; c++) {
+    const int8_t *row = w + (size_t)c * k;
+    int16_t *dst = p + (size_t)(c / 16) * k * 16 + c % 16;
+    for (int32_t j = 0; j < k; j++)
+      dst[(size_t)j * 16] = row[j];
+    col_bias[c] = bias ? bias[c] : 0;
+  }
+}
+
+static void outer_gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc_ws, int8_t *out,
+                       size_t out_stride) {
+  (void)acc_ws;
+  int32_t k = g->k, blocks = (g->n + 15) / 16;
+  size_t kp = arow_bytes(k) / 2;
+  const int16_t *r[4];
+  for (int i = 0; i < 4; i++)
+    r[i] = (const int16_t *)a + (size_t)(i < rows ? i : 0) * kp;
+  const int16_t *packed = g->packed;
+  for (int32_t bl = 0; bl < blocks; bl++) {
+    const int16_t *b = packed + (size_t)bl * k * 16;
+    int32x4_t s[4][4];
+    for (int i = 0; i < 4; i++)
+      for (int q = 0; q < 4; q++)
+        s[i][q] = vdupq_n_s32(0);
+    for (int32_t j = 0; j < k; j++) {
+      int16x8_t w0 = vld1q_s16(b + (size_t)j * 16), w1 = vld1q_s16(b + (size_t)j * 16 + 8);
+      for (int i = 0; i < 4; i++) {
+        int16_t x = r[i][j];
+        s[i][0] = vmlal_n_s16(s[i][0], vget_low_s16(w0), x);
+        s[i][1] = vmlal_high_n_s16(s[i][1], w0, x);
+        s[i][2] = vmlal_n_s16(s[i][2], vget_low_s16(w1), x);
+        s[i][3] = vmlal_high_n_s16(s[i][3], w1, x);
+      }
+    }
+    int32_t c = bl * 16;
+    for (int32_t i = 0; i < rows; i++) {
+      ap_neon_outer_store(g, s[i][0], s[i][1], c, out + (size_t)i * out_stride);
+      ap_neon_outer_store(g, s[i][2], s[i][3], c + 8, out + (size_t)i * out_stride);
+    }
+  }
+}
+
+static const ap_gemm_kit outer = {4, outer_bytes, outer_pack, arow_bytes, arow, outer_gemm};
+
 const ap_fast_level ap_fast_neon = {
     .name = "neon",
     .level = AP_SIMD_NEON,
     .gemm = {4, packed_bytes, pack, arow_bytes, arow, gemm},
+    .outer = &outer,
+    .outer_min_m = 128,
+    .outer_max_bytes = 1u << 20,
     .dw = ap_fast_neon_dw,
     .fc = fc,
     .add = ap_fast_neon_add,

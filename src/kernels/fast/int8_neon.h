@@ -65,4 +65,26 @@ static inline void ap_neon_requant_row(const int32_t *acc, const int32_t *add, i
   }
 }
 
+/* An outer-product kit's channels [c, c + 8) of one row (lo, hi): column bias,
+ * requantization, the channels that exist. */
+static inline void ap_neon_outer_store(const ap_qgemm *g, int32x4_t lo, int32x4_t hi, int32_t c,
+                                       int8_t *out) {
+  int32_t cols = g->n - c < 8 ? g->n - c : 8;
+  if (cols <= 0) return;
+  if (cols == 8) {
+    lo = vaddq_s32(lo, vld1q_s32(g->col_bias + c));
+    hi = vaddq_s32(hi, vld1q_s32(g->col_bias + c + 4));
+    vst1_s8(out + c, ap_neon_requant8(lo, hi, g->mult + c, g->shift + c, vdupq_n_s32(g->out_off),
+                                      vdupq_n_s32(g->act_min), vdupq_n_s32(g->act_max)));
+    return;
+  }
+  int32_t t[8];
+  vst1q_s32(t, lo);
+  vst1q_s32(t + 4, hi);
+  for (int32_t i = 0; i < cols; i++)
+    out[c + i] =
+        ap_fast_requant((int32_t)((uint32_t)t[i] + (uint32_t)g->col_bias[c + i]), g->mult[c + i],
+                        g->shift[c + i], g->out_off, g->act_min, g->act_max);
+}
+
 #endif

@@ -134,10 +134,84 @@ static void fc(const ap_qfc *f, int32_t u0, int32_t u1) {
   }
 }
 
+/* The outer-product kit with SDOT by element: weights packed in blocks of 16 channels,
+ * [block][k / 4][16 channels][4], k padded to 16 with zeros (and channels past n); one 16-byte
+ * load of a row holds four groups of 4 k, and SDOT with a lane index multiplies one group with
+ * 4 channels' 4 weights. The input offset's share is in the column bias, as above. */
+static size_t outer_bytes(int32_t n, int32_t k) {
+  return ((size_t)n + 15) / 16 * 16 * arow_bytes(k);
+}
+
+static void outer_pack(const int8_t *w, int32_t n, int32_t k, const int32_t *bias, int32_t in_off,
+                       void *packed, int32_t *col_bias) {
+  int8_t *p = packed;
+  size_t kp = arow_bytes(k);
+  int32_t blocks = (n + 15) / 16;
+  memset(p, 0, (size_t)blocks * 16 * kp); /* padding of k and of the last block */
+  for (int32_t c = 0; c < n; c++) {
+    const int8_t *row = w + (size_t)c * k;
+    int8_t *dst = p + (size_t)(c / 16) * 16 * kp + (size_t)(c % 16) * 4;
+    for (int32_t j = 0; j < k; j++)
+      dst[(size_t)(j / 4) * 64 + j % 4] = row[j];
+  }
+  pack(w, n, k, bias, in_off, NULL, col_bias);
+}
+
+/* One group of 4 k (lane L of the rows' 16-byte loads) against the block's 16 channels. */
+#define AP_DOT_GROUP(L)                                                                            \
+  do {                                                                                             \
+    const int8_t *wg = b + (size_t)(d / 4 + (L)) * 64;                                             \
+    int8x16_t w0 = vld1q_s8(wg), w1 = vld1q_s8(wg + 16), w2 = vld1q_s8(wg + 32),                   \
+              w3 = vld1q_s8(wg + 48);                                                              \
+    for (int i = 0; i < 4; i++) {                                                                  \
+      s[i][0] = vdotq_laneq_s32(s[i][0], w0, x[i], L);                                             \
+      s[i][1] = vdotq_laneq_s32(s[i][1], w1, x[i], L);                                             \
+      s[i][2] = vdotq_laneq_s32(s[i][2], w2, x[i], L);                                             \
+      s[i][3] = vdotq_laneq_s32(s[i][3], w3, x[i], L);                                             \
+    }                                                                                              \
+  } while (0)
+
+static void outer_gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc_ws, int8_t *out,
+                       size_t out_stride) {
+  (void)acc_ws;
+  int32_t blocks = (g->n + 15) / 16;
+  size_t kp = arow_bytes(g->k);
+  const int8_t *r[4];
+  for (int i = 0; i < 4; i++)
+    r[i] = (const int8_t *)a + (size_t)(i < rows ? i : 0) * kp;
+  const int8_t *packed = g->packed;
+  for (int32_t bl = 0; bl < blocks; bl++) {
+    const int8_t *b = packed + (size_t)bl * 16 * kp;
+    int32x4_t s[4][4];
+    for (int i = 0; i < 4; i++)
+      for (int q = 0; q < 4; q++)
+        s[i][q] = vdupq_n_s32(0);
+    for (size_t d = 0; d < kp; d += 16) {
+      int8x16_t x[4] = {vld1q_s8(r[0] + d), vld1q_s8(r[1] + d), vld1q_s8(r[2] + d),
+                        vld1q_s8(r[3] + d)};
+      AP_DOT_GROUP(0);
+      AP_DOT_GROUP(1);
+      AP_DOT_GROUP(2);
+      AP_DOT_GROUP(3);
+    }
+    int32_t c = bl * 16;
+    for (int32_t i = 0; i < rows; i++) {
+      ap_neon_outer_store(g, s[i][0], s[i][1], c, out + (size_t)i * out_stride);
+      ap_neon_outer_store(g, s[i][2], s[i][3], c + 8, out + (size_t)i * out_stride);
+    }
+  }
+}
+#undef AP_DOT_GROUP
+
+static const ap_gemm_kit outer = {4, outer_bytes, outer_pack, arow_bytes, arow, outer_gemm};
+
 const ap_fast_level ap_fast_neondot = {
     .name = "neondot",
     .level = AP_SIMD_NEONDOT,
     .gemm = {4, packed_bytes, pack, arow_bytes, arow, gemm},
+    .outer = &outer,
+    .outer_min_m = 128,
+    .outer_max_bytes = 1u << 20,
     .dw = ap_fast_neon_dw,
     .fc = fc,
     .add = ap_fast_neon_add,
