@@ -183,7 +183,8 @@ typedef struct ap_interpreter_options {
    * same bytes for every thread count. */
   int threads;
   /* AP_KERNELS_FAST (0, the default): SIMD kernels for the level the CPU has, capped by the
-   * environment variable AP_SIMD (generic, sse41, avx2, avx512), bit-exact with the reference
+   * environment variable AP_SIMD (generic; sse41, avx2, avx512 on x86-64;
+   * neon, neondot on AArch64), bit-exact with the reference
    * ones, which run for whatever they do not cover. Their scratch (packed weights, patch rows,
    * one workspace per thread) is planned in the arena like any other.
    * AP_KERNELS_REFERENCE: the reference kernels only (the specification: plain loops, one

@@ -308,6 +308,11 @@ int main(void) {
   if (f & AP_CPU_AVX2) add_cfgs(&ap_fast_avx2, w2, w3);
   if ((f & AP_CPU_AVX512BW) && (f & AP_CPU_AVX512VNNI)) add_cfgs(&ap_fast_avx512, w2, w3);
 #endif
+#ifdef AP_FAST_NEON
+  uint32_t fa = ap_port_cpu_features();
+  if (fa & AP_CPU_NEON) add_cfgs(&ap_fast_neon, w2, w3);
+  if ((fa & AP_CPU_NEON) && (fa & AP_CPU_NEON_DOT)) add_cfgs(&ap_fast_neondot, w2, w3);
+#endif
   hand_worked();
   /* Convolutions: tails of 8 and 32, borders, odd sizes with stride 2, dilation, 1x1 direct
    * rows, batches; the larger ones split over threads. */

@@ -12,7 +12,8 @@ typedef struct cli_kernels {
 /* The usage lines of both options. */
 #define CLI_KERNELS_USAGE                                                                          \
   "  --kernels K          fast (default: SIMD kernels for this CPU, capped by the\n"               \
-  "                       environment's AP_SIMD=generic|sse41|avx2|avx512), small (the fast\n"     \
+  "                       environment's AP_SIMD=generic, sse41|avx2|avx512 on x86-64,\n"           \
+  "                       neon|neondot on AArch64), small (the fast\n"                             \
   "                       kernels within a scratch budget: no op's scratch exceeds its\n"          \
   "                       reference kernel's by more than --small-scratch; an op that would\n"     \
   "                       runs on one thread, else its reference kernel) or reference (the\n"      \

@@ -4,11 +4,13 @@
  * Each SIMD level is a table of small functions (ap_fast_level) built from its own files,
  * compiled with that level's flags: int8_generic.c (portable C11), int8_sse41.c, int8_avx2.c,
  * int8_avx512.c, float_conv_avx2.c (CMakeLists.txt sets -msse4.1, -mavx2, the AVX-512 flags on
- * x86-64 only, and -ffp-contract=off on float_*.c). The drivers (conv_int8.c, depthwise_int8.c,
- * fc_int8.c, add_int8.c, float_conv.c, pad.c) are level-agnostic: they lay out scratch, split
- * work over the threads and call the level's functions. The registry's adapters call
- * ap_fast_*_scratch/eval when the interpreter passes an ap_kexec (ap_kop_options.exec); every
- * case a driver does not cover falls back to the reference kernel.
+ * x86-64 only, and -ffp-contract=off on float_*.c); on AArch64 int8_neon.c, float_conv_neon.c
+ * (Advanced SIMD, part of the base architecture) and int8_neondot.c (-march=armv8.2-a+dotprod,
+ * set on AArch64 only). The drivers (conv_int8.c, depthwise_int8.c, fc_int8.c, add_int8.c,
+ * float_conv.c, pad.c) are level-agnostic: they lay out scratch, split work over the threads and
+ * call the level's functions. The registry's adapters call ap_fast_*_scratch/eval when the
+ * interpreter passes an ap_kexec (ap_kop_options.exec); every case a driver does not cover falls
+ * back to the reference kernel.
  *
  * Exactness. Integer accumulation is modular (int32 wrapping, as the reference's int64 sum
  * reduced to 32 bits), so any order gives the same bits; requantization is the reference's
@@ -26,7 +28,17 @@
 #include "kernels/quant.h"
 #include "port/port.h"
 
-enum { AP_SIMD_GENERIC = 0, AP_SIMD_SSE41, AP_SIMD_AVX2, AP_SIMD_AVX512, AP_SIMD_LEVELS };
+/* Every architecture's levels; each build has generic plus its own architecture's (x86-64:
+ * sse41, avx2, avx512; AArch64: neon, neondot). */
+enum {
+  AP_SIMD_GENERIC = 0,
+  AP_SIMD_SSE41,
+  AP_SIMD_AVX2,
+  AP_SIMD_AVX512,
+  AP_SIMD_NEON,
+  AP_SIMD_NEONDOT,
+  AP_SIMD_LEVELS
+};
 
 /* A quantized matrix product over rows of int8 patches: out[r][c] = requant(col_bias[c] +
  * sum_k a[r][k] * w[c][k]) where a holds (input + input_offset) in the level's row format. */
@@ -211,6 +223,18 @@ void ap_fast_avx2_add(const ap_binary_params *p, const void *a, const void *b, v
                       bool is_unsigned);
 #define AP_FAST_X86 1
 #endif
+#if defined(__aarch64__)
+extern const ap_fast_level ap_fast_neon;
+extern const ap_fast_level ap_fast_neondot; /* select only with AP_CPU_NEON_DOT */
+/* The NEON level's kernels that the dot-product level reuses. */
+void ap_fast_neon_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws);
+void ap_fast_neon_add(const ap_binary_params *p, const void *a, const void *b, void *out, size_t n,
+                      bool is_unsigned);
+void ap_fast_neon_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
+void ap_fast_neon_fadd(const ap_binary_params *p, const float *a, const float *b, float *out,
+                       size_t n);
+#define AP_FAST_NEON 1
+#endif
 
 /* What the interpreter hands kernels: the level chosen at allocate (NULL: the reference
  * kernels) and the worker group (NULL: one thread). */
@@ -226,8 +250,9 @@ typedef struct ap_kexec {
   size_t small_extra;
 } ap_kexec;
 
-/* The level for the CPU's features, capped by AP_SIMD (generic, sse41, avx2, avx512) when it
- * is set; never one the CPU lacks. */
+/* The level for the CPU's features, capped by AP_SIMD when it is set (generic; on x86-64
+ * sse41, avx2, avx512; on AArch64 neon, neondot; another architecture's name or an unknown one
+ * caps nothing); never one the CPU lacks. */
 const ap_fast_level *ap_fast_select(void);
 const char *ap_fast_level_name(const ap_fast_level *l); /* "reference" for NULL */
 
