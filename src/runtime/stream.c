@@ -1,10 +1,13 @@
 /* Streamed segments at run time (graph.h, ap_graph_options.stream): a segment's ops run row by
  * row, each pulling from the op before it the input rows its next output row's window needs,
  * so every map between them lives in a ring of rows (row y at slot y % rows) that the plan
- * sized. The rows are computed by the reference kernels' row-range entry points
- * (kernels/kops_stream.h), the same loops as a whole-tensor eval. Nothing is allocated: the
- * members' parameters live on the stack for the segment's run. */
+ * sized. The rows are computed by the fast kernels' row ranges (kernels/fast/rows.h) when the
+ * interpreter runs fast kernels and they apply, else by the reference kernels' row-range entry
+ * points (kernels/kops_stream.h), the same loops as a whole-tensor eval. Nothing is allocated
+ * and little is on the stack: each member's state (its parameters, views and progress) heads
+ * its scratch in the arena, planned with the segment. */
 #include "arenaplan/options.h"
+#include "kernels/fast/rows.h"
 #include "kernels/kops_stream.h"
 #include "runtime_internal.h"
 
@@ -51,7 +54,10 @@ enum { M_CONV = 1, M_DEPTHWISE, M_POOL, M_ADD, M_PAD };
 
 /* One member of the running segment. */
 typedef struct member {
+  struct member *prev; /* the member before it in the segment (NULL: first) */
   int kind;
+  bool fast;         /* its rows run on the fast kernels */
+  size_t keep, temp; /* its kernel's scratch kept over the run, and used by one call */
   union {
     ap_conv_params conv;
     ap_pool_params pool;
@@ -62,7 +68,8 @@ typedef struct member {
   bool side_first;                  /* ADD: the whole input is its input 0 */
   size_t in_row, side_row, out_row; /* ADD: bytes per row */
   bool has_bias;
-  void *scratch;
+  void *scratch; /* `keep` bytes after the state */
+  void *ws;      /* `temp` bytes: the segment's workspace, shared by its members */
   ap_krows rows; /* rings; r0/r1 set per call */
   int32_t eff, stride, pad, in_h, out_h;
   int32_t done; /* output rows computed so far */
@@ -126,7 +133,7 @@ static ap_status prepare_add(ap_interpreter *it, uint32_t k, const ap_op_info *o
   return AP_OK;
 }
 
-static ap_status eval_add_row(member *m, int32_t y) {
+static ap_status eval_add_row(const ap_kexec *x, member *m, int32_t y) {
   size_t in_slot = (size_t)(m->rows.in_ring ? y % m->rows.in_ring : y);
   size_t out_slot = (size_t)(m->rows.out_ring ? y % m->rows.out_ring : y);
   size_t r;
@@ -134,12 +141,39 @@ static ap_status eval_add_row(member *m, int32_t y) {
   a.data = (uint8_t *)m->in.data + in_slot * m->in_row;
   b.data = (uint8_t *)m->filter.data + (size_t)y * m->side_row;
   out.data = (uint8_t *)m->out.data + out_slot * m->out_row;
-  return m->side_first ? ap_binary_eval(&m->p.bin, &b, &a, &out)
-                       : ap_binary_eval(&m->p.bin, &a, &b, &out);
+  const ap_ktensor *l = m->side_first ? &b : &a, *r2 = m->side_first ? &a : &b;
+  ap_status s;
+  if (m->fast && (ap_fast_add_eval(x, &m->p.bin, l, r2, &out, &s) ||
+                  ap_fast_fadd_eval(x, &m->p.bin, l, r2, &out, &s)))
+    return s;
+  return ap_binary_eval(&m->p.bin, l, r2, &out);
 }
 
-/* running: at invoke (the scratch must be there); else sizing it while planning. */
-static ap_status prepare(ap_interpreter *it, uint32_t k, member *m, bool running) {
+/* Which kernel runs member m's rows (its input a ring of in_ring rows, 0: whole), and the
+ * scratch it needs. A reference kernel's scratch is all one call's. */
+static void choose(const ap_interpreter *it, member *m, int32_t in_ring) {
+  const ap_kexec *x = rt_kexec(it);
+  m->fast = false;
+  m->keep = m->temp = 0;
+  if (m->kind == M_CONV)
+    m->fast =
+        ap_fast_conv_rows_scratch(x, &m->p.conv, &m->in, &m->filter, in_ring, &m->keep, &m->temp);
+  else if (m->kind == M_DEPTHWISE)
+    m->fast =
+        ap_fast_dw_rows_scratch(x, &m->p.conv, &m->in, &m->filter, in_ring, &m->keep, &m->temp);
+  else if (m->kind == M_ADD)
+    m->fast = x != NULL; /* the fast ADD needs no scratch and falls back by itself */
+  if (!m->fast && (m->kind == M_CONV || m->kind == M_DEPTHWISE)) m->temp = m->p.conv.scratch_bytes;
+}
+
+/* A member's state heads its scratch, then what its kernel keeps; the first member's then
+ * holds the segment's workspace. */
+static size_t state_bytes(void) {
+  return ap_kscratch_round(sizeof(member));
+}
+
+/* Fills *m for op k (its kernel's parameters and tensor views). */
+static ap_status prepare(ap_interpreter *it, uint32_t k, member *m) {
   ap_op_info op;
   ap_op_options o;
   ap_status s = ap_model_op(it->model, 0, k, &op);
@@ -224,9 +258,6 @@ static ap_status prepare(ap_interpreter *it, uint32_t k, member *m, bool running
     dil = m->p.conv.dilation_h;
     m->stride = m->p.conv.stride_h;
     m->pad = m->p.conv.pad.pad_h;
-    if (m->p.conv.scratch_bytes) m->scratch = it->sg[0].ops[k].ext;
-    if (running && m->p.conv.scratch_bytes && !m->scratch)
-      return rt_fail(it, AP_ERR_KERNEL, "op %u: scratch was not planned", k);
   }
   m->eff = (fh - 1) * dil + 1;
   m->in_h = m->in.dims[1];
@@ -235,19 +266,24 @@ static ap_status prepare(ap_interpreter *it, uint32_t k, member *m, bool running
 }
 
 /* Output rows [y0, y1) of member m. */
-static ap_status eval_rows(member *m, int32_t y0, int32_t y1) {
+static ap_status eval_rows(const ap_kexec *x, member *m, int32_t y0, int32_t y1) {
   m->rows.r0 = y0;
   m->rows.r1 = y1;
   const ap_ktensor *bias = m->has_bias ? &m->bias : NULL;
   switch (m->kind) {
   case M_CONV:
-    return ap_conv_eval_rows(&m->p.conv, &m->in, &m->filter, bias, &m->out, m->scratch, &m->rows);
+    return m->fast
+               ? ap_fast_conv_rows(x, &m->p.conv, &m->in, &m->filter, bias, &m->out, m->scratch,
+                                   m->ws, &m->rows)
+               : ap_conv_eval_rows(&m->p.conv, &m->in, &m->filter, bias, &m->out, m->ws, &m->rows);
   case M_DEPTHWISE:
-    return ap_depthwise_eval_rows(&m->p.conv, &m->in, &m->filter, bias, &m->out, m->scratch,
-                                  &m->rows);
+    return m->fast ? ap_fast_dw_rows(x, &m->p.conv, &m->in, &m->filter, bias, &m->out, m->scratch,
+                                     m->ws, &m->rows)
+                   : ap_depthwise_eval_rows(&m->p.conv, &m->in, &m->filter, bias, &m->out, m->ws,
+                                            &m->rows);
   case M_ADD:
     for (int32_t y = y0; y < y1; y++) {
-      ap_status s = eval_add_row(m, y);
+      ap_status s = eval_add_row(x, m, y);
       if (s != AP_OK) return s;
     }
     return AP_OK;
@@ -266,46 +302,82 @@ static int64_t window_hi(const member *m, int64_t y) {
   return hi < 0 ? 0 : hi > m->in_h ? m->in_h : hi;
 }
 
-/* Computes member i's output rows up to `upto`, pulling its input rows from member i - 1.
+/* Computes member m's output rows up to `upto`, pulling its input rows from the member before.
  * Rows go in batches, one kernel call each: as many as the input ring holds the windows of at
  * once (all, for the first member, whose input is whole). Writing a batch into the output
  * ring leaves its last rows there, which hold what the caller's window needs; and inputs are
  * only read earlier than one row at a time would (segment.c's overlap lead still holds). */
-static ap_status pull(member *m, uint32_t i, int32_t upto) {
-  while (m[i].done < upto) {
-    int32_t y0 = m[i].done, y1 = upto;
-    if (i > 0) {
-      int64_t ring = m[i].rows.in_ring;
-      while (y1 > y0 + 1 && window_hi(&m[i], y1 - 1) - window_lo(&m[i], y0) > ring)
+static ap_status pull(const ap_kexec *x, member *m, int32_t upto) {
+  while (m->done < upto) {
+    int32_t y0 = m->done, y1 = upto;
+    if (m->prev) {
+      int64_t ring = m->rows.in_ring;
+      while (y1 > y0 + 1 && window_hi(m, y1 - 1) - window_lo(m, y0) > ring)
         y1--;
-      int64_t hi = window_hi(&m[i], y1 - 1);
+      int64_t hi = window_hi(m, y1 - 1);
       if (hi > 0) {
-        ap_status s = pull(m, i - 1, (int32_t)hi);
+        ap_status s = pull(x, m->prev, (int32_t)hi);
         if (s != AP_OK) return s;
       }
     }
-    ap_status s = eval_rows(&m[i], y0, y1);
+    ap_status s = eval_rows(x, m, y0, y1);
     if (s != AP_OK) return s;
-    m[i].done = y1;
+    m->done = y1;
   }
   return AP_OK;
 }
 
+/* The rows of op k's input ring (0: whole): from g while planning, else the interpreter's. */
+static int32_t input_ring(const ap_interpreter *it, const ap_graph *g, uint32_t k,
+                          const ap_op_info *op) {
+  if (g) {
+    int32_t t = op->inputs.n > 0 ? op->inputs.v[0] : -1;
+    /* ADD: the chained input may be either; only one of them is a ring. */
+    uint32_t r = t >= 0 ? ap_graph_ring_rows(g, it->sg[0].tensor_base + (uint64_t)t) : 0;
+    if (!r && op->inputs.n > 1 && op->inputs.v[1] >= 0)
+      r = ap_graph_ring_rows(g, it->sg[0].tensor_base + (uint64_t)op->inputs.v[1]);
+    return (int32_t)r;
+  }
+  return it->segments && k > 0 && it->segments[2 * k] == 0 ? (int32_t)it->segments[2 * k - 1] : 0;
+}
+
 ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count) {
-  member m[AP_SEGMENT_MAX_OPS];
   if (count < 2 || count > AP_SEGMENT_MAX_OPS || k + (uint64_t)count > it->sg[0].op_count)
     return rt_fail(it, AP_ERR_KERNEL, "streamed segment at op %u: bad length %u", k, count);
+  const ap_kexec *x = rt_kexec(it);
+  member *prev = NULL, *first = it->sg[0].ops[k].ext;
+  size_t temp = 0;
   for (uint32_t i = 0; i < count; i++) {
-    ap_status s = prepare(it, k + i, &m[i], true);
+    member *m = it->sg[0].ops[k + i].ext;
+    if (!m) return rt_fail(it, AP_ERR_KERNEL, "op %u: segment state was not planned", k + i);
+    ap_status s = prepare(it, k + i, m);
     if (s != AP_OK) return s;
+    m->prev = prev;
     /* Rings between members; the segment's input and output are whole. */
-    m[i].rows.in_ring = i > 0 ? (int32_t)it->segments[2 * (k + i - 1) + 1] : 0;
-    m[i].rows.out_ring = i + 1 < count ? (int32_t)it->segments[2 * (k + i) + 1] : 0;
-    if (i > 0 && m[i].in.data != m[i - 1].out.data)
+    m->rows.in_ring = i > 0 ? (int32_t)it->segments[2 * (k + i - 1) + 1] : 0;
+    m->rows.out_ring = i + 1 < count ? (int32_t)it->segments[2 * (k + i) + 1] : 0;
+    if (prev && m->in.data != prev->out.data)
       return rt_fail(it, AP_ERR_KERNEL, "streamed segment at op %u: ops %u and %u not chained", k,
                      k + i - 1, k + i);
+    choose(it, m, m->rows.in_ring);
+    m->scratch = (uint8_t *)m + state_bytes();
+    if (m->temp > temp) temp = m->temp;
+    prev = m;
   }
-  ap_status s = pull(m, count - 1, m[count - 1].out_h);
+  /* The workspace follows what the first member keeps (the plan sized it as here). */
+  void *ws = temp ? (uint8_t *)first->scratch + ap_kscratch_round(first->keep) : NULL;
+  for (member *m = prev; m; m = m->prev) {
+    m->ws = ws;
+    const ap_ktensor *bias = m->has_bias ? &m->bias : NULL;
+    ap_status s = AP_OK;
+    if (m->fast && m->kind == M_CONV)
+      s = ap_fast_conv_rows_begin(x, &m->p.conv, &m->in, &m->filter, bias, m->rows.in_ring,
+                                  m->scratch);
+    else if (m->fast && m->kind == M_DEPTHWISE)
+      s = ap_fast_dw_rows_begin(x, &m->p.conv, &m->in, &m->filter, m->rows.in_ring, m->scratch);
+    if (s != AP_OK) return rt_fail(it, s, "streamed segment at op %u: %s", k, ap_status_name(s));
+  }
+  ap_status s = pull(x, prev, prev->out_h);
   if (s != AP_OK)
     return rt_fail(it, s, "streamed segment at op %u: %s", k,
                    s == AP_ERR_UNSUPPORTED ? "a kernel refused rows" : ap_status_name(s));
@@ -329,11 +401,57 @@ bool rt_stream_member(const ap_interpreter *it, uint32_t k) {
   return false;
 }
 
-ap_status rt_stream_scratch(ap_interpreter *it, uint32_t k, uint64_t *bytes) {
-  member m;
-  ap_status s = prepare(it, k, &m, false);
+/* The segment op k is in: its first op and length (count 0: none), from g or the
+ * interpreter's table. */
+static void segment_of(const ap_interpreter *it, const ap_graph *g, uint32_t k, uint32_t *first,
+                       uint32_t *count) {
+  *first = *count = 0;
+  if (g) {
+    for (size_t i = 0; i < ap_graph_segment_count(g); i++) {
+      ap_segment s;
+      if (ap_graph_segment(g, i, &s) == AP_OK && s.subgraph == 0 && k >= s.first_op &&
+          k - s.first_op < s.op_count) {
+        *first = s.first_op;
+        *count = s.op_count;
+      }
+    }
+    return;
+  }
+  for (uint32_t back = 0; it->segments && back < AP_SEGMENT_MAX_OPS && back <= k; back++)
+    if (it->segments[2 * (k - back)] > back) {
+      *first = k - back;
+      *count = it->segments[2 * (k - back)];
+      return;
+    }
+}
+
+/* Member op k's state and kernel scratch (ring sizes from g, or the interpreter's). */
+static ap_status member_scratch(ap_interpreter *it, const ap_graph *g, uint32_t k, member *m) {
+  ap_status s = prepare(it, k, m);
   if (s != AP_OK) return s;
-  *bytes = m.kind == M_CONV || m.kind == M_DEPTHWISE ? m.p.conv.scratch_bytes : 0;
+  ap_op_info op;
+  if ((s = ap_model_op(it->model, 0, k, &op)) != AP_OK)
+    return rt_fail(it, s, "%s", ap_model_error(it->model));
+  choose(it, m, input_ring(it, g, k, &op));
+  return AP_OK;
+}
+
+ap_status rt_stream_scratch(ap_interpreter *it, const ap_graph *g, uint32_t k, uint64_t *bytes) {
+  member m;
+  ap_status s = member_scratch(it, g, k, &m);
+  if (s != AP_OK) return s;
+  uint64_t b = state_bytes() + ap_kscratch_round(m.keep);
+  uint32_t first, count;
+  segment_of(it, g, k, &first, &count);
+  if (count && first == k) {
+    size_t temp = 0;
+    for (uint32_t i = 0; i < count; i++) {
+      if (i > 0 && (s = member_scratch(it, g, k + i, &m)) != AP_OK) return s;
+      if (m.temp > temp) temp = m.temp;
+    }
+    b += ap_kscratch_round(temp);
+  }
+  *bytes = b;
   return AP_OK;
 }
 
