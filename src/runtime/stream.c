@@ -64,9 +64,11 @@ typedef struct member {
     ap_binary_params bin;
     ap_pad_params pad;
   } p;
-  ap_ktensor in, filter, bias, out; /* ADD: `filter` is the input read whole */
-  bool side_first;                  /* ADD: the whole input is its input 0 */
-  size_t in_row, side_row, out_row; /* ADD: bytes per row */
+  /* The input is the member before's output; the first's heads the segment's workspace. */
+  const ap_ktensor *in;
+  ap_ktensor filter, out; /* ADD: `filter` is the input read whole */
+  const void *bias;       /* the kernels read only a bias's data */
+  bool side_first;        /* ADD: the whole input is its input 0 */
   bool has_bias;
   void *scratch; /* `keep` bytes after the state */
   void *ws;      /* `temp` bytes: the segment's workspace, shared by its members */
@@ -95,18 +97,19 @@ static ap_status view(ap_interpreter *it, int32_t t, ap_ktensor *v) {
   return s == AP_OK ? AP_OK : rt_fail(it, s, "%s", e.msg);
 }
 
-/* A view of one row of t (dims [1, 1, W, C]), data set per row. */
-static ap_ktensor row_view(const ap_ktensor *t, size_t *row_bytes) {
+/* A view of row `slot` of t (dims [1, 1, W, C]). */
+static ap_ktensor row_view(const ap_ktensor *t, size_t slot) {
   ap_ktensor r = *t;
   r.dims[1] = 1;
-  *row_bytes = (size_t)t->dims[2] * (size_t)t->dims[3] * ap_ktype_size(t->type);
+  size_t row = (size_t)t->dims[2] * (size_t)t->dims[3] * ap_ktype_size(t->type);
+  r.data = (uint8_t *)t->data + slot * row;
   return r;
 }
 
 /* ADD inside a segment: the chained input is the previous op's output (`in`, a ring), the
  * other is read whole; the kernel runs on one row of each. */
 static ap_status prepare_add(ap_interpreter *it, uint32_t k, const ap_op_info *op,
-                             const ap_op_options *o, member *m) {
+                             const ap_op_options *o, member *m, ap_ktensor *in) {
   if (op->inputs.n != 2 || op->outputs.n != 1 || op->inputs.v[0] < 0 || op->inputs.v[1] < 0 ||
       o->kind != AP_OPTIONS_ADD)
     return rt_fail(it, AP_ERR_KERNEL, "op %u: not streamable", k);
@@ -114,18 +117,18 @@ static ap_status prepare_add(ap_interpreter *it, uint32_t k, const ap_op_info *o
   ap_status s = ap_model_op(it->model, 0, k - 1, &prev);
   if (s != AP_OK || prev.outputs.n < 1) return rt_fail(it, AP_ERR_KERNEL, "op %u: no chain", k);
   m->side_first = op->inputs.v[1] == prev.outputs.v[0];
-  s = view(it, op->inputs.v[m->side_first ? 1 : 0], &m->in);
+  m->in = in;
+  s = view(it, op->inputs.v[m->side_first ? 1 : 0], in);
   if (s == AP_OK) s = view(it, op->inputs.v[m->side_first ? 0 : 1], &m->filter);
   if (s == AP_OK) s = view(it, op->outputs.v[0], &m->out);
   if (s != AP_OK) return s;
-  ap_ktensor a = row_view(&m->in, &m->in_row), b = row_view(&m->filter, &m->side_row);
-  ap_ktensor out = row_view(&m->out, &m->out_row);
+  ap_ktensor a = row_view(in, 0), b = row_view(&m->filter, 0), out = row_view(&m->out, 0);
   ap_errbuf e = {{0}};
   s = m->side_first
           ? ap_binary_prepare(AP_KBIN_ADD, o->add.activation, &b, &a, &out, &m->p.bin, &e)
           : ap_binary_prepare(AP_KBIN_ADD, o->add.activation, &a, &b, &out, &m->p.bin, &e);
   if (s != AP_OK) return rt_fail(it, s, "op %u: %s", k, e.msg);
-  if (!ap_kshape_equal(&m->in, &m->out) || !ap_kshape_equal(&m->filter, &m->out) || m->in.rank != 4)
+  if (!ap_kshape_equal(in, &m->out) || !ap_kshape_equal(&m->filter, &m->out) || in->rank != 4)
     return rt_fail(it, AP_ERR_KERNEL, "op %u: ADD in a segment broadcasts", k);
   m->kind = M_ADD;
   m->eff = m->stride = 1;
@@ -136,11 +139,8 @@ static ap_status prepare_add(ap_interpreter *it, uint32_t k, const ap_op_info *o
 static ap_status eval_add_row(const ap_kexec *x, member *m, int32_t y) {
   size_t in_slot = (size_t)(m->rows.in_ring ? y % m->rows.in_ring : y);
   size_t out_slot = (size_t)(m->rows.out_ring ? y % m->rows.out_ring : y);
-  size_t r;
-  ap_ktensor a = row_view(&m->in, &r), b = row_view(&m->filter, &r), out = row_view(&m->out, &r);
-  a.data = (uint8_t *)m->in.data + in_slot * m->in_row;
-  b.data = (uint8_t *)m->filter.data + (size_t)y * m->side_row;
-  out.data = (uint8_t *)m->out.data + out_slot * m->out_row;
+  ap_ktensor a = row_view(m->in, in_slot), b = row_view(&m->filter, (size_t)y);
+  ap_ktensor out = row_view(&m->out, out_slot);
   const ap_ktensor *l = m->side_first ? &b : &a, *r2 = m->side_first ? &a : &b;
   ap_status s;
   if (m->fast && (ap_fast_add_eval(x, &m->p.bin, l, r2, &out, &s) ||
@@ -157,51 +157,53 @@ static void choose(const ap_interpreter *it, member *m, int32_t in_ring) {
   m->keep = m->temp = 0;
   if (m->kind == M_CONV)
     m->fast =
-        ap_fast_conv_rows_scratch(x, &m->p.conv, &m->in, &m->filter, in_ring, &m->keep, &m->temp);
+        ap_fast_conv_rows_scratch(x, &m->p.conv, m->in, &m->filter, in_ring, &m->keep, &m->temp);
   else if (m->kind == M_DEPTHWISE)
     m->fast =
-        ap_fast_dw_rows_scratch(x, &m->p.conv, &m->in, &m->filter, in_ring, &m->keep, &m->temp);
+        ap_fast_dw_rows_scratch(x, &m->p.conv, m->in, &m->filter, in_ring, &m->keep, &m->temp);
   else if (m->kind == M_ADD)
     m->fast = x != NULL; /* the fast ADD needs no scratch and falls back by itself */
   if (!m->fast && (m->kind == M_CONV || m->kind == M_DEPTHWISE)) m->temp = m->p.conv.scratch_bytes;
 }
 
 /* A member's state heads its scratch, then what its kernel keeps; the first member's then
- * holds the segment's workspace. */
+ * holds the segment input's view and the segment's workspace. */
 static size_t state_bytes(void) {
   return ap_kscratch_round(sizeof(member));
 }
 
 /* Fills *m for op k (its kernel's parameters and tensor views). */
-static ap_status prepare(ap_interpreter *it, uint32_t k, member *m) {
+static ap_status prepare(ap_interpreter *it, uint32_t k, member *m, ap_ktensor *in) {
   ap_op_info op;
   ap_op_options o;
   ap_status s = ap_model_op(it->model, 0, k, &op);
   if (s == AP_OK) s = ap_model_op_options(it->model, 0, k, &o);
   if (s != AP_OK) return rt_fail(it, s, "%s", ap_model_error(it->model));
   memset(m, 0, sizeof *m);
-  if (op.builtin == 0) return prepare_add(it, k, &op, &o, m);
+  if (op.builtin == 0) return prepare_add(it, k, &op, &o, m, in);
   if (op.inputs.n < 1 || op.outputs.n != 1)
     return rt_fail(it, AP_ERR_KERNEL, "op %u: not streamable", k);
-  s = view(it, op.inputs.v[0], &m->in);
+  ap_ktensor bias;
+  m->in = in;
+  s = view(it, op.inputs.v[0], in);
   if (s == AP_OK) s = view(it, op.outputs.v[0], &m->out);
   if (s == AP_OK && (op.builtin == 34 || op.builtin == 60)) {
     if (op.inputs.n < 2 || op.inputs.v[1] < 0)
       return rt_fail(it, AP_ERR_FORMAT, "op %u: paddings are missing", k);
     s = view(it, op.inputs.v[1], &m->filter);
     m->has_bias = op.inputs.n > 2 && op.inputs.v[2] >= 0;
-    if (s == AP_OK && m->has_bias) s = view(it, op.inputs.v[2], &m->bias);
+    if (s == AP_OK && m->has_bias) s = view(it, op.inputs.v[2], &bias);
     if (s != AP_OK) return s;
     ap_errbuf e = {{0}};
     ap_ktensor out = m->out;
-    s = ap_pad_prepare(&m->in, &m->filter, m->has_bias ? &m->bias : NULL, &out, &m->p.pad, &e);
+    s = ap_pad_prepare(in, &m->filter, m->has_bias ? &bias : NULL, &out, &m->p.pad, &e);
     if (s != AP_OK) return rt_fail(it, s, "op %u: %s", k, e.msg);
-    if (!ap_kshape_equal(&out, &m->out) || m->in.rank != 4)
+    if (!ap_kshape_equal(&out, &m->out) || in->rank != 4)
       return rt_fail(it, AP_ERR_KERNEL, "op %u: output shape differs from the planned one", k);
     m->kind = M_PAD;
     m->eff = m->stride = 1;
     m->pad = m->p.pad.before[1];
-    m->in_h = m->in.dims[1];
+    m->in_h = in->dims[1];
     m->out_h = m->out.dims[1];
     return AP_OK;
   }
@@ -210,7 +212,7 @@ static ap_status prepare(ap_interpreter *it, uint32_t k, member *m) {
       return rt_fail(it, AP_ERR_FORMAT, "op %u: filter is missing", k);
     s = view(it, op.inputs.v[1], &m->filter);
     m->has_bias = op.inputs.n > 2 && op.inputs.v[2] >= 0;
-    if (s == AP_OK && m->has_bias) s = view(it, op.inputs.v[2], &m->bias);
+    if (s == AP_OK && m->has_bias) s = view(it, op.inputs.v[2], &bias);
   }
   if (s != AP_OK) return s;
   ap_errbuf e = {{0}};
@@ -226,8 +228,7 @@ static ap_status prepare(ap_interpreter *it, uint32_t k, member *m) {
                           0,
                           o.conv2d.quantized_bias_type};
     m->kind = M_CONV;
-    s = ap_conv_prepare(&co, &m->in, &m->filter, m->has_bias ? &m->bias : NULL, &out, &m->p.conv,
-                        &e);
+    s = ap_conv_prepare(&co, in, &m->filter, m->has_bias ? &bias : NULL, &out, &m->p.conv, &e);
   } else if (op.builtin == 4 && o.kind == AP_OPTIONS_DEPTHWISE_CONV2D) {
     ap_conv_options co = {
         o.depthwise_conv2d.padding,           o.depthwise_conv2d.stride_w,
@@ -235,13 +236,12 @@ static ap_status prepare(ap_interpreter *it, uint32_t k, member *m) {
         o.depthwise_conv2d.dilation_h_factor, o.depthwise_conv2d.activation,
         o.depthwise_conv2d.depth_multiplier,  0};
     m->kind = M_DEPTHWISE;
-    s = ap_depthwise_prepare(&co, &m->in, &m->filter, m->has_bias ? &m->bias : NULL, &out,
-                             &m->p.conv, &e);
+    s = ap_depthwise_prepare(&co, in, &m->filter, m->has_bias ? &bias : NULL, &out, &m->p.conv, &e);
   } else if ((op.builtin == 1 || op.builtin == 17) && o.kind == AP_OPTIONS_POOL2D) {
     ap_pool_options po = {o.pool2d.padding,      o.pool2d.stride_w,      o.pool2d.stride_h,
                           o.pool2d.filter_width, o.pool2d.filter_height, o.pool2d.activation};
     m->kind = M_POOL;
-    s = ap_pool_prepare(op.builtin == 1 ? AP_KPOOL_AVERAGE : AP_KPOOL_MAX, &po, &m->in, &out,
+    s = ap_pool_prepare(op.builtin == 1 ? AP_KPOOL_AVERAGE : AP_KPOOL_MAX, &po, in, &out,
                         &m->p.pool, &e);
     fh = o.pool2d.filter_height;
   } else {
@@ -259,8 +259,9 @@ static ap_status prepare(ap_interpreter *it, uint32_t k, member *m) {
     m->stride = m->p.conv.stride_h;
     m->pad = m->p.conv.pad.pad_h;
   }
+  m->bias = m->has_bias ? bias.data : NULL;
   m->eff = (fh - 1) * dil + 1;
-  m->in_h = m->in.dims[1];
+  m->in_h = in->dims[1];
   m->out_h = m->out.dims[1];
   return AP_OK;
 }
@@ -269,17 +270,18 @@ static ap_status prepare(ap_interpreter *it, uint32_t k, member *m) {
 static ap_status eval_rows(const ap_kexec *x, member *m, int32_t y0, int32_t y1) {
   m->rows.r0 = y0;
   m->rows.r1 = y1;
-  const ap_ktensor *bias = m->has_bias ? &m->bias : NULL;
+  ap_ktensor bt = {.data = (void *)m->bias};
+  const ap_ktensor *bias = m->bias ? &bt : NULL;
   switch (m->kind) {
   case M_CONV:
     return m->fast
-               ? ap_fast_conv_rows(x, &m->p.conv, &m->in, &m->filter, bias, &m->out, m->scratch,
+               ? ap_fast_conv_rows(x, &m->p.conv, m->in, &m->filter, bias, &m->out, m->scratch,
                                    m->ws, &m->rows)
-               : ap_conv_eval_rows(&m->p.conv, &m->in, &m->filter, bias, &m->out, m->ws, &m->rows);
+               : ap_conv_eval_rows(&m->p.conv, m->in, &m->filter, bias, &m->out, m->ws, &m->rows);
   case M_DEPTHWISE:
-    return m->fast ? ap_fast_dw_rows(x, &m->p.conv, &m->in, &m->filter, bias, &m->out, m->scratch,
+    return m->fast ? ap_fast_dw_rows(x, &m->p.conv, m->in, &m->filter, bias, &m->out, m->scratch,
                                      m->ws, &m->rows)
-                   : ap_depthwise_eval_rows(&m->p.conv, &m->in, &m->filter, bias, &m->out, m->ws,
+                   : ap_depthwise_eval_rows(&m->p.conv, m->in, &m->filter, bias, &m->out, m->ws,
                                             &m->rows);
   case M_ADD:
     for (int32_t y = y0; y < y1; y++) {
@@ -287,8 +289,8 @@ static ap_status eval_rows(const ap_kexec *x, member *m, int32_t y0, int32_t y1)
       if (s != AP_OK) return s;
     }
     return AP_OK;
-  case M_PAD: return ap_pad_eval_rows(&m->p.pad, &m->in, &m->out, &m->rows);
-  default: return ap_pool_eval_rows(&m->p.pool, &m->in, &m->out, &m->rows);
+  case M_PAD: return ap_pad_eval_rows(&m->p.pad, m->in, &m->out, &m->rows);
+  default: return ap_pool_eval_rows(&m->p.pool, m->in, &m->out, &m->rows);
   }
 }
 
@@ -341,40 +343,55 @@ static int32_t input_ring(const ap_interpreter *it, const ap_graph *g, uint32_t 
   return it->segments && k > 0 && it->segments[2 * k] == 0 ? (int32_t)it->segments[2 * k - 1] : 0;
 }
 
+/* Bytes of the segment input's view, after the first member's kept scratch. */
+static size_t input_view_bytes(void) {
+  return ap_kscratch_round(sizeof(ap_ktensor));
+}
+
 ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count) {
   if (count < 2 || count > AP_SEGMENT_MAX_OPS || k + (uint64_t)count > it->sg[0].op_count)
     return rt_fail(it, AP_ERR_KERNEL, "streamed segment at op %u: bad length %u", k, count);
   const ap_kexec *x = rt_kexec(it);
-  member *prev = NULL, *first = it->sg[0].ops[k].ext;
+  member *prev = NULL;
   size_t temp = 0;
+  ap_ktensor *input = NULL;
   for (uint32_t i = 0; i < count; i++) {
     member *m = it->sg[0].ops[k + i].ext;
     if (!m) return rt_fail(it, AP_ERR_KERNEL, "op %u: segment state was not planned", k + i);
-    ap_status s = prepare(it, k + i, m);
+    ap_ktensor in;
+    ap_status s = prepare(it, k + i, m, &in);
     if (s != AP_OK) return s;
     m->prev = prev;
     /* Rings between members; the segment's input and output are whole. */
     m->rows.in_ring = i > 0 ? (int32_t)it->segments[2 * (k + i - 1) + 1] : 0;
     m->rows.out_ring = i + 1 < count ? (int32_t)it->segments[2 * (k + i) + 1] : 0;
-    if (prev && m->in.data != prev->out.data)
-      return rt_fail(it, AP_ERR_KERNEL, "streamed segment at op %u: ops %u and %u not chained", k,
-                     k + i - 1, k + i);
     choose(it, m, m->rows.in_ring);
     m->scratch = (uint8_t *)m + state_bytes();
     if (m->temp > temp) temp = m->temp;
+    if (prev) {
+      if (in.data != prev->out.data)
+        return rt_fail(it, AP_ERR_KERNEL, "streamed segment at op %u: ops %u and %u not chained", k,
+                       k + i - 1, k + i);
+      m->in = &prev->out; /* the same tensor's view */
+    } else {
+      input = (ap_ktensor *)((uint8_t *)m->scratch + ap_kscratch_round(m->keep));
+      *input = in;
+      m->in = input;
+    }
     prev = m;
   }
-  /* The workspace follows what the first member keeps (the plan sized it as here). */
-  void *ws = temp ? (uint8_t *)first->scratch + ap_kscratch_round(first->keep) : NULL;
+  /* The workspace follows the segment input's view (the plan sized it as here). */
+  void *ws = temp ? (uint8_t *)input + input_view_bytes() : NULL;
   for (member *m = prev; m; m = m->prev) {
     m->ws = ws;
-    const ap_ktensor *bias = m->has_bias ? &m->bias : NULL;
+    ap_ktensor bt = {.data = (void *)m->bias};
+    const ap_ktensor *bias = m->bias ? &bt : NULL;
     ap_status s = AP_OK;
     if (m->fast && m->kind == M_CONV)
-      s = ap_fast_conv_rows_begin(x, &m->p.conv, &m->in, &m->filter, bias, m->rows.in_ring,
+      s = ap_fast_conv_rows_begin(x, &m->p.conv, m->in, &m->filter, bias, m->rows.in_ring,
                                   m->scratch);
     else if (m->fast && m->kind == M_DEPTHWISE)
-      s = ap_fast_dw_rows_begin(x, &m->p.conv, &m->in, &m->filter, m->rows.in_ring, m->scratch);
+      s = ap_fast_dw_rows_begin(x, &m->p.conv, m->in, &m->filter, m->rows.in_ring, m->scratch);
     if (s != AP_OK) return rt_fail(it, s, "streamed segment at op %u: %s", k, ap_status_name(s));
   }
   ap_status s = pull(x, prev, prev->out_h);
@@ -426,8 +443,9 @@ static void segment_of(const ap_interpreter *it, const ap_graph *g, uint32_t k, 
 }
 
 /* Member op k's state and kernel scratch (ring sizes from g, or the interpreter's). */
-static ap_status member_scratch(ap_interpreter *it, const ap_graph *g, uint32_t k, member *m) {
-  ap_status s = prepare(it, k, m);
+static ap_status member_scratch(ap_interpreter *it, const ap_graph *g, uint32_t k, member *m,
+                                ap_ktensor *in) {
+  ap_status s = prepare(it, k, m, in);
   if (s != AP_OK) return s;
   ap_op_info op;
   if ((s = ap_model_op(it->model, 0, k, &op)) != AP_OK)
@@ -438,7 +456,8 @@ static ap_status member_scratch(ap_interpreter *it, const ap_graph *g, uint32_t 
 
 ap_status rt_stream_scratch(ap_interpreter *it, const ap_graph *g, uint32_t k, uint64_t *bytes) {
   member m;
-  ap_status s = member_scratch(it, g, k, &m);
+  ap_ktensor in;
+  ap_status s = member_scratch(it, g, k, &m, &in);
   if (s != AP_OK) return s;
   uint64_t b = state_bytes() + ap_kscratch_round(m.keep);
   uint32_t first, count;
@@ -446,10 +465,10 @@ ap_status rt_stream_scratch(ap_interpreter *it, const ap_graph *g, uint32_t k, u
   if (count && first == k) {
     size_t temp = 0;
     for (uint32_t i = 0; i < count; i++) {
-      if (i > 0 && (s = member_scratch(it, g, k + i, &m)) != AP_OK) return s;
+      if (i > 0 && (s = member_scratch(it, g, k + i, &m, &in)) != AP_OK) return s;
       if (m.temp > temp) temp = m.temp;
     }
-    b += ap_kscratch_round(temp);
+    b += input_view_bytes() + ap_kscratch_round(temp);
   }
   *bytes = b;
   return AP_OK;

@@ -23,7 +23,7 @@
 
 /* Packed weights (the level's outer kit) above this many bytes are not worth their memory in a
  * segment: the kit reading weights in place runs instead. */
-#define AP_FAST_ROWS_PACKED_MAX 8192
+#define AP_FAST_ROWS_PACKED_MAX 4096
 
 /* CONV_2D: int8 (per channel, a matrix product over rows of patches) or float32. */
 bool ap_fast_conv_rows_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
