@@ -9,6 +9,7 @@
 #include "arenaplan/options.h"
 #include "kernels/fast/rows.h"
 #include "kernels/kops_stream.h"
+#include "kernels/registry.h"
 #include "runtime_internal.h"
 
 #include <string.h>
@@ -50,7 +51,10 @@ ap_status rt_stream_table(ap_interpreter *it, const ap_graph *g, uint32_t *t) {
   return AP_OK;
 }
 
-enum { M_CONV = 1, M_DEPTHWISE, M_POOL, M_ADD, M_PAD };
+enum { M_CONV = 1, M_DEPTHWISE, M_POOL, M_ADD, M_PAD, M_ELEM };
+
+/* M_ELEM's second operand. */
+enum { SIDE_NONE, SIDE_WHOLE, SIDE_CONSTANT };
 
 /* One member of the running segment. */
 typedef struct member {
@@ -66,9 +70,12 @@ typedef struct member {
   } p;
   /* The input is the member before's output; the first's heads the segment's workspace. */
   const ap_ktensor *in;
-  ap_ktensor filter, out; /* ADD: `filter` is the input read whole */
-  const void *bias;       /* the kernels read only a bias's data */
-  bool side_first;        /* ADD: the whole input is its input 0 */
+  ap_ktensor filter, out;  /* ADD: `filter` is the input read whole */
+  const void *bias;        /* the kernels read only a bias's data */
+  bool side_first;         /* ADD, M_ELEM: the whole or constant input is its input 0 */
+  int side;                /* M_ELEM: SIDE_* */
+  const ap_kernel *kernel; /* M_ELEM: the registry's, on row views; its params and options are
+                            * kept in `scratch` */
   bool has_bias;
   void *scratch; /* `keep` bytes after the state */
   void *ws;      /* `temp` bytes: the segment's workspace, shared by its members */
@@ -136,6 +143,95 @@ static ap_status prepare_add(ap_interpreter *it, uint32_t k, const ap_op_info *o
   return AP_OK;
 }
 
+/* M_ELEM's kept scratch: the kernel's params, then its options. */
+static size_t elem_keep(void) {
+  return ap_kscratch_round(AP_KPARAMS_SIZE) + ap_kscratch_round(sizeof(ap_kop_options));
+}
+
+/* An element-wise op in a segment (segment.c's rules): the registry's kernel prepared on one
+ * row of each map (the chained input `in`, a skip read whole or a constant broadcasting along
+ * rows, the output) and run row by row. keep: elem_keep() bytes for its params and options. */
+static ap_status prepare_elem(ap_interpreter *it, uint32_t k, const ap_op_info *op,
+                              const ap_op_options *o, member *m, ap_ktensor *in, void *keep) {
+  const rt_op *ro = &it->sg[0].ops[k];
+  if (rt_op_is_custom(ro) || !rt_op_builtin(ro) || op->outputs.n != 1 || op->inputs.n < 1 ||
+      op->inputs.n > 2 || op->inputs.v[0] < 0 || (op->inputs.n == 2 && op->inputs.v[1] < 0))
+    return rt_fail(it, AP_ERR_KERNEL, "op %u: not streamable", k);
+  m->kernel = rt_op_builtin(ro);
+  int32_t chained = op->inputs.v[0], other = -1;
+  if (op->inputs.n == 2) {
+    bool c0 = !rt_rec(it, 0, (size_t)op->inputs.v[0]), c1 = !rt_rec(it, 0, (size_t)op->inputs.v[1]);
+    if (c0 != c1) {
+      m->side = SIDE_CONSTANT;
+      m->side_first = c0;
+    } else {
+      ap_op_info prev;
+      if (k == 0 || ap_model_op(it->model, 0, k - 1, &prev) != AP_OK || prev.outputs.n < 1)
+        return rt_fail(it, AP_ERR_KERNEL, "op %u: no chain", k);
+      m->side = SIDE_WHOLE;
+      m->side_first = op->inputs.v[1] == prev.outputs.v[0];
+    }
+    chained = op->inputs.v[m->side_first ? 1 : 0];
+    other = op->inputs.v[m->side_first ? 0 : 1];
+  }
+  m->in = in;
+  ap_status s = view(it, chained, in);
+  if (s == AP_OK && other >= 0) s = view(it, other, &m->filter);
+  if (s == AP_OK) s = view(it, op->outputs.v[0], &m->out);
+  if (s != AP_OK) return s;
+  if (in->rank != 4 || !ap_kshape_equal(in, &m->out) ||
+      (m->side == SIDE_WHOLE && !ap_kshape_equal(&m->filter, &m->out)))
+    return rt_fail(it, AP_ERR_KERNEL, "op %u: not element-wise on rows", k);
+  ap_kop_options *ko = (ap_kop_options *)((uint8_t *)keep + ap_kscratch_round(AP_KPARAMS_SIZE));
+  memset(ko, 0, sizeof *ko);
+  if (o->kind == AP_OPTIONS_ADD) ko->activation = o->add.activation;
+  if (o->kind == AP_OPTIONS_ACTIVATION) ko->activation = o->activation.activation;
+  if (o->kind == AP_OPTIONS_LEAKY_RELU) ko->alpha = o->leaky_relu.alpha;
+  ko->exec = rt_kexec(it);
+  /* Kernels see no data of the maps while preparing (as the interpreter's prepare). */
+  ap_ktensor a = row_view(in, 0), b = m->side == SIDE_WHOLE ? row_view(&m->filter, 0) : m->filter;
+  ap_ktensor out = row_view(&m->out, 0);
+  a.data = out.data = NULL;
+  if (m->side == SIDE_WHOLE) b.data = NULL;
+  const ap_ktensor *ins[2] = {m->side_first ? &b : &a, m->side_first ? &a : &b};
+  ap_ktensor *outs[1] = {&out};
+  ap_errbuf e = {{0}};
+  ap_kctx c = {ins, other >= 0 ? 2 : 1, outs, 1, ko, keep, NULL, &e};
+  size_t scratch = 0;
+  s = m->kernel->prepare(&c, &scratch);
+  if (s != AP_OK) return rt_fail(it, s, "op %u: %s", k, e.msg);
+  if (ap_kernel_state(m->kernel, keep) || out.rank != 4 || out.dims[1] != 1 ||
+      out.dims[2] != m->out.dims[2] || out.dims[3] != m->out.dims[3])
+    return rt_fail(it, AP_ERR_KERNEL, "op %u: not element-wise on rows", k);
+  m->kind = M_ELEM;
+  m->keep = elem_keep();
+  m->temp = scratch;
+  m->eff = m->stride = 1;
+  m->in_h = m->out_h = m->out.dims[1];
+  return AP_OK;
+}
+
+/* Output row y of an M_ELEM member. */
+static ap_status eval_elem_row(member *m, int32_t y) {
+  size_t in_slot = (size_t)(m->rows.in_ring ? y % m->rows.in_ring : y);
+  size_t out_slot = (size_t)(m->rows.out_ring ? y % m->rows.out_ring : y);
+  ap_ktensor a = row_view(m->in, in_slot), out = row_view(&m->out, out_slot);
+  ap_ktensor b = m->side == SIDE_WHOLE ? row_view(&m->filter, (size_t)y) : m->filter;
+  const ap_ktensor *ins[2] = {m->side_first ? &b : &a, m->side_first ? &a : &b};
+  ap_ktensor *outs[1] = {&out};
+  ap_errbuf e = {{0}};
+  uint8_t *keep = m->scratch;
+  ap_kctx c = {ins,
+               m->side == SIDE_NONE ? 1 : 2,
+               outs,
+               1,
+               (const ap_kop_options *)(keep + ap_kscratch_round(AP_KPARAMS_SIZE)),
+               keep,
+               m->temp ? m->ws : NULL,
+               &e};
+  return m->kernel->eval(&c);
+}
+
 static ap_status eval_add_row(const ap_kexec *x, member *m, int32_t y) {
   size_t in_slot = (size_t)(m->rows.in_ring ? y % m->rows.in_ring : y);
   size_t out_slot = (size_t)(m->rows.out_ring ? y % m->rows.out_ring : y);
@@ -153,6 +249,7 @@ static ap_status eval_add_row(const ap_kexec *x, member *m, int32_t y) {
  * scratch it needs. A reference kernel's scratch is all one call's. */
 static void choose(const ap_interpreter *it, member *m, int32_t in_ring) {
   const ap_kexec *x = rt_kexec(it);
+  if (m->kind == M_ELEM) return; /* prepare_elem sized it */
   m->fast = false;
   m->keep = m->temp = 0;
   if (m->kind == M_CONV)
@@ -173,14 +270,25 @@ static size_t state_bytes(void) {
 }
 
 /* Fills *m for op k (its kernel's parameters and tensor views). */
-static ap_status prepare(ap_interpreter *it, uint32_t k, member *m, ap_ktensor *in) {
+static ap_status prepare(ap_interpreter *it, uint32_t k, member *m, ap_ktensor *in, void *keep) {
   ap_op_info op;
   ap_op_options o;
   ap_status s = ap_model_op(it->model, 0, k, &op);
-  if (s == AP_OK) s = ap_model_op_options(it->model, 0, k, &o);
+  if (s == AP_OK) {
+    s = ap_model_op_options(it->model, 0, k, &o);
+    if (s == AP_ERR_UNSUPPORTED) { /* an op without options */
+      memset(&o, 0, sizeof o);
+      s = AP_OK;
+    }
+  }
   if (s != AP_OK) return rt_fail(it, s, "%s", ap_model_error(it->model));
   memset(m, 0, sizeof *m);
-  if (op.builtin == 0) return prepare_add(it, k, &op, &o, m, in);
+  bool skip = op.inputs.n == 2 && op.inputs.v[0] >= 0 && op.inputs.v[1] >= 0 &&
+              rt_rec(it, 0, (size_t)op.inputs.v[0]) && rt_rec(it, 0, (size_t)op.inputs.v[1]);
+  if (op.builtin == 0 && skip) return prepare_add(it, k, &op, &o, m, in);
+  if (op.builtin != 1 && op.builtin != 3 && op.builtin != 4 && op.builtin != 17 &&
+      op.builtin != 34 && op.builtin != 60)
+    return prepare_elem(it, k, &op, &o, m, in, keep);
   if (op.inputs.n < 1 || op.outputs.n != 1)
     return rt_fail(it, AP_ERR_KERNEL, "op %u: not streamable", k);
   ap_ktensor bias;
@@ -289,6 +397,12 @@ static ap_status eval_rows(const ap_kexec *x, member *m, int32_t y0, int32_t y1)
       if (s != AP_OK) return s;
     }
     return AP_OK;
+  case M_ELEM:
+    for (int32_t y = y0; y < y1; y++) {
+      ap_status s = eval_elem_row(m, y);
+      if (s != AP_OK) return s;
+    }
+    return AP_OK;
   case M_PAD: return ap_pad_eval_rows(&m->p.pad, m->in, &m->out, &m->rows);
   default: return ap_pool_eval_rows(&m->p.pool, m->in, &m->out, &m->rows);
   }
@@ -359,7 +473,7 @@ ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count) {
     member *m = it->sg[0].ops[k + i].ext;
     if (!m) return rt_fail(it, AP_ERR_KERNEL, "op %u: segment state was not planned", k + i);
     ap_ktensor in;
-    ap_status s = prepare(it, k + i, m, &in);
+    ap_status s = prepare(it, k + i, m, &in, (uint8_t *)m + state_bytes());
     if (s != AP_OK) return s;
     m->prev = prev;
     /* Rings between members; the segment's input and output are whole. */
@@ -445,7 +559,11 @@ static void segment_of(const ap_interpreter *it, const ap_graph *g, uint32_t k, 
 /* Member op k's state and kernel scratch (ring sizes from g, or the interpreter's). */
 static ap_status member_scratch(ap_interpreter *it, const ap_graph *g, uint32_t k, member *m,
                                 ap_ktensor *in) {
-  ap_status s = prepare(it, k, m, in);
+  union {
+    uint8_t bytes[AP_KPARAMS_SIZE + sizeof(ap_kop_options) + 2 * AP_KSCRATCH_ALIGN];
+    max_align_t align;
+  } keep;
+  ap_status s = prepare(it, k, m, in, keep.bytes);
   if (s != AP_OK) return s;
   ap_op_info op;
   if ((s = ap_model_op(it->model, 0, k, &op)) != AP_OK)
