@@ -196,10 +196,11 @@ uint32_t *rt_stream_alloc(ap_interpreter *it);
 ap_status rt_stream_table(ap_interpreter *it, const ap_graph *g, uint32_t *table);
 ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count);
 /* Whether op k of subgraph 0 is in one of g's segments, or (after allocate) of the
- * interpreter's; the reference scratch bytes it needs there. */
+ * interpreter's; the scratch bytes it needs there (its state while the segment runs and its
+ * kernel's rows), from g's rings while planning, or (g NULL) the interpreter's after. */
 bool rt_stream_in(const ap_graph *g, uint32_t k);
 bool rt_stream_member(const ap_interpreter *it, uint32_t k);
-ap_status rt_stream_scratch(ap_interpreter *it, uint32_t k, uint64_t *bytes);
+ap_status rt_stream_scratch(ap_interpreter *it, const ap_graph *g, uint32_t k, uint64_t *bytes);
 
 /* Formats the interpreter's message and returns `s`. */
 ap_status rt_fail(ap_interpreter *it, ap_status s, const char *fmt, ...)
