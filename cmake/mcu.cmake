@@ -8,6 +8,12 @@ set_target_properties(arenaplan_static PROPERTIES OUTPUT_NAME arenaplan POSITION
 target_include_directories(arenaplan_static PUBLIC ${CMAKE_SOURCE_DIR}/include
   PRIVATE ${CMAKE_SOURCE_DIR}/src)
 target_compile_definitions(arenaplan_static PUBLIC AP_PORT_NONE)
+# Formatted error messages cost a firmware its format strings and vsnprintf (about 10 KB);
+# OFF (the default) keeps each failure's status and a constant message (the status's name).
+option(AP_MCU_MESSAGES "Formatted error messages in the freestanding build" OFF)
+if(NOT AP_MCU_MESSAGES)
+  target_compile_definitions(arenaplan_static PUBLIC AP_NO_MESSAGES)
+endif()
 # The kernels' loops at -O2, the rest at -Os: on the Cortex-M4 -Os leaves the convolutions'
 # index arithmetic in the inner loops (person_detect: 179 M instructions per invoke at -Os,
 # 102 M at -O2 for 3 KB more, 94 M with "-O3;-funroll-loops" for 15 KB more), while the

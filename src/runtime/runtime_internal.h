@@ -196,6 +196,22 @@ ap_status rt_stream_scratch(ap_interpreter *it, uint32_t k, uint64_t *bytes);
 /* Formats the interpreter's message and returns `s`. */
 ap_status rt_fail(ap_interpreter *it, ap_status s, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+#ifdef AP_NO_MESSAGES /* base.h: the status and its name, no formatting linked */
+__attribute__((always_inline, format(printf, 3, 4))) static inline ap_status
+rt_fail_quiet(ap_interpreter *it, ap_status s, const char *fmt, ...) {
+  (void)fmt;
+  ap_fail_code(it->msg, sizeof it->msg, s);
+  return s;
+}
+__attribute__((always_inline, format(printf, 3, 4))) static inline ap_status
+ap_op_fail_quiet(ap_op_context *c, ap_status s, const char *fmt, ...) {
+  (void)fmt;
+  if (c) ap_fail_code(c->it->msg, sizeof c->it->msg, s);
+  return s;
+}
+#define rt_fail(...) rt_fail_quiet(__VA_ARGS__)
+#define ap_op_fail(...) ap_op_fail_quiet(__VA_ARGS__)
+#endif
 
 /* memory.c. Tables (create and allocate) and persistent memory (allocate): zeroed, 16-byte
  * aligned; from the caller buffer's top or the allocator. NULL with the message set. */

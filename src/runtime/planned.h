@@ -1,0 +1,25 @@
+/* The plan's words (include/arenaplan/planned.h), shared by the host's writer
+ * (planned_export.c) and the device's reader (planned.c). */
+#ifndef AP_SRC_RUNTIME_PLANNED_H
+#define AP_SRC_RUNTIME_PLANNED_H
+
+#include "arenaplan/planned.h"
+
+enum {
+  PL_MAGIC,       /* AP_PLAN_MAGIC */
+  PL_WORDS,       /* the plan's length in words */
+  PL_MODEL_BYTES, /* the model's size */
+  PL_FINGERPRINT, /* ap_model_fingerprint of its bytes */
+  PL_FLAGS,       /* PL_REFERENCE, PL_SEGMENTS */
+  PL_ARENA,       /* arena bytes */
+  PL_ALIGN,       /* the arena base's alignment */
+  PL_TENSORS,     /* tensors of subgraph 0 */
+  PL_OPS,         /* ops of subgraph 0 */
+  PL_HEAD         /* then one word per tensor, two per op (scratch), two per op (segments) */
+};
+enum { PL_REFERENCE = 1, PL_SEGMENTS = 2 };
+/* A tensor's word: 0 (no bytes in the arena), else its offset + 1, with PL_KNOWN when prepare
+ * folded its value (kernels' prepare then reads it at eval). */
+#define PL_KNOWN 0x80000000u
+
+#endif
