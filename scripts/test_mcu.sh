@@ -12,6 +12,11 @@ MODELS=${MCU_MODELS:-"hello_world_int8 micro_speech_int8 person_detect_int8 mlpe
 BOARDS=${MCU_BOARDS:-"mps2_an386:cortex-m4 mps3_an547:cortex-m55"}
 # FW_KERNELS=all links every kernel (the registry as it is), else only the model's ops.
 KERNELS=${FW_KERNELS:-model}
+# FW_KERNEL_PATH: the conv family's kernels the registration links (scripts/mcu_kernels.py):
+# fast (default; the reference conv rows are 15 KB), both, or reference (planned for them).
+KPATH=${FW_KERNEL_PATH:-fast}
+PLANK=portable
+[ "$KPATH" = reference ] && PLANK=reference
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 FW=$SRC/examples/firmware
 CLI=$HOST/arenaplan
@@ -57,13 +62,13 @@ for m in $MODELS; do
   # shellcheck disable=SC2086
   planarg=
   rm -f "$d/plan.c"
-  [ "$PLAN" = 1 ] && planarg="--plan $d/plan.c"
+  [ "$PLAN" = 1 ] && planarg="--plan $d/plan.c --plan-kernels $PLANK"
   # shellcheck disable=SC2086
   "$CLI" header "$SHARED/models/$m.tflite" --prefix MODEL --inplace $STREAM --strategy "$STRATEGY" \
     --model-array "$d/model_data.c" --ops "$d/ops.txt" $planarg >"$d/model_arena.h"
   if [ "$KERNELS" = all ]; then cp "$SRC/src/kernels/registry.c" "$d/registry_model.c"
   else python3 "$SRC/scripts/mcu_kernels.py" "$d/ops.txt" "$SRC/src/kernels/registry.c" \
-    "$d/registry_model.c"; fi
+    "$d/registry_model.c" "$KPATH"; fi
 done
 for b in $BOARDS; do
   board=${b%%:*}

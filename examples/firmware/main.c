@@ -129,8 +129,14 @@ static int fail(const char *what, const char *msg) {
 static ap_interpreter *create(void) {
   ap_interpreter *it = NULL;
 #ifdef MODEL_PLAN_WORDS
-  if (ap_interpreter_create_planned(MODEL_DATA, MODEL_MODEL_BYTES, MODEL_PLAN, MODEL_PLAN_WORDS,
-                                    buffer, sizeof buffer, &it) != AP_OK) {
+#ifdef MODEL_PLAN_STREAMED
+  ap_status s = ap_interpreter_create_planned_streamed(
+      MODEL_DATA, MODEL_MODEL_BYTES, MODEL_PLAN, MODEL_PLAN_WORDS, buffer, sizeof buffer, &it);
+#else
+  ap_status s = ap_interpreter_create_planned(MODEL_DATA, MODEL_MODEL_BYTES, MODEL_PLAN,
+                                              MODEL_PLAN_WORDS, buffer, sizeof buffer, &it);
+#endif
+  if (s != AP_OK) {
     fail("create", it ? ap_interpreter_error(it) : "another model's plan, or no room");
     return NULL;
   }

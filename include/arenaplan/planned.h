@@ -51,6 +51,13 @@ ap_status ap_interpreter_plan_overhead(ap_interpreter *it, uint64_t *bytes);
 ap_status ap_interpreter_create_planned(const void *model, size_t model_size, const uint32_t *plan,
                                         size_t plan_words, void *buffer, size_t buffer_size,
                                         ap_interpreter **out);
+/* The same for a plan with streamed segments (the header defines NAME_PLAN_STREAMED; a plan
+ * without segments works too): links the runtime's row-by-row streaming, which the function
+ * above leaves out, refusing such a plan (AP_ERR_UNSUPPORTED). */
+ap_status ap_interpreter_create_planned_streamed(const void *model, size_t model_size,
+                                                 const uint32_t *plan, size_t plan_words,
+                                                 void *buffer, size_t buffer_size,
+                                                 ap_interpreter **out);
 
 #ifdef __cplusplus
 }

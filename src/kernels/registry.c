@@ -35,6 +35,23 @@ enum {
   B_QUANTIZE = 114
 };
 
+/* Which paths the conv family's adapters link (a firmware's generated registration,
+ * scripts/mcu_kernels.py, sets it for the model's ops): 0 both, the fast kernels where they
+ * cover the op and the reference otherwise; 1 the fast kernels only (prepare refuses an op
+ * they do not cover: a status, never another result); 2 the reference kernels only. */
+#ifndef AP_REGISTRY_PATH
+#define AP_REGISTRY_PATH 0
+#endif
+#define REG_FAST (AP_REGISTRY_PATH != 2)
+#define REG_REF (AP_REGISTRY_PATH != 1)
+
+static ap_status no_reference(ap_kctx *c, const char *op) {
+  return ap_fail(c->err, AP_ERR_UNSUPPORTED,
+                 "%s: the fast kernels do not cover this op and the registration links no "
+                 "reference kernel (AP_REGISTRY_PATH 1)",
+                 op);
+}
+
 _Static_assert(sizeof(ap_conv_params) <= AP_KPARAMS_SIZE, "conv params");
 _Static_assert(sizeof(ap_fc_params) <= AP_KPARAMS_SIZE, "fc params");
 _Static_assert(sizeof(ap_pool_params) <= AP_KPARAMS_SIZE, "pool params");
@@ -77,17 +94,20 @@ static ap_status conv_prep(ap_kctx *c, size_t *scratch) {
   ap_status s =
       ap_conv_prepare(&c->options->conv, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], p, c->err);
   *scratch = p->scratch_bytes;
-  if (s == AP_OK && !ap_fast_conv_scratch(c->options->exec, p, in(c, 0), in(c, 1), scratch))
-    ap_fast_fconv_scratch(c->options->exec, p, in(c, 0), in(c, 1), scratch);
+  if (s == AP_OK && REG_FAST &&
+      !ap_fast_conv_scratch(c->options->exec, p, in(c, 0), in(c, 1), scratch) &&
+      !ap_fast_fconv_scratch(c->options->exec, p, in(c, 0), in(c, 1), scratch) && !REG_REF)
+    return no_reference(c, "CONV_2D");
   return s;
 }
 static ap_status conv_run(ap_kctx *c) {
   ap_status s;
-  if (ap_fast_conv_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
-                        c->scratch, &s) ||
-      ap_fast_fconv_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
-                         c->scratch, &s))
+  if (REG_FAST && (ap_fast_conv_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2),
+                                     c->outputs[0], c->scratch, &s) ||
+                   ap_fast_fconv_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2),
+                                      c->outputs[0], c->scratch, &s)))
     return s;
+  if (!REG_REF) return no_reference(c, "CONV_2D");
   return ap_conv_eval(c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch);
 }
 static ap_status dw_prep(ap_kctx *c, size_t *scratch) {
@@ -97,14 +117,17 @@ static ap_status dw_prep(ap_kctx *c, size_t *scratch) {
   ap_status s = ap_depthwise_prepare(&c->options->conv, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
                                      p, c->err);
   *scratch = p->scratch_bytes;
-  if (s == AP_OK) ap_fast_dw_scratch(c->options->exec, p, in(c, 0), in(c, 1), scratch);
+  if (s == AP_OK && REG_FAST &&
+      !ap_fast_dw_scratch(c->options->exec, p, in(c, 0), in(c, 1), scratch) && !REG_REF)
+    return no_reference(c, "DEPTHWISE_CONV_2D");
   return s;
 }
 static ap_status dw_run(ap_kctx *c) {
   ap_status s;
-  if (ap_fast_dw_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
-                      c->scratch, &s))
+  if (REG_FAST && ap_fast_dw_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2),
+                                  c->outputs[0], c->scratch, &s))
     return s;
+  if (!REG_REF) return no_reference(c, "DEPTHWISE_CONV_2D");
   return ap_depthwise_eval(c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch);
 }
 static ap_status fc_prep(ap_kctx *c, size_t *scratch) {
@@ -114,14 +137,16 @@ static ap_status fc_prep(ap_kctx *c, size_t *scratch) {
   ap_status s =
       ap_fc_prepare(&c->options->fc, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], p, c->err);
   *scratch = p->scratch_bytes;
-  if (s == AP_OK) ap_fast_fc_scratch(c->options->exec, p, scratch);
+  if (s == AP_OK && REG_FAST && !ap_fast_fc_scratch(c->options->exec, p, scratch) && !REG_REF)
+    return no_reference(c, "FULLY_CONNECTED");
   return s;
 }
 static ap_status fc_run(ap_kctx *c) {
   ap_status s;
-  if (ap_fast_fc_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
-                      c->scratch, &s))
+  if (REG_FAST && ap_fast_fc_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2),
+                                  c->outputs[0], c->scratch, &s))
     return s;
+  if (!REG_REF) return no_reference(c, "FULLY_CONNECTED");
   return ap_fc_eval(c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch);
 }
 
@@ -170,8 +195,9 @@ static ap_status mul_prep(ap_kctx *c, size_t *s) {
 }
 static ap_status bin_run(ap_kctx *c) {
   ap_status s;
-  if (ap_fast_add_eval(c->options->exec, c->params, in(c, 0), in(c, 1), c->outputs[0], &s) ||
-      ap_fast_fadd_eval(c->options->exec, c->params, in(c, 0), in(c, 1), c->outputs[0], &s))
+  if (REG_FAST &&
+      (ap_fast_add_eval(c->options->exec, c->params, in(c, 0), in(c, 1), c->outputs[0], &s) ||
+       ap_fast_fadd_eval(c->options->exec, c->params, in(c, 0), in(c, 1), c->outputs[0], &s)))
     return s;
   return ap_binary_eval(c->params, in(c, 0), in(c, 1), c->outputs[0]);
 }
@@ -207,7 +233,8 @@ static ap_status pad_prep(ap_kctx *c, size_t *scratch) {
 }
 static ap_status pad_run(ap_kctx *c) {
   ap_status s;
-  if (ap_fast_pad_eval(c->options->exec, c->params, in(c, 0), c->outputs[0], &s)) return s;
+  if (REG_FAST && ap_fast_pad_eval(c->options->exec, c->params, in(c, 0), c->outputs[0], &s))
+    return s;
   return ap_pad_eval(c->params, in(c, 0), c->outputs[0]);
 }
 static ap_status mean_prep(ap_kctx *c, size_t *scratch) {

@@ -13,7 +13,7 @@ static bool in_arena(const ap_interpreter *it, uint32_t off, uint64_t bytes) {
 }
 
 /* Kernels, scratch and the check that each op's prepare needs no more than the plan holds. */
-static ap_status place_ops(ap_interpreter *it, const uint32_t *w) {
+static ap_status place_ops(ap_interpreter *it, const uint32_t *w, const rt_planned_stream *st) {
   rt_subgraph *r = &it->sg[0];
   for (uint32_t k = 0; k < r->op_count; k++, w += 2) {
     ap_op_context c = {.it = it, .subgraph = 0, .index = k, .phase = RT_EVAL, .op = &r->ops[k]};
@@ -29,8 +29,8 @@ static ap_status place_ops(ap_interpreter *it, const uint32_t *w) {
       return rt_fail(it, AP_ERR_INVALID_PLAN, "op %u: scratch outside the arena", k);
     if (w[0]) c.op->ext = it->arena + (w[0] - 1);
     uint64_t need = 0;
-    if (rt_stream_member(it, k)) {
-      s = rt_stream_scratch(it, k, &need);
+    if (st && st->member(it, k)) {
+      s = st->scratch(it, k, &need);
     } else {
       size_t n = 0;
       s = rt_builtin_scratch_bytes(&c, &n);
@@ -45,7 +45,7 @@ static ap_status place_ops(ap_interpreter *it, const uint32_t *w) {
   return AP_OK;
 }
 
-static ap_status place(ap_interpreter *it, const uint32_t *plan) {
+static ap_status place(ap_interpreter *it, const uint32_t *plan, const rt_planned_stream *st) {
   uint32_t nt = plan[PL_TENSORS], no = plan[PL_OPS];
   if (it->sg_count != 1 || it->sg[0].tensor_count != nt || it->sg[0].op_count != no)
     return rt_fail(it, AP_ERR_INVALID_PLAN, "the plan's tensors and ops are not the model's");
@@ -54,6 +54,9 @@ static ap_status place(ap_interpreter *it, const uint32_t *plan) {
   it->exec.threads = 1;
   const uint32_t *seg = plan + PL_HEAD + nt + 2 * (size_t)no;
   if (plan[PL_FLAGS] & PL_SEGMENTS) {
+    if (!st)
+      return rt_fail(it, AP_ERR_UNSUPPORTED,
+                     "a streamed plan: create it with ap_interpreter_create_planned_streamed");
     for (uint32_t k = 0; k < no; k++)
       if (seg[2 * k] > AP_SEGMENT_MAX_OPS || seg[2 * k] > no - k)
         return rt_fail(it, AP_ERR_INVALID_PLAN, "segment at op %u out of range", k);
@@ -61,6 +64,7 @@ static ap_status place(ap_interpreter *it, const uint32_t *plan) {
     if (!table) return rt_nomem(it);
     memcpy(table, seg, no * 2 * sizeof(uint32_t));
     it->segments = table;
+    it->stream_run = st->run;
   }
   uintptr_t lo = (uintptr_t)it->buf, top = (uintptr_t)it->buf + it->buf_size - it->tail_used;
   uint64_t align = plan[PL_ALIGN] > 16 ? plan[PL_ALIGN] : 16, base;
@@ -91,7 +95,7 @@ static ap_status place(ap_interpreter *it, const uint32_t *plan) {
     x->data = it->arena + off;
     if (w & PL_KNOWN) x->flags |= RT_KNOWN;
   }
-  return place_ops(it, plan + PL_HEAD + nt);
+  return place_ops(it, plan + PL_HEAD + nt, it->segments ? st : NULL);
 }
 
 static bool plan_ok(const uint32_t *plan, size_t words, size_t model_size) {
@@ -103,9 +107,9 @@ static bool plan_ok(const uint32_t *plan, size_t words, size_t model_size) {
   return need == words;
 }
 
-ap_status ap_interpreter_create_planned(const void *model, size_t model_size, const uint32_t *plan,
-                                        size_t plan_words, void *buffer, size_t buffer_size,
-                                        ap_interpreter **out) {
+ap_status rt_create_planned(const void *model, size_t model_size, const uint32_t *plan,
+                            size_t plan_words, void *buffer, size_t buffer_size,
+                            const rt_planned_stream *stream, ap_interpreter **out) {
   if (!out) return AP_ERR_ARG;
   *out = NULL;
   if (!model || !buffer || (uintptr_t)model % 8) return AP_ERR_ARG;
@@ -126,7 +130,7 @@ ap_status ap_interpreter_create_planned(const void *model, size_t model_size, co
   s = ap_interpreter_create(m, &o, out);
   if (s != AP_OK) return s;
   ap_interpreter *it = *out;
-  s = place(it, plan);
+  s = place(it, plan, stream);
   if (s != AP_OK) {
     it->arena = NULL;
     return s;
@@ -134,4 +138,10 @@ ap_status ap_interpreter_create_planned(const void *model, size_t model_size, co
   it->allocated = true;
   it->stale_input = -1;
   return AP_OK;
+}
+
+ap_status ap_interpreter_create_planned(const void *model, size_t model_size, const uint32_t *plan,
+                                        size_t plan_words, void *buffer, size_t buffer_size,
+                                        ap_interpreter **out) {
+  return rt_create_planned(model, model_size, plan, plan_words, buffer, buffer_size, NULL, out);
 }

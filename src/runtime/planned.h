@@ -5,6 +5,8 @@
 
 #include "arenaplan/planned.h"
 
+#include <stdbool.h>
+
 enum {
   PL_MAGIC,       /* AP_PLAN_MAGIC */
   PL_WORDS,       /* the plan's length in words */
@@ -21,5 +23,17 @@ enum { PL_REFERENCE = 1, PL_SEGMENTS = 2 };
 /* A tensor's word: 0 (no bytes in the arena), else its offset + 1, with PL_KNOWN when prepare
  * folded its value (kernels' prepare then reads it at eval). */
 #define PL_KNOWN 0x80000000u
+
+/* What a streamed plan needs of stream.c (planned_stream.c passes it; NULL: the plan must
+ * have no segments), so that a firmware without segments links none of it. */
+typedef struct rt_planned_stream {
+  bool (*member)(const ap_interpreter *it, uint32_t k);
+  ap_status (*scratch)(ap_interpreter *it, uint32_t k, uint64_t *bytes);
+  ap_status (*run)(ap_interpreter *it, uint32_t k, uint32_t count);
+} rt_planned_stream;
+
+ap_status rt_create_planned(const void *model, size_t model_size, const uint32_t *plan,
+                            size_t plan_words, void *buffer, size_t buffer_size,
+                            const rt_planned_stream *stream, ap_interpreter **out);
 
 #endif

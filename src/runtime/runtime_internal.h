@@ -109,6 +109,9 @@ struct ap_interpreter {
    * length of the segment starting at op k (0: none), [2k+1] the ring rows of its output
    * (0: whole). NULL when nothing streams. */
   uint32_t *segments;
+  /* Runs a segment (rt_stream_run): set by whoever made `segments`, so that invoke does not
+   * link the streaming code into a firmware whose plan has none. */
+  ap_status (*stream_run)(ap_interpreter *it, uint32_t k, uint32_t count);
 
   /* Caller-owned buffer: the interpreter, tables and persistent state from its top down
    * (tail_used bytes from the end), planning temporaries and then the arena from its bottom. */

@@ -48,6 +48,11 @@ void header_plan_macros(const header_plan *p, const char *prefix, FILE *f) {
           "#include <stdint.h>\nextern const uint32_t %s_PLAN[%s_PLAN_WORDS];\n",
           prefix, prefix, prefix, prefix, prefix, prefix, prefix, p->count, prefix, p->buffer,
           prefix, prefix);
+  if (p->count > 4 && (p->words[4] & 2))
+    fprintf(f,
+            "/* Streamed segments: create it with ap_interpreter_create_planned_streamed. */\n"
+            "#define %s_PLAN_STREAMED 1\n",
+            prefix);
 }
 
 int header_write_plan(const header_plan *p, const ap_model *m, const char *prefix,
