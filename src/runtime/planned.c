@@ -49,7 +49,9 @@ static ap_status place(ap_interpreter *it, const uint32_t *plan, const rt_planne
   uint32_t nt = plan[PL_TENSORS], no = plan[PL_OPS];
   if (it->sg_count != 1 || it->sg[0].tensor_count != nt || it->sg[0].op_count != no)
     return rt_fail(it, AP_ERR_INVALID_PLAN, "the plan's tensors and ops are not the model's");
-  it->exec.level = (plan[PL_FLAGS] & PL_REFERENCE) ? NULL : ap_fast_select();
+  /* The plan's scratch is the portable level's (arenaplan header --plan sets AP_SIMD=generic):
+   * no other level's may run in it, and the CPU probe is not linked. */
+  it->exec.level = (plan[PL_FLAGS] & PL_REFERENCE) ? NULL : &ap_fast_generic;
   it->exec.workers = NULL;
   it->exec.threads = 1;
   const uint32_t *seg = plan + PL_HEAD + nt + 2 * (size_t)no;

@@ -13,6 +13,9 @@ static ap_status refuse(ap_interpreter *it, const char *why) {
 /* What a plan cannot carry; AP_OK when it can. */
 static ap_status plannable(ap_interpreter *it, size_t model_size) {
   if (!it->allocated) return rt_fail(it, AP_ERR_NOT_ALLOCATED, "not allocated");
+  if (it->exec.level && it->exec.level != &ap_fast_generic)
+    return refuse(it, "fast kernels above the portable level (set AP_SIMD=generic)");
+  if (it->exec.threads > 1) return refuse(it, "threads (scratch is per thread)");
   if (it->sg_count != 1) return refuse(it, "the model has several subgraphs");
   if (it->has_max) return refuse(it, "max_input_dims given");
   if (it->dynamic_count) return refuse(it, "dynamic tensors");
