@@ -12,9 +12,22 @@ static bool in_arena(const ap_interpreter *it, uint32_t off, uint64_t bytes) {
   return off <= it->arena_bytes && bytes <= it->arena_bytes - off;
 }
 
-/* Kernels, scratch and the check that each op's prepare needs no more than the plan holds. */
-static ap_status place_ops(ap_interpreter *it, const uint32_t *w, const rt_planned_stream *st) {
+/* A ring's rows (the segments' table) fit the arena at its offset: rows of its shape's row. */
+static ap_status check_ring(ap_interpreter *it, const uint32_t *plan, uint32_t k, int32_t t) {
+  const rt_tensor *x = t >= 0 ? rt_rec(it, 0, (size_t)t) : NULL;
+  uint32_t w = x ? plan[PL_HEAD + t] : 0, rows = it->segments[2 * k + 1];
+  if (!x || !(w & PL_RING) || x->rank != 4 || x->dims[1] <= 0 || rows > (uint32_t)x->dims[1] ||
+      !in_arena(it, PL_OFFSET(w), rows * (uint64_t)(rt_tensor_bytes(x) / (size_t)x->dims[1])))
+    return rt_fail(it, AP_ERR_INVALID_PLAN, "op %u: its ring is not in the arena", k);
+  return AP_OK;
+}
+
+/* Kernels, scratch and the check that each op's prepare needs no more than the plan holds;
+ * `rings` counts the ring tensors whose op has not yet checked them. */
+static ap_status place_ops(ap_interpreter *it, const uint32_t *plan, uint32_t *rings,
+                           const rt_planned_stream *st) {
   rt_subgraph *r = &it->sg[0];
+  const uint32_t *w = plan + PL_HEAD + r->tensor_count;
   for (uint32_t k = 0; k < r->op_count; k++, w += 2) {
     ap_op_context c = {.it = it, .subgraph = 0, .index = k, .phase = RT_EVAL, .op = &r->ops[k]};
     ap_status s = ap_model_op(it->model, 0, k, &c.info);
@@ -24,6 +37,11 @@ static ap_status place_ops(ap_interpreter *it, const uint32_t *w, const rt_plann
       return rt_fail(it, AP_ERR_UNSUPPORTED, "op %u (builtin %d): no kernel registered", k,
                      c.info.builtin);
     c.op->kernel = (uintptr_t)kern;
+    if (it->segments && it->segments[2 * k + 1]) {
+      s = check_ring(it, plan, k, c.info.outputs.n ? c.info.outputs.v[0] : -1);
+      if (s != AP_OK) return s;
+      --*rings;
+    }
     c.op->ext = NULL;
     if (w[0] && !in_arena(it, w[0] - 1, w[1]))
       return rt_fail(it, AP_ERR_INVALID_PLAN, "op %u: scratch outside the arena", k);
@@ -76,6 +94,7 @@ static ap_status place(ap_interpreter *it, const uint32_t *plan, const rt_planne
                    plan[PL_ARENA]);
   it->arena = (uint8_t *)(uintptr_t)base;
   it->arena_bytes = plan[PL_ARENA];
+  uint32_t rings = 0;
   for (uint32_t t = 0; t < nt; t++) {
     uint32_t w = plan[PL_HEAD + t];
     rt_tensor *x = rt_rec(it, 0, t);
@@ -91,13 +110,17 @@ static ap_status place(ap_interpreter *it, const uint32_t *plan, const rt_planne
       if (bytes) return rt_fail(it, AP_ERR_INVALID_PLAN, "tensor %u: not placed", t);
       continue;
     }
-    uint32_t off = (w & ~PL_KNOWN) - 1;
-    if (!in_arena(it, off, bytes))
+    uint32_t off = PL_OFFSET(w);
+    rings += (w & PL_RING) != 0;
+    if (!in_arena(it, off, (w & PL_RING) ? 0 : bytes)) /* a ring: checked with its op */
       return rt_fail(it, AP_ERR_INVALID_PLAN, "tensor %u: outside the arena", t);
     x->data = it->arena + off;
     if (w & PL_KNOWN) x->flags |= RT_KNOWN;
   }
-  return place_ops(it, plan + PL_HEAD + nt, it->segments ? st : NULL);
+  ap_status s = place_ops(it, plan, &rings, it->segments ? st : NULL);
+  if (s == AP_OK && rings)
+    return rt_fail(it, AP_ERR_INVALID_PLAN, "a ring that no segment's op writes");
+  return s;
 }
 
 static bool plan_ok(const uint32_t *plan, size_t words, size_t model_size) {

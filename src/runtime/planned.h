@@ -23,6 +23,10 @@ enum { PL_REFERENCE = 1, PL_SEGMENTS = 2 };
 /* A tensor's word: 0 (no bytes in the arena), else its offset + 1, with PL_KNOWN when prepare
  * folded its value (kernels' prepare then reads it at eval). */
 #define PL_KNOWN 0x80000000u
+/* ... and PL_RING when it is a streamed segment's ring (fewer rows than its shape: the
+ * segments' table gives them). */
+#define PL_RING 0x40000000u
+#define PL_OFFSET(w) (((w) & ~(PL_KNOWN | PL_RING)) - 1)
 
 /* What a streamed plan needs of stream.c (planned_stream.c passes it; NULL: the plan must
  * have no segments), so that a firmware without segments links none of it. */

@@ -20,8 +20,8 @@ static ap_status plannable(ap_interpreter *it, size_t model_size) {
   if (it->has_max) return refuse(it, "max_input_dims given");
   if (it->dynamic_count) return refuse(it, "dynamic tensors");
   if (it->states) return refuse(it, "kernels keep state");
-  if (model_size > UINT32_MAX || it->arena_bytes >= PL_KNOWN)
-    return refuse(it, "the model or arena exceeds 2 GiB");
+  if (model_size > UINT32_MAX || it->arena_bytes >= PL_RING)
+    return refuse(it, "the model or arena exceeds 1 GiB");
   const rt_subgraph *r = &it->sg[0];
   for (uint32_t k = 0; k < r->op_count; k++)
     if (rt_op_is_custom(&r->ops[k])) return refuse(it, "custom or control-flow ops");
@@ -62,6 +62,12 @@ static ap_status write_words(ap_interpreter *it, uint32_t *w, size_t size) {
     if (x && rt_tensor_bytes(x) && !word_of(it, x->data, &tw[t]))
       return refuse(it, "a tensor outside the arena");
     if (tw[t] && (x->flags & RT_KNOWN)) tw[t] |= PL_KNOWN;
+  }
+  for (uint32_t k = 0; it->segments && k < r->op_count; k++) {
+    ap_op_info op;
+    if (it->segments[2 * k + 1] && ap_model_op(it->model, 0, k, &op) == AP_OK && op.outputs.n &&
+        op.outputs.v[0] >= 0 && tw[op.outputs.v[0]])
+      tw[op.outputs.v[0]] |= PL_RING;
   }
   for (uint32_t k = 0; k < r->op_count; k++) {
     ap_op_context c = {.it = it, .subgraph = 0, .index = k, .phase = RT_EVAL, .op = &r->ops[k]};
