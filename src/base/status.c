@@ -48,11 +48,12 @@ ap_status(ap_fail)(ap_errbuf *e, ap_status s, const char *fmt, ...) {
 }
 
 void ap_fail_code(char *msg, size_t size, ap_status s) {
+  /* A loop, not strlen: newlib's costs a firmware 0.2 KB for this one caller. */
   const char *name = ap_status_name(s);
-  size_t n = strlen(name);
+  size_t n = 0;
   if (!msg || !size) return;
-  if (n >= size) n = size - 1;
-  memcpy(msg, name, n);
+  for (; name[n] && n + 1 < size; n++)
+    msg[n] = name[n];
   msg[n] = '\0';
 }
 
