@@ -533,7 +533,7 @@ ap_status rt_run_subgraph(ap_interpreter *it, uint32_t sg, uint32_t depth) {
   ap_status s = AP_OK;
   for (uint32_t k = 0; s == AP_OK && k < r->op_count; k++) {
     if (sg == 0 && it->segments && it->segments[2 * k] > 1) {
-      s = rt_stream_run(it, k, it->segments[2 * k]);
+      s = it->stream_run(it, k, it->segments[2 * k]);
       k += it->segments[2 * k] - 1;
       continue;
     }

@@ -198,6 +198,7 @@ ap_status rt_plan(ap_interpreter *it, rt_prep *prep, bool place, uint64_t *arena
     if (place) {
       it->segments = NULL;
       if (table) s = rt_stream_table(it, st.g, table);
+      it->stream_run = rt_stream_run;
       it->arena_bytes = *arena;
       it->arena_lower_bound = ap_plan_lower_bound(st.plan);
       uint64_t align = it->alignment ? it->alignment : 16;

@@ -115,6 +115,9 @@ struct ap_interpreter {
    * length of the segment starting at op k (0: none), [2k+1] the ring rows of its output
    * (0: whole). NULL when nothing streams. */
   uint32_t *segments;
+  /* Runs a segment (rt_stream_run): set by whoever made `segments`, so that invoke does not
+   * link the streaming code into a firmware whose plan has none. */
+  ap_status (*stream_run)(ap_interpreter *it, uint32_t k, uint32_t count);
 
   /* Caller-owned buffer: the interpreter, tables and persistent state from its top down
    * (tail_used bytes from the end), planning temporaries and then the arena from its bottom. */
@@ -205,6 +208,22 @@ ap_status rt_stream_scratch(ap_interpreter *it, const ap_graph *g, uint32_t k, u
 /* Formats the interpreter's message and returns `s`. */
 ap_status rt_fail(ap_interpreter *it, ap_status s, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+#ifdef AP_NO_MESSAGES /* base.h: the status and its name, no formatting linked */
+__attribute__((always_inline, format(printf, 3, 4))) static inline ap_status
+rt_fail_quiet(ap_interpreter *it, ap_status s, const char *fmt, ...) {
+  (void)fmt;
+  ap_fail_code(it->msg, sizeof it->msg, s);
+  return s;
+}
+__attribute__((always_inline, format(printf, 3, 4))) static inline ap_status
+ap_op_fail_quiet(ap_op_context *c, ap_status s, const char *fmt, ...) {
+  (void)fmt;
+  if (c) ap_fail_code(c->it->msg, sizeof c->it->msg, s);
+  return s;
+}
+#define rt_fail(...) rt_fail_quiet(__VA_ARGS__)
+#define ap_op_fail(...) ap_op_fail_quiet(__VA_ARGS__)
+#endif
 
 /* memory.c. Tables (create and allocate) and persistent memory (allocate): zeroed, 16-byte
  * aligned; from the caller buffer's top or the allocator. NULL with the message set. */
