@@ -48,7 +48,7 @@ static ap_status place_ops(ap_interpreter *it, const uint32_t *plan, uint32_t *r
     if (w[0]) c.op->ext = it->arena + (w[0] - 1);
     uint64_t need = 0;
     if (st && st->member(it, k)) {
-      s = st->scratch(it, k, &need);
+      s = st->scratch(it, NULL, k, &need);
     } else {
       size_t n = 0;
       s = rt_builtin_scratch_bytes(&c, &n);

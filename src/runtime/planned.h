@@ -32,7 +32,7 @@ enum { PL_REFERENCE = 1, PL_SEGMENTS = 2 };
  * have no segments), so that a firmware without segments links none of it. */
 typedef struct rt_planned_stream {
   bool (*member)(const ap_interpreter *it, uint32_t k);
-  ap_status (*scratch)(ap_interpreter *it, uint32_t k, uint64_t *bytes);
+  ap_status (*scratch)(ap_interpreter *it, const ap_graph *g, uint32_t k, uint64_t *bytes);
   ap_status (*run)(ap_interpreter *it, uint32_t k, uint32_t count);
 } rt_planned_stream;
 

@@ -75,7 +75,7 @@ static ap_status write_words(ap_interpreter *it, uint32_t *w, size_t size) {
     uint64_t bytes = 0;
     size_t n = 0;
     if (s == AP_OK && rt_stream_member(it, k)) {
-      s = rt_stream_scratch(it, k, &bytes);
+      s = rt_stream_scratch(it, NULL, k, &bytes);
     } else if (s == AP_OK) {
       s = rt_builtin_scratch_bytes(&c, &n);
       bytes = n;

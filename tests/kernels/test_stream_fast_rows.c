@@ -79,7 +79,7 @@ static void rows_case(const rcase *c, const ap_fast_level *l, int batch) {
   s = c->kind == DW ? ap_depthwise_eval(&p, &ti, &tf, &tb, &to, rs)
                     : ap_conv_eval(&p, &ti, &tf, &tb, &to, rs);
   CHECK_EQ(s, AP_OK);
-  ap_kexec x = {l, NULL, 1, 0};
+  ap_kexec x = {.level = l, .threads = 1};
   int32_t eff = (c->fh - 1) * c->dil + 1;
   /* The ring a segment plans for one row's window, or the span of a batch's windows. */
   int32_t ring = (int32_t)ap_segment_ring_rows(c->h, oh, c->fh, c->stride, c->dil);
@@ -154,7 +154,7 @@ static void refusals(void) {
   CHECK_EQ(ap_depthwise_prepare(&o, &ti, &tf, NULL, &to, &p, NULL), AP_OK);
   size_t keep, temp;
   CHECK(!ap_fast_dw_rows_scratch(NULL, &p, &ti, &tf, 3, &keep, &temp));
-  ap_kexec x = {&ap_fast_generic, NULL, 1, 0};
+  ap_kexec x = {.level = &ap_fast_generic, .threads = 1};
   CHECK(!ap_fast_dw_rows_scratch(&x, &p, &ti, &tf, 3, &keep, &temp)); /* batch 2 */
   CHECK_EQ(ap_fast_dw_rows_begin(&x, &p, &ti, &tf, 3, NULL), AP_ERR_UNSUPPORTED);
   ti.dims[0] = 1;

@@ -155,15 +155,20 @@ static const int8_t *patch(const rconv_job *j, int32_t oy, int32_t ox, int8_t *c
 
 /* ---- CONV_2D float ---- */
 
+/* Output channels per panel of the level's float conv (ap_fconv.wp). */
+static int32_t fconv_lanes(const ap_kexec *x) {
+  return x->level->fconv_lanes > 0 ? x->level->fconv_lanes : 8;
+}
+
 static bool fconv_applies(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                           const ap_ktensor *f, size_t *packed) {
   if (!x || !x->level || !x->level->fconv || !p || !in || !f || p->kind != AP_KCONV_FLOAT ||
       in->rank != 4 || f->rank != 4 || p->out_shape.rank != 4 || f->dims[3] != in->dims[3] ||
       in->dims[0] != 1 || f->dims[0] <= 0)
     return false;
-  size_t panels = ((size_t)f->dims[0] + 7) / 8, k;
+  size_t L = (size_t)fconv_lanes(x), panels = ((size_t)f->dims[0] + L - 1) / L, k;
   return ap_mul_size((size_t)f->dims[1] * (size_t)f->dims[2], (size_t)f->dims[3], &k) &&
-         ap_mul_size(k, panels * 8 * sizeof(float), packed);
+         ap_mul_size(k, panels * L * sizeof(float), packed);
 }
 
 /* Kept: the packed weights; one call's: the staging area. */
@@ -205,7 +210,9 @@ static ap_status fconv_rows(const ap_kexec *x, const ap_conv_params *p, const ap
                   p->pad.pad_h + lo - y0 * p->stride_h,
                   p->pad.pad_w,
                   p->fact_min,
-                  p->fact_max};
+                  p->fact_max,
+                  NULL,
+                  false}; /* not finite: taps outside the input are skipped, no zeros read */
     x->level->fconv(&c, 0, y1 - y0);
   }
   return AP_OK;
@@ -237,16 +244,9 @@ ap_status ap_fast_conv_rows_begin(const ap_kexec *x, const ap_conv_params *p, co
     return AP_OK;
   }
   if (!fconv_layout(x, p, in, f, in_ring, &packed, &temp)) return AP_ERR_UNSUPPORTED;
-  int32_t n = f->dims[0];
-  size_t k = packed / (((size_t)n + 7) / 8 * 8 * sizeof(float));
-  const float *w = f->data;
-  float *wp = keep;
-  for (int32_t panel = 0; panel < (n + 7) / 8; panel++)
-    for (size_t i = 0; i < k; i++)
-      for (int32_t l = 0; l < 8; l++) {
-        int32_t c = panel * 8 + l;
-        wp[((size_t)panel * k + i) * 8 + (size_t)l] = c < n ? w[(size_t)c * k + i] : 0.0f;
-      }
+  int32_t n = f->dims[0], L = fconv_lanes(x);
+  size_t k = packed / (((size_t)n + (size_t)L - 1) / (size_t)L * (size_t)L * sizeof(float));
+  (x->level->fconv_pack ? x->level->fconv_pack : ap_fast_fconv_pack)(f->data, n, k, L, keep);
   return AP_OK;
 }
 
