@@ -86,10 +86,8 @@ static ap_status check_options(ap_interpreter *it, const ap_interpreter_options 
   if (o->kernels != AP_KERNELS_FAST && o->kernels != AP_KERNELS_REFERENCE)
     return rt_fail(it, AP_ERR_ARG, "kernels %d: expected AP_KERNELS_FAST or AP_KERNELS_REFERENCE",
                    o->kernels);
-  if (o->prepare < AP_PREPARE_AUTO || o->prepare > AP_PREPARE_EACH_INVOKE)
-    return rt_fail(it, AP_ERR_ARG,
-                   "prepare %d: expected AP_PREPARE_AUTO, AP_PREPARE_ONCE or "
-                   "AP_PREPARE_EACH_INVOKE",
+  if (o->prepare != AP_PREPARE_EACH_INVOKE && o->prepare != AP_PREPARE_ONCE)
+    return rt_fail(it, AP_ERR_ARG, "prepare %d: expected AP_PREPARE_EACH_INVOKE or AP_PREPARE_ONCE",
                    o->prepare);
   if (o->threads < 0 || o->threads > AP_MAX_THREADS)
     return rt_fail(it, AP_ERR_ARG, "threads %d: expected 0 to %d", o->threads, AP_MAX_THREADS);
@@ -212,7 +210,7 @@ ap_status ap_interpreter_create(const ap_model *m, const ap_interpreter_options 
   it->stream = o.stream && !o.preserve_all;
   it->kernels = o.kernels;
   it->threads = o.threads > 1 ? o.threads : 1;
-  it->keep_prepared = o.prepare == AP_PREPARE_ONCE || (o.prepare == AP_PREPARE_AUTO && !o.arena);
+  it->keep_prepared = o.prepare == AP_PREPARE_ONCE;
   it->stale_input = -1;
   atomic_init(&it->busy, 0);
   *out = it;

@@ -87,7 +87,9 @@ void *rt_data_or_empty(const ap_ktensor *k, void *data) {
   return !data && ap_ktensor_count(k, &n) && n == 0 ? empty : data;
 }
 
-/* Points the views of op k at their tensors' bytes and its state's header at its state. */
+/* Points the views of op k at their tensors' bytes and its state's header at its state. A
+ * view whose shape is no longer its tensor's (a malformed graph where a later op sets the
+ * shape again) drops the block: eval then prepares again and says what is wrong. */
 static ap_status bind(ap_interpreter *it, uint32_t sg, uint32_t k) {
   ap_op_context c = {
       .it = it, .subgraph = sg, .index = k, .phase = RT_EVAL, .op = &it->sg[sg].ops[k]};
@@ -97,7 +99,13 @@ static ap_status bind(ap_interpreter *it, uint32_t sg, uint32_t k) {
   for (uint32_t i = 0; i < r->n_in + r->n_out; i++) {
     int32_t t = i < r->n_in ? c.info.inputs.v[i] : c.info.outputs.v[i - r->n_in];
     const rt_tensor *x = t >= 0 ? rt_rec(it, sg, (size_t)t) : NULL;
-    if (x) r->views[i].data = rt_data_or_empty(&r->views[i], x->data);
+    if (!x || (i < r->n_in && !r->in[i])) continue;
+    ap_ktensor *v = &r->views[i];
+    if (v->rank != x->rank || (x->rank && memcmp(v->dims, x->dims, (size_t)x->rank * 4) != 0)) {
+      c.op->ready = NULL;
+      return AP_OK;
+    }
+    v->data = rt_data_or_empty(v, x->data);
   }
   ap_kstate *st = ap_kernel_state(rt_op_builtin(c.op), r->params);
   if (st && st->bytes) {
