@@ -21,7 +21,8 @@
  *    (options.prepare; live until the next allocate);
  *  - tables: the interpreter itself: its struct (with a 256-byte message buffer), 2 bytes per
  *    tensor plus 24 per non-constant tensor (constants are read from the model in place),
- *    24 bytes per op, shapes that differ from the model's, custom ops' records;
+ *    16 bytes per op (24 with options.prepare AP_PREPARE_ONCE), shapes that differ from the
+ *    model's, custom ops' records;
  *  - arena: the planned tensors and scratch buffers.
  * Builtin kernels' parameters (multipliers, padding, shapes, the fast path chosen) are computed
  * again from the model before each op runs, which costs no memory, or once in allocate and

@@ -407,6 +407,10 @@ static ap_status allocate(ap_interpreter *it) {
   size_t ops = 0;
   for (uint32_t sg = 0; sg < it->sg_count; sg++)
     ops += it->sg[sg].op_count;
+  if (it->keep_prepared && ops) {
+    it->ready = rt_tables_alloc(it, ops * sizeof *it->ready);
+    if (!it->ready) return rt_nomem(it);
+  }
   ap_allocator temp = rt_temp_allocator(it);
   rt_prep *prep = ap_calloc(&temp, ops ? ops : 1, sizeof *prep);
   if (!prep) return rt_fail(it, AP_ERR_NOMEM, "out of memory for planning");
@@ -529,8 +533,9 @@ ap_status rt_run_subgraph(ap_interpreter *it, uint32_t sg, uint32_t depth) {
       k += it->segments[2 * k] - 1;
       continue;
     }
-    if (r->ops[k].ready) {
-      s = rt_ready_eval(it, sg, k, &r->ops[k]);
+    const rt_ready *ready = it->ready ? it->ready[r->op_base + k] : NULL;
+    if (ready) {
+      s = rt_ready_eval(it, sg, k, ready);
       continue;
     }
     ap_op_context c = {

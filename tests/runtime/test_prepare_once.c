@@ -51,12 +51,15 @@ static void static_model(const char *name) {
     CHECK_EQ(ue.persistent, 0);
     CHECK(uo.persistent > 0);
     CHECK_EQ(uo.arena, ue.arena);
+    /* Tables: a pointer per op besides (one subgraph here), in a 16-byte rounded block. */
+    CHECK_EQ(ap_model_subgraph_count(m), 1);
+    CHECK_EQ(uo.tables, ue.tables + (8 * ops + 15) / 16 * 16);
     /* reset_variables leaves the blocks alone. */
     CHECK(ap_interpreter_reset_variables(once) == AP_OK);
     CHECK_EQ(invoke_seeds(once, name), 0);
 
     /* A caller-owned buffer (a device): the same memory as from the allocator, exactly. */
-    size_t size = (size_t)(ue.total + uo.persistent + 64);
+    size_t size = (size_t)(uo.total + 64);
     void *buf = malloc(size);
     ap_interpreter *dev = make(m, AP_PREPARE_EACH_INVOKE, buf, size);
     ap_memory_usage u;
