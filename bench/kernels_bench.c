@@ -6,6 +6,9 @@
  * the speed-ups, the fast kernels' GMAC/s over CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED,
  * and whether all three gave the same output bytes. Prints Markdown.
  *
+ * Builtin ops are prepared once (options.prepare AP_PREPARE_ONCE), so invoke time is the
+ * kernels'; AP_BENCH_PREPARE=each prepares them before every eval (the default's memory).
+ *
  *   bench_kernels_bench [INVOKES [MODEL...]]   (default 30, the issue-16 models) */
 #include "runtime/rt_test.h"
 
@@ -62,6 +65,8 @@ static ap_interpreter *make(const ap_model *m, const char *name, int kernels, in
   o.kernels = kernels;
   o.threads = threads;
   o.max_loop_iterations = 1000000;
+  const char *prepare = getenv("AP_BENCH_PREPARE");
+  o.prepare = prepare && strcmp(prepare, "each") == 0 ? AP_PREPARE_EACH_INVOKE : AP_PREPARE_ONCE;
   ap_interpreter *it = NULL;
   if (ap_interpreter_create(m, &o, &it) != AP_OK || ap_interpreter_allocate(it) != AP_OK) {
     ap_interpreter_destroy(it);

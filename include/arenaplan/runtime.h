@@ -21,11 +21,12 @@
  *    (options.prepare; live until the next allocate);
  *  - tables: the interpreter itself: its struct (with a 256-byte message buffer), 2 bytes per
  *    tensor plus 24 per non-constant tensor (constants are read from the model in place),
- *    24 bytes per op, shapes that differ from the model's, custom ops' records;
+ *    16 bytes per op (24 with options.prepare AP_PREPARE_ONCE), shapes that differ from the
+ *    model's, custom ops' records;
  *  - arena: the planned tensors and scratch buffers.
  * Builtin kernels' parameters (multipliers, padding, shapes, the fast path chosen) are computed
- * once in allocate and kept with the op (options.prepare), or, to save that memory, computed
- * again from the model before each op runs.
+ * again from the model before each op runs, which costs no memory, or once in allocate and
+ * kept with the op (options.prepare: faster invokes).
  * With a caller-owned buffer (options.arena / arena_size), the interpreter, persistent, tables
  * and arena all go inside it; it must outlive the interpreter and is not freed by it. Allocate
  * fails with AP_ERR_ARENA_TOO_SMALL and "arena too small: needs N bytes, buffer has M" when it
@@ -225,19 +226,18 @@ typedef struct ap_interpreter_options {
    * builtin reference kernels' arithmetic (outputs equal an unstreamed run's). Ignored with
    * preserve_all, with max_input_dims, and when a custom op overrides a builtin. */
   bool stream;
-  /* When builtin ops' prepare runs. AP_PREPARE_ONCE: in allocate (and a resize) only; each op
-   * keeps what it computed (parameters, its tensors' views: a few hundred bytes per op in the
-   * persistent region) and invoke runs eval alone. AP_PREPARE_EACH_INVOKE: nothing is kept;
-   * prepare runs again before every eval (the smallest memory, a slower invoke: small models
-   * spend about a third of their invoke there). AP_PREPARE_AUTO (0, the default): once, except
-   * in a caller-owned buffer (options.arena: a device, where every byte counts). Ops whose
-   * shapes are known only while running are prepared at every invoke either way. */
+  /* When builtin ops' prepare runs. AP_PREPARE_EACH_INVOKE (0, the default): before every
+   * eval, from the model (nothing kept: the smallest memory; small models spend about a third
+   * of their invoke there). AP_PREPARE_ONCE: in allocate (and a resize) only; each op keeps
+   * what it computed (parameters, its tensors' views: a few hundred bytes per op, in the
+   * persistent region and counted there) and invoke runs eval alone. Ops whose shapes are known
+   * only while running are prepared at every invoke either way. */
   int prepare;
 } ap_interpreter_options;
 
 enum { AP_KERNELS_FAST = 0, AP_KERNELS_REFERENCE = 1, AP_KERNELS_SMALL = 2 };
 #define AP_SMALL_SCRATCH_DEFAULT 8192
-enum { AP_PREPARE_AUTO = 0, AP_PREPARE_ONCE = 1, AP_PREPARE_EACH_INVOKE = 2 };
+enum { AP_PREPARE_EACH_INVOKE = 0, AP_PREPARE_ONCE = 1 };
 #define AP_MAX_THREADS 64
 
 ap_interpreter_options ap_interpreter_defaults(void);

@@ -88,10 +88,8 @@ static ap_status check_options(ap_interpreter *it, const ap_interpreter_options 
     return rt_fail(it, AP_ERR_ARG,
                    "kernels %d: expected AP_KERNELS_FAST, AP_KERNELS_REFERENCE or AP_KERNELS_SMALL",
                    o->kernels);
-  if (o->prepare < AP_PREPARE_AUTO || o->prepare > AP_PREPARE_EACH_INVOKE)
-    return rt_fail(it, AP_ERR_ARG,
-                   "prepare %d: expected AP_PREPARE_AUTO, AP_PREPARE_ONCE or "
-                   "AP_PREPARE_EACH_INVOKE",
+  if (o->prepare != AP_PREPARE_EACH_INVOKE && o->prepare != AP_PREPARE_ONCE)
+    return rt_fail(it, AP_ERR_ARG, "prepare %d: expected AP_PREPARE_EACH_INVOKE or AP_PREPARE_ONCE",
                    o->prepare);
   if (o->threads < 0 || o->threads > AP_MAX_THREADS)
     return rt_fail(it, AP_ERR_ARG, "threads %d: expected 0 to %d", o->threads, AP_MAX_THREADS);
@@ -215,7 +213,7 @@ ap_status ap_interpreter_create(const ap_model *m, const ap_interpreter_options 
   it->kernels = o.kernels;
   it->small_scratch = o.small_scratch;
   it->threads = o.threads > 1 ? o.threads : 1;
-  it->keep_prepared = o.prepare == AP_PREPARE_ONCE || (o.prepare == AP_PREPARE_AUTO && !o.arena);
+  it->keep_prepared = o.prepare == AP_PREPARE_ONCE;
   it->stale_input = -1;
   atomic_init(&it->busy, 0);
   *out = it;
@@ -415,6 +413,10 @@ static ap_status allocate(ap_interpreter *it) {
   size_t ops = 0;
   for (uint32_t sg = 0; sg < it->sg_count; sg++)
     ops += it->sg[sg].op_count;
+  if (it->keep_prepared && ops) {
+    it->ready = rt_tables_alloc(it, ops * sizeof *it->ready);
+    if (!it->ready) return rt_nomem(it);
+  }
   ap_allocator temp = rt_temp_allocator(it);
   rt_prep *prep = ap_calloc(&temp, ops ? ops : 1, sizeof *prep);
   if (!prep) return rt_fail(it, AP_ERR_NOMEM, "out of memory for planning");
@@ -537,8 +539,9 @@ ap_status rt_run_subgraph(ap_interpreter *it, uint32_t sg, uint32_t depth) {
       k += it->segments[2 * k] - 1;
       continue;
     }
-    if (r->ops[k].ready) {
-      s = rt_ready_eval(it, sg, k, &r->ops[k]);
+    const rt_ready *ready = it->ready ? it->ready[r->op_base + k] : NULL;
+    if (ready) {
+      s = rt_ready_eval(it, sg, k, ready);
       continue;
     }
     ap_op_context c = {

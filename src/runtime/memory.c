@@ -87,7 +87,7 @@ void rt_release(ap_interpreter *it) {
   it->scratch_cap = NULL;
   it->vars = NULL; /* lived in the persistent region */
   it->run = NULL;
-  if (it->sg) rt_ready_clear(it);
+  it->ready = NULL; /* lived in the tables allocate took */
   it->states = NULL;
   it->persistent_bytes = 0;
   it->tables_bytes = it->create_tables;

@@ -37,8 +37,8 @@ ap_status rt_ready_keep(ap_op_context *c, ap_ktensor *const *pin, ap_ktensor *co
   const ap_kernel *k = rt_op_builtin(c->op);
   size_t n_in = c->info.inputs.n, n_out = c->info.outputs.n;
   size_t psize = k->params_size < AP_KPARAMS_SIZE ? k->params_size : AP_KPARAMS_SIZE;
-  rt_ready *r = c->op->ready;
-  if (!c->it->keep_prepared) return AP_OK;
+  if (!c->it->ready) return AP_OK;
+  rt_ready **slot = &c->it->ready[c->it->sg[c->subgraph].op_base + c->index], *r = *slot;
   if (!r) {
     /* Only allocate takes memory; a resize rewrites the block allocate made. */
     if (c->phase != RT_PREPARE || !c->prep) return AP_OK;
@@ -60,10 +60,10 @@ ap_status rt_ready_keep(ap_op_context *c, ap_ktensor *const *pin, ap_ktensor *co
     r->out = (ap_ktensor **)(r->in + n_in);
     r->n_in = (uint32_t)n_in;
     r->n_out = (uint32_t)n_out;
-    c->op->ready = r;
+    *slot = r;
   }
   if (r->n_in != n_in || r->n_out != n_out) {
-    c->op->ready = NULL; /* cannot happen (the model is the same): prepare at eval instead */
+    *slot = NULL; /* cannot happen (the model is the same): prepare at eval instead */
     return AP_OK;
   }
   for (size_t i = 0; i < n_in; i++) {
@@ -87,17 +87,25 @@ void *rt_data_or_empty(const ap_ktensor *k, void *data) {
   return !data && ap_ktensor_count(k, &n) && n == 0 ? empty : data;
 }
 
-/* Points the views of op k at their tensors' bytes and its state's header at its state. */
-static ap_status bind(ap_interpreter *it, uint32_t sg, uint32_t k) {
+/* Points the views of op k at their tensors' bytes and its state's header at its state. A
+ * view whose shape is no longer its tensor's (a malformed graph where a later op sets the
+ * shape again) drops the block: eval then prepares again and says what is wrong. */
+static ap_status bind(ap_interpreter *it, uint32_t sg, uint32_t k, rt_ready **slot) {
   ap_op_context c = {
       .it = it, .subgraph = sg, .index = k, .phase = RT_EVAL, .op = &it->sg[sg].ops[k]};
-  rt_ready *r = c.op->ready;
+  rt_ready *r = *slot;
   ap_status s = ap_model_op(it->model, sg, k, &c.info);
   if (s != AP_OK) return rt_fail(it, s, "%s", ap_model_error(it->model));
   for (uint32_t i = 0; i < r->n_in + r->n_out; i++) {
     int32_t t = i < r->n_in ? c.info.inputs.v[i] : c.info.outputs.v[i - r->n_in];
     const rt_tensor *x = t >= 0 ? rt_rec(it, sg, (size_t)t) : NULL;
-    if (x) r->views[i].data = rt_data_or_empty(&r->views[i], x->data);
+    if (!x || (i < r->n_in && !r->in[i])) continue;
+    ap_ktensor *v = &r->views[i];
+    if (v->rank != x->rank || (x->rank && memcmp(v->dims, x->dims, (size_t)x->rank * 4) != 0)) {
+      *slot = NULL;
+      return AP_OK;
+    }
+    v->data = rt_data_or_empty(v, x->data);
   }
   ap_kstate *st = ap_kernel_state(rt_op_builtin(c.op), r->params);
   if (st && st->bytes) {
@@ -108,23 +116,17 @@ static ap_status bind(ap_interpreter *it, uint32_t sg, uint32_t k) {
 }
 
 ap_status rt_ready_bind(ap_interpreter *it) {
-  for (uint32_t sg = 0; sg < it->sg_count; sg++)
+  for (uint32_t sg = 0; it->ready && sg < it->sg_count; sg++)
     for (uint32_t k = 0; k < it->sg[sg].op_count; k++) {
-      if (!it->sg[sg].ops[k].ready) continue;
-      ap_status s = bind(it, sg, k);
+      rt_ready **slot = &it->ready[it->sg[sg].op_base + k];
+      ap_status s = *slot ? bind(it, sg, k, slot) : AP_OK;
       if (s != AP_OK) return s;
     }
   return AP_OK;
 }
 
-void rt_ready_clear(ap_interpreter *it) {
-  for (uint32_t sg = 0; sg < it->sg_count; sg++)
-    for (uint32_t k = 0; k < it->sg[sg].op_count; k++)
-      it->sg[sg].ops[k].ready = NULL;
-}
-
-ap_status rt_ready_eval(ap_interpreter *it, uint32_t sg, uint32_t k, const rt_op *o) {
-  const rt_ready *r = o->ready;
+ap_status rt_ready_eval(ap_interpreter *it, uint32_t sg, uint32_t k, const rt_ready *r) {
+  const rt_op *o = &it->sg[sg].ops[k];
   bool unplanned = r->scratch && !o->ext;
   ap_errbuf e;
   e.msg[0] = 0;

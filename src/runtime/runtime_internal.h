@@ -2,9 +2,11 @@
  *
  * Memory diet. The interpreter keeps, per tensor, only what changes at run time (data pointer,
  * current dims) and reads everything else (name, type, quantization) from the model in place.
- * Per op it keeps the kernel, its scratch pointer and, for a builtin, what its prepare computed
- * (ready.c, persistent region): invoke runs eval alone. Shapes point into the model's shape
- * vectors unless a resize or a kernel made them differ. */
+ * Per op it keeps the kernel and its scratch pointer. Builtin kernels keep no parameters by
+ * default: eval re-runs their prepare on the stack before every eval; with options.prepare
+ * AP_PREPARE_ONCE each keeps what its prepare computed (ready.c, persistent region) and invoke
+ * runs eval alone. Shapes point into the model's shape vectors unless a resize or a kernel made
+ * them differ. */
 #ifndef AP_SRC_RUNTIME_INTERNAL_H
 #define AP_SRC_RUNTIME_INTERNAL_H
 
@@ -41,16 +43,14 @@ typedef struct rt_custom {
   uint64_t *capacity; /* scratch_count planned sizes */
 } rt_custom;
 
-typedef struct rt_ready rt_ready;
-
 /* `kernel` is a const ap_kernel * (builtin) or, with bit 0 set, a const ap_op_kernel *
- * (custom). `ext`: a builtin's one scratch buffer (or NULL), a custom op's rt_custom.
- * `ready`: a builtin's prepared params and views (ready.c), NULL for a dynamic or custom op. */
+ * (custom). `ext`: a builtin's one scratch buffer (or NULL), a custom op's rt_custom. */
 typedef struct rt_op {
   uintptr_t kernel;
   void *ext;
-  rt_ready *ready;
 } rt_op;
+
+typedef struct rt_ready rt_ready;
 
 static inline bool rt_op_is_custom(const rt_op *o) {
   return o->kernel & 1u;
@@ -153,7 +153,10 @@ struct ap_interpreter {
 
   struct rt_vars *vars;      /* resource variables (resource_vars.c), persistent; NULL if none */
   const ap_kop_options *run; /* what every prepared builtin's eval reads (ready.c), persistent */
-  void *states;              /* builtin kernels' state across invokes (op_state.c), persistent */
+  /* With keep_prepared, after allocate: per model-wide op, its prepared block (NULL: a custom
+   * or dynamic op, prepared at eval); tables memory. NULL otherwise. */
+  rt_ready **ready;
+  void *states; /* builtin kernels' state across invokes (op_state.c), persistent */
 
   bool allocated;
   int32_t stale_input;    /* >= 0: this input's resize made the plan stale */
@@ -262,13 +265,11 @@ ap_status rt_builtin_eval(ap_op_context *c);
 /* ready.c. keep: after a builtin's successful prepare, copies its views and params into the
  * op's block (allocate makes it; a resize rewrites it). bind: after placing (and after every
  * prepare of a resize), points every block's views at their tensors' bytes and its kernel state
- * at the op's. clear: forgets every block (allocate starts with none). eval: runs the op from
- * its block alone. */
+ * at the op's. eval: runs the op from its block alone. */
 ap_status rt_ready_keep(ap_op_context *c, ap_ktensor *const *pin, ap_ktensor *const *pout,
                         const void *params, size_t scratch);
 ap_status rt_ready_bind(ap_interpreter *it);
-void rt_ready_clear(ap_interpreter *it);
-ap_status rt_ready_eval(ap_interpreter *it, uint32_t sg, uint32_t k, const rt_op *o);
+ap_status rt_ready_eval(ap_interpreter *it, uint32_t sg, uint32_t k, const rt_ready *r);
 /* Builtin kernels' prepare calls so far (tests/runtime/test_prepare_once.c reads it). */
 uint64_t rt_prepare_calls(const ap_interpreter *it);
 /* data, or for an empty tensor (no bytes planned) a non-NULL pointer nothing goes through. */

@@ -60,9 +60,10 @@ static void model_plans(const ap_model *m, const char *file, char *first_err, si
   }
 }
 
-static void run_model(const ap_model *m, char *err, size_t size) {
+static void run_model(const ap_model *m, char *err, size_t size, int prepare) {
   ap_interpreter_options o = ap_interpreter_defaults();
   o.strategy = "greedy_size";
+  o.prepare = prepare;
   ap_interpreter *it = NULL;
   ap_status s = ap_interpreter_create(m, &o, &it);
   if (s == AP_OK) s = ap_interpreter_allocate(it);
@@ -97,9 +98,14 @@ static void check_one(const char *file, const char *harness, const char *expecte
     ap_model *m = NULL;
     if (ap_model_from_buffer(bytes, size, file, NULL, &m) != AP_OK)
       snprintf(err, sizeof err, "%s", ap_model_error(m));
-    else if (strcmp(harness, "run") == 0)
-      run_model(m, err, sizeof err);
-    else
+    else if (strcmp(harness, "run") == 0) {
+      /* Builtins prepared once say the same as prepared at each invoke. */
+      char once[sizeof err] = "";
+      run_model(m, once, sizeof once, AP_PREPARE_ONCE);
+      run_model(m, err, sizeof err, AP_PREPARE_EACH_INVOKE);
+      CHECK_MSG(strcmp(once, err) == 0, "%s: prepared once \"%s\", at each invoke \"%s\"", file,
+                once, err);
+    } else
       model_plans(m, file, err, sizeof err);
     ap_model_destroy(m);
   }

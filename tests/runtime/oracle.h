@@ -103,12 +103,15 @@ static inline ap_model *oracle_open(const char *name) {
 
 /* The defaults, with the kernels and threads the environment asks for: AP_TEST_KERNELS
  * (fast or reference) and AP_TEST_THREADS (runtime_test_oracle_fast runs the oracle tests with
- * each; AP_SIMD caps the fast kernels' level), and AP_TEST_STREAM. */
+ * each; AP_SIMD caps the fast kernels' level), AP_TEST_PREPARE (once: options.prepare
+ * AP_PREPARE_ONCE) and AP_TEST_STREAM. */
 static inline ap_interpreter_options oracle_options(void) {
   ap_interpreter_options o = ap_interpreter_defaults();
   const char *k = getenv("AP_TEST_KERNELS"), *t = getenv("AP_TEST_THREADS");
   if (k && strcmp(k, "reference") == 0) o.kernels = AP_KERNELS_REFERENCE;
   if (t) o.threads = atoi(t);
+  const char *p = getenv("AP_TEST_PREPARE");
+  if (p && strcmp(p, "once") == 0) o.prepare = AP_PREPARE_ONCE;
   /* AP_TEST_STREAM=1 (test_stream_oracle.c): streamed segments and in-place sharing. */
   const char *st = getenv("AP_TEST_STREAM");
   if (st && strcmp(st, "1") == 0) o.stream = o.inplace = true;

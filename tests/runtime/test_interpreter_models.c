@@ -152,7 +152,7 @@ int main(void) {
   for (size_t i = 0; i < RT_ORACLE_MODEL_COUNT; i++) {
     run_oracle_model(rt_oracle_models[i], AP_KERNELS_REFERENCE, AP_PREPARE_EACH_INVOKE);
     run_oracle_model(rt_oracle_models[i], AP_KERNELS_REFERENCE, AP_PREPARE_ONCE);
-    run_oracle_model(rt_oracle_models[i], AP_KERNELS_FAST, AP_PREPARE_AUTO);
+    run_oracle_model(rt_oracle_models[i], AP_KERNELS_FAST, AP_PREPARE_EACH_INVOKE);
   }
   run_other("mlperf_kws_dscnn_hybrid");
   run_other("mobilenet_v1_025_128_uint8");

@@ -1,6 +1,8 @@
 /* The oracle tests again with the fast kernels at every SIMD level (forced with AP_SIMD; a
- * level the CPU lacks runs the best one it has) and with 1, 2 and 3 threads, and once with the
- * reference kernels: every configuration must give TFLite Micro's bytes. */
+ * level the CPU lacks runs the best one it has) and with 1, 2 and 3 threads, and with the
+ * reference kernels; builtin ops prepared at each invoke or once (options.prepare, alternating
+ * over the configurations, both for the reference kernels): every configuration must give
+ * TFLite Micro's bytes. */
 #include "test.h"
 
 #include <stdio.h>
@@ -46,11 +48,14 @@ int main(void) {
   for (size_t t = 0; t < 2; t++) {
     int rc = run(tests[t], "AP_TEST_KERNELS=reference");
     CHECK_MSG(rc == 0, "%s with the reference kernels: exit %d", tests[t], rc);
+    rc = run(tests[t], "AP_TEST_KERNELS=reference AP_TEST_PREPARE=once");
+    CHECK_MSG(rc == 0, "%s with the reference kernels prepared once: exit %d", tests[t], rc);
     for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++)
       for (int threads = 1; threads <= 3; threads++) {
         if (SANITIZED && threads != 1 + (int)(l % 3)) continue;
-        snprintf(env, sizeof env, "AP_TEST_KERNELS=fast AP_SIMD=%s AP_TEST_THREADS=%d", levels[l],
-                 threads);
+        snprintf(env, sizeof env,
+                 "AP_TEST_KERNELS=fast AP_SIMD=%s AP_TEST_THREADS=%d AP_TEST_PREPARE=%s", levels[l],
+                 threads, (l + (size_t)threads) % 2 ? "each" : "once");
         rc = run(tests[t], env);
         CHECK_MSG(rc == 0, "%s with %s: exit %d", tests[t], env, rc);
       }
