@@ -143,6 +143,27 @@ static void pool(const char *what, int type, bool max, int h, int w, int c, int 
   free(in);
 }
 
+static void bmm(const char *what, int type, int m, int k, int n, bool adj_y, const ap_kexec *x,
+                int rounds) {
+  size_t es = type == AP_FLOAT32 ? 4 : type == AP_INT16 ? 2 : 1;
+  void *a = rand_data((size_t)m * k * es), *b = rand_data((size_t)k * n * es);
+  if (type == AP_FLOAT32) /* finite values */
+    for (size_t i = 0; i < (size_t)m * k; i++)
+      ((float *)a)[i] = (float)(i % 13) - 6.0f;
+  if (type == AP_FLOAT32)
+    for (size_t i = 0; i < (size_t)k * n; i++)
+      ((float *)b)[i] = (float)(i % 7) * 0.5f;
+  ap_ktensor ta = ktq(type, a, 2, m, k, 0, 0, type == AP_FLOAT32 ? 0.0f : 0.02f, 0);
+  ap_ktensor tb = adj_y ? ktq(type, b, 2, n, k, 0, 0, type == AP_FLOAT32 ? 0.0f : 0.02f, 0)
+                        : ktq(type, b, 2, k, n, 0, 0, type == AP_FLOAT32 ? 0.0f : 0.02f, 0);
+  ap_ktensor to = kout(type, NULL, type == AP_FLOAT32 ? 0.0f : 0.5f, 0);
+  const ap_ktensor *ins[2] = {&ta, &tb};
+  ap_kop_options o = {0};
+  o.adj_y = adj_y;
+  bench(what, 126, &o, ins, 2, &to, x, rounds);
+  free(a), free(b);
+}
+
 int main(int argc, char **argv) {
   int rounds = argc > 1 ? atoi(argv[1]) : 50;
   if (rounds < 1 || rounds > 100000) rounds = 50;
@@ -162,5 +183,8 @@ int main(int argc, char **argv) {
   pool("uint8 AVERAGE_POOL_2D 4x4, 4x4x256", AP_UINT8, false, 4, 4, 256, 4, 4, &x, rounds);
   pool("int16 MAX_POOL_2D 3x3 s2, 32x32x32", AP_INT16, true, 32, 32, 32, 3, 2, &x, rounds);
   pool("int16 AVERAGE_POOL_2D 3x3, 32x32x32", AP_INT16, false, 32, 32, 32, 3, 1, &x, rounds);
+  bmm("int8 BATCH_MATMUL 64x256 . 256x64", AP_INT8, 64, 256, 64, false, &x, rounds);
+  bmm("int16 BATCH_MATMUL 64x256 . (64x256)T", AP_INT16, 64, 256, 64, true, &x, rounds);
+  bmm("float BATCH_MATMUL 64x128 . 128x64", AP_FLOAT32, 64, 128, 64, false, &x, rounds);
   return 0;
 }

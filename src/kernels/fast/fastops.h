@@ -74,6 +74,12 @@ typedef struct ap_fastops {
   /* 16x8: sum of x[i] * w[i] over k, exact in int64 (int32 partial sums kept far from
    * overflow). */
   int64_t (*dot16x8)(const int16_t *x, const int8_t *w, int32_t k);
+  /* sum of x[i] * y[i] over kp (a multiple of kalign) modulo 2^32, values in [-255, 255]. */
+  int32_t (*dot16x16)(const int16_t *x, const int16_t *y, int32_t kp);
+  /* Float rows times a matrix: out[i][j] (m x n) = the reference's sum over q < k, from 0.0f
+   * in q order, of a[i * a_row + q * a_col] * b[q * n + j]. */
+  void (*fmm)(const float *a, size_t a_row, size_t a_col, const float *b, float *out, int32_t m,
+              int32_t n, int32_t k);
 } ap_fastops;
 
 /* A depthwise task's workspace: int16 tap pairs of (weight + offset) for 8-channel blocks and
@@ -87,6 +93,10 @@ static inline uint8_t ap_fast_u8requant(int32_t acc, const ap_u8q *q) {
   return (uint8_t)ap_kq_clamp(ap_kq_mul(acc, q->mult, q->shift) + q->out_off, q->lo, q->hi);
 }
 
+void ap_fastops_generic_fmm(const float *a, size_t a_row, size_t a_col, const float *b, float *out,
+                            int32_t m, int32_t n, int32_t k);
+void ap_fastops_avx2_fmm(const float *a, size_t a_row, size_t a_col, const float *b, float *out,
+                         int32_t m, int32_t n, int32_t k);
 bool ap_fastops_generic_pool(const ap_fpool *q, int32_t b, int32_t oy0, int32_t oy1);
 bool ap_fastops_avx2_pool(const ap_fpool *q, int32_t b, int32_t oy0, int32_t oy1);
 
@@ -127,6 +137,9 @@ bool ap_fast_conv16_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kt
 bool ap_fast_fc16_eval(const ap_kexec *x, const ap_fc_params *p, const ap_ktensor *in,
                        const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
                        ap_status *s);
+/* BATCH_MATMUL (int8, int16, float): the registry's adapters. */
+ap_status ap_fast_bmm_prepare(struct ap_kctx *c, size_t *scratch);
+ap_status ap_fast_bmm_eval(struct ap_kctx *c);
 bool ap_fast_pool_eval(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,
                        ap_ktensor *out, ap_status *s);
 bool ap_fast_u8fc_eval(const ap_kexec *x, const ap_fc_params *p, const ap_ktensor *in,

@@ -229,6 +229,19 @@ static int64_t dot16x8(const int16_t *x, const int8_t *w, int32_t k) {
   return acc;
 }
 
+/* Pairs of products of values in [-255, 255] fit vpmaddwd's int32 lanes; lanes wrap as the
+ * reference's int32 sum. kp is a multiple of 16. */
+static int32_t dot16x16(const int16_t *x, const int16_t *y, int32_t kp) {
+  __m256i s = _mm256_setzero_si256();
+  for (int32_t i = 0; i < kp; i += 16)
+    s = _mm256_add_epi32(s, _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)(x + i)),
+                                              _mm256_loadu_si256((const __m256i *)(y + i))));
+  __m128i h = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+  h = _mm_hadd_epi32(h, h);
+  h = _mm_hadd_epi32(h, h);
+  return _mm_cvtsi128_si32(h);
+}
+
 const ap_fastops ap_fastops_avx2 = {
     .mr = 4,
     .kalign = 16,
@@ -237,5 +250,7 @@ const ap_fastops ap_fastops_avx2 = {
     .u8fc = u8fc,
     .pool = ap_fastops_avx2_pool,
     .dot16x8 = dot16x8,
+    .dot16x16 = dot16x16,
+    .fmm = ap_fastops_avx2_fmm,
 };
 #endif

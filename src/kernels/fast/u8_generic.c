@@ -61,6 +61,13 @@ static int64_t dot16x8(const int16_t *x, const int8_t *w, int32_t k) {
   return acc;
 }
 
+static int32_t dot16x16(const int16_t *x, const int16_t *y, int32_t kp) {
+  uint32_t acc = 0;
+  for (int32_t i = 0; i < kp; i++)
+    acc += (uint32_t)((int32_t)x[i] * y[i]);
+  return (int32_t)acc;
+}
+
 const ap_fastops ap_fastops_generic = {
     .mr = 1,
     .kalign = 1,
@@ -69,4 +76,6 @@ const ap_fastops ap_fastops_generic = {
     .u8fc = u8fc,
     .pool = ap_fastops_generic_pool,
     .dot16x8 = dot16x8,
+    .dot16x16 = dot16x16,
+    .fmm = ap_fastops_generic_fmm,
 };
