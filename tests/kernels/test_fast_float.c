@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-enum { B_CONV = 3, B_DW = 4, B_FC = 9 };
+enum { B_AVG = 1, B_CONV = 3, B_DW = 4, B_FC = 9, B_MAX = 17 };
 
 static uint64_t rng = 777;
 static int32_t rnd(int32_t lo, int32_t hi) {
@@ -27,7 +27,7 @@ static void add_cfgs(const ap_fast_level *l, ap_port_workers *w2, ap_port_worker
 }
 
 /* Prepare and eval with exec x (NULL: the reference kernel); the output (malloc'd) or NULL. */
-static float *run(int32_t builtin, const ap_kop_options *o, const ap_ktensor *const *ins,
+static float *run(int32_t builtin, const ap_kop_options *o, const ap_ktensor *const *ins, int n_ins,
                   const ap_kexec *x, size_t *n) {
   const ap_kernel *k = ap_kernel_find(builtin);
   _Alignas(16) unsigned char params[AP_KPARAMS_SIZE];
@@ -36,7 +36,7 @@ static float *run(int32_t builtin, const ap_kop_options *o, const ap_ktensor *co
   opt.exec = x;
   ap_errbuf err = {{0}};
   ap_ktensor out = kout(AP_FLOAT32, NULL, 0.0f, 0), *outs[1] = {&out};
-  ap_kctx c = {ins, 3, outs, 1, &opt, params, NULL, &err};
+  ap_kctx c = {ins, n_ins, outs, 1, &opt, params, NULL, &err};
   size_t scratch = 0;
   if (k->prepare(&c, &scratch) != AP_OK || !ap_ktensor_count(&out, n)) return NULL;
   out.data = malloc(*n ? *n * 4 : 1);
@@ -56,12 +56,12 @@ static float *run(int32_t builtin, const ap_kop_options *o, const ap_ktensor *co
 /* Same bits, except that any NaN matches any NaN (which NaN an operation on two NaNs gives
  * depends on the operand order the compiler picked for the reference itself). */
 static void compare_all(const char *what, int32_t builtin, const ap_kop_options *o,
-                        const ap_ktensor *const *ins) {
+                        const ap_ktensor *const *ins, int n_ins) {
   size_t nref = 0, n = 0;
-  float *ref = run(builtin, o, ins, NULL, &nref);
+  float *ref = run(builtin, o, ins, n_ins, NULL, &nref);
   CHECK_MSG(ref != NULL, "%s: reference failed", what);
   for (int i = 0; ref && i < ncfg; i++) {
-    float *got = run(builtin, o, ins, &cfgs[i], &n);
+    float *got = run(builtin, o, ins, n_ins, &cfgs[i], &n);
     size_t at = 0;
     while (got && n == nref && at < n &&
            (memcmp(&got[at], &ref[at], 4) == 0 || (isnan(got[at]) && isnan(ref[at]))))
@@ -120,7 +120,7 @@ static void conv_case(bool dw, conv_shape s, bool has_bias, bool in_specials, in
            w_specials == 1   ? ", an inf weight"
            : w_specials == 2 ? ", zero input"
                              : "");
-  compare_all(what, dw ? B_DW : B_CONV, &o, ins);
+  compare_all(what, dw ? B_DW : B_CONV, &o, ins, 3);
   free(in), free(f), free(bias);
 }
 
@@ -136,8 +136,22 @@ static void fc_case(int batches, int depth, int units, bool has_bias, bool speci
   char what[160];
   snprintf(what, sizeof what, "float FC %d x %d -> %d%s%s", batches, depth, units,
            has_bias ? "" : ", no bias", specials ? ", NaN/inf/-0" : "");
-  compare_all(what, B_FC, &o, ins);
+  compare_all(what, B_FC, &o, ins, 3);
   free(x), free(w), free(bias);
+}
+
+static void pool_case(bool max, conv_shape s, bool specials) {
+  size_t nin = (size_t)s.b * s.h * s.w * s.cin;
+  float *in = rand_floats(nin, specials);
+  ap_ktensor ti = kt(AP_FLOAT32, in, 4, s.b, s.h, s.w, s.cin);
+  const ap_ktensor *ins[1] = {&ti};
+  ap_kop_options o = {0};
+  o.pool = (ap_pool_options){s.padding, s.stride, s.stride, s.fw, s.fh, s.act};
+  char what[200];
+  snprintf(what, sizeof what, "float %s b%d %dx%dx%d, %dx%d, stride %d%s", max ? "MAX" : "AVERAGE",
+           s.b, s.h, s.w, s.cin, s.fh, s.fw, s.stride, specials ? ", NaN/inf/-0" : "");
+  compare_all(what, max ? B_MAX : B_AVG, &o, ins, 1);
+  free(in);
 }
 
 /* One 3x3 SAME convolution by hand: a 2x2 input (1, 2; 3, 4), one channel, every weight 1,
@@ -153,7 +167,7 @@ static void hand_worked(void) {
         AP_KPAD_SAME, 1, 1, 1, 1, act ? AP_KACT_RELU_N1_TO_1 : AP_KACT_NONE, 0, 0};
     for (int i = 0; i < ncfg; i++) {
       size_t n = 0;
-      float *got = run(B_CONV, &o, ins, &cfgs[i], &n);
+      float *got = run(B_CONV, &o, ins, 3, &cfgs[i], &n);
       CHECK(got && n == 4);
       for (size_t j = 0; got && j < n; j++)
         CHECK_MSG(got[j] == (act ? 1.0f : 10.5f), "%s: %g", cfgs[i].level->name, (double)got[j]);
@@ -219,6 +233,21 @@ int main(void) {
             i % 2 ? AP_KACT_RELU : AP_KACT_NONE);
     fc_case(fcs[i][0], fcs[i][1], fcs[i][2], true, true, AP_KACT_RELU6);
   }
+  /* Pools: channel tails of 8 and 32, clipped windows at every border, stride 2 on odd
+   * sizes, activations. */
+  static const conv_shape pools[] = {
+      {1, 5, 5, 3, 0, 3, 3, 1, 1, S, AP_KACT_NONE},
+      {1, 8, 7, 8, 0, 2, 2, 2, 1, V, AP_KACT_RELU},
+      {2, 9, 9, 13, 0, 3, 3, 2, 1, S, AP_KACT_RELU6},
+      {1, 8, 8, 64, 0, 8, 8, 1, 1, V, AP_KACT_NONE},
+      {1, 7, 6, 45, 0, 5, 3, 2, 1, S, AP_KACT_RELU_N1_TO_1},
+      {1, 128, 3, 8, 0, 3, 1, 3, 1, V, AP_KACT_NONE},
+  };
+  for (size_t i = 0; i < sizeof pools / sizeof pools[0]; i++)
+    for (int max = 0; max < 2; max++) {
+      pool_case(max, pools[i], false);
+      pool_case(max, pools[i], true);
+    }
   ap_port_workers_destroy(w2);
   ap_port_workers_destroy(w3);
   return ap_test_done();
