@@ -199,7 +199,9 @@ static ap_status max_prep(ap_kctx *c, size_t *s) {
 }
 static ap_status pool_run(ap_kctx *c) {
   ap_status s;
-  if (ap_fast_pool_eval(c->options->exec, c->params, in(c, 0), c->outputs[0], &s)) return s;
+  if (REG_FAST && (ap_fast_pool_eval(c->options->exec, c->params, in(c, 0), c->outputs[0], &s) ||
+                   ap_fast_fpool_eval(c->options->exec, c->params, in(c, 0), c->outputs[0], &s)))
+    return s;
   return ap_pool_eval(c->params, in(c, 0), c->outputs[0]);
 }
 static ap_status softmax_prep(ap_kctx *c, size_t *scratch) {

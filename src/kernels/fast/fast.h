@@ -118,6 +118,17 @@ typedef struct ap_fdw {
   float lo, hi;
 } ap_fdw;
 
+/* AVERAGE_POOL_2D or MAX_POOL_2D, float: windows clipped to the input; average: the sum in
+ * window order from 0.0f over the count (a float), max: from -FLT_MAX by r < v ? v : r; then the
+ * clamp. Output rows [r0, r1) of b * out_h. */
+typedef struct ap_fpool {
+  const float *in;
+  float *out;
+  int32_t in_h, in_w, depth, out_h, out_w, f_h, f_w, stride_h, stride_w, pad_h, pad_w;
+  bool max;
+  float lo, hi;
+} ap_fpool;
+
 /* A matrix product's functions: how weights are packed (at each eval, into scratch), how a row
  * of patches is stored, and the product itself. */
 typedef struct ap_gemm_kit {
@@ -179,6 +190,8 @@ typedef struct ap_fast_level {
   void (*ffc)(const ap_ffc *f, int32_t u0, int32_t u1);
   /* Float DEPTHWISE_CONV_2D, output rows [r0, r1) of b * out_h (NULL: the reference's). */
   void (*fdw)(const ap_fdw *d, int32_t r0, int32_t r1);
+  /* Float AVERAGE_POOL_2D and MAX_POOL_2D (NULL: the reference's). */
+  void (*fpool)(const ap_fpool *p, int32_t r0, int32_t r1);
   /* -- fastops -- */
   /* The kernels of fastops.h (uint8 ops); NULL: the reference's. */
   const struct ap_fastops *ops;
@@ -194,6 +207,7 @@ void ap_fast_generic_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
 bool ap_fast_fconv_pack(const float *w, int32_t n, size_t k, int32_t L, float *wp);
 void ap_fast_generic_ffc(const ap_ffc *f, int32_t u0, int32_t u1);
 void ap_fast_generic_fdw(const ap_fdw *d, int32_t r0, int32_t r1);
+void ap_fast_generic_fpool(const ap_fpool *p, int32_t r0, int32_t r1);
 /* Rows [c0, c1) (rows from n on: zeros), columns [i0, k) of that packing; true when finite. */
 bool ap_fast_fconv_pack_part(const float *w, int32_t n, size_t k, int32_t L, float *wp, int32_t c0,
                              int32_t c1, size_t i0);
@@ -209,6 +223,7 @@ void ap_fast_avx512_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
 bool ap_fast_avx2_fconv_pack(const float *w, int32_t n, size_t k, int32_t L, float *wp);
 void ap_fast_avx2_ffc(const ap_ffc *f, int32_t u0, int32_t u1);
 void ap_fast_avx2_fdw(const ap_fdw *d, int32_t r0, int32_t r1);
+void ap_fast_avx2_fpool(const ap_fpool *p, int32_t r0, int32_t r1);
 void ap_fast_avx2_fadd(const ap_binary_params *p, const float *a, const float *b, float *out,
                        size_t n);
 extern const ap_gemm_kit ap_fast_avx2_outer;
@@ -303,6 +318,9 @@ bool ap_fast_fc_scratch(const ap_kexec *x, const ap_fc_params *p, size_t *scratc
 /* Float DEPTHWISE_CONV_2D (no scratch). */
 bool ap_fast_fdw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                       const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, ap_status *s);
+/* Float AVERAGE_POOL_2D and MAX_POOL_2D of whole maps (no scratch). */
+bool ap_fast_fpool_eval(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,
+                        ap_ktensor *out, ap_status *s);
 /* Float FULLY_CONNECTED (no scratch beyond the reference's, which is none). */
 bool ap_fast_ffc_eval(const ap_kexec *x, const ap_fc_params *p, const ap_ktensor *in,
                       const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, ap_status *s);

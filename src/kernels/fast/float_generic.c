@@ -3,6 +3,8 @@
  * the reference's (see float_conv_impl.h on the zeros read for taps outside the input). */
 #include "kernels/fast/fast.h"
 
+#include <float.h>
+
 enum { GL = 8, GP = 4 }; /* output channels per panel, pixels per block */
 
 static void finish(const ap_fconv *c, int32_t panel, const float *acc, float *out) {
@@ -103,6 +105,40 @@ void ap_fast_generic_fdw(const ap_fdw *d, int32_t r0, int32_t r1) {
         }
         for (int32_t l = 0; l < m; l++)
           out[c0 + l] = ap_kq_clampf(acc[l] + (d->bias ? d->bias[c0 + l] : 0.0f), d->lo, d->hi);
+      }
+    }
+  }
+}
+
+/* Pooling: per output pixel, GL channels at a time, the window clipped to the input. */
+void ap_fast_generic_fpool(const ap_fpool *p, int32_t r0, int32_t r1) {
+  for (int32_t r = r0; r < r1; r++) {
+    int32_t b = r / p->out_h, oy = r % p->out_h, y0 = oy * p->stride_h - p->pad_h;
+    int32_t fy0 = y0 < 0 ? -y0 : 0, fy1 = p->in_h - y0 < p->f_h ? p->in_h - y0 : p->f_h;
+    const float *in_b = p->in + (size_t)b * p->in_h * p->in_w * p->depth;
+    for (int32_t ox = 0; ox < p->out_w; ox++) {
+      int32_t x0 = ox * p->stride_w - p->pad_w;
+      int32_t fx0 = x0 < 0 ? -x0 : 0, fx1 = p->in_w - x0 < p->f_w ? p->in_w - x0 : p->f_w;
+      float *out = p->out + ((size_t)r * p->out_w + ox) * p->depth;
+      for (int32_t c0 = 0; c0 < p->depth; c0 += GL) {
+        int32_t m = p->depth - c0 < GL ? p->depth - c0 : GL;
+        float acc[GL], count = 0.0f;
+        for (int32_t l = 0; l < GL; l++)
+          acc[l] = p->max ? -FLT_MAX : 0.0f;
+        for (int32_t fy = fy0; fy < fy1; fy++)
+          for (int32_t fx = fx0; fx < fx1; fx++) {
+            const float *src = in_b + ((size_t)(y0 + fy) * p->in_w + (x0 + fx)) * p->depth + c0;
+            if (p->max) {
+              for (int32_t l = 0; l < m; l++)
+                acc[l] = acc[l] < src[l] ? src[l] : acc[l];
+            } else {
+              for (int32_t l = 0; l < m; l++)
+                acc[l] += src[l];
+            }
+            count += 1.0f;
+          }
+        for (int32_t l = 0; l < m; l++)
+          out[c0 + l] = ap_kq_clampf(p->max ? acc[l] : acc[l] / count, p->lo, p->hi);
       }
     }
   }

@@ -202,6 +202,7 @@ const ap_fast_level ap_fast_avx512 = {
     .conv = &ap_fast_avx512_conv,
     .dwin = &ap_fast_avx512_dw,
     /* -- float -- */
+    .fpool = ap_fast_avx2_fpool,
     .fdw = ap_fast_avx2_fdw,
     .ffc = ap_fast_avx2_ffc,
     .fconv_pack = ap_fast_avx2_fconv_pack,
