@@ -8,7 +8,14 @@
 
 #include <string.h>
 
-enum { MAX_FH = 16, MAX_TAPS = 256, WIN_BUDGET = 32768, PAD_ROW = INT32_MIN, EMPTY = INT32_MAX };
+enum {
+  MAX_FH = 16,
+  MAX_TAPS = 256,
+  WIN_BUDGET = 8192,
+  WIN_BUDGET_1 = 512,
+  PAD_ROW = INT32_MIN,
+  EMPTY = INT32_MAX
+};
 
 typedef void (*run_fn)(const ap_qconv *q, const uint8_t *win, const ptrdiff_t *toff, int32_t count,
                        size_t step, int8_t *out);
@@ -28,7 +35,7 @@ typedef struct win_plan {
 static bool carve(size_t *at, size_t bytes, size_t *off) {
   if (bytes > SIZE_MAX / 2 || *at > SIZE_MAX / 2) return false;
   *off = *at;
-  *at += (bytes + 63) / 64 * 64;
+  *at += ap_kscratch_round(bytes);
   return true;
 }
 
@@ -70,6 +77,11 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
   pl->cp = dw ? pl->n : pl->cq * 4; /* the window's channels */
   int64_t n16 = ((int64_t)pl->n + 63) / 64 * 64;
   if (n16 * pl->taps * (dw ? 1 : pl->cp) > INT32_MAX / 4) return false;
+  /* Packed weights cost a pass over them and scratch at each eval: for a convolution, worth it
+   * over many pixels or small weights, as for the gemm kits' packing (late layers of small maps
+   * and large weights keep the in-place product, and the arena its size). */
+  int64_t pixels = (int64_t)pl->b * pl->oh * pl->ow, weights = (int64_t)pl->n * pl->taps * pl->c;
+  if (!dw && pixels < 128 && (pixels < 64 || weights > 65536)) return false;
   if (!dw && pl->fh == 1 && pl->fw == 1 && pl->sh == 1 && pl->sw == 1 && pl->ph == 0 &&
       pl->pw == 0 && pl->oh == pl->ih && pl->ow == pl->iw) {
     int64_t m = (int64_t)pl->b * pl->ih * pl->iw;
@@ -80,8 +92,10 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
   int64_t span = (int64_t)(pl->ow - 1) * pl->sw + (int64_t)(pl->fw - 1) * pl->dw + 1;
   if (span > INT32_MAX / 2 || span * pl->cp > INT32_MAX / 2) return false;
   int64_t cw = pl->ow;
-  if (pl->fh * span * pl->cp > WIN_BUDGET) {
-    int64_t fit = WIN_BUDGET / ((int64_t)pl->fh * pl->cp) - (int64_t)(pl->fw - 1) * pl->dw - 1;
+  /* A window row of a single-row filter is used once: a short one does as well. */
+  int64_t budget = pl->fh == 1 ? WIN_BUDGET_1 : WIN_BUDGET;
+  if (pl->fh * span * pl->cp > budget) {
+    int64_t fit = budget / ((int64_t)pl->fh * pl->cp) - (int64_t)(pl->fw - 1) * pl->dw - 1;
     cw = fit > 0 ? fit / pl->sw + 1 : 1;
     cw = cw < 16 ? 16 : cw / 16 * 16;
     if (cw > pl->ow) cw = pl->ow;
@@ -89,12 +103,12 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
   pl->cw = (int32_t)cw;
   pl->chunks = (int32_t)((pl->ow + cw - 1) / cw);
   int64_t wp = (cw - 1) * pl->sw + (int64_t)(pl->fw - 1) * pl->dw + 1;
-  pl->slot = (size_t)((wp * pl->cp + 63) / 64 * 64) + (dw ? 64 : 0);
+  pl->slot = ap_kscratch_round((size_t)(wp * pl->cp));
   pl->units = (int64_t)pl->b * pl->chunks * pl->oh;
   uint64_t work = (uint64_t)pl->b * (uint64_t)pl->oh * (uint64_t)pl->ow * (uint64_t)pl->n *
                   (uint64_t)pl->taps * (uint64_t)(dw ? 1 : pl->c);
   pl->tasks = ap_fast_tasks(x, work, pl->units);
-  size_t n4 = (size_t)n16 * 4, at = 0;
+  size_t n4 = (size_t)pl->n * 4, at = 0;
   pl->win_task = pl->slot * (size_t)pl->fh;
   if (!carve(&at, n4, &pl->mult) || !carve(&at, n4, &pl->shift) || !carve(&at, n4, &pl->bias) ||
       !carve(&at,
@@ -103,7 +117,7 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
              &pl->packed) ||
       pl->win_task > SIZE_MAX / 64 || !carve(&at, pl->win_task * (size_t)pl->tasks, &pl->win))
     return false;
-  pl->total = at + 64; /* room to align the base to 64 */
+  pl->total = at;
   return true;
 }
 
@@ -242,7 +256,7 @@ static bool eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
     *s = AP_ERR_ARG;
     return true;
   }
-  uint8_t *sc = (uint8_t *)scratch + (64 - (uintptr_t)scratch % 64) % 64;
+  uint8_t *sc = scratch;
   int32_t *mult = (int32_t *)(sc + pl.mult), *shift = (int32_t *)(sc + pl.shift);
   int32_t *col_bias = (int32_t *)(sc + pl.bias);
   const int32_t *b = bias ? bias->data : NULL;

@@ -46,8 +46,8 @@ typedef struct ap_dw_kit {
    * needs per channel (bias NULL: 0; mult, shift: c). */
   void (*pack)(const int8_t *f, int32_t c, int32_t f_h, int32_t f_w, const int32_t *bias,
                int32_t in_off, const int32_t *mult, const int32_t *shift, void *packed);
-  /* As ap_conv_kit.run, the window holding c channels per pixel (and 64 bytes readable past
-   * each row). */
+  /* As ap_conv_kit.run, the window holding c channels per pixel (scratch is 16-byte aligned,
+   * and nothing is readable past a window row). */
   void (*run)(const ap_qconv *q, const uint8_t *win, const ptrdiff_t *toff, int32_t count,
               size_t step, int8_t *out);
 } ap_dw_kit;

@@ -12,19 +12,20 @@
 
 #include <string.h>
 
-/* Per 64-channel block: f_h x groups x 4 vectors of weights, then 4 x 7 vectors of rq16. */
+/* Per 64-byte block: f_h x groups x 4 vectors of weights, then per vector j its 16 lanes'
+ * bias (with the offset's correction), multiplier and shift: 12 vectors. */
 static size_t wvecs(int32_t f_h, int32_t f_w) {
   return (size_t)f_h * (size_t)((f_w + 3) / 4) * 4;
 }
 
 static size_t packed_bytes(int32_t c, int32_t f_h, int32_t f_w) {
-  return ((size_t)c + 63) / 64 * (wvecs(f_h, f_w) + 4 * 7) * 64;
+  return ((size_t)c + 63) / 64 * (wvecs(f_h, f_w) + 12) * 64;
 }
 
 static void pack(const int8_t *f, int32_t c, int32_t f_h, int32_t f_w, const int32_t *bias,
                  int32_t in_off, const int32_t *mult, const int32_t *shift, void *packed) {
   int32_t blocks = (c + 63) / 64, groups = (f_w + 3) / 4;
-  size_t nw = wvecs(f_h, f_w), block = (nw + 28) * 64;
+  size_t nw = wvecs(f_h, f_w), block = (nw + 12) * 64;
   bool grouped = 64 % c == 0; /* c < 64: whole pixels in 64 bytes */
   uint8_t *p = packed;
   for (int32_t b = 0; b < blocks; b++) {
@@ -44,11 +45,11 @@ static void pack(const int8_t *f, int32_t c, int32_t f_h, int32_t f_w, const int
       m[j][lane] = mult[ch];
       sh[j][lane] = shift[ch];
     }
-    rq16 *rq = (rq16 *)(void *)(p + (size_t)b * block + nw * 64);
+    int32_t *rq = (int32_t *)(void *)(p + (size_t)b * block + nw * 64);
     for (int j = 0; j < 4; j++) {
-      rq16 t;
-      rq_set(&t, _mm512_load_si512(cb[j]), _mm512_load_si512(m[j]), _mm512_load_si512(sh[j]));
-      memcpy(&rq[j], &t, sizeof t);
+      memcpy(rq + j * 48, cb[j], 64);
+      memcpy(rq + j * 48 + 16, m[j], 64);
+      memcpy(rq + j * 48 + 32, sh[j], 64);
     }
   }
 }
@@ -80,14 +81,17 @@ static void run(const ap_qconv *q, const uint8_t *win, const ptrdiff_t *toff, in
   int32_t blocks = (c + 63) / 64;
   bool grouped = 64 % c == 0, contiguous = grouped && step == (size_t)c;
   int32_t per = grouped ? 64 / c : 1; /* pixels per vector */
-  size_t nw = wvecs(f_h, f_w), block = (nw + 28) * 64;
+  size_t nw = wvecs(f_h, f_w), block = (nw + 12) * 64;
   const __m512i off = _mm512_set1_epi32(q->out_off), lo = _mm512_set1_epi32(q->act_min),
                 hi = _mm512_set1_epi32(q->act_max), zero = _mm512_setzero_si512();
   for (int32_t b = 0; b < blocks; b++) {
     const uint8_t *pk = (const uint8_t *)q->packed + (size_t)b * block;
-    const __m512i *wv = (const __m512i *)(const void *)pk;
+    const __m512i *wv = (const __m512i *)(const void *)pk; /* 16-byte aligned: loadu */
     rq16 rq[4];
-    memcpy(rq, pk + nw * 64, sizeof rq);
+    const int32_t *rqp = (const int32_t *)(const void *)(pk + nw * 64);
+    for (int j = 0; j < 4; j++)
+      rq_set(&rq[j], _mm512_loadu_si512(rqp + j * 48), _mm512_loadu_si512(rqp + j * 48 + 16),
+             _mm512_loadu_si512(rqp + j * 48 + 32));
     for (int32_t p = 0; p < count; p += per) {
       int32_t have = count - p < per ? count - p : per;
       int32_t bytes = grouped ? have * c : (c - b * 64 < 64 ? c - b * 64 : 64);
@@ -105,10 +109,14 @@ static void run(const ap_qconv *q, const uint8_t *win, const ptrdiff_t *toff, in
                                           : _mm512_maskz_loadu_epi8(cm, px + t[k]);
           __m512i lo01 = _mm512_unpacklo_epi8(x[0], x[1]), hi01 = _mm512_unpackhi_epi8(x[0], x[1]);
           __m512i lo23 = _mm512_unpacklo_epi8(x[2], x[3]), hi23 = _mm512_unpackhi_epi8(x[2], x[3]);
-          acc0 = _mm512_dpbusd_epi32(acc0, _mm512_unpacklo_epi16(lo01, lo23), w[0]);
-          acc1 = _mm512_dpbusd_epi32(acc1, _mm512_unpackhi_epi16(lo01, lo23), w[1]);
-          acc2 = _mm512_dpbusd_epi32(acc2, _mm512_unpacklo_epi16(hi01, hi23), w[2]);
-          acc3 = _mm512_dpbusd_epi32(acc3, _mm512_unpackhi_epi16(hi01, hi23), w[3]);
+          acc0 = _mm512_dpbusd_epi32(acc0, _mm512_unpacklo_epi16(lo01, lo23),
+                                     _mm512_loadu_si512(w + 0));
+          acc1 = _mm512_dpbusd_epi32(acc1, _mm512_unpackhi_epi16(lo01, lo23),
+                                     _mm512_loadu_si512(w + 1));
+          acc2 = _mm512_dpbusd_epi32(acc2, _mm512_unpacklo_epi16(hi01, hi23),
+                                     _mm512_loadu_si512(w + 2));
+          acc3 = _mm512_dpbusd_epi32(acc3, _mm512_unpackhi_epi16(hi01, hi23),
+                                     _mm512_loadu_si512(w + 3));
         }
       __m128i r0 = requant16(acc0, &rq[0], off, lo, hi), r1 = requant16(acc1, &rq[1], off, lo, hi);
       __m128i r2 = requant16(acc2, &rq[2], off, lo, hi), r3 = requant16(acc3, &rq[3], off, lo, hi);
