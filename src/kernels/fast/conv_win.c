@@ -178,11 +178,17 @@ static void fill(const win_job *j, uint8_t *dst, int32_t iy, int32_t b, int32_t 
     return;
   }
   if (pl->rep > 1) { /* depthwise: output channel k reads input channel k / rep */
-    for (int32_t i = a; i < e; i++, src += pl->c) {
+    int32_t c = pl->c, rep = pl->rep;
+    for (int32_t i = a; i < e; i++, src += c) {
       uint8_t *d = dst + (size_t)i * cp;
-      for (int32_t k = 0; k < pl->c; k++)
-        for (int32_t r = 0; r < pl->rep; r++)
-          *d++ = (uint8_t)(src[k] ^ 0x80);
+      for (int32_t k = 0; k < c; k++, d += rep) {
+        uint8_t v = (uint8_t)(src[k] ^ 0x80);
+        int32_t r = 0;
+        for (uint64_t pat = v * 0x0101010101010101ull; r + 8 <= rep; r += 8)
+          memcpy(d + r, &pat, 8);
+        for (; r < rep; r++)
+          d[r] = v;
+      }
     }
     return;
   }
