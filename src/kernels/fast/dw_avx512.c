@@ -54,14 +54,19 @@ static void pack(const int8_t *f, int32_t c, int32_t f_h, int32_t f_w, const int
   }
 }
 
-enum { CONTIG, GATHER16, GATHER32, GATHER_ANY };
+enum { CONTIG, STRIDE2, GATHER16, GATHER32, GATHER_ANY };
 
-/* Tap t's 64 bytes: pixels' channels in one load (CONTIG, masked to cm), or 64 / c pixels at
- * the offsets po from px. */
-static inline __attribute__((always_inline)) __m512i
-tap(const int mode, const uint8_t *px, ptrdiff_t t, const size_t *po, int32_t c, __mmask64 cm) {
+/* Tap t's 64 bytes: pixels' channels in one load (CONTIG, masked to cm); at stride 2, the even
+ * pixels of 128 bytes (masked to cm and cm2) picked by one permutation (sel); else 64 / c
+ * pixels at the offsets po from px. */
+static inline __attribute__((always_inline)) __m512i tap(const int mode, const uint8_t *px,
+                                                         ptrdiff_t t, const size_t *po, int32_t c,
+                                                         __mmask64 cm, __mmask64 cm2, __m512i sel) {
   px += t;
   if (mode == CONTIG) return _mm512_maskz_loadu_epi8(cm, px);
+  if (mode == STRIDE2)
+    return _mm512_permutex2var_epi32(_mm512_maskz_loadu_epi8(cm, px), sel,
+                                     _mm512_maskz_loadu_epi8(cm2, px + 64));
   if (mode == GATHER32)
     return _mm512_inserti64x4(
         _mm512_castsi256_si512(_mm256_loadu_si256((const void *)(px + po[0]))),
@@ -90,6 +95,10 @@ static inline __attribute__((always_inline)) void run_mode(const int mode, const
   size_t nw = wvecs(f_h, f_w), block = (nw + 12) * 64;
   const __m512i off = _mm512_set1_epi32(q->out_off), lo = _mm512_set1_epi32(q->act_min),
                 hi = _mm512_set1_epi32(q->act_max), zero = _mm512_setzero_si512();
+  _Alignas(64) int32_t idx[16]; /* STRIDE2: dword d of the result from dword idx[d] of 128 */
+  for (int32_t d = 0; d < 16; d++)
+    idx[d] = (2 * (d * 4 / c) * c + d * 4 % c) / 4;
+  const __m512i sel = _mm512_load_si512(idx);
   for (int32_t b = 0; b < blocks; b++) {
     const uint8_t *pk = (const uint8_t *)q->packed + (size_t)b * block;
     const __m512i *wv = (const __m512i *)(const void *)pk; /* 16-byte aligned: loadu */
@@ -103,8 +112,14 @@ static inline __attribute__((always_inline)) void run_mode(const int mode, const
       int32_t bytes = grouped ? have * c : (c - b * 64 < 64 ? c - b * 64 : 64);
       __mmask64 cm = bytes >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << bytes) - 1;
       const uint8_t *px = win + (size_t)p * step + (size_t)b * 64;
-      size_t po[64]; /* gathers: pixel k's offset (the last real one repeated) */
-      if (mode != CONTIG)
+      size_t po[64];              /* gathers: pixel k's offset (the last real one repeated) */
+      __mmask64 lm = cm, cm2 = 0; /* the loads' masks (cm: the store's) */
+      if (mode == STRIDE2) {      /* the bytes of pixels [0, have) at stride 2 */
+        int32_t span = (have - 1) * 2 * c + c;
+        lm = span >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << span) - 1;
+        cm2 = span >= 128 ? ~(__mmask64)0 : span > 64 ? ((__mmask64)1 << (span - 64)) - 1 : 0;
+      }
+      if (mode != CONTIG && mode != STRIDE2)
         for (int32_t k = 0; k < per; k++)
           po[k] = (size_t)(k < have ? k : have - 1) * step;
       __m512i acc0 = zero, acc1 = zero, acc2 = zero, acc3 = zero;
@@ -113,10 +128,10 @@ static inline __attribute__((always_inline)) void run_mode(const int mode, const
         for (int32_t g = 0; g < groups; g++, w += 4) {
           const ptrdiff_t *t = toff + fy * f_w + g * 4;
           int32_t nt = f_w - g * 4;
-          __m512i x0 = tap(mode, px, t[0], po, c, cm);
-          __m512i x1 = nt > 1 ? tap(mode, px, t[1], po, c, cm) : zero;
-          __m512i x2 = nt > 2 ? tap(mode, px, t[2], po, c, cm) : zero;
-          __m512i x3 = nt > 3 ? tap(mode, px, t[3], po, c, cm) : zero;
+          __m512i x0 = tap(mode, px, t[0], po, c, lm, cm2, sel);
+          __m512i x1 = nt > 1 ? tap(mode, px, t[1], po, c, lm, cm2, sel) : zero;
+          __m512i x2 = nt > 2 ? tap(mode, px, t[2], po, c, lm, cm2, sel) : zero;
+          __m512i x3 = nt > 3 ? tap(mode, px, t[3], po, c, lm, cm2, sel) : zero;
           __m512i lo01 = _mm512_unpacklo_epi8(x0, x1), hi01 = _mm512_unpackhi_epi8(x0, x1);
           __m512i lo23 = _mm512_unpacklo_epi8(x2, x3), hi23 = _mm512_unpackhi_epi8(x2, x3);
           acc0 = _mm512_dpbusd_epi32(acc0, _mm512_unpacklo_epi16(lo01, lo23),
@@ -149,6 +164,8 @@ static inline __attribute__((always_inline)) void run_mode(const int mode, const
   }
 AP_DW_RUN(run_contig3, CONTIG, 3)
 AP_DW_RUN(run_contig, CONTIG, 0)
+AP_DW_RUN(run_s2_3, STRIDE2, 3)
+AP_DW_RUN(run_s2, STRIDE2, 0)
 AP_DW_RUN(run_g16_3, GATHER16, 3)
 AP_DW_RUN(run_g32_3, GATHER32, 3)
 AP_DW_RUN(run_gather, GATHER_ANY, 0)
@@ -164,7 +181,9 @@ static void run(const ap_qconv *q, const uint8_t *win, const ptrdiff_t *toff, in
     (q->cq == 3 ? run_contig3 : run_contig)(q, win, toff, count, step, out);
     return;
   }
-  if (q->cq == 3 && c == 16)
+  if (c % 4 == 0 && step == (size_t)c * 2)
+    (q->cq == 3 ? run_s2_3 : run_s2)(q, win, toff, count, step, out);
+  else if (q->cq == 3 && c == 16)
     run_g16_3(q, win, toff, count, step, out);
   else if (q->cq == 3 && c == 32)
     run_g32_3(q, win, toff, count, step, out);
