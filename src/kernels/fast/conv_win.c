@@ -20,11 +20,14 @@ enum {
 typedef void (*run_fn)(const ap_qconv *q, const uint8_t *win, const ptrdiff_t *toff, int32_t count,
                        size_t step, int8_t *out);
 
+typedef void (*fill_fn)(uint8_t *dst, const int8_t *src, int32_t pixels, int32_t c, int32_t cp);
+
 typedef struct win_plan {
   const ap_conv_kit *kit; /* CONV_2D */
   const ap_dw_kit *dwk;   /* DEPTHWISE_CONV_2D */
   run_fn run;
-  int32_t rep; /* depthwise: the depth multiplier; else 1 */
+  fill_fn fill; /* the kit's conversion of input pixels into window bytes; NULL: ours */
+  int32_t rep;  /* depthwise: the depth multiplier; else 1 */
   int32_t n, c, cq, cp, taps, fh, fw, sh, sw, dh, dw, ph, pw;
   int32_t b, ih, iw, oh, ow; /* geometry, flattened for a pointwise convolution */
   int32_t cw, chunks, tasks;
@@ -53,11 +56,13 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
     if (f->dims[0] != 1 || f->dims[3] != n || c <= 0 || n % c != 0) return false;
     pl->dwk = x->level->dwin;
     pl->run = pl->dwk->run;
+    pl->fill = pl->dwk->fill;
     pl->rep = n / c;
   } else {
     if (f->dims[3] != in->dims[3] || p->out_shape.dims[3] != f->dims[0]) return false;
     pl->kit = x->level->conv;
     pl->run = pl->kit->run;
+    pl->fill = pl->kit->fill;
   }
   pl->n = dw ? p->out_shape.dims[3] : f->dims[0];
   pl->fh = f->dims[1];
@@ -173,6 +178,10 @@ static void fill(const win_job *j, uint8_t *dst, int32_t iy, int32_t b, int32_t 
   memset(dst + (size_t)e * cp, j->pad, (size_t)(wp - e) * cp);
   const int8_t *src =
       j->in + (((size_t)b * pl->ih + (size_t)iy) * pl->iw + (size_t)(x0 + a)) * (size_t)pl->c;
+  if (pl->rep == 1 && pl->fill) {
+    pl->fill(dst + (size_t)a * cp, src, e - a, pl->c, pl->cp);
+    return;
+  }
   if (pl->c == pl->cp) {
     flip(dst + (size_t)a * cp, src, (size_t)(e - a) * cp);
     return;

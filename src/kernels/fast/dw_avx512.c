@@ -191,7 +191,7 @@ static void run(const ap_qconv *q, const uint8_t *win, const ptrdiff_t *toff, in
     run_gather(q, win, toff, count, step, out);
 }
 
-const ap_dw_kit ap_fast_avx512_dw = {packed_bytes, pack, run};
+const ap_dw_kit ap_fast_avx512_dw = {packed_bytes, pack, run, ap_fast_avx512_fill};
 #else
 typedef int ap_fast_dw_avx512_unused; /* x86-64 only */
 #endif
