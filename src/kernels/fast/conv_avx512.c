@@ -168,7 +168,44 @@ static void run(const ap_qconv *q, const uint8_t *win, const ptrdiff_t *toff, in
     tiles1(q, b, win, toff, count, step, out);
 }
 
-const ap_conv_kit ap_fast_avx512_conv = {packed_bytes, pack, run};
+void ap_fast_avx512_fill(uint8_t *dst, const int8_t *src, int32_t pixels, int32_t c, int32_t cp) {
+  const __m512i flip = _mm512_set1_epi8((char)0x80);
+  if (c == cp) {
+    size_t n = (size_t)pixels * (size_t)c, i = 0;
+    for (; i + 64 <= n; i += 64)
+      _mm512_storeu_si512((void *)(dst + i),
+                          _mm512_xor_si512(_mm512_loadu_si512((const void *)(src + i)), flip));
+    if (i < n) {
+      __mmask64 m = ((__mmask64)1 << (n - i)) - 1;
+      _mm512_mask_storeu_epi8(dst + i, m,
+                              _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, src + i), flip));
+    }
+    return;
+  }
+  if (c == 3 && cp == 4) { /* an image's pixels: 4 at a time, 12 bytes spread to 16 */
+    const __m128i spread = _mm_setr_epi8(0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1);
+    const __m128i flip3 = _mm_set1_epi32(0x808080);
+    for (int32_t i = 0; i < pixels; i += 4) {
+      int32_t k = pixels - i < 4 ? pixels - i : 4;
+      __m128i v = _mm_maskz_loadu_epi8((__mmask16)((1u << (3 * k)) - 1), src + (size_t)i * 3);
+      _mm_mask_storeu_epi8(dst + (size_t)i * 4, (__mmask16)((1u << (4 * k)) - 1),
+                           _mm_xor_si128(_mm_shuffle_epi8(v, spread), flip3));
+    }
+    return;
+  }
+  for (int32_t i = 0; i < pixels; i++, src += c, dst += cp) { /* channels padded with zeros */
+    for (int32_t k = 0; k < cp; k += 64) {
+      int32_t have = c - k < 0 ? 0 : c - k < 64 ? c - k : 64, want = cp - k < 64 ? cp - k : 64;
+      __mmask64 hm = have >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << have) - 1;
+      __mmask64 wm = want >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << want) - 1;
+      __m512i v = _mm512_maskz_xor_epi32(~(__mmask16)0, _mm512_maskz_loadu_epi8(hm, src + k),
+                                         _mm512_maskz_mov_epi8(hm, flip));
+      _mm512_mask_storeu_epi8(dst + k, wm, v);
+    }
+  }
+}
+
+const ap_conv_kit ap_fast_avx512_conv = {packed_bytes, pack, run, ap_fast_avx512_fill};
 #else
 typedef int ap_fast_conv_avx512_unused; /* x86-64 only */
 #endif

@@ -8,16 +8,26 @@
 
 #include <string.h>
 
-enum { MAX_FH = 16, MAX_TAPS = 256, WIN_BUDGET = 32768, PAD_ROW = INT32_MIN, EMPTY = INT32_MAX };
+enum {
+  MAX_FH = 16,
+  MAX_TAPS = 256,
+  WIN_BUDGET = 8192,
+  WIN_BUDGET_1 = 512,
+  PAD_ROW = INT32_MIN,
+  EMPTY = INT32_MAX
+};
 
 typedef void (*run_fn)(const ap_qconv *q, const uint8_t *win, const ptrdiff_t *toff, int32_t count,
                        size_t step, int8_t *out);
+
+typedef void (*fill_fn)(uint8_t *dst, const int8_t *src, int32_t pixels, int32_t c, int32_t cp);
 
 typedef struct win_plan {
   const ap_conv_kit *kit; /* CONV_2D */
   const ap_dw_kit *dwk;   /* DEPTHWISE_CONV_2D */
   run_fn run;
-  int32_t rep; /* depthwise: the depth multiplier; else 1 */
+  fill_fn fill; /* the kit's conversion of input pixels into window bytes; NULL: ours */
+  int32_t rep;  /* depthwise: the depth multiplier; else 1 */
   int32_t n, c, cq, cp, taps, fh, fw, sh, sw, dh, dw, ph, pw;
   int32_t b, ih, iw, oh, ow; /* geometry, flattened for a pointwise convolution */
   int32_t cw, chunks, tasks;
@@ -28,7 +38,7 @@ typedef struct win_plan {
 static bool carve(size_t *at, size_t bytes, size_t *off) {
   if (bytes > SIZE_MAX / 2 || *at > SIZE_MAX / 2) return false;
   *off = *at;
-  *at += (bytes + 63) / 64 * 64;
+  *at += ap_kscratch_round(bytes);
   return true;
 }
 
@@ -46,11 +56,13 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
     if (f->dims[0] != 1 || f->dims[3] != n || c <= 0 || n % c != 0) return false;
     pl->dwk = x->level->dwin;
     pl->run = pl->dwk->run;
+    pl->fill = pl->dwk->fill;
     pl->rep = n / c;
   } else {
     if (f->dims[3] != in->dims[3] || p->out_shape.dims[3] != f->dims[0]) return false;
     pl->kit = x->level->conv;
     pl->run = pl->kit->run;
+    pl->fill = pl->kit->fill;
   }
   pl->n = dw ? p->out_shape.dims[3] : f->dims[0];
   pl->fh = f->dims[1];
@@ -70,6 +82,11 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
   pl->cp = dw ? pl->n : pl->cq * 4; /* the window's channels */
   int64_t n16 = ((int64_t)pl->n + 63) / 64 * 64;
   if (n16 * pl->taps * (dw ? 1 : pl->cp) > INT32_MAX / 4) return false;
+  /* Packed weights cost a pass over them and scratch at each eval: for a convolution, worth it
+   * over many pixels or small weights, as for the gemm kits' packing (late layers of small maps
+   * and large weights keep the in-place product, and the arena its size). */
+  int64_t pixels = (int64_t)pl->b * pl->oh * pl->ow, weights = (int64_t)pl->n * pl->taps * pl->c;
+  if (!dw && pixels < 128 && (pixels < 64 || weights > 65536)) return false;
   if (!dw && pl->fh == 1 && pl->fw == 1 && pl->sh == 1 && pl->sw == 1 && pl->ph == 0 &&
       pl->pw == 0 && pl->oh == pl->ih && pl->ow == pl->iw) {
     int64_t m = (int64_t)pl->b * pl->ih * pl->iw;
@@ -80,8 +97,10 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
   int64_t span = (int64_t)(pl->ow - 1) * pl->sw + (int64_t)(pl->fw - 1) * pl->dw + 1;
   if (span > INT32_MAX / 2 || span * pl->cp > INT32_MAX / 2) return false;
   int64_t cw = pl->ow;
-  if (pl->fh * span * pl->cp > WIN_BUDGET) {
-    int64_t fit = WIN_BUDGET / ((int64_t)pl->fh * pl->cp) - (int64_t)(pl->fw - 1) * pl->dw - 1;
+  /* A window row of a single-row filter is used once: a short one does as well. */
+  int64_t budget = pl->fh == 1 ? WIN_BUDGET_1 : WIN_BUDGET;
+  if (pl->fh * span * pl->cp > budget) {
+    int64_t fit = budget / ((int64_t)pl->fh * pl->cp) - (int64_t)(pl->fw - 1) * pl->dw - 1;
     cw = fit > 0 ? fit / pl->sw + 1 : 1;
     cw = cw < 16 ? 16 : cw / 16 * 16;
     if (cw > pl->ow) cw = pl->ow;
@@ -89,12 +108,12 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
   pl->cw = (int32_t)cw;
   pl->chunks = (int32_t)((pl->ow + cw - 1) / cw);
   int64_t wp = (cw - 1) * pl->sw + (int64_t)(pl->fw - 1) * pl->dw + 1;
-  pl->slot = (size_t)((wp * pl->cp + 63) / 64 * 64) + (dw ? 64 : 0);
+  pl->slot = ap_kscratch_round((size_t)(wp * pl->cp));
   pl->units = (int64_t)pl->b * pl->chunks * pl->oh;
   uint64_t work = (uint64_t)pl->b * (uint64_t)pl->oh * (uint64_t)pl->ow * (uint64_t)pl->n *
                   (uint64_t)pl->taps * (uint64_t)(dw ? 1 : pl->c);
   pl->tasks = ap_fast_tasks(x, work, pl->units);
-  size_t n4 = (size_t)n16 * 4, at = 0;
+  size_t n4 = (size_t)pl->n * 4, at = 0;
   pl->win_task = pl->slot * (size_t)pl->fh;
   if (!carve(&at, n4, &pl->mult) || !carve(&at, n4, &pl->shift) || !carve(&at, n4, &pl->bias) ||
       !carve(&at,
@@ -103,7 +122,7 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
              &pl->packed) ||
       pl->win_task > SIZE_MAX / 64 || !carve(&at, pl->win_task * (size_t)pl->tasks, &pl->win))
     return false;
-  pl->total = at + 64; /* room to align the base to 64 */
+  pl->total = at;
   return true;
 }
 
@@ -159,16 +178,26 @@ static void fill(const win_job *j, uint8_t *dst, int32_t iy, int32_t b, int32_t 
   memset(dst + (size_t)e * cp, j->pad, (size_t)(wp - e) * cp);
   const int8_t *src =
       j->in + (((size_t)b * pl->ih + (size_t)iy) * pl->iw + (size_t)(x0 + a)) * (size_t)pl->c;
+  if (pl->rep == 1 && pl->fill) {
+    pl->fill(dst + (size_t)a * cp, src, e - a, pl->c, pl->cp);
+    return;
+  }
   if (pl->c == pl->cp) {
     flip(dst + (size_t)a * cp, src, (size_t)(e - a) * cp);
     return;
   }
   if (pl->rep > 1) { /* depthwise: output channel k reads input channel k / rep */
-    for (int32_t i = a; i < e; i++, src += pl->c) {
+    int32_t c = pl->c, rep = pl->rep;
+    for (int32_t i = a; i < e; i++, src += c) {
       uint8_t *d = dst + (size_t)i * cp;
-      for (int32_t k = 0; k < pl->c; k++)
-        for (int32_t r = 0; r < pl->rep; r++)
-          *d++ = (uint8_t)(src[k] ^ 0x80);
+      for (int32_t k = 0; k < c; k++, d += rep) {
+        uint8_t v = (uint8_t)(src[k] ^ 0x80);
+        int32_t r = 0;
+        for (uint64_t pat = v * 0x0101010101010101ull; r + 8 <= rep; r += 8)
+          memcpy(d + r, &pat, 8);
+        for (; r < rep; r++)
+          d[r] = v;
+      }
     }
     return;
   }
@@ -242,7 +271,7 @@ static bool eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
     *s = AP_ERR_ARG;
     return true;
   }
-  uint8_t *sc = (uint8_t *)scratch + (64 - (uintptr_t)scratch % 64) % 64;
+  uint8_t *sc = scratch;
   int32_t *mult = (int32_t *)(sc + pl.mult), *shift = (int32_t *)(sc + pl.shift);
   int32_t *col_bias = (int32_t *)(sc + pl.bias);
   const int32_t *b = bias ? bias->data : NULL;

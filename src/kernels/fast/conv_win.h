@@ -36,6 +36,9 @@ typedef struct ap_conv_kit {
    * n outputs go to out + i * n. */
   void (*run)(const ap_qconv *q, const uint8_t *win, const ptrdiff_t *toff, int32_t count,
               size_t step, int8_t *out);
+  /* pixels input pixels of c channels into window pixels of cp >= c bytes (input + 128, zeros
+   * past c); NULL: the driver's portable loop. */
+  void (*fill)(uint8_t *dst, const int8_t *src, int32_t pixels, int32_t c, int32_t cp);
 } ap_conv_kit;
 
 /* Depthwise over the same windows, whose channels are the output channels (each input channel
@@ -46,10 +49,12 @@ typedef struct ap_dw_kit {
    * needs per channel (bias NULL: 0; mult, shift: c). */
   void (*pack)(const int8_t *f, int32_t c, int32_t f_h, int32_t f_w, const int32_t *bias,
                int32_t in_off, const int32_t *mult, const int32_t *shift, void *packed);
-  /* As ap_conv_kit.run, the window holding c channels per pixel (and 64 bytes readable past
-   * each row). */
+  /* As ap_conv_kit.run, the window holding c channels per pixel (scratch is 16-byte aligned,
+   * and nothing is readable past a window row). */
   void (*run)(const ap_qconv *q, const uint8_t *win, const ptrdiff_t *toff, int32_t count,
               size_t step, int8_t *out);
+  /* As ap_conv_kit.fill (called with cp == c). */
+  void (*fill)(uint8_t *dst, const int8_t *src, int32_t pixels, int32_t c, int32_t cp);
 } ap_dw_kit;
 
 /* The driver, called first by ap_fast_conv_scratch/eval (false: it does not apply). */
@@ -68,6 +73,7 @@ bool ap_fast_dwin_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kten
 #if defined(__x86_64__) || defined(_M_X64)
 extern const ap_conv_kit ap_fast_avx512_conv;
 extern const ap_dw_kit ap_fast_avx512_dw;
+void ap_fast_avx512_fill(uint8_t *dst, const int8_t *src, int32_t pixels, int32_t c, int32_t cp);
 #endif
 
 #endif
