@@ -50,7 +50,9 @@
  * each (ap_interpreter_options.threads 0): a pool's parallelism is its callers' threads, one
  * request per interpreter. Kernel threads would multiply with those (N callers x T kernel
  * threads on C cores) and only pay off when callers are fewer than cores; a process serving
- * one model at a time gets them from its own interpreter instead.
+ * one model at a time gets them from its own interpreter instead. Workers of an interpreter
+ * spin between its ops (runtime.h), so threaded interpreters sharing cores with other busy
+ * threads lose more than they gain.
  */
 #ifndef ARENAPLAN_POOL_H
 #define ARENAPLAN_POOL_H

@@ -176,12 +176,16 @@ typedef struct ap_interpreter_options {
   const ap_allocator *allocator; /* copied */
   void *arena; /* optional caller-owned buffer for all regions (any address: aligned inside) */
   size_t arena_size;
-  /* Threads for the large convolutions, depthwise convolutions and fully connected ops of the
-   * fast kernels (0 or 1: the calling thread only; at most AP_MAX_THREADS). The workers start
-   * at the first allocate (their record from the allocator, also with a caller-owned buffer;
-   * their stacks from the OS) and stay until destroy; invoke runs on them without allocating.
-   * An op below about a million multiply-adds stays on the calling thread. Outputs are the
-   * same bytes for every thread count. */
+  /* Threads for the large ops of the fast kernels (0 or 1: the calling thread only; at most
+   * AP_MAX_THREADS): CONV_2D (int8 and float) and DEPTHWISE_CONV_2D split by output rows,
+   * FULLY_CONNECTED by units, same-shape ADD/SUB by elements, PAD by rows; the calling thread
+   * takes a share. The workers start at the first allocate (their record from the allocator,
+   * also with a caller-owned buffer; their stacks from the OS) and stay until destroy; invoke
+   * runs on them without allocating. An op below some 15 microseconds of work stays on the
+   * calling thread. Between ops the workers spin (up to a millisecond after the last split op,
+   * then sleep; invoke wakes them): a CPU each while a model runs, none when idle. Outputs are
+   * the same bytes for every thread count (integer sums in any order are exact; a float output
+   * keeps its one-thread sum order). The interpreters of an ap_pool run with 0 (pool.h). */
   int threads;
   /* AP_KERNELS_FAST (0, the default): SIMD kernels for the level the CPU has, capped by the
    * environment variable AP_SIMD (generic; sse41, avx2, avx512 on x86-64;

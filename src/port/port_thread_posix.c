@@ -23,9 +23,9 @@
 #include <time.h>
 
 /* How long a waiting thread spins before sleeping: longer than the gaps between the parallel
- * regions of one invoke (a small op on the caller alone), short enough to sleep soon after an
- * invoke. */
-#define AP_SPIN_NS 300000
+ * regions of one invoke (ops on the caller alone: mobilenet_v2's first TRANSPOSE takes half a
+ * millisecond), short enough to sleep soon after an invoke. */
+#define AP_SPIN_NS 1000000
 
 struct ap_port_workers {
   ap_allocator alloc;
@@ -37,6 +37,8 @@ struct ap_port_workers {
   atomic_int sleepers; /* workers asleep on `wake`, or about to be */
   atomic_int waiting;  /* 1 while the caller sleeps on `done`, or is about to */
   atomic_bool stop;
+  _Atomic uint32_t pokes;      /* wake() calls that found sleepers: they start spinning again */
+  uint32_t woken_at;           /* the generation at the last wake() (the caller's own) */
   _Atomic uint32_t generation; /* of the last published region; 0: none yet */
   /* The current region (written before its generation is published). */
   _Atomic(ap_port_task) fn;
@@ -112,10 +114,12 @@ static void *worker(void *p) {
     if (!spin_until(w, new_region, seen)) {
       pthread_mutex_lock(&w->mu);
       atomic_fetch_add(&w->sleepers, 1);
-      while (!new_region(w, seen))
+      uint32_t poked = atomic_load(&w->pokes);
+      while (!new_region(w, seen) && atomic_load(&w->pokes) == poked)
         pthread_cond_wait(&w->wake, &w->mu);
       atomic_fetch_sub(&w->sleepers, 1);
       pthread_mutex_unlock(&w->mu);
+      if (!new_region(w, seen)) continue; /* woken ahead of a region: spin for it */
     }
     if (atomic_load_explicit(&w->stop, memory_order_acquire)) break;
     seen = atomic_load_explicit(&w->generation, memory_order_acquire);
@@ -152,6 +156,7 @@ ap_status ap_port_workers_create(const ap_allocator *a, int threads, ap_port_wor
   atomic_init(&w->sleepers, 0);
   atomic_init(&w->waiting, 0);
   atomic_init(&w->stop, false);
+  atomic_init(&w->pokes, 0);
   atomic_init(&w->generation, 0);
   atomic_init(&w->fn, NULL);
   atomic_init(&w->arg, NULL);
@@ -200,6 +205,21 @@ void ap_port_workers_run(ap_port_workers *w, ap_port_task fn, void *arg, int n) 
   while (!all_done(w, (uint32_t)n))
     pthread_cond_wait(&w->done, &w->mu);
   atomic_store(&w->waiting, 0);
+  pthread_mutex_unlock(&w->mu);
+}
+
+void ap_port_workers_wake(ap_port_workers *w) {
+  /* A hint: a worker falling asleep just now may miss it and wake at the region instead. */
+  if (!w) return;
+  /* No region since the last call (a model whose ops all stay on the caller): waking would
+   * only cost the caller a system call. */
+  uint32_t gen = atomic_load_explicit(&w->generation, memory_order_relaxed);
+  if (gen == w->woken_at) return;
+  w->woken_at = gen;
+  if (!atomic_load(&w->sleepers)) return;
+  pthread_mutex_lock(&w->mu);
+  atomic_fetch_add(&w->pokes, 1);
+  pthread_cond_broadcast(&w->wake);
   pthread_mutex_unlock(&w->mu);
 }
 

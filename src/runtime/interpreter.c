@@ -578,6 +578,8 @@ ap_status ap_interpreter_invoke(ap_interpreter *it) {
     s = rt_fail(it, AP_ERR_NOT_ALLOCATED,
                 "not allocated: call ap_interpreter_allocate() before invoke");
   } else {
+    /* Workers asleep since the last invoke wake while the first ops run. */
+    ap_port_workers_wake(it->exec.workers);
     s = rt_run_subgraph(it, 0, 0);
   }
   leave(it);
