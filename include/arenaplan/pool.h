@@ -65,12 +65,13 @@ extern "C" {
 #define AP_POOL_NEVER UINT64_MAX
 
 typedef struct ap_pool_options {
-  uint64_t budget_bytes;         /* required: the most bytes resident at any time (> 0) */
-  uint64_t idle_ms;              /* default 60000; AP_POOL_NEVER: only evicted to make room */
-  size_t max_interpreters;       /* per model, default 4 (at least 1) */
-  bool warm_up;                  /* on load and new interpreters: one invoke on zeroed inputs */
-  const char *strategy;          /* NULL: "best"; must outlive the pool */
-  int kernels; /* the interpreters' kernels: AP_KERNELS_FAST (0) or AP_KERNELS_REFERENCE */
+  uint64_t budget_bytes;   /* required: the most bytes resident at any time (> 0) */
+  uint64_t idle_ms;        /* default 60000; AP_POOL_NEVER: only evicted to make room */
+  size_t max_interpreters; /* per model, default 4 (at least 1) */
+  bool warm_up;            /* on load and new interpreters: one invoke on zeroed inputs */
+  const char *strategy;    /* NULL: "best"; must outlive the pool */
+  int kernels; /* the interpreters' kernels: AP_KERNELS_FAST (0), _REFERENCE or _SMALL (default
+                  budget) */
   const ap_allocator *allocator; /* copied; NULL: malloc/free */
   /* Optional: the time in milliseconds for idle ages (NULL: CLOCK_MONOTONIC). Called with
    * the pool's lock held; it must not call the pool. */

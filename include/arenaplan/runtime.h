@@ -17,13 +17,15 @@
  * Memory. ap_interpreter_allocate() runs every kernel's prepare (shape propagation, scratch
  * requests, persistent state), plans the arena and places every tensor. Regions:
  *  - weights: the model's constant buffers, read in place, never copied;
- *  - persistent: variable tensors and custom kernels' state (live until the next allocate);
+ *  - persistent: variable tensors, custom kernels' state and builtin ops' prepared parameters
+ *    (options.prepare; live until the next allocate);
  *  - tables: the interpreter itself: its struct (with a 256-byte message buffer), 2 bytes per
  *    tensor plus 24 per non-constant tensor (constants are read from the model in place),
- *    16 bytes per op, shapes that differ from the model's, custom ops' records;
+ *    24 bytes per op, shapes that differ from the model's, custom ops' records;
  *  - arena: the planned tensors and scratch buffers.
- * Builtin kernels keep no state between invokes: their parameters (multipliers, padding) are
- * recomputed from the model before each op runs, which costs little time and no memory.
+ * Builtin kernels' parameters (multipliers, padding, shapes, the fast path chosen) are computed
+ * once in allocate and kept with the op (options.prepare), or, to save that memory, computed
+ * again from the model before each op runs.
  * With a caller-owned buffer (options.arena / arena_size), the interpreter, persistent, tables
  * and arena all go inside it; it must outlive the interpreter and is not freed by it. Allocate
  * fails with AP_ERR_ARENA_TOO_SMALL and "arena too small: needs N bytes, buffer has M" when it
@@ -181,11 +183,21 @@ typedef struct ap_interpreter_options {
    * same bytes for every thread count. */
   int threads;
   /* AP_KERNELS_FAST (0, the default): SIMD kernels for the level the CPU has, capped by the
-   * environment variable AP_SIMD (generic; sse41, avx2, avx512 on x86-64; neon, neondot on
-   * AArch64), bit-exact with the reference ones, which run for whatever they do not cover.
-   * AP_KERNELS_REFERENCE: the reference kernels only (the specification: plain loops, one thread,
-   * smallest scratch). */
+   * environment variable AP_SIMD (generic; sse41, avx2, avx512 on x86-64;
+   * neon, neondot on AArch64), bit-exact with the reference
+   * ones, which run for whatever they do not cover. Their scratch (packed weights, patch rows,
+   * one workspace per thread) is planned in the arena like any other.
+   * AP_KERNELS_REFERENCE: the reference kernels only (the specification: plain loops, one
+   * thread, smallest scratch).
+   * AP_KERNELS_SMALL: the fast kernels within a scratch budget, for memory-tight targets: an
+   * op's scratch never exceeds its reference kernel's by more than small_scratch bytes. An op
+   * whose fast path needs more runs it on one thread (one workspace), and if that still needs
+   * more, runs the reference kernel. Every op's scratch then fits in the reference kernels' plus
+   * the budget, so an exact plan's arena grows by at most small_scratch over the reference
+   * kernels' arena (ops' scratch is never live at once). Same output bytes as every choice. */
   int kernels;
+  /* AP_KERNELS_SMALL's budget in bytes (0: AP_SMALL_SCRATCH_DEFAULT); ignored otherwise. */
+  size_t small_scratch;
   const ap_custom_op *custom_ops; /* must outlive the interpreter */
   size_t custom_op_count;
   bool preserve_all; /* no reuse at all (every tensor kept intact: for dumps) */
@@ -213,9 +225,19 @@ typedef struct ap_interpreter_options {
    * builtin reference kernels' arithmetic (outputs equal an unstreamed run's). Ignored with
    * preserve_all, with max_input_dims, and when a custom op overrides a builtin. */
   bool stream;
+  /* When builtin ops' prepare runs. AP_PREPARE_ONCE: in allocate (and a resize) only; each op
+   * keeps what it computed (parameters, its tensors' views: a few hundred bytes per op in the
+   * persistent region) and invoke runs eval alone. AP_PREPARE_EACH_INVOKE: nothing is kept;
+   * prepare runs again before every eval (the smallest memory, a slower invoke: small models
+   * spend about a third of their invoke there). AP_PREPARE_AUTO (0, the default): once, except
+   * in a caller-owned buffer (options.arena: a device, where every byte counts). Ops whose
+   * shapes are known only while running are prepared at every invoke either way. */
+  int prepare;
 } ap_interpreter_options;
 
-enum { AP_KERNELS_FAST = 0, AP_KERNELS_REFERENCE = 1 };
+enum { AP_KERNELS_FAST = 0, AP_KERNELS_REFERENCE = 1, AP_KERNELS_SMALL = 2 };
+#define AP_SMALL_SCRATCH_DEFAULT 8192
+enum { AP_PREPARE_AUTO = 0, AP_PREPARE_ONCE = 1, AP_PREPARE_EACH_INVOKE = 2 };
 #define AP_MAX_THREADS 64
 
 ap_interpreter_options ap_interpreter_defaults(void);
@@ -262,7 +284,7 @@ ap_status ap_interpreter_tensor_by_name(const ap_interpreter *it, const char *na
 
 typedef struct ap_memory_usage {
   uint64_t arena;      /* planned tensors and scratch */
-  uint64_t persistent; /* variable tensors and custom kernels' state */
+  uint64_t persistent; /* variable tensors, kernels' state, prepared ops (options.prepare) */
   uint64_t tables;     /* everything the interpreter itself holds: its struct and records */
   /* What a device must provide besides the model: the arena rounded up to 16, plus persistent,
    * plus tables (each block of those rounded up to 16). With alignment <= 16 it is the exact

@@ -201,6 +201,7 @@ static ap_status run_prepare(ap_op_context *c, int data, ap_ktensor *kin, ap_kte
   ap_kctx k = {(const ap_ktensor *const *)pin, (int)nin, pout, (int)nout, &kopt, params, NULL, &e};
   *scratch = 0;
   c->kernel_called = true;
+  c->it->prepare_calls++;
   s = rt_op_builtin(c->op)->prepare(&k, scratch);
   if (s != AP_OK) return ap_op_fail(c, s, "%s", e.msg);
   c->kernel_prepared = true;
@@ -248,18 +249,13 @@ ap_status rt_builtin_prepare(ap_op_context *c) {
                         "scratch needs %zu bytes, more than the %llu planned for the maximum "
                         "input dims: call ap_interpreter_allocate() again",
                         scratch, (unsigned long long)cap);
-    if (!c->prep) return AP_OK;
+  }
+  if (!rt_op_dynamic(c)) {
+    s = rt_ready_keep(c, pin, pout, &params, scratch);
+    if (s != AP_OK) return s;
   }
   int index;
   return scratch && c->prep ? ap_op_request_scratch(c, scratch, &index) : AP_OK;
-}
-
-/* An empty tensor (a 0 dim) gets no bytes in the plan, so its data is NULL; kernels refuse
- * NULL data, so it points here instead: nothing is read or written through it. */
-static void *data_or_empty(const ap_ktensor *k, void *data) {
-  static _Alignas(16) unsigned char empty[16];
-  size_t n;
-  return !data && ap_ktensor_count(k, &n) && n == 0 ? empty : data;
 }
 
 ap_status rt_builtin_eval(ap_op_context *c) {
@@ -276,7 +272,7 @@ ap_status rt_builtin_eval(ap_op_context *c) {
   if (state_bytes && !state) return AP_ERR_NOT_ALLOCATED; /* rt_state_find said why */
   for (size_t i = 0; i < nin; i++) {
     const rt_tensor *t = pin[i] ? rt_rec(c->it, c->subgraph, (size_t)c->info.inputs.v[i]) : NULL;
-    if (t) kin[i].data = data_or_empty(&kin[i], t->data);
+    if (t) kin[i].data = rt_data_or_empty(&kin[i], t->data);
   }
   for (size_t i = 0; i < nout; i++) {
     const rt_tensor *t = rt_rec(c->it, c->subgraph, (size_t)c->info.outputs.v[i]);
@@ -289,7 +285,7 @@ ap_status rt_builtin_eval(ap_op_context *c) {
     /* Prepared shapes are the planned ones; anything else would overrun the arena. */
     if (kout[i].rank != t->rank || memcmp(kout[i].dims, t->dims, (size_t)t->rank * 4) != 0)
       return ap_op_fail(c, AP_ERR_KERNEL, "output %zu: shape differs from the planned one", i);
-    kout[i].data = data_or_empty(&kout[i], t->data);
+    kout[i].data = rt_data_or_empty(&kout[i], t->data);
   }
   void *scratch_at = c->op->ext;
   if (scratch && dynamic && (s = rt_dynamic_scratch(c, scratch, &scratch_at)) != AP_OK) return s;

@@ -83,9 +83,16 @@ static ap_status check_options(ap_interpreter *it, const ap_interpreter_options 
   if (o->max_input_count > it->input_count)
     return rt_fail(it, AP_ERR_ARG, "max_input_dims has %zu entries, the model %u inputs",
                    o->max_input_count, it->input_count);
-  if (o->kernels != AP_KERNELS_FAST && o->kernels != AP_KERNELS_REFERENCE)
-    return rt_fail(it, AP_ERR_ARG, "kernels %d: expected AP_KERNELS_FAST or AP_KERNELS_REFERENCE",
+  if (o->kernels != AP_KERNELS_FAST && o->kernels != AP_KERNELS_REFERENCE &&
+      o->kernels != AP_KERNELS_SMALL)
+    return rt_fail(it, AP_ERR_ARG,
+                   "kernels %d: expected AP_KERNELS_FAST, AP_KERNELS_REFERENCE or AP_KERNELS_SMALL",
                    o->kernels);
+  if (o->prepare < AP_PREPARE_AUTO || o->prepare > AP_PREPARE_EACH_INVOKE)
+    return rt_fail(it, AP_ERR_ARG,
+                   "prepare %d: expected AP_PREPARE_AUTO, AP_PREPARE_ONCE or "
+                   "AP_PREPARE_EACH_INVOKE",
+                   o->prepare);
   if (o->threads < 0 || o->threads > AP_MAX_THREADS)
     return rt_fail(it, AP_ERR_ARG, "threads %d: expected 0 to %d", o->threads, AP_MAX_THREADS);
   if (o->alignment > 4096)
@@ -206,7 +213,9 @@ ap_status ap_interpreter_create(const ap_model *m, const ap_interpreter_options 
   it->inplace = o.inplace && !o.preserve_all;
   it->stream = o.stream && !o.preserve_all;
   it->kernels = o.kernels;
+  it->small_scratch = o.small_scratch;
   it->threads = o.threads > 1 ? o.threads : 1;
+  it->keep_prepared = o.prepare == AP_PREPARE_ONCE || (o.prepare == AP_PREPARE_AUTO && !o.arena);
   it->stale_input = -1;
   atomic_init(&it->busy, 0);
   *out = it;
@@ -369,7 +378,10 @@ static bool inputs_at_max(const ap_interpreter *it) {
 
 /* The kernels' level and workers, chosen once: kernels read them in every prepare and eval. */
 static ap_status choose_kernels(ap_interpreter *it) {
-  it->exec.level = it->kernels == AP_KERNELS_FAST ? ap_fast_select() : NULL;
+  it->exec.level = it->kernels != AP_KERNELS_REFERENCE ? ap_fast_select() : NULL;
+  it->exec.small_extra = 0;
+  if (it->kernels == AP_KERNELS_SMALL)
+    it->exec.small_extra = it->small_scratch ? it->small_scratch : AP_SMALL_SCRATCH_DEFAULT;
   if (it->exec.level && it->threads > 1 && !it->workers) {
     ap_errbuf e = {{0}};
     ap_status s = ap_port_workers_create(&it->alloc, it->threads, &it->workers, &e);
@@ -412,6 +424,7 @@ static ap_status allocate(ap_interpreter *it) {
   if (s == AP_OK && it->has_max) s = prepare_for_resizes(it);
   uint64_t arena;
   if (s == AP_OK) s = rt_plan(it, prep, true, &arena);
+  if (s == AP_OK) s = rt_ready_bind(it);
   /* Only headers are read here: the arena placed over the buffer's temporaries holds no data
    * yet. */
   for (size_t i = 0; i < ops; i++) {
@@ -428,6 +441,7 @@ static ap_status allocate(ap_interpreter *it) {
   if (s == AP_OK && it->has_max && !inputs_at_max(it)) {
     apply_input_dims(it, false);
     s = rt_prepare_all(it, RT_RESHAPE, NULL);
+    if (s == AP_OK) s = rt_ready_bind(it);
   }
   return s;
 }
@@ -498,6 +512,7 @@ ap_status ap_interpreter_resize_input(ap_interpreter *it, size_t input, const in
     /* The plan holds the maximum: shapes and parameters follow without a new plan. */
     apply_input_dims(it, false);
     s = rt_prepare_all(it, RT_RESHAPE, NULL);
+    if (s == AP_OK) s = rt_ready_bind(it);
     if (s == AP_OK) {
       leave(it);
       return AP_OK;
@@ -518,8 +533,12 @@ ap_status rt_run_subgraph(ap_interpreter *it, uint32_t sg, uint32_t depth) {
   ap_status s = AP_OK;
   for (uint32_t k = 0; s == AP_OK && k < r->op_count; k++) {
     if (sg == 0 && it->segments && it->segments[2 * k] > 1) {
-      s = rt_stream_run(it, k, it->segments[2 * k]);
+      s = it->stream_run(it, k, it->segments[2 * k]);
       k += it->segments[2 * k] - 1;
+      continue;
+    }
+    if (r->ops[k].ready) {
+      s = rt_ready_eval(it, sg, k, &r->ops[k]);
       continue;
     }
     ap_op_context c = {
@@ -596,6 +615,7 @@ ap_status ap_interpreter_max_dims_cost(ap_interpreter *it, uint64_t *planned_are
   ap_allocator temp = rt_temp_allocator(it);
   rt_prep *prep = ap_calloc(&temp, ops ? ops : 1, sizeof *prep);
   ap_status s = prep ? rt_prepare_all(it, RT_RESHAPE, prep) : AP_ERR_NOMEM;
+  if (s == AP_OK) s = rt_ready_bind(it); /* the prepare above rewrote the ops' blocks */
   if (s == AP_OK) s = rt_plan(it, prep, false, current_arena);
   for (size_t i = 0; prep && i < ops; i++)
     for (rt_prep_scratch *r = prep[i].scratch, *n; r; r = n) {

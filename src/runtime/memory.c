@@ -86,6 +86,8 @@ void rt_release(ap_interpreter *it) {
   it->capacity = NULL;
   it->scratch_cap = NULL;
   it->vars = NULL; /* lived in the persistent region */
+  it->run = NULL;
+  if (it->sg) rt_ready_clear(it);
   it->states = NULL;
   it->persistent_bytes = 0;
   it->tables_bytes = it->create_tables;

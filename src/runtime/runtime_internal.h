@@ -2,9 +2,9 @@
  *
  * Memory diet. The interpreter keeps, per tensor, only what changes at run time (data pointer,
  * current dims) and reads everything else (name, type, quantization) from the model in place.
- * Per op it keeps the kernel and its scratch pointer. Builtin kernels keep no parameters: their
- * prepare is pure and cheap, so eval re-runs it on the stack before every eval. Shapes point
- * into the model's shape vectors unless a resize or a kernel made them differ. */
+ * Per op it keeps the kernel, its scratch pointer and, for a builtin, what its prepare computed
+ * (ready.c, persistent region): invoke runs eval alone. Shapes point into the model's shape
+ * vectors unless a resize or a kernel made them differ. */
 #ifndef AP_SRC_RUNTIME_INTERNAL_H
 #define AP_SRC_RUNTIME_INTERNAL_H
 
@@ -41,11 +41,15 @@ typedef struct rt_custom {
   uint64_t *capacity; /* scratch_count planned sizes */
 } rt_custom;
 
+typedef struct rt_ready rt_ready;
+
 /* `kernel` is a const ap_kernel * (builtin) or, with bit 0 set, a const ap_op_kernel *
- * (custom). `ext`: a builtin's one scratch buffer (or NULL), a custom op's rt_custom. */
+ * (custom). `ext`: a builtin's one scratch buffer (or NULL), a custom op's rt_custom.
+ * `ready`: a builtin's prepared params and views (ready.c), NULL for a dynamic or custom op. */
 typedef struct rt_op {
   uintptr_t kernel;
   void *ext;
+  rt_ready *ready;
 } rt_op;
 
 static inline bool rt_op_is_custom(const rt_op *o) {
@@ -105,10 +109,15 @@ struct ap_interpreter {
   uint64_t max_loop_iterations; /* 0: none */
   bool inplace;
   bool stream;
+  bool keep_prepared;     /* options.prepare: builtin ops keep their prepare's results (ready.c) */
+  uint64_t prepare_calls; /* builtin kernels' prepare calls so far (tests count them) */
   /* Streamed segments after allocate (stream.c; tables memory), per op of subgraph 0: [2k] the
    * length of the segment starting at op k (0: none), [2k+1] the ring rows of its output
    * (0: whole). NULL when nothing streams. */
   uint32_t *segments;
+  /* Runs a segment (rt_stream_run): set by whoever made `segments`, so that invoke does not
+   * link the streaming code into a firmware whose plan has none. */
+  ap_status (*stream_run)(ap_interpreter *it, uint32_t k, uint32_t count);
 
   /* Caller-owned buffer: the interpreter, tables and persistent state from its top down
    * (tail_used bytes from the end), planning temporaries and then the arena from its bottom. */
@@ -142,8 +151,9 @@ struct ap_interpreter {
   uint64_t *capacity;    /* with max dims: planned bytes per model-wide tensor index */
   uint64_t *scratch_cap; /* with max dims: a builtin's planned scratch per model-wide op */
 
-  struct rt_vars *vars; /* resource variables (resource_vars.c), persistent; NULL if none */
-  void *states;         /* builtin kernels' state across invokes (op_state.c), persistent */
+  struct rt_vars *vars;      /* resource variables (resource_vars.c), persistent; NULL if none */
+  const ap_kop_options *run; /* what every prepared builtin's eval reads (ready.c), persistent */
+  void *states;              /* builtin kernels' state across invokes (op_state.c), persistent */
 
   bool allocated;
   int32_t stale_input;    /* >= 0: this input's resize made the plan stale */
@@ -155,6 +165,7 @@ struct ap_interpreter {
   /* Kernels: fast or reference (options.kernels), the SIMD level and the worker group chosen
    * at allocate (workers are kept until destroy). */
   int kernels, threads;
+  size_t small_scratch; /* AP_KERNELS_SMALL's budget as given (0: the default) */
   ap_kexec exec;
   ap_port_workers *workers;
 
@@ -188,14 +199,31 @@ uint32_t *rt_stream_alloc(ap_interpreter *it);
 ap_status rt_stream_table(ap_interpreter *it, const ap_graph *g, uint32_t *table);
 ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count);
 /* Whether op k of subgraph 0 is in one of g's segments, or (after allocate) of the
- * interpreter's; the reference scratch bytes it needs there. */
+ * interpreter's; the scratch bytes it needs there (its state while the segment runs and its
+ * kernel's rows), from g's rings while planning, or (g NULL) the interpreter's after. */
 bool rt_stream_in(const ap_graph *g, uint32_t k);
 bool rt_stream_member(const ap_interpreter *it, uint32_t k);
-ap_status rt_stream_scratch(ap_interpreter *it, uint32_t k, uint64_t *bytes);
+ap_status rt_stream_scratch(ap_interpreter *it, const ap_graph *g, uint32_t k, uint64_t *bytes);
 
 /* Formats the interpreter's message and returns `s`. */
 ap_status rt_fail(ap_interpreter *it, ap_status s, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+#ifdef AP_NO_MESSAGES /* base.h: the status and its name, no formatting linked */
+__attribute__((always_inline, format(printf, 3, 4))) static inline ap_status
+rt_fail_quiet(ap_interpreter *it, ap_status s, const char *fmt, ...) {
+  (void)fmt;
+  ap_fail_code(it->msg, sizeof it->msg, s);
+  return s;
+}
+__attribute__((always_inline, format(printf, 3, 4))) static inline ap_status
+ap_op_fail_quiet(ap_op_context *c, ap_status s, const char *fmt, ...) {
+  (void)fmt;
+  if (c) ap_fail_code(c->it->msg, sizeof c->it->msg, s);
+  return s;
+}
+#define rt_fail(...) rt_fail_quiet(__VA_ARGS__)
+#define ap_op_fail(...) ap_op_fail_quiet(__VA_ARGS__)
+#endif
 
 /* memory.c. Tables (create and allocate) and persistent memory (allocate): zeroed, 16-byte
  * aligned; from the caller buffer's top or the allocator. NULL with the message set. */
@@ -225,10 +253,26 @@ bool rt_fill_tensor(const ap_interpreter *it, size_t sg, size_t t, ap_tensor *ou
 /* context.c: finds the op's kernel (the caller's custom ops first, then the builtins). */
 bool rt_find_kernel(const ap_interpreter *it, const ap_op_info *info, rt_op *op);
 
-/* builtin_ops.c: prepare (RT_PREPARE or RT_RESHAPE: output shapes, scratch request) and eval
- * (prepare again on the stack, then eval). */
+/* builtin_ops.c: prepare (RT_PREPARE or RT_RESHAPE: output shapes, scratch request, the op's
+ * ready block) and eval of an op without one (a dynamic op: prepare again on the stack, then
+ * eval). */
 ap_status rt_builtin_prepare(ap_op_context *c);
 ap_status rt_builtin_eval(ap_op_context *c);
+
+/* ready.c. keep: after a builtin's successful prepare, copies its views and params into the
+ * op's block (allocate makes it; a resize rewrites it). bind: after placing (and after every
+ * prepare of a resize), points every block's views at their tensors' bytes and its kernel state
+ * at the op's. clear: forgets every block (allocate starts with none). eval: runs the op from
+ * its block alone. */
+ap_status rt_ready_keep(ap_op_context *c, ap_ktensor *const *pin, ap_ktensor *const *pout,
+                        const void *params, size_t scratch);
+ap_status rt_ready_bind(ap_interpreter *it);
+void rt_ready_clear(ap_interpreter *it);
+ap_status rt_ready_eval(ap_interpreter *it, uint32_t sg, uint32_t k, const rt_op *o);
+/* Builtin kernels' prepare calls so far (tests/runtime/test_prepare_once.c reads it). */
+uint64_t rt_prepare_calls(const ap_interpreter *it);
+/* data, or for an empty tensor (no bytes planned) a non-NULL pointer nothing goes through. */
+void *rt_data_or_empty(const ap_ktensor *k, void *data);
 
 /* shape_fold.c. Folding: prepare runs the kernel of an op whose inputs' values are all known
  * (constants, or outputs folded before; SHAPE needs only its input's shape) and whose outputs

@@ -19,14 +19,14 @@ static ap_status each_scratch(const ap_interpreter *cit,
         continue;
       }
       if (!o->ext) continue;
-      ap_op_context c = {.it = it, .subgraph = (uint32_t)sg, .index = (uint32_t)k,
-                         .phase = RT_EVAL, .op = o};
+      ap_op_context c = {
+          .it = it, .subgraph = (uint32_t)sg, .index = (uint32_t)k, .phase = RT_EVAL, .op = o};
       ap_status s = ap_model_op(it->model, sg, k, &c.info);
       size_t bytes = 0;
       if (s == AP_OK) {
         if (sg == 0 && rt_stream_member(it, (uint32_t)k)) {
           uint64_t b = 0;
-          s = rt_stream_scratch(it, (uint32_t)k, &b);
+          s = rt_stream_scratch(it, NULL, (uint32_t)k, &b);
           bytes = (size_t)b;
         } else {
           s = rt_builtin_scratch_bytes(&c, &bytes);

@@ -99,6 +99,7 @@ static void custom_by_name(void) {
   ap_interpreter_options o = ap_interpreter_defaults();
   o.custom_ops = &scale_op;
   o.custom_op_count = 1;
+  o.prepare = AP_PREPARE_EACH_INVOKE; /* persistent: the custom state alone */
   ap_interpreter *it;
   CHECK(ap_interpreter_create(m, &o, &it) == AP_OK);
   prepares = 0;
@@ -374,6 +375,7 @@ static void custom_resize(void) {
   ap_interpreter_options o = ap_interpreter_defaults();
   o.custom_ops = &scale_op;
   o.custom_op_count = 1;
+  o.prepare = AP_PREPARE_EACH_INVOKE; /* persistent: the custom state alone */
   o.max_input_dims = &d;
   o.max_input_count = 1;
   ap_interpreter *it;

@@ -5,6 +5,7 @@
  * through each channel's weight sum in col_bias. 256-bit vectors run at full rate on cores
  * that split 512-bit ones and waste less on small depths. */
 #if defined(__x86_64__) || defined(_M_X64)
+#include "kernels/fast/conv_win.h"
 #include "kernels/fast/int8_x86.h"
 
 static size_t packed_bytes(int32_t n, int32_t k) {
@@ -196,11 +197,18 @@ const ap_fast_level ap_fast_avx512 = {
     .dw = ap_fast_avx2_dw,
     .fc = ap_fast_avx2_fc,
     .add = ap_fast_avx2_add,
-    .fconv = ap_fast_avx2_fconv,
     .fadd = ap_fast_avx2_fadd,
     /* -- int8speed -- */
+    .conv = &ap_fast_avx512_conv,
+    .dwin = &ap_fast_avx512_dw,
     /* -- float -- */
+    .fdw = ap_fast_avx2_fdw,
+    .ffc = ap_fast_avx2_ffc,
+    .fconv_pack = ap_fast_avx2_fconv_pack,
+    .fconv = ap_fast_avx512_fconv,
+    .fconv_lanes = 16,
     /* -- fastops -- */
+    .ops = &ap_fastops_avx2,
     /* -- stream3 -- */
 };
 #else
