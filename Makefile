@@ -46,12 +46,14 @@ test-mcu: all mcu
 
 # The library and the tests below cross-built for AArch64 Linux (cmake/aarch64-linux-gnu.cmake,
 # build-aarch64/) and run under qemu-aarch64 (-cpu max: NEON and the dot product): the fast
-# kernels against the reference (every AArch64 level), the NEON lanes and kernels on edge values,
-# expm1f, and both oracles with the reference kernels and at the generic, neon and neondot levels
-# with 1, 2 and 3 threads (runtime_test_oracle_fast runs them), byte for byte as on x86-64.
+# kernels against the reference (every AArch64 level, 1-3 threads; stream row ranges too), the
+# NEON lanes and kernels on edge values, expm1f, and both oracles with the reference kernels and
+# at the generic, neon and neondot levels with 1, 2 and 3 threads (runtime_test_oracle_fast runs
+# them), byte for byte as on x86-64.
 AARCH64_BUILD ?= build-aarch64
 AARCH64_TESTS ?= kernels_test_fast_kernels kernels_test_fast_neon kernels_test_expm1f \
-	runtime_test_oracle_fast
+	kernels_test_fast_conv_win kernels_test_stream_fast_rows kernels_test_fast_u8 \
+	kernels_test_fast_16x8 kernels_test_fast_pool runtime_test_oracle_fast
 AARCH64_TARGETS ?= $(AARCH64_TESTS) runtime_test_oracle runtime_test_oracle_ops
 test-aarch64:
 	# Configured every time (2 s): the tests are globbed, and --target needs them known.

@@ -37,6 +37,11 @@ static void fc_setup(void) {
   if (f & AP_CPU_AVX2) fc_add_level(&ap_fast_avx2);
   if ((f & AP_CPU_AVX512BW) && (f & AP_CPU_AVX512VNNI)) fc_add_level(&ap_fast_avx512);
 #endif
+#ifdef AP_FAST_NEON
+  uint32_t fa = ap_port_cpu_features();
+  if (fa & AP_CPU_NEON) fc_add_level(&ap_fast_neon);
+  if ((fa & AP_CPU_NEON) && (fa & AP_CPU_NEON_DOT)) fc_add_level(&ap_fast_neondot);
+#endif
 }
 
 static void fc_teardown(void) {

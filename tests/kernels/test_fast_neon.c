@@ -5,7 +5,8 @@
  * - each kernel of the neon and neondot levels against the generic level's (itself checked
  *   against the reference kernels by test_fast_kernels) on edge shapes and hostile values:
  *   depths off 8 and 16, input offsets -127 and 128, full-range weights, sums that wrap;
- * - ADD/SUB against the reference's quant_add_sub written out with ap_kq_mul_lt1. */
+ * - ADD/SUB against the reference's quant_add_sub written out with ap_kq_mul_lt1, float ADD/SUB
+ *   against a +/- b and the reference's clamp, NaN, infinities and -0.0 included. */
 #include "kernels/fast/fast.h"
 #include "test.h"
 
@@ -372,6 +373,32 @@ static void add_case(const ap_fast_level *l, size_t n, bool is_unsigned, bool su
   free(a), free(b), free(out), free(want);
 }
 
+/* Float ADD/SUB and the clamp: NaN passes through it, infinities and -0.0 keep their bits, tails
+ * of 4; compared bit for bit (the same NaN: one operand is NaN, so its payload propagates). */
+static void fadd_case(const ap_fast_level *l, size_t n, bool sub, float lo, float hi) {
+  static const float specials[] = {NAN, -NAN, INFINITY, -INFINITY, -0.0f, 0.0f, 1e-45f, 3.4e38f};
+  float *a = malloc(n * 4), *b = malloc(n * 4), *out = malloc(n * 4), *want = malloc(n * 4);
+  for (size_t i = 0; i < n; i++) {
+    a[i] = rnd(0, 4) ? (float)rnd(-3000, 3000) / 256.0f : specials[rnd(0, 7)];
+    b[i] = rnd(0, 4) ? (float)rnd(-3000, 3000) / 256.0f : specials[rnd(0, 7)];
+    if (rnd(0, 9) == 0) b[i] = a[i]; /* a - a: +0.0; inf - inf: NaN */
+  }
+  ap_binary_params p;
+  memset(&p, 0, sizeof p);
+  p.op = sub ? AP_KBIN_SUB : AP_KBIN_ADD;
+  p.fact_min = lo, p.fact_max = hi;
+  l->fadd(&p, a, b, out, n);
+  size_t bad = 0;
+  for (size_t i = 0; i < n; i++) {
+    want[i] = ap_kq_clampf(sub ? a[i] - b[i] : a[i] + b[i], lo, hi);
+    bool both_nan = isnan(out[i]) && isnan(want[i]) && isnan(a[i]) && isnan(b[i]);
+    bad += memcmp(out + i, want + i, 4) != 0 && !both_nan;
+  }
+  CHECK_MSG(bad == 0, "%s float %s x %zu, range [%g, %g]: %zu differ", l->name, sub ? "SUB" : "ADD",
+            n, (double)lo, (double)hi, bad);
+  free(a), free(b), free(out), free(want);
+}
+
 static void kernels(const ap_fast_level *l) {
   static const int32_t ks[] = {1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 257, 1000};
   const ap_gemm_kit *kits[2] = {&l->gemm, l->outer};
@@ -405,6 +432,11 @@ static void kernels(const ap_fast_level *l) {
   dw_case(l, 4, 3, 300, 3, 3, 3, 1, 1, 1, false); /* 8100 tap-channels, a tail of 4 */
   for (size_t n = 1; n <= 40; n++)
     add_case(l, n, n % 2 == 0, n % 3 == 0);
+  for (size_t n = 1; n <= 13; n++) {
+    fadd_case(l, n, n % 2 == 0, -INFINITY, INFINITY);
+    fadd_case(l, n * 7, n % 3 == 0, 0.0f, n % 2 ? 6.0f : INFINITY);
+    fadd_case(l, n * 3, n % 2 == 1, -1.0f, 1.0f);
+  }
   add_case(l, 1000, false, false);
   add_case(l, 1003, true, true);
 }

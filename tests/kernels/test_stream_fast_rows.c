@@ -173,6 +173,11 @@ int main(void) {
   if (feat & AP_CPU_AVX2) levels[nlevels++] = &ap_fast_avx2;
   if ((feat & AP_CPU_AVX512BW) && (feat & AP_CPU_AVX512VNNI)) levels[nlevels++] = &ap_fast_avx512;
 #endif
+#ifdef AP_FAST_NEON
+  uint32_t feat_a = ap_port_cpu_features();
+  if (feat_a & AP_CPU_NEON) levels[nlevels++] = &ap_fast_neon;
+  if ((feat_a & AP_CPU_NEON) && (feat_a & AP_CPU_NEON_DOT)) levels[nlevels++] = &ap_fast_neondot;
+#endif
   static const rcase cases[] = {
       {CONV, 9, 5, 3, 8, 3, 3, 1, 1, AP_KPAD_SAME},
       {CONV, 10, 7, 8, 16, 3, 3, 2, 1, AP_KPAD_SAME},

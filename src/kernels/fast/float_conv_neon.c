@@ -11,8 +11,8 @@
 #include <arm_neon.h>
 #include <string.h>
 
-/* std::min(std::max(x, lo), hi) as the reference's clamp: NaN passes through (FMAX/FMIN would
- * not keep it in the same cases). */
+/* std::min(std::max(x, lo), hi) as the reference's clamp, with its comparisons: NaN passes
+ * through, and -0.0 against a bound of 0.0 stays -0.0 (FMAX would give +0.0). */
 static inline float32x4_t clampf4(float32x4_t x, float32x4_t lo, float32x4_t hi) {
   x = vbslq_f32(vcltq_f32(x, lo), lo, x);
   return vbslq_f32(vcltq_f32(hi, x), hi, x);

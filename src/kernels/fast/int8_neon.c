@@ -368,7 +368,10 @@ const ap_fast_level ap_fast_neon = {
     .fadd = ap_fast_neon_fadd,
     /* -- int8speed -- */
     /* -- float -- */
+    .fdw = ap_fast_generic_fdw, /* the generic level's C (the reference's sum order) */
+    .ffc = ap_fast_generic_ffc,
     /* -- fastops -- */
+    .ops = &ap_fastops_generic,
     /* -- stream3 -- */
 };
 #else
