@@ -21,8 +21,9 @@
 #include "kernels/fast/fast.h"
 #include "kernels/kops_stream.h"
 
-/* Packed weights (the level's outer kit) above this many bytes are not worth their memory in a
- * segment: the kit reading weights in place runs instead. */
+/* Packed weights (the level's outer kit) above this many bytes, and above an eighth of the
+ * output map's, are not worth their memory in a segment: the kit reading weights in place runs
+ * instead. */
 #define AP_FAST_ROWS_PACKED_MAX 4096
 
 /* CONV_2D: int8 (per channel, a matrix product over rows of patches) or float32. */
