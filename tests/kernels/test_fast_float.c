@@ -21,9 +21,12 @@ static ap_kexec cfgs[16];
 static int ncfg;
 
 static void add_cfgs(const ap_fast_level *l, ap_port_workers *w2, ap_port_workers *w3) {
-  cfgs[ncfg++] = (ap_kexec){l, NULL, 1, 1};
-  cfgs[ncfg++] = (ap_kexec){l, w2, 2, 1}; /* parallel_min 1: every op splits */
-  cfgs[ncfg++] = (ap_kexec){l, w3, 3, 1};
+  cfgs[ncfg++] = (ap_kexec){.level = l, .threads = 1, .parallel_min = 1};
+  cfgs[ncfg++] = (ap_kexec){.level = l,
+                            .workers = w2,
+                            .threads = 2,
+                            .parallel_min = 1}; /* parallel_min 1: every op splits */
+  cfgs[ncfg++] = (ap_kexec){.level = l, .workers = w3, .threads = 3, .parallel_min = 1};
 }
 
 /* Prepare and eval with exec x (NULL: the reference kernel); the output (malloc'd) or NULL. */

@@ -50,13 +50,13 @@ typedef struct ap_u8fc {
 } ap_u8fc;
 
 /* AVERAGE_POOL_2D or MAX_POOL_2D of int8, uint8 or int16 (type: AP_INT8, ...). */
-typedef struct ap_fpool {
+typedef struct ap_qpool {
   const void *in;
   void *out;
   int type, kind; /* AP_KPOOL_AVERAGE or AP_KPOOL_MAX */
   int32_t in_h, in_w, depth, out_h, out_w, f_h, f_w, stride_h, stride_w, pad_h, pad_w;
   int32_t act_min, act_max;
-} ap_fpool;
+} ap_qpool;
 
 /* Tasks a driver without per-task scratch splits into at most (AP_MAX_THREADS). */
 #define AP_FAST_MAX_TASKS 64
@@ -70,7 +70,7 @@ typedef struct ap_fastops {
   void (*u8fc)(const ap_u8fc *f, int32_t u0, int32_t u1);
   /* Output rows [oy0, oy1) of batch b; false: an average over an empty window (the
    * reference's AP_ERR_KERNEL). */
-  bool (*pool)(const ap_fpool *q, int32_t b, int32_t oy0, int32_t oy1);
+  bool (*pool)(const ap_qpool *q, int32_t b, int32_t oy0, int32_t oy1);
   /* 16x8: sum of x[i] * w[i] over k, exact in int64 (int32 partial sums kept far from
    * overflow). */
   int64_t (*dot16x8)(const int16_t *x, const int8_t *w, int32_t k);
@@ -97,8 +97,8 @@ void ap_fastops_generic_fmm(const float *a, size_t a_row, size_t a_col, const fl
                             int32_t m, int32_t n, int32_t k);
 void ap_fastops_avx2_fmm(const float *a, size_t a_row, size_t a_col, const float *b, float *out,
                          int32_t m, int32_t n, int32_t k);
-bool ap_fastops_generic_pool(const ap_fpool *q, int32_t b, int32_t oy0, int32_t oy1);
-bool ap_fastops_avx2_pool(const ap_fpool *q, int32_t b, int32_t oy0, int32_t oy1);
+bool ap_fastops_generic_pool(const ap_qpool *q, int32_t b, int32_t oy0, int32_t oy1);
+bool ap_fastops_avx2_pool(const ap_qpool *q, int32_t b, int32_t oy0, int32_t oy1);
 
 /* Generic kernels the wider tables fall back on for shapes they do not cover. */
 void ap_fastops_generic_u8dw(const ap_u8dw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws);

@@ -14,7 +14,7 @@ static inline int32_t pool_avg(int32_t acc, int32_t count) {
 }
 
 #define POOL_FN(NAME, T, LOWEST)                                                                   \
-  static bool NAME(const ap_fpool *q, int32_t b, int32_t oy0, int32_t oy1) {                       \
+  static bool NAME(const ap_qpool *q, int32_t b, int32_t oy0, int32_t oy1) {                       \
     const T *in = q->in;                                                                           \
     T *out = q->out;                                                                               \
     int32_t D = q->depth;                                                                          \
@@ -66,7 +66,7 @@ POOL_FN(pool_s8, int8_t, -128)
 POOL_FN(pool_u8, uint8_t, 0)
 POOL_FN(pool_s16, int16_t, -32768)
 
-static bool pool_rows(const ap_fpool *q, int32_t b, int32_t oy0, int32_t oy1) {
+static bool pool_rows(const ap_qpool *q, int32_t b, int32_t oy0, int32_t oy1) {
   switch (q->type) {
   case AP_INT8: return pool_s8(q, b, oy0, oy1);
   case AP_UINT8: return pool_u8(q, b, oy0, oy1);

@@ -3,7 +3,7 @@
 #include "kernels/fast/fastops.h"
 
 typedef struct pool_job {
-  const ap_fpool *q;
+  const ap_qpool *q;
   const ap_fastops *ops;
   int32_t batches, tasks;
   bool ok[AP_FAST_MAX_TASKS];
@@ -36,7 +36,7 @@ bool ap_fast_pool_eval(const ap_kexec *x, const ap_pool_params *p, const ap_kten
     *s = AP_ERR_ARG;
     return true;
   }
-  ap_fpool q = {in->data,    out->data,    in->type,     p->kind,     in->dims[1], in->dims[2],
+  ap_qpool q = {in->data,    out->data,    in->type,     p->kind,     in->dims[1], in->dims[2],
                 in->dims[3], out->dims[1], out->dims[2], p->filter_h, p->filter_w, p->stride_h,
                 p->stride_w, p->pad.pad_h, p->pad.pad_w, p->act_min,  p->act_max};
   const int32_t *o = p->out_shape.dims;
