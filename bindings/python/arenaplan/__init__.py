@@ -128,7 +128,8 @@ class ap_interpreter_options(ctypes.Structure):
         ("arena", ctypes.c_void_p),
         ("arena_size", c_size),
         ("threads", ctypes.c_int),
-        ("kernels", ctypes.c_int),  # 0: fast (SIMD), 1: reference
+        ("kernels", ctypes.c_int),  # 0: fast (SIMD), 1: reference, 2: small
+        ("small_scratch", c_size),
         ("custom_ops", ctypes.c_void_p),
         ("custom_op_count", c_size),
         ("preserve_all", ctypes.c_bool),
@@ -137,6 +138,7 @@ class ap_interpreter_options(ctypes.Structure):
         ("max_loop_iterations", ctypes.c_uint64),
         ("inplace", ctypes.c_bool),
         ("stream", ctypes.c_bool),
+        ("prepare", ctypes.c_int),  # 0: prepare at each invoke, 1: once at allocate
     ]
 
 
