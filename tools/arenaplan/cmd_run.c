@@ -36,6 +36,9 @@ const ap_command cmd_run = {
     "                       environment's AP_SIMD=generic|sse41|avx2|avx512) or reference\n"
     "                       (the plain loops the fast ones are bit-exact with)\n"
     "  --threads N          threads for large ops of the fast kernels (default 1)\n"
+    "  --prepare P          each (default: builtin ops prepared again before every eval,\n"
+    "                       no memory kept) or once (in allocate; each op keeps its\n"
+    "                       parameters in persistent memory and invoke runs eval alone)\n"
     "  --score-threshold X  detection models (outputs of TFLite_Detection_PostProcess):\n"
     "                       list the detections with score >= X (default 0.5)\n"
     "  --json               machine-readable output\n"
@@ -48,7 +51,7 @@ typedef struct run_args {
   const char *model, *strategy, *output, *dump;
   const char *files[MAX_FILES];
   size_t file_count;
-  bool json, has_arena, inplace, reference, stream;
+  bool json, has_arena, inplace, reference, stream, prepare_once;
   uint64_t iterations, seed, arena, threads;
   double score_threshold;
 } run_args;
@@ -107,6 +110,11 @@ static int parse(int argc, char **argv, run_args *a) {
       if (strcmp(v, "fast") != 0 && strcmp(v, "reference") != 0)
         return cli_usage_error(&cmd_run, "--kernels \"%s\": expected fast or reference", v);
       a->reference = strcmp(v, "reference") == 0;
+    } else if (strcmp(arg, "--prepare") == 0) {
+      if (!(v = cli_value(&cmd_run, argc, argv, &i))) return AP_EXIT_USAGE;
+      if (strcmp(v, "once") != 0 && strcmp(v, "each") != 0)
+        return cli_usage_error(&cmd_run, "--prepare \"%s\": expected each or once", v);
+      a->prepare_once = strcmp(v, "once") == 0;
     } else if (strcmp(arg, "--threads") == 0) {
       if (!(v = cli_value(&cmd_run, argc, argv, &i))) return AP_EXIT_USAGE;
       if (!cli_parse_uint(v, AP_MAX_THREADS, &a->threads) || a->threads == 0)
@@ -382,6 +390,7 @@ static int allocate(const run_args *a, run_state *s) {
   o.stream = a->stream;
   o.kernels = a->reference ? AP_KERNELS_REFERENCE : AP_KERNELS_FAST;
   o.threads = (int)a->threads;
+  o.prepare = a->prepare_once ? AP_PREPARE_ONCE : AP_PREPARE_EACH_INVOKE;
   if (a->has_arena) {
     /* 16-byte aligned, like the planner's offsets, so the arena's own alignment holds. */
     size_t size = (size_t)a->arena;
