@@ -44,20 +44,24 @@ mcu:
 test-mcu: all mcu
 	sh scripts/test_mcu.sh $(BUILD) $(MCU_BUILD) $(AP_SHARED)
 
-# The library and three tests cross-built for AArch64 Linux (cmake/aarch64-linux-gnu.cmake,
-# build-aarch64/) and run under qemu-aarch64: the fast kernels' and expm1f tests, both oracles (the
-# model oracle with fast and reference kernels), byte for byte as on x86-64.
+# The library and the tests below cross-built for AArch64 Linux (cmake/aarch64-linux-gnu.cmake,
+# build-aarch64/) and run under qemu-aarch64 (-cpu max: NEON and the dot product): the fast
+# kernels against the reference (every AArch64 level, 1-3 threads; stream row ranges too), the
+# NEON lanes and kernels on edge values, expm1f, and both oracles with the reference kernels and
+# at the generic, neon and neondot levels with 1, 2 and 3 threads (runtime_test_oracle_fast runs
+# them), byte for byte as on x86-64.
 AARCH64_BUILD ?= build-aarch64
-AARCH64_TESTS ?= kernels_test_fast_kernels kernels_test_expm1f runtime_test_oracle \
-	runtime_test_oracle_ops
+AARCH64_TESTS ?= kernels_test_fast_kernels kernels_test_fast_neon kernels_test_expm1f \
+	kernels_test_fast_conv_win kernels_test_stream_fast_rows kernels_test_fast_u8 \
+	kernels_test_fast_16x8 kernels_test_fast_pool runtime_test_oracle_fast
+AARCH64_TARGETS ?= $(AARCH64_TESTS) runtime_test_oracle runtime_test_oracle_ops
 test-aarch64:
 	# Configured every time (2 s): the tests are globbed, and --target needs them known.
 	cmake -S . -B $(AARCH64_BUILD) -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
 	  $(CMAKE_FLAGS) >/dev/null
-	cmake --build $(AARCH64_BUILD) -j $(JOBS) --target $(AARCH64_TESTS)
+	cmake --build $(AARCH64_BUILD) -j $(JOBS) --target $(AARCH64_TARGETS)
 	cd $(AARCH64_BUILD) && ctest --output-on-failure -j $(JOBS) \
 	  -R '^($(shell echo $(AARCH64_TESTS) | tr ' ' '|'))$$'
-	cd $(AARCH64_BUILD) && AP_TEST_KERNELS=reference ctest --output-on-failure -R '^runtime_test_oracle$$'
 
 demo: setup all
 	sh scripts/demo.sh $(BUILD)

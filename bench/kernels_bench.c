@@ -102,7 +102,7 @@ int main(int argc, char **argv) {
   static const char *const defaults[] = {"mlperf_vww_int8",         "mlperf_kws_dscnn_int8",
                                          "mlperf_ic_resnet_int8",   "mlperf_ad_fc_int8",
                                          "mobilenet_v2_torch_int8", "mlperf_ic_resnet_float",
-                                         "person_detect_int8"};
+                                         "person_detect_int8",      "mobilenet_v1_025_128_uint8"};
   int invokes = argc > 1 ? atoi(argv[1]) : 30;
   if (invokes < 1 || invokes > 100000) invokes = 30;
   const char *const *models = argc > 2 ? (const char *const *)argv + 2 : defaults;

@@ -8,13 +8,22 @@ set_target_properties(arenaplan_static PROPERTIES OUTPUT_NAME arenaplan POSITION
 target_include_directories(arenaplan_static PUBLIC ${CMAKE_SOURCE_DIR}/include
   PRIVATE ${CMAKE_SOURCE_DIR}/src)
 target_compile_definitions(arenaplan_static PUBLIC AP_PORT_NONE)
-# The kernels' loops at -O2, the rest at -Os: on the Cortex-M4 -Os leaves the convolutions'
-# index arithmetic in the inner loops (person_detect: 179 M instructions per invoke at -Os,
-# 102 M at -O2 for 3 KB more, 94 M with "-O3;-funroll-loops" for 15 KB more), while the
-# other layers' code is cold and -Os saves it flash. Empty: everything at -Os.
-set(AP_MCU_KERNEL_FLAGS "-O2" CACHE STRING "Flags for src/kernels in the freestanding build")
+# Formatted error messages cost a firmware its format strings and vsnprintf (about 10 KB);
+# OFF (the default) keeps each failure's status and a constant message (the status's name).
+option(AP_MCU_MESSAGES "Formatted error messages in the freestanding build" OFF)
+if(NOT AP_MCU_MESSAGES)
+  target_compile_definitions(arenaplan_static PUBLIC AP_NO_MESSAGES)
+endif()
+# The fast kernels' loops at -O2, the rest at -Os: on the Cortex-M4 -Os leaves the
+# convolutions' index arithmetic in the inner loops, while the other layers' code (prepare,
+# adapters, the runtime) is cold and -Os saves it flash. person_detect_int8, planned firmware:
+# everything -Os 36.8 KB and 93.5 M instructions per invoke; all of src/kernels at -O2 39.1 KB
+# and 76.8 M. Empty flags: everything at -Os.
+set(AP_MCU_KERNEL_FLAGS "-O2" CACHE STRING "Flags for the hot kernels in the freestanding build")
+set(AP_MCU_KERNEL_FILES "/src/kernels/fast/" CACHE STRING
+    "A regex of the sources AP_MCU_KERNEL_FLAGS applies to")
 if(AP_MCU_KERNEL_FLAGS)
   set(AP_KERNEL_SOURCES ${AP_LIB_SOURCES})
-  list(FILTER AP_KERNEL_SOURCES INCLUDE REGEX "/src/kernels/")
+  list(FILTER AP_KERNEL_SOURCES INCLUDE REGEX "${AP_MCU_KERNEL_FILES}")
   set_source_files_properties(${AP_KERNEL_SOURCES} PROPERTIES COMPILE_OPTIONS "${AP_MCU_KERNEL_FLAGS}")
 endif()

@@ -12,6 +12,11 @@ MODELS=${MCU_MODELS:-"hello_world_int8 micro_speech_int8 person_detect_int8 mlpe
 BOARDS=${MCU_BOARDS:-"mps2_an386:cortex-m4 mps3_an547:cortex-m55"}
 # FW_KERNELS=all links every kernel (the registry as it is), else only the model's ops.
 KERNELS=${FW_KERNELS:-model}
+# FW_KERNEL_PATH: the conv family's kernels the registration links (scripts/mcu_kernels.py):
+# fast (default; the reference conv rows are 15 KB), both, or reference (planned for them).
+KPATH=${FW_KERNEL_PATH:-fast}
+PLANK=portable
+[ "$KPATH" = reference ] && PLANK=reference
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 FW=$SRC/examples/firmware
 CLI=$HOST/arenaplan
@@ -23,6 +28,14 @@ STRATEGY=${FW_STRATEGY:-greedy_size}
 # rt_stream_run's frame is 8.3 KB of stack (16 segment members), so it is off by default.
 STREAM=
 [ "${FW_STREAM:-0}" = 1 ] && STREAM=--stream
+# FW_PLAN=1 (default): the host plans (arenaplan header --plan) and the firmware places its
+# interpreter from that plan (ap_interpreter_create_planned): no planner, graph, verifier or
+# heap on the board. FW_PLAN=0: the board plans at allocate, as a host does.
+PLAN=${FW_PLAN:-1}
+# FW_MESSAGES=1 keeps the library's formatted error messages (the library must then be built
+# with -DAP_MCU_MESSAGES=ON); by default a failure is its status and the status's name.
+MSG=-DAP_NO_MESSAGES
+[ "${FW_MESSAGES:-0}" = 1 ] && MSG=
 for t in arm-none-eabi-gcc qemu-system-arm; do
   command -v $t >/dev/null 2>&1 || { echo "test-mcu: $t missing (make setup)"; exit 77; }
 done
@@ -47,11 +60,15 @@ for m in $MODELS; do
   d=$OUT/$m
   mkdir -p "$d"
   # shellcheck disable=SC2086
+  planarg=
+  rm -f "$d/plan.c"
+  [ "$PLAN" = 1 ] && planarg="--plan $d/plan.c --plan-kernels $PLANK"
+  # shellcheck disable=SC2086
   "$CLI" header "$SHARED/models/$m.tflite" --prefix MODEL --inplace $STREAM --strategy "$STRATEGY" \
-    --model-array "$d/model_data.c" --ops "$d/ops.txt" >"$d/model_arena.h"
+    --model-array "$d/model_data.c" --ops "$d/ops.txt" $planarg >"$d/model_arena.h"
   if [ "$KERNELS" = all ]; then cp "$SRC/src/kernels/registry.c" "$d/registry_model.c"
   else python3 "$SRC/scripts/mcu_kernels.py" "$d/ops.txt" "$SRC/src/kernels/registry.c" \
-    "$d/registry_model.c"; fi
+    "$d/registry_model.c" "$KPATH"; fi
 done
 for b in $BOARDS; do
   board=${b%%:*}
@@ -60,7 +77,7 @@ for b in $BOARDS; do
   [ -f "$lib" ] || { echo "test-mcu: $lib missing (make mcu)"; exit 1; }
   arch=$(flags "$core")
   cf="$arch -std=c11 -Os -ffunction-sections -fdata-sections -Wall -Wextra -Werror \
-    -DAP_ERRMSG_MAX=128 -DAP_SCHEMA_NO_NAMES -include $SRC/cmake/arm-none-eabi-int32.h -I$SRC/include -I$SRC/src -I$FW -DAP_PORT_NONE"
+    -DAP_ERRMSG_MAX=128 $MSG -DAP_SCHEMA_NO_NAMES -include $SRC/cmake/arm-none-eabi-int32.h -I$SRC/include -I$SRC/src -I$FW -DAP_PORT_NONE"
   bd=$OUT/$board
   mkdir -p "$bd"
   # shellcheck disable=SC2086
@@ -77,6 +94,12 @@ for b in $BOARDS; do
     arm-none-eabi-gcc $cf -c "$d/model_data.c" -o "$w/model_data.o"
     # shellcheck disable=SC2086
     arm-none-eabi-gcc $cf -c "$d/registry_model.c" -o "$w/registry.o"
+    plan_o=
+    if [ -f "$d/plan.c" ]; then
+      # shellcheck disable=SC2086
+      arm-none-eabi-gcc $cf -c "$d/plan.c" -o "$w/plan.o"
+      plan_o=$w/plan.o
+    fi
     # Only the strategy the header planned with (best is a portfolio of several).
     # shellcheck disable=SC2086
     arm-none-eabi-gcc $cf -DAP_ONE_STRATEGY="ap_strategy_$STRATEGY" \
@@ -84,7 +107,7 @@ for b in $BOARDS; do
     # shellcheck disable=SC2086
     arm-none-eabi-gcc $arch -nostartfiles --specs=nano.specs -Wl,--gc-sections -L"$FW" \
       -T"$FW/$board.ld" -Wl,-Map="$w/fw.map" "$bd/startup.o" "$bd/board.o" "$w/main.o" \
-      "$w/model_data.o" "$w/registry.o" "$w/strategies.o" "$lib" -lm -o "$w/fw.elf"
+      "$w/model_data.o" "$w/registry.o" "$w/strategies.o" $plan_o "$lib" -lm -o "$w/fw.elf"
     timeout 600 qemu-system-arm -M "$(qemu_machine "$board")" -nographic -monitor none \
       -serial none -semihosting-config enable=on,target=native -icount shift=0 \
       -kernel "$w/fw.elf" >"$w/run.txt" 2>&1 || true
@@ -101,13 +124,15 @@ m=${MODELS%% *}
 w=$OUT/$board/$m
 arch=$(flags "$core")
 cf="$arch -std=c11 -Os -ffunction-sections -fdata-sections -Wall -Wextra -Werror \
-  -DAP_ERRMSG_MAX=128 -DAP_SCHEMA_NO_NAMES -include $SRC/cmake/arm-none-eabi-int32.h -I$SRC/include -I$SRC/src -I$FW -DAP_PORT_NONE"
+  -DAP_ERRMSG_MAX=128 $MSG -DAP_SCHEMA_NO_NAMES -include $SRC/cmake/arm-none-eabi-int32.h -I$SRC/include -I$SRC/src -I$FW -DAP_PORT_NONE"
+plan_o=
+[ -f "$w/plan.o" ] && plan_o=$w/plan.o
 # shellcheck disable=SC2086
 arm-none-eabi-gcc $cf -c "$SRC/src/kernels/registry.c" -o "$w/registry_all.o"
 # shellcheck disable=SC2086
 arm-none-eabi-gcc $arch -nostartfiles --specs=nano.specs -Wl,--gc-sections -L"$FW" \
   -T"$FW/$board.ld" -Wl,-Map="$w/fw_all.map" "$OUT/$board/startup.o" "$OUT/$board/board.o" \
-  "$w/main.o" "$w/model_data.o" "$w/registry_all.o" "$w/strategies.o" "$MCU/$core/libarenaplan.a" \
+  "$w/main.o" "$w/model_data.o" "$w/registry_all.o" "$w/strategies.o" $plan_o "$MCU/$core/libarenaplan.a" \
   -lm -o "$w/fw_all.elf"
 python3 "$SRC/scripts/mcu_kernel_cost.py" "$w/fw_all.map" "$SRC/src" >"$MCU/code_cost.tsv"
 echo "test-mcu: flash per source file with every kernel linked ($core): $MCU/code_cost.tsv"

@@ -1,14 +1,20 @@
 /* One model on a Cortex-M board: the model is a const array in flash (arenaplan header
  * --model-array), the interpreter and all its tensors live in one static buffer of exactly the
- * header's MODEL_BUFFER_BYTES, inputs follow the oracle's seeded rule, one invoke, and the
- * outputs go out over semihosting as hex for the host to compare. Also printed: the stack's
- * peak (painted) and the board timer's ticks around the invoke. */
+ * header's size, inputs follow the oracle's seeded rule, one invoke, and the outputs go out
+ * over semihosting as hex for the host to compare. Also printed: the stack's peak (painted)
+ * and the board timer's ticks around the invoke.
+ *
+ * With the host's plan (arenaplan header --plan: the header defines MODEL_PLAN_WORDS) the
+ * interpreter is placed from it (ap_interpreter_create_planned): no heap, no planner, no
+ * model verifier linked; the buffer is MODEL_PLAN_BUFFER_BYTES. Without it the device plans
+ * (ap_model_from_buffer, ap_interpreter_allocate) in MODEL_BUFFER_BYTES plus a heap. */
 #include "firmware.h"
 #include "model_arena.h"
 
 extern const unsigned char MODEL_DATA[]; /* model_data.c, from --model-array */
 
 #include "arenaplan/model.h"
+#include "arenaplan/planned.h"
 #include "arenaplan/runtime.h"
 
 #include <stddef.h>
@@ -25,8 +31,12 @@ extern const unsigned char MODEL_DATA[]; /* model_data.c, from --model-array */
 #ifndef MODEL_STREAM
 #define MODEL_STREAM 0
 #endif
+#ifdef MODEL_PLAN_WORDS
+static uint8_t buffer[MODEL_PLAN_BUFFER_BYTES] __attribute__((aligned(MODEL_BUFFER_ALIGNMENT)));
+#else
 static uint8_t buffer[MODEL_BUFFER_BYTES] __attribute__((aligned(MODEL_BUFFER_ALIGNMENT)));
 MODEL_ASSERT_BUFFER_FITS(sizeof buffer);
+#endif
 
 /* The oracle's input rule (shared/oracle/tflm/README.md): xorshift64* seeded per input. */
 static uint64_t rng;
@@ -115,13 +125,29 @@ static int fail(const char *what, const char *msg) {
   return 1;
 }
 
-int main(void) {
+/* The interpreter, placed by the host's plan or planned here. */
+static ap_interpreter *create(void) {
+  ap_interpreter *it = NULL;
+#ifdef MODEL_PLAN_WORDS
+#ifdef MODEL_PLAN_STREAMED
+  ap_status s = ap_interpreter_create_planned_streamed(
+      MODEL_DATA, MODEL_MODEL_BYTES, MODEL_PLAN, MODEL_PLAN_WORDS, buffer, sizeof buffer, &it);
+#else
+  ap_status s = ap_interpreter_create_planned(MODEL_DATA, MODEL_MODEL_BYTES, MODEL_PLAN,
+                                              MODEL_PLAN_WORDS, buffer, sizeof buffer, &it);
+#endif
+  if (s != AP_OK) {
+    fail("create", it ? ap_interpreter_error(it) : "another model's plan, or no room");
+    return NULL;
+  }
+#else
   ap_model *m = NULL;
   /* The model handle and the planning temporaries come from malloc (startup.c's heap);
    * everything the interpreter keeps lives in `buffer`. */
-  if (ap_model_from_buffer(MODEL_DATA, MODEL_MODEL_BYTES, "model", NULL, &m) != AP_OK)
-    return fail("model", ap_model_error(m));
-  uint32_t heap_model = fw_heap_peak();
+  if (ap_model_from_buffer(MODEL_DATA, MODEL_MODEL_BYTES, "model", NULL, &m) != AP_OK) {
+    fail("model", ap_model_error(m));
+    return NULL;
+  }
   ap_interpreter_options o = ap_interpreter_defaults();
   o.arena = buffer;
   o.arena_size = sizeof buffer;
@@ -130,9 +156,17 @@ int main(void) {
 #ifdef FW_STRATEGY
   o.strategy = FW_STRATEGY; /* the header's --strategy: its BUFFER_BYTES is this plan's */
 #endif
-  ap_interpreter *it = NULL;
-  if (ap_interpreter_create(m, &o, &it) != AP_OK || ap_interpreter_allocate(it) != AP_OK)
-    return fail("allocate", it ? ap_interpreter_error(it) : "no interpreter");
+  if (ap_interpreter_create(m, &o, &it) != AP_OK || ap_interpreter_allocate(it) != AP_OK) {
+    fail("allocate", it ? ap_interpreter_error(it) : "no interpreter");
+    return NULL;
+  }
+#endif
+  return it;
+}
+
+int main(void) {
+  ap_interpreter *it = create();
+  if (!it) return 1;
   for (size_t k = 0; k < ap_interpreter_input_count(it); k++) {
     ap_tensor t;
     if (ap_interpreter_input(it, k, &t) != AP_OK) return fail("input", "out of range");
@@ -154,13 +188,11 @@ int main(void) {
   put_u32("buffer_bytes", (uint32_t)sizeof buffer);
   put_u32("heap_peak_bytes", fw_heap_peak());
   put_u32("heap_size", fw_heap_size());
-  put_u32("heap_after_model_bytes", heap_model);
   put_u32("stack_setup_bytes", setup_stack);
   put_u32("stack_invoke_bytes", invoke_stack);
   put_u32("stack_size", fw_stack_size());
   put_u32("timer_ticks", ticks);
   put_u32("timer_hz", fw_timer_hz());
-  ap_interpreter_destroy(it);
-  ap_model_destroy(m);
+  ap_interpreter_destroy(it); /* the model's handle (if not planned) stays: the firmware ends */
   return 0;
 }

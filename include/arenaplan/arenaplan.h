@@ -76,6 +76,7 @@
 #include "arenaplan/graph.h"
 #include "arenaplan/report.h"
 #include "arenaplan/runtime.h"
+#include "arenaplan/planned.h"
 #include "arenaplan/tflm.h"
 #include "arenaplan/reorder.h"
 

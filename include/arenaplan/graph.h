@@ -107,11 +107,15 @@ typedef struct ap_graph_options {
    * consecutive ops of subgraph 0 executed row by row, so that the maps between them never
    * exist whole. Members: CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, MAX_POOL_2D on NHWC
    * maps of batch 1 whose filter and bias are constants (not the hybrids: float maps with int8
-   * filters), and, after the first op, ADD of two maps of its output's shape (float32, int8,
-   * uint8) whose other input, the skip, is written before the segment and read whole (rows
-   * y of both make row y), and PAD/PADV2 of a 4-D map with constant paddings (none on the
-   * batch): output row y is input row y - top or padding. Op k+1 may follow op k in a segment when op k's output is read by
-   * op k+1 alone, as its input 0 (or an ADD's input 1), and is an intermediate of the model's
+   * filters); after the first op, ADD, SUB and MUL of two maps of its output's shape
+   * (float32, int8, uint8) whose other input, the skip, is written before the segment and read
+   * whole (rows y of both make row y); ADD, SUB and MUL of a map and a constant broadcasting
+   * along rows (rank below 3, or rows and batch of 1); the element-wise RELU, RELU6,
+   * RELU_N1_TO_1, LOGISTIC, TANH, LEAKY_RELU, HARD_SWISH, CAST, QUANTIZE and DEQUANTIZE of a
+   * map into one of its dims (no per-channel scales along rows); and PAD/PADV2 of a 4-D map
+   * with constant paddings (none on the batch): output row y is input row y - top or padding.
+   * Op k+1 may follow op k in a segment when op k's output is read by op k+1 alone, as its
+   * input 0 (or a skip ADD's, SUB's or MUL's input 1), and is an intermediate of the model's
    * own shape. A skip lives to the segment's end like the input. That output is then a
    * ring: the rows op k+1's window needs at once, max over its output rows y of
    *   min(H_in, y * stride - pad + eff) - max(0, y * stride - pad)   (at least 1)
@@ -180,7 +184,7 @@ bool ap_graph_shares(const ap_graph *g, uint64_t id, uint64_t *root);
 bool ap_graph_id_tensor(const ap_graph *g, uint64_t id, uint32_t *subgraph, uint32_t *tensor);
 
 /* Streamed segments (ap_graph_options.stream), in op order; at most AP_SEGMENT_MAX_OPS ops
- * each (a runtime keeps their parameters on its stack while a segment runs). */
+ * each (bounds the search; arenaplan's runtime keeps each member's state in its scratch). */
 #define AP_SEGMENT_MAX_OPS 16
 typedef struct ap_segment {
   uint32_t subgraph;

@@ -50,7 +50,9 @@
  * each (ap_interpreter_options.threads 0): a pool's parallelism is its callers' threads, one
  * request per interpreter. Kernel threads would multiply with those (N callers x T kernel
  * threads on C cores) and only pay off when callers are fewer than cores; a process serving
- * one model at a time gets them from its own interpreter instead.
+ * one model at a time gets them from its own interpreter instead. Workers of an interpreter
+ * spin between its ops (runtime.h), so threaded interpreters sharing cores with other busy
+ * threads lose more than they gain.
  */
 #ifndef ARENAPLAN_POOL_H
 #define ARENAPLAN_POOL_H
@@ -65,12 +67,13 @@ extern "C" {
 #define AP_POOL_NEVER UINT64_MAX
 
 typedef struct ap_pool_options {
-  uint64_t budget_bytes;         /* required: the most bytes resident at any time (> 0) */
-  uint64_t idle_ms;              /* default 60000; AP_POOL_NEVER: only evicted to make room */
-  size_t max_interpreters;       /* per model, default 4 (at least 1) */
-  bool warm_up;                  /* on load and new interpreters: one invoke on zeroed inputs */
-  const char *strategy;          /* NULL: "best"; must outlive the pool */
-  int kernels; /* the interpreters' kernels: AP_KERNELS_FAST (0) or AP_KERNELS_REFERENCE */
+  uint64_t budget_bytes;   /* required: the most bytes resident at any time (> 0) */
+  uint64_t idle_ms;        /* default 60000; AP_POOL_NEVER: only evicted to make room */
+  size_t max_interpreters; /* per model, default 4 (at least 1) */
+  bool warm_up;            /* on load and new interpreters: one invoke on zeroed inputs */
+  const char *strategy;    /* NULL: "best"; must outlive the pool */
+  int kernels; /* the interpreters' kernels: AP_KERNELS_FAST (0), _REFERENCE or _SMALL (default
+                  budget) */
   const ap_allocator *allocator; /* copied; NULL: malloc/free */
   /* Optional: the time in milliseconds for idle ages (NULL: CLOCK_MONOTONIC). Called with
    * the pool's lock held; it must not call the pool. */

@@ -29,12 +29,12 @@ extern "C" {
 #endif
 
 typedef struct ap_model_plan_options {
-  const char *strategy;   /* NULL: "best" */
-  ap_rules rules;         /* whose lifetimes */
+  const char *strategy; /* NULL: "best" */
+  ap_rules rules;       /* whose lifetimes */
   bool preserve_inputs;
-  uint64_t alignment;     /* 0: 16 */
-  int subgraph;           /* -1: the whole model; K: only subgraph K */
-  double budget_seconds;  /* for "exact" */
+  uint64_t alignment;    /* 0: 16 */
+  int subgraph;          /* -1: the whole model; K: only subgraph K */
+  double budget_seconds; /* for "exact" */
   /* Optional: every tensor's bytes (model-wide index) and the kernels' scratch buffers, as an
    * interpreter found them in allocate: the plan is then exactly the runtime's. */
   const uint64_t *tensor_bytes;
@@ -93,11 +93,15 @@ void ap_sha256_hex(const void *data, size_t size, char out[65]);
 /* ---- The memory report: where every byte a model needs goes. ---- */
 
 typedef struct ap_report_options {
-  const char *strategy;  /* NULL: "best" */
-  uint64_t alignment;    /* 0: 16 */
-  bool no_runtime;       /* do not try the interpreter (persistent from the model only) */
-  bool inplace;          /* in-place sharing and overlaps (ap_graph_options.inplace) */
-  bool stream;           /* streamed segments (ap_graph_options.stream) */
+  const char *strategy; /* NULL: "best" */
+  uint64_t alignment;   /* 0: 16 */
+  bool no_runtime;      /* do not try the interpreter (persistent from the model only) */
+  bool inplace;         /* in-place sharing and overlaps (ap_graph_options.inplace) */
+  bool stream;          /* streamed segments (ap_graph_options.stream) */
+  /* The kernels the runtime's plan is for (ap_interpreter_options.kernels and small_scratch):
+   * their scratch is in the arena. */
+  int kernels;
+  size_t small_scratch;
 } ap_report_options;
 
 /* The estimate. total = weights + io + intermediates + persistent + tables, each byte once:
@@ -124,7 +128,7 @@ typedef struct ap_estimate {
    * inside one buffer. Measured; 0 when not from_runtime. */
   uint64_t buffer;
   uint64_t buffer_alignment;
-  uint64_t scratch;       /* of the arena's requests, bytes of kernel scratch */
+  uint64_t scratch; /* of the arena's requests, bytes of kernel scratch */
   size_t scratch_requests;
   bool from_runtime;
   const char *runtime_error; /* "" when from_runtime */
@@ -140,35 +144,53 @@ const char *ap_request_kind_name(ap_request_kind k);
 
 /* One request of the plan, with what it is. */
 typedef struct ap_report_request {
-  uint64_t id;             /* the problem's request id */
+  uint64_t id; /* the problem's request id */
   ap_request_kind kind;
   uint32_t subgraph;
-  int32_t tensor;          /* -1 for scratch */
-  int32_t op;              /* scratch: the op that asked for it; otherwise -1 */
-  const char *name;        /* the tensor's name ("" for scratch) */
-  uint64_t bytes;          /* the request's size */
-  int32_t first, last;     /* lifetime (steps, inclusive) */
-  int32_t producer;        /* step of the op writing it, -1 if none */
-  int32_t last_reader;     /* step of the last op reading it, -1 if none */
+  int32_t tensor;      /* -1 for scratch */
+  int32_t op;          /* scratch: the op that asked for it; otherwise -1 */
+  const char *name;    /* the tensor's name ("" for scratch) */
+  uint64_t bytes;      /* the request's size */
+  int32_t first, last; /* lifetime (steps, inclusive) */
+  int32_t producer;    /* step of the op writing it, -1 if none */
+  int32_t last_reader; /* step of the last op reading it, -1 if none */
   uint64_t offset;
 } ap_report_request;
 
 /* A plan beside ours: a strategy under some rules and alignment. */
 typedef struct ap_report_alt {
-  const char *name;        /* "tflite", "tflm", "naive" */
+  const char *name; /* "tflite", "tflm", "naive" */
   const char *rules;
   uint64_t alignment;
-  bool ok;                 /* false: it could not plan the model (arena 0) */
+  bool ok; /* false: it could not plan the model (arena 0) */
   uint64_t arena;
 } ap_report_alt;
 
 typedef struct ap_report ap_report;
 
+/* What each kernel choice costs, measured by an interpreter with the report's strategy,
+ * alignment, inplace and stream on one thread (AP_SIMD caps the level as at run time): the
+ * fast kernels' scratch (packed weights, patch rows, workspaces) next to the reference
+ * kernels'. */
+typedef struct ap_report_kernels {
+  int kernels;          /* AP_KERNELS_REFERENCE, AP_KERNELS_SMALL or AP_KERNELS_FAST */
+  bool ok;              /* false: the runtime could not allocate the model with them */
+  const char *level;    /* "reference" or the SIMD level ("avx2", ...) */
+  uint64_t arena;       /* the runtime's arena */
+  uint64_t total;       /* arena + persistent + tables */
+  uint64_t scratch;     /* every op's scratch, summed */
+  uint64_t scratch_max; /* the largest op's */
+  size_t scratch_count; /* one entry per scratch request, in plan order */
+  const ap_scratch_info *scratch_ops;
+} ap_report_kernels;
+/* kernels: an AP_KERNELS_* value; NULL for another value or a NULL report. */
+const ap_report_kernels *ap_report_kernel_costs(const ap_report *r, int kernels);
+
 /* Plans the model (with the runtime's shapes and scratch when an interpreter can allocate it)
  * and gathers the estimate, the requests, the live bytes per step and the other plans. The
  * model must outlive the report. On failure *out holds the message (unless out of memory). */
-ap_status ap_report_create(const ap_model *m, const ap_report_options *opt,
-                           const ap_allocator *a, ap_report **out);
+ap_status ap_report_create(const ap_model *m, const ap_report_options *opt, const ap_allocator *a,
+                           ap_report **out);
 void ap_report_destroy(ap_report *r);
 const char *ap_report_error(const ap_report *r);
 
@@ -199,8 +221,13 @@ const char *ap_report_op_name(const ap_report *r, size_t sg, int32_t op);
 /* The plans beside ours, in this order: naive (our lifetimes and sizes, no reuse), tflite and
  * tflm (their lifetimes, alignment and strategy), and our strategy on the model's shapes
  * without kernel scratch (what ap_model_plan_create plans; named "STRATEGY, no scratch"). */
-enum { AP_REPORT_ALT_NAIVE, AP_REPORT_ALT_TFLITE, AP_REPORT_ALT_TFLM, AP_REPORT_ALT_MODEL,
-       AP_REPORT_ALT_COUNT };
+enum {
+  AP_REPORT_ALT_NAIVE,
+  AP_REPORT_ALT_TFLITE,
+  AP_REPORT_ALT_TFLM,
+  AP_REPORT_ALT_MODEL,
+  AP_REPORT_ALT_COUNT
+};
 /* Tensors whose shape is known only while running (ap_interpreter_dynamic_count): they take
  * no arena bytes (not in the plan, the requests or the estimate) but blocks of the caller's
  * allocator during invoke. Empty when the runtime could not allocate the model. */

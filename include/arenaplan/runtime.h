@@ -176,18 +176,33 @@ typedef struct ap_interpreter_options {
   const ap_allocator *allocator; /* copied */
   void *arena; /* optional caller-owned buffer for all regions (any address: aligned inside) */
   size_t arena_size;
-  /* Threads for the large convolutions, depthwise convolutions and fully connected ops of the
-   * fast kernels (0 or 1: the calling thread only; at most AP_MAX_THREADS). The workers start
-   * at the first allocate (their record from the allocator, also with a caller-owned buffer;
-   * their stacks from the OS) and stay until destroy; invoke runs on them without allocating.
-   * An op below about a million multiply-adds stays on the calling thread. Outputs are the
-   * same bytes for every thread count. */
+  /* Threads for the large ops of the fast kernels (0 or 1: the calling thread only; at most
+   * AP_MAX_THREADS): CONV_2D (int8 and float) and DEPTHWISE_CONV_2D split by output rows,
+   * FULLY_CONNECTED by units, same-shape ADD/SUB by elements, PAD by rows; the calling thread
+   * takes a share. The workers start at the first allocate (their record from the allocator,
+   * also with a caller-owned buffer; their stacks from the OS) and stay until destroy; invoke
+   * runs on them without allocating. An op below some 15 microseconds of work stays on the
+   * calling thread. Between ops the workers spin (up to a millisecond after the last split op,
+   * then sleep; invoke wakes them): a CPU each while a model runs, none when idle. Outputs are
+   * the same bytes for every thread count (integer sums in any order are exact; a float output
+   * keeps its one-thread sum order). The interpreters of an ap_pool run with 0 (pool.h). */
   int threads;
   /* AP_KERNELS_FAST (0, the default): SIMD kernels for the level the CPU has, capped by the
-   * environment variable AP_SIMD (generic, sse41, avx2, avx512), bit-exact with the reference
-   * ones, which run for whatever they do not cover. AP_KERNELS_REFERENCE: the reference
-   * kernels only (the specification: plain loops, one thread, smallest scratch). */
+   * environment variable AP_SIMD (generic; sse41, avx2, avx512 on x86-64;
+   * neon, neondot on AArch64), bit-exact with the reference
+   * ones, which run for whatever they do not cover. Their scratch (packed weights, patch rows,
+   * one workspace per thread) is planned in the arena like any other.
+   * AP_KERNELS_REFERENCE: the reference kernels only (the specification: plain loops, one
+   * thread, smallest scratch).
+   * AP_KERNELS_SMALL: the fast kernels within a scratch budget, for memory-tight targets: an
+   * op's scratch never exceeds its reference kernel's by more than small_scratch bytes. An op
+   * whose fast path needs more runs it on one thread (one workspace), and if that still needs
+   * more, runs the reference kernel. Every op's scratch then fits in the reference kernels' plus
+   * the budget, so an exact plan's arena grows by at most small_scratch over the reference
+   * kernels' arena (ops' scratch is never live at once). Same output bytes as every choice. */
   int kernels;
+  /* AP_KERNELS_SMALL's budget in bytes (0: AP_SMALL_SCRATCH_DEFAULT); ignored otherwise. */
+  size_t small_scratch;
   const ap_custom_op *custom_ops; /* must outlive the interpreter */
   size_t custom_op_count;
   bool preserve_all; /* no reuse at all (every tensor kept intact: for dumps) */
@@ -224,7 +239,8 @@ typedef struct ap_interpreter_options {
   int prepare;
 } ap_interpreter_options;
 
-enum { AP_KERNELS_FAST = 0, AP_KERNELS_REFERENCE = 1 };
+enum { AP_KERNELS_FAST = 0, AP_KERNELS_REFERENCE = 1, AP_KERNELS_SMALL = 2 };
+#define AP_SMALL_SCRATCH_DEFAULT 8192
 enum { AP_PREPARE_EACH_INVOKE = 0, AP_PREPARE_ONCE = 1 };
 #define AP_MAX_THREADS 64
 

@@ -26,6 +26,20 @@ ap_status ap_fail(ap_errbuf *e, ap_status s, const char *fmt, ...)
 ap_status ap_vfail(ap_errbuf *e, ap_status s, const char *fmt, va_list ap);
 void ap_err_clear(ap_errbuf *e);
 
+/* AP_NO_MESSAGES (a microcontroller option, cmake/arm-none-eabi.cmake): a failure keeps its
+ * status and a constant message (the status's name); the formats, their arguments and
+ * vsnprintf are never linked. Inlined, so the compiler drops the unused arguments. */
+void ap_fail_code(char *msg, size_t size, ap_status s);
+#ifdef AP_NO_MESSAGES
+__attribute__((always_inline, format(printf, 3, 4))) static inline ap_status
+ap_fail_quiet(ap_errbuf *e, ap_status s, const char *fmt, ...) {
+  (void)fmt;
+  if (e) ap_fail_code(e->msg, sizeof e->msg, s);
+  return s;
+}
+#define ap_fail(...) ap_fail_quiet(__VA_ARGS__)
+#endif
+
 /* Resolves NULL to the default allocator. */
 const ap_allocator *ap_alloc_or_default(const ap_allocator *a);
 void *ap_alloc(const ap_allocator *a, size_t size);

@@ -24,7 +24,9 @@ const char *ap_status_name(ap_status s) {
   return "AP_ERR_UNKNOWN";
 }
 
-const char *ap_version(void) { return "0.1.0"; }
+const char *ap_version(void) {
+  return "0.1.0";
+}
 
 ap_status ap_vfail(ap_errbuf *e, ap_status s, const char *fmt, va_list ap) {
   if (!e) return s;
@@ -36,12 +38,23 @@ ap_status ap_vfail(ap_errbuf *e, ap_status s, const char *fmt, va_list ap) {
   return s;
 }
 
-ap_status ap_fail(ap_errbuf *e, ap_status s, const char *fmt, ...) {
+/* Parenthesised: the formatting one, defined whatever AP_NO_MESSAGES says. */
+ap_status(ap_fail)(ap_errbuf *e, ap_status s, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   ap_vfail(e, s, fmt, ap);
   va_end(ap);
   return s;
+}
+
+void ap_fail_code(char *msg, size_t size, ap_status s) {
+  /* A loop, not strlen: newlib's costs a firmware 0.2 KB for this one caller. */
+  const char *name = ap_status_name(s);
+  size_t n = 0;
+  if (!msg || !size) return;
+  for (; name[n] && n + 1 < size; n++)
+    msg[n] = name[n];
+  msg[n] = '\0';
 }
 
 void ap_err_clear(ap_errbuf *e) {

@@ -12,11 +12,11 @@
 #define SEG_MAX_ROWS 65536
 
 typedef struct member {
-  bool ok;                  /* may be in a segment */
-  int32_t fh, stride, dil;  /* its window */
-  int32_t in, out;          /* input 0 and output 0 (subgraph 0 indices) */
-  int32_t side;             /* ADD: the input read whole (-1: none); `in` is the chained one */
-  int64_t top;              /* PAD: rows added on top (-1: TFLite's padding from the window) */
+  bool ok;                 /* may be in a segment */
+  int32_t fh, stride, dil; /* its window */
+  int32_t in, out;         /* input 0 and output 0 (subgraph 0 indices) */
+  int32_t side; /* ADD, SUB, MUL: the input read whole or constant (-1: none); `in` is chained */
+  int64_t top;  /* PAD: rows added on top (-1: TFLite's padding from the window) */
   int64_t in_h, out_h;      /* map heights */
   uint64_t in_row, out_row; /* bytes of one row of each */
 } member;
@@ -37,27 +37,97 @@ static bool data_kind(ap_tensor_kind k) {
   return k == AP_KIND_INTERMEDIATE || k == AP_KIND_INPUT || k == AP_KIND_OUTPUT;
 }
 
-/* ADD of two maps of the output's shape (no broadcasting; float32, int8 or uint8): row y of
- * the output reads row y of each input. Which input is chained is decided by the op before. */
-static ap_status classify_add(ap_graph *g, const ap_op_info *op, member *m) {
-  if (op->inputs.n != 2 || op->inputs.v[1] < 0) return AP_OK;
+/* Element-wise ops of one input that keep the map's shape (the type may change): row y of
+ * the output is row y of the input. */
+static bool unary_elementwise(int32_t builtin) {
+  switch (builtin) {
+  case 6:   /* DEQUANTIZE */
+  case 14:  /* LOGISTIC */
+  case 19:  /* RELU */
+  case 20:  /* RELU_N1_TO_1 */
+  case 21:  /* RELU6 */
+  case 28:  /* TANH */
+  case 53:  /* CAST */
+  case 98:  /* LEAKY_RELU */
+  case 114: /* QUANTIZE */
+  case 117: /* HARD_SWISH */ return true;
+  default: return false;
+  }
+}
+
+/* A constant that broadcasts along the rows of an NHWC map: every output row reads all of it
+ * (rank below 3, or rows and batch of 1). */
+static bool row_broadcast(const ap_graph *g, int32_t t) {
+  ap_tensor_info ti;
+  if (!constant_or_absent(g, t) || t < 0 || ap_model_tensor(g->model, 0, (size_t)t, &ti) != AP_OK)
+    return false;
+  if (ti.shape.n < 3) return true;
+  if (ti.shape.n == 3) return ti.shape.v[0] == 1;
+  return ti.shape.n == 4 && ti.shape.v[0] == 1 && ti.shape.v[1] == 1;
+}
+
+static void elementwise_member(member *m, int32_t in, int32_t out, const int32_t din[4],
+                               const ap_tensor_info *ti, const int32_t dout[4],
+                               const ap_tensor_info *to) {
+  m->fh = m->stride = m->dil = 1;
+  m->in = in;
+  m->out = out;
+  m->in_h = din[1];
+  m->out_h = dout[1];
+  m->in_row = ti->bytes / (uint64_t)din[1];
+  m->out_row = to->bytes / (uint64_t)dout[1];
+  m->ok = m->in_h <= SEG_MAX_ROWS && m->out_h <= SEG_MAX_ROWS;
+}
+
+/* A unary element-wise op on an NHWC map of batch 1 whose output has the input's dims. */
+static ap_status classify_unary(ap_graph *g, const ap_op_info *op, member *m) {
+  ap_tensor_info ti, to;
+  int32_t di[4], dout[4];
+  if (op->inputs.n != 1 || !graph_nhwc(g, 0, op->inputs.v[0], &ti, di) ||
+      !graph_nhwc(g, 0, op->outputs.v[0], &to, dout) || memcmp(di, dout, sizeof di) != 0 ||
+      dout[0] != 1)
+    return AP_OK;
+  /* Scales along the rows would need a row's own scale. */
+  if ((ti.scale_count > 1 && ti.quantized_dimension < 3) ||
+      (to.scale_count > 1 && to.quantized_dimension < 3))
+    return AP_OK;
+  const ap_lifetime *li = &g->life[g->tensor_base[0] + (size_t)op->inputs.v[0]];
+  const ap_lifetime *lo = &g->life[g->tensor_base[0] + (size_t)op->outputs.v[0]];
+  if (!li->planned || !lo->planned || !data_kind(li->kind) || !data_kind(lo->kind)) return AP_OK;
+  elementwise_member(m, op->inputs.v[0], op->outputs.v[0], di, &ti, dout, &to);
+  return AP_OK;
+}
+
+/* ADD, SUB and MUL of a map of the output's shape (batch 1) and either another such map of
+ * the same type (a skip: row y of both make row y) or a constant broadcasting along rows. The
+ * chained input is the one the op before writes; which it is for a skip is decided there. */
+static ap_status classify_binary(ap_graph *g, const ap_op_info *op, member *m) {
+  if (op->inputs.n != 2 || op->inputs.v[0] < 0 || op->inputs.v[1] < 0 ||
+      op->inputs.v[0] == op->inputs.v[1])
+    return AP_OK;
   ap_tensor_info t0, t1, to;
   int32_t d0[4], d1[4], dout[4];
-  if (!graph_nhwc(g, 0, op->inputs.v[0], &t0, d0) || !graph_nhwc(g, 0, op->inputs.v[1], &t1, d1) ||
-      !graph_nhwc(g, 0, op->outputs.v[0], &to, dout) || memcmp(d0, dout, sizeof d0) != 0 ||
-      memcmp(d1, dout, sizeof d1) != 0 || dout[0] != 1 || t0.type != to.type ||
-      t1.type != to.type || op->inputs.v[0] == op->inputs.v[1])
-    return AP_OK;
-  if (to.type != AP_FLOAT32 && to.type != AP_INT8 && to.type != AP_UINT8) return AP_OK;
+  if (!graph_nhwc(g, 0, op->outputs.v[0], &to, dout) || dout[0] != 1) return AP_OK;
   const ap_lifetime *lo = &g->life[g->tensor_base[0] + (size_t)op->outputs.v[0]];
   if (!lo->planned || !data_kind(lo->kind)) return AP_OK;
-  m->fh = m->stride = m->dil = 1;
-  m->in = op->inputs.v[0];
+  bool c0 = row_broadcast(g, op->inputs.v[0]), c1 = row_broadcast(g, op->inputs.v[1]);
+  if (c0 != c1) { /* a constant operand: the other is chained */
+    int32_t in = op->inputs.v[c0 ? 1 : 0];
+    const ap_lifetime *li = &g->life[g->tensor_base[0] + (size_t)in];
+    if (!graph_nhwc(g, 0, in, &t0, d0) || memcmp(d0, dout, sizeof d0) != 0 || !li->planned ||
+        !data_kind(li->kind))
+      return AP_OK;
+    elementwise_member(m, in, op->outputs.v[0], d0, &t0, dout, &to);
+    m->side = op->inputs.v[c0 ? 0 : 1];
+    return AP_OK;
+  }
+  if (!graph_nhwc(g, 0, op->inputs.v[0], &t0, d0) || !graph_nhwc(g, 0, op->inputs.v[1], &t1, d1) ||
+      memcmp(d0, dout, sizeof d0) != 0 || memcmp(d1, dout, sizeof d1) != 0 || t0.type != to.type ||
+      t1.type != to.type)
+    return AP_OK;
+  if (to.type != AP_FLOAT32 && to.type != AP_INT8 && to.type != AP_UINT8) return AP_OK;
+  elementwise_member(m, op->inputs.v[0], op->outputs.v[0], d0, &t0, dout, &to);
   m->side = op->inputs.v[1];
-  m->out = op->outputs.v[0];
-  m->in_h = m->out_h = dout[1];
-  m->in_row = m->out_row = to.bytes / (uint64_t)dout[1];
-  m->ok = m->in_h <= SEG_MAX_ROWS && m->out_h <= SEG_MAX_ROWS;
   return AP_OK;
 }
 
@@ -118,7 +188,8 @@ static ap_status classify(ap_graph *g, size_t k, member *m) {
     return AP_OK;
   m->side = -1;
   m->top = -1;
-  if (op.builtin == 0) return classify_add(g, &op, m);
+  if (op.builtin == 0 || op.builtin == 18 || op.builtin == 41) return classify_binary(g, &op, m);
+  if (unary_elementwise(op.builtin)) return classify_unary(g, &op, m);
   if (op.builtin == 34 || op.builtin == 60) return classify_pad(g, &op, m);
   bool same;
   if (!graph_op_window(g, 0, k, &op, &m->fh, &m->stride, &m->dil, &same) || m->fh <= 0 ||
@@ -251,7 +322,7 @@ static bool present(const ap_lifetime *l, int32_t s) {
 }
 
 /* The cost of streaming ops [a, b] (b > a), and whether it is no worse anywhere than not. */
-/* Whether tensor t is read whole by ops [a, b]: the segment's input, or an ADD's side. */
+/* Whether tensor t is read whole by ops [a, b]: the segment's input, or a skip. */
 static bool whole_input(const search *w, size_t a, size_t b, int32_t t) {
   if (t == w->m[a].in) return true;
   for (size_t i = a + 1; i <= b; i++)
@@ -263,8 +334,9 @@ static bool segment_cost(const search *w, size_t a, size_t b, cost *c) {
   const ap_graph *g = w->g;
   size_t base = g->tensor_base[0];
   int32_t sa = g->op_first[g->op_base[0] + a], sb = g->op_first[g->op_base[0] + b];
-  /* An ADD runs inside only, on a side input written before the segment. */
-  if (w->m[a].side >= 0) return false;
+  /* A skip ADD, SUB or MUL runs inside only, on a side input written before the segment (a
+   * constant operand may start one). */
+  if (w->m[a].side >= 0 && !constant_or_absent(g, w->m[a].side)) return false;
   uint64_t side = 0;
   for (size_t i = a + 1; i <= b; i++) {
     const ap_lifetime *ls = w->m[i].side >= 0 ? &g->life[base + (size_t)w->m[i].side] : NULL;

@@ -108,29 +108,28 @@ typedef struct geo {
   int32_t in_rows, out_rows, oy0, oy1;
 } geo;
 
-#define IN_AT(g, b, y, x, c)                                                                       \
-  ((((size_t)(b) * (g).in_rows + (ringed ? RING_SLOT(y, (g).in_rows) : (y))) * (g).in_w + (x)) *   \
-       (g).in_d +                                                                                  \
-   (c))
+/* y: a row's slot in its buffer (row_slot below). */
+#define IN_AT(g, b, y, x, c) ((((size_t)(b) * (g).in_rows + (y)) * (g).in_w + (x)) * (g).in_d + (c))
 #define F_AT(g, y, x, c) (((size_t)(y) * (g).f_w + (x)) * (g).out_d + (c))
 #define OUT_AT(g, b, y, x, c)                                                                      \
-  ((((size_t)(b) * (g).out_rows + (ringed ? RING_SLOT(y, (g).out_rows) : (y))) * (g).out_w +       \
-    (x)) *                                                                                         \
-       (g).out_d +                                                                                 \
-   (c))
+  ((((size_t)(b) * (g).out_rows + (y)) * (g).out_w + (x)) * (g).out_d + (c))
 
-/* `ringed` is a constant in each copy of the loop: whole maps pay for no slot arithmetic. */
+/* `ringed` (the input is a ring) is a constant in each copy of the loop: a whole input pays
+ * for no slot arithmetic per tap; an output ring costs one slot per row. */
 #define DW_LOOP(BODY_INIT, ACCUMULATE, STORE)                                                      \
-  if (g.in_rows != g.in_h || g.out_rows != g.out_h) {                                              \
+  if (g.in_rows != g.in_h) {                                                                       \
     const bool ringed = true;                                                                      \
     DW_LOOP1(BODY_INIT, ACCUMULATE, STORE)                                                         \
   } else {                                                                                         \
     const bool ringed = false;                                                                     \
     DW_LOOP1(BODY_INIT, ACCUMULATE, STORE)                                                         \
   }
+/* Taps outside the map add nothing: a filter row outside it is skipped whole (the sum's order
+ * over the remaining taps is unchanged), and slots are computed once per row. */
 #define DW_LOOP1(BODY_INIT, ACCUMULATE, STORE)                                                     \
   for (int32_t b = 0; b < g.batches; b++)                                                          \
-    for (int32_t oy = g.oy0; oy < g.oy1; oy++)                                                     \
+    for (int32_t oy = g.oy0; oy < g.oy1; oy++) {                                                   \
+      const int32_t soy = RING_SLOT(oy, g.out_rows);                                               \
       for (int32_t ox = 0; ox < g.out_w; ox++)                                                     \
         for (int32_t ic = 0; ic < g.in_d; ic++)                                                    \
           for (int32_t m = 0; m < g.mult; m++) {                                                   \
@@ -138,15 +137,20 @@ typedef struct geo {
             int32_t y0 = oy * p->stride_h - p->pad.pad_h;                                          \
             int32_t x0 = ox * p->stride_w - p->pad.pad_w;                                          \
             BODY_INIT;                                                                             \
-            for (int32_t fy = 0; fy < g.f_h; fy++)                                                 \
+            for (int32_t fy = 0; fy < g.f_h; fy++) {                                               \
+              int32_t iy = y0 + p->dilation_h * fy;                                                \
+              if (iy < 0 || iy >= g.in_h) continue;                                                \
+              const int32_t sy = ringed ? RING_SLOT(iy, g.in_rows) : iy;                           \
               for (int32_t fx = 0; fx < g.f_w; fx++) {                                             \
-                int32_t ix = x0 + p->dilation_w * fx, iy = y0 + p->dilation_h * fy;                \
-                if (ix < 0 || ix >= g.in_w || iy < 0 || iy >= g.in_h) continue;                    \
-                size_t ii = IN_AT(g, b, iy, ix, ic), fi = F_AT(g, fy, fx, oc);                     \
+                int32_t ix = x0 + p->dilation_w * fx;                                              \
+                if (ix < 0 || ix >= g.in_w) continue;                                              \
+                size_t ii = IN_AT(g, b, sy, ix, ic), fi = F_AT(g, fy, fx, oc);                     \
                 ACCUMULATE;                                                                        \
               }                                                                                    \
+            }                                                                                      \
             STORE;                                                                                 \
-          }
+          }                                                                                        \
+    }
 
 static int32_t wrap32(int64_t v) {
   return (int32_t)(uint32_t)(uint64_t)v;
@@ -197,7 +201,7 @@ ap_status ap_depthwise_eval_rows(const ap_conv_params *p, const ap_ktensor *inpu
     float *out = output->data;
     DW_LOOP(float total = 0.0f, total += in[ii] * f[fi], {
       float bias_value = bd ? bd[oc] : 0.0f;
-      out[OUT_AT(g, b, oy, ox, oc)] = ap_kq_clampf(total + bias_value, p->fact_min, p->fact_max);
+      out[OUT_AT(g, b, soy, ox, oc)] = ap_kq_clampf(total + bias_value, p->fact_min, p->fact_max);
     })
     return AP_OK;
   }
@@ -218,7 +222,7 @@ ap_status ap_depthwise_eval_rows(const ap_conv_params *p, const ap_ktensor *inpu
       int32_t a = wrap32(acc);
       if (bd) a = wrap32((int64_t)a + bd[oc]);
       a = ap_kq_mul(a, mult[oc], shift[oc]) + p->output_offset;
-      out[OUT_AT(g, b, oy, ox, oc)] = (int8_t)ap_kq_clamp(a, p->act_min, p->act_max);
+      out[OUT_AT(g, b, soy, ox, oc)] = (int8_t)ap_kq_clamp(a, p->act_min, p->act_max);
     })
     return AP_OK;
   }
@@ -232,7 +236,7 @@ ap_status ap_depthwise_eval_rows(const ap_conv_params *p, const ap_ktensor *inpu
     DW_LOOP(int64_t acc = 0, acc += (int64_t)f[fi] * in[ii], {
       if (bd) acc = (int64_t)((uint64_t)acc + (uint64_t)ap_kload_i64(bd, (size_t)oc));
       int32_t r = ap_kq_mul64(acc, mult[oc], shift[oc]);
-      out[OUT_AT(g, b, oy, ox, oc)] = (int16_t)ap_kq_clamp(r, p->act_min, p->act_max);
+      out[OUT_AT(g, b, soy, ox, oc)] = (int16_t)ap_kq_clamp(r, p->act_min, p->act_max);
     })
     return AP_OK;
   }
@@ -245,7 +249,7 @@ ap_status ap_depthwise_eval_rows(const ap_conv_params *p, const ap_ktensor *inpu
               int32_t a = wrap32(acc);
               if (bd) a = wrap32((int64_t)a + bd[oc]);
               a = ap_kq_mul(a, p->output_multiplier, p->output_shift) + p->output_offset;
-              out[OUT_AT(g, b, oy, ox, oc)] = (uint8_t)ap_kq_clamp(a, p->act_min, p->act_max);
+              out[OUT_AT(g, b, soy, ox, oc)] = (uint8_t)ap_kq_clamp(a, p->act_min, p->act_max);
             })
     return AP_OK;
   }
@@ -265,7 +269,7 @@ ap_status ap_depthwise_eval_rows(const ap_conv_params *p, const ap_ktensor *inpu
       float v = (float)wrap32(acc);
       v *= ap_ktensor_channel_scale(filter, oc) * sf[b];
       if (bd) v += bd[oc];
-      out[OUT_AT(g, b, oy, ox, oc)] = ap_kq_clampf(v, p->fact_min, p->fact_max);
+      out[OUT_AT(g, b, soy, ox, oc)] = ap_kq_clampf(v, p->fact_min, p->fact_max);
     })
     return AP_OK;
   }

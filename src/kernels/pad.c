@@ -99,6 +99,19 @@ static void pad_value(const ap_pad_params *p, int type, unsigned char pad[8]) {
   }
 }
 
+/* n elements of es bytes each holding the padding value. */
+static void fill(unsigned char *o, size_t n, const unsigned char *pad, size_t es) {
+  bool same = true;
+  for (size_t i = 1; i < es; i++)
+    same &= pad[i] == pad[0];
+  if (same) {
+    memset(o, pad[0], n * es);
+    return;
+  }
+  for (size_t i = 0; i < n; i++)
+    memcpy(o + i * es, pad, es);
+}
+
 ap_status ap_pad_eval_rows(const ap_pad_params *p, const ap_ktensor *input, ap_ktensor *output,
                            const ap_krows *rows) {
   if (!p || !input || !output || !input->data || !output->data || !rows) return AP_ERR_ARG;
@@ -127,10 +140,25 @@ ap_status ap_pad_eval_rows(const ap_pad_params *p, const ap_ktensor *input, ap_k
           iy >= 0 && iy < h
               ? in + ((size_t)b * in_rows + (size_t)RING_SLOT(iy, in_rows)) * w * c * es
               : NULL;
+      if (row && p->before[3] == 0 && oc == c) {
+        /* Channels unpadded: the row's inside is one block between padding columns. */
+        int32_t x0 = p->before[2] < 0 ? 0 : p->before[2] > ow ? ow : p->before[2];
+        int32_t x1 = p->before[2] + w > ow ? ow : p->before[2] + w;
+        if (x1 < x0) x1 = x0;
+        size_t px = (size_t)c * es;
+        fill(o, (size_t)x0 * c, pad, es);
+        memcpy(o + (size_t)x0 * px, row + (size_t)(x0 - p->before[2]) * px, (size_t)(x1 - x0) * px);
+        fill(o + (size_t)x1 * px, (size_t)(ow - x1) * c, pad, es);
+        continue;
+      }
+      if (!row) {
+        fill(o, (size_t)ow * oc, pad, es);
+        continue;
+      }
       for (int32_t x = 0; x < ow; x++)
         for (int32_t k = 0; k < oc; k++, o += es) {
           int32_t ix = x - p->before[2], ik = k - p->before[3];
-          bool inside = row && ix >= 0 && ix < w && ik >= 0 && ik < c;
+          bool inside = ix >= 0 && ix < w && ik >= 0 && ik < c;
           memcpy(o, inside ? row + ((size_t)ix * c + (size_t)ik) * es : pad, es);
         }
     }

@@ -94,15 +94,23 @@ ap_status ap_pool_eval_rows(const ap_pool_params *p, const ap_ktensor *input, ap
   const int32_t oy0 = rows ? rows->r0 : 0, oy1 = rows ? rows->r1 : out_h;
   const int type = input->type;
   for (int32_t b = 0; b < batches; b++)
-    for (int32_t oy = oy0; oy < oy1; oy++)
+    for (int32_t oy = oy0; oy < oy1; oy++) {
+      /* Slots once per row: filter row fy (>= fy0) reads slot sb + fy, less one ring's rows
+       * past its end (the ring holds the window). */
+      const int32_t ry0 = oy * p->stride_h - p->pad.pad_h, rfy0 = AP_MAX(0, -ry0);
+      const int32_t sb = ry0 + rfy0 < in_h ? RING_SLOT(ry0 + rfy0, in_rows) - rfy0 : 0;
+      const size_t so = (size_t)RING_SLOT(oy, out_rows);
       for (int32_t ox = 0; ox < out_w; ox++)
         for (int32_t c = 0; c < depth; c++) {
-          int32_t y0 = oy * p->stride_h - p->pad.pad_h, x0 = ox * p->stride_w - p->pad.pad_w;
-          int32_t fy0 = AP_MAX(0, -y0), fy1 = AP_MIN(p->filter_h, in_h - y0);
+          int32_t y0 = ry0, x0 = ox * p->stride_w - p->pad.pad_w;
+          int32_t fy0 = rfy0, fy1 = AP_MIN(p->filter_h, in_h - y0);
           int32_t fx0 = AP_MAX(0, -x0), fx1 = AP_MIN(p->filter_w, in_w - x0);
-          size_t oi = (((size_t)b * out_rows + RING_SLOT(oy, out_rows)) * out_w + ox) * depth + c;
+          size_t oi = (((size_t)b * out_rows + so) * out_w + ox) * depth + c;
 #define IN_AT(y, x)                                                                                \
-  ((((size_t)b * in_rows + RING_SLOT(y0 + (y), in_rows)) * in_w + (x0 + (x))) * depth + c)
+  ((((size_t)b * in_rows + (size_t)(sb + (y) >= in_rows ? sb + (y)-in_rows : sb + (y))) * in_w +   \
+    (x0 + (x))) *                                                                                  \
+       depth +                                                                                     \
+   c)
           if (type == AP_FLOAT32) {
             const float *in = input->data;
             float r;
@@ -184,6 +192,7 @@ ap_status ap_pool_eval_rows(const ap_pool_params *p, const ap_ktensor *input, ap
           }
 #undef IN_AT
         }
+    }
   return AP_OK;
 }
 

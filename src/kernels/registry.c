@@ -1,6 +1,7 @@
 /* One adapter per builtin: unpacks the generic context into the family's prepare/eval. */
 #include "kernels/registry.h"
 #include "kernels/fast/fast.h"
+#include "kernels/fast/fastops.h"
 #include "kernels/kops.h"
 #include "kernels/kops_datamove.h"
 #include "kernels/kops_detect.h"
@@ -34,6 +35,23 @@ enum {
   B_PADV2 = 60,
   B_QUANTIZE = 114
 };
+
+/* Which paths the conv family's adapters link (a firmware's generated registration,
+ * scripts/mcu_kernels.py, sets it for the model's ops): 0 both, the fast kernels where they
+ * cover the op and the reference otherwise; 1 the fast kernels only (prepare refuses an op
+ * they do not cover: a status, never another result); 2 the reference kernels only. */
+#ifndef AP_REGISTRY_PATH
+#define AP_REGISTRY_PATH 0
+#endif
+#define REG_FAST (AP_REGISTRY_PATH != 2)
+#define REG_REF (AP_REGISTRY_PATH != 1)
+
+static ap_status no_reference(ap_kctx *c, const char *op) {
+  return ap_fail(c->err, AP_ERR_UNSUPPORTED,
+                 "%s: the fast kernels do not cover this op and the registration links no "
+                 "reference kernel (AP_REGISTRY_PATH 1)",
+                 op);
+}
 
 _Static_assert(sizeof(ap_conv_params) <= AP_KPARAMS_SIZE, "conv params");
 _Static_assert(sizeof(ap_fc_params) <= AP_KPARAMS_SIZE, "fc params");
@@ -70,25 +88,48 @@ static const ap_ktensor *in(const ap_kctx *c, int i) {
   } while (0)
 
 /* --- conv family --- */
+/* The fast paths' scratch (ap_fast_need): int8, float, uint8 (each declines the others'
+ * kinds). */
+static bool conv_need(const ap_kexec *x, ap_kctx *c, size_t *scratch) {
+  const ap_conv_params *p = c->params;
+  return ap_fast_conv_scratch(x, p, in(c, 0), in(c, 1), scratch) ||
+         ap_fast_fconv_scratch(x, p, in(c, 0), in(c, 1), scratch) ||
+         ap_fast_u8conv_scratch(x, p, in(c, 0), in(c, 1), scratch) ||
+         ap_fast_conv16_scratch(x, p, in(c, 0), in(c, 1), scratch);
+}
 static ap_status conv_prep(ap_kctx *c, size_t *scratch) {
   ARITY("CONV_2D", 2, 3);
   if (!in(c, 1)) return ap_fail(c->err, AP_ERR_FORMAT, "CONV_2D: filter is missing");
   ap_conv_params *p = c->params;
   ap_status s =
       ap_conv_prepare(&c->options->conv, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], p, c->err);
+  ap_fast_small one;
   *scratch = p->scratch_bytes;
-  if (s == AP_OK && !ap_fast_conv_scratch(c->options->exec, p, in(c, 0), in(c, 1), scratch))
-    ap_fast_fconv_scratch(c->options->exec, p, in(c, 0), in(c, 1), scratch);
+  if (s == AP_OK && REG_FAST) ap_fast_bounded(c, conv_need, p->scratch_bytes, false, &one, scratch);
+  if (s == AP_OK && !REG_REF && !conv_need(c->options->exec, c, &(size_t){0}))
+    return no_reference(c, "CONV_2D");
   return s;
 }
 static ap_status conv_run(ap_kctx *c) {
   ap_status s;
-  if (ap_fast_conv_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
-                        c->scratch, &s) ||
-      ap_fast_fconv_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
-                         c->scratch, &s))
-    return s;
+  if (REG_FAST) {
+    ap_fast_small one;
+    size_t bytes;
+    const ap_conv_params *p = c->params;
+    const ap_kexec *x = ap_fast_bounded(c, conv_need, p->scratch_bytes, true, &one, &bytes);
+    if (ap_fast_conv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s) ||
+        ap_fast_fconv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s) ||
+        ap_fast_u8conv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s) ||
+        ap_fast_conv16_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s))
+      return s;
+  }
+  if (!REG_REF) return no_reference(c, "CONV_2D");
   return ap_conv_eval(c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch);
+}
+static bool dw_need(const ap_kexec *x, ap_kctx *c, size_t *scratch) {
+  const ap_conv_params *p = c->params;
+  return ap_fast_dw_scratch(x, p, in(c, 0), in(c, 1), scratch) ||
+         ap_fast_u8dw_scratch(x, p, in(c, 0), in(c, 1), scratch);
 }
 static ap_status dw_prep(ap_kctx *c, size_t *scratch) {
   ARITY("DEPTHWISE_CONV_2D", 2, 3);
@@ -96,15 +137,26 @@ static ap_status dw_prep(ap_kctx *c, size_t *scratch) {
   ap_conv_params *p = c->params;
   ap_status s = ap_depthwise_prepare(&c->options->conv, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
                                      p, c->err);
+  ap_fast_small one;
   *scratch = p->scratch_bytes;
-  if (s == AP_OK) ap_fast_dw_scratch(c->options->exec, p, in(c, 0), in(c, 1), scratch);
+  if (s == AP_OK && REG_FAST) ap_fast_bounded(c, dw_need, p->scratch_bytes, false, &one, scratch);
+  if (s == AP_OK && !REG_REF && !dw_need(c->options->exec, c, &(size_t){0}))
+    return no_reference(c, "DEPTHWISE_CONV_2D");
   return s;
 }
 static ap_status dw_run(ap_kctx *c) {
   ap_status s;
-  if (ap_fast_dw_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
-                      c->scratch, &s))
-    return s;
+  if (REG_FAST) {
+    ap_fast_small one;
+    size_t bytes;
+    const ap_conv_params *p = c->params;
+    const ap_kexec *x = ap_fast_bounded(c, dw_need, p->scratch_bytes, true, &one, &bytes);
+    if (ap_fast_dw_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s) ||
+        ap_fast_u8dw_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s) ||
+        ap_fast_fdw_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], &s))
+      return s;
+  }
+  if (!REG_REF) return no_reference(c, "DEPTHWISE_CONV_2D");
   return ap_depthwise_eval(c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch);
 }
 static ap_status fc_prep(ap_kctx *c, size_t *scratch) {
@@ -114,14 +166,22 @@ static ap_status fc_prep(ap_kctx *c, size_t *scratch) {
   ap_status s =
       ap_fc_prepare(&c->options->fc, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], p, c->err);
   *scratch = p->scratch_bytes;
-  if (s == AP_OK) ap_fast_fc_scratch(c->options->exec, p, scratch);
+  if (s == AP_OK && REG_FAST && !ap_fast_fc_scratch(c->options->exec, p, scratch) && !REG_REF)
+    return no_reference(c, "FULLY_CONNECTED");
   return s;
 }
 static ap_status fc_run(ap_kctx *c) {
   ap_status s;
-  if (ap_fast_fc_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
-                      c->scratch, &s))
+  if (REG_FAST && (ap_fast_u8fc_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2),
+                                     c->outputs[0], &s) ||
+                   ap_fast_fc16_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2),
+                                     c->outputs[0], c->scratch, &s) ||
+                   ap_fast_fc_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2),
+                                   c->outputs[0], c->scratch, &s) ||
+                   ap_fast_ffc_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2),
+                                    c->outputs[0], &s)))
     return s;
+  if (!REG_REF) return no_reference(c, "FULLY_CONNECTED");
   return ap_fc_eval(c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch);
 }
 
@@ -138,6 +198,10 @@ static ap_status max_prep(ap_kctx *c, size_t *s) {
   return pool_prep(c, s, AP_KPOOL_MAX);
 }
 static ap_status pool_run(ap_kctx *c) {
+  ap_status s;
+  if (REG_FAST && (ap_fast_pool_eval(c->options->exec, c->params, in(c, 0), c->outputs[0], &s) ||
+                   ap_fast_fpool_eval(c->options->exec, c->params, in(c, 0), c->outputs[0], &s)))
+    return s;
   return ap_pool_eval(c->params, in(c, 0), c->outputs[0]);
 }
 static ap_status softmax_prep(ap_kctx *c, size_t *scratch) {
@@ -170,8 +234,9 @@ static ap_status mul_prep(ap_kctx *c, size_t *s) {
 }
 static ap_status bin_run(ap_kctx *c) {
   ap_status s;
-  if (ap_fast_add_eval(c->options->exec, c->params, in(c, 0), in(c, 1), c->outputs[0], &s) ||
-      ap_fast_fadd_eval(c->options->exec, c->params, in(c, 0), in(c, 1), c->outputs[0], &s))
+  if (REG_FAST &&
+      (ap_fast_add_eval(c->options->exec, c->params, in(c, 0), in(c, 1), c->outputs[0], &s) ||
+       ap_fast_fadd_eval(c->options->exec, c->params, in(c, 0), in(c, 1), c->outputs[0], &s)))
     return s;
   return ap_binary_eval(c->params, in(c, 0), in(c, 1), c->outputs[0]);
 }
@@ -207,7 +272,8 @@ static ap_status pad_prep(ap_kctx *c, size_t *scratch) {
 }
 static ap_status pad_run(ap_kctx *c) {
   ap_status s;
-  if (ap_fast_pad_eval(c->options->exec, c->params, in(c, 0), c->outputs[0], &s)) return s;
+  if (REG_FAST && ap_fast_pad_eval(c->options->exec, c->params, in(c, 0), c->outputs[0], &s))
+    return s;
   return ap_pad_eval(c->params, in(c, 0), c->outputs[0]);
 }
 static ap_status mean_prep(ap_kctx *c, size_t *scratch) {
@@ -369,8 +435,8 @@ static const ap_kernel kernels[] = {
      ap_kx_reverse_eval},
     {AP_KB_TRANSPOSE_CONV, "TRANSPOSE_CONV", sizeof(ap_kx_params), ap_kx_transpose_conv_prepare,
      ap_kx_transpose_conv_eval},
-    {AP_KB_BATCH_MATMUL, "BATCH_MATMUL", sizeof(ap_kx_params), ap_kx_batch_matmul_prepare,
-     ap_kx_batch_matmul_eval},
+    {AP_KB_BATCH_MATMUL, "BATCH_MATMUL", sizeof(ap_kx_params), ap_fast_bmm_prepare,
+     ap_fast_bmm_eval},
     {AP_KB_GATHER_ND, "GATHER_ND", sizeof(ap_kx_params), ap_kx_gather_nd_prepare,
      ap_kx_gather_nd_eval},
     {AP_KB_RESIZE_BILINEAR, "RESIZE_BILINEAR", sizeof(ap_kx_params), ap_kx_resize_bilinear_prepare,
@@ -485,6 +551,13 @@ static const ap_kernel custom_kernels[] = {
     {0, NULL, 0, NULL, NULL} /* keeps the array non-empty; never matched */
 };
 
+/* strcmp(a, b) == 0 without newlib's unrolled strcmp (0.7 KB in every firmware). */
+static bool same_name(const char *a, const char *b) {
+  while (*a && *a == *b)
+    a++, b++;
+  return *a == *b;
+}
+
 ap_kstate *ap_kernel_state(const ap_kernel *k, void *params) {
   /* The kernels whose params begin with an ap_kstate, by name: a table of their functions
    * would link the Signal kernels into every firmware (scripts/mcu_kernels.py keeps only a
@@ -495,7 +568,7 @@ ap_kstate *ap_kernel_state(const ap_kernel *k, void *params) {
       "SignalOverlapAdd"};
   if (!k || !params || k->builtin != 32 || !k->name) return NULL;
   for (size_t i = 0; i < sizeof with_state / sizeof with_state[0]; i++)
-    if (strcmp(k->name, with_state[i]) == 0) return params;
+    if (same_name(k->name, with_state[i])) return params;
   return NULL;
 }
 

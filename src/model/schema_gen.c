@@ -839,6 +839,10 @@ static const uint16_t u_BuiltinOptions2[] = {0,
                                              FBT_StablehloShiftLeftOptions,
                                              FBT_StablehloCaseOptions};
 
+#ifdef AP_SCHEMA_NO_NAMES
+const char fb_no_name[1] = "";
+#endif
+
 const fb_union_desc fb_unions[FBU_COUNT] = {
     {FB_NAME("QuantizationDetails"), 4, u_QuantizationDetails},
     {FB_NAME("SparseIndexVector"), 4, u_SparseIndexVector},

@@ -526,9 +526,11 @@ typedef enum fb_kind {
 
 /* Table, field and union names, for the verifier's messages only. A microcontroller build
  * drops them (-DAP_SCHEMA_NO_NAMES, cmake/arm-none-eabi.cmake: 7 KB of flash); its messages
- * then give offsets and indices without the names. */
+ * then give offsets and indices without the names. Not "": a literal would keep this file's
+ * merged strings section, and with it every builtin's name (2.5 KB), in every firmware. */
 #ifdef AP_SCHEMA_NO_NAMES
-#define FB_NAME(s) ""
+extern const char fb_no_name[1];
+#define FB_NAME(s) fb_no_name
 #else
 #define FB_NAME(s) s
 #endif

@@ -58,6 +58,10 @@ ap_status ap_port_workers_create(const ap_allocator *a, int threads, ap_port_wor
                                  ap_errbuf *err);
 int ap_port_workers_count(const ap_port_workers *w); /* threads including the caller */
 void ap_port_workers_run(ap_port_workers *w, ap_port_task fn, void *arg, int n);
+/* Idle workers sleep (after a few hundred microseconds without a region) and take tens of
+ * microseconds to wake: wake() starts them spinning ahead of the regions to come (at the start
+ * of an invoke), without waiting for them. A hint; NULL or no sleepers: nothing. */
+void ap_port_workers_wake(ap_port_workers *w);
 void ap_port_workers_destroy(ap_port_workers *w);
 
 #endif

@@ -43,10 +43,21 @@ static uint32_t detect(void) {
 #elif defined(__aarch64__) && defined(__linux__)
 #include <sys/auxv.h>
 
+/* The kernel's bits (asm/hwcap.h), for C libraries whose sys/auxv.h lacks them. */
+#ifndef HWCAP_ASIMD
+#define HWCAP_ASIMD (1ul << 1)
+#endif
+#ifndef HWCAP_ASIMDDP
+#define HWCAP_ASIMDDP (1ul << 20)
+#endif
+
+/* Advanced SIMD is in every AArch64 application core Linux runs on, but the kernel says so
+ * (HWCAP_ASIMD); SDOT is armv8.2-a's optional FEAT_DotProd (HWCAP_ASIMDDP). */
 static uint32_t detect(void) {
   unsigned long hw = getauxval(AT_HWCAP);
-  uint32_t f = AP_CPU_NEON;                   /* Advanced SIMD is part of every AArch64 core */
-  if (hw & (1ul << 20)) f |= AP_CPU_NEON_DOT; /* HWCAP_ASIMDDP */
+  uint32_t f = 0;
+  if (hw & HWCAP_ASIMD) f |= AP_CPU_NEON;
+  if ((hw & HWCAP_ASIMD) && (hw & HWCAP_ASIMDDP)) f |= AP_CPU_NEON_DOT;
   return f;
 }
 #elif defined(__aarch64__)

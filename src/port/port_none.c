@@ -66,6 +66,10 @@ void ap_port_workers_run(ap_port_workers *w, ap_port_task fn, void *arg, int n) 
     fn(arg, i);
 }
 
+void ap_port_workers_wake(ap_port_workers *w) {
+  (void)w;
+}
+
 void ap_port_workers_destroy(ap_port_workers *w) {
   (void)w;
 }

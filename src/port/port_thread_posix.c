@@ -1,15 +1,31 @@
-/* The worker group on POSIX threads. A parallel region publishes (fn, arg, n) under the mutex
- * with a new generation and wakes the workers; everyone, the caller included, claims indices
- * from one 64-bit counter holding (generation, next index), so a worker that wakes late can
- * never claim an index of a later region with an earlier region's function. The caller returns
- * once all n tasks have completed: a worker the OS has not scheduled yet costs nothing but the
- * wake-up (the caller takes its share), which matters on loaded machines. Nothing is allocated
- * after create. */
+/* The worker group on POSIX threads.
+ *
+ * A parallel region publishes (fn, arg, n) and then a new generation; everyone, the caller
+ * included, claims indices from one 64-bit counter holding (generation, next index), so a
+ * worker that wakes late can never run an index of a later region with an earlier region's
+ * function: its claim fails once the region it read has moved on (and the region cannot move on
+ * before its last claimed task has finished, so what it read belongs to the region it claimed).
+ * The caller returns once all n tasks have completed; a worker the OS has not scheduled yet
+ * costs nothing but the wake-up (the caller takes its share), which matters on loaded machines.
+ *
+ * Waiting. Regions come every few tens of microseconds during an invoke (one per large op),
+ * and a condition variable's wake-up costs about as much on a virtual machine, so both sides
+ * first spin for a while (AP_SPIN_NS, with the CPU's pause hint) and only then sleep on the
+ * mutex and condition variable: idle workers sleep between invokes, so an idle interpreter
+ * costs no CPU. Sleepers announce themselves in a counter before their last look, and wakers
+ * read it after publishing, both sequentially consistent, so one of the two always sees the
+ * other. Nothing is allocated after create. */
 #ifndef AP_PORT_NONE
 #include "port/port.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <time.h>
+
+/* How long a waiting thread spins before sleeping: longer than the gaps between the parallel
+ * regions of one invoke (ops on the caller alone: mobilenet_v2's first TRANSPOSE takes half a
+ * millisecond), short enough to sleep soon after an invoke. */
+#define AP_SPIN_NS 1000000
 
 struct ap_port_workers {
   ap_allocator alloc;
@@ -18,17 +34,63 @@ struct ap_port_workers {
   pthread_t *ids;
   pthread_mutex_t mu;
   pthread_cond_t wake, done;
-  /* Guarded by mu: the current region. */
-  uint32_t generation;
-  bool stop;
-  ap_port_task fn;
-  void *arg;
-  int n;
-  _Atomic uint64_t next; /* generation << 32 | next index */
-  atomic_int completed;  /* tasks of the current region finished */
+  atomic_int sleepers; /* workers asleep on `wake`, or about to be */
+  atomic_int waiting;  /* 1 while the caller sleeps on `done`, or is about to */
+  atomic_bool stop;
+  _Atomic uint32_t pokes;      /* wake() calls that found sleepers: they start spinning again */
+  uint32_t woken_at;           /* the generation at the last wake() (the caller's own) */
+  _Atomic uint32_t generation; /* of the last published region; 0: none yet */
+  /* The current region (written before its generation is published). */
+  _Atomic(ap_port_task) fn;
+  _Atomic(void *) arg;
+  atomic_int n;
+  /* Written by every claim: on its own cache line, away from what the workers poll. */
+  _Alignas(64) _Atomic uint64_t next; /* generation << 32 | next index */
+  _Alignas(64) atomic_int completed;  /* tasks of the current region finished */
 };
 
-/* Claims and runs tasks of region `gen` until none is left; true if it ran the last one. */
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __asm__ __volatile__("pause");
+#elif defined(__aarch64__) || defined(__arm__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+static uint64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Spins until done(w, v) holds or AP_SPIN_NS have passed; true if it holds. */
+static bool spin_until(const ap_port_workers *w, bool (*done)(const ap_port_workers *, uint32_t),
+                       uint32_t v) {
+  uint64_t start = 0;
+  for (unsigned i = 0;; i++) {
+    if (done(w, v)) return true;
+    cpu_relax();
+    if ((i & 63) == 63) { /* the clock is read rarely: it costs tens of pauses */
+      uint64_t t = now_ns();
+      if (!start)
+        start = t;
+      else if (t - start > AP_SPIN_NS)
+        return false;
+    }
+  }
+}
+
+/* Both predicates load sequentially consistently: a sleeper's last look must see what a waker
+ * published before reading the sleeper's announcement (and they are plain loads on x86). */
+static bool new_region(const ap_port_workers *w, uint32_t seen) {
+  return atomic_load(&w->generation) != seen || atomic_load(&w->stop);
+}
+
+static bool all_done(const ap_port_workers *w, uint32_t n) {
+  return (uint32_t)atomic_load(&w->completed) >= n;
+}
+
+/* Claims and runs tasks of region `gen` until none is left. */
 static void take(ap_port_workers *w, uint32_t gen, ap_port_task fn, void *arg, int n) {
   for (;;) {
     uint64_t v = atomic_load_explicit(&w->next, memory_order_acquire);
@@ -37,7 +99,7 @@ static void take(ap_port_workers *w, uint32_t gen, ap_port_task fn, void *arg, i
                                                memory_order_acquire))
       continue;
     fn(arg, (int)(uint32_t)v);
-    if (atomic_fetch_add_explicit(&w->completed, 1, memory_order_acq_rel) + 1 == n) {
+    if (atomic_fetch_add(&w->completed, 1) + 1 == n && atomic_load(&w->waiting)) {
       pthread_mutex_lock(&w->mu);
       pthread_cond_signal(&w->done);
       pthread_mutex_unlock(&w->mu);
@@ -48,20 +110,24 @@ static void take(ap_port_workers *w, uint32_t gen, ap_port_task fn, void *arg, i
 static void *worker(void *p) {
   ap_port_workers *w = p;
   uint32_t seen = 0;
-  pthread_mutex_lock(&w->mu);
   for (;;) {
-    while (!w->stop && w->generation == seen)
-      pthread_cond_wait(&w->wake, &w->mu);
-    if (w->stop) break;
-    seen = w->generation;
-    ap_port_task fn = w->fn;
-    void *arg = w->arg;
-    int n = w->n;
-    pthread_mutex_unlock(&w->mu);
+    if (!spin_until(w, new_region, seen)) {
+      pthread_mutex_lock(&w->mu);
+      atomic_fetch_add(&w->sleepers, 1);
+      uint32_t poked = atomic_load(&w->pokes);
+      while (!new_region(w, seen) && atomic_load(&w->pokes) == poked)
+        pthread_cond_wait(&w->wake, &w->mu);
+      atomic_fetch_sub(&w->sleepers, 1);
+      pthread_mutex_unlock(&w->mu);
+      if (!new_region(w, seen)) continue; /* woken ahead of a region: spin for it */
+    }
+    if (atomic_load_explicit(&w->stop, memory_order_acquire)) break;
+    seen = atomic_load_explicit(&w->generation, memory_order_acquire);
+    ap_port_task fn = atomic_load_explicit(&w->fn, memory_order_relaxed);
+    void *arg = atomic_load_explicit(&w->arg, memory_order_relaxed);
+    int n = atomic_load_explicit(&w->n, memory_order_relaxed);
     take(w, seen, fn, arg, n);
-    pthread_mutex_lock(&w->mu);
   }
-  pthread_mutex_unlock(&w->mu);
   return NULL;
 }
 
@@ -72,17 +138,29 @@ ap_status ap_port_workers_create(const ap_allocator *a, int threads, ap_port_wor
   if (threads < 1 || threads > 1024)
     return ap_fail(err, AP_ERR_ARG, "workers: %d threads (1 to 1024)", threads);
   const ap_allocator *al = ap_alloc_or_default(a);
-  ap_port_workers *w = ap_calloc(al, 1, sizeof *w);
-  if (!w) return ap_fail(err, AP_ERR_NOMEM, "workers: out of memory");
+  /* The record is aligned by hand: the allocator promises less than a cache line. */
+  size_t size = sizeof(ap_port_workers) + 64 + sizeof(void *);
+  void *raw = ap_calloc(al, 1, size);
+  if (!raw) return ap_fail(err, AP_ERR_NOMEM, "workers: out of memory");
+  ap_port_workers *w = (ap_port_workers *)(((uintptr_t)raw + sizeof(void *) + 63) & ~(uintptr_t)63);
+  ((void **)w)[-1] = raw;
   w->alloc = *al;
   w->threads = threads;
   if (threads > 1 && !(w->ids = ap_calloc(al, (size_t)threads - 1, sizeof *w->ids))) {
-    ap_free(al, w);
+    ap_free(al, raw);
     return ap_fail(err, AP_ERR_NOMEM, "workers: out of memory");
   }
   pthread_mutex_init(&w->mu, NULL);
   pthread_cond_init(&w->wake, NULL);
   pthread_cond_init(&w->done, NULL);
+  atomic_init(&w->sleepers, 0);
+  atomic_init(&w->waiting, 0);
+  atomic_init(&w->stop, false);
+  atomic_init(&w->pokes, 0);
+  atomic_init(&w->generation, 0);
+  atomic_init(&w->fn, NULL);
+  atomic_init(&w->arg, NULL);
+  atomic_init(&w->n, 0);
   atomic_init(&w->next, 0);
   atomic_init(&w->completed, 0);
   for (int i = 0; i + 1 < threads; i++) {
@@ -107,27 +185,48 @@ void ap_port_workers_run(ap_port_workers *w, ap_port_task fn, void *arg, int n) 
       fn(arg, i);
     return;
   }
-  pthread_mutex_lock(&w->mu);
-  uint32_t gen = ++w->generation;
-  if (gen == 0) gen = ++w->generation; /* 0 is every worker's "seen nothing yet" */
-  w->fn = fn;
-  w->arg = arg;
-  w->n = n;
+  uint32_t gen = atomic_load_explicit(&w->generation, memory_order_relaxed) + 1;
+  if (gen == 0) gen = 1; /* 0 is every worker's "seen nothing yet" */
+  atomic_store_explicit(&w->fn, fn, memory_order_relaxed);
+  atomic_store_explicit(&w->arg, arg, memory_order_relaxed);
+  atomic_store_explicit(&w->n, n, memory_order_relaxed);
   atomic_store_explicit(&w->completed, 0, memory_order_relaxed);
   atomic_store_explicit(&w->next, (uint64_t)gen << 32, memory_order_release);
-  pthread_cond_broadcast(&w->wake);
-  pthread_mutex_unlock(&w->mu);
+  atomic_store(&w->generation, gen); /* seq_cst: ordered before the read of sleepers */
+  if (atomic_load(&w->sleepers)) {
+    pthread_mutex_lock(&w->mu);
+    pthread_cond_broadcast(&w->wake);
+    pthread_mutex_unlock(&w->mu);
+  }
   take(w, gen, fn, arg, n);
+  if (spin_until(w, all_done, (uint32_t)n)) return;
   pthread_mutex_lock(&w->mu);
-  while (atomic_load_explicit(&w->completed, memory_order_acquire) < n)
+  atomic_store(&w->waiting, 1);
+  while (!all_done(w, (uint32_t)n))
     pthread_cond_wait(&w->done, &w->mu);
+  atomic_store(&w->waiting, 0);
+  pthread_mutex_unlock(&w->mu);
+}
+
+void ap_port_workers_wake(ap_port_workers *w) {
+  /* A hint: a worker falling asleep just now may miss it and wake at the region instead. */
+  if (!w) return;
+  /* No region since the last call (a model whose ops all stay on the caller): waking would
+   * only cost the caller a system call. */
+  uint32_t gen = atomic_load_explicit(&w->generation, memory_order_relaxed);
+  if (gen == w->woken_at) return;
+  w->woken_at = gen;
+  if (!atomic_load(&w->sleepers)) return;
+  pthread_mutex_lock(&w->mu);
+  atomic_fetch_add(&w->pokes, 1);
+  pthread_cond_broadcast(&w->wake);
   pthread_mutex_unlock(&w->mu);
 }
 
 void ap_port_workers_destroy(ap_port_workers *w) {
   if (!w) return;
   pthread_mutex_lock(&w->mu);
-  w->stop = true;
+  atomic_store(&w->stop, true);
   pthread_cond_broadcast(&w->wake);
   pthread_mutex_unlock(&w->mu);
   for (int i = 0; i < w->started; i++)
@@ -136,8 +235,9 @@ void ap_port_workers_destroy(ap_port_workers *w) {
   pthread_cond_destroy(&w->wake);
   pthread_mutex_destroy(&w->mu);
   ap_allocator a = w->alloc;
+  void *raw = ((void **)w)[-1];
   ap_free(&a, w->ids);
-  ap_free(&a, w);
+  ap_free(&a, raw);
 }
 #else
 typedef int ap_port_thread_unused; /* the freestanding port (port_none.c) has these */

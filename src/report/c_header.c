@@ -110,6 +110,7 @@ ap_status ap_report_write_c_header(const ap_report *r, const char *prefix, FILE 
           "/* Every planned offset is a multiple of this. */\n"
           "#define %s_ALIGNMENT %" PRIu64 "u\n",
           p, r->alignment);
+  report_kernels_macros(r, p, f);
   if (r->inplace)
     fprintf(f,
             "/* Planned with in-place sharing: set ap_interpreter_options.inplace = true, or the\n"

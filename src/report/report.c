@@ -76,6 +76,8 @@ static bool from_runtime(ap_report *r, const ap_report_options *o) {
   io.allocator = r->alloc;
   io.inplace = o->inplace;
   io.stream = o->stream;
+  io.kernels = o->kernels;
+  io.small_scratch = o->small_scratch;
   ap_interpreter *it = NULL;
   bool ok = false;
   ap_memory_usage mu;
@@ -279,6 +281,7 @@ static ap_status build(ap_report *r, const ap_report_options *o) {
   s = report_live_bytes(r);
   if (s != AP_OK) return s;
   naive_alt(r);
+  report_kernel_costs(r);
   plan_alt(r, AP_REPORT_ALT_TFLITE, "tflite", ap_model_plan_tflite());
   plan_alt(r, AP_REPORT_ALT_TFLM, "tflm", ap_model_plan_tflm());
   ap_model_plan_options mo = ap_model_plan_defaults();
@@ -310,12 +313,15 @@ ap_status ap_report_create(const ap_model *m, const ap_report_options *opt, cons
   r->alignment = o.alignment ? o.alignment : 16;
   r->inplace = o.inplace;
   r->stream = o.stream;
+  r->kernels = o.kernels;
+  r->small_scratch = o.small_scratch;
   return build(r, &o);
 }
 
 void ap_report_destroy(ap_report *r) {
   if (!r) return;
   ap_model_plan_destroy(r->mp);
+  report_kernel_costs_free(r);
   ap_free(r->alloc, r->tensor_bytes);
   ap_free(r->alloc, r->scratch);
   ap_free(r->alloc, r->dyn);

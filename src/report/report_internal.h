@@ -29,7 +29,16 @@ struct ap_report {
   size_t steps;
   ap_report_alt alts[AP_REPORT_ALT_COUNT];
   char model_alt_name[48];
+  int kernels; /* AP_KERNELS_* the plan is for */
+  size_t small_scratch;
+  ap_report_kernels kc[3]; /* indexed by AP_KERNELS_* (kernel_costs.c) */
 };
+
+/* Fills r->kc, one interpreter per kernel choice (kernel_costs.c); frees them. */
+void report_kernel_costs(ap_report *r);
+void report_kernel_costs_free(ap_report *r);
+/* The C header's lines for the kernel choices (kernel_costs.c). */
+void report_kernels_macros(const ap_report *r, const char *prefix, FILE *f);
 
 /* Fills r->live from the requests (live.c). */
 ap_status report_live_bytes(ap_report *r);

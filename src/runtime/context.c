@@ -39,7 +39,8 @@ const ap_op_info *ap_op_info_of(const ap_op_context *c) {
   return c ? &c->info : NULL;
 }
 
-ap_status rt_fail(ap_interpreter *it, ap_status s, const char *fmt, ...) {
+/* Parenthesised: the formatting ones, defined whatever AP_NO_MESSAGES says. */
+ap_status(rt_fail)(ap_interpreter *it, ap_status s, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(it->msg, sizeof it->msg, fmt, ap);
@@ -47,7 +48,7 @@ ap_status rt_fail(ap_interpreter *it, ap_status s, const char *fmt, ...) {
   return s;
 }
 
-ap_status ap_op_fail(ap_op_context *c, ap_status s, const char *fmt, ...) {
+ap_status(ap_op_fail)(ap_op_context *c, ap_status s, const char *fmt, ...) {
   if (!c) return s;
   char detail[AP_ERRMSG_MAX];
   va_list ap;

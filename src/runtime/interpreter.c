@@ -83,8 +83,10 @@ static ap_status check_options(ap_interpreter *it, const ap_interpreter_options 
   if (o->max_input_count > it->input_count)
     return rt_fail(it, AP_ERR_ARG, "max_input_dims has %zu entries, the model %u inputs",
                    o->max_input_count, it->input_count);
-  if (o->kernels != AP_KERNELS_FAST && o->kernels != AP_KERNELS_REFERENCE)
-    return rt_fail(it, AP_ERR_ARG, "kernels %d: expected AP_KERNELS_FAST or AP_KERNELS_REFERENCE",
+  if (o->kernels != AP_KERNELS_FAST && o->kernels != AP_KERNELS_REFERENCE &&
+      o->kernels != AP_KERNELS_SMALL)
+    return rt_fail(it, AP_ERR_ARG,
+                   "kernels %d: expected AP_KERNELS_FAST, AP_KERNELS_REFERENCE or AP_KERNELS_SMALL",
                    o->kernels);
   if (o->prepare != AP_PREPARE_EACH_INVOKE && o->prepare != AP_PREPARE_ONCE)
     return rt_fail(it, AP_ERR_ARG, "prepare %d: expected AP_PREPARE_EACH_INVOKE or AP_PREPARE_ONCE",
@@ -209,6 +211,7 @@ ap_status ap_interpreter_create(const ap_model *m, const ap_interpreter_options 
   it->inplace = o.inplace && !o.preserve_all;
   it->stream = o.stream && !o.preserve_all;
   it->kernels = o.kernels;
+  it->small_scratch = o.small_scratch;
   it->threads = o.threads > 1 ? o.threads : 1;
   it->keep_prepared = o.prepare == AP_PREPARE_ONCE;
   it->stale_input = -1;
@@ -373,7 +376,10 @@ static bool inputs_at_max(const ap_interpreter *it) {
 
 /* The kernels' level and workers, chosen once: kernels read them in every prepare and eval. */
 static ap_status choose_kernels(ap_interpreter *it) {
-  it->exec.level = it->kernels == AP_KERNELS_FAST ? ap_fast_select() : NULL;
+  it->exec.level = it->kernels != AP_KERNELS_REFERENCE ? ap_fast_select() : NULL;
+  it->exec.small_extra = 0;
+  if (it->kernels == AP_KERNELS_SMALL)
+    it->exec.small_extra = it->small_scratch ? it->small_scratch : AP_SMALL_SCRATCH_DEFAULT;
   if (it->exec.level && it->threads > 1 && !it->workers) {
     ap_errbuf e = {{0}};
     ap_status s = ap_port_workers_create(&it->alloc, it->threads, &it->workers, &e);
@@ -529,7 +535,7 @@ ap_status rt_run_subgraph(ap_interpreter *it, uint32_t sg, uint32_t depth) {
   ap_status s = AP_OK;
   for (uint32_t k = 0; s == AP_OK && k < r->op_count; k++) {
     if (sg == 0 && it->segments && it->segments[2 * k] > 1) {
-      s = rt_stream_run(it, k, it->segments[2 * k]);
+      s = it->stream_run(it, k, it->segments[2 * k]);
       k += it->segments[2 * k] - 1;
       continue;
     }
@@ -572,6 +578,8 @@ ap_status ap_interpreter_invoke(ap_interpreter *it) {
     s = rt_fail(it, AP_ERR_NOT_ALLOCATED,
                 "not allocated: call ap_interpreter_allocate() before invoke");
   } else {
+    /* Workers asleep since the last invoke wake while the first ops run. */
+    ap_port_workers_wake(it->exec.workers);
     s = rt_run_subgraph(it, 0, 0);
   }
   leave(it);

@@ -125,13 +125,13 @@ static ap_status build(ap_interpreter *it, rt_prep *prep, bool place, plan_state
     for (size_t k = 0; k < it->sg[sg].op_count; k++, op++) {
       rt_op *o = &it->sg[sg].ops[k];
       if (place && !rt_op_is_custom(o)) o->ext = NULL; /* set again when planned */
-      /* A segment's member runs the reference kernel's rows: its scratch, not what the op's
-       * own kernel (a SIMD one) asked for. */
+      /* A segment's member runs its kernel's rows: their scratch, not what the op's own
+       * kernel asked for. */
       if (sg == 0 && !rt_op_is_custom(o) && rt_stream_in(st->g, (uint32_t)k)) {
         uint64_t bytes = 0, id;
         for (rt_prep_scratch *r = prep[op].scratch; r; r = r->next)
           r->id = UINT64_MAX;
-        if ((s = rt_stream_scratch(it, (uint32_t)k, &bytes)) != AP_OK) return s;
+        if ((s = rt_stream_scratch(it, st->g, (uint32_t)k, &bytes)) != AP_OK) return s;
         if (bytes == 0) continue;
         s = ap_graph_add_scratch(st->g, sg, k, bytes, &id);
         if (s != AP_OK) return rt_fail(it, s, "%s", ap_graph_error(st->g));
@@ -198,6 +198,7 @@ ap_status rt_plan(ap_interpreter *it, rt_prep *prep, bool place, uint64_t *arena
     if (place) {
       it->segments = NULL;
       if (table) s = rt_stream_table(it, st.g, table);
+      it->stream_run = rt_stream_run;
       it->arena_bytes = *arena;
       it->arena_lower_bound = ap_plan_lower_bound(st.plan);
       uint64_t align = it->alignment ? it->alignment : 16;

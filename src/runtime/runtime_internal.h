@@ -115,6 +115,9 @@ struct ap_interpreter {
    * length of the segment starting at op k (0: none), [2k+1] the ring rows of its output
    * (0: whole). NULL when nothing streams. */
   uint32_t *segments;
+  /* Runs a segment (rt_stream_run): set by whoever made `segments`, so that invoke does not
+   * link the streaming code into a firmware whose plan has none. */
+  ap_status (*stream_run)(ap_interpreter *it, uint32_t k, uint32_t count);
 
   /* Caller-owned buffer: the interpreter, tables and persistent state from its top down
    * (tail_used bytes from the end), planning temporaries and then the arena from its bottom. */
@@ -165,6 +168,7 @@ struct ap_interpreter {
   /* Kernels: fast or reference (options.kernels), the SIMD level and the worker group chosen
    * at allocate (workers are kept until destroy). */
   int kernels, threads;
+  size_t small_scratch; /* AP_KERNELS_SMALL's budget as given (0: the default) */
   ap_kexec exec;
   ap_port_workers *workers;
 
@@ -198,14 +202,31 @@ uint32_t *rt_stream_alloc(ap_interpreter *it);
 ap_status rt_stream_table(ap_interpreter *it, const ap_graph *g, uint32_t *table);
 ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count);
 /* Whether op k of subgraph 0 is in one of g's segments, or (after allocate) of the
- * interpreter's; the reference scratch bytes it needs there. */
+ * interpreter's; the scratch bytes it needs there (its state while the segment runs and its
+ * kernel's rows), from g's rings while planning, or (g NULL) the interpreter's after. */
 bool rt_stream_in(const ap_graph *g, uint32_t k);
 bool rt_stream_member(const ap_interpreter *it, uint32_t k);
-ap_status rt_stream_scratch(ap_interpreter *it, uint32_t k, uint64_t *bytes);
+ap_status rt_stream_scratch(ap_interpreter *it, const ap_graph *g, uint32_t k, uint64_t *bytes);
 
 /* Formats the interpreter's message and returns `s`. */
 ap_status rt_fail(ap_interpreter *it, ap_status s, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+#ifdef AP_NO_MESSAGES /* base.h: the status and its name, no formatting linked */
+__attribute__((always_inline, format(printf, 3, 4))) static inline ap_status
+rt_fail_quiet(ap_interpreter *it, ap_status s, const char *fmt, ...) {
+  (void)fmt;
+  ap_fail_code(it->msg, sizeof it->msg, s);
+  return s;
+}
+__attribute__((always_inline, format(printf, 3, 4))) static inline ap_status
+ap_op_fail_quiet(ap_op_context *c, ap_status s, const char *fmt, ...) {
+  (void)fmt;
+  if (c) ap_fail_code(c->it->msg, sizeof c->it->msg, s);
+  return s;
+}
+#define rt_fail(...) rt_fail_quiet(__VA_ARGS__)
+#define ap_op_fail(...) ap_op_fail_quiet(__VA_ARGS__)
+#endif
 
 /* memory.c. Tables (create and allocate) and persistent memory (allocate): zeroed, 16-byte
  * aligned; from the caller buffer's top or the allocator. NULL with the message set. */

@@ -26,7 +26,7 @@ static ap_status each_scratch(const ap_interpreter *cit,
       if (s == AP_OK) {
         if (sg == 0 && rt_stream_member(it, (uint32_t)k)) {
           uint64_t b = 0;
-          s = rt_stream_scratch(it, (uint32_t)k, &b);
+          s = rt_stream_scratch(it, NULL, (uint32_t)k, &b);
           bytes = (size_t)b;
         } else {
           s = rt_builtin_scratch_bytes(&c, &bytes);

@@ -1,11 +1,15 @@
 /* Streamed segments at run time (graph.h, ap_graph_options.stream): a segment's ops run row by
  * row, each pulling from the op before it the input rows its next output row's window needs,
  * so every map between them lives in a ring of rows (row y at slot y % rows) that the plan
- * sized. The rows are computed by the reference kernels' row-range entry points
- * (kernels/kops_stream.h), the same loops as a whole-tensor eval. Nothing is allocated: the
- * members' parameters live on the stack for the segment's run. */
+ * sized. The rows are computed by the fast kernels' row ranges (kernels/fast/rows.h) when the
+ * interpreter runs fast kernels and they apply, else by the reference kernels' row-range entry
+ * points (kernels/kops_stream.h), the same loops as a whole-tensor eval. Nothing is allocated
+ * and little is on the stack: each member's state (its parameters, views and progress) heads
+ * its scratch in the arena, planned with the segment. */
 #include "arenaplan/options.h"
+#include "kernels/fast/rows.h"
 #include "kernels/kops_stream.h"
+#include "kernels/registry.h"
 #include "runtime_internal.h"
 
 #include <string.h>
@@ -47,22 +51,34 @@ ap_status rt_stream_table(ap_interpreter *it, const ap_graph *g, uint32_t *t) {
   return AP_OK;
 }
 
-enum { M_CONV = 1, M_DEPTHWISE, M_POOL, M_ADD, M_PAD };
+enum { M_CONV = 1, M_DEPTHWISE, M_POOL, M_ADD, M_PAD, M_ELEM };
+
+/* M_ELEM's second operand. */
+enum { SIDE_NONE, SIDE_WHOLE, SIDE_CONSTANT };
 
 /* One member of the running segment. */
 typedef struct member {
+  struct member *prev; /* the member before it in the segment (NULL: first) */
   int kind;
+  bool fast;         /* its rows run on the fast kernels */
+  size_t keep, temp; /* its kernel's scratch kept over the run, and used by one call */
   union {
     ap_conv_params conv;
     ap_pool_params pool;
     ap_binary_params bin;
     ap_pad_params pad;
   } p;
-  ap_ktensor in, filter, bias, out; /* ADD: `filter` is the input read whole */
-  bool side_first;                  /* ADD: the whole input is its input 0 */
-  size_t in_row, side_row, out_row; /* ADD: bytes per row */
+  /* The input is the member before's output; the first's heads the segment's workspace. */
+  const ap_ktensor *in;
+  ap_ktensor filter, out;  /* ADD: `filter` is the input read whole */
+  const void *bias;        /* the kernels read only a bias's data */
+  bool side_first;         /* ADD, M_ELEM: the whole or constant input is its input 0 */
+  int side;                /* M_ELEM: SIDE_* */
+  const ap_kernel *kernel; /* M_ELEM: the registry's, on row views; its params and options are
+                            * kept in `scratch` */
   bool has_bias;
-  void *scratch;
+  void *scratch; /* `keep` bytes after the state */
+  void *ws;      /* `temp` bytes: the segment's workspace, shared by its members */
   ap_krows rows; /* rings; r0/r1 set per call */
   int32_t eff, stride, pad, in_h, out_h;
   int32_t done; /* output rows computed so far */
@@ -88,18 +104,19 @@ static ap_status view(ap_interpreter *it, int32_t t, ap_ktensor *v) {
   return s == AP_OK ? AP_OK : rt_fail(it, s, "%s", e.msg);
 }
 
-/* A view of one row of t (dims [1, 1, W, C]), data set per row. */
-static ap_ktensor row_view(const ap_ktensor *t, size_t *row_bytes) {
+/* A view of row `slot` of t (dims [1, 1, W, C]). */
+static ap_ktensor row_view(const ap_ktensor *t, size_t slot) {
   ap_ktensor r = *t;
   r.dims[1] = 1;
-  *row_bytes = (size_t)t->dims[2] * (size_t)t->dims[3] * ap_ktype_size(t->type);
+  size_t row = (size_t)t->dims[2] * (size_t)t->dims[3] * ap_ktype_size(t->type);
+  r.data = (uint8_t *)t->data + slot * row;
   return r;
 }
 
 /* ADD inside a segment: the chained input is the previous op's output (`in`, a ring), the
  * other is read whole; the kernel runs on one row of each. */
 static ap_status prepare_add(ap_interpreter *it, uint32_t k, const ap_op_info *op,
-                             const ap_op_options *o, member *m) {
+                             const ap_op_options *o, member *m, ap_ktensor *in) {
   if (op->inputs.n != 2 || op->outputs.n != 1 || op->inputs.v[0] < 0 || op->inputs.v[1] < 0 ||
       o->kind != AP_OPTIONS_ADD)
     return rt_fail(it, AP_ERR_KERNEL, "op %u: not streamable", k);
@@ -107,18 +124,18 @@ static ap_status prepare_add(ap_interpreter *it, uint32_t k, const ap_op_info *o
   ap_status s = ap_model_op(it->model, 0, k - 1, &prev);
   if (s != AP_OK || prev.outputs.n < 1) return rt_fail(it, AP_ERR_KERNEL, "op %u: no chain", k);
   m->side_first = op->inputs.v[1] == prev.outputs.v[0];
-  s = view(it, op->inputs.v[m->side_first ? 1 : 0], &m->in);
+  m->in = in;
+  s = view(it, op->inputs.v[m->side_first ? 1 : 0], in);
   if (s == AP_OK) s = view(it, op->inputs.v[m->side_first ? 0 : 1], &m->filter);
   if (s == AP_OK) s = view(it, op->outputs.v[0], &m->out);
   if (s != AP_OK) return s;
-  ap_ktensor a = row_view(&m->in, &m->in_row), b = row_view(&m->filter, &m->side_row);
-  ap_ktensor out = row_view(&m->out, &m->out_row);
+  ap_ktensor a = row_view(in, 0), b = row_view(&m->filter, 0), out = row_view(&m->out, 0);
   ap_errbuf e = {{0}};
   s = m->side_first
           ? ap_binary_prepare(AP_KBIN_ADD, o->add.activation, &b, &a, &out, &m->p.bin, &e)
           : ap_binary_prepare(AP_KBIN_ADD, o->add.activation, &a, &b, &out, &m->p.bin, &e);
   if (s != AP_OK) return rt_fail(it, s, "op %u: %s", k, e.msg);
-  if (!ap_kshape_equal(&m->in, &m->out) || !ap_kshape_equal(&m->filter, &m->out) || m->in.rank != 4)
+  if (!ap_kshape_equal(in, &m->out) || !ap_kshape_equal(&m->filter, &m->out) || in->rank != 4)
     return rt_fail(it, AP_ERR_KERNEL, "op %u: ADD in a segment broadcasts", k);
   m->kind = M_ADD;
   m->eff = m->stride = 1;
@@ -126,48 +143,175 @@ static ap_status prepare_add(ap_interpreter *it, uint32_t k, const ap_op_info *o
   return AP_OK;
 }
 
-static ap_status eval_add_row(member *m, int32_t y) {
-  size_t in_slot = (size_t)(m->rows.in_ring ? y % m->rows.in_ring : y);
-  size_t out_slot = (size_t)(m->rows.out_ring ? y % m->rows.out_ring : y);
-  size_t r;
-  ap_ktensor a = row_view(&m->in, &r), b = row_view(&m->filter, &r), out = row_view(&m->out, &r);
-  a.data = (uint8_t *)m->in.data + in_slot * m->in_row;
-  b.data = (uint8_t *)m->filter.data + (size_t)y * m->side_row;
-  out.data = (uint8_t *)m->out.data + out_slot * m->out_row;
-  return m->side_first ? ap_binary_eval(&m->p.bin, &b, &a, &out)
-                       : ap_binary_eval(&m->p.bin, &a, &b, &out);
+/* M_ELEM's kept scratch: the kernel's params, then its options. */
+static size_t elem_keep(void) {
+  return ap_kscratch_round(AP_KPARAMS_SIZE) + ap_kscratch_round(sizeof(ap_kop_options));
 }
 
-/* running: at invoke (the scratch must be there); else sizing it while planning. */
-static ap_status prepare(ap_interpreter *it, uint32_t k, member *m, bool running) {
+/* An element-wise op in a segment (segment.c's rules): the registry's kernel prepared on one
+ * row of each map (the chained input `in`, a skip read whole or a constant broadcasting along
+ * rows, the output) and run row by row. keep: elem_keep() bytes for its params and options. */
+static ap_status prepare_elem(ap_interpreter *it, uint32_t k, const ap_op_info *op,
+                              const ap_op_options *o, member *m, ap_ktensor *in, void *keep) {
+  const rt_op *ro = &it->sg[0].ops[k];
+  if (rt_op_is_custom(ro) || !rt_op_builtin(ro) || op->outputs.n != 1 || op->inputs.n < 1 ||
+      op->inputs.n > 2 || op->inputs.v[0] < 0 || (op->inputs.n == 2 && op->inputs.v[1] < 0))
+    return rt_fail(it, AP_ERR_KERNEL, "op %u: not streamable", k);
+  m->kernel = rt_op_builtin(ro);
+  int32_t chained = op->inputs.v[0], other = -1;
+  if (op->inputs.n == 2) {
+    bool c0 = !rt_rec(it, 0, (size_t)op->inputs.v[0]), c1 = !rt_rec(it, 0, (size_t)op->inputs.v[1]);
+    if (c0 != c1) {
+      m->side = SIDE_CONSTANT;
+      m->side_first = c0;
+    } else {
+      ap_op_info prev;
+      if (k == 0 || ap_model_op(it->model, 0, k - 1, &prev) != AP_OK || prev.outputs.n < 1)
+        return rt_fail(it, AP_ERR_KERNEL, "op %u: no chain", k);
+      m->side = SIDE_WHOLE;
+      m->side_first = op->inputs.v[1] == prev.outputs.v[0];
+    }
+    chained = op->inputs.v[m->side_first ? 1 : 0];
+    other = op->inputs.v[m->side_first ? 0 : 1];
+  }
+  m->in = in;
+  ap_status s = view(it, chained, in);
+  if (s == AP_OK && other >= 0) s = view(it, other, &m->filter);
+  if (s == AP_OK) s = view(it, op->outputs.v[0], &m->out);
+  if (s != AP_OK) return s;
+  if (in->rank != 4 || !ap_kshape_equal(in, &m->out) ||
+      (m->side == SIDE_WHOLE && !ap_kshape_equal(&m->filter, &m->out)))
+    return rt_fail(it, AP_ERR_KERNEL, "op %u: not element-wise on rows", k);
+  ap_kop_options *ko = (ap_kop_options *)((uint8_t *)keep + ap_kscratch_round(AP_KPARAMS_SIZE));
+  memset(ko, 0, sizeof *ko);
+  if (o->kind == AP_OPTIONS_ADD) ko->activation = o->add.activation;
+  if (o->kind == AP_OPTIONS_ACTIVATION) ko->activation = o->activation.activation;
+  if (o->kind == AP_OPTIONS_LEAKY_RELU) ko->alpha = o->leaky_relu.alpha;
+  ko->exec = rt_kexec(it);
+  /* Kernels see no data of the maps while preparing (as the interpreter's prepare). */
+  ap_ktensor a = row_view(in, 0), b = m->side == SIDE_WHOLE ? row_view(&m->filter, 0) : m->filter;
+  ap_ktensor out = row_view(&m->out, 0);
+  a.data = out.data = NULL;
+  if (m->side == SIDE_WHOLE) b.data = NULL;
+  const ap_ktensor *ins[2] = {m->side_first ? &b : &a, m->side_first ? &a : &b};
+  ap_ktensor *outs[1] = {&out};
+  ap_errbuf e = {{0}};
+  ap_kctx c = {ins, other >= 0 ? 2 : 1, outs, 1, ko, keep, NULL, &e};
+  size_t scratch = 0;
+  s = m->kernel->prepare(&c, &scratch);
+  if (s != AP_OK) return rt_fail(it, s, "op %u: %s", k, e.msg);
+  if (ap_kernel_state(m->kernel, keep) || out.rank != 4 || out.dims[1] != 1 ||
+      out.dims[2] != m->out.dims[2] || out.dims[3] != m->out.dims[3])
+    return rt_fail(it, AP_ERR_KERNEL, "op %u: not element-wise on rows", k);
+  m->kind = M_ELEM;
+  m->keep = elem_keep();
+  m->temp = scratch;
+  m->eff = m->stride = 1;
+  m->in_h = m->out_h = m->out.dims[1];
+  return AP_OK;
+}
+
+/* Output row y of an M_ELEM member. */
+static ap_status eval_elem_row(member *m, int32_t y) {
+  size_t in_slot = (size_t)(m->rows.in_ring ? y % m->rows.in_ring : y);
+  size_t out_slot = (size_t)(m->rows.out_ring ? y % m->rows.out_ring : y);
+  ap_ktensor a = row_view(m->in, in_slot), out = row_view(&m->out, out_slot);
+  ap_ktensor b = m->side == SIDE_WHOLE ? row_view(&m->filter, (size_t)y) : m->filter;
+  const ap_ktensor *ins[2] = {m->side_first ? &b : &a, m->side_first ? &a : &b};
+  ap_ktensor *outs[1] = {&out};
+  ap_errbuf e = {{0}};
+  uint8_t *keep = m->scratch;
+  ap_kctx c = {ins,
+               m->side == SIDE_NONE ? 1 : 2,
+               outs,
+               1,
+               (const ap_kop_options *)(keep + ap_kscratch_round(AP_KPARAMS_SIZE)),
+               keep,
+               m->temp ? m->ws : NULL,
+               &e};
+  return m->kernel->eval(&c);
+}
+
+static ap_status eval_add_row(const ap_kexec *x, member *m, int32_t y) {
+  size_t in_slot = (size_t)(m->rows.in_ring ? y % m->rows.in_ring : y);
+  size_t out_slot = (size_t)(m->rows.out_ring ? y % m->rows.out_ring : y);
+  ap_ktensor a = row_view(m->in, in_slot), b = row_view(&m->filter, (size_t)y);
+  ap_ktensor out = row_view(&m->out, out_slot);
+  const ap_ktensor *l = m->side_first ? &b : &a, *r2 = m->side_first ? &a : &b;
+  ap_status s;
+  if (m->fast && (ap_fast_add_eval(x, &m->p.bin, l, r2, &out, &s) ||
+                  ap_fast_fadd_eval(x, &m->p.bin, l, r2, &out, &s)))
+    return s;
+  return ap_binary_eval(&m->p.bin, l, r2, &out);
+}
+
+/* Which kernel runs member m's rows (its input a ring of in_ring rows, 0: whole), and the
+ * scratch it needs. A reference kernel's scratch is all one call's. */
+static void choose(const ap_interpreter *it, member *m, int32_t in_ring) {
+  const ap_kexec *x = rt_kexec(it);
+  if (m->kind == M_ELEM) return; /* prepare_elem sized it */
+  m->fast = false;
+  m->keep = m->temp = 0;
+  if (m->kind == M_CONV)
+    m->fast =
+        ap_fast_conv_rows_scratch(x, &m->p.conv, m->in, &m->filter, in_ring, &m->keep, &m->temp);
+  else if (m->kind == M_DEPTHWISE)
+    m->fast =
+        ap_fast_dw_rows_scratch(x, &m->p.conv, m->in, &m->filter, in_ring, &m->keep, &m->temp);
+  else if (m->kind == M_ADD)
+    m->fast = x != NULL; /* the fast ADD needs no scratch and falls back by itself */
+  if (!m->fast && (m->kind == M_CONV || m->kind == M_DEPTHWISE)) m->temp = m->p.conv.scratch_bytes;
+}
+
+/* A member's state heads its scratch, then what its kernel keeps; the first member's then
+ * holds the segment input's view and the segment's workspace. */
+static size_t state_bytes(void) {
+  return ap_kscratch_round(sizeof(member));
+}
+
+/* Fills *m for op k (its kernel's parameters and tensor views). */
+static ap_status prepare(ap_interpreter *it, uint32_t k, member *m, ap_ktensor *in, void *keep) {
   ap_op_info op;
   ap_op_options o;
   ap_status s = ap_model_op(it->model, 0, k, &op);
-  if (s == AP_OK) s = ap_model_op_options(it->model, 0, k, &o);
+  if (s == AP_OK) {
+    s = ap_model_op_options(it->model, 0, k, &o);
+    if (s == AP_ERR_UNSUPPORTED) { /* an op without options */
+      memset(&o, 0, sizeof o);
+      s = AP_OK;
+    }
+  }
   if (s != AP_OK) return rt_fail(it, s, "%s", ap_model_error(it->model));
   memset(m, 0, sizeof *m);
-  if (op.builtin == 0) return prepare_add(it, k, &op, &o, m);
+  bool skip = op.inputs.n == 2 && op.inputs.v[0] >= 0 && op.inputs.v[1] >= 0 &&
+              rt_rec(it, 0, (size_t)op.inputs.v[0]) && rt_rec(it, 0, (size_t)op.inputs.v[1]);
+  if (op.builtin == 0 && skip) return prepare_add(it, k, &op, &o, m, in);
+  if (op.builtin != 1 && op.builtin != 3 && op.builtin != 4 && op.builtin != 17 &&
+      op.builtin != 34 && op.builtin != 60)
+    return prepare_elem(it, k, &op, &o, m, in, keep);
   if (op.inputs.n < 1 || op.outputs.n != 1)
     return rt_fail(it, AP_ERR_KERNEL, "op %u: not streamable", k);
-  s = view(it, op.inputs.v[0], &m->in);
+  ap_ktensor bias;
+  m->in = in;
+  s = view(it, op.inputs.v[0], in);
   if (s == AP_OK) s = view(it, op.outputs.v[0], &m->out);
   if (s == AP_OK && (op.builtin == 34 || op.builtin == 60)) {
     if (op.inputs.n < 2 || op.inputs.v[1] < 0)
       return rt_fail(it, AP_ERR_FORMAT, "op %u: paddings are missing", k);
     s = view(it, op.inputs.v[1], &m->filter);
     m->has_bias = op.inputs.n > 2 && op.inputs.v[2] >= 0;
-    if (s == AP_OK && m->has_bias) s = view(it, op.inputs.v[2], &m->bias);
+    if (s == AP_OK && m->has_bias) s = view(it, op.inputs.v[2], &bias);
     if (s != AP_OK) return s;
     ap_errbuf e = {{0}};
     ap_ktensor out = m->out;
-    s = ap_pad_prepare(&m->in, &m->filter, m->has_bias ? &m->bias : NULL, &out, &m->p.pad, &e);
+    s = ap_pad_prepare(in, &m->filter, m->has_bias ? &bias : NULL, &out, &m->p.pad, &e);
     if (s != AP_OK) return rt_fail(it, s, "op %u: %s", k, e.msg);
-    if (!ap_kshape_equal(&out, &m->out) || m->in.rank != 4)
+    if (!ap_kshape_equal(&out, &m->out) || in->rank != 4)
       return rt_fail(it, AP_ERR_KERNEL, "op %u: output shape differs from the planned one", k);
     m->kind = M_PAD;
     m->eff = m->stride = 1;
     m->pad = m->p.pad.before[1];
-    m->in_h = m->in.dims[1];
+    m->in_h = in->dims[1];
     m->out_h = m->out.dims[1];
     return AP_OK;
   }
@@ -176,7 +320,7 @@ static ap_status prepare(ap_interpreter *it, uint32_t k, member *m, bool running
       return rt_fail(it, AP_ERR_FORMAT, "op %u: filter is missing", k);
     s = view(it, op.inputs.v[1], &m->filter);
     m->has_bias = op.inputs.n > 2 && op.inputs.v[2] >= 0;
-    if (s == AP_OK && m->has_bias) s = view(it, op.inputs.v[2], &m->bias);
+    if (s == AP_OK && m->has_bias) s = view(it, op.inputs.v[2], &bias);
   }
   if (s != AP_OK) return s;
   ap_errbuf e = {{0}};
@@ -192,8 +336,7 @@ static ap_status prepare(ap_interpreter *it, uint32_t k, member *m, bool running
                           0,
                           o.conv2d.quantized_bias_type};
     m->kind = M_CONV;
-    s = ap_conv_prepare(&co, &m->in, &m->filter, m->has_bias ? &m->bias : NULL, &out, &m->p.conv,
-                        &e);
+    s = ap_conv_prepare(&co, in, &m->filter, m->has_bias ? &bias : NULL, &out, &m->p.conv, &e);
   } else if (op.builtin == 4 && o.kind == AP_OPTIONS_DEPTHWISE_CONV2D) {
     ap_conv_options co = {
         o.depthwise_conv2d.padding,           o.depthwise_conv2d.stride_w,
@@ -201,13 +344,12 @@ static ap_status prepare(ap_interpreter *it, uint32_t k, member *m, bool running
         o.depthwise_conv2d.dilation_h_factor, o.depthwise_conv2d.activation,
         o.depthwise_conv2d.depth_multiplier,  0};
     m->kind = M_DEPTHWISE;
-    s = ap_depthwise_prepare(&co, &m->in, &m->filter, m->has_bias ? &m->bias : NULL, &out,
-                             &m->p.conv, &e);
+    s = ap_depthwise_prepare(&co, in, &m->filter, m->has_bias ? &bias : NULL, &out, &m->p.conv, &e);
   } else if ((op.builtin == 1 || op.builtin == 17) && o.kind == AP_OPTIONS_POOL2D) {
     ap_pool_options po = {o.pool2d.padding,      o.pool2d.stride_w,      o.pool2d.stride_h,
                           o.pool2d.filter_width, o.pool2d.filter_height, o.pool2d.activation};
     m->kind = M_POOL;
-    s = ap_pool_prepare(op.builtin == 1 ? AP_KPOOL_AVERAGE : AP_KPOOL_MAX, &po, &m->in, &out,
+    s = ap_pool_prepare(op.builtin == 1 ? AP_KPOOL_AVERAGE : AP_KPOOL_MAX, &po, in, &out,
                         &m->p.pool, &e);
     fh = o.pool2d.filter_height;
   } else {
@@ -224,35 +366,45 @@ static ap_status prepare(ap_interpreter *it, uint32_t k, member *m, bool running
     dil = m->p.conv.dilation_h;
     m->stride = m->p.conv.stride_h;
     m->pad = m->p.conv.pad.pad_h;
-    if (m->p.conv.scratch_bytes) m->scratch = it->sg[0].ops[k].ext;
-    if (running && m->p.conv.scratch_bytes && !m->scratch)
-      return rt_fail(it, AP_ERR_KERNEL, "op %u: scratch was not planned", k);
   }
+  m->bias = m->has_bias ? bias.data : NULL;
   m->eff = (fh - 1) * dil + 1;
-  m->in_h = m->in.dims[1];
+  m->in_h = in->dims[1];
   m->out_h = m->out.dims[1];
   return AP_OK;
 }
 
 /* Output rows [y0, y1) of member m. */
-static ap_status eval_rows(member *m, int32_t y0, int32_t y1) {
+static ap_status eval_rows(const ap_kexec *x, member *m, int32_t y0, int32_t y1) {
   m->rows.r0 = y0;
   m->rows.r1 = y1;
-  const ap_ktensor *bias = m->has_bias ? &m->bias : NULL;
+  ap_ktensor bt = {.data = (void *)m->bias};
+  const ap_ktensor *bias = m->bias ? &bt : NULL;
   switch (m->kind) {
   case M_CONV:
-    return ap_conv_eval_rows(&m->p.conv, &m->in, &m->filter, bias, &m->out, m->scratch, &m->rows);
+    return m->fast
+               ? ap_fast_conv_rows(x, &m->p.conv, m->in, &m->filter, bias, &m->out, m->scratch,
+                                   m->ws, &m->rows)
+               : ap_conv_eval_rows(&m->p.conv, m->in, &m->filter, bias, &m->out, m->ws, &m->rows);
   case M_DEPTHWISE:
-    return ap_depthwise_eval_rows(&m->p.conv, &m->in, &m->filter, bias, &m->out, m->scratch,
-                                  &m->rows);
+    return m->fast ? ap_fast_dw_rows(x, &m->p.conv, m->in, &m->filter, bias, &m->out, m->scratch,
+                                     m->ws, &m->rows)
+                   : ap_depthwise_eval_rows(&m->p.conv, m->in, &m->filter, bias, &m->out, m->ws,
+                                            &m->rows);
   case M_ADD:
     for (int32_t y = y0; y < y1; y++) {
-      ap_status s = eval_add_row(m, y);
+      ap_status s = eval_add_row(x, m, y);
       if (s != AP_OK) return s;
     }
     return AP_OK;
-  case M_PAD: return ap_pad_eval_rows(&m->p.pad, &m->in, &m->out, &m->rows);
-  default: return ap_pool_eval_rows(&m->p.pool, &m->in, &m->out, &m->rows);
+  case M_ELEM:
+    for (int32_t y = y0; y < y1; y++) {
+      ap_status s = eval_elem_row(m, y);
+      if (s != AP_OK) return s;
+    }
+    return AP_OK;
+  case M_PAD: return ap_pad_eval_rows(&m->p.pad, m->in, &m->out, &m->rows);
+  default: return ap_pool_eval_rows(&m->p.pool, m->in, &m->out, &m->rows);
   }
 }
 
@@ -266,46 +418,97 @@ static int64_t window_hi(const member *m, int64_t y) {
   return hi < 0 ? 0 : hi > m->in_h ? m->in_h : hi;
 }
 
-/* Computes member i's output rows up to `upto`, pulling its input rows from member i - 1.
+/* Computes member m's output rows up to `upto`, pulling its input rows from the member before.
  * Rows go in batches, one kernel call each: as many as the input ring holds the windows of at
  * once (all, for the first member, whose input is whole). Writing a batch into the output
  * ring leaves its last rows there, which hold what the caller's window needs; and inputs are
  * only read earlier than one row at a time would (segment.c's overlap lead still holds). */
-static ap_status pull(member *m, uint32_t i, int32_t upto) {
-  while (m[i].done < upto) {
-    int32_t y0 = m[i].done, y1 = upto;
-    if (i > 0) {
-      int64_t ring = m[i].rows.in_ring;
-      while (y1 > y0 + 1 && window_hi(&m[i], y1 - 1) - window_lo(&m[i], y0) > ring)
+static ap_status pull(const ap_kexec *x, member *m, int32_t upto) {
+  while (m->done < upto) {
+    int32_t y0 = m->done, y1 = upto;
+    if (m->prev) {
+      int64_t ring = m->rows.in_ring;
+      while (y1 > y0 + 1 && window_hi(m, y1 - 1) - window_lo(m, y0) > ring)
         y1--;
-      int64_t hi = window_hi(&m[i], y1 - 1);
+      int64_t hi = window_hi(m, y1 - 1);
       if (hi > 0) {
-        ap_status s = pull(m, i - 1, (int32_t)hi);
+        ap_status s = pull(x, m->prev, (int32_t)hi);
         if (s != AP_OK) return s;
       }
     }
-    ap_status s = eval_rows(&m[i], y0, y1);
+    ap_status s = eval_rows(x, m, y0, y1);
     if (s != AP_OK) return s;
-    m[i].done = y1;
+    m->done = y1;
   }
   return AP_OK;
 }
 
+/* The rows of op k's input ring (0: whole): from g while planning, else the interpreter's. */
+static int32_t input_ring(const ap_interpreter *it, const ap_graph *g, uint32_t k,
+                          const ap_op_info *op) {
+  if (g) {
+    int32_t t = op->inputs.n > 0 ? op->inputs.v[0] : -1;
+    /* ADD: the chained input may be either; only one of them is a ring. */
+    uint32_t r = t >= 0 ? ap_graph_ring_rows(g, it->sg[0].tensor_base + (uint64_t)t) : 0;
+    if (!r && op->inputs.n > 1 && op->inputs.v[1] >= 0)
+      r = ap_graph_ring_rows(g, it->sg[0].tensor_base + (uint64_t)op->inputs.v[1]);
+    return (int32_t)r;
+  }
+  return it->segments && k > 0 && it->segments[2 * k] == 0 ? (int32_t)it->segments[2 * k - 1] : 0;
+}
+
+/* Bytes of the segment input's view, after the first member's kept scratch. */
+static size_t input_view_bytes(void) {
+  return ap_kscratch_round(sizeof(ap_ktensor));
+}
+
 ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count) {
-  member m[AP_SEGMENT_MAX_OPS];
   if (count < 2 || count > AP_SEGMENT_MAX_OPS || k + (uint64_t)count > it->sg[0].op_count)
     return rt_fail(it, AP_ERR_KERNEL, "streamed segment at op %u: bad length %u", k, count);
+  const ap_kexec *x = rt_kexec(it);
+  member *prev = NULL;
+  size_t temp = 0;
+  ap_ktensor *input = NULL;
   for (uint32_t i = 0; i < count; i++) {
-    ap_status s = prepare(it, k + i, &m[i], true);
+    member *m = it->sg[0].ops[k + i].ext;
+    if (!m) return rt_fail(it, AP_ERR_KERNEL, "op %u: segment state was not planned", k + i);
+    ap_ktensor in;
+    ap_status s = prepare(it, k + i, m, &in, (uint8_t *)m + state_bytes());
     if (s != AP_OK) return s;
+    m->prev = prev;
     /* Rings between members; the segment's input and output are whole. */
-    m[i].rows.in_ring = i > 0 ? (int32_t)it->segments[2 * (k + i - 1) + 1] : 0;
-    m[i].rows.out_ring = i + 1 < count ? (int32_t)it->segments[2 * (k + i) + 1] : 0;
-    if (i > 0 && m[i].in.data != m[i - 1].out.data)
-      return rt_fail(it, AP_ERR_KERNEL, "streamed segment at op %u: ops %u and %u not chained", k,
-                     k + i - 1, k + i);
+    m->rows.in_ring = i > 0 ? (int32_t)it->segments[2 * (k + i - 1) + 1] : 0;
+    m->rows.out_ring = i + 1 < count ? (int32_t)it->segments[2 * (k + i) + 1] : 0;
+    choose(it, m, m->rows.in_ring);
+    m->scratch = (uint8_t *)m + state_bytes();
+    if (m->temp > temp) temp = m->temp;
+    if (prev) {
+      if (in.data != prev->out.data)
+        return rt_fail(it, AP_ERR_KERNEL, "streamed segment at op %u: ops %u and %u not chained", k,
+                       k + i - 1, k + i);
+      m->in = &prev->out; /* the same tensor's view */
+    } else {
+      input = (ap_ktensor *)((uint8_t *)m->scratch + ap_kscratch_round(m->keep));
+      *input = in;
+      m->in = input;
+    }
+    prev = m;
   }
-  ap_status s = pull(m, count - 1, m[count - 1].out_h);
+  /* The workspace follows the segment input's view (the plan sized it as here). */
+  void *ws = temp ? (uint8_t *)input + input_view_bytes() : NULL;
+  for (member *m = prev; m; m = m->prev) {
+    m->ws = ws;
+    ap_ktensor bt = {.data = (void *)m->bias};
+    const ap_ktensor *bias = m->bias ? &bt : NULL;
+    ap_status s = AP_OK;
+    if (m->fast && m->kind == M_CONV)
+      s = ap_fast_conv_rows_begin(x, &m->p.conv, m->in, &m->filter, bias, m->rows.in_ring,
+                                  m->scratch);
+    else if (m->fast && m->kind == M_DEPTHWISE)
+      s = ap_fast_dw_rows_begin(x, &m->p.conv, m->in, &m->filter, m->rows.in_ring, m->scratch);
+    if (s != AP_OK) return rt_fail(it, s, "streamed segment at op %u: %s", k, ap_status_name(s));
+  }
+  ap_status s = pull(x, prev, prev->out_h);
   if (s != AP_OK)
     return rt_fail(it, s, "streamed segment at op %u: %s", k,
                    s == AP_ERR_UNSUPPORTED ? "a kernel refused rows" : ap_status_name(s));
@@ -329,11 +532,63 @@ bool rt_stream_member(const ap_interpreter *it, uint32_t k) {
   return false;
 }
 
-ap_status rt_stream_scratch(ap_interpreter *it, uint32_t k, uint64_t *bytes) {
-  member m;
-  ap_status s = prepare(it, k, &m, false);
+/* The segment op k is in: its first op and length (count 0: none), from g or the
+ * interpreter's table. */
+static void segment_of(const ap_interpreter *it, const ap_graph *g, uint32_t k, uint32_t *first,
+                       uint32_t *count) {
+  *first = *count = 0;
+  if (g) {
+    for (size_t i = 0; i < ap_graph_segment_count(g); i++) {
+      ap_segment s;
+      if (ap_graph_segment(g, i, &s) == AP_OK && s.subgraph == 0 && k >= s.first_op &&
+          k - s.first_op < s.op_count) {
+        *first = s.first_op;
+        *count = s.op_count;
+      }
+    }
+    return;
+  }
+  for (uint32_t back = 0; it->segments && back < AP_SEGMENT_MAX_OPS && back <= k; back++)
+    if (it->segments[2 * (k - back)] > back) {
+      *first = k - back;
+      *count = it->segments[2 * (k - back)];
+      return;
+    }
+}
+
+/* Member op k's state and kernel scratch (ring sizes from g, or the interpreter's). */
+static ap_status member_scratch(ap_interpreter *it, const ap_graph *g, uint32_t k, member *m,
+                                ap_ktensor *in) {
+  union {
+    uint8_t bytes[AP_KPARAMS_SIZE + sizeof(ap_kop_options) + 2 * AP_KSCRATCH_ALIGN];
+    max_align_t align;
+  } keep;
+  ap_status s = prepare(it, k, m, in, keep.bytes);
   if (s != AP_OK) return s;
-  *bytes = m.kind == M_CONV || m.kind == M_DEPTHWISE ? m.p.conv.scratch_bytes : 0;
+  ap_op_info op;
+  if ((s = ap_model_op(it->model, 0, k, &op)) != AP_OK)
+    return rt_fail(it, s, "%s", ap_model_error(it->model));
+  choose(it, m, input_ring(it, g, k, &op));
+  return AP_OK;
+}
+
+ap_status rt_stream_scratch(ap_interpreter *it, const ap_graph *g, uint32_t k, uint64_t *bytes) {
+  member m;
+  ap_ktensor in;
+  ap_status s = member_scratch(it, g, k, &m, &in);
+  if (s != AP_OK) return s;
+  uint64_t b = state_bytes() + ap_kscratch_round(m.keep);
+  uint32_t first, count;
+  segment_of(it, g, k, &first, &count);
+  if (count && first == k) {
+    size_t temp = 0;
+    for (uint32_t i = 0; i < count; i++) {
+      if (i > 0 && (s = member_scratch(it, g, k + i, &m, &in)) != AP_OK) return s;
+      if (m.temp > temp) temp = m.temp;
+    }
+    b += input_view_bytes() + ap_kscratch_round(temp);
+  }
+  *bytes = b;
   return AP_OK;
 }
 

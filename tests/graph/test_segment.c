@@ -35,7 +35,10 @@ static void ring_rule(void) {
 typedef struct layer {
   int32_t builtin; /* 3 CONV_2D, 4 DEPTHWISE_CONV_2D, 17 MAX_POOL_2D, 1 AVERAGE_POOL_2D,
                     * 0 ADD of the map and the chain's input x (the skip),
-                    * 34 PAD of kh rows on top and `stride` rows below */
+                    * 34 PAD of kh rows on top and `stride` rows below,
+                    * 19 RELU, 14 LOGISTIC, 18 MUL of the map and x (a skip),
+                    * 41 SUB of a constant [out_c], 114 QUANTIZE to int8 (scale 1/16, zero
+                    * point 2), 6 DEQUANTIZE to float */
   int32_t kh, stride, dil;
   ap_padding pad;
   int32_t out_h, out_c;
@@ -53,7 +56,7 @@ static ap_model *chain(int32_t h, int32_t w, int32_t c, const layer *ls, size_t 
   int32_t shape[4] = {1, h, w, c};
   ap_writer_tensor t = {.name = "x", .type = AP_FLOAT32, .shape = shape, .rank = 4};
   CHECK(ap_writer_add_tensor(wr, 0, &t, &cur) == AP_OK);
-  int32_t in0 = cur, in_c = c;
+  int32_t in0 = cur, in_c = c, type = AP_FLOAT32;
   for (size_t i = 0; i < n; i++) {
     const layer *l = &ls[i];
     int32_t ins[3] = {cur, -1, -1};
@@ -84,15 +87,34 @@ static ap_model *chain(int32_t h, int32_t w, int32_t c, const layer *ls, size_t 
       CHECK(ap_writer_add_tensor(wr, 0, &pt, &ins[1]) == AP_OK);
       nin = 2;
       o = (ap_options){0};
-    } else if (l->builtin == 0) {
+    } else if (l->builtin == 0 || l->builtin == 18) {
       ins[1] = in0;
       nin = 2;
-      o = ap_options_add(AP_ACT_RELU);
+      o = l->builtin == 0 ? ap_options_add(AP_ACT_RELU) : ap_options_mul(AP_ACT_NONE);
+    } else if (l->builtin == 41) {
+      int32_t cs[1] = {l->out_c};
+      ap_writer_tensor k = {
+          .name = "k", .type = AP_FLOAT32, .shape = cs, .rank = 1, .buffer = wbuf};
+      CHECK(ap_writer_add_tensor(wr, 0, &k, &ins[1]) == AP_OK);
+      nin = 2;
+      o = ap_options_add(AP_ACT_NONE); /* SubOptions share AddOptions' layout */
+    } else if (l->builtin == 19 || l->builtin == 14 || l->builtin == 114 || l->builtin == 6) {
+      o = (ap_options){0};
     } else {
       o = ap_options_pool2d(l->pad, 1, l->stride, 1, l->kh, AP_ACT_NONE);
     }
     int32_t os[4] = {1, l->out_h, w, l->out_c};
-    ap_writer_tensor out = {.name = "m", .type = AP_FLOAT32, .shape = os, .rank = 4};
+    static const float qs[1] = {0.0625f};
+    static const int64_t qz[1] = {2};
+    if (l->builtin == 114) type = AP_INT8;
+    if (l->builtin == 6) type = AP_FLOAT32;
+    ap_writer_tensor out = {.name = "m", .type = type, .shape = os, .rank = 4};
+    if (type == AP_INT8) {
+      out.scale = qs;
+      out.scale_count = 1;
+      out.zero_point = qz;
+      out.zero_point_count = 1;
+    }
     CHECK(ap_writer_add_tensor(wr, 0, &out, &idx) == AP_OK);
     uint32_t code;
     CHECK(ap_writer_add_opcode(wr, l->builtin, 1, &code) == AP_OK);
@@ -123,12 +145,16 @@ static ap_model *chain(int32_t h, int32_t w, int32_t c, const layer *ls, size_t 
 static size_t out_index(const layer *ls, size_t i) {
   size_t t = 0;
   for (size_t k = 0; k <= i; k++)
-    t += ls[k].builtin == 3 || ls[k].builtin == 4 ? 3 : ls[k].builtin == 34 ? 2 : 1;
+    t += ls[k].builtin == 3 || ls[k].builtin == 4     ? 3
+         : ls[k].builtin == 34 || ls[k].builtin == 41 ? 2
+                                                      : 1;
   return t;
 }
 
 /* Runs the model unstreamed and streamed (with and without in-place) on the same input:
  * outputs equal bit for bit; returns the streamed arena. */
+static bool last_streamed; /* run_equal's streamed run streamed segments */
+
 static uint64_t run_equal(const ap_model *m) {
   uint64_t arena = 0;
   uint8_t *want = NULL;
@@ -157,11 +183,24 @@ static uint64_t run_equal(const ap_model *m) {
       ap_memory_usage u;
       CHECK(ap_interpreter_memory(it, &u) == AP_OK);
       if (mode == 1) arena = u.arena;
+      if (mode == 1) last_streamed = ap_interpreter_streamed(it);
     }
     ap_interpreter_destroy(it);
   }
   free(want);
   return arena;
+}
+
+/* The chain on maps 64 wide, run as run_equal does: wide enough that the segments' state and
+ * their kernels' scratch (planned with them) cost less than streaming saves, so the runtime
+ * keeps the streamed plan (a smaller unstreamed one wins, as on the narrow maps above). */
+static void run_wide(int32_t h, int32_t c, const layer *ls, size_t n, bool must_stream) {
+  uint8_t *keep;
+  ap_model *m = chain(h, 64, c, ls, n, &keep);
+  run_equal(m);
+  CHECK_MSG(!must_stream || last_streamed, "the runtime did not stream a %zu-op chain", n);
+  ap_model_destroy(m);
+  free(keep);
 }
 
 /* x [1,16,2,1] -> conv 3x3 s2 SAME -> a [1,8,2,8] -> conv 3x3 s1 SAME -> b [1,8,2,8]
@@ -207,10 +246,10 @@ static void three_layers(void) {
   CHECK(ap_graph_create(m, &(ap_graph_options){.rules = AP_RULES_TFLM, .stream = true}, NULL, &g) ==
         AP_ERR_UNSUPPORTED);
   ap_graph_destroy(g);
-  uint64_t arena = run_equal(m);
-  CHECK_MSG(arena < 1024, "streamed arena %llu", (unsigned long long)arena);
+  run_equal(m);
   ap_model_destroy(m);
   free(keep);
+  run_wide(16, 1, ls, 3, true);
 }
 
 /* Dilation, a pooling window taller than the map, 1-row maps and a depthwise stride 2: the
@@ -251,9 +290,63 @@ static void skip_add(void) {
   ap_plan_destroy(plan);
   ap_problem_destroy(p);
   ap_graph_destroy(g);
-  CHECK_EQ(run_equal(m), (uint64_t)640);
+  run_equal(m);
   ap_model_destroy(m);
   free(keep);
+  /* 8 rows: the float convolution's staging rows (3 of 8) take what the rings save. */
+  run_wide(8, 4, ls, 3, false);
+}
+
+/* Element-wise members: x [1,8,2,4] -> conv 3x3 SAME -> a -> RELU -> b -> SUB a constant -> c
+ * -> QUANTIZE -> d (int8) -> DEQUANTIZE -> e -> MUL(e, x) -> y; float maps 256 B (rows of 32),
+ * d 64 B. Unstreamed the steps hold 512, 768, 768, 576, 576, 768 bytes (x lives to the MUL).
+ * Every element-wise op reads row y of its input for row y: its input ring is 1 row. One
+ * segment of all six would hold x + y + 4 x 32 + 8 = 648 at every step; cutting at the small
+ * int8 map d does better: ops 0-3 (rings a, b, c: 96 B, saving 672) hold x + d + 96 = 416, and
+ * ops 4-5 (ring e, 32 B) hold x + d + y + 32 = 608, the arena. */
+static void elementwise(void) {
+  const layer ls[] = {{3, 3, 1, 1, AP_PADDING_SAME, 8, 4},  {19, 1, 1, 1, AP_PADDING_SAME, 8, 4},
+                      {41, 1, 1, 1, AP_PADDING_SAME, 8, 4}, {114, 1, 1, 1, AP_PADDING_SAME, 8, 4},
+                      {6, 1, 1, 1, AP_PADDING_SAME, 8, 4},  {18, 1, 1, 1, AP_PADDING_SAME, 8, 4}};
+  uint8_t *keep;
+  ap_model *m = chain(8, 2, 4, ls, 6, &keep);
+  ap_graph *g = NULL;
+  CHECK(ap_graph_create(m, &(ap_graph_options){.stream = true}, NULL, &g) == AP_OK);
+  CHECK_EQ(ap_graph_segment_count(g), (size_t)2);
+  ap_segment s;
+  CHECK(ap_graph_segment(g, 0, &s) == AP_OK);
+  CHECK(s.first_op == 0 && s.op_count == 4);
+  CHECK_EQ(s.ring_bytes, (uint64_t)96);
+  CHECK_EQ(s.saved, (uint64_t)672);
+  CHECK(ap_graph_segment(g, 1, &s) == AP_OK);
+  CHECK(s.first_op == 4 && s.op_count == 2);
+  CHECK_EQ(s.ring_bytes, (uint64_t)32);
+  for (size_t i = 0; i < 5; i++)
+    CHECK_EQ(ap_graph_ring_rows(g, out_index(ls, i)), i == 3 ? 0u : 1u);
+  ap_problem *p = NULL;
+  ap_plan *plan = NULL;
+  CHECK(ap_graph_problem(g, -1, 8, &p) == AP_OK);
+  CHECK(ap_plan_create(p, &(ap_plan_options){.strategy = "best"}, &plan) == AP_OK);
+  CHECK_EQ(ap_plan_arena(plan), (uint64_t)608);
+  ap_plan_destroy(plan);
+  ap_problem_destroy(p);
+  ap_graph_destroy(g);
+  run_equal(m);
+  ap_model_destroy(m);
+  free(keep);
+  /* A constant operand may start a segment: SUB -> RELU -> conv 1x1. */
+  const layer head[] = {{41, 1, 1, 1, AP_PADDING_SAME, 32, 4},
+                        {19, 1, 1, 1, AP_PADDING_SAME, 32, 4},
+                        {3, 1, 1, 1, AP_PADDING_VALID, 32, 2}};
+  m = chain(32, 2, 4, head, 3, &keep);
+  CHECK(ap_graph_create(m, &(ap_graph_options){.stream = true}, NULL, &g) == AP_OK);
+  CHECK(ap_graph_segment(g, 0, &s) == AP_OK);
+  CHECK(s.first_op == 0 && s.op_count == 3);
+  ap_graph_destroy(g);
+  ap_model_destroy(m);
+  free(keep);
+  run_wide(8, 4, ls, 6, true);
+  run_wide(32, 4, head, 3, true);
 }
 
 static void edges(void) {
@@ -269,9 +362,10 @@ static void edges(void) {
     CHECK_EQ(ap_graph_segment_count(g), (size_t)1);
     CHECK_EQ(ap_graph_ring_rows(g, out_index(ls, 0)), 5u);
     ap_graph_destroy(g);
-    CHECK_EQ(run_equal(m), (uint64_t)448);
+    run_equal(m);
     ap_model_destroy(m);
     free(keep);
+    run_wide(10, 1, ls, 2, false); /* 10 rows: as skip_add */
   }
   {
     /* conv 1x1 to 8 ch, max pool 5 rows SAME on 3 rows (the ring is the whole map), depthwise
@@ -286,6 +380,7 @@ static void edges(void) {
     run_equal(m);
     ap_model_destroy(m);
     free(keep);
+    run_wide(3, 2, ls, 5, false);
   }
   {
     /* conv 1x1 -> PAD 1 row on top, 2 below -> depthwise 3x3 stride 2 VALID -> conv 1x1. PAD's
@@ -306,6 +401,7 @@ static void edges(void) {
     run_equal(m);
     ap_model_destroy(m);
     free(keep);
+    run_wide(12, 1, ls, 4, true);
   }
   {
     /* Tall maps: depthwise stride 2 and average pooling in one segment. */
@@ -322,6 +418,7 @@ static void edges(void) {
     run_equal(m);
     ap_model_destroy(m);
     free(keep);
+    run_wide(32, 1, ls, 4, true);
   }
 }
 
@@ -331,6 +428,7 @@ int main(void) {
   ring_rule();
   three_layers();
   skip_add();
+  elementwise();
   edges();
   return ap_test_done();
 }

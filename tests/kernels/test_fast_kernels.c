@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-enum { B_CONV = 3, B_DW = 4, B_FC = 9 };
+enum { B_CONV = 3, B_DW = 4, B_FC = 9, B_PAD = 34 };
 
 static uint64_t rng = 12345;
 static int32_t rnd(int32_t lo, int32_t hi) {
@@ -25,9 +25,9 @@ static int ncfg;
 
 static void add_cfgs(const ap_fast_level *l, ap_port_workers *w2, ap_port_workers *w3) {
   /* Every op splits, however small. */
-  cfgs[ncfg++] = (cfg){{l, NULL, 1, 1}, l->name};
-  cfgs[ncfg++] = (cfg){{l, w2, 2, 1}, l->name};
-  cfgs[ncfg++] = (cfg){{l, w3, 3, 1}, l->name};
+  cfgs[ncfg++] = (cfg){{.level = l, .threads = 1, .parallel_min = 1}, l->name};
+  cfgs[ncfg++] = (cfg){{.level = l, .workers = w2, .threads = 2, .parallel_min = 1}, l->name};
+  cfgs[ncfg++] = (cfg){{.level = l, .workers = w3, .threads = 3, .parallel_min = 1}, l->name};
 }
 
 /* Prepare and eval of `builtin` with exec x (NULL: reference); the output bytes (malloc'd) or
@@ -216,6 +216,28 @@ static void add_case(int32_t builtin, int type, int n, float s1, float s2, float
   free(a), free(b);
 }
 
+/* PAD of a rank-`rank` tensor of `type` by pads (before, after per dim): the fast rows, split
+ * over the threads at every row (tests set parallel_min 1), against the reference's walk. */
+static void pad_case(int type, int rank, const int32_t *dims, const int32_t *pads) {
+  size_t n = ap_ktype_size(type);
+  for (int d = 0; d < rank; d++)
+    n *= (size_t)dims[d];
+  int8_t *data = rand_bytes(n, -128, 127);
+  ap_ktensor ti = ap_ktensor_make(type, data, rank, dims);
+  ti.scale = 0.5f;
+  ti.zero_point = type == AP_INT8 ? 3 : 0;
+  int32_t pdims[2] = {rank, 2};
+  ap_ktensor tp = ap_ktensor_make(AP_INT32, (void *)pads, 2, pdims);
+  ap_ktensor to = kout(type, NULL, 0.5f, ti.zero_point);
+  const ap_ktensor *ins[2] = {&ti, &tp};
+  ap_kop_options o = {0};
+  char what[128];
+  snprintf(what, sizeof what, "PAD rank %d type %d, dims %d %d ...", rank, type, (int)dims[0],
+           rank > 1 ? (int)dims[1] : 0);
+  compare_all(what, B_PAD, &o, ins, 2, &to);
+  free(data);
+}
+
 /* 1x1 convolution of one pixel (1, 2, 3) by filters (1, 1, 1) and (-1, 0, 2), biases 10 and
  * -5, every scale 1: 1 + 2 + 3 + 10 = 16 and -1 + 6 - 5 = 0; with input zero point 1 the
  * pixel is (0, 1, 2): 3 + 10 = 13 and 4 - 5 = -1; output zero point 2 adds 2. */
@@ -286,6 +308,11 @@ int main(void) {
   if (f & AP_CPU_AVX2) add_cfgs(&ap_fast_avx2, w2, w3);
   if ((f & AP_CPU_AVX512BW) && (f & AP_CPU_AVX512VNNI)) add_cfgs(&ap_fast_avx512, w2, w3);
 #endif
+#ifdef AP_FAST_NEON
+  uint32_t fa = ap_port_cpu_features();
+  if (fa & AP_CPU_NEON) add_cfgs(&ap_fast_neon, w2, w3);
+  if ((fa & AP_CPU_NEON) && (fa & AP_CPU_NEON_DOT)) add_cfgs(&ap_fast_neondot, w2, w3);
+#endif
   hand_worked();
   /* Convolutions: tails of 8 and 32, borders, odd sizes with stride 2, dilation, 1x1 direct
    * rows, batches; the larger ones split over threads. */
@@ -343,6 +370,22 @@ int main(void) {
   add_case(0, AP_UINT8, 45, 0.1f, 0.1f, 0.1f, AP_KACT_RELU6);
   add_case(0, AP_INT8, 70001, 0.02f, 0.03f, 0.05f, AP_KACT_NONE);
   add_case(41, AP_UINT8, 9, 0.5f, 0.002f, 0.01f, AP_KACT_NONE);
+  /* PAD: the last padded dim inner or outer, nothing padded after it, all-padding rows (a
+   * batch pad), element sizes 1, 2 and 4, fewer rows than threads. */
+  static const int32_t d4[] = {2, 7, 5, 3}, p4[] = {1, 0, 1, 1, 2, 0, 0, 0};
+  static const int32_t d4b[] = {1, 12, 11, 4}, p4b[] = {0, 0, 1, 1, 1, 1, 0, 0};
+  static const int32_t d4c[] = {1, 3, 4, 5}, p4c[] = {0, 0, 0, 0, 0, 0, 2, 3};
+  static const int32_t d2[] = {1, 9}, p2[] = {0, 1, 0, 0};
+  static const int32_t d5[] = {2, 3, 2, 3, 2}, p5[] = {1, 1, 0, 2, 1, 0, 0, 1, 0, 0};
+  static const int32_t d1[] = {5}, p1[] = {2, 1};
+  pad_case(AP_INT8, 4, d4, p4);
+  pad_case(AP_INT8, 4, d4b, p4b);
+  pad_case(AP_INT8, 4, d4c, p4c);
+  pad_case(AP_FLOAT32, 4, d4b, p4b);
+  pad_case(AP_INT16, 4, d4, p4);
+  pad_case(AP_INT8, 5, d5, p5);
+  pad_case(AP_INT8, 2, d2, p2);
+  pad_case(AP_INT32, 1, d1, p1);
   ap_port_workers_destroy(w2);
   ap_port_workers_destroy(w3);
   return ap_test_done();

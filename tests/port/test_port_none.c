@@ -14,6 +14,7 @@
 #define ap_port_workers_count none_workers_count
 #define ap_port_workers_run none_workers_run
 #define ap_port_workers_destroy none_workers_destroy
+#define ap_port_workers_wake none_workers_wake
 #include "port/port_none.c"
 #include "test.h"
 
@@ -45,6 +46,8 @@ int main(void) {
   ap_port_workers_run(w, NULL, seen, 5); /* no function: nothing runs */
   ap_port_workers_run(w, count, seen, 0);
   CHECK_EQ(seen[4], 5);
+  ap_port_workers_wake(w); /* nothing to wake */
+  ap_port_workers_wake(NULL);
   ap_port_workers_destroy(w);
   CHECK_EQ(ap_port_workers_create(NULL, 1, NULL, &e), AP_ERR_ARG);
   return ap_test_done();

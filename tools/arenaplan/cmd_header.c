@@ -1,6 +1,8 @@
 /* arenaplan header: a C header with the sizes a firmware build must reserve for a model. */
 #include "commands.h"
 #include "header_files.h"
+#include "header_plan.h"
+#include "kernels_cli.h"
 #include "reorder_cli.h"
 #include "whatif.h"
 
@@ -15,6 +17,8 @@ const ap_command cmd_header = {
     "header", "a C header for firmware builds: arena, persistent and I/O sizes, checks", run,
     "usage: arenaplan header MODEL [--strategy S] [--prefix NAME] [--inplace] [--stream]\n"
     "                        [--reorder] [--model-array FILE.c] [--ops FILE] [--what-if int8]\n"
+    "                        [--kernels K] [--small-scratch SIZE]\n"
+    "                        [--plan FILE.c [--plan-kernels portable|reference]]\n"
     "                        > model_arena.h\n"
     "  --strategy S   naive, linear, tflm, tflite, ..., best (default), exact\n"
     "  --stream       plan with streamed segments (the header then defines NAME_STREAM 1:\n"
@@ -32,6 +36,15 @@ const ap_command cmd_header = {
     "                 const unsigned char NAME_DATA[] (16-byte aligned)\n"
     "  --ops FILE     also write the ops the model uses, one a line (\"-\": stdout), for\n"
     "                 scripts/mcu_kernels.py (a firmware with only those kernels)\n"
+    "  --plan FILE.c  also write the plan itself (const uint32_t NAME_PLAN[]: each tensor's\n"
+    "                 and scratch's offset, the segments, a fingerprint of the model) for\n"
+    "                 ap_interpreter_create_planned (include/arenaplan/planned.h): a device\n"
+    "                 then links no planner; the header adds NAME_PLAN_WORDS and\n"
+    "                 NAME_PLAN_BUFFER_BYTES. Sizes are then for the kernels of\n"
+    "                 --plan-kernels: portable (default: the fast kernels' C level, as a\n"
+    "                 Cortex-M runs them, AP_SIMD=generic) or reference\n" CLI_KERNELS_USAGE
+    "                 (NAME_ARENA_BYTES is for them; NAME_ARENA_BYTES_REFERENCE, _SMALL and\n"
+    "                 _FAST give each choice's arena; small and reference define NAME_KERNELS)\n"
     "Writes to stdout: NAME_ARENA_BYTES, NAME_PERSISTENT_BYTES, NAME_TABLES_BYTES,\n"
     "NAME_BUFFER_BYTES (all three), NAME_ALIGNMENT, NAME_MODEL_BYTES, NAME_INPUTk_BYTES,\n"
     "NAME_OUTPUTk_BYTES, the model's sha256, and NAME_ASSERT_ARENA_FITS(n) and\n"
@@ -56,10 +69,11 @@ static bool identifier(const char *s) {
   return true;
 }
 
-/* The library's header, with the what-if sizes inside its include guard (before the last
- * #endif). */
-static ap_status write_header(const ap_report *r, const char *prefix, const whatif *w) {
-  if (!w) return ap_report_write_c_header(r, prefix, stdout);
+/* The library's header, with the what-if sizes and the plan's macros inside its include guard
+ * (before the last #endif). */
+static ap_status write_header(const ap_report *r, const char *prefix, const whatif *w,
+                              const header_plan *plan) {
+  if (!w && !plan) return ap_report_write_c_header(r, prefix, stdout);
   char *text = NULL;
   size_t n = 0;
   FILE *f = open_memstream(&text, &n);
@@ -74,18 +88,21 @@ static ap_status write_header(const ap_report *r, const char *prefix, const what
     return s == AP_OK ? AP_ERR_FORMAT : s;
   }
   fwrite(text, 1, (size_t)(end - text) + 1, stdout);
-  printf("\n/* What if the float32 tensors were int8 (arenaplan --what-if int8: weights int8, "
-         "biases int32,\n * activations int8; re-typed and planned, not converted; int8 "
-         "kernels' scratch not included). */\n");
-  printf("#define %s_WHATIF_INT8_ARENA_BYTES %lluu /* inputs and outputs int8 */\n", prefix,
-         (unsigned long long)w->io_int8.arena);
-  printf("#define %s_WHATIF_INT8_IO_FLOAT_ARENA_BYTES %lluu /* inputs and outputs kept float "
-         "*/\n",
-         prefix, (unsigned long long)w->io_float.arena);
-  printf("#define %s_WHATIF_INT8_WEIGHTS_BYTES %lluu\n", prefix,
-         (unsigned long long)w->weights_after);
-  printf("#define %s_WHATIF_INT8_PERSISTENT_BYTES %lluu /* variables */\n", prefix,
-         (unsigned long long)w->persistent_after);
+  if (plan) header_plan_macros(plan, prefix, stdout);
+  if (w) {
+    printf("\n/* What if the float32 tensors were int8 (arenaplan --what-if int8: weights int8, "
+           "biases int32,\n * activations int8; re-typed and planned, not converted; int8 "
+           "kernels' scratch not included). */\n");
+    printf("#define %s_WHATIF_INT8_ARENA_BYTES %lluu /* inputs and outputs int8 */\n", prefix,
+           (unsigned long long)w->io_int8.arena);
+    printf("#define %s_WHATIF_INT8_IO_FLOAT_ARENA_BYTES %lluu /* inputs and outputs kept float "
+           "*/\n",
+           prefix, (unsigned long long)w->io_float.arena);
+    printf("#define %s_WHATIF_INT8_WEIGHTS_BYTES %lluu\n", prefix,
+           (unsigned long long)w->weights_after);
+    printf("#define %s_WHATIF_INT8_PERSISTENT_BYTES %lluu /* variables */\n", prefix,
+           (unsigned long long)w->persistent_after);
+  }
   fputs(end + 1, stdout);
   free(text);
   return AP_OK;
@@ -94,8 +111,13 @@ static ap_status write_header(const ap_report *r, const char *prefix, const what
 static int run(int argc, char **argv) {
   if (cli_wants_help(&cmd_header, argc, argv)) return AP_EXIT_OK;
   const char *path = NULL, *strategy = NULL, *prefix = NULL, *array = NULL, *ops = NULL, *v;
-  bool inplace = false, what_if = false, stream = false, reorder = false;
+  const char *plan_out = NULL;
+  bool inplace = false, what_if = false, stream = false, reorder = false, reference = false;
+  cli_kernels kernels = {AP_KERNELS_FAST, 0};
   for (int i = 1; i < argc; i++) {
+    int k = cli_kernels_arg(&cmd_header, argc, argv, &i, &kernels);
+    if (k < 0) return AP_EXIT_USAGE;
+    if (k > 0) continue;
     if (strcmp(argv[i], "--inplace") == 0) {
       inplace = true;
       continue;
@@ -107,6 +129,17 @@ static int run(int argc, char **argv) {
     if (strcmp(argv[i], "--model-array") == 0 || strcmp(argv[i], "--ops") == 0) {
       if (!(v = cli_value(&cmd_header, argc, argv, &i))) return AP_EXIT_USAGE;
       *(argv[i - 1][2] == 'm' ? &array : &ops) = v;
+      continue;
+    }
+    if (strcmp(argv[i], "--plan") == 0) {
+      if (!(plan_out = cli_value(&cmd_header, argc, argv, &i))) return AP_EXIT_USAGE;
+      continue;
+    }
+    if (strcmp(argv[i], "--plan-kernels") == 0) {
+      if (!(v = cli_value(&cmd_header, argc, argv, &i))) return AP_EXIT_USAGE;
+      if (strcmp(v, "reference") != 0 && strcmp(v, "portable") != 0)
+        return cli_usage_error(&cmd_header, "--plan-kernels %s: expected portable or reference", v);
+      reference = v[0] == 'r';
       continue;
     }
     if (strcmp(argv[i], "--strategy") == 0) {
@@ -137,10 +170,20 @@ static int run(int argc, char **argv) {
     default_prefix(path, def, sizeof def);
     prefix = def;
   }
+  if (reorder && plan_out)
+    return cli_usage_error(&cmd_header, "--plan with --reorder: plan the reordered model");
+  /* A plan is for the device's kernels: their scratch sizes are the ones it holds. */
+  if (plan_out && !reference) setenv("AP_SIMD", "generic", 1);
+  if (plan_out && reference) kernels.kernels = AP_KERNELS_REFERENCE;
   ap_model *m = cli_open_model(path);
   if (!m) return AP_EXIT_USAGE;
+  header_plan plan = {0};
   ap_report *r = NULL;
-  ap_report_options o = {.strategy = strategy, .inplace = inplace, .stream = stream};
+  ap_report_options o = {.strategy = strategy,
+                         .inplace = inplace,
+                         .stream = stream,
+                         .kernels = kernels.kernels,
+                         .small_scratch = (size_t)kernels.small};
   int rc = AP_EXIT_OK;
   whatif w;
   char why[512];
@@ -149,11 +192,14 @@ static int run(int argc, char **argv) {
   cli_reordered x = {0};
   if (reorder && !cli_reorder(path, m, NULL, &x))
     rc = AP_EXIT_USAGE;
+  else if (plan_out && (rc = header_make_plan(path, m, strategy, inplace, stream, reference,
+                                              &plan)) != AP_EXIT_OK)
+    ;
   else if (what_if && whatif_int8(m, &po, &w, why, sizeof why) != AP_OK)
     rc = cli_fail(path, "--what-if int8: %s", why);
   else if (ap_report_create(cli_reordered_model(&x, m), &o, NULL, &r) != AP_OK)
     rc = cli_fail(path, "%s", ap_report_error(r));
-  else if (write_header(r, prefix, what_if ? &w : NULL) != AP_OK)
+  else if (write_header(r, prefix, what_if ? &w : NULL, plan_out ? &plan : NULL) != AP_OK)
     rc = cli_fail(path, "could not write the header");
   else if (!ap_report_estimate(r)->from_runtime)
     fprintf(stderr,
@@ -162,6 +208,8 @@ static int run(int argc, char **argv) {
             path, ap_report_estimate(r)->runtime_error);
   if (rc == AP_EXIT_OK && array) rc = header_write_model_array(m, prefix, array);
   if (rc == AP_EXIT_OK && ops) rc = header_write_ops(m, ops);
+  if (rc == AP_EXIT_OK && plan_out) rc = header_write_plan(&plan, m, prefix, plan_out);
+  header_plan_free(&plan);
   ap_report_destroy(r);
   cli_reordered_free(&x);
   ap_model_destroy(m);

@@ -29,7 +29,10 @@ const ap_command cmd_report = {
     "                 segments, their rings and what they saved are listed\n"
     "  --what-if int8 also what the device would need if the float32 tensors were int8\n"
     "                 (weights int8, biases int32, activations int8), inputs and outputs int8\n"
-    "                 or kept float: the re-typed plan + variables + the measured tables\n"
+    "                 or kept float: the re-typed plan + variables + the measured "
+    "tables\n" CLI_KERNELS_USAGE
+    "                 (the plan's scratch is theirs; every choice's scratch and arena are\n"
+    "                 listed side by side, with the ops whose scratch differs)\n"
     "  --json         machine-readable output\n"
     "The estimate: total = weights (the model file, read in place) + inputs and outputs +\n"
     "intermediates and scratch (the rest of the arena) + persistent + the interpreter's tables.\n"
@@ -39,6 +42,9 @@ const ap_command cmd_report = {
 static int parse(int argc, char **argv, report_args *a) {
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i], *v;
+    int k = cli_kernels_arg(&cmd_report, argc, argv, &i, &a->kernels);
+    if (k < 0) return AP_EXIT_USAGE;
+    if (k > 0) continue;
     if (strcmp(arg, "--strategy") == 0) {
       if (!(v = cli_value(&cmd_report, argc, argv, &i))) return AP_EXIT_USAGE;
       if (!cli_check_strategy(&cmd_report, v)) return AP_EXIT_USAGE;
@@ -122,7 +128,11 @@ static int run(int argc, char **argv) {
   ap_model *m = cli_open_model(a.model);
   if (!m) return AP_EXIT_USAGE;
   ap_report *r = NULL;
-  ap_report_options o = {.strategy = a.strategy, .inplace = a.inplace, .stream = a.stream};
+  ap_report_options o = {.strategy = a.strategy,
+                         .inplace = a.inplace,
+                         .stream = a.stream,
+                         .kernels = a.kernels.kernels,
+                         .small_scratch = (size_t)a.kernels.small};
   cli_reordered x = {0};
   if (a.reorder && !cli_reorder(a.model, m, NULL, &x)) {
     rc = AP_EXIT_USAGE;

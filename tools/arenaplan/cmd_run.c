@@ -3,6 +3,7 @@
 #include "commands.h"
 #define AP_DETECT_WITH_MODEL
 #include "detect.h"
+#include "kernels_cli.h"
 #include "real.h"
 #include "run.h"
 
@@ -31,10 +32,8 @@ const ap_command cmd_run = {
     "                       between them held as rings of rows\n"
     "  --output DIR         write output K's raw bytes to DIR/outputK.bin\n"
     "  --dump-tensors DIR   plan with no reuse and write every non-constant tensor of\n"
-    "                       subgraph 0 after the first invoke to DIR/tensorT.bin\n"
-    "  --kernels K          fast (default: SIMD kernels for this CPU, capped by the\n"
-    "                       environment's AP_SIMD=generic|sse41|avx2|avx512) or reference\n"
-    "                       (the plain loops the fast ones are bit-exact with)\n"
+    "                       subgraph 0 after the first invoke to "
+    "DIR/tensorT.bin\n" CLI_KERNELS_USAGE
     "  --threads N          threads for large ops of the fast kernels (default 1)\n"
     "  --prepare P          each (default: builtin ops prepared again before every eval,\n"
     "                       no memory kept) or once (in allocate; each op keeps its\n"
@@ -51,7 +50,8 @@ typedef struct run_args {
   const char *model, *strategy, *output, *dump;
   const char *files[MAX_FILES];
   size_t file_count;
-  bool json, has_arena, inplace, reference, stream, prepare_once;
+  bool json, has_arena, inplace, stream, prepare_once;
+  cli_kernels kernels;
   uint64_t iterations, seed, arena, threads;
   double score_threshold;
 } run_args;
@@ -62,6 +62,7 @@ static int parse(int argc, char **argv, run_args *a) {
   a->score_threshold = 0.5;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i], *v;
+    int k;
     if (strcmp(arg, "--iterations") == 0) {
       if (!(v = cli_value(&cmd_run, argc, argv, &i))) return AP_EXIT_USAGE;
       if (!cli_parse_uint(v, 1000000, &a->iterations) || a->iterations == 0)
@@ -105,16 +106,13 @@ static int parse(int argc, char **argv, run_args *a) {
                                v);
     } else if (strcmp(arg, "--json") == 0) {
       a->json = true;
-    } else if (strcmp(arg, "--kernels") == 0) {
-      if (!(v = cli_value(&cmd_run, argc, argv, &i))) return AP_EXIT_USAGE;
-      if (strcmp(v, "fast") != 0 && strcmp(v, "reference") != 0)
-        return cli_usage_error(&cmd_run, "--kernels \"%s\": expected fast or reference", v);
-      a->reference = strcmp(v, "reference") == 0;
     } else if (strcmp(arg, "--prepare") == 0) {
       if (!(v = cli_value(&cmd_run, argc, argv, &i))) return AP_EXIT_USAGE;
       if (strcmp(v, "once") != 0 && strcmp(v, "each") != 0)
         return cli_usage_error(&cmd_run, "--prepare \"%s\": expected each or once", v);
       a->prepare_once = strcmp(v, "once") == 0;
+    } else if ((k = cli_kernels_arg(&cmd_run, argc, argv, &i, &a->kernels)) != 0) {
+      if (k < 0) return AP_EXIT_USAGE;
     } else if (strcmp(arg, "--threads") == 0) {
       if (!(v = cli_value(&cmd_run, argc, argv, &i))) return AP_EXIT_USAGE;
       if (!cli_parse_uint(v, AP_MAX_THREADS, &a->threads) || a->threads == 0)
@@ -249,7 +247,7 @@ static void print_json(const run_args *a, run_state *s, const ap_memory_usage *u
     printf("%llu", (unsigned long long)a->seed);
   printf(",\n  \"iterations\": %llu,\n  \"invoke_us_median\": %.1f,\n  \"invoke_us_min\": %.1f,\n",
          (unsigned long long)a->iterations, median, min);
-  printf("  \"kernels\": \"%s\",\n  \"simd\": ", a->reference ? "reference" : "fast");
+  printf("  \"kernels\": \"%s\",\n  \"simd\": ", cli_kernels_name(a->kernels.kernels));
   cli_json_string(stdout, ap_interpreter_kernels(s->it));
   printf(",\n  \"threads\": %d,\n", ap_interpreter_threads(s->it));
   printf("  \"arena_bytes\": %llu,\n  \"persistent_bytes\": %llu,\n  \"tables_bytes\": %llu,\n"
@@ -342,7 +340,7 @@ static void print_human(const run_args *a, run_state *s, const ap_memory_usage *
   printf("invoke      %.1f us median, %.1f us min over %llu iteration%s\n", median, min,
          (unsigned long long)a->iterations, a->iterations == 1 ? "" : "s");
   int threads = ap_interpreter_threads(s->it);
-  printf("kernels     %s (%s), %d thread%s\n", a->reference ? "reference" : "fast",
+  printf("kernels     %s (%s), %d thread%s\n", cli_kernels_name(a->kernels.kernels),
          ap_interpreter_kernels(s->it), threads, threads == 1 ? "" : "s");
   printf("arena       %s\n", cli_size(b, sizeof b, u->arena));
   printf("persistent  %s\n", cli_size(b, sizeof b, u->persistent));
@@ -388,7 +386,8 @@ static int allocate(const run_args *a, run_state *s) {
   o.preserve_all = a->dump != NULL;
   o.inplace = a->inplace;
   o.stream = a->stream;
-  o.kernels = a->reference ? AP_KERNELS_REFERENCE : AP_KERNELS_FAST;
+  o.kernels = a->kernels.kernels;
+  o.small_scratch = (size_t)a->kernels.small;
   o.threads = (int)a->threads;
   o.prepare = a->prepare_once ? AP_PREPARE_ONCE : AP_PREPARE_EACH_INVOKE;
   if (a->has_arena) {

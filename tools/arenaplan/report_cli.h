@@ -3,12 +3,13 @@
 #ifndef AP_CLI_REPORT_H
 #define AP_CLI_REPORT_H
 
-#include "cli.h"
+#include "kernels_cli.h"
 
 typedef struct report_args {
   const char *model, *strategy, *html, *svg, *soak;
   bool json, wide, has_budget, reorder, inplace, stream;
   uint64_t budget;
+  cli_kernels kernels;          /* --kernels, --small-scratch */
   const struct whatif *what_if; /* --what-if int8, else NULL */
   uint64_t what_if_extra;       /* what the re-typed device adds to arena + variables */
 } report_args;

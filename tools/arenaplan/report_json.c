@@ -1,5 +1,6 @@
 /* `arenaplan report --json`: everything the text shows, and the per-step curve. */
 #include "report_cli.h"
+#include "report_kernels.h"
 #include "whatif.h"
 
 #include <stdlib.h>
@@ -100,7 +101,9 @@ void report_print_json(const ap_report *r, const report_args *a) {
            i ? "," : "", alt[i].name, alt[i].rules, U(alt[i].alignment),
            alt[i].ok ? "true" : "false", U(alt[i].arena));
   }
-  printf("\n  ],\n  \"requests\": [");
+  printf("\n  ]");
+  report_json_kernels(r, &a->kernels);
+  printf(",\n  \"requests\": [");
   for (size_t i = 0; i < ap_report_request_count(r); i++) {
     printf("%s\n    ", i ? "," : "");
     request_json(r, &ap_report_requests(r)[i]);

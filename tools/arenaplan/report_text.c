@@ -1,5 +1,6 @@
 /* `arenaplan report` as text: at most 100 columns unless --wide. */
 #include "report_cli.h"
+#include "report_kernels.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -264,6 +265,7 @@ void report_print_text(const ap_report *r, const report_args *a) {
   estimate(r);
   peak(r, a);
   plans(r);
+  report_print_kernels(r, &a->kernels);
   table(r, a);
   dynamic(r, a);
   printf("\narena: %llu bytes, %zu requests, %zu reused\n",

@@ -2,7 +2,7 @@
  * without padding reads its rows in place, any other builds each row (im2col, the zero point
  * in padded positions, which adds nothing once offset) into the task's scratch. The level packs
  * the weights into scratch at each eval (the interpreter keeps no per-op state). */
-#include "kernels/fast/fast.h"
+#include "kernels/fast/conv_win.h"
 
 #include <string.h>
 
@@ -12,6 +12,18 @@ typedef struct conv_plan {
   bool direct;
   size_t mult, shift, bias, packed, a, a_task, col, col_task, acc, acc_task, total;
 } conv_plan;
+
+/* A task's workspace is written row block after row block while the other tasks write theirs:
+ * sharing a cache line with a neighbour's would send it between the cores at every block
+ * (which, measured, cost as much as the second thread gained). Each task's block is rounded up
+ * to cache lines with one line spare, so no line holds two tasks' bytes whatever the scratch's
+ * own alignment. */
+#define AP_FAST_LINE 64
+static bool task_block(size_t bytes, size_t *out) {
+  if (bytes > SIZE_MAX - 2 * AP_FAST_LINE) return false;
+  *out = (bytes + AP_FAST_LINE - 1) / AP_FAST_LINE * AP_FAST_LINE + AP_FAST_LINE;
+  return true;
+}
 
 /* Adds a block of `bytes` to the layout at *at (aligned), false on overflow. */
 static bool carve(size_t *at, size_t bytes, size_t *off) {
@@ -46,14 +58,20 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
   int64_t blocks = (m + pl->mr - 1) / pl->mr;
   pl->tasks = ap_fast_tasks(x, (uint64_t)m * (uint64_t)pl->n * (uint64_t)k, blocks);
   pl->rows_per_task = (int32_t)((blocks + pl->tasks - 1) / pl->tasks * pl->mr);
-  size_t n4 = (size_t)pl->n * 4, at = 0, t;
+  size_t n4 = (size_t)pl->n * 4, at = 0, t, acc;
+  bool one = pl->tasks == 1; /* one task: no neighbour, no spare lines */
   pl->a_task = (size_t)pl->mr * pl->kit->arow_bytes(pl->k);
   pl->col_task = pl->direct ? 0 : (size_t)pl->mr * ap_kscratch_round((size_t)pl->k);
+  if (!ap_mul_size(n4, (size_t)pl->mr, &acc)) return false;
+  pl->acc_task = acc;
+  if (!one && (!task_block(pl->a_task, &pl->a_task) ||
+               (pl->col_task && !task_block(pl->col_task, &pl->col_task)) ||
+               !task_block(acc, &pl->acc_task)))
+    return false;
   if (!carve(&at, n4, &pl->mult) || !carve(&at, n4, &pl->shift) || !carve(&at, n4, &pl->bias) ||
       !carve(&at, pl->kit->packed_bytes(pl->n, pl->k), &pl->packed) ||
       !ap_mul_size(pl->a_task, (size_t)pl->tasks, &t) || !carve(&at, t, &pl->a) ||
       !ap_mul_size(pl->col_task, (size_t)pl->tasks, &t) || !carve(&at, t, &pl->col) ||
-      !ap_mul_size(n4, (size_t)pl->mr, &pl->acc_task) ||
       !ap_mul_size(pl->acc_task, (size_t)pl->tasks, &t) || !carve(&at, t, &pl->acc))
     return false;
   pl->total = at;
@@ -63,6 +81,7 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
 bool ap_fast_conv_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                           const ap_ktensor *f, size_t *scratch) {
   conv_plan pl;
+  if (ap_fast_convw_scratch(x, p, in, f, scratch)) return true;
   if (!plan(x, p, in, f, &pl)) return false;
   *scratch = pl.total;
   return true;
@@ -135,6 +154,7 @@ bool ap_fast_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kten
                        const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
                        ap_status *s) {
   conv_plan pl;
+  if (ap_fast_convw_eval(x, p, in, f, bias, out, scratch, s)) return true;
   if (!p || !in || !f || !out || !plan(x, p, in, f, &pl)) return false;
   if (!in->data || !f->data || !out->data || (bias && !bias->data) || !scratch ||
       !ap_kshape_is(in, &p->in_shape) || !ap_kshape_is(f, &p->in2_shape) ||

@@ -1,6 +1,6 @@
 /* DEPTHWISE_CONV_2D int8 (per-channel): split by output rows; the level's kernel runs a range
  * of rows of one batch. */
-#include "kernels/fast/fast.h"
+#include "kernels/fast/conv_win.h"
 
 static bool applies(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                     const ap_ktensor *f) {
@@ -10,8 +10,10 @@ static bool applies(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor
 
 static int tasks(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *f) {
   const int32_t *o = p->out_shape.dims;
+  /* A depthwise multiply-add (no reuse of inputs across channels) costs about 5 of a
+   * convolution's. */
   uint64_t work = (uint64_t)o[0] * (uint64_t)o[1] * (uint64_t)o[2] * (uint64_t)o[3] *
-                  (uint64_t)f->dims[1] * (uint64_t)f->dims[2];
+                  (uint64_t)f->dims[1] * (uint64_t)f->dims[2] * 5;
   return ap_fast_tasks(x, work, (int64_t)o[0] * o[1]);
 }
 
@@ -21,14 +23,17 @@ static bool layout(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor 
   size_t head = ap_kscratch_round((size_t)p->out_channels * 2 * sizeof(int32_t)), all;
   if (f->dims[1] > 64 || f->dims[2] > 64 || p->out_channels <= 0) return false;
   *ws = ap_fast_dw_ws(f->dims[1] * f->dims[2], p->out_channels);
-  if (!ap_mul_size(*ws, (size_t)tasks(x, p, f), &all) || !ap_add_size(head, all, total))
-    return false;
+  int t = tasks(x, p, f);
+  /* Tasks' workspaces on cache lines of their own (one spare line whatever the alignment). */
+  if (t > 1 && !ap_add_size(*ws / 64 * 64, 128, ws)) return false;
+  if (!ap_mul_size(*ws, (size_t)t, &all) || !ap_add_size(head, all, total)) return false;
   return true;
 }
 
 bool ap_fast_dw_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                         const ap_ktensor *f, size_t *scratch) {
   size_t ws;
+  if (ap_fast_dwin_scratch(x, p, in, f, scratch)) return true;
   if (!applies(x, p, in, f) || !layout(x, p, f, &ws, scratch)) return false;
   return true;
 }
@@ -58,6 +63,7 @@ bool ap_fast_dw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktenso
                      const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
                      ap_status *s) {
   size_t ws, total;
+  if (ap_fast_dwin_eval(x, p, in, f, bias, out, scratch, s)) return true;
   if (!p || !in || !f || !out || !applies(x, p, in, f) || !layout(x, p, f, &ws, &total))
     return false;
   if (!in->data || !f->data || !out->data || (bias && !bias->data) || !scratch ||

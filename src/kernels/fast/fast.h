@@ -4,11 +4,13 @@
  * Each SIMD level is a table of small functions (ap_fast_level) built from its own files,
  * compiled with that level's flags: int8_generic.c (portable C11), int8_sse41.c, int8_avx2.c,
  * int8_avx512.c, float_conv_avx2.c (CMakeLists.txt sets -msse4.1, -mavx2, the AVX-512 flags on
- * x86-64 only, and -ffp-contract=off on float_*.c). The drivers (conv_int8.c, depthwise_int8.c,
- * fc_int8.c, add_int8.c, float_conv.c, pad.c) are level-agnostic: they lay out scratch, split
- * work over the threads and call the level's functions. The registry's adapters call
- * ap_fast_*_scratch/eval when the interpreter passes an ap_kexec (ap_kop_options.exec); every
- * case a driver does not cover falls back to the reference kernel.
+ * x86-64 only, and -ffp-contract=off on float_*.c); on AArch64 int8_neon.c, float_conv_neon.c
+ * (Advanced SIMD, part of the base architecture) and int8_neondot.c (-march=armv8.2-a+dotprod,
+ * set on AArch64 only). The drivers (conv_int8.c, depthwise_int8.c, fc_int8.c, add_int8.c,
+ * float_conv.c, pad.c) are level-agnostic: they lay out scratch, split work over the threads and
+ * call the level's functions. The registry's adapters call ap_fast_*_scratch/eval when the
+ * interpreter passes an ap_kexec (ap_kop_options.exec); every case a driver does not cover falls
+ * back to the reference kernel.
  *
  * Exactness. Integer accumulation is modular (int32 wrapping, as the reference's int64 sum
  * reduced to 32 bits), so any order gives the same bits; requantization is the reference's
@@ -26,7 +28,17 @@
 #include "kernels/quant.h"
 #include "port/port.h"
 
-enum { AP_SIMD_GENERIC = 0, AP_SIMD_SSE41, AP_SIMD_AVX2, AP_SIMD_AVX512, AP_SIMD_LEVELS };
+/* Every architecture's levels; each build has generic plus its own architecture's (x86-64:
+ * sse41, avx2, avx512; AArch64: neon, neondot). */
+enum {
+  AP_SIMD_GENERIC = 0,
+  AP_SIMD_SSE41,
+  AP_SIMD_AVX2,
+  AP_SIMD_AVX512,
+  AP_SIMD_NEON,
+  AP_SIMD_NEONDOT,
+  AP_SIMD_LEVELS
+};
 
 /* A quantized matrix product over rows of int8 patches: out[r][c] = requant(col_bias[c] +
  * sum_k a[r][k] * w[c][k]) where a holds (input + input_offset) in the level's row format. */
@@ -71,15 +83,51 @@ static inline uint32_t ap_fast_row_sum(const int8_t *x, int32_t depth, int32_t i
   return s;
 }
 
-/* Float convolution, output channels in lanes: wp holds the weights in panels of 8 output
- * channels, [panel][fy][fx][ic][8] (zeros past n). Output rows [r0, r1) of b * out_h. */
+/* Float convolution, output channels in lanes: wp holds the weights in panels of L output
+ * channels (the level's fconv_lanes), [panel][fy][fx][ic][L] (zeros past n). Output rows
+ * [r0, r1) of b * out_h. */
 typedef struct ap_fconv {
   const float *in, *wp, *bias; /* bias: NULL for none */
   float *out;
   int32_t in_h, in_w, in_d, out_h, out_w, n, f_h, f_w;
   int32_t stride_h, stride_w, dil_h, dil_w, pad_h, pad_w;
   float lo, hi;
+  /* in_d zeros, read for taps outside the input when every weight is finite (finite): 0 * w
+   * then adds +-0, which leaves the sum as the reference's skipped tap does. */
+  const float *zeros;
+  bool finite;
 } ap_fconv;
+
+/* Fully connected, float: out[b][u] = clamp(sum_d x[b][d] * w[u][d] + bias[u]), the sum from 0.0f
+ * over d in order (the reference's), units in lanes; weights read in place (no scratch). */
+typedef struct ap_ffc {
+  const float *x, *w, *bias; /* x: batches x depth; w: [units][depth]; bias: NULL for none */
+  float *out;
+  int32_t batches, depth, units;
+  float lo, hi;
+} ap_ffc;
+
+/* Depthwise, float: output channel oc = ic * mult + m reads input channel ic; each output's
+ * taps (filter row, then column; those outside the input skipped) summed in order from 0.0f,
+ * then the bias and the clamp. Output rows [r0, r1) of b * out_h. */
+typedef struct ap_fdw {
+  const float *in, *f, *bias; /* f: [f_h][f_w][out_d]; bias: NULL for none */
+  float *out;
+  int32_t in_h, in_w, in_d, out_h, out_w, out_d, f_h, f_w, mult;
+  int32_t stride_h, stride_w, dil_h, dil_w, pad_h, pad_w;
+  float lo, hi;
+} ap_fdw;
+
+/* AVERAGE_POOL_2D or MAX_POOL_2D, float: windows clipped to the input; average: the sum in
+ * window order from 0.0f over the count (a float), max: from -FLT_MAX by r < v ? v : r; then the
+ * clamp. Output rows [r0, r1) of b * out_h. */
+typedef struct ap_fpool {
+  const float *in;
+  float *out;
+  int32_t in_h, in_w, depth, out_h, out_w, f_h, f_w, stride_h, stride_w, pad_h, pad_w;
+  bool max;
+  float lo, hi;
+} ap_fpool;
 
 /* A matrix product's functions: how weights are packed (at each eval, into scratch), how a row
  * of patches is stored, and the product itself. */
@@ -128,12 +176,41 @@ typedef struct ap_fast_level {
   void (*fadd)(const ap_binary_params *p, const float *a, const float *b, float *out, size_t n);
   /* Fields added per work stream (NULL in a level that lacks them: the reference runs). */
   /* -- int8speed -- */
+  /* Direct int8 CONV_2D over windows of unsigned input rows (conv_win.h; conv_win.c drives
+   * it), taking every int8 convolution the level's gemm kits would; NULL: none. */
+  const struct ap_conv_kit *conv;
+  /* The same for int8 DEPTHWISE_CONV_2D (any depth multiplier); NULL: dw above. */
+  const struct ap_dw_kit *dwin;
   /* -- float -- */
+  int32_t fconv_lanes; /* output channels per panel of ap_fconv.wp; 0: 8 */
+  /* Packs float weights [n][k] into panels of L (8 or 16) output channels, [panel][k][L], zeros
+   * past n; true when every weight is finite. NULL: ap_fast_fconv_pack. */
+  bool (*fconv_pack)(const float *w, int32_t n, size_t k, int32_t L, float *wp);
+  /* Float FULLY_CONNECTED, units [u0, u1) of every batch (NULL: the reference's). */
+  void (*ffc)(const ap_ffc *f, int32_t u0, int32_t u1);
+  /* Float DEPTHWISE_CONV_2D, output rows [r0, r1) of b * out_h (NULL: the reference's). */
+  void (*fdw)(const ap_fdw *d, int32_t r0, int32_t r1);
+  /* Float AVERAGE_POOL_2D and MAX_POOL_2D (NULL: the reference's). */
+  void (*fpool)(const ap_fpool *p, int32_t r0, int32_t r1);
   /* -- fastops -- */
+  /* The kernels of fastops.h (uint8 ops); NULL: the reference's. */
+  const struct ap_fastops *ops;
   /* -- stream3 -- */
 } ap_fast_level;
 
+/* The fastops tables (fastops.h) the levels point at. */
+extern const struct ap_fastops ap_fastops_generic, ap_fastops_avx2;
+
 extern const ap_fast_level ap_fast_generic;
+/* The generic level's float kernels (float_generic.c), which every level may reuse. */
+void ap_fast_generic_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
+bool ap_fast_fconv_pack(const float *w, int32_t n, size_t k, int32_t L, float *wp);
+void ap_fast_generic_ffc(const ap_ffc *f, int32_t u0, int32_t u1);
+void ap_fast_generic_fdw(const ap_fdw *d, int32_t r0, int32_t r1);
+void ap_fast_generic_fpool(const ap_fpool *p, int32_t r0, int32_t r1);
+/* Rows [c0, c1) (rows from n on: zeros), columns [i0, k) of that packing; true when finite. */
+bool ap_fast_fconv_pack_part(const float *w, int32_t n, size_t k, int32_t L, float *wp, int32_t c0,
+                             int32_t c1, size_t i0);
 #if defined(__x86_64__) || defined(_M_X64)
 extern const ap_fast_level ap_fast_sse41;
 extern const ap_fast_level ap_fast_avx2;
@@ -142,6 +219,11 @@ extern const ap_fast_level ap_fast_avx512;
 void ap_fast_avx2_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws);
 void ap_fast_avx2_fc(const ap_qfc *f, int32_t u0, int32_t u1);
 void ap_fast_avx2_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
+void ap_fast_avx512_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
+bool ap_fast_avx2_fconv_pack(const float *w, int32_t n, size_t k, int32_t L, float *wp);
+void ap_fast_avx2_ffc(const ap_ffc *f, int32_t u0, int32_t u1);
+void ap_fast_avx2_fdw(const ap_fdw *d, int32_t r0, int32_t r1);
+void ap_fast_avx2_fpool(const ap_fpool *p, int32_t r0, int32_t r1);
 void ap_fast_avx2_fadd(const ap_binary_params *p, const float *a, const float *b, float *out,
                        size_t n);
 extern const ap_gemm_kit ap_fast_avx2_outer;
@@ -156,6 +238,18 @@ void ap_fast_avx2_add(const ap_binary_params *p, const void *a, const void *b, v
                       bool is_unsigned);
 #define AP_FAST_X86 1
 #endif
+#if defined(__aarch64__)
+extern const ap_fast_level ap_fast_neon;
+extern const ap_fast_level ap_fast_neondot; /* select only with AP_CPU_NEON_DOT */
+/* The NEON level's kernels that the dot-product level reuses. */
+void ap_fast_neon_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws);
+void ap_fast_neon_add(const ap_binary_params *p, const void *a, const void *b, void *out, size_t n,
+                      bool is_unsigned);
+void ap_fast_neon_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
+void ap_fast_neon_fadd(const ap_binary_params *p, const float *a, const float *b, float *out,
+                       size_t n);
+#define AP_FAST_NEON 1
+#endif
 
 /* What the interpreter hands kernels: the level chosen at allocate (NULL: the reference
  * kernels) and the worker group (NULL: one thread). */
@@ -163,18 +257,25 @@ typedef struct ap_kexec {
   const ap_fast_level *level;
   ap_port_workers *workers;
   int threads;
-  /* Work (multiply-adds) below which an op stays on one thread; 0: about 1M (tests lower it
-   * to split small ops). */
+  /* Work (multiply-adds of an int8 convolution) below which an op stays on one thread; 0:
+   * 500K (tests lower it to split small ops). */
   uint64_t parallel_min;
+  /* AP_KERNELS_SMALL: the most scratch bytes an op's fast path may add to its reference
+   * kernel's (ap_fast_bounded); 0: no bound. */
+  size_t small_extra;
 } ap_kexec;
 
-/* The level for the CPU's features, capped by AP_SIMD (generic, sse41, avx2, avx512) when it
- * is set; never one the CPU lacks. */
+/* The level for the CPU's features, capped by AP_SIMD when it is set (generic; on x86-64
+ * sse41, avx2, avx512; on AArch64 neon, neondot; another architecture's name or an unknown one
+ * caps nothing); never one the CPU lacks. */
 const ap_fast_level *ap_fast_select(void);
 const char *ap_fast_level_name(const ap_fast_level *l); /* "reference" for NULL */
 
-/* How many tasks to split `work` multiply-adds over `units` independent pieces into: the
- * thread count, 1 for small work. Prepare and eval compute the same (scratch depends on it). */
+/* How many tasks to split `work` over `units` independent pieces into: the thread count, 1
+ * for small work. Work counts multiply-adds of an int8 convolution's matrix product (some 40
+ * per ns on an AVX-512 core); other kernels scale theirs by their cost per element (depthwise
+ * and fully connected 5 per multiply-add, float convolution 4, ADD 40 per element, PAD 3 per
+ * byte). Prepare and eval compute the same (scratch depends on it). */
 int ap_fast_tasks(const ap_kexec *x, uint64_t work, int64_t units);
 /* Runs fn(arg, i) for i in [0, n) on the workers (or inline). */
 void ap_fast_parallel(const ap_kexec *x, ap_port_task fn, void *arg, int n);
@@ -214,6 +315,15 @@ bool ap_fast_fadd_eval(const ap_kexec *x, const ap_binary_params *p, const ap_kt
 bool ap_fast_pad_eval(const ap_kexec *x, const ap_pad_params *p, const ap_ktensor *input,
                       ap_ktensor *output, ap_status *s);
 bool ap_fast_fc_scratch(const ap_kexec *x, const ap_fc_params *p, size_t *scratch);
+/* Float DEPTHWISE_CONV_2D (no scratch). */
+bool ap_fast_fdw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                      const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, ap_status *s);
+/* Float AVERAGE_POOL_2D and MAX_POOL_2D of whole maps (no scratch). */
+bool ap_fast_fpool_eval(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,
+                        ap_ktensor *out, ap_status *s);
+/* Float FULLY_CONNECTED (no scratch beyond the reference's, which is none). */
+bool ap_fast_ffc_eval(const ap_kexec *x, const ap_fc_params *p, const ap_ktensor *in,
+                      const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, ap_status *s);
 bool ap_fast_fc_eval(const ap_kexec *x, const ap_fc_params *p, const ap_ktensor *in,
                      const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
                      ap_status *s);

@@ -10,16 +10,42 @@ static bool applies(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor
          f->rank == 4 && p->out_shape.rank == 4 && f->dims[3] == in->dims[3];
 }
 
-static bool packed_size(const ap_ktensor *f, size_t *bytes) {
-  size_t panels = ((size_t)f->dims[0] + 7) / 8, k;
+static int32_t lanes(const ap_kexec *x) {
+  return x->level->fconv_lanes > 0 ? x->level->fconv_lanes : 8;
+}
+
+/* Packed weights, then in_d zeros. */
+static bool packed_size(const ap_kexec *x, const ap_ktensor *f, size_t *bytes) {
+  size_t panels = ((size_t)f->dims[0] + (size_t)lanes(x) - 1) / (size_t)lanes(x), k, w;
   return ap_mul_size((size_t)f->dims[1] * (size_t)f->dims[2], (size_t)f->dims[3], &k) &&
-         ap_mul_size(k, panels * 8 * sizeof(float), bytes);
+         ap_mul_size(k, panels * (size_t)lanes(x) * sizeof(float), &w) &&
+         ap_add_size(ap_kscratch_round(w), (size_t)f->dims[3] * sizeof(float), bytes);
+}
+
+bool ap_fast_fconv_pack_part(const float *w, int32_t n, size_t k, int32_t L, float *wp, int32_t c0,
+                             int32_t c1, size_t i0) {
+  uint32_t bad = 0;
+  for (int32_t c = c0; c < c1; c++) {
+    float *dst = wp + (size_t)(c / L) * k * (size_t)L + (size_t)(c % L);
+    for (size_t i = i0; i < k; i++) {
+      float v = c < n ? w[(size_t)c * k + i] : 0.0f;
+      uint32_t bits;
+      memcpy(&bits, &v, 4);
+      bad |= (~bits & 0x7f800000u) == 0 ? 1u : 0u; /* exponent all ones: inf or NaN */
+      dst[i * (size_t)L] = v;
+    }
+  }
+  return bad == 0;
+}
+
+bool ap_fast_fconv_pack(const float *w, int32_t n, size_t k, int32_t L, float *wp) {
+  return ap_fast_fconv_pack_part(w, n, k, L, wp, 0, (n + L - 1) / L * L, 0);
 }
 
 bool ap_fast_fconv_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                            const ap_ktensor *f, size_t *scratch) {
   size_t bytes;
-  if (!applies(x, p, in, f) || !packed_size(f, &bytes)) return false;
+  if (!applies(x, p, in, f) || !packed_size(x, f, &bytes)) return false;
   *scratch = bytes;
   return true;
 }
@@ -41,23 +67,21 @@ bool ap_fast_fconv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kte
                         const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
                         ap_status *s) {
   size_t bytes;
-  if (!p || !in || !f || !out || !applies(x, p, in, f) || !packed_size(f, &bytes)) return false;
+  if (!p || !in || !f || !out || !applies(x, p, in, f) || !packed_size(x, f, &bytes)) return false;
   if (!in->data || !f->data || !out->data || (bias && !bias->data) || !scratch ||
       !ap_kshape_is(in, &p->in_shape) || !ap_kshape_is(f, &p->in2_shape) ||
       !ap_kshape_is(out, &p->out_shape)) {
     *s = AP_ERR_ARG;
     return true;
   }
-  int32_t n = f->dims[0];
+  int32_t n = f->dims[0], L = lanes(x);
   size_t k = (size_t)f->dims[1] * f->dims[2] * f->dims[3];
-  const float *w = f->data;
   float *wp = scratch;
-  for (int32_t panel = 0; panel < (n + 7) / 8; panel++)
-    for (size_t i = 0; i < k; i++)
-      for (int32_t l = 0; l < 8; l++) {
-        int32_t c = panel * 8 + l;
-        wp[((size_t)panel * k + i) * 8 + (size_t)l] = c < n ? w[(size_t)c * k + i] : 0.0f;
-      }
+  size_t panels = ((size_t)n + (size_t)L - 1) / (size_t)L;
+  float *zeros = (float *)((char *)scratch + ap_kscratch_round(panels * k * (size_t)L * 4));
+  memset(zeros, 0, (size_t)in->dims[3] * sizeof(float));
+  bool finite =
+      (x->level->fconv_pack ? x->level->fconv_pack : ap_fast_fconv_pack)(f->data, n, k, L, wp);
   ap_fconv c = {in->data,
                 wp,
                 bias ? bias->data : NULL,
@@ -77,9 +101,12 @@ bool ap_fast_fconv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kte
                 p->pad.pad_h,
                 p->pad.pad_w,
                 p->fact_min,
-                p->fact_max};
+                p->fact_max,
+                zeros,
+                finite};
   int32_t rows = out->dims[0] * out->dims[1];
-  uint64_t work = (uint64_t)rows * (uint64_t)out->dims[2] * (uint64_t)n * k;
+  /* A float multiply-add costs about 4 of an int8 convolution's. */
+  uint64_t work = (uint64_t)rows * (uint64_t)out->dims[2] * (uint64_t)n * k * 4;
   fconv_job j = {&c, x->level, rows, ap_fast_tasks(x, work, rows)};
   ap_fast_parallel(x, fconv_task, &j, j.tasks);
   *s = AP_OK;
@@ -113,7 +140,7 @@ bool ap_fast_fadd_eval(const ap_kexec *x, const ap_binary_params *p, const ap_kt
       n == 0)
     return false;
   fadd_job j = {p, a->data, b->data, out->data, n, 1, x->level};
-  j.tasks = ap_fast_tasks(x, (uint64_t)n * 2, (int64_t)(n / 4096));
+  j.tasks = ap_fast_tasks(x, (uint64_t)n * 40, (int64_t)(n / 4096));
   ap_fast_parallel(x, fadd_task, &j, j.tasks);
   *s = AP_OK;
   return true;

@@ -427,7 +427,12 @@ const ap_fast_level ap_fast_avx2 = {
     .fadd = ap_fast_avx2_fadd,
     /* -- int8speed -- */
     /* -- float -- */
+    .fpool = ap_fast_avx2_fpool,
+    .fdw = ap_fast_avx2_fdw,
+    .ffc = ap_fast_avx2_ffc,
+    .fconv_pack = ap_fast_avx2_fconv_pack,
     /* -- fastops -- */
+    .ops = &ap_fastops_avx2,
     /* -- stream3 -- */
 };
 #else

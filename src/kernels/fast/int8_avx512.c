@@ -5,6 +5,7 @@
  * through each channel's weight sum in col_bias. 256-bit vectors run at full rate on cores
  * that split 512-bit ones and waste less on small depths. */
 #if defined(__x86_64__) || defined(_M_X64)
+#include "kernels/fast/conv_win.h"
 #include "kernels/fast/int8_x86.h"
 
 static size_t packed_bytes(int32_t n, int32_t k) {
@@ -35,53 +36,57 @@ static void pack(const int8_t *w, int32_t n, int32_t k, const int32_t *bias, int
 }
 
 static size_t arow_bytes(int32_t k) {
-  return ((size_t)k + 31) / 32 * 32;
+  return ((size_t)k + 63) / 64 * 64;
 }
 
 /* Input + 128 as unsigned bytes (the sign bit flipped), zeros past k. */
 static void arow(const int8_t *src, int32_t k, int32_t in_off, void *dst) {
   (void)in_off;
   uint8_t *a = dst;
-  const __m256i flip = _mm256_set1_epi8((char)0x80);
+  const __m512i flip = _mm512_set1_epi8((char)0x80);
   int32_t i = 0;
-  for (; i + 32 <= k; i += 32)
-    _mm256_storeu_si256((__m256i *)(a + i),
-                        _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(src + i)), flip));
-  for (; i < k; i++)
-    a[i] = (uint8_t)(src[i] ^ 0x80);
-  for (; i % 32; i++)
-    a[i] = 0;
+  for (; i + 64 <= k; i += 64)
+    _mm512_storeu_si512((void *)(a + i),
+                        _mm512_xor_si512(_mm512_loadu_si512((const void *)(src + i)), flip));
+  if (i < k) { /* the tail, and zeros to the row's end */
+    __mmask64 m = ((__mmask64)1 << (k - i)) - 1;
+    _mm512_storeu_si512((void *)(a + i),
+                        _mm512_maskz_xor_epi32((__mmask16)~0u, _mm512_maskz_loadu_epi8(m, src + i),
+                                               _mm512_maskz_mov_epi8(m, flip)));
+  }
 }
 
-/* 32 weights of row w from d: in place when 32 bytes fit before `end` (bytes past k meet the
- * zeros of a), else copied. */
-static inline __m256i wload(const int8_t *w, int32_t d, int32_t k, const int8_t *end) {
-  if (d + 32 <= k || w + d + 32 <= end) return _mm256_loadu_si256((const __m256i *)(w + d));
-  int8_t t[32] = {0};
-  memcpy(t, w + d, (size_t)(k - d));
-  return _mm256_loadu_si256((const __m256i *)t);
+/* Sixteen 512-bit sums folded to four lanes: lane j = the sum of s[j]'s 16 lanes. */
+static inline __m128i hsum4z(__m512i a, __m512i b, __m512i c, __m512i d) {
+  __m256i a8 = _mm256_add_epi32(_mm512_castsi512_si256(a), _mm512_extracti64x4_epi64(a, 1));
+  __m256i b8 = _mm256_add_epi32(_mm512_castsi512_si256(b), _mm512_extracti64x4_epi64(b, 1));
+  __m256i c8 = _mm256_add_epi32(_mm512_castsi512_si256(c), _mm512_extracti64x4_epi64(c, 1));
+  __m256i d8 = _mm256_add_epi32(_mm512_castsi512_si256(d), _mm512_extracti64x4_epi64(d, 1));
+  return hsum4(a8, b8, c8, d8);
 }
 
+/* 4 rows of a times 4 weight rows at a time, 64 bytes of k per vpdpbusd; the weights' last
+ * step is a masked load (bytes past k meet zeros of a anyway, but may lie past the tensor). */
 static void gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc, int8_t *out,
                  size_t out_stride) {
-  int32_t n = g->n, k = g->k, kp = (int32_t)arow_bytes(k), kfull = k / 32 * 32;
+  int32_t n = g->n, k = g->k, kp = (int32_t)arow_bytes(k), kfull = k / 64 * 64;
+  __mmask64 tail = ((__mmask64)1 << (k - kfull)) - 1; /* k - kfull < 64 */
   const uint8_t *a0 = a, *r[4];
   for (int i = 0; i < 4; i++)
     r[i] = a0 + (size_t)(i < rows ? i : 0) * (size_t)kp;
-  const int8_t *end = g->w + (size_t)n * (size_t)k;
   for (int32_t c = 0; c < n; c += 4) {
     const int8_t *w[4];
     for (int j = 0; j < 4; j++)
       w[j] = g->w + (size_t)(c + j < n ? c + j : c) * k;
       /* Sixteen named accumulators: an array would live on the stack. */
-#define AP_Z _mm256_setzero_si256()
-    __m256i s00 = AP_Z, s01 = AP_Z, s02 = AP_Z, s03 = AP_Z, s10 = AP_Z, s11 = AP_Z, s12 = AP_Z,
+#define AP_Z _mm512_setzero_si512()
+    __m512i s00 = AP_Z, s01 = AP_Z, s02 = AP_Z, s03 = AP_Z, s10 = AP_Z, s11 = AP_Z, s12 = AP_Z,
             s13 = AP_Z, s20 = AP_Z, s21 = AP_Z, s22 = AP_Z, s23 = AP_Z, s30 = AP_Z, s31 = AP_Z,
             s32 = AP_Z, s33 = AP_Z;
 #undef AP_Z
 #define AP_STEP(LOAD)                                                                              \
   do {                                                                                             \
-    __m256i v0 = LOAD(w[0]), v1 = LOAD(w[1]), v2 = LOAD(w[2]), v3 = LOAD(w[3]);                    \
+    __m512i v0 = LOAD(w[0]), v1 = LOAD(w[1]), v2 = LOAD(w[2]), v3 = LOAD(w[3]);                    \
     AP_ROW(0);                                                                                     \
     AP_ROW(1);                                                                                     \
     AP_ROW(2);                                                                                     \
@@ -89,24 +94,24 @@ static void gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc, i
   } while (0)
 #define AP_ROW(I)                                                                                  \
   do {                                                                                             \
-    __m256i x = _mm256_loadu_si256((const __m256i *)(r[I] + d));                                   \
-    s##I##0 = _mm256_dpbusd_epi32(s##I##0, x, v0);                                                 \
-    s##I##1 = _mm256_dpbusd_epi32(s##I##1, x, v1);                                                 \
-    s##I##2 = _mm256_dpbusd_epi32(s##I##2, x, v2);                                                 \
-    s##I##3 = _mm256_dpbusd_epi32(s##I##3, x, v3);                                                 \
+    __m512i x = _mm512_loadu_si512((const void *)(r[I] + d));                                      \
+    s##I##0 = _mm512_dpbusd_epi32(s##I##0, x, v0);                                                 \
+    s##I##1 = _mm512_dpbusd_epi32(s##I##1, x, v1);                                                 \
+    s##I##2 = _mm512_dpbusd_epi32(s##I##2, x, v2);                                                 \
+    s##I##3 = _mm512_dpbusd_epi32(s##I##3, x, v3);                                                 \
   } while (0)
-#define AP_DIRECT(W) _mm256_loadu_si256((const __m256i *)((W) + d))
-#define AP_SAFE(W) wload(W, d, k, end)
+#define AP_DIRECT(W) _mm512_loadu_si512((const void *)((W) + d))
+#define AP_TAIL(W) _mm512_maskz_loadu_epi8(tail, (W) + d)
     int32_t d = 0;
-    for (; d < kfull; d += 32)
+    for (; d < kfull; d += 64)
       AP_STEP(AP_DIRECT);
-    if (d < kp) AP_STEP(AP_SAFE);
+    if (d < kp) AP_STEP(AP_TAIL);
 #undef AP_STEP
 #undef AP_ROW
 #undef AP_DIRECT
-#undef AP_SAFE
-    __m128i h[4] = {hsum4(s00, s01, s02, s03), hsum4(s10, s11, s12, s13), hsum4(s20, s21, s22, s23),
-                    hsum4(s30, s31, s32, s33)};
+#undef AP_TAIL
+    __m128i h[4] = {hsum4z(s00, s01, s02, s03), hsum4z(s10, s11, s12, s13),
+                    hsum4z(s20, s21, s22, s23), hsum4z(s30, s31, s32, s33)};
     int32_t cols = n - c < 4 ? n - c : 4;
     for (int32_t i = 0; i < rows; i++) {
       int32_t t[4];
@@ -196,11 +201,19 @@ const ap_fast_level ap_fast_avx512 = {
     .dw = ap_fast_avx2_dw,
     .fc = ap_fast_avx2_fc,
     .add = ap_fast_avx2_add,
-    .fconv = ap_fast_avx2_fconv,
     .fadd = ap_fast_avx2_fadd,
     /* -- int8speed -- */
+    .conv = &ap_fast_avx512_conv,
+    .dwin = &ap_fast_avx512_dw,
     /* -- float -- */
+    .fpool = ap_fast_avx2_fpool,
+    .fdw = ap_fast_avx2_fdw,
+    .ffc = ap_fast_avx2_ffc,
+    .fconv_pack = ap_fast_avx2_fconv_pack,
+    .fconv = ap_fast_avx512_fconv,
+    .fconv_lanes = 16,
     /* -- fastops -- */
+    .ops = &ap_fastops_avx2,
     /* -- stream3 -- */
 };
 #else

@@ -95,6 +95,11 @@ const ap_fast_level ap_fast_generic = {
     .fc = fc,
     /* -- int8speed -- */
     /* -- float -- */
+    .fpool = ap_fast_generic_fpool,
+    .fdw = ap_fast_generic_fdw,
+    .ffc = ap_fast_generic_ffc,
+    .fconv = ap_fast_generic_fconv,
     /* -- fastops -- */
+    .ops = &ap_fastops_generic,
     /* -- stream3 -- */
 };

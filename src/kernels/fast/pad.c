@@ -1,5 +1,6 @@
 /* PAD and PADV2 by rows: the dims after the last padded one are copied as one run, padding
- * is written in runs; the same bytes as the reference's element walk. */
+ * is written in runs; the same bytes as the reference's element walk. Large pads split their
+ * rows over the threads. */
 #include "kernels/fast/fast.h"
 
 #include <string.h>
@@ -11,6 +12,57 @@ static void fill(unsigned char *dst, const unsigned char *pad, size_t es, size_t
   }
   for (size_t i = 0; i < count; i++)
     memcpy(dst + i * es, pad, es);
+}
+
+typedef struct pad_job {
+  const ap_pad_params *p;
+  const ap_ktensor *in, *out;
+  const unsigned char *pad;
+  size_t es;
+  int last;
+  size_t out_row, in_row, before, rows;
+  int tasks;
+} pad_job;
+
+/* Output rows (positions of the dims up to the last padded one) [r0, r1) of a task's share. */
+static void pad_task(void *arg, int task) {
+  const pad_job *j = arg;
+  const ap_pad_params *p = j->p;
+  size_t r0 = j->rows * (size_t)task / (size_t)j->tasks;
+  size_t r1 = j->rows * ((size_t)task + 1) / (size_t)j->tasks;
+  int32_t idx[AP_KMAXDIMS] = {0};
+  size_t q = r0;
+  for (int d = j->last - 1; d >= 0; d--) {
+    idx[d] = (int32_t)(q % (size_t)j->out->dims[d]);
+    q /= (size_t)j->out->dims[d];
+  }
+  const unsigned char *in = j->in->data;
+  unsigned char *out = j->out->data;
+  size_t es = j->es;
+  for (size_t r = r0; r < r1; r++) {
+    unsigned char *o = out + r * j->out_row * es;
+    bool inside = true;
+    size_t ii = 0;
+    for (int d = 0; d < j->last; d++) {
+      int32_t c = idx[d] - p->before[d];
+      if (c < 0 || c >= j->in->dims[d]) {
+        inside = false;
+        break;
+      }
+      ii = ii * (size_t)j->in->dims[d] + (size_t)c;
+    }
+    if (!inside) {
+      fill(o, j->pad, es, j->out_row);
+    } else {
+      fill(o, j->pad, es, j->before);
+      memcpy(o + j->before * es, in + ii * j->in_row * es, j->in_row * es);
+      fill(o + (j->before + j->in_row) * es, j->pad, es, j->out_row - j->before - j->in_row);
+    }
+    for (int d = j->last - 1; d >= 0; d--) {
+      if (++idx[d] < j->out->dims[d]) break;
+      idx[d] = 0;
+    }
+  }
 }
 
 bool ap_fast_pad_eval(const ap_kexec *x, const ap_pad_params *p, const ap_ktensor *input,
@@ -41,35 +93,14 @@ bool ap_fast_pad_eval(const ap_kexec *x, const ap_pad_params *p, const ap_ktenso
   size_t inner = 1;
   for (int d = last + 1; d < rank; d++)
     inner *= (size_t)output->dims[d];
-  size_t out_row = (size_t)output->dims[last] * inner, in_row = (size_t)input->dims[last] * inner;
-  size_t before = (size_t)p->before[last] * inner, rows = n / out_row;
-  const unsigned char *in = input->data;
-  unsigned char *out = output->data;
-  int32_t idx[AP_KMAXDIMS] = {0};
-  for (size_t r = 0; r < rows; r++) {
-    unsigned char *o = out + r * out_row * es;
-    bool inside = true;
-    size_t ii = 0;
-    for (int d = 0; d < last; d++) {
-      int32_t c = idx[d] - p->before[d];
-      if (c < 0 || c >= input->dims[d]) {
-        inside = false;
-        break;
-      }
-      ii = ii * (size_t)input->dims[d] + (size_t)c;
-    }
-    if (!inside) {
-      fill(o, pad, es, out_row);
-    } else {
-      fill(o, pad, es, before);
-      memcpy(o + before * es, in + ii * in_row * es, in_row * es);
-      fill(o + (before + in_row) * es, pad, es, out_row - before - in_row);
-    }
-    for (int d = last - 1; d >= 0; d--) {
-      if (++idx[d] < output->dims[d]) break;
-      idx[d] = 0;
-    }
-  }
+  pad_job j = {p, input, output, pad, es, last, 0, 0, 0, 0, 1};
+  j.out_row = (size_t)output->dims[last] * inner;
+  j.in_row = (size_t)input->dims[last] * inner;
+  j.before = (size_t)p->before[last] * inner;
+  j.rows = n / j.out_row;
+  /* A byte written costs about 3 multiply-adds of a convolution. */
+  j.tasks = ap_fast_tasks(x, (uint64_t)n * es * 3, (int64_t)j.rows);
+  ap_fast_parallel(x, pad_task, &j, j.tasks);
   *s = AP_OK;
   return true;
 }

@@ -4,25 +4,44 @@
 
 #include <string.h>
 
+/* This architecture's levels, best first, with the CPU features each needs; AP_SIMD names
+ * them by their names. */
+typedef struct candidate {
+  const ap_fast_level *level;
+  uint32_t needs;
+} candidate;
+
+static const candidate chain[] = {
+#ifdef AP_FAST_X86
+    {&ap_fast_avx512, AP_CPU_AVX512BW | AP_CPU_AVX512VNNI},
+    {&ap_fast_avx2, AP_CPU_AVX2},
+    {&ap_fast_sse41, AP_CPU_SSE41},
+#endif
+#ifdef AP_FAST_NEON
+    {&ap_fast_neondot, AP_CPU_NEON | AP_CPU_NEON_DOT},
+    {&ap_fast_neon, AP_CPU_NEON},
+#endif
+    {&ap_fast_generic, 0},
+};
+
+/* AP_SIMD's level number; -1 when unset, unknown or another architecture's (no cap: levels
+ * of different architectures are not ordered). */
 static int cap_from_env(void) {
   const char *v = ap_port_getenv("AP_SIMD");
-  static const char *const names[AP_SIMD_LEVELS] = {"generic", "sse41", "avx2", "avx512"};
-  for (int i = 0; v && i < AP_SIMD_LEVELS; i++)
-    if (strcmp(v, names[i]) == 0) return i;
-  return AP_SIMD_LEVELS - 1; /* unset or unknown: no cap */
+  for (size_t i = 0; v && i < sizeof chain / sizeof chain[0]; i++)
+    if (strcmp(v, chain[i].level->name) == 0) return chain[i].level->level;
+  return -1;
 }
 
 const ap_fast_level *ap_fast_select(void) {
   int cap = cap_from_env();
   uint32_t f = ap_port_cpu_features();
-  (void)f;
-#ifdef AP_FAST_X86
-  if (cap >= AP_SIMD_AVX512 && (f & AP_CPU_AVX512BW) && (f & AP_CPU_AVX512VNNI))
-    return &ap_fast_avx512;
-  if (cap >= AP_SIMD_AVX2 && (f & AP_CPU_AVX2)) return &ap_fast_avx2;
-  if (cap >= AP_SIMD_SSE41 && (f & AP_CPU_SSE41)) return &ap_fast_sse41;
-#endif
-  (void)cap;
+  /* Levels above the cap are skipped; the cap itself and those below need the CPU's support. */
+  bool open = cap < 0;
+  for (size_t i = 0; i < sizeof chain / sizeof chain[0]; i++) {
+    if (chain[i].level->level == cap) open = true;
+    if (open && (f & chain[i].needs) == chain[i].needs) return chain[i].level;
+  }
   return &ap_fast_generic;
 }
 
@@ -40,9 +59,10 @@ void ap_fast_parallel(const ap_kexec *x, ap_port_task fn, void *arg, int n) {
 }
 
 int ap_fast_tasks(const ap_kexec *x, uint64_t work, int64_t units) {
-  /* Below ~1M multiply-adds (tens of microseconds) waking a worker costs more than it saves. */
+  /* A region costs the caller about a microsecond while the workers spin (tens when they have
+   * gone to sleep): below ~500K multiply-adds (~15 us on one AVX-512 core) it does not pay. */
   int t = x && x->workers ? x->threads : 1;
-  if (work < (x && x->parallel_min ? x->parallel_min : 1000000)) t = 1;
+  if (work < (x && x->parallel_min ? x->parallel_min : 500000)) t = 1;
   if (t > units) t = (int)(units > 0 ? units : 1);
   return t < 1 ? 1 : t;
 }

@@ -1,0 +1,48 @@
+/* Row-range entry points of the fast kernels, for streamed segments (kernels/kops_stream.h:
+ * output rows [r0, r1), input and output each whole or a ring of rows, row y at slot
+ * y % ring). They call the same level functions as the whole-tensor drivers, so every output
+ * byte is the reference's.
+ *
+ * A segment computes a member's rows in many calls, so the work a whole-tensor eval does once
+ * per call (per-channel multipliers, packed weights) is split off into *_begin, run once per
+ * segment run before any rows. The depthwise and float convolution levels read a window of
+ * input rows as one block of memory: a window that wraps around its ring is first copied to
+ * a staging area in the scratch (in_ring rows). One thread: a segment's calls are a few rows
+ * each, too small to split.
+ *
+ * *_scratch: false when the fast path does not apply (the reference rows run); else, for an
+ * input ring of in_ring rows (0: whole), the bytes kept from *_begin to the last *_rows call
+ * (`keep`: multipliers, packed weights) and those one *_rows call uses and leaves (`temp`:
+ * patch rows, sums, staging), which a segment shares between its members. *_begin and *_rows
+ * take those areas (AP_KSCRATCH_ALIGN-aligned) and the same shapes and ring. */
+#ifndef AP_KERNELS_FAST_ROWS_H
+#define AP_KERNELS_FAST_ROWS_H
+
+#include "kernels/fast/fast.h"
+#include "kernels/kops_stream.h"
+
+/* Packed weights (the level's outer kit) above this many bytes, and above an eighth of the
+ * output map's, are not worth their memory in a segment: the kit reading weights in place runs
+ * instead. */
+#define AP_FAST_ROWS_PACKED_MAX 4096
+
+/* CONV_2D: int8 (per channel, a matrix product over rows of patches) or float32. */
+bool ap_fast_conv_rows_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                               const ap_ktensor *f, int32_t in_ring, size_t *keep, size_t *temp);
+ap_status ap_fast_conv_rows_begin(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                                  const ap_ktensor *f, const ap_ktensor *bias, int32_t in_ring,
+                                  void *keep);
+ap_status ap_fast_conv_rows(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                            const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out,
+                            void *keep, void *temp, const ap_krows *rows);
+
+/* DEPTHWISE_CONV_2D int8 (per channel). */
+bool ap_fast_dw_rows_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                             const ap_ktensor *f, int32_t in_ring, size_t *keep, size_t *temp);
+ap_status ap_fast_dw_rows_begin(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                                const ap_ktensor *f, int32_t in_ring, void *keep);
+ap_status ap_fast_dw_rows(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                          const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *keep,
+                          void *temp, const ap_krows *rows);
+
+#endif

@@ -1,0 +1,256 @@
+/* The uint8 kernels on AVX2 (compiled with -mavx2 on x86-64 only; the AVX-512 level uses them
+ * too). Both factors are widened to int16 with their offsets added ([-255, 255]) and go
+ * through vpmaddwd; requantization is the int8 levels' 8-lane MultiplyByQuantizedMultiplier
+ * with one multiplier, then an unsigned pack. */
+#if defined(__x86_64__) || defined(_M_X64)
+#include "kernels/fast/fastops.h"
+#include "kernels/fast/int8_x86.h"
+
+static inline __m256i u8rq(__m256i acc, const ap_u8q *q) {
+  __m256i r = mulq8v(acc, _mm256_set1_epi32(q->mult), _mm256_set1_epi32(q->shift));
+  r = _mm256_add_epi32(r, _mm256_set1_epi32(q->out_off));
+  return _mm256_min_epi32(_mm256_max_epi32(r, _mm256_set1_epi32(q->lo)), _mm256_set1_epi32(q->hi));
+}
+
+/* The first n (<= 8) lanes of v, each in [0, 255], as bytes. */
+static inline void store8u(uint8_t *dst, __m256i v, int32_t n) {
+  __m128i p = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  p = _mm_packus_epi16(p, p);
+  if (n >= 8) {
+    _mm_storel_epi64((__m128i *)dst, p);
+    return;
+  }
+  uint8_t t[16];
+  _mm_storeu_si128((__m128i *)t, p);
+  memcpy(dst, t, (size_t)n);
+}
+
+/* 16 weights of row w from d plus the offset, as int16; in place when 16 bytes fit before
+ * `end` (bytes past k meet the zeros of a). */
+static inline __m256i wload(const uint8_t *w, int32_t d, int32_t k, const uint8_t *end,
+                            __m256i off) {
+  __m128i v;
+  if (d + 16 <= k || w + d + 16 <= end) {
+    v = _mm_loadu_si128((const __m128i *)(w + d));
+  } else {
+    uint8_t t[16] = {0};
+    memcpy(t, w + d, (size_t)(k - d));
+    v = _mm_loadu_si128((const __m128i *)t);
+  }
+  return _mm256_add_epi16(_mm256_cvtepu8_epi16(v), off);
+}
+
+/* Rows of a in fours, output channels in pairs (8 accumulators), gathered eight channels at a
+ * time for the vector requantization. */
+static void u8gemm(const ap_u8gemm *g, const int16_t *a, int32_t rows, uint8_t *out,
+                   size_t out_stride) {
+  int32_t n = g->n, k = g->k, kp = g->kp;
+  const int16_t *r[4];
+  for (int i = 0; i < 4; i++)
+    r[i] = a + (size_t)(i < rows ? i : 0) * (size_t)kp;
+  const uint8_t *end = g->w + (size_t)n * (size_t)k;
+  const __m256i off = _mm256_set1_epi16((int16_t)g->w_off);
+  for (int32_t c0 = 0; c0 < n; c0 += 8) {
+    _Alignas(32) int32_t acc[4][8] = {{0}};
+    for (int32_t c = c0; c < c0 + 8 && c < n; c += 2) {
+      const uint8_t *w0 = g->w + (size_t)c * k, *w1 = c + 1 < n ? w0 + k : w0;
+      __m256i s00 = _mm256_setzero_si256(), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00,
+              s30 = s00, s31 = s00;
+      for (int32_t d = 0; d < kp; d += 16) {
+        __m256i v0 = wload(w0, d, k, end, off), v1 = wload(w1, d, k, end, off);
+        __m256i x0 = _mm256_loadu_si256((const __m256i *)(r[0] + d));
+        __m256i x1 = _mm256_loadu_si256((const __m256i *)(r[1] + d));
+        __m256i x2 = _mm256_loadu_si256((const __m256i *)(r[2] + d));
+        __m256i x3 = _mm256_loadu_si256((const __m256i *)(r[3] + d));
+        s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(x0, v0));
+        s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(x0, v1));
+        s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(x1, v0));
+        s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(x1, v1));
+        s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(x2, v0));
+        s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(x2, v1));
+        s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(x3, v0));
+        s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(x3, v1));
+      }
+      int32_t t[8];
+      _mm_storeu_si128((__m128i *)t, hsum4(s00, s01, s10, s11));
+      _mm_storeu_si128((__m128i *)(t + 4), hsum4(s20, s21, s30, s31));
+      for (int i = 0; i < 4; i++) {
+        acc[i][c - c0] = t[2 * i];
+        acc[i][c - c0 + 1] = t[2 * i + 1];
+      }
+    }
+    int32_t cn = n - c0 < 8 ? n - c0 : 8;
+    __m256i bias = _mm256_setzero_si256();
+    if (g->bias && cn == 8) {
+      bias = _mm256_loadu_si256((const __m256i *)(g->bias + c0));
+    } else if (g->bias) {
+      int32_t t[8] = {0};
+      memcpy(t, g->bias + c0, (size_t)cn * sizeof(int32_t));
+      bias = _mm256_loadu_si256((const __m256i *)t);
+    }
+    for (int32_t i = 0; i < rows; i++) {
+      __m256i v = _mm256_add_epi32(_mm256_load_si256((const __m256i *)acc[i]), bias);
+      store8u(out + (size_t)i * out_stride + (size_t)c0, u8rq(v, &g->q), cn);
+    }
+  }
+}
+
+/* Depthwise with multiplier 1: taps in pairs through vpmaddwd, 8 channels of two taps'
+ * (input + offset) interleaved against the (weight + offset) pairs built in ws; a tap outside
+ * the input reads a row of zero points, whose offset input is 0, as the reference's skipped
+ * tap. Other shapes run the generic kernel. */
+static void u8dw(const ap_u8dw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws) {
+  int32_t C = d->out_d, taps = d->f_h * d->f_w;
+  if (taps > 64 || d->mult != 1 || C < 8) {
+    ap_fastops_generic_u8dw(d, b, oy0, oy1, ws);
+    return;
+  }
+  int32_t pairs = (taps + 1) / 2, blocks = C / 8;
+  int16_t *wp = ws;
+  uint8_t *zp = (uint8_t *)ws + (size_t)pairs * blocks * 32;
+  memset(zp, -d->in_off, (size_t)C + 16);
+  const __m256i foff = _mm256_set1_epi16((int16_t)d->f_off);
+  for (int32_t q = 0; q < pairs; q++)
+    for (int32_t k = 0; k < blocks; k++) {
+      const uint8_t *f0 = d->f + (size_t)(2 * q) * C + (size_t)k * 8;
+      __m128i w0 = _mm_loadl_epi64((const __m128i *)f0);
+      __m128i w1 = 2 * q + 1 < taps ? _mm_loadl_epi64((const __m128i *)(f0 + C)) : w0;
+      __m256i w = _mm256_add_epi16(_mm256_cvtepu8_epi16(_mm_unpacklo_epi8(w0, w1)), foff);
+      _mm256_storeu_si256((__m256i *)(wp + ((size_t)q * blocks + k) * 16), w);
+    }
+  const __m256i xoff = _mm256_set1_epi16((int16_t)d->in_off);
+  ptrdiff_t inner[64];
+  for (int32_t fy = 0, t = 0; fy < d->f_h; fy++)
+    for (int32_t fx = 0; fx < d->f_w; fx++, t++)
+      inner[t] = ((ptrdiff_t)fy * d->dil_h * d->in_w + (ptrdiff_t)fx * d->dil_w) * C;
+  const uint8_t *px[66];
+  const uint8_t *in_b = d->in + (size_t)b * d->in_h * d->in_w * C;
+  for (int32_t oy = oy0; oy < oy1; oy++)
+    for (int32_t ox = 0; ox < d->out_w; ox++) {
+      int32_t y0 = oy * d->stride_h - d->pad_h, x0 = ox * d->stride_w - d->pad_w;
+      uint8_t *o = d->out + (((size_t)b * d->out_h + oy) * d->out_w + ox) * C;
+      if (y0 >= 0 && x0 >= 0 && y0 + d->dil_h * (d->f_h - 1) < d->in_h &&
+          x0 + d->dil_w * (d->f_w - 1) < d->in_w) {
+        const uint8_t *base = in_b + ((size_t)y0 * d->in_w + x0) * C;
+        for (int32_t t = 0; t < taps; t++)
+          px[t] = base + inner[t];
+      } else {
+        for (int32_t fy = 0, t = 0; fy < d->f_h; fy++) {
+          int32_t iy = y0 + d->dil_h * fy;
+          for (int32_t fx = 0; fx < d->f_w; fx++, t++) {
+            int32_t ix = x0 + d->dil_w * fx;
+            bool in = iy >= 0 && iy < d->in_h && ix >= 0 && ix < d->in_w;
+            px[t] = in ? in_b + ((size_t)iy * d->in_w + ix) * C : zp;
+          }
+        }
+      }
+      px[taps] = zp; /* the odd tap's partner */
+      for (int32_t k = 0; k < blocks; k++) {
+        size_t c = (size_t)k * 8;
+        __m256i acc =
+            d->bias ? _mm256_loadu_si256((const __m256i *)(d->bias + c)) : _mm256_setzero_si256();
+        for (int32_t q = 0; q < pairs; q++) {
+          __m128i a0 = _mm_loadl_epi64((const __m128i *)(px[2 * q] + c));
+          __m128i a1 = _mm_loadl_epi64((const __m128i *)(px[2 * q + 1] + c));
+          __m256i x = _mm256_add_epi16(_mm256_cvtepu8_epi16(_mm_unpacklo_epi8(a0, a1)), xoff);
+          __m256i w = _mm256_loadu_si256((const __m256i *)(wp + ((size_t)q * blocks + k) * 16));
+          acc = _mm256_add_epi32(acc, _mm256_madd_epi16(x, w));
+        }
+        store8u(o + c, u8rq(acc, &d->q), 8);
+      }
+      for (int32_t c = blocks * 8; c < C; c++) {
+        uint32_t acc = d->bias ? (uint32_t)d->bias[c] : 0;
+        for (int32_t t = 0; t < taps; t++)
+          acc += (uint32_t)((d->f[(size_t)t * C + c] + d->f_off) * (px[t][c] + d->in_off));
+        o[c] = ap_fast_u8requant((int32_t)acc, &d->q);
+      }
+    }
+}
+
+/* Fully connected: four units at a time share each widened input vector. */
+static void u8fc(const ap_u8fc *f, int32_t u0, int32_t u1) {
+  int32_t D = f->depth, d16 = D / 16 * 16;
+  const __m256i xoff = _mm256_set1_epi16((int16_t)f->in_off),
+                woff = _mm256_set1_epi16((int16_t)f->w_off);
+  for (int32_t b = 0; b < f->batches; b++) {
+    const uint8_t *x = f->x + (size_t)b * (size_t)D;
+    for (int32_t u = u0; u < u1; u += 4) {
+      int32_t nu = u1 - u < 4 ? u1 - u : 4;
+      const uint8_t *w[4];
+      for (int j = 0; j < 4; j++)
+        w[j] = f->w + (size_t)(u + (j < nu ? j : 0)) * (size_t)D;
+      __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
+      for (int32_t d = 0; d < d16; d += 16) {
+        __m256i xv =
+            _mm256_add_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(x + d))), xoff);
+#define U8FC_W(j)                                                                                  \
+  _mm256_add_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(w[j] + d))), woff)
+        s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(xv, U8FC_W(0)));
+        s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(xv, U8FC_W(1)));
+        s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(xv, U8FC_W(2)));
+        s3 = _mm256_add_epi32(s3, _mm256_madd_epi16(xv, U8FC_W(3)));
+#undef U8FC_W
+      }
+      int32_t t[4];
+      _mm_storeu_si128((__m128i *)t, hsum4(s0, s1, s2, s3));
+      for (int32_t j = 0; j < nu; j++) {
+        uint32_t acc = (uint32_t)t[j] + (f->bias ? (uint32_t)f->bias[u + j] : 0);
+        for (int32_t d = d16; d < D; d++)
+          acc += (uint32_t)((x[d] + f->in_off) * (w[j][d] + f->w_off));
+        f->out[(size_t)b * (size_t)f->units + (size_t)(u + j)] =
+            ap_fast_u8requant((int32_t)acc, &f->q);
+      }
+    }
+  }
+}
+
+/* 16 products a step through vpmaddwd (each int32 lane gains at most 2 * 32768 * 128 = 2^23),
+ * 128 steps into int32 lanes (at most 2^30), then widened into int64 lanes. */
+static int64_t dot16x8(const int16_t *x, const int8_t *w, int32_t k) {
+  __m256i wide = _mm256_setzero_si256();
+  int32_t i = 0;
+  while (i + 16 <= k) {
+    int32_t stop = k - (k - i) % 16, lim = i + 128 * 16;
+    if (stop > lim) stop = lim;
+    __m256i s = _mm256_setzero_si256();
+    for (; i < stop; i += 16) {
+      __m256i xv = _mm256_loadu_si256((const __m256i *)(x + i));
+      __m256i wv = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w + i)));
+      s = _mm256_add_epi32(s, _mm256_madd_epi16(xv, wv));
+    }
+    wide = _mm256_add_epi64(wide, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(s)));
+    wide = _mm256_add_epi64(wide, _mm256_cvtepi32_epi64(_mm256_extracti128_si256(s, 1)));
+  }
+  int64_t t[4];
+  _mm256_storeu_si256((__m256i *)t, wide);
+  int64_t acc = t[0] + t[1] + t[2] + t[3];
+  for (; i < k; i++)
+    acc += (int32_t)x[i] * w[i];
+  return acc;
+}
+
+/* Pairs of products of values in [-255, 255] fit vpmaddwd's int32 lanes; lanes wrap as the
+ * reference's int32 sum. kp is a multiple of 16. */
+static int32_t dot16x16(const int16_t *x, const int16_t *y, int32_t kp) {
+  __m256i s = _mm256_setzero_si256();
+  for (int32_t i = 0; i < kp; i += 16)
+    s = _mm256_add_epi32(s, _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)(x + i)),
+                                              _mm256_loadu_si256((const __m256i *)(y + i))));
+  __m128i h = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+  h = _mm_hadd_epi32(h, h);
+  h = _mm_hadd_epi32(h, h);
+  return _mm_cvtsi128_si32(h);
+}
+
+const ap_fastops ap_fastops_avx2 = {
+    .mr = 4,
+    .kalign = 16,
+    .u8gemm = u8gemm,
+    .u8dw = u8dw,
+    .u8fc = u8fc,
+    .pool = ap_fastops_avx2_pool,
+    .dot16x8 = dot16x8,
+    .dot16x16 = dot16x16,
+    .fmm = ap_fastops_avx2_fmm,
+};
+#endif

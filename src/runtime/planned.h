@@ -1,0 +1,43 @@
+/* The plan's words (include/arenaplan/planned.h), shared by the host's writer
+ * (planned_export.c) and the device's reader (planned.c). */
+#ifndef AP_SRC_RUNTIME_PLANNED_H
+#define AP_SRC_RUNTIME_PLANNED_H
+
+#include "arenaplan/planned.h"
+
+#include <stdbool.h>
+
+enum {
+  PL_MAGIC,       /* AP_PLAN_MAGIC */
+  PL_WORDS,       /* the plan's length in words */
+  PL_MODEL_BYTES, /* the model's size */
+  PL_FINGERPRINT, /* ap_model_fingerprint of its bytes */
+  PL_FLAGS,       /* PL_REFERENCE, PL_SEGMENTS */
+  PL_ARENA,       /* arena bytes */
+  PL_ALIGN,       /* the arena base's alignment */
+  PL_TENSORS,     /* tensors of subgraph 0 */
+  PL_OPS,         /* ops of subgraph 0 */
+  PL_HEAD         /* then one word per tensor, two per op (scratch), two per op (segments) */
+};
+enum { PL_REFERENCE = 1, PL_SEGMENTS = 2 };
+/* A tensor's word: 0 (no bytes in the arena), else its offset + 1, with PL_KNOWN when prepare
+ * folded its value (kernels' prepare then reads it at eval). */
+#define PL_KNOWN 0x80000000u
+/* ... and PL_RING when it is a streamed segment's ring (fewer rows than its shape: the
+ * segments' table gives them). */
+#define PL_RING 0x40000000u
+#define PL_OFFSET(w) (((w) & ~(PL_KNOWN | PL_RING)) - 1)
+
+/* What a streamed plan needs of stream.c (planned_stream.c passes it; NULL: the plan must
+ * have no segments), so that a firmware without segments links none of it. */
+typedef struct rt_planned_stream {
+  bool (*member)(const ap_interpreter *it, uint32_t k);
+  ap_status (*scratch)(ap_interpreter *it, const ap_graph *g, uint32_t k, uint64_t *bytes);
+  ap_status (*run)(ap_interpreter *it, uint32_t k, uint32_t count);
+} rt_planned_stream;
+
+ap_status rt_create_planned(const void *model, size_t model_size, const uint32_t *plan,
+                            size_t plan_words, void *buffer, size_t buffer_size,
+                            const rt_planned_stream *stream, ap_interpreter **out);
+
+#endif

@@ -1,0 +1,103 @@
+/* The host's worker group (port_thread_posix.c): every index of every region runs exactly once
+ * with its own region's function and argument, back to back (workers still spinning from the
+ * last region), after the workers have gone to sleep, and after wake(); bad arguments fail. */
+#include "port/port.h"
+#include "test.h"
+
+#include <stdatomic.h>
+#include <time.h>
+
+enum { MAX_N = 97 };
+
+typedef struct region {
+  atomic_int runs[MAX_N];
+  int tag;
+} region;
+
+static void count_a(void *arg, int i) {
+  region *r = arg;
+  atomic_fetch_add(&r->runs[i], r->tag);
+}
+
+static void count_b(void *arg, int i) {
+  region *r = arg;
+  atomic_fetch_add(&r->runs[i], 2 * r->tag);
+}
+
+static bool once_each(region *r, int n, int per_run) {
+  for (int i = 0; i < MAX_N; i++)
+    if (atomic_load(&r->runs[i]) != (i < n ? per_run : 0)) return false;
+  return true;
+}
+
+static void reset(region *r, int tag) {
+  for (int i = 0; i < MAX_N; i++)
+    atomic_store(&r->runs[i], 0);
+  r->tag = tag;
+}
+
+static void sleep_ms(int ms) {
+  struct timespec t = {0, (long)ms * 1000000L};
+  nanosleep(&t, NULL);
+}
+
+static region ra, rb;
+
+static void regions(ap_port_workers *w, int threads) {
+  /* Back to back, alternating function and argument: a worker late for one region must not
+   * run an index of the next with the old function. */
+  for (int k = 0; k < 3000; k++) {
+    int n = k % MAX_N;
+    region *r = k % 2 ? &ra : &rb;
+    reset(r, k + 1);
+    ap_port_workers_run(w, k % 3 ? count_a : count_b, r, n);
+    CHECK_MSG(once_each(r, n, (k % 3 ? 1 : 2) * (k + 1)), "%d threads, region %d of %d tasks",
+              threads, k, n);
+  }
+  /* After the workers have gone to sleep, with and without a wake-up ahead. */
+  for (int k = 0; k < 4; k++) {
+    sleep_ms(3);
+    if (k % 2) ap_port_workers_wake(w);
+    reset(&ra, 7);
+    ap_port_workers_run(w, count_a, &ra, 40 + k);
+    CHECK_MSG(once_each(&ra, 40 + k, 7), "%d threads, after sleeping, region %d", threads, k);
+  }
+  ap_port_workers_wake(w); /* no region since the last wake: nothing */
+  ap_port_workers_wake(w);
+  reset(&ra, 1);
+  ap_port_workers_run(w, NULL, &ra, 5); /* no function, or no tasks: nothing runs */
+  ap_port_workers_run(w, count_a, &ra, 0);
+  ap_port_workers_run(w, count_a, &ra, -3);
+  CHECK(once_each(&ra, 0, 0));
+}
+
+int main(void) {
+  ap_errbuf e = {{0}};
+  ap_port_workers *w = NULL;
+  static const int counts[] = {1, 2, 3, 8};
+  for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+    CHECK_EQ(ap_port_workers_create(NULL, counts[i], &w, &e), AP_OK);
+    CHECK_EQ(ap_port_workers_count(w), counts[i]);
+    regions(w, counts[i]);
+    ap_port_workers_destroy(w);
+  }
+  /* A group destroyed while its workers sleep, and one destroyed at once. */
+  CHECK_EQ(ap_port_workers_create(NULL, 3, &w, &e), AP_OK);
+  sleep_ms(3);
+  ap_port_workers_destroy(w);
+  CHECK_EQ(ap_port_workers_create(NULL, 3, &w, &e), AP_OK);
+  ap_port_workers_destroy(w);
+  ap_port_workers_destroy(NULL);
+  ap_port_workers_wake(NULL);
+  CHECK_EQ(ap_port_workers_count(NULL), 1);
+  /* NULL group: the caller runs every index. */
+  reset(&ra, 1);
+  ap_port_workers_run(NULL, count_a, &ra, 9);
+  CHECK(once_each(&ra, 9, 1));
+  CHECK_EQ(ap_port_workers_create(NULL, 0, &w, &e), AP_ERR_ARG);
+  CHECK(w == NULL);
+  CHECK_CONTAINS(e.msg, "0 threads");
+  CHECK_EQ(ap_port_workers_create(NULL, 1025, &w, &e), AP_ERR_ARG);
+  CHECK_EQ(ap_port_workers_create(NULL, 2, NULL, &e), AP_ERR_ARG);
+  return ap_test_done();
+}

@@ -1,0 +1,86 @@
+/* The report's kernels section: each kernel choice's scratch, arena and total side by side,
+ * and the ops whose scratch differs between them, so the fast kernels' memory stays visible. */
+#include "report_kernels.h"
+
+#include <string.h>
+
+static const int order[3] = {AP_KERNELS_REFERENCE, AP_KERNELS_SMALL, AP_KERNELS_FAST};
+
+/* Op (sg, op)'s scratch under k: 0 when it asked for none. */
+static uint64_t op_scratch(const ap_report_kernels *k, size_t sg, size_t op) {
+  for (size_t j = 0; j < k->scratch_count; j++)
+    if (k->scratch_ops[j].subgraph == sg && k->scratch_ops[j].op == op)
+      return k->scratch_ops[j].bytes;
+  return 0;
+}
+
+void report_print_kernels(const ap_report *r, const cli_kernels *planned) {
+  const ap_report_kernels *k[3];
+  char b[4][32], label[64];
+  for (int i = 0; i < 3; i++)
+    k[i] = ap_report_kernel_costs(r, order[i]);
+  printf("\nkernels (one thread each)            scratch, all ops   largest op         arena"
+         "         total\n");
+  for (int i = 0; i < 3; i++) {
+    const char *name = cli_kernels_name(order[i]);
+    if (order[i] == AP_KERNELS_REFERENCE)
+      snprintf(label, sizeof label, "%s", name);
+    else if (order[i] == AP_KERNELS_SMALL)
+      snprintf(label, sizeof label, "%s (%s, +%s B budget)", name, k[i]->level,
+               cli_thousands(b[0], sizeof b[0],
+                             planned->small ? planned->small : AP_SMALL_SCRATCH_DEFAULT));
+    else
+      snprintf(label, sizeof label, "%s (%s)", name, k[i]->level);
+    if (order[i] == planned->kernels) strcat(label, " *");
+    if (!k[i]->ok) {
+      printf("  %-34s cannot allocate\n", label);
+      continue;
+    }
+    printf("  %-34s %16s %12s %13s %13s\n", label, cli_thousands(b[0], sizeof b[0], k[i]->scratch),
+           cli_thousands(b[1], sizeof b[1], k[i]->scratch_max),
+           cli_thousands(b[2], sizeof b[2], k[i]->arena),
+           cli_thousands(b[3], sizeof b[3], k[i]->total));
+  }
+  printf("  (* the kernels this plan is for: --kernels; bytes)\n");
+  for (int i = 0; i < 3; i++)
+    if (!k[i]->ok) return;
+  const ap_model *m = ap_report_model(r);
+  size_t differ = 0;
+  for (size_t sg = 0; sg < ap_model_subgraph_count(m); sg++)
+    for (size_t op = 0; op < ap_model_op_count(m, sg); op++) {
+      uint64_t v[3];
+      for (int i = 0; i < 3; i++)
+        v[i] = op_scratch(k[i], sg, op);
+      if (v[0] == v[1] && v[0] == v[2]) continue;
+      if (!differ++)
+        printf("\nscratch per op where the kernels differ          reference        small"
+               "         fast\n");
+      if (sg)
+        snprintf(label, sizeof label, "subgraph %zu op %zu %s", sg, op,
+                 ap_report_op_name(r, sg, (int32_t)op));
+      else
+        snprintf(label, sizeof label, "op %zu %s", op, ap_report_op_name(r, sg, (int32_t)op));
+      printf("  %-44s %13s %12s %12s\n", label, cli_thousands(b[0], sizeof b[0], v[0]),
+             cli_thousands(b[1], sizeof b[1], v[1]), cli_thousands(b[2], sizeof b[2], v[2]));
+    }
+}
+
+void report_json_kernels(const ap_report *r, const cli_kernels *planned) {
+  printf(",\n  \"kernels\": \"%s\",\n  \"kernel_choices\": [", cli_kernels_name(planned->kernels));
+  for (int i = 0; i < 3; i++) {
+    const ap_report_kernels *k = ap_report_kernel_costs(r, order[i]);
+    printf("%s\n    {\"kernels\": \"%s\", \"ok\": %s, \"level\": ", i ? "," : "",
+           cli_kernels_name(order[i]), k->ok ? "true" : "false");
+    cli_json_string(stdout, k->level);
+    printf(", \"arena_bytes\": %llu, \"total_bytes\": %llu, \"scratch_bytes\": %llu, "
+           "\"scratch_max_bytes\": %llu, \"scratch_per_op\": [",
+           (unsigned long long)k->arena, (unsigned long long)k->total,
+           (unsigned long long)k->scratch, (unsigned long long)k->scratch_max);
+    for (size_t j = 0; j < k->scratch_count; j++)
+      printf("%s{\"subgraph\": %zu, \"op\": %zu, \"bytes\": %llu}", j ? ", " : "",
+             k->scratch_ops[j].subgraph, k->scratch_ops[j].op,
+             (unsigned long long)k->scratch_ops[j].bytes);
+    printf("]}");
+  }
+  printf("\n  ]");
+}
