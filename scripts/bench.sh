@@ -4,6 +4,7 @@
 #   ONLY=run sh scripts/bench.sh [BUILD]   only the runtime section: the plan sections already
 #                                          in bench/RESULTS.md are kept as they are
 #   ONLY=kernels sh scripts/bench.sh [BUILD]  only the fast kernels' section, likewise
+#   ONLY=overhead sh scripts/bench.sh [BUILD] only the per-op overhead section, likewise
 set -e
 BUILD=${1:-build}
 RUNS=${RUNS:-5}
@@ -45,10 +46,29 @@ kernels() {
   echo "GMAC/s counts CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED multiply-adds; same bytes: the"
   echo "three gave identical outputs (the oracle tests check TFLite Micro's bytes at every level and"
   echo "thread count). On a shared, loaded machine a second thread waits for a core: see the load."
+  echo "Builtin ops are prepared once (\`ap_interpreter_options.prepare\` = AP_PREPARE_ONCE): the"
+  echo "times are the kernels', not their prepare's."
   echo
   "$BUILD/bench/bench_kernels_bench" "$KERNEL_INVOKES"
   echo
   echo "(fast kernels section: $(date -u '+%Y-%m-%d %H:%M UTC'), commit"
+  echo "$(git rev-parse --short HEAD 2>/dev/null || echo unknown), load average"
+  echo "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown) at its end.)"
+}
+overhead() {
+  echo "## Per-op overhead: prepared at each invoke or once"
+  echo
+  echo "\`$BUILD/bench/bench_overhead_bench $OVERHEAD_ROUNDS\`: per model, CPU microseconds of one invoke"
+  echo "(the calling thread's CPU time, median over rounds of a batch's mean; the four interpreters"
+  echo "interleaved) with builtin ops prepared before every eval (\`ap_interpreter_options.prepare\`"
+  echo "= AP_PREPARE_EACH_INVOKE, the default) and prepared once in allocate (AP_PREPARE_ONCE), for"
+  echo "the reference and the fast kernels on one thread. kept bytes: what preparing once adds to"
+  echo "the memory total (persistent: each op's parameters and tensor views; tables: a pointer per"
+  echo "op)."
+  echo
+  "$BUILD/bench/bench_overhead_bench" "$OVERHEAD_ROUNDS"
+  echo
+  echo "(overhead section: $(date -u '+%Y-%m-%d %H:%M UTC'), commit"
   echo "$(git rev-parse --short HEAD 2>/dev/null || echo unknown), load average"
   echo "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown) at its end.)"
 }
@@ -57,11 +77,18 @@ without() {
   awk -v h="$1" 'index($0, h) == 1 { skip = 1; next } /^## / { skip = 0 } !skip' "$OUT"
 }
 KERNEL_INVOKES=${KERNEL_INVOKES:-20}
+OVERHEAD_ROUNDS=${OVERHEAD_ROUNDS:-101}
 if [ "$ONLY" = run ] && [ -f "$OUT" ]; then
   {
     without "## Runtime: "
     echo
     runtime
+  } > "$OUT.tmp"
+elif [ "$ONLY" = overhead ] && [ -f "$OUT" ]; then
+  {
+    without "## Per-op overhead"
+    echo
+    overhead
   } > "$OUT.tmp"
 elif [ "$ONLY" = kernels ] && [ -f "$OUT" ]; then
   {
@@ -81,6 +108,8 @@ else
     runtime
     echo
     kernels
+    echo
+    overhead
   } > "$OUT.tmp"
 fi
 mv "$OUT.tmp" "$OUT"

@@ -64,8 +64,9 @@ static void outputs(void) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char m[1024], args[8192], dir[512], file[64], rel[256];
     snprintf(dir, sizeof dir, "%s/out%zu", tmp, i);
-    snprintf(args, sizeof args, "'%s' --seed %d --iterations 1 --output '%s'",
-             model(m, sizeof m, cases[i].name), cases[i].seed, dir);
+    /* Builtin ops prepared once give the same outputs (i odd: --prepare once). */
+    snprintf(args, sizeof args, "'%s' --seed %d --iterations 2 --output '%s'%s",
+             model(m, sizeof m, cases[i].name), cases[i].seed, dir, i % 2 ? " --prepare once" : "");
     CHECK_EQ(run(args, NULL, NULL), 0);
     for (int k = 0; k < cases[i].outputs; k++) {
       snprintf(file, sizeof file, "output%d.bin", k);
@@ -260,6 +261,8 @@ static void errors(void) {
   check_error("", "arenaplan: run: no model given\n(see 'arenaplan run --help')\n", true);
   snprintf(args, sizeof args, "'%s' --bogus", m);
   check_error(args, "arenaplan: run: unknown option --bogus\n", false);
+  snprintf(args, sizeof args, "'%s' --prepare twice", m);
+  check_error(args, "arenaplan: run: --prepare \"twice\": expected each or once\n", false);
   snprintf(args, sizeof args, "'%s' --iterations 0", m);
   check_error(args, "arenaplan: run: --iterations \"0\": expected 1 to 1000000\n", false);
   snprintf(args, sizeof args, "'%s' --arena 0", m);

@@ -35,6 +35,9 @@ const ap_command cmd_run = {
     "                       subgraph 0 after the first invoke to "
     "DIR/tensorT.bin\n" CLI_KERNELS_USAGE
     "  --threads N          threads for large ops of the fast kernels (default 1)\n"
+    "  --prepare P          each (default: builtin ops prepared again before every eval,\n"
+    "                       no memory kept) or once (in allocate; each op keeps its\n"
+    "                       parameters in persistent memory and invoke runs eval alone)\n"
     "  --score-threshold X  detection models (outputs of TFLite_Detection_PostProcess):\n"
     "                       list the detections with score >= X (default 0.5)\n"
     "  --json               machine-readable output\n"
@@ -47,7 +50,7 @@ typedef struct run_args {
   const char *model, *strategy, *output, *dump;
   const char *files[MAX_FILES];
   size_t file_count;
-  bool json, has_arena, inplace, stream;
+  bool json, has_arena, inplace, stream, prepare_once;
   cli_kernels kernels;
   uint64_t iterations, seed, arena, threads;
   double score_threshold;
@@ -103,6 +106,11 @@ static int parse(int argc, char **argv, run_args *a) {
                                v);
     } else if (strcmp(arg, "--json") == 0) {
       a->json = true;
+    } else if (strcmp(arg, "--prepare") == 0) {
+      if (!(v = cli_value(&cmd_run, argc, argv, &i))) return AP_EXIT_USAGE;
+      if (strcmp(v, "once") != 0 && strcmp(v, "each") != 0)
+        return cli_usage_error(&cmd_run, "--prepare \"%s\": expected each or once", v);
+      a->prepare_once = strcmp(v, "once") == 0;
     } else if ((k = cli_kernels_arg(&cmd_run, argc, argv, &i, &a->kernels)) != 0) {
       if (k < 0) return AP_EXIT_USAGE;
     } else if (strcmp(arg, "--threads") == 0) {
@@ -381,6 +389,7 @@ static int allocate(const run_args *a, run_state *s) {
   o.kernels = a->kernels.kernels;
   o.small_scratch = (size_t)a->kernels.small;
   o.threads = (int)a->threads;
+  o.prepare = a->prepare_once ? AP_PREPARE_ONCE : AP_PREPARE_EACH_INVOKE;
   if (a->has_arena) {
     /* 16-byte aligned, like the planner's offsets, so the arena's own alignment holds. */
     size_t size = (size_t)a->arena;

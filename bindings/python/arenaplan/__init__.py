@@ -138,7 +138,7 @@ class ap_interpreter_options(ctypes.Structure):
         ("max_loop_iterations", ctypes.c_uint64),
         ("inplace", ctypes.c_bool),
         ("stream", ctypes.c_bool),
-        ("prepare", ctypes.c_int),  # 0: prepare at each invoke, 1: once at allocate
+        ("prepare", ctypes.c_int),  # 0: builtins prepared at each invoke, 1: once
     ]
 
 
