@@ -58,6 +58,15 @@ typedef struct ap_fpool {
   int32_t act_min, act_max;
 } ap_fpool;
 
+/* TRANSPOSE_CONV float32 (float_tconv.c): y (zeroed) += the reference's scatter of x over wt,
+ * the filter as [ky][kx][ci][co]. */
+typedef struct ap_ftconv {
+  const float *x, *wt;
+  float *y;
+  int32_t batches, ih, iw, ic, fh, fw, oh, ow, oc, stride_h, stride_w, pad_h, pad_w;
+} ap_ftconv;
+void ap_fast_tconv_float(const ap_ftconv *t);
+
 /* Tasks a driver without per-task scratch splits into at most (AP_MAX_THREADS). */
 #define AP_FAST_MAX_TASKS 64
 
@@ -140,6 +149,9 @@ bool ap_fast_fc16_eval(const ap_kexec *x, const ap_fc_params *p, const ap_ktenso
 /* BATCH_MATMUL (int8, int16, float): the registry's adapters. */
 ap_status ap_fast_bmm_prepare(struct ap_kctx *c, size_t *scratch);
 ap_status ap_fast_bmm_eval(struct ap_kctx *c);
+/* TRANSPOSE_CONV (int8, 16x8, float): the registry's adapters. */
+ap_status ap_fast_tconv_prepare(struct ap_kctx *c, size_t *scratch);
+ap_status ap_fast_tconv_eval(struct ap_kctx *c);
 bool ap_fast_pool_eval(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,
                        ap_ktensor *out, ap_status *s);
 bool ap_fast_u8fc_eval(const ap_kexec *x, const ap_fc_params *p, const ap_ktensor *in,
