@@ -74,6 +74,12 @@ typedef struct ap_fastops {
   int32_t mr, kalign; /* gemm rows per call; a rows' length multiple */
   void (*u8gemm)(const ap_u8gemm *g, const int16_t *a, int32_t rows, uint8_t *out,
                  size_t out_stride);
+  /* The same product over weights packed first (output channels in lanes), for levels that
+   * have it (NULL: none): u8pack fills u8pack_bytes(n, k) bytes from g->w and g->w_off. */
+  size_t (*u8pack_bytes)(int32_t n, int32_t k);
+  void (*u8pack)(const ap_u8gemm *g, void *packed);
+  void (*u8gemm_packed)(const ap_u8gemm *g, const void *packed, const int16_t *a, int32_t rows,
+                        uint8_t *out, size_t out_stride);
   /* ws: ap_fast_u8dw_ws bytes of this task's workspace. */
   void (*u8dw)(const ap_u8dw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws);
   void (*u8fc)(const ap_u8fc *f, int32_t u0, int32_t u1);
