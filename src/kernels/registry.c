@@ -177,7 +177,8 @@ static ap_status mul_prep(ap_kctx *c, size_t *s) {
 static ap_status bin_run(ap_kctx *c) {
   ap_status s;
   if (ap_fast_add_eval(c->options->exec, c->params, in(c, 0), in(c, 1), c->outputs[0], &s) ||
-      ap_fast_fadd_eval(c->options->exec, c->params, in(c, 0), in(c, 1), c->outputs[0], &s))
+      ap_fast_fadd_eval(c->options->exec, c->params, in(c, 0), in(c, 1), c->outputs[0], &s) ||
+      ap_fast_fbin_eval(c->options->exec, c->params, in(c, 0), in(c, 1), c->outputs[0], &s))
     return s;
   return ap_binary_eval(c->params, in(c, 0), in(c, 1), c->outputs[0]);
 }

@@ -175,6 +175,10 @@ typedef struct ap_fast_level {
   void (*fdw)(const ap_fdw *d, int32_t r0, int32_t r1);
   /* Float AVERAGE_POOL_2D and MAX_POOL_2D (NULL: the reference's). */
   void (*fpool)(const ap_fpool *p, int32_t r0, int32_t r1);
+  /* Float ADD, SUB or MUL (op: AP_KBIN_*) of one row, out[i] = clamp(a[i * sa] op b[i * sb]),
+   * sa and sb 0 (a broadcast value) or 1 (NULL: the reference's). */
+  void (*fbin)(int op, const float *a, size_t sa, const float *b, size_t sb, float *out, size_t n,
+               float lo, float hi);
   /* -- fastops -- */
   /* -- stream3 -- */
 } ap_fast_level;
@@ -186,6 +190,8 @@ bool ap_fast_fconv_pack(const float *w, int32_t n, size_t k, int32_t L, float *w
 void ap_fast_generic_ffc(const ap_ffc *f, int32_t u0, int32_t u1);
 void ap_fast_generic_fdw(const ap_fdw *d, int32_t r0, int32_t r1);
 void ap_fast_generic_fpool(const ap_fpool *p, int32_t r0, int32_t r1);
+void ap_fast_generic_fbin(int op, const float *a, size_t sa, const float *b, size_t sb, float *out,
+                          size_t n, float lo, float hi);
 /* Rows [c0, c1) (rows from n on: zeros), columns [i0, k) of that packing; true when finite. */
 bool ap_fast_fconv_pack_part(const float *w, int32_t n, size_t k, int32_t L, float *wp, int32_t c0,
                              int32_t c1, size_t i0);
@@ -202,6 +208,8 @@ bool ap_fast_avx2_fconv_pack(const float *w, int32_t n, size_t k, int32_t L, flo
 void ap_fast_avx2_ffc(const ap_ffc *f, int32_t u0, int32_t u1);
 void ap_fast_avx2_fdw(const ap_fdw *d, int32_t r0, int32_t r1);
 void ap_fast_avx2_fpool(const ap_fpool *p, int32_t r0, int32_t r1);
+void ap_fast_avx2_fbin(int op, const float *a, size_t sa, const float *b, size_t sb, float *out,
+                       size_t n, float lo, float hi);
 void ap_fast_avx2_fadd(const ap_binary_params *p, const float *a, const float *b, float *out,
                        size_t n);
 extern const ap_gemm_kit ap_fast_avx2_outer;
@@ -280,6 +288,9 @@ bool ap_fast_fdw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktens
 /* Float AVERAGE_POOL_2D and MAX_POOL_2D of whole maps (no scratch). */
 bool ap_fast_fpool_eval(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,
                         ap_ktensor *out, ap_status *s);
+/* Float ADD, SUB and MUL with any broadcast, by rows of the innermost dimensions. */
+bool ap_fast_fbin_eval(const ap_kexec *x, const ap_binary_params *p, const ap_ktensor *a,
+                       const ap_ktensor *b, ap_ktensor *out, ap_status *s);
 /* Float FULLY_CONNECTED (no scratch beyond the reference's, which is none). */
 bool ap_fast_ffc_eval(const ap_kexec *x, const ap_fc_params *p, const ap_ktensor *in,
                       const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, ap_status *s);
