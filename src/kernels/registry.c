@@ -116,7 +116,8 @@ static ap_status fc_prep(ap_kctx *c, size_t *scratch) {
   ap_status s =
       ap_fc_prepare(&c->options->fc, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], p, c->err);
   *scratch = p->scratch_bytes;
-  if (s == AP_OK) ap_fast_fc_scratch(c->options->exec, p, scratch);
+  if (s == AP_OK && !ap_fast_fc_scratch(c->options->exec, p, scratch))
+    ap_fast_ffc_scratch(c->options->exec, p, scratch);
   return s;
 }
 static ap_status fc_run(ap_kctx *c) {
@@ -124,7 +125,7 @@ static ap_status fc_run(ap_kctx *c) {
   if (ap_fast_fc_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
                       c->scratch, &s) ||
       ap_fast_ffc_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0],
-                       &s))
+                       c->scratch, &s))
     return s;
   return ap_fc_eval(c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch);
 }

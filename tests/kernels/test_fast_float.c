@@ -250,8 +250,9 @@ int main(void) {
     conv_case(true, dws[i], i % 3 != 1, i % 2 == 1, 0);
     conv_case(true, dws[i], true, true, 1);
   }
-  static const int fcs[][3] = {{1, 1, 1}, {1, 7, 3},   {3, 17, 5}, {2, 33, 9},    {1, 100, 17},
-                               {5, 8, 8}, {4, 64, 16}, {9, 9, 33}, {1, 640, 130}, {7, 3, 70}};
+  static const int fcs[][3] = {{1, 1, 1},   {1, 7, 3},    {3, 17, 5},  {2, 33, 9},    {1, 100, 17},
+                               {5, 8, 8},   {4, 64, 16},  {9, 9, 33},  {1, 640, 130}, {7, 3, 70},
+                               {8, 16, 16}, {40, 70, 37}, {100, 5, 3}, {13, 128, 80}};
   for (size_t i = 0; i < sizeof fcs / sizeof fcs[0]; i++) {
     fc_case(fcs[i][0], fcs[i][1], fcs[i][2], i % 3 != 2, false,
             i % 2 ? AP_KACT_RELU : AP_KACT_NONE);

@@ -291,9 +291,12 @@ bool ap_fast_fpool_eval(const ap_kexec *x, const ap_pool_params *p, const ap_kte
 /* Float ADD, SUB and MUL with any broadcast, by rows of the innermost dimensions. */
 bool ap_fast_fbin_eval(const ap_kexec *x, const ap_binary_params *p, const ap_ktensor *a,
                        const ap_ktensor *b, ap_ktensor *out, ap_status *s);
-/* Float FULLY_CONNECTED (no scratch beyond the reference's, which is none). */
+/* Float FULLY_CONNECTED: with many batches, packed weights in scratch (ap_fast_ffc_scratch:
+ * true when it raised *scratch); otherwise none. */
+bool ap_fast_ffc_scratch(const ap_kexec *x, const ap_fc_params *p, size_t *scratch);
 bool ap_fast_ffc_eval(const ap_kexec *x, const ap_fc_params *p, const ap_ktensor *in,
-                      const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, ap_status *s);
+                      const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
+                      ap_status *s);
 bool ap_fast_fc_eval(const ap_kexec *x, const ap_fc_params *p, const ap_ktensor *in,
                      const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
                      ap_status *s);
