@@ -3,9 +3,11 @@
  *
  * Each SIMD level is a table of small functions (ap_fast_level) built from its own files,
  * compiled with that level's flags: int8_generic.c (portable C11), int8_sse41.c, int8_avx2.c,
- * int8_avx512.c, float_conv_avx2.c (CMakeLists.txt sets -msse4.1, -mavx2, the AVX-512 flags on
- * x86-64 only, and -ffp-contract=off on float_*.c). The drivers (conv_int8.c, depthwise_int8.c,
- * fc_int8.c, add_int8.c, float_conv.c, pad.c) are level-agnostic: they lay out scratch, split
+ * int8_avx512.c, and the float kernels float_generic.c (portable C11, which every level may
+ * reuse) and float_*_avx2.c, float_*_avx512.c (CMakeLists.txt sets -msse4.1, -mavx2, the
+ * AVX-512 flags on x86-64 only, and -ffp-contract=off on float_*.c). The drivers (conv_int8.c,
+ * depthwise_int8.c, fc_int8.c, add_int8.c, pad.c; float_conv.c, float_depthwise.c,
+ * float_fc.c, float_pool.c, float_binary.c) are level-agnostic: they lay out scratch, split
  * work over the threads and call the level's functions. The registry's adapters call
  * ap_fast_*_scratch/eval when the interpreter passes an ap_kexec (ap_kop_options.exec); every
  * case a driver does not cover falls back to the reference kernel.
@@ -13,11 +15,14 @@
  * Exactness. Integer accumulation is modular (int32 wrapping, as the reference's int64 sum
  * reduced to 32 bits), so any order gives the same bits; requantization is the reference's
  * MultiplyByQuantizedMultiplier lane by lane. Float kernels keep each output element's
- * accumulation order and vectorise across output elements only (-ffp-contract=off, no FMA).
+ * accumulation order and vectorise across output elements only (-ffp-contract=off, no FMA);
+ * the convolution reads zeros for taps outside the input only when every weight is finite
+ * (float_conv_impl.h says why that is exact).
  *
  * Memory. Packed weights, patch (im2col) rows and per-task workspaces live in the op's scratch,
  * sized by prepare for the level and the thread count, so the planner places them and reports
- * show them; fully connected needs no more scratch than the reference's.
+ * show them; fully connected needs no more scratch than the reference's, except float with 8
+ * or more batches (its packed weights).
  */
 #ifndef AP_KERNELS_FAST_H
 #define AP_KERNELS_FAST_H
