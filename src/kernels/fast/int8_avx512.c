@@ -206,6 +206,7 @@ const ap_fast_level ap_fast_avx512 = {
     .conv = &ap_fast_avx512_conv,
     .dwin = &ap_fast_avx512_dw,
     /* -- float -- */
+    .fbin = ap_fast_avx2_fbin,
     .fpool = ap_fast_avx2_fpool,
     .fdw = ap_fast_avx2_fdw,
     .ffc = ap_fast_avx2_ffc,
