@@ -200,7 +200,7 @@ const ap_fast_level ap_fast_avx512 = {
     .outer_max_bytes = 1u << 20,
     .dw = ap_fast_avx2_dw,
     .fc = ap_fast_avx512_fc,
-    .add = ap_fast_avx2_add,
+    .add = ap_fast_avx512_add,
     .fconv = ap_fast_avx2_fconv,
     .fadd = ap_fast_avx2_fadd,
     /* -- int8speed -- */
