@@ -77,6 +77,8 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
       pl->dw <= 0 || pl->ph < 0 || pl->pw < 0 || pl->b <= 0 || pl->ih <= 0 || pl->iw <= 0 ||
       pl->oh <= 0 || pl->ow <= 0 || pl->c > (1 << 20))
     return false;
+  /* Every input row an output row reads, as int32 arithmetic in the tasks. */
+  if ((int64_t)(pl->oh - 1) * pl->sh + (int64_t)(pl->fh - 1) * pl->dh > INT32_MAX / 2) return false;
   pl->taps = pl->fh * pl->fw;
   pl->cq = dw ? pl->fw : (pl->c + 3) / 4;
   pl->cp = dw ? pl->n : pl->cq * 4; /* the window's channels */
