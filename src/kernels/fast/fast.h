@@ -164,7 +164,7 @@ typedef struct ap_kexec {
   ap_port_workers *workers;
   int threads;
   /* Work (multiply-adds of an int8 convolution) below which an op stays on one thread; 0:
-   * 500K (tests lower it to split small ops). */
+   * 1M (tests lower it to split small ops). */
   uint64_t parallel_min;
 } ap_kexec;
 
@@ -177,7 +177,8 @@ const char *ap_fast_level_name(const ap_fast_level *l); /* "reference" for NULL 
  * for small work. Work counts multiply-adds of an int8 convolution's matrix product (some 40
  * per ns on an AVX-512 core); other kernels scale theirs by their cost per element (depthwise
  * and fully connected 5 per multiply-add, float convolution 4, ADD 40 per element, PAD 3 per
- * byte). Prepare and eval compute the same (scratch depends on it). */
+ * byte), doubled for ops with nothing serial before the split (ADD, PAD). Prepare and eval
+ * compute the same (scratch depends on it). */
 int ap_fast_tasks(const ap_kexec *x, uint64_t work, int64_t units);
 /* Runs fn(arg, i) for i in [0, n) on the workers (or inline). */
 void ap_fast_parallel(const ap_kexec *x, ap_port_task fn, void *arg, int n);
