@@ -271,7 +271,7 @@ typedef struct ap_kexec {
   ap_port_workers *workers;
   int threads;
   /* Work (multiply-adds of an int8 convolution) below which an op stays on one thread; 0:
-   * 500K (tests lower it to split small ops). */
+   * 1M (tests lower it to split small ops). */
   uint64_t parallel_min;
   /* AP_KERNELS_SMALL: the most scratch bytes an op's fast path may add to its reference
    * kernel's (ap_fast_bounded); 0: no bound. */
@@ -288,10 +288,20 @@ const char *ap_fast_level_name(const ap_fast_level *l); /* "reference" for NULL 
  * for small work. Work counts multiply-adds of an int8 convolution's matrix product (some 40
  * per ns on an AVX-512 core); other kernels scale theirs by their cost per element (depthwise
  * and fully connected 5 per multiply-add, float convolution 4, ADD 40 per element, PAD 3 per
- * byte). Prepare and eval compute the same (scratch depends on it). */
+ * byte), doubled for ops with nothing serial before the split (ADD, PAD). Prepare and eval
+ * compute the same (scratch depends on it). */
 int ap_fast_tasks(const ap_kexec *x, uint64_t work, int64_t units);
 /* Runs fn(arg, i) for i in [0, n) on the workers (or inline). */
 void ap_fast_parallel(const ap_kexec *x, ap_port_task fn, void *arg, int n);
+/* Runs fn(arg, i, slot) for i in [0, n): slot (below the task count) names the workspace of
+ * the thread running it. */
+void ap_fast_parallel_slots(const ap_kexec *x, ap_port_slot_task fn, void *arg, int n);
+/* Workspaces an op split into `tasks` needs under ap_fast_parallel_slots: one per thread of
+ * the group (any thread may claim a piece), 1 for one task. */
+int ap_fast_slots(const ap_kexec *x, int tasks);
+/* Pieces to cut `units` into for `tasks` threads: per_task each (claimed as threads come free,
+ * so a late or slower thread takes fewer), 1 for one task. */
+int ap_fast_chunks(int tasks, int per_task, int64_t units);
 
 /* The reference's requantization of one int32 sum (every level's scalar tail). */
 static inline int8_t ap_fast_requant(int32_t acc, int32_t mult, int32_t shift, int32_t out_off,
