@@ -1,5 +1,6 @@
 /* Chooses the SIMD level once (at allocate) from the CPU's features and AP_SIMD, and runs
  * parallel regions on the interpreter's workers. */
+#include "kernels/fast/dsp.h"
 #include "kernels/fast/fast.h"
 
 #include <string.h>
@@ -23,7 +24,7 @@ const ap_fast_level *ap_fast_select(void) {
   if (cap >= AP_SIMD_SSE41 && (f & AP_CPU_SSE41)) return &ap_fast_sse41;
 #endif
   (void)cap;
-  return &ap_fast_generic;
+  return ap_fast_dsp(); /* the DSP extension's rows (Cortex-M4/M7/M33/M55), else generic */
 }
 
 const char *ap_fast_level_name(const ap_fast_level *l) {
