@@ -1,5 +1,6 @@
 /* Chooses the SIMD level once (at allocate) from the CPU's features and AP_SIMD, and runs
  * parallel regions on the interpreter's workers. */
+#include "kernels/fast/dsp.h"
 #include "kernels/fast/fast.h"
 
 #include <string.h>
@@ -40,9 +41,11 @@ const ap_fast_level *ap_fast_select(void) {
   bool open = cap < 0;
   for (size_t i = 0; i < sizeof chain / sizeof chain[0]; i++) {
     if (chain[i].level->level == cap) open = true;
-    if (open && (f & chain[i].needs) == chain[i].needs) return chain[i].level;
+    if (open && (f & chain[i].needs) == chain[i].needs)
+      /* generic: with the DSP extension's rows where the core has them (Cortex-M4/M7/M33/M55) */
+      return chain[i].level == &ap_fast_generic ? ap_fast_dsp() : chain[i].level;
   }
-  return &ap_fast_generic;
+  return ap_fast_dsp();
 }
 
 const char *ap_fast_level_name(const ap_fast_level *l) {
