@@ -42,7 +42,7 @@ static ap_status check(ap_interpreter *it, const uint32_t *plan) {
       rings--;
     }
     uint64_t need = 0;
-    if (s == AP_OK && rt_stream_member(it, k)) s = rt_stream_scratch(it, k, &need);
+    if (s == AP_OK && rt_stream_member(it, k)) s = rt_stream_scratch(it, NULL, k, &need);
     if (s != AP_OK) return s;
     if (need > (w[0] ? w[1] : 0))
       return rt_fail(it, AP_ERR_INVALID_PLAN, "op %u: a segment's scratch exceeds the plan's", k);
