@@ -116,7 +116,10 @@ static ap_status conv_run(ap_kctx *c) {
     ap_fast_small one;
     size_t bytes;
     const ap_conv_params *p = c->params;
-    const ap_kexec *x = ap_fast_bounded(c, conv_need, p->scratch_bytes, true, &one, &bytes);
+    ap_kexec serial;
+    const ap_kexec *x =
+        ap_fast_in_order(ap_fast_bounded(c, conv_need, p->scratch_bytes, true, &one, &bytes),
+                         in(c, 0), c->outputs[0], &serial);
     if (ap_fast_conv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s) ||
         ap_fast_fconv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s) ||
         ap_fast_u8conv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s) ||
@@ -150,7 +153,10 @@ static ap_status dw_run(ap_kctx *c) {
     ap_fast_small one;
     size_t bytes;
     const ap_conv_params *p = c->params;
-    const ap_kexec *x = ap_fast_bounded(c, dw_need, p->scratch_bytes, true, &one, &bytes);
+    ap_kexec serial;
+    const ap_kexec *x =
+        ap_fast_in_order(ap_fast_bounded(c, dw_need, p->scratch_bytes, true, &one, &bytes),
+                         in(c, 0), c->outputs[0], &serial);
     if (ap_fast_dw_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s) ||
         ap_fast_u8dw_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s) ||
         ap_fast_fdw_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], &s))
@@ -202,8 +208,10 @@ static ap_status max_prep(ap_kctx *c, size_t *s) {
 }
 static ap_status pool_run(ap_kctx *c) {
   ap_status s;
-  if (REG_FAST && (ap_fast_pool_eval(c->options->exec, c->params, in(c, 0), c->outputs[0], &s) ||
-                   ap_fast_fpool_eval(c->options->exec, c->params, in(c, 0), c->outputs[0], &s)))
+  ap_kexec serial;
+  const ap_kexec *x = ap_fast_in_order(c->options->exec, in(c, 0), c->outputs[0], &serial);
+  if (REG_FAST && (ap_fast_pool_eval(x, c->params, in(c, 0), c->outputs[0], &s) ||
+                   ap_fast_fpool_eval(x, c->params, in(c, 0), c->outputs[0], &s)))
     return s;
   return ap_pool_eval(c->params, in(c, 0), c->outputs[0]);
 }

@@ -153,6 +153,9 @@ typedef struct win_job {
   int8_t *out;
   uint8_t *sc;
   uint8_t pad; /* the zero point + 128 */
+  /* The output overlaps the input (in place): units in output-row order, each row's chunks in
+   * turn, so a row is written after every row before it read its inputs. */
+  bool rows_first;
 } win_job;
 
 /* Input + 128, eight bytes at a time where it can. */
@@ -225,9 +228,18 @@ static void win_task(void *arg, int task) {
   ptrdiff_t toff[MAX_TAPS];
   int64_t key = -1;
   for (int64_t u = u0; u < u1; u++) {
-    int32_t oy = (int32_t)(u % pl->oh);
-    int64_t rest = u / pl->oh;
-    int32_t chunk = (int32_t)(rest % pl->chunks), b = (int32_t)(rest / pl->chunks);
+    int32_t oy, chunk, b;
+    int64_t rest;
+    if (j->rows_first) {
+      chunk = (int32_t)(u % pl->chunks);
+      oy = (int32_t)(u / pl->chunks % pl->oh);
+      b = (int32_t)(u / pl->chunks / pl->oh);
+      rest = (int64_t)b * pl->chunks + chunk;
+    } else {
+      oy = (int32_t)(u % pl->oh);
+      rest = u / pl->oh;
+      chunk = (int32_t)(rest % pl->chunks), b = (int32_t)(rest / pl->chunks);
+    }
     if (rest != key) { /* a new chunk: the ring holds nothing of it */
       key = rest;
       for (int32_t s = 0; s < pl->fh; s++)
@@ -290,8 +302,11 @@ static bool eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
                in->data,
                out->data,
                sc,
-               (uint8_t)(128 - p->input_offset)};
-  ap_fast_parallel(x, win_task, &j, pl.tasks);
+               (uint8_t)(128 - p->input_offset),
+               ap_fast_overlapping(in, out)};
+  /* In place, the tasks run in order on this thread (x's tasks already are one then: the
+   * registry passes ap_fast_in_order's). */
+  ap_fast_parallel(j.rows_first ? NULL : x, win_task, &j, pl.tasks);
   *s = AP_OK;
   return true;
 }

@@ -278,6 +278,29 @@ typedef struct ap_kexec {
   size_t small_extra;
 } ap_kexec;
 
+/* Whether two tensors' bytes overlap without being the same bytes: an in-place CONV_2D,
+ * DEPTHWISE_CONV_2D or pool whose output starts inside its input (a permitted overlap, planned
+ * for kernels that write output rows in order, after the input rows they read). */
+static inline bool ap_fast_overlapping(const ap_ktensor *a, const ap_ktensor *b) {
+  size_t na, nb;
+  if (!a || !b || !a->data || !b->data || a->data == b->data || !ap_ktensor_count(a, &na) ||
+      !ap_ktensor_count(b, &nb))
+    return false;
+  uintptr_t pa = (uintptr_t)a->data, pb = (uintptr_t)b->data;
+  return pa < pb + nb * ap_ktype_size(b->type) && pb < pa + na * ap_ktype_size(a->type);
+}
+
+/* x for an op whose output overlaps its input: one thread (tasks run in order, each after the
+ * one before), so output rows are written in order. */
+static inline const ap_kexec *ap_fast_in_order(const ap_kexec *x, const ap_ktensor *in,
+                                               const ap_ktensor *out, ap_kexec *tmp) {
+  if (!x || !x->workers || !ap_fast_overlapping(in, out)) return x;
+  *tmp = *x;
+  tmp->workers = NULL;
+  tmp->threads = 1;
+  return tmp;
+}
+
 /* The level for the CPU's features, capped by AP_SIMD when it is set (generic; on x86-64
  * sse41, avx2, avx512; on AArch64 neon, neondot; another architecture's name or an unknown one
  * caps nothing); never one the CPU lacks. */
