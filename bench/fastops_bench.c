@@ -164,6 +164,31 @@ static void bmm(const char *what, int type, int m, int k, int n, bool adj_y, con
   free(a), free(b);
 }
 
+static void tconv(const char *what, int type, int ih, int iw, int ic, int oc, int f, int stride,
+                  const ap_kexec *x, int rounds) {
+  int32_t shape[4] = {1, ih * stride, iw * stride, oc};
+  int ft = type == AP_FLOAT32 ? AP_FLOAT32 : AP_INT8;
+  size_t es = type == AP_FLOAT32 ? 4 : type == AP_INT16 ? 2 : 1;
+  void *in = rand_data((size_t)ih * iw * ic * es), *flt = rand_data((size_t)oc * f * f * ic * es);
+  if (type == AP_FLOAT32) {
+    for (size_t i = 0; i < (size_t)ih * iw * ic; i++)
+      ((float *)in)[i] = (float)(i % 11) - 5.0f;
+    for (size_t i = 0; i < (size_t)oc * f * f * ic; i++)
+      ((float *)flt)[i] = (float)(i % 5) * 0.25f;
+  }
+  ap_ktensor ts = kt(AP_INT32, shape, 1, 4, 0, 0, 0);
+  ap_ktensor tf = ktq(ft, flt, 4, oc, f, f, ic, ft == AP_FLOAT32 ? 0.0f : 0.01f, 0);
+  ap_ktensor ti = ktq(type, in, 4, 1, ih, iw, ic, type == AP_FLOAT32 ? 0.0f : 0.05f, 0);
+  ap_ktensor to = kout(type, NULL, type == AP_FLOAT32 ? 0.0f : 0.5f, 0);
+  to.rank = 4;
+  memcpy(to.dims, shape, sizeof shape);
+  const ap_ktensor *ins[3] = {&ts, &tf, &ti};
+  ap_kop_options o = {0};
+  o.conv = (ap_conv_options){AP_KPAD_SAME, stride, stride, 1, 1, AP_KACT_NONE, 0, 0};
+  bench(what, 67, &o, ins, 3, &to, x, rounds);
+  free(in), free(flt);
+}
+
 int main(int argc, char **argv) {
   int rounds = argc > 1 ? atoi(argv[1]) : 50;
   if (rounds < 1 || rounds > 100000) rounds = 50;
@@ -186,5 +211,9 @@ int main(int argc, char **argv) {
   bmm("int8 BATCH_MATMUL 64x256 . 256x64", AP_INT8, 64, 256, 64, false, &x, rounds);
   bmm("int16 BATCH_MATMUL 64x256 . (64x256)T", AP_INT16, 64, 256, 64, true, &x, rounds);
   bmm("float BATCH_MATMUL 64x128 . 128x64", AP_FLOAT32, 64, 128, 64, false, &x, rounds);
+  tconv("int8 TRANSPOSE_CONV 3x3 s2, 16x16x32 -> 16", AP_INT8, 16, 16, 32, 16, 3, 2, &x, rounds);
+  tconv("16x8 TRANSPOSE_CONV 3x3 s2, 16x16x32 -> 16", AP_INT16, 16, 16, 32, 16, 3, 2, &x, rounds);
+  tconv("float TRANSPOSE_CONV 3x3 s2, 16x16x32 -> 16", AP_FLOAT32, 16, 16, 32, 16, 3, 2, &x,
+        rounds);
   return 0;
 }

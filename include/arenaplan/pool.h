@@ -72,8 +72,8 @@ typedef struct ap_pool_options {
   size_t max_interpreters; /* per model, default 4 (at least 1) */
   bool warm_up;            /* on load and new interpreters: one invoke on zeroed inputs */
   const char *strategy;    /* NULL: "best"; must outlive the pool */
-  int kernels; /* the interpreters' kernels: AP_KERNELS_FAST (0), _REFERENCE or _SMALL (default
-                  budget) */
+  int kernels;          /* the interpreters' kernels: AP_KERNELS_FAST (0), _REFERENCE or _SMALL */
+  size_t small_scratch; /* AP_KERNELS_SMALL's budget (ap_interpreter_options.small_scratch) */
   const ap_allocator *allocator; /* copied; NULL: malloc/free */
   /* Optional: the time in milliseconds for idle ages (NULL: CLOCK_MONOTONIC). Called with
    * the pool's lock held; it must not call the pool. */

@@ -321,7 +321,6 @@ static bool present(const ap_lifetime *l, int32_t s) {
   return l->planned && l->first <= s && s <= l->last;
 }
 
-/* The cost of streaming ops [a, b] (b > a), and whether it is no worse anywhere than not. */
 /* Whether tensor t is read whole by ops [a, b]: the segment's input, or a skip. */
 static bool whole_input(const search *w, size_t a, size_t b, int32_t t) {
   if (t == w->m[a].in) return true;
@@ -330,6 +329,7 @@ static bool whole_input(const search *w, size_t a, size_t b, int32_t t) {
   return false;
 }
 
+/* The cost of streaming ops [a, b] (b > a), and whether it is no worse anywhere than not. */
 static bool segment_cost(const search *w, size_t a, size_t b, cost *c) {
   const ap_graph *g = w->g;
   size_t base = g->tensor_base[0];
@@ -370,7 +370,9 @@ static bool segment_cost(const search *w, size_t a, size_t b, cost *c) {
       if (present(&g->life[base + (size_t)w->m[i].out], s))
         mine += g->life[base + (size_t)w->m[i].out].bytes;
       const ap_lifetime *ls = w->m[i].side >= 0 ? &g->life[base + (size_t)w->m[i].side] : NULL;
-      if (ls && !whole_input(w, a, i - 1, w->m[i].side) && present(ls, s)) mine += ls->bytes;
+      /* (The first member's operand is a constant: nothing to count.) */
+      if (ls && i > a && !whole_input(w, a, i - 1, w->m[i].side) && present(ls, s))
+        mine += ls->bytes;
     }
     uint64_t now = live - mine + fixed;
     if (now > c->peak) c->peak = now;

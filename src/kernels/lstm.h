@@ -63,11 +63,14 @@ typedef struct ap_lstm_params {
 ap_status ap_kx_lstm_prepare(ap_kctx *c, size_t *scratch);
 ap_status ap_kx_lstm_eval(ap_kctx *c);
 
+struct ap_fast_level;
 /* One step: `rows` rows (the batch when time major, else 1) of input at `x`; hidden and cell
  * state rows at `h` and `cell`; writes the new hidden rows to `h` and `out`. `buf` holds four
- * buffers of p->buffer_bytes. */
+ * buffers of p->buffer_bytes. fast: the SIMD level whose float fully connected kernel runs the
+ * gates' products (the same sums), or NULL. */
 void ap_lstm_step_float(const ap_lstm_params *p, const ap_ktensor *const *in, int32_t rows,
-                        const float *x, float *h, float *cell, float *out, uint8_t *buf);
+                        const float *x, float *h, float *cell, float *out, uint8_t *buf,
+                        const struct ap_fast_level *fast);
 void ap_lstm_step_int8(const ap_lstm_params *p, const ap_ktensor *const *in, int32_t rows,
                        const int8_t *x, int8_t *h, int16_t *cell, int8_t *out, uint8_t *buf);
 

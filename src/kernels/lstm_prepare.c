@@ -1,5 +1,6 @@
 /* UNIDIRECTIONAL_SEQUENCE_LSTM: the checks and parameters of TFLite Micro's
  * UnidirectionalSequenceLstmPrepare (see lstm.h), and the eval that walks the time steps. */
+#include "kernels/fast/fast.h"
 #include "kernels/lstm.h"
 #include "kernels/quant.h"
 
@@ -212,6 +213,7 @@ ap_status ap_kx_lstm_eval(ap_kctx *c) {
   /* Time major: each step takes the whole batch. Batch major: each batch row runs all its
    * steps on its own state row, and input and output advance row after row. */
   int32_t rows = p->time_major ? p->batch : 1, outer = p->time_major ? 1 : p->batch;
+  const ap_fast_level *fast = c->options && c->options->exec ? c->options->exec->level : NULL;
   size_t in_step = (size_t)rows * (size_t)p->n_input, st = (size_t)rows * (size_t)p->n_state;
   for (int32_t b = 0; b < outer; b++)
     for (int32_t t = 0; t < p->steps; t++) {
@@ -220,7 +222,7 @@ ap_status ap_kx_lstm_eval(ap_kctx *c) {
         ap_lstm_step_float(p, in, rows, (const float *)x->data + k * in_step,
                            (float *)in[AP_LSTM_HIDDEN]->data + srow,
                            (float *)in[AP_LSTM_CELL]->data + srow, (float *)out->data + k * st,
-                           c->scratch);
+                           c->scratch, fast);
       else
         ap_lstm_step_int8(p, in, rows, (const int8_t *)x->data + k * in_step,
                           (int8_t *)in[AP_LSTM_HIDDEN]->data + srow,

@@ -166,7 +166,10 @@ static ap_status fc_prep(ap_kctx *c, size_t *scratch) {
   ap_status s =
       ap_fc_prepare(&c->options->fc, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], p, c->err);
   *scratch = p->scratch_bytes;
-  if (s == AP_OK && REG_FAST && !ap_fast_fc_scratch(c->options->exec, p, scratch) && !REG_REF)
+  if (s == AP_OK && REG_FAST && !ap_fast_fc_scratch(c->options->exec, p, scratch))
+    ap_fast_ffc_scratch(c->options->exec, p, scratch);
+  if (s == AP_OK && !REG_REF && *scratch == p->scratch_bytes &&
+      !ap_fast_fc_scratch(c->options->exec, p, &(size_t){0}))
     return no_reference(c, "FULLY_CONNECTED");
   return s;
 }
@@ -179,7 +182,7 @@ static ap_status fc_run(ap_kctx *c) {
                    ap_fast_fc_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2),
                                    c->outputs[0], c->scratch, &s) ||
                    ap_fast_ffc_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2),
-                                    c->outputs[0], &s)))
+                                    c->outputs[0], c->scratch, &s)))
     return s;
   if (!REG_REF) return no_reference(c, "FULLY_CONNECTED");
   return ap_fc_eval(c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch);
@@ -236,7 +239,8 @@ static ap_status bin_run(ap_kctx *c) {
   ap_status s;
   if (REG_FAST &&
       (ap_fast_add_eval(c->options->exec, c->params, in(c, 0), in(c, 1), c->outputs[0], &s) ||
-       ap_fast_fadd_eval(c->options->exec, c->params, in(c, 0), in(c, 1), c->outputs[0], &s)))
+       ap_fast_fadd_eval(c->options->exec, c->params, in(c, 0), in(c, 1), c->outputs[0], &s) ||
+       ap_fast_fbin_eval(c->options->exec, c->params, in(c, 0), in(c, 1), c->outputs[0], &s)))
     return s;
   return ap_binary_eval(c->params, in(c, 0), in(c, 1), c->outputs[0]);
 }
@@ -433,8 +437,8 @@ static const ap_kernel kernels[] = {
     {AP_KB_PRELU, "PRELU", sizeof(ap_kx_params), ap_kx_prelu_prepare, ap_kx_prelu_eval},
     {AP_KB_REVERSE_V2, "REVERSE_V2", sizeof(ap_kx_params), ap_kx_reverse_prepare,
      ap_kx_reverse_eval},
-    {AP_KB_TRANSPOSE_CONV, "TRANSPOSE_CONV", sizeof(ap_kx_params), ap_kx_transpose_conv_prepare,
-     ap_kx_transpose_conv_eval},
+    {AP_KB_TRANSPOSE_CONV, "TRANSPOSE_CONV", sizeof(ap_kx_params), ap_fast_tconv_prepare,
+     ap_fast_tconv_eval},
     {AP_KB_BATCH_MATMUL, "BATCH_MATMUL", sizeof(ap_kx_params), ap_fast_bmm_prepare,
      ap_fast_bmm_eval},
     {AP_KB_GATHER_ND, "GATHER_ND", sizeof(ap_kx_params), ap_kx_gather_nd_prepare,

@@ -18,6 +18,7 @@ static ap_status create_interpreter(ap_pool *p, const pool_model *m, ap_model *m
   ap_interpreter_options o = ap_interpreter_defaults();
   o.strategy = p->opt.strategy;
   o.kernels = p->opt.kernels;
+  o.small_scratch = p->opt.small_scratch;
   o.allocator = &p->alloc;
   o.arena = buf;
   o.arena_size = bytes;

@@ -123,6 +123,7 @@ static ap_status measure(ap_pool *p, const char *path, ap_pool_cost *c) {
   ap_interpreter_options o = ap_interpreter_defaults();
   o.strategy = p->opt.strategy;
   o.kernels = p->opt.kernels;
+  o.small_scratch = p->opt.small_scratch;
   o.allocator = &p->alloc;
   ap_interpreter *it = NULL;
   ap_memory_usage mu;

@@ -58,6 +58,11 @@ ap_status ap_port_workers_create(const ap_allocator *a, int threads, ap_port_wor
                                  ap_errbuf *err);
 int ap_port_workers_count(const ap_port_workers *w); /* threads including the caller */
 void ap_port_workers_run(ap_port_workers *w, ap_port_task fn, void *arg, int n);
+/* As run(), with the slot of the thread running each index: 0 for the caller, 1 to count - 1
+ * for the workers; no two indices run at once in one slot. More indices than threads, claimed
+ * as threads come free, balance the work, with per-slot workspaces. */
+typedef void (*ap_port_slot_task)(void *arg, int index, int slot);
+void ap_port_workers_run_slots(ap_port_workers *w, ap_port_slot_task fn, void *arg, int n);
 /* Idle workers sleep (after a few hundred microseconds without a region) and take tens of
  * microseconds to wake: wake() starts them spinning ahead of the regions to come (at the start
  * of an invoke), without waiting for them. A hint; NULL or no sleepers: nothing. */

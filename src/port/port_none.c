@@ -66,6 +66,13 @@ void ap_port_workers_run(ap_port_workers *w, ap_port_task fn, void *arg, int n) 
     fn(arg, i);
 }
 
+void ap_port_workers_run_slots(ap_port_workers *w, ap_port_slot_task fn, void *arg, int n) {
+  (void)w;
+  if (!fn) return;
+  for (int i = 0; i < n; i++)
+    fn(arg, i, 0);
+}
+
 void ap_port_workers_wake(ap_port_workers *w) {
   (void)w;
 }

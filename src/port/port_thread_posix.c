@@ -27,11 +27,17 @@
  * millisecond), short enough to sleep soon after an invoke. */
 #define AP_SPIN_NS 1000000
 
+typedef struct worker_arg {
+  ap_port_workers *w;
+  int slot; /* 1 to threads - 1 (the caller is 0) */
+} worker_arg;
+
 struct ap_port_workers {
   ap_allocator alloc;
   int threads; /* including the caller */
   int started; /* worker threads running */
   pthread_t *ids;
+  worker_arg *args;
   pthread_mutex_t mu;
   pthread_cond_t wake, done;
   atomic_int sleepers; /* workers asleep on `wake`, or about to be */
@@ -42,6 +48,7 @@ struct ap_port_workers {
   _Atomic uint32_t generation; /* of the last published region; 0: none yet */
   /* The current region (written before its generation is published). */
   _Atomic(ap_port_task) fn;
+  _Atomic(ap_port_slot_task) slot_fn; /* instead of fn when set */
   _Atomic(void *) arg;
   atomic_int n;
   /* Written by every claim: on its own cache line, away from what the workers poll. */
@@ -91,14 +98,18 @@ static bool all_done(const ap_port_workers *w, uint32_t n) {
 }
 
 /* Claims and runs tasks of region `gen` until none is left. */
-static void take(ap_port_workers *w, uint32_t gen, ap_port_task fn, void *arg, int n) {
+static void take(ap_port_workers *w, uint32_t gen, ap_port_task fn, ap_port_slot_task slot_fn,
+                 void *arg, int n, int slot) {
   for (;;) {
     uint64_t v = atomic_load_explicit(&w->next, memory_order_acquire);
     if ((uint32_t)(v >> 32) != gen || (int)(uint32_t)v >= n) return;
     if (!atomic_compare_exchange_weak_explicit(&w->next, &v, v + 1, memory_order_acq_rel,
                                                memory_order_acquire))
       continue;
-    fn(arg, (int)(uint32_t)v);
+    if (slot_fn)
+      slot_fn(arg, (int)(uint32_t)v, slot);
+    else
+      fn(arg, (int)(uint32_t)v);
     if (atomic_fetch_add(&w->completed, 1) + 1 == n && atomic_load(&w->waiting)) {
       pthread_mutex_lock(&w->mu);
       pthread_cond_signal(&w->done);
@@ -108,7 +119,8 @@ static void take(ap_port_workers *w, uint32_t gen, ap_port_task fn, void *arg, i
 }
 
 static void *worker(void *p) {
-  ap_port_workers *w = p;
+  ap_port_workers *w = ((worker_arg *)p)->w;
+  int slot = ((worker_arg *)p)->slot;
   uint32_t seen = 0;
   for (;;) {
     if (!spin_until(w, new_region, seen)) {
@@ -124,9 +136,10 @@ static void *worker(void *p) {
     if (atomic_load_explicit(&w->stop, memory_order_acquire)) break;
     seen = atomic_load_explicit(&w->generation, memory_order_acquire);
     ap_port_task fn = atomic_load_explicit(&w->fn, memory_order_relaxed);
+    ap_port_slot_task slot_fn = atomic_load_explicit(&w->slot_fn, memory_order_relaxed);
     void *arg = atomic_load_explicit(&w->arg, memory_order_relaxed);
     int n = atomic_load_explicit(&w->n, memory_order_relaxed);
-    take(w, seen, fn, arg, n);
+    take(w, seen, fn, slot_fn, arg, n, slot);
   }
   return NULL;
 }
@@ -146,7 +159,9 @@ ap_status ap_port_workers_create(const ap_allocator *a, int threads, ap_port_wor
   ((void **)w)[-1] = raw;
   w->alloc = *al;
   w->threads = threads;
-  if (threads > 1 && !(w->ids = ap_calloc(al, (size_t)threads - 1, sizeof *w->ids))) {
+  if (threads > 1 && (!(w->ids = ap_calloc(al, (size_t)threads - 1, sizeof *w->ids)) ||
+                      !(w->args = ap_calloc(al, (size_t)threads - 1, sizeof *w->args)))) {
+    ap_free(al, w->ids);
     ap_free(al, raw);
     return ap_fail(err, AP_ERR_NOMEM, "workers: out of memory");
   }
@@ -159,12 +174,14 @@ ap_status ap_port_workers_create(const ap_allocator *a, int threads, ap_port_wor
   atomic_init(&w->pokes, 0);
   atomic_init(&w->generation, 0);
   atomic_init(&w->fn, NULL);
+  atomic_init(&w->slot_fn, NULL);
   atomic_init(&w->arg, NULL);
   atomic_init(&w->n, 0);
   atomic_init(&w->next, 0);
   atomic_init(&w->completed, 0);
   for (int i = 0; i + 1 < threads; i++) {
-    if (pthread_create(&w->ids[i], NULL, worker, w) != 0) {
+    w->args[i] = (worker_arg){w, i + 1};
+    if (pthread_create(&w->ids[i], NULL, worker, &w->args[i]) != 0) {
       ap_port_workers_destroy(w);
       return ap_fail(err, AP_ERR_NOMEM, "workers: cannot start thread %d of %d", i + 2, threads);
     }
@@ -178,16 +195,11 @@ int ap_port_workers_count(const ap_port_workers *w) {
   return w ? w->threads : 1;
 }
 
-void ap_port_workers_run(ap_port_workers *w, ap_port_task fn, void *arg, int n) {
-  if (!fn || n <= 0) return;
-  if (!w || w->started == 0 || n == 1) {
-    for (int i = 0; i < n; i++)
-      fn(arg, i);
-    return;
-  }
+static void run(ap_port_workers *w, ap_port_task fn, ap_port_slot_task slot_fn, void *arg, int n) {
   uint32_t gen = atomic_load_explicit(&w->generation, memory_order_relaxed) + 1;
   if (gen == 0) gen = 1; /* 0 is every worker's "seen nothing yet" */
   atomic_store_explicit(&w->fn, fn, memory_order_relaxed);
+  atomic_store_explicit(&w->slot_fn, slot_fn, memory_order_relaxed);
   atomic_store_explicit(&w->arg, arg, memory_order_relaxed);
   atomic_store_explicit(&w->n, n, memory_order_relaxed);
   atomic_store_explicit(&w->completed, 0, memory_order_relaxed);
@@ -198,7 +210,7 @@ void ap_port_workers_run(ap_port_workers *w, ap_port_task fn, void *arg, int n) 
     pthread_cond_broadcast(&w->wake);
     pthread_mutex_unlock(&w->mu);
   }
-  take(w, gen, fn, arg, n);
+  take(w, gen, fn, slot_fn, arg, n, 0);
   if (spin_until(w, all_done, (uint32_t)n)) return;
   pthread_mutex_lock(&w->mu);
   atomic_store(&w->waiting, 1);
@@ -206,6 +218,26 @@ void ap_port_workers_run(ap_port_workers *w, ap_port_task fn, void *arg, int n) 
     pthread_cond_wait(&w->done, &w->mu);
   atomic_store(&w->waiting, 0);
   pthread_mutex_unlock(&w->mu);
+}
+
+void ap_port_workers_run(ap_port_workers *w, ap_port_task fn, void *arg, int n) {
+  if (!fn || n <= 0) return;
+  if (!w || w->started == 0 || n == 1) {
+    for (int i = 0; i < n; i++)
+      fn(arg, i);
+    return;
+  }
+  run(w, fn, NULL, arg, n);
+}
+
+void ap_port_workers_run_slots(ap_port_workers *w, ap_port_slot_task fn, void *arg, int n) {
+  if (!fn || n <= 0) return;
+  if (!w || w->started == 0 || n == 1) {
+    for (int i = 0; i < n; i++)
+      fn(arg, i, 0);
+    return;
+  }
+  run(w, NULL, fn, arg, n);
 }
 
 void ap_port_workers_wake(ap_port_workers *w) {
@@ -237,6 +269,7 @@ void ap_port_workers_destroy(ap_port_workers *w) {
   ap_allocator a = w->alloc;
   void *raw = ((void **)w)[-1];
   ap_free(&a, w->ids);
+  ap_free(&a, w->args);
   ap_free(&a, raw);
 }
 #else

@@ -133,7 +133,8 @@ enum {
 static void *view_data(const ap_op_context *c, const rt_tensor *r, int data) {
   if (data == VIEW_ALL) return r->data;
   if (data == VIEW_NONE || !(r->flags & RT_KNOWN)) return NULL;
-  return c->phase == RT_EVAL ? r->data : (void *)rt_known_value(c->it, c->subgraph, r->index);
+  return c->phase == RT_EVAL ? r->data
+                             : (void *)c->it->dyn->known_value(c->it, c->subgraph, r->index);
 }
 
 /* A kernel's view of tensor `t` of subgraph `sg`: current dims, the model's type and
@@ -207,7 +208,7 @@ static ap_status run_prepare(ap_op_context *c, int data, ap_ktensor *kin, ap_kte
   c->kernel_prepared = true;
   const ap_kstate *st = ap_kernel_state(rt_op_builtin(c->op), params);
   *state = st ? st->bytes : 0;
-  return c->phase == RT_EVAL ? AP_OK : rt_fold(c, &k, *scratch);
+  return c->phase == RT_EVAL || !c->it->dyn ? AP_OK : c->it->dyn->fold(c, &k, *scratch);
 }
 
 /* Parameters live on the stack for one call: kernels keep nothing between ops. */
@@ -264,7 +265,7 @@ ap_status rt_builtin_eval(ap_op_context *c) {
   rt_params params;
   memset(&params, 0, sizeof params);
   size_t scratch, state_bytes = 0;
-  bool dynamic = rt_op_dynamic(c);
+  bool dynamic = rt_dyn_op(c);
   ap_status s = run_prepare(c, dynamic ? VIEW_ALL : VIEW_KNOWN, kin, pin, kout, pout, &params,
                             &scratch, &state_bytes);
   if (s != AP_OK) return s;
@@ -278,7 +279,7 @@ ap_status rt_builtin_eval(ap_op_context *c) {
     const rt_tensor *t = rt_rec(c->it, c->subgraph, (size_t)c->info.outputs.v[i]);
     if (!t) return ap_op_fail(c, AP_ERR_FORMAT, "output %zu is a constant tensor", i);
     if (dynamic) {
-      s = rt_dynamic_output(c, i, &kout[i]);
+      s = c->it->dyn->output(c, i, &kout[i]);
       if (s != AP_OK) return s;
       continue;
     }
@@ -288,7 +289,7 @@ ap_status rt_builtin_eval(ap_op_context *c) {
     kout[i].data = rt_data_or_empty(&kout[i], t->data);
   }
   void *scratch_at = c->op->ext;
-  if (scratch && dynamic && (s = rt_dynamic_scratch(c, scratch, &scratch_at)) != AP_OK) return s;
+  if (scratch && dynamic && (s = c->it->dyn->scratch(c, scratch, &scratch_at)) != AP_OK) return s;
   if (scratch && !scratch_at)
     return ap_op_fail(c, AP_ERR_KERNEL, "needs %zu bytes of scratch that were not planned",
                       scratch);
@@ -309,6 +310,6 @@ ap_status rt_builtin_scratch_bytes(ap_op_context *c, size_t *scratch) {
   rt_params params;
   memset(&params, 0, sizeof params);
   size_t state;
-  if (rt_op_dynamic(c)) return (*scratch = 0), AP_OK; /* sized while running, not planned */
+  if (rt_dyn_op(c)) return (*scratch = 0), AP_OK; /* sized while running, not planned */
   return run_prepare(c, VIEW_KNOWN, kin, pin, kout, pout, &params, scratch, &state);
 }

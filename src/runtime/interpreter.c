@@ -400,6 +400,7 @@ int ap_interpreter_threads(const ap_interpreter *it) {
 }
 
 static ap_status allocate(ap_interpreter *it) {
+  it->dyn = &rt_dyn_all;
   ap_status cs = choose_kernels(it);
   if (cs != AP_OK) return cs;
   for (uint32_t sg = 0; sg < it->sg_count; sg++)

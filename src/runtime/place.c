@@ -181,8 +181,9 @@ ap_status rt_plan(ap_interpreter *it, rt_prep *prep, bool place, uint64_t *arena
   ap_status s = build(it, prep, place, &st, total);
   /* Streaming is never worse than not: a plan without segments that is smaller wins (the
    * segment search counts live bytes, not the in-place overlaps a planner then exploits). */
+  /* Out here: the plan keeps a pointer to its allocator, which lives in the state. */
+  plan_state alt = {.temp = st.temp};
   if (s == AP_OK && rt_stream(it) && ap_graph_segment_count(st.g)) {
-    plan_state alt = {.temp = st.temp};
     it->stream = false;
     ap_status s2 = build(it, prep, place, &alt, total);
     it->stream = true;

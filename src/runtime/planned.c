@@ -3,29 +3,15 @@
  * plan's offsets. Nothing here reaches the planner, the graph or the model verifier, so a
  * firmware that creates its interpreter this way links none of them. */
 #include "planned.h"
+#include "kernels/fast/dsp.h"
 #include "model/trusted.h"
 #include "runtime_internal.h"
 
 #include <string.h>
 
-static bool in_arena(const ap_interpreter *it, uint32_t off, uint64_t bytes) {
-  return off <= it->arena_bytes && bytes <= it->arena_bytes - off;
-}
-
-/* A ring's rows (the segments' table) fit the arena at its offset: rows of its shape's row. */
-static ap_status check_ring(ap_interpreter *it, const uint32_t *plan, uint32_t k, int32_t t) {
-  const rt_tensor *x = t >= 0 ? rt_rec(it, 0, (size_t)t) : NULL;
-  uint32_t w = x ? plan[PL_HEAD + t] : 0, rows = it->segments[2 * k + 1];
-  if (!x || !(w & PL_RING) || x->rank != 4 || x->dims[1] <= 0 || rows > (uint32_t)x->dims[1] ||
-      !in_arena(it, PL_OFFSET(w), rows * (uint64_t)(rt_tensor_bytes(x) / (size_t)x->dims[1])))
-    return rt_fail(it, AP_ERR_INVALID_PLAN, "op %u: its ring is not in the arena", k);
-  return AP_OK;
-}
-
-/* Kernels, scratch and the check that each op's prepare needs no more than the plan holds;
- * `rings` counts the ring tensors whose op has not yet checked them. */
-static ap_status place_ops(ap_interpreter *it, const uint32_t *plan, uint32_t *rings,
-                           const rt_planned_stream *st) {
+/* Kernels, scratch and the check that each op's prepare needs no more than the plan holds
+ * (a streamed segment's members: st->check). */
+static ap_status place_ops(ap_interpreter *it, const uint32_t *plan, const rt_planned_stream *st) {
   rt_subgraph *r = &it->sg[0];
   const uint32_t *w = plan + PL_HEAD + r->tensor_count;
   for (uint32_t k = 0; k < r->op_count; k++, w += 2) {
@@ -37,23 +23,13 @@ static ap_status place_ops(ap_interpreter *it, const uint32_t *plan, uint32_t *r
       return rt_fail(it, AP_ERR_UNSUPPORTED, "op %u (builtin %d): no kernel registered", k,
                      c.info.builtin);
     c.op->kernel = (uintptr_t)kern;
-    if (it->segments && it->segments[2 * k + 1]) {
-      s = check_ring(it, plan, k, c.info.outputs.n ? c.info.outputs.v[0] : -1);
-      if (s != AP_OK) return s;
-      --*rings;
-    }
     c.op->ext = NULL;
-    if (w[0] && !in_arena(it, w[0] - 1, w[1]))
+    if (w[0] && !pl_in_arena(it, w[0] - 1, w[1]))
       return rt_fail(it, AP_ERR_INVALID_PLAN, "op %u: scratch outside the arena", k);
     if (w[0]) c.op->ext = it->arena + (w[0] - 1);
-    uint64_t need = 0;
-    if (st && st->member(it, k)) {
-      s = st->scratch(it, NULL, k, &need);
-    } else {
-      size_t n = 0;
-      s = rt_builtin_scratch_bytes(&c, &n);
-      need = n;
-    }
+    if (it->segments && st->member(it, k)) continue;
+    size_t need = 0;
+    s = rt_builtin_scratch_bytes(&c, &need);
     if (s != AP_OK) return s;
     if (need > (w[0] ? w[1] : 0))
       return rt_fail(it, AP_ERR_INVALID_PLAN,
@@ -68,23 +44,17 @@ static ap_status place(ap_interpreter *it, const uint32_t *plan, const rt_planne
   if (it->sg_count != 1 || it->sg[0].tensor_count != nt || it->sg[0].op_count != no)
     return rt_fail(it, AP_ERR_INVALID_PLAN, "the plan's tensors and ops are not the model's");
   /* The plan's scratch is the portable level's (arenaplan header --plan sets AP_SIMD=generic):
-   * no other level's may run in it, and the CPU probe is not linked. */
-  it->exec.level = (plan[PL_FLAGS] & PL_REFERENCE) ? NULL : &ap_fast_generic;
+   * only levels with its sizes may run in it (the DSP level on cores that have the extension,
+   * the generic level elsewhere), and the CPU probe is not linked. */
+  it->exec.level = (plan[PL_FLAGS] & PL_REFERENCE) ? NULL : ap_fast_dsp();
   it->exec.workers = NULL;
   it->exec.threads = 1;
-  const uint32_t *seg = plan + PL_HEAD + nt + 2 * (size_t)no;
   if (plan[PL_FLAGS] & PL_SEGMENTS) {
     if (!st)
       return rt_fail(it, AP_ERR_UNSUPPORTED,
                      "a streamed plan: create it with ap_interpreter_create_planned_streamed");
-    for (uint32_t k = 0; k < no; k++)
-      if (seg[2 * k] > AP_SEGMENT_MAX_OPS || seg[2 * k] > no - k)
-        return rt_fail(it, AP_ERR_INVALID_PLAN, "segment at op %u out of range", k);
-    uint32_t *table = rt_tables_alloc(it, (no ? no : 1) * 2 * sizeof(uint32_t));
-    if (!table) return rt_nomem(it);
-    memcpy(table, seg, no * 2 * sizeof(uint32_t));
-    it->segments = table;
-    it->stream_run = st->run;
+    ap_status s = st->load(it, plan);
+    if (s != AP_OK) return s;
   }
   uintptr_t lo = (uintptr_t)it->buf, top = (uintptr_t)it->buf + it->buf_size - it->tail_used;
   uint64_t align = plan[PL_ALIGN] > 16 ? plan[PL_ALIGN] : 16, base;
@@ -94,7 +64,6 @@ static ap_status place(ap_interpreter *it, const uint32_t *plan, const rt_planne
                    plan[PL_ARENA]);
   it->arena = (uint8_t *)(uintptr_t)base;
   it->arena_bytes = plan[PL_ARENA];
-  uint32_t rings = 0;
   for (uint32_t t = 0; t < nt; t++) {
     uint32_t w = plan[PL_HEAD + t];
     rt_tensor *x = rt_rec(it, 0, t);
@@ -111,16 +80,15 @@ static ap_status place(ap_interpreter *it, const uint32_t *plan, const rt_planne
       continue;
     }
     uint32_t off = PL_OFFSET(w);
-    rings += (w & PL_RING) != 0;
-    if (!in_arena(it, off, (w & PL_RING) ? 0 : bytes)) /* a ring: checked with its op */
+    if ((w & PL_RING) && !it->segments)
+      return rt_fail(it, AP_ERR_INVALID_PLAN, "tensor %u: a ring without segments", t);
+    if (!pl_in_arena(it, off, (w & PL_RING) ? 0 : bytes)) /* a ring: st->check sizes it */
       return rt_fail(it, AP_ERR_INVALID_PLAN, "tensor %u: outside the arena", t);
     x->data = it->arena + off;
     if (w & PL_KNOWN) x->flags |= RT_KNOWN;
   }
-  ap_status s = place_ops(it, plan, &rings, it->segments ? st : NULL);
-  if (s == AP_OK && rings)
-    return rt_fail(it, AP_ERR_INVALID_PLAN, "a ring that no segment's op writes");
-  return s;
+  ap_status s = place_ops(it, plan, st);
+  return s == AP_OK && it->segments ? st->check(it, plan) : s;
 }
 
 static bool plan_ok(const uint32_t *plan, size_t words, size_t model_size) {

@@ -4,6 +4,7 @@
 #define AP_SRC_RUNTIME_PLANNED_H
 
 #include "arenaplan/planned.h"
+#include "runtime_internal.h"
 
 #include <stdbool.h>
 
@@ -28,12 +29,19 @@ enum { PL_REFERENCE = 1, PL_SEGMENTS = 2 };
 #define PL_RING 0x40000000u
 #define PL_OFFSET(w) (((w) & ~(PL_KNOWN | PL_RING)) - 1)
 
-/* What a streamed plan needs of stream.c (planned_stream.c passes it; NULL: the plan must
- * have no segments), so that a firmware without segments links none of it. */
+/* off + bytes within the placed arena. */
+static inline bool pl_in_arena(const ap_interpreter *it, uint32_t off, uint64_t bytes) {
+  return off <= it->arena_bytes && bytes <= it->arena_bytes - off;
+}
+
+/* What a streamed plan needs (planned_stream.c passes it; NULL: the plan must have no
+ * segments), so that a firmware without segments links none of stream.c. load: the segments'
+ * table from the plan (checked), before anything is placed; member: whether op k runs in a
+ * segment; check: after placing, each member's scratch and each ring's rows against the plan. */
 typedef struct rt_planned_stream {
+  ap_status (*load)(ap_interpreter *it, const uint32_t *plan);
   bool (*member)(const ap_interpreter *it, uint32_t k);
-  ap_status (*scratch)(ap_interpreter *it, const ap_graph *g, uint32_t k, uint64_t *bytes);
-  ap_status (*run)(ap_interpreter *it, uint32_t k, uint32_t count);
+  ap_status (*check)(ap_interpreter *it, const uint32_t *plan);
 } rt_planned_stream;
 
 ap_status rt_create_planned(const void *model, size_t model_size, const uint32_t *plan,

@@ -118,6 +118,9 @@ struct ap_interpreter {
   /* Runs a segment (rt_stream_run): set by whoever made `segments`, so that invoke does not
    * link the streaming code into a firmware whose plan has none. */
   ap_status (*stream_run)(ap_interpreter *it, uint32_t k, uint32_t count);
+  /* Dynamic shapes and shape folding for builtin ops (dyn_ops.c): set by allocate; NULL in an
+   * interpreter placed by a host's plan, so that its firmware does not link them. */
+  const struct rt_dyn_ops *dyn;
 
   /* Caller-owned buffer: the interpreter, tables and persistent state from its top down
    * (tail_used bytes from the end), planning temporaries and then the arena from its bottom. */
@@ -302,6 +305,20 @@ void rt_dynamic_release(ap_interpreter *it);
 /* place.c: plans every non-constant tensor and scratch request and places them (plan_only:
  * only computes the arena size into *arena). */
 ap_status rt_plan(ap_interpreter *it, rt_prep *prep, bool place, uint64_t *arena);
+
+/* dyn_ops.c: what builtin ops reach of dynamic.c and shape_fold.c, through it->dyn. */
+typedef struct rt_dyn_ops {
+  bool (*op_dynamic)(const ap_op_context *c);
+  ap_status (*output)(ap_op_context *c, size_t i, ap_ktensor *v);
+  ap_status (*scratch)(ap_op_context *c, size_t bytes, void **out);
+  ap_status (*fold)(ap_op_context *c, ap_kctx *k, size_t scratch);
+  const void *(*known_value)(const ap_interpreter *it, uint32_t sg, uint32_t t);
+} rt_dyn_ops;
+extern const rt_dyn_ops rt_dyn_all;
+/* rt_op_dynamic when the interpreter has dynamic shapes at all. */
+static inline bool rt_dyn_op(const ap_op_context *c) {
+  return c->it->dyn && c->it->dyn->op_dynamic(c);
+}
 
 /* Runs the ops of subgraph sg in order (eval); depth counts the control-flow calls above it. */
 ap_status rt_run_subgraph(ap_interpreter *it, uint32_t sg, uint32_t depth);

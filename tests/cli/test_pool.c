@@ -1,7 +1,9 @@
 /* `arenaplan pool`: the resident-set verdict against costs the library measures, a trace
  * replay whose loads and unloads were counted by hand (and are the same on every run), and
- * the exact errors for bad input. Budget 64,000 B: micro_speech + magic_wand (61,425 B with
- * their handles) fit, magic_wand + tflm_test_conv (66,062 B) do not. */
+ * the exact errors for bad input. The reference kernels (their scratch does not move with the
+ * fast kernels' work) and budget 64,000 B: micro_speech + magic_wand (61,865 B with their
+ * handles) and micro_speech + tflm_test_conv (57,767 B) fit, magic_wand + tflm_test_conv
+ * (66,502 B) do not. */
 #include "support/json.h"
 #include "test.h"
 
@@ -35,15 +37,20 @@ static const char *write_trace(const char *name, const char *text) {
   return path;
 }
 
-static ap_pool_cost cost_of(const char *path) {
+static ap_pool_cost cost_with(const char *path, int kernels) {
   ap_pool_options o = ap_pool_defaults();
   o.budget_bytes = 1 << 20;
+  o.kernels = kernels;
   ap_pool *p = NULL;
   ap_pool_cost c = {0};
   if (ap_pool_create(&o, &p) == AP_OK && ap_pool_add(p, "m", path) == AP_OK)
     ap_pool_cost_of(p, "m", &c);
   ap_pool_destroy(p);
   return c;
+}
+
+static ap_pool_cost cost_of(const char *path) {
+  return cost_with(path, AP_KERNELS_REFERENCE);
 }
 
 static uint64_t resident(const char *path) {
@@ -147,6 +154,31 @@ static void replay(void) {
   free(out);
 }
 
+static void expect_error(const char *args, int rc, const char *msg);
+
+/* --kernels reaches the pool's interpreters: each choice's costs are the library's own, and the
+ * fast kernels' scratch is never below the reference's nor the small budget's above fast. */
+static void kernel_choices(void) {
+  static const char *const names[] = {"reference", "small", "fast"};
+  static const int kinds[] = {AP_KERNELS_REFERENCE, AP_KERNELS_SMALL, AP_KERNELS_FAST};
+  uint64_t got[3] = {0};
+  for (int k = 0; k < 3; k++) {
+    char args[4096], *out = NULL;
+    snprintf(args, sizeof args, "--budget 1M --json --kernels %s '%s'", names[k], micro);
+    CHECK_EQ(pool(args, &out, NULL), 0);
+    ap_json *j = ap_json_parse(out ? out : "");
+    CHECK(j != NULL);
+    got[k] = (uint64_t)num(j, "models[0].resident_bytes");
+    CHECK_EQ(got[k], cost_with(micro, kinds[k]).resident);
+    ap_json_free(j);
+    free(out);
+  }
+  CHECK(got[0] <= got[1] && got[1] <= got[2]);
+  CHECK(got[1] <= got[0] + AP_SMALL_SCRATCH_DEFAULT);
+  expect_error("--budget 1M --kernels quick x.tflite", 2,
+               "arenaplan: pool: --kernels \"quick\": expected fast, small or reference");
+}
+
 static void expect_error(const char *args, int rc, const char *msg) {
   char *err = NULL;
   CHECK_EQ(pool(args, NULL, &err), rc);
@@ -206,12 +238,13 @@ int main(void) {
   ap_test_path(micro, sizeof micro, "models/micro_speech_int8.tflite");
   ap_test_path(magic, sizeof magic, "models/magic_wand_float.tflite");
   ap_test_path(conv, sizeof conv, "models/tflm_test_conv.tflite");
-  snprintf(models, sizeof models, "'%s' '%s' '%s'", micro, magic, conv);
+  snprintf(models, sizeof models, "--kernels reference '%s' '%s' '%s'", micro, magic, conv);
   if (!mkdtemp(tmp)) {
     perror(tmp);
     return 1;
   }
   resident_sets();
+  kernel_choices();
   replay();
   bad_input();
   char cmd[1100];

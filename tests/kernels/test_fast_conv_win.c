@@ -134,7 +134,7 @@ int main(void) {
 #endif
   const int S = AP_KPAD_SAME, V = AP_KPAD_VALID, R = 1000;
   const int NONE = AP_KACT_NONE, RELU = AP_KACT_RELU, RELU6 = AP_KACT_RELU6;
-  static conv_spec specs[64];
+  static conv_spec specs[128];
   int n = 0;
   /* Input channels 1, 2, 3 (padded to a quad), 5, 7; output channels 1, 15, 17. */
   specs[n++] =
@@ -201,6 +201,15 @@ int main(void) {
   /* Every input and weight -128 over a depth of 70000: the int32 sum wraps. */
   specs[n++] =
       (conv_spec){1, 1, 2, 70000, 3, 1, 1, 1, 1, 1, 1, V, NONE, 127, 0.01f, 0.05f, false, true};
+  /* The same on maps tall enough for the direct kernel (small maps with large weights take the
+   * in-place product, which the cases above test), and a wrapping sum over 128 pixels. */
+  for (int i = 0, n0 = n; i < n0; i++)
+    if (specs[i].h * specs[i].w < 512 && !specs[i].extreme) {
+      specs[n] = specs[i];
+      specs[n++].h *= 24;
+    }
+  specs[n++] =
+      (conv_spec){1, 1, 128, 70000, 3, 1, 1, 1, 1, 1, 1, V, NONE, 127, 0.01f, 0.05f, false, true};
   for (int i = 0; i < n; i++)
     conv_case(&specs[i]);
   /* Depthwise: channels 1 to 32 (whole pixels per vector, one load at stride 1, gathered at

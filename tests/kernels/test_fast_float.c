@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-enum { B_AVG = 1, B_CONV = 3, B_DW = 4, B_FC = 9, B_MAX = 17 };
+enum { B_ADD = 0, B_AVG = 1, B_CONV = 3, B_DW = 4, B_FC = 9, B_MAX = 17, B_MUL = 18, B_SUB = 41 };
 
 static uint64_t rng = 777;
 static int32_t rnd(int32_t lo, int32_t hi) {
@@ -157,6 +157,30 @@ static void pool_case(bool max, conv_shape s, bool specials) {
   free(in);
 }
 
+/* ADD, SUB or MUL of shapes a and b (rank 4, leading dims of 0 dropped: lower rank). */
+static void bin_case(int32_t builtin, const int32_t da[4], const int32_t db[4], int act) {
+  int ra = 0, rb = 0;
+  size_t na = 1, nb = 1;
+  for (int i = 0; i < 4; i++) {
+    if (da[i]) ra++, na *= (size_t)da[i];
+    if (db[i]) rb++, nb *= (size_t)db[i];
+  }
+  float *a = rand_floats(na, true), *b = rand_floats(nb, true);
+  ap_ktensor ta = ap_ktensor_make(AP_FLOAT32, a, ra, da + 4 - ra);
+  ap_ktensor tb = ap_ktensor_make(AP_FLOAT32, b, rb, db + 4 - rb);
+  const ap_ktensor *ins[2] = {&ta, &tb};
+  ap_kop_options o = {0};
+  o.activation = act;
+  char what[200];
+  snprintf(what, sizeof what, "float %s [%d,%d,%d,%d] by [%d,%d,%d,%d]",
+           builtin == B_ADD   ? "ADD"
+           : builtin == B_SUB ? "SUB"
+                              : "MUL",
+           da[0], da[1], da[2], da[3], db[0], db[1], db[2], db[3]);
+  compare_all(what, builtin, &o, ins, 2);
+  free(a), free(b);
+}
+
 /* One 3x3 SAME convolution by hand: a 2x2 input (1, 2; 3, 4), one channel, every weight 1,
  * bias 0.5: each output sums the whole input, 10.5; RELU_N1_TO_1 clamps it to 1. */
 static void hand_worked(void) {
@@ -229,8 +253,9 @@ int main(void) {
     conv_case(true, dws[i], i % 3 != 1, i % 2 == 1, 0);
     conv_case(true, dws[i], true, true, 1);
   }
-  static const int fcs[][3] = {{1, 1, 1}, {1, 7, 3},   {3, 17, 5}, {2, 33, 9},    {1, 100, 17},
-                               {5, 8, 8}, {4, 64, 16}, {9, 9, 33}, {1, 640, 130}, {7, 3, 70}};
+  static const int fcs[][3] = {{1, 1, 1},   {1, 7, 3},    {3, 17, 5},  {2, 33, 9},    {1, 100, 17},
+                               {5, 8, 8},   {4, 64, 16},  {9, 9, 33},  {1, 640, 130}, {7, 3, 70},
+                               {8, 16, 16}, {40, 70, 37}, {100, 5, 3}, {13, 128, 80}};
   for (size_t i = 0; i < sizeof fcs / sizeof fcs[0]; i++) {
     fc_case(fcs[i][0], fcs[i][1], fcs[i][2], i % 3 != 2, false,
             i % 2 ? AP_KACT_RELU : AP_KACT_NONE);
@@ -251,6 +276,21 @@ int main(void) {
       pool_case(max, pools[i], false);
       pool_case(max, pools[i], true);
     }
+  /* Element-wise: same shapes, a scalar on either side, inner and outer broadcasts, both
+   * inputs broadcast, lower ranks, rows shorter and longer than a register. */
+  static const int32_t shapes[][2][4] = {
+      {{2, 3, 4, 5}, {2, 3, 4, 5}},   {{1, 1, 7, 19}, {0, 0, 0, 1}},  {{0, 0, 0, 1}, {1, 3, 5, 9}},
+      {{2, 3, 4, 5}, {0, 0, 0, 5}},   {{2, 3, 4, 5}, {2, 1, 4, 1}},   {{1, 3, 1, 17}, {2, 1, 4, 1}},
+      {{3, 1, 1, 40}, {1, 5, 9, 40}}, {{0, 0, 33, 1}, {0, 0, 1, 21}}, {{1, 1, 1, 1}, {1, 1, 1, 1}},
+      {{4, 1, 64, 1}, {0, 4, 1, 3}},
+  };
+  static const int32_t ops[] = {B_ADD, B_SUB, B_MUL};
+  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+    for (size_t k = 0; k < 3; k++)
+      bin_case(ops[k], shapes[i][0], shapes[i][1],
+               (int)(i + k) % 3 == 0   ? AP_KACT_RELU6
+               : (int)(i + k) % 3 == 1 ? AP_KACT_NONE
+                                       : AP_KACT_RELU_N1_TO_1);
   ap_port_workers_destroy(w2);
   ap_port_workers_destroy(w3);
   return ap_test_done();

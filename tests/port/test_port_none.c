@@ -15,6 +15,7 @@
 #define ap_port_workers_run none_workers_run
 #define ap_port_workers_destroy none_workers_destroy
 #define ap_port_workers_wake none_workers_wake
+#define ap_port_workers_run_slots none_workers_run_slots
 #include "port/port_none.c"
 #include "test.h"
 

@@ -1,5 +1,6 @@
 /* The host's worker group (port_thread_posix.c): every index of every region runs exactly once
- * with its own region's function and argument, back to back (workers still spinning from the
+ * with its own region's function and argument (run_slots: in a slot below the thread count
+ * that no other index holds at the time), back to back (workers still spinning from the
  * last region), after the workers have gone to sleep, and after wake(); bad arguments fail. */
 #include "port/port.h"
 #include "test.h"
@@ -22,6 +23,22 @@ static void count_a(void *arg, int i) {
 static void count_b(void *arg, int i) {
   region *r = arg;
   atomic_fetch_add(&r->runs[i], 2 * r->tag);
+}
+
+/* run_slots: each index once, its slot below the thread count and never busy twice at once. */
+static atomic_int busy[8], slot_errors, slots_seen;
+
+static void in_slot(void *arg, int i, int slot) {
+  region *r = arg;
+  if (slot < 0 || slot >= 8 || atomic_exchange(&busy[slot], 1)) {
+    atomic_fetch_add(&slot_errors, 1);
+    return;
+  }
+  atomic_fetch_or(&slots_seen, 1 << slot);
+  for (volatile int k = 0; k < 200; k++) /* long enough for the workers to claim some */
+    ;
+  atomic_fetch_add(&r->runs[i], r->tag);
+  atomic_store(&busy[slot], 0);
 }
 
 static bool once_each(region *r, int n, int per_run) {
@@ -62,12 +79,23 @@ static void regions(ap_port_workers *w, int threads) {
     ap_port_workers_run(w, count_a, &ra, 40 + k);
     CHECK_MSG(once_each(&ra, 40 + k, 7), "%d threads, after sleeping, region %d", threads, k);
   }
+  for (int k = 0; k < 500; k++) {
+    int n = k % MAX_N;
+    reset(&ra, 3);
+    ap_port_workers_run_slots(w, in_slot, &ra, n);
+    CHECK_MSG(once_each(&ra, n, 3), "%d threads, slot region %d", threads, k);
+  }
+  CHECK_EQ(atomic_load(&slot_errors), 0);
+  CHECK(atomic_load(&slots_seen) < 1 << threads);
+  atomic_store(&slots_seen, 0);
   ap_port_workers_wake(w); /* no region since the last wake: nothing */
   ap_port_workers_wake(w);
   reset(&ra, 1);
   ap_port_workers_run(w, NULL, &ra, 5); /* no function, or no tasks: nothing runs */
   ap_port_workers_run(w, count_a, &ra, 0);
   ap_port_workers_run(w, count_a, &ra, -3);
+  ap_port_workers_run_slots(w, NULL, &ra, 5);
+  ap_port_workers_run_slots(w, in_slot, &ra, 0);
   CHECK(once_each(&ra, 0, 0));
 }
 
@@ -94,6 +122,10 @@ int main(void) {
   reset(&ra, 1);
   ap_port_workers_run(NULL, count_a, &ra, 9);
   CHECK(once_each(&ra, 9, 1));
+  reset(&ra, 2);
+  ap_port_workers_run_slots(NULL, in_slot, &ra, 9);
+  CHECK(once_each(&ra, 9, 2));
+  CHECK_EQ(atomic_load(&slots_seen), 1); /* slot 0 only */
   CHECK_EQ(ap_port_workers_create(NULL, 0, &w, &e), AP_ERR_ARG);
   CHECK(w == NULL);
   CHECK_CONTAINS(e.msg, "0 threads");

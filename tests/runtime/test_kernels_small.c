@@ -120,8 +120,9 @@ int main(void) {
   static const uint64_t generic[3][3] = {{98304, 0, 0}, {98320, 29312, 5392}, {98320, 29312, 5392}};
   exact("generic", generic);
 #if defined(__x86_64__) || defined(_M_X64)
-  /* AVX2 rows are padded to 16 values. */
-  static const uint64_t avx2[3][3] = {{98304, 0, 0}, {98432, 38544, 5392}, {98432, 38544, 5392}};
+  /* AVX2 rows are padded to 16 values, and convolutions over 128 rows or more pack their
+   * weights: one (8,192 bytes of packing) exceeds small's budget and reads them in place. */
+  static const uint64_t avx2[3][3] = {{98304, 0, 0}, {98688, 46864, 5392}, {98688, 55056, 8704}};
   if (ap_port_cpu_features() & AP_CPU_AVX2) exact("avx2", avx2);
 #endif
   unsetenv("AP_SIMD");

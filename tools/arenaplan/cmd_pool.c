@@ -2,6 +2,7 @@
  * costs resident and which resident sets fit. With --trace: a replay of requests through the
  * real pool (ap_pool_*), with real invokes. */
 #include "commands.h"
+#include "kernels_cli.h"
 #include "pool_replay.h"
 
 #include <math.h>
@@ -19,7 +20,7 @@ const ap_command cmd_pool = {
     "                       invokes on seeded random inputs\n"
     "  --idle SECONDS       with --trace: unload a model idle this long (default 60)\n"
     "  --seed S             with --trace: request i's inputs use seed S + i (default 1)\n"
-    "  --strategy S         naive, linear, tflm, tflite, ..., best (default)\n"
+    "  --strategy S         naive, linear, tflm, tflite, ..., best (default)\n" CLI_KERNELS_USAGE
     "  --json               machine-readable output\n"
     "\n"
     "A model's name is its file name without the directory and .tflite. Its cost: the file\n"
@@ -41,6 +42,7 @@ typedef struct pool_args {
   const char *trace, *strategy;
   uint64_t budget, idle_ms, seed;
   bool has_budget, has_idle, json;
+  cli_kernels kernels; /* the interpreters' */
 } pool_args;
 
 static bool parse_seconds(const char *s, uint64_t *ms) {
@@ -70,6 +72,9 @@ static int parse(int argc, char **argv, pool_args *a) {
   a->seed = 1;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i], *v;
+    int k = cli_kernels_arg(&cmd_pool, argc, argv, &i, &a->kernels);
+    if (k < 0) return AP_EXIT_USAGE;
+    if (k > 0) continue;
     if (strcmp(arg, "--budget") == 0) {
       if (!(v = cli_value(&cmd_pool, argc, argv, &i))) return AP_EXIT_USAGE;
       if (!cli_parse_size(v, &a->budget) || a->budget == 0)
@@ -249,6 +254,8 @@ static int with_pool(const pool_args *a, pool_view *v) {
   o.idle_ms = a->idle_ms;
   o.max_interpreters = 1; /* the replay is one client: one interpreter per model is enough */
   o.strategy = a->strategy;
+  o.kernels = a->kernels.kernels;
+  o.small_scratch = (size_t)a->kernels.small;
   if (a->trace) {
     o.clock = trace_clock;
     o.clock_ctx = &clock_ms;

@@ -31,8 +31,11 @@ bool ap_fast_add_eval(const ap_kexec *x, const ap_binary_params *p, const ap_kte
       !ap_kshape_equal(a, out) || n != nb || n == 0)
     return false;
   add_job j = {p, a->data, b->data, out->data, n, a->type == AP_UINT8, 1, x->level};
-  /* An element costs about 40 multiply-adds of a convolution (requantizing both inputs). */
-  j.tasks = ap_fast_tasks(x, (uint64_t)n * 40, (int64_t)(n / 4096));
+  /* An element costs about 40 multiply-adds of a convolution (requantizing both inputs); with
+   * no serial part before the split (a convolution computes its multipliers and packs its
+   * weights first), half as much work already pays: counted twice. */
+  j.tasks = ap_fast_chunks(ap_fast_tasks(x, (uint64_t)n * 80, (int64_t)(n / 4096)), 4,
+                           (int64_t)(n / 1024));
   ap_fast_parallel(x, add_task, &j, j.tasks);
   *s = AP_OK;
   return true;

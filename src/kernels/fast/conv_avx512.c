@@ -58,6 +58,25 @@ static void pack(const int8_t *w, int32_t n, int32_t taps, int32_t c, int32_t cq
         col_bias[c0 + i] =
             (int32_t)((uint32_t)(bias ? bias[c0 + i] : 0) + (uint32_t)(in_off - 128) * sums[i]);
     }
+  if (c0 < n && c < 4) { /* one quad per tap (an image's or a spectrogram's channels) */
+    if (n % 16)          /* the lanes past n */
+      memset(p + (size_t)(blocks - 1) * block, 0, block);
+    for (int32_t ch = c0; ch < n; ch++) {
+      const int8_t *row = w + (size_t)ch * k;
+      int8_t *dst = p + (size_t)(ch / 16) * block + (size_t)(ch % 16) * 4;
+      uint32_t sum = 0;
+      for (int32_t t = 0; t < taps; t++, row += c, dst += 64) {
+        uint32_t q = 0; /* built in a register: byte stores then a dword load would stall */
+        for (int32_t i = 0; i < c; i++) {
+          q |= (uint32_t)(uint8_t)row[i] << (8 * i);
+          sum += (uint32_t)(int32_t)row[i];
+        }
+        memcpy(dst, &q, 4);
+      }
+      col_bias[ch] = (int32_t)((uint32_t)(bias ? bias[ch] : 0) + (uint32_t)(in_off - 128) * sum);
+    }
+    return;
+  }
   if (c0 < n) /* the rest: zeros past c and past n */
     memset(p + (size_t)(c0 / 16) * block, 0, (size_t)(blocks - c0 / 16) * block);
   for (int32_t ch = c0; ch < n; ch++) {

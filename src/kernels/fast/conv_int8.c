@@ -8,7 +8,7 @@
 
 typedef struct conv_plan {
   const ap_gemm_kit *kit;
-  int32_t n, k, m, mr, tasks, rows_per_task;
+  int32_t n, k, m, mr, tasks, slots, chunks, rows_per_chunk;
   bool direct;
   size_t mult, shift, bias, packed, a, a_task, col, col_task, acc, acc_task, total;
 } conv_plan;
@@ -57,9 +57,12 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
   pl->direct = f->dims[1] == 1 && f->dims[2] == 1 && p->pad.pad_h == 0 && p->pad.pad_w == 0;
   int64_t blocks = (m + pl->mr - 1) / pl->mr;
   pl->tasks = ap_fast_tasks(x, (uint64_t)m * (uint64_t)pl->n * (uint64_t)k, blocks);
-  pl->rows_per_task = (int32_t)((blocks + pl->tasks - 1) / pl->tasks * pl->mr);
+  pl->slots = ap_fast_slots(x, pl->tasks);
+  int64_t chunks = ap_fast_chunks(pl->tasks, 4, blocks);
+  pl->rows_per_chunk = (int32_t)((blocks + chunks - 1) / chunks * pl->mr);
+  pl->chunks = (int32_t)((m + pl->rows_per_chunk - 1) / pl->rows_per_chunk);
   size_t n4 = (size_t)pl->n * 4, at = 0, t, acc;
-  bool one = pl->tasks == 1; /* one task: no neighbour, no spare lines */
+  bool one = pl->slots == 1; /* one workspace: no neighbour, no spare lines */
   pl->a_task = (size_t)pl->mr * pl->kit->arow_bytes(pl->k);
   pl->col_task = pl->direct ? 0 : (size_t)pl->mr * ap_kscratch_round((size_t)pl->k);
   if (!ap_mul_size(n4, (size_t)pl->mr, &acc)) return false;
@@ -70,9 +73,9 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
     return false;
   if (!carve(&at, n4, &pl->mult) || !carve(&at, n4, &pl->shift) || !carve(&at, n4, &pl->bias) ||
       !carve(&at, pl->kit->packed_bytes(pl->n, pl->k), &pl->packed) ||
-      !ap_mul_size(pl->a_task, (size_t)pl->tasks, &t) || !carve(&at, t, &pl->a) ||
-      !ap_mul_size(pl->col_task, (size_t)pl->tasks, &t) || !carve(&at, t, &pl->col) ||
-      !ap_mul_size(pl->acc_task, (size_t)pl->tasks, &t) || !carve(&at, t, &pl->acc))
+      !ap_mul_size(pl->a_task, (size_t)pl->slots, &t) || !carve(&at, t, &pl->a) ||
+      !ap_mul_size(pl->col_task, (size_t)pl->slots, &t) || !carve(&at, t, &pl->col) ||
+      !ap_mul_size(pl->acc_task, (size_t)pl->slots, &t) || !carve(&at, t, &pl->acc))
     return false;
   pl->total = at;
   return true;
@@ -131,14 +134,14 @@ static const int8_t *patch(const conv_job *j, int32_t r, int8_t *col) {
   return col;
 }
 
-static void conv_task(void *arg, int task) {
+static void conv_task(void *arg, int chunk, int slot) {
   const conv_job *j = arg;
   const conv_plan *pl = j->pl;
-  uint8_t *a = j->scratch + pl->a + (size_t)task * pl->a_task;
-  int8_t *col = (int8_t *)j->scratch + pl->col + (size_t)task * pl->col_task;
-  int32_t *acc = (int32_t *)(j->scratch + pl->acc + (size_t)task * pl->acc_task);
+  uint8_t *a = j->scratch + pl->a + (size_t)slot * pl->a_task;
+  int8_t *col = (int8_t *)j->scratch + pl->col + (size_t)slot * pl->col_task;
+  int32_t *acc = (int32_t *)(j->scratch + pl->acc + (size_t)slot * pl->acc_task);
   size_t arow = j->l->arow_bytes(pl->k), colrow = ap_kscratch_round((size_t)pl->k);
-  int64_t begin = (int64_t)task * pl->rows_per_task, end = begin + pl->rows_per_task;
+  int64_t begin = (int64_t)chunk * pl->rows_per_chunk, end = begin + pl->rows_per_chunk;
   if (end > pl->m) end = pl->m;
   for (int64_t r0 = begin; r0 < end; r0 += pl->mr) {
     int32_t rows = (int32_t)(end - r0 < pl->mr ? end - r0 : pl->mr);
@@ -183,7 +186,7 @@ bool ap_fast_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kten
                 out->dims[2],
                 f->dims[1],
                 f->dims[2]};
-  ap_fast_parallel(x, conv_task, &j, pl.tasks);
+  ap_fast_parallel_slots(x, conv_task, &j, pl.chunks);
   *s = AP_OK;
   return true;
 }

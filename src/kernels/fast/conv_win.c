@@ -77,16 +77,20 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
       pl->dw <= 0 || pl->ph < 0 || pl->pw < 0 || pl->b <= 0 || pl->ih <= 0 || pl->iw <= 0 ||
       pl->oh <= 0 || pl->ow <= 0 || pl->c > (1 << 20))
     return false;
+  /* Every input row an output row reads, as int32 arithmetic in the tasks. */
+  if ((int64_t)(pl->oh - 1) * pl->sh + (int64_t)(pl->fh - 1) * pl->dh > INT32_MAX / 2) return false;
   pl->taps = pl->fh * pl->fw;
   pl->cq = dw ? pl->fw : (pl->c + 3) / 4;
   pl->cp = dw ? pl->n : pl->cq * 4; /* the window's channels */
   int64_t n16 = ((int64_t)pl->n + 63) / 64 * 64;
   if (n16 * pl->taps * (dw ? 1 : pl->cp) > INT32_MAX / 4) return false;
   /* Packed weights cost a pass over them and scratch at each eval: for a convolution, worth it
-   * over many pixels or small weights, as for the gemm kits' packing (late layers of small maps
-   * and large weights keep the in-place product, and the arena its size). */
+   * over many pixels or small weights, as for the gemm kits' packing, whose int16 packing took
+   * up to 128 KiB from 64 pixels on (late layers of small maps and large weights keep the
+   * in-place product, and the arena its size). */
   int64_t pixels = (int64_t)pl->b * pl->oh * pl->ow, weights = (int64_t)pl->n * pl->taps * pl->c;
-  if (!dw && pixels < 128 && (pixels < 64 || weights > 65536)) return false;
+  if (!dw && pixels < 128 && (pixels < 64 || weights > 65536) && (pixels < 32 || weights > 16384))
+    return false;
   if (!dw && pl->fh == 1 && pl->fw == 1 && pl->sh == 1 && pl->sw == 1 && pl->ph == 0 &&
       pl->pw == 0 && pl->oh == pl->ih && pl->ow == pl->iw) {
     int64_t m = (int64_t)pl->b * pl->ih * pl->iw;

@@ -73,6 +73,9 @@ bool ap_fast_dwin_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kten
 #if defined(__x86_64__) || defined(_M_X64)
 extern const ap_conv_kit ap_fast_avx512_conv;
 extern const ap_dw_kit ap_fast_avx512_dw;
+void ap_fast_avx512_add(const ap_binary_params *p, const void *a, const void *b, void *out,
+                        size_t n, bool is_unsigned);
+void ap_fast_avx512_fc(const ap_qfc *f, int32_t u0, int32_t u1);
 void ap_fast_avx512_fill(uint8_t *dst, const int8_t *src, int32_t pixels, int32_t c, int32_t cp);
 #endif
 

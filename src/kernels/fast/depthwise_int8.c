@@ -23,7 +23,7 @@ static bool layout(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor 
   size_t head = ap_kscratch_round((size_t)p->out_channels * 2 * sizeof(int32_t)), all;
   if (f->dims[1] > 64 || f->dims[2] > 64 || p->out_channels <= 0) return false;
   *ws = ap_fast_dw_ws(f->dims[1] * f->dims[2], p->out_channels);
-  int t = tasks(x, p, f);
+  int t = ap_fast_slots(x, tasks(x, p, f));
   /* Tasks' workspaces on cache lines of their own (one spare line whatever the alignment). */
   if (t > 1 && !ap_add_size(*ws / 64 * 64, 128, ws)) return false;
   if (!ap_mul_size(*ws, (size_t)t, &all) || !ap_add_size(head, all, total)) return false;
@@ -41,20 +41,20 @@ bool ap_fast_dw_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_kte
 typedef struct dw_job {
   const ap_qdw *d;
   const ap_fast_level *l;
-  int32_t batches, tasks;
+  int32_t batches, chunks;
   uint8_t *ws;
   size_t ws_task;
 } dw_job;
 
-static void dw_task(void *arg, int task) {
+static void dw_task(void *arg, int chunk, int slot) {
   const dw_job *j = arg;
   int64_t rows = (int64_t)j->batches * j->d->out_h;
-  int64_t begin = rows * task / j->tasks, end = rows * (task + 1) / j->tasks;
+  int64_t begin = rows * chunk / j->chunks, end = rows * (chunk + 1) / j->chunks;
   while (begin < end) {
     int32_t b = (int32_t)(begin / j->d->out_h), oy = (int32_t)(begin % j->d->out_h);
     int64_t stop = (int64_t)(b + 1) * j->d->out_h;
     if (stop > end) stop = end;
-    j->l->dw(j->d, b, oy, oy + (int32_t)(stop - begin), j->ws + (size_t)task * j->ws_task);
+    j->l->dw(j->d, b, oy, oy + (int32_t)(stop - begin), j->ws + (size_t)slot * j->ws_task);
     begin = stop;
   }
 }
@@ -100,13 +100,11 @@ bool ap_fast_dw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktenso
               p->act_max,
               mult,
               shift};
-  dw_job j = {&d,
-              x->level,
-              in->dims[0],
-              tasks(x, p, f),
-              (uint8_t *)scratch + ap_kscratch_round((size_t)n * 2 * sizeof(int32_t)),
-              ws};
-  ap_fast_parallel(x, dw_task, &j, j.tasks);
+  dw_job j = {&d, x->level, in->dims[0],
+              /* 2 pieces per thread: each call lays out its weights again */
+              ap_fast_chunks(tasks(x, p, f), 2, (int64_t)in->dims[0] * out->dims[1]),
+              (uint8_t *)scratch + ap_kscratch_round((size_t)n * 2 * sizeof(int32_t)), ws};
+  ap_fast_parallel_slots(x, dw_task, &j, j.chunks);
   *s = AP_OK;
   return true;
 }

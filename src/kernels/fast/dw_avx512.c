@@ -22,34 +22,73 @@ static size_t packed_bytes(int32_t c, int32_t f_h, int32_t f_w) {
   return ((size_t)c + 63) / 64 * (wvecs(f_h, f_w) + 12) * 64;
 }
 
+/* The c weights of one tap repeated to 64 bytes (c divides 64). */
+static inline __m512i repeat(const int8_t *w, int32_t c) {
+  int64_t q = 0;
+  int32_t d = 0;
+  int16_t h = 0;
+  switch (c) {
+  case 64: return _mm512_loadu_si512((const void *)w);
+  case 32: return _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)w));
+  case 16: return _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)w));
+  case 8: memcpy(&q, w, 8); return _mm512_set1_epi64(q);
+  case 4: memcpy(&d, w, 4); return _mm512_set1_epi32(d);
+  case 2: memcpy(&h, w, 2); return _mm512_set1_epi16(h);
+  default: return _mm512_set1_epi8(w[0]);
+  }
+}
+
+/* Each block's weights interleaved as run() interleaves the window's bytes (the same unpacks),
+ * then the bias with the offset's correction, multipliers and shifts in that lane order. */
 static void pack(const int8_t *f, int32_t c, int32_t f_h, int32_t f_w, const int32_t *bias,
                  int32_t in_off, const int32_t *mult, const int32_t *shift, void *packed) {
   int32_t blocks = (c + 63) / 64, groups = (f_w + 3) / 4;
   size_t nw = wvecs(f_h, f_w), block = (nw + 12) * 64;
   bool grouped = 64 % c == 0; /* c < 64: whole pixels in 64 bytes */
   uint8_t *p = packed;
+  const __m512i zero = _mm512_setzero_si512();
   for (int32_t b = 0; b < blocks; b++) {
-    int8_t *w = (int8_t *)(p + (size_t)b * block);
-    memset(w, 0, nw * 64);
-    _Alignas(64) int32_t cb[4][16] = {{0}}, m[4][16] = {{0}}, sh[4][16] = {{0}};
-    for (int32_t r = 0; r < 64 && (grouped || b * 64 + r < c); r++) {
-      int32_t ch = grouped ? r % c : b * 64 + r, j = r % 16 / 4, lane = r / 16 * 4 + r % 4;
-      uint32_t sum = 0;
-      for (int32_t fy = 0; fy < f_h; fy++)
-        for (int32_t fx = 0; fx < f_w; fx++) {
-          int8_t v = f[((size_t)fy * f_w + fx) * c + ch];
-          w[(((size_t)fy * groups + fx / 4) * 4 + j) * 64 + (size_t)lane * 4 + fx % 4] = v;
-          sum += (uint32_t)(int32_t)v;
+    int32_t rest = c - b * 64;
+    __mmask64 cm = rest >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << rest) - 1;
+    uint8_t *w = p + (size_t)b * block;
+    __m512i sum[4] = {zero, zero, zero, zero}; /* bytes 16k .. 16k + 15 in sum[k] */
+    for (int32_t fy = 0; fy < f_h; fy++)
+      for (int32_t g = 0; g < groups; g++) {
+        __m512i x[4];
+        for (int32_t t = 0; t < 4; t++) {
+          int32_t fx = g * 4 + t;
+          const int8_t *row = f + ((size_t)fy * f_w + (size_t)fx) * (size_t)c;
+          x[t] = fx >= f_w ? zero
+                 : grouped ? repeat(row, c)
+                           : _mm512_maskz_loadu_epi8(cm, row + (size_t)b * 64);
+          sum[0] = _mm512_add_epi32(sum[0], _mm512_cvtepi8_epi32(_mm512_castsi512_si128(x[t])));
+          sum[1] =
+              _mm512_add_epi32(sum[1], _mm512_cvtepi8_epi32(_mm512_extracti32x4_epi32(x[t], 1)));
+          sum[2] =
+              _mm512_add_epi32(sum[2], _mm512_cvtepi8_epi32(_mm512_extracti32x4_epi32(x[t], 2)));
+          sum[3] =
+              _mm512_add_epi32(sum[3], _mm512_cvtepi8_epi32(_mm512_extracti32x4_epi32(x[t], 3)));
         }
-      cb[j][lane] = (int32_t)((uint32_t)(bias ? bias[ch] : 0) + (uint32_t)(in_off - 128) * sum);
-      m[j][lane] = mult[ch];
-      sh[j][lane] = shift[ch];
-    }
-    int32_t *rq = (int32_t *)(void *)(p + (size_t)b * block + nw * 64);
-    for (int j = 0; j < 4; j++) {
-      memcpy(rq + j * 48, cb[j], 64);
-      memcpy(rq + j * 48 + 16, m[j], 64);
-      memcpy(rq + j * 48 + 32, sh[j], 64);
+        __m512i lo01 = _mm512_unpacklo_epi8(x[0], x[1]), hi01 = _mm512_unpackhi_epi8(x[0], x[1]);
+        __m512i lo23 = _mm512_unpacklo_epi8(x[2], x[3]), hi23 = _mm512_unpackhi_epi8(x[2], x[3]);
+        uint8_t *dst = w + ((size_t)fy * groups + (size_t)g) * 4 * 64;
+        _mm512_storeu_si512((void *)dst, _mm512_unpacklo_epi16(lo01, lo23));
+        _mm512_storeu_si512((void *)(dst + 64), _mm512_unpackhi_epi16(lo01, lo23));
+        _mm512_storeu_si512((void *)(dst + 128), _mm512_unpacklo_epi16(hi01, hi23));
+        _mm512_storeu_si512((void *)(dst + 192), _mm512_unpackhi_epi16(hi01, hi23));
+      }
+    int32_t sums[64];
+    for (int k = 0; k < 4; k++)
+      _mm512_storeu_si512((void *)(sums + 16 * k), sum[k]);
+    int32_t *rq = (int32_t *)(void *)(w + nw * 64);
+    for (int32_t r = 0; r < 64; r++) {
+      int32_t j = r % 16 / 4, lane = r / 16 * 4 + r % 4, ch = grouped ? r % c : b * 64 + r;
+      bool real = grouped || r < rest;
+      rq[j * 48 + lane] = real ? (int32_t)((uint32_t)(bias ? bias[ch] : 0) +
+                                           (uint32_t)(in_off - 128) * (uint32_t)sums[r])
+                               : 0;
+      rq[j * 48 + 16 + lane] = real ? mult[ch] : 0;
+      rq[j * 48 + 32 + lane] = real ? shift[ch] : 0;
     }
   }
 }

@@ -3,23 +3,28 @@
  *
  * Each SIMD level is a table of small functions (ap_fast_level) built from its own files,
  * compiled with that level's flags: int8_generic.c (portable C11), int8_sse41.c, int8_avx2.c,
- * int8_avx512.c, float_conv_avx2.c (CMakeLists.txt sets -msse4.1, -mavx2, the AVX-512 flags on
- * x86-64 only, and -ffp-contract=off on float_*.c); on AArch64 int8_neon.c, float_conv_neon.c
- * (Advanced SIMD, part of the base architecture) and int8_neondot.c (-march=armv8.2-a+dotprod,
- * set on AArch64 only). The drivers (conv_int8.c, depthwise_int8.c, fc_int8.c, add_int8.c,
- * float_conv.c, pad.c) are level-agnostic: they lay out scratch, split work over the threads and
- * call the level's functions. The registry's adapters call ap_fast_*_scratch/eval when the
- * interpreter passes an ap_kexec (ap_kop_options.exec); every case a driver does not cover falls
- * back to the reference kernel.
+ * int8_avx512.c, and the float kernels float_generic.c (portable C11, which every level may
+ * reuse) and float_*_avx2.c, float_*_avx512.c (CMakeLists.txt sets -msse4.1, -mavx2, the
+ * AVX-512 flags on x86-64 only, and -ffp-contract=off on float_*.c); on AArch64 int8_neon.c,
+ * float_conv_neon.c (Advanced SIMD, part of the base architecture) and int8_neondot.c
+ * (-march=armv8.2-a+dotprod, set on AArch64 only). The drivers (conv_int8.c,
+ * depthwise_int8.c, fc_int8.c, add_int8.c, pad.c; float_conv.c, float_depthwise.c,
+ * float_fc.c, float_pool.c, float_binary.c) are level-agnostic: they lay out scratch, split
+ * work over the threads and call the level's functions. The registry's adapters call
+ * ap_fast_*_scratch/eval when the interpreter passes an ap_kexec (ap_kop_options.exec); every
+ * case a driver does not cover falls back to the reference kernel.
  *
  * Exactness. Integer accumulation is modular (int32 wrapping, as the reference's int64 sum
  * reduced to 32 bits), so any order gives the same bits; requantization is the reference's
  * MultiplyByQuantizedMultiplier lane by lane. Float kernels keep each output element's
- * accumulation order and vectorise across output elements only (-ffp-contract=off, no FMA).
+ * accumulation order and vectorise across output elements only (-ffp-contract=off, no FMA);
+ * the convolution reads zeros for taps outside the input only when every weight is finite
+ * (float_conv_impl.h says why that is exact).
  *
  * Memory. Packed weights, patch (im2col) rows and per-task workspaces live in the op's scratch,
  * sized by prepare for the level and the thread count, so the planner places them and reports
- * show them; fully connected needs no more scratch than the reference's.
+ * show them; fully connected needs no more scratch than the reference's, except float with 8
+ * or more batches (its packed weights).
  */
 #ifndef AP_KERNELS_FAST_H
 #define AP_KERNELS_FAST_H
@@ -192,6 +197,10 @@ typedef struct ap_fast_level {
   void (*fdw)(const ap_fdw *d, int32_t r0, int32_t r1);
   /* Float AVERAGE_POOL_2D and MAX_POOL_2D (NULL: the reference's). */
   void (*fpool)(const ap_fpool *p, int32_t r0, int32_t r1);
+  /* Float ADD, SUB or MUL (op: AP_KBIN_*) of one row, out[i] = clamp(a[i * sa] op b[i * sb]),
+   * sa and sb 0 (a broadcast value) or 1 (NULL: the reference's). */
+  void (*fbin)(int op, const float *a, size_t sa, const float *b, size_t sb, float *out, size_t n,
+               float lo, float hi);
   /* -- fastops -- */
   /* The kernels of fastops.h (uint8 ops); NULL: the reference's. */
   const struct ap_fastops *ops;
@@ -208,6 +217,8 @@ bool ap_fast_fconv_pack(const float *w, int32_t n, size_t k, int32_t L, float *w
 void ap_fast_generic_ffc(const ap_ffc *f, int32_t u0, int32_t u1);
 void ap_fast_generic_fdw(const ap_fdw *d, int32_t r0, int32_t r1);
 void ap_fast_generic_fpool(const ap_fpool *p, int32_t r0, int32_t r1);
+void ap_fast_generic_fbin(int op, const float *a, size_t sa, const float *b, size_t sb, float *out,
+                          size_t n, float lo, float hi);
 /* Rows [c0, c1) (rows from n on: zeros), columns [i0, k) of that packing; true when finite. */
 bool ap_fast_fconv_pack_part(const float *w, int32_t n, size_t k, int32_t L, float *wp, int32_t c0,
                              int32_t c1, size_t i0);
@@ -224,6 +235,8 @@ bool ap_fast_avx2_fconv_pack(const float *w, int32_t n, size_t k, int32_t L, flo
 void ap_fast_avx2_ffc(const ap_ffc *f, int32_t u0, int32_t u1);
 void ap_fast_avx2_fdw(const ap_fdw *d, int32_t r0, int32_t r1);
 void ap_fast_avx2_fpool(const ap_fpool *p, int32_t r0, int32_t r1);
+void ap_fast_avx2_fbin(int op, const float *a, size_t sa, const float *b, size_t sb, float *out,
+                       size_t n, float lo, float hi);
 void ap_fast_avx2_fadd(const ap_binary_params *p, const float *a, const float *b, float *out,
                        size_t n);
 extern const ap_gemm_kit ap_fast_avx2_outer;
@@ -258,7 +271,7 @@ typedef struct ap_kexec {
   ap_port_workers *workers;
   int threads;
   /* Work (multiply-adds of an int8 convolution) below which an op stays on one thread; 0:
-   * 500K (tests lower it to split small ops). */
+   * 1M (tests lower it to split small ops). */
   uint64_t parallel_min;
   /* AP_KERNELS_SMALL: the most scratch bytes an op's fast path may add to its reference
    * kernel's (ap_fast_bounded); 0: no bound. */
@@ -275,10 +288,20 @@ const char *ap_fast_level_name(const ap_fast_level *l); /* "reference" for NULL 
  * for small work. Work counts multiply-adds of an int8 convolution's matrix product (some 40
  * per ns on an AVX-512 core); other kernels scale theirs by their cost per element (depthwise
  * and fully connected 5 per multiply-add, float convolution 4, ADD 40 per element, PAD 3 per
- * byte). Prepare and eval compute the same (scratch depends on it). */
+ * byte), doubled for ops with nothing serial before the split (ADD, PAD). Prepare and eval
+ * compute the same (scratch depends on it). */
 int ap_fast_tasks(const ap_kexec *x, uint64_t work, int64_t units);
 /* Runs fn(arg, i) for i in [0, n) on the workers (or inline). */
 void ap_fast_parallel(const ap_kexec *x, ap_port_task fn, void *arg, int n);
+/* Runs fn(arg, i, slot) for i in [0, n): slot (below the task count) names the workspace of
+ * the thread running it. */
+void ap_fast_parallel_slots(const ap_kexec *x, ap_port_slot_task fn, void *arg, int n);
+/* Workspaces an op split into `tasks` needs under ap_fast_parallel_slots: one per thread of
+ * the group (any thread may claim a piece), 1 for one task. */
+int ap_fast_slots(const ap_kexec *x, int tasks);
+/* Pieces to cut `units` into for `tasks` threads: per_task each (claimed as threads come free,
+ * so a late or slower thread takes fewer), 1 for one task. */
+int ap_fast_chunks(int tasks, int per_task, int64_t units);
 
 /* The reference's requantization of one int32 sum (every level's scalar tail). */
 static inline int8_t ap_fast_requant(int32_t acc, int32_t mult, int32_t shift, int32_t out_off,
@@ -321,9 +344,15 @@ bool ap_fast_fdw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktens
 /* Float AVERAGE_POOL_2D and MAX_POOL_2D of whole maps (no scratch). */
 bool ap_fast_fpool_eval(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,
                         ap_ktensor *out, ap_status *s);
-/* Float FULLY_CONNECTED (no scratch beyond the reference's, which is none). */
+/* Float ADD, SUB and MUL with any broadcast, by rows of the innermost dimensions. */
+bool ap_fast_fbin_eval(const ap_kexec *x, const ap_binary_params *p, const ap_ktensor *a,
+                       const ap_ktensor *b, ap_ktensor *out, ap_status *s);
+/* Float FULLY_CONNECTED: with many batches, packed weights in scratch (ap_fast_ffc_scratch:
+ * true when it raised *scratch); otherwise none. */
+bool ap_fast_ffc_scratch(const ap_kexec *x, const ap_fc_params *p, size_t *scratch);
 bool ap_fast_ffc_eval(const ap_kexec *x, const ap_fc_params *p, const ap_ktensor *in,
-                      const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, ap_status *s);
+                      const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
+                      ap_status *s);
 bool ap_fast_fc_eval(const ap_kexec *x, const ap_fc_params *p, const ap_ktensor *in,
                      const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
                      ap_status *s);

@@ -58,6 +58,15 @@ typedef struct ap_qpool {
   int32_t act_min, act_max;
 } ap_qpool;
 
+/* TRANSPOSE_CONV float32 (float_tconv.c): y (zeroed) += the reference's scatter of x over wt,
+ * the filter as [ky][kx][ci][co]. */
+typedef struct ap_ftconv {
+  const float *x, *wt;
+  float *y;
+  int32_t batches, ih, iw, ic, fh, fw, oh, ow, oc, stride_h, stride_w, pad_h, pad_w;
+} ap_ftconv;
+void ap_fast_tconv_float(const ap_ftconv *t);
+
 /* Tasks a driver without per-task scratch splits into at most (AP_MAX_THREADS). */
 #define AP_FAST_MAX_TASKS 64
 
@@ -65,6 +74,12 @@ typedef struct ap_fastops {
   int32_t mr, kalign; /* gemm rows per call; a rows' length multiple */
   void (*u8gemm)(const ap_u8gemm *g, const int16_t *a, int32_t rows, uint8_t *out,
                  size_t out_stride);
+  /* The same product over weights packed first (output channels in lanes), for levels that
+   * have it (NULL: none): u8pack fills u8pack_bytes(n, k) bytes from g->w and g->w_off. */
+  size_t (*u8pack_bytes)(int32_t n, int32_t k);
+  void (*u8pack)(const ap_u8gemm *g, void *packed);
+  void (*u8gemm_packed)(const ap_u8gemm *g, const void *packed, const int16_t *a, int32_t rows,
+                        uint8_t *out, size_t out_stride);
   /* ws: ap_fast_u8dw_ws bytes of this task's workspace. */
   void (*u8dw)(const ap_u8dw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws);
   void (*u8fc)(const ap_u8fc *f, int32_t u0, int32_t u1);
@@ -140,6 +155,9 @@ bool ap_fast_fc16_eval(const ap_kexec *x, const ap_fc_params *p, const ap_ktenso
 /* BATCH_MATMUL (int8, int16, float): the registry's adapters. */
 ap_status ap_fast_bmm_prepare(struct ap_kctx *c, size_t *scratch);
 ap_status ap_fast_bmm_eval(struct ap_kctx *c);
+/* TRANSPOSE_CONV (int8, 16x8, float): the registry's adapters. */
+ap_status ap_fast_tconv_prepare(struct ap_kctx *c, size_t *scratch);
+ap_status ap_fast_tconv_eval(struct ap_kctx *c);
 bool ap_fast_pool_eval(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,
                        ap_ktensor *out, ap_status *s);
 bool ap_fast_u8fc_eval(const ap_kexec *x, const ap_fc_params *p, const ap_ktensor *in,

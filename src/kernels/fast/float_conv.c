@@ -107,7 +107,7 @@ bool ap_fast_fconv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kte
   int32_t rows = out->dims[0] * out->dims[1];
   /* A float multiply-add costs about 4 of an int8 convolution's. */
   uint64_t work = (uint64_t)rows * (uint64_t)out->dims[2] * (uint64_t)n * k * 4;
-  fconv_job j = {&c, x->level, rows, ap_fast_tasks(x, work, rows)};
+  fconv_job j = {&c, x->level, rows, ap_fast_chunks(ap_fast_tasks(x, work, rows), 4, rows)};
   ap_fast_parallel(x, fconv_task, &j, j.tasks);
   *s = AP_OK;
   return true;
@@ -140,7 +140,8 @@ bool ap_fast_fadd_eval(const ap_kexec *x, const ap_binary_params *p, const ap_kt
       n == 0)
     return false;
   fadd_job j = {p, a->data, b->data, out->data, n, 1, x->level};
-  j.tasks = ap_fast_tasks(x, (uint64_t)n * 40, (int64_t)(n / 4096));
+  j.tasks = ap_fast_chunks(ap_fast_tasks(x, (uint64_t)n * 80, (int64_t)(n / 4096)), 4,
+                           (int64_t)(n / 1024)); /* as ADD int8's */
   ap_fast_parallel(x, fadd_task, &j, j.tasks);
   *s = AP_OK;
   return true;

@@ -16,8 +16,8 @@ static inline void finish16(const ap_fconv *c, int32_t panel, __m512 acc, float 
 
 #define FV __m512
 #define FL 16
-#define FV_PMAX 8
-#define FV_QMAX 2
+#define FV_PMAX 6
+#define FV_QMAX 4
 #define FV_ZERO() _mm512_setzero_ps()
 #define FV_LOAD(p) _mm512_loadu_ps(p)
 #define FV_BCAST(p) _mm512_set1_ps(*(p))

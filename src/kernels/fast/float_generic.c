@@ -143,3 +143,13 @@ void ap_fast_generic_fpool(const ap_fpool *p, int32_t r0, int32_t r1) {
     }
   }
 }
+
+/* One row of a float ADD, SUB or MUL; each stride 0 or 1. */
+void ap_fast_generic_fbin(int op, const float *a, size_t sa, const float *b, size_t sb, float *out,
+                          size_t n, float lo, float hi) {
+  for (size_t i = 0; i < n; i++) {
+    float x = a[i * sa], y = b[i * sb];
+    float r = op == AP_KBIN_ADD ? x + y : op == AP_KBIN_SUB ? x - y : x * y;
+    out[i] = ap_kq_clampf(r, lo, hi);
+  }
+}

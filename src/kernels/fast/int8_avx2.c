@@ -427,6 +427,7 @@ const ap_fast_level ap_fast_avx2 = {
     .fadd = ap_fast_avx2_fadd,
     /* -- int8speed -- */
     /* -- float -- */
+    .fbin = ap_fast_avx2_fbin,
     .fpool = ap_fast_avx2_fpool,
     .fdw = ap_fast_avx2_fdw,
     .ffc = ap_fast_avx2_ffc,

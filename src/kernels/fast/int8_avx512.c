@@ -199,13 +199,14 @@ const ap_fast_level ap_fast_avx512 = {
     .outer_min_m = 128,
     .outer_max_bytes = 1u << 20,
     .dw = ap_fast_avx2_dw,
-    .fc = ap_fast_avx2_fc,
-    .add = ap_fast_avx2_add,
+    .fc = ap_fast_avx512_fc,
+    .add = ap_fast_avx512_add,
     .fadd = ap_fast_avx2_fadd,
     /* -- int8speed -- */
     .conv = &ap_fast_avx512_conv,
     .dwin = &ap_fast_avx512_dw,
     /* -- float -- */
+    .fbin = ap_fast_avx2_fbin,
     .fpool = ap_fast_avx2_fpool,
     .fdw = ap_fast_avx2_fdw,
     .ffc = ap_fast_avx2_ffc,

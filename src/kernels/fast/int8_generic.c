@@ -95,6 +95,7 @@ const ap_fast_level ap_fast_generic = {
     .fc = fc,
     /* -- int8speed -- */
     /* -- float -- */
+    .fbin = ap_fast_generic_fbin,
     .fpool = ap_fast_generic_fpool,
     .fdw = ap_fast_generic_fdw,
     .ffc = ap_fast_generic_ffc,

@@ -7,11 +7,47 @@
 
 #define POOL_BLOCK 16
 
-/* Rounded average as the reference: half away from zero, truncating division. */
-static inline int32_t pool_avg(int32_t acc, int32_t count) {
-  return acc > 0 ? (int32_t)(((int64_t)acc + count / 2) / count)
-                 : (int32_t)(((int64_t)acc - count / 2) / count);
+/* Division by the window's count without a divide: for 0 <= x < 2^31, x / count (truncated)
+ * is (x * m) >> sh with sh = 31 + ceil(log2(count)) and m = ceil(2^sh / count), as m * count
+ * exceeds 2^sh by less than count <= 2^(sh - 31) (Granlund and Montgomery). */
+typedef struct pool_div {
+  uint64_t m;
+  int sh;
+  int32_t count;
+} pool_div;
+
+static inline pool_div pool_div_of(int32_t count) {
+  int lg = 0;
+  while (lg < 31 && ((int64_t)1 << lg) < count)
+    lg++;
+  pool_div d = {0, 31 + lg, count};
+  d.m = (((uint64_t)1 << d.sh) + (uint64_t)count - 1) / (uint64_t)count;
+  return d;
 }
+
+/* Rounded average as the reference: half away from zero, truncating division (exact through
+ * the reciprocal while the rounded sum stays below 2^31, as every int8 and uint8 sum does). */
+static inline int32_t pool_avg(int32_t acc, const pool_div *d) {
+  int32_t half = d->count / 2;
+  if (acc > -(1 << 30) && acc < (1 << 30) && d->count < (1 << 29)) {
+    if (acc > 0) return (int32_t)(((uint64_t)(acc + half) * d->m) >> d->sh);
+    return -(int32_t)(((uint64_t)(half - acc) * d->m) >> d->sh);
+  }
+  return acc > 0 ? (int32_t)(((int64_t)acc + half) / d->count)
+                 : (int32_t)(((int64_t)acc - half) / d->count);
+}
+
+/* One block of channels over the window: OP(acc, value) for each tap inside, N lanes. */
+#define POOL_TAPS(T, N, OP)                                                                        \
+  for (int32_t fy = fy0; fy < fy1; fy++) {                                                         \
+    const T *s =                                                                                   \
+        in + (((size_t)b * q->in_h + (size_t)(y0 + fy)) * q->in_w + (size_t)(x0 + fx0)) * D + c0;  \
+    for (int32_t fx = fx0; fx < fx1; fx++, s += D)                                                 \
+      for (int32_t i = 0; i < (N); i++)                                                            \
+        acc[i] = OP(acc[i], s[i]);                                                                 \
+  }
+#define POOL_ADD(a, v) ((int32_t)((uint32_t)(a) + (uint32_t)(int32_t)(v)))
+#define POOL_MAX(a, v) ((a) > (v) ? (a) : (int32_t)(v))
 
 #define POOL_FN(NAME, T, LOWEST)                                                                   \
   static bool NAME(const ap_qpool *q, int32_t b, int32_t oy0, int32_t oy1) {                       \
@@ -27,34 +63,26 @@ static inline int32_t pool_avg(int32_t acc, int32_t count) {
         int32_t count = (fy1 - fy0) * (fx1 - fx0);                                                 \
         if (fy1 <= fy0 || fx1 <= fx0) {                                                            \
           if (avg) return false; /* the reference's error: nothing to average */                   \
-          count = 0;                                                                               \
+          fy1 = fy0;             /* no taps: the lowest value, clamped */                          \
         }                                                                                          \
         T *o = out + (((size_t)b * q->out_h + oy) * q->out_w + ox) * D;                            \
+        pool_div dv = pool_div_of(count > 0 ? count : 1);                                          \
         for (int32_t c0 = 0; c0 < D; c0 += POOL_BLOCK) {                                           \
           int32_t acc[POOL_BLOCK];                                                                 \
           int32_t n = D - c0 < POOL_BLOCK ? D - c0 : POOL_BLOCK;                                   \
           for (int32_t i = 0; i < POOL_BLOCK; i++)                                                 \
             acc[i] = avg ? 0 : (LOWEST);                                                           \
-          for (int32_t fy = fy0; fy < fy1; fy++)                                                   \
-            for (int32_t fx = fx0; fx < fx1; fx++) {                                               \
-              const T *s =                                                                         \
-                  in +                                                                             \
-                  (((size_t)b * q->in_h + (size_t)(y0 + fy)) * q->in_w + (size_t)(x0 + fx)) * D +  \
-                  c0;                                                                              \
-              if (n == POOL_BLOCK && avg) {                                                        \
-                for (int32_t i = 0; i < POOL_BLOCK; i++)                                           \
-                  acc[i] = (int32_t)((uint32_t)acc[i] + (uint32_t)(int32_t)s[i]);                  \
-              } else if (n == POOL_BLOCK) {                                                        \
-                for (int32_t i = 0; i < POOL_BLOCK; i++)                                           \
-                  acc[i] = acc[i] > s[i] ? acc[i] : s[i];                                          \
-              } else {                                                                             \
-                for (int32_t i = 0; i < n; i++)                                                    \
-                  acc[i] = avg ? (int32_t)((uint32_t)acc[i] + (uint32_t)(int32_t)s[i])             \
-                               : (acc[i] > s[i] ? acc[i] : s[i]);                                  \
-              }                                                                                    \
-            }                                                                                      \
+          if (n == POOL_BLOCK && avg) {                                                            \
+            POOL_TAPS(T, POOL_BLOCK, POOL_ADD)                                                     \
+          } else if (n == POOL_BLOCK) {                                                            \
+            POOL_TAPS(T, POOL_BLOCK, POOL_MAX)                                                     \
+          } else if (avg) {                                                                        \
+            POOL_TAPS(T, n, POOL_ADD)                                                              \
+          } else {                                                                                 \
+            POOL_TAPS(T, n, POOL_MAX)                                                              \
+          }                                                                                        \
           for (int32_t i = 0; i < n; i++) {                                                        \
-            int32_t v = avg ? pool_avg(acc[i], count) : acc[i];                                    \
+            int32_t v = avg ? pool_avg(acc[i], &dv) : acc[i];                                      \
             o[c0 + i] = (T)(v < q->act_min ? q->act_min : v > q->act_max ? q->act_max : v);        \
           }                                                                                        \
         }                                                                                          \

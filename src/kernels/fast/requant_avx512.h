@@ -27,11 +27,10 @@ static inline void rq_set(rq16 *r, __m512i bias, __m512i m, __m512i sh) {
   r->half = _mm512_srai_epi32(r->mask, 1);
 }
 
-/* requant(x + bias), clamped to [lo, hi], as 16 bytes. */
-static inline __m128i requant16(__m512i x, const rq16 *r, __m512i off, __m512i lo, __m512i hi) {
+/* The doubling high product (x * m + 2^30) >> 31, then the rounding right shift. */
+static inline __m512i mulq16(__m512i x, const rq16 *r) {
   const __m512i nudge = _mm512_set1_epi64(1ll << 30), one = _mm512_set1_epi32(1),
                 zero = _mm512_setzero_si512();
-  x = _mm512_sllv_epi32(_mm512_add_epi32(x, r->bias), r->left);
   __m512i even = _mm512_add_epi64(_mm512_mul_epi32(x, r->m), nudge);
   __m512i odd = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), r->mhi), nudge);
   __m512i h = _mm512_mask_blend_epi32((__mmask16)0xAAAA, _mm512_srli_epi64(even, 31),
@@ -39,7 +38,12 @@ static inline __m128i requant16(__m512i x, const rq16 *r, __m512i off, __m512i l
   __m512i rem = _mm512_and_si512(h, r->mask);
   __m512i thr = _mm512_mask_add_epi32(r->half, _mm512_cmplt_epi32_mask(h, zero), r->half, one);
   __m512i v = _mm512_srav_epi32(h, r->right);
-  v = _mm512_mask_add_epi32(v, _mm512_cmpgt_epi32_mask(rem, thr), v, one);
+  return _mm512_mask_add_epi32(v, _mm512_cmpgt_epi32_mask(rem, thr), v, one);
+}
+
+/* requant(x + bias), clamped to [lo, hi], as 16 bytes. */
+static inline __m128i requant16(__m512i x, const rq16 *r, __m512i off, __m512i lo, __m512i hi) {
+  __m512i v = mulq16(_mm512_sllv_epi32(_mm512_add_epi32(x, r->bias), r->left), r);
   v = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(v, off), lo), hi);
   return _mm512_cvtepi32_epi8(v);
 }

@@ -100,8 +100,8 @@ static bool rconv_plan(const ap_kexec *x, const ap_conv_params *p, const ap_kten
   /* As the whole-tensor driver: the weights are packed once per segment run, for all rows. */
   bool many = m >= l->outer_min_m || (m >= 64 && (int64_t)pl->n * k <= 65536);
   /* Packed weights cost memory while the segment runs: up to a small fixed amount, or an
-   * eighth of the output map (which streaming keeps from existing whole). */
-  size_t budget = (size_t)m * (size_t)pl->n / 8;
+   * third of the output map (which streaming keeps from existing whole). */
+  size_t budget = (size_t)m * (size_t)pl->n / 3;
   if (budget < AP_FAST_ROWS_PACKED_MAX) budget = AP_FAST_ROWS_PACKED_MAX;
   if (l->outer && many && l->outer->packed_bytes(pl->n, pl->k) <= budget) pl->kit = l->outer;
   pl->mr = pl->kit->mr;

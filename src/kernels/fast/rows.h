@@ -21,7 +21,7 @@
 #include "kernels/fast/fast.h"
 #include "kernels/kops_stream.h"
 
-/* Packed weights (the level's outer kit) above this many bytes, and above an eighth of the
+/* Packed weights (the level's outer kit) above this many bytes, and above a third of the
  * output map's, are not worth their memory in a segment: the kit reading weights in place runs
  * instead. */
 #define AP_FAST_ROWS_PACKED_MAX 4096

@@ -1,5 +1,6 @@
 /* Chooses the SIMD level once (at allocate) from the CPU's features and AP_SIMD, and runs
  * parallel regions on the interpreter's workers. */
+#include "kernels/fast/dsp.h"
 #include "kernels/fast/fast.h"
 
 #include <string.h>
@@ -40,9 +41,11 @@ const ap_fast_level *ap_fast_select(void) {
   bool open = cap < 0;
   for (size_t i = 0; i < sizeof chain / sizeof chain[0]; i++) {
     if (chain[i].level->level == cap) open = true;
-    if (open && (f & chain[i].needs) == chain[i].needs) return chain[i].level;
+    if (open && (f & chain[i].needs) == chain[i].needs)
+      /* generic: with the DSP extension's rows where the core has them (Cortex-M4/M7/M33/M55) */
+      return chain[i].level == &ap_fast_generic ? ap_fast_dsp() : chain[i].level;
   }
-  return &ap_fast_generic;
+  return ap_fast_dsp();
 }
 
 const char *ap_fast_level_name(const ap_fast_level *l) {
@@ -58,11 +61,33 @@ void ap_fast_parallel(const ap_kexec *x, ap_port_task fn, void *arg, int n) {
     fn(arg, i);
 }
 
+void ap_fast_parallel_slots(const ap_kexec *x, ap_port_slot_task fn, void *arg, int n) {
+  if (x && x->workers && n > 1) {
+    ap_port_workers_run_slots(x->workers, fn, arg, n);
+    return;
+  }
+  for (int i = 0; i < n; i++)
+    fn(arg, i, 0);
+}
+
+int ap_fast_slots(const ap_kexec *x, int tasks) {
+  return tasks > 1 && x && x->workers ? ap_port_workers_count(x->workers) : 1;
+}
+
+int ap_fast_chunks(int tasks, int per_task, int64_t units) {
+  if (tasks <= 1) return 1;
+  int64_t c = (int64_t)tasks * per_task;
+  return (int)(c < units ? c : units > 0 ? units : 1);
+}
+
 int ap_fast_tasks(const ap_kexec *x, uint64_t work, int64_t units) {
-  /* A region costs the caller about a microsecond while the workers spin (tens when they have
-   * gone to sleep): below ~500K multiply-adds (~15 us on one AVX-512 core) it does not pay. */
+  /* A region costs the caller a microsecond while the workers spin (tens when they sleep), but
+   * the bytes an op shares with its neighbours then move between the cores' caches: measured
+   * (kws_dscnn's 512K pointwise convolutions got slower on 2 threads, and so did the depthwise
+   * ones reading their outputs), below ~1M multiply-adds (~30 us on one AVX-512 core) it does
+   * not pay. */
   int t = x && x->workers ? x->threads : 1;
-  if (work < (x && x->parallel_min ? x->parallel_min : 500000)) t = 1;
+  if (work < (x && x->parallel_min ? x->parallel_min : 1000000)) t = 1;
   if (t > units) t = (int)(units > 0 ? units : 1);
   return t < 1 ? 1 : t;
 }

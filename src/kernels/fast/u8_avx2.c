@@ -95,6 +95,78 @@ static void u8gemm(const ap_u8gemm *g, const int16_t *a, int32_t rows, uint8_t *
   }
 }
 
+/* Packed weights: per block of 8 output channels and pair of depths, the 8 channels' two
+ * (weight + offset) values interleaved (16 int16, one vector), zeros past n and k. */
+static size_t u8pack_bytes(int32_t n, int32_t k) {
+  return (size_t)((n + 15) / 16 * 2) * (size_t)((k + 1) / 2) * 32;
+}
+
+static void u8pack(const ap_u8gemm *g, void *packed) {
+  int16_t *p = packed;
+  int32_t blocks = (g->n + 15) / 16 * 2, pairs = (g->k + 1) / 2;
+  for (int32_t cb = 0; cb < blocks; cb++)
+    for (int32_t kk = 0; kk < pairs; kk++) {
+      int16_t *v = p + ((size_t)cb * pairs + kk) * 16;
+      for (int32_t c = 0; c < 8; c++)
+        for (int32_t t = 0; t < 2; t++) {
+          int32_t ch = cb * 8 + c, d = 2 * kk + t;
+          v[2 * c + t] =
+              ch < g->n && d < g->k ? (int16_t)(g->w[(size_t)ch * g->k + d] + g->w_off) : 0;
+        }
+    }
+}
+
+/* Rows in fours, 16 output channels at a time in two vectors per row: each pair of a row's
+ * values (broadcast) times the packed pair of 8 channels through vpmaddwd; no horizontal sums. */
+static void u8gemm_packed(const ap_u8gemm *g, const void *packed, const int16_t *a, int32_t rows,
+                          uint8_t *out, size_t out_stride) {
+  int32_t n = g->n, pairs = (g->k + 1) / 2;
+  const int16_t *r[4];
+  for (int i = 0; i < 4; i++)
+    r[i] = a + (size_t)(i < rows ? i : 0) * (size_t)g->kp;
+  const int16_t *pk = packed;
+  for (int32_t c0 = 0; c0 < n; c0 += 16) {
+    const int16_t *w0 = pk + (size_t)(c0 / 8) * pairs * 16, *w1 = w0 + (size_t)pairs * 16;
+    __m256i s00 = _mm256_setzero_si256(), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00,
+            s30 = s00, s31 = s00;
+    for (int32_t kk = 0; kk < pairs; kk++) {
+      __m256i v0 = _mm256_loadu_si256((const __m256i *)(w0 + (size_t)kk * 16));
+      __m256i v1 = _mm256_loadu_si256((const __m256i *)(w1 + (size_t)kk * 16));
+      int32_t p0, p1, p2, p3;
+      memcpy(&p0, r[0] + 2 * kk, 4);
+      memcpy(&p1, r[1] + 2 * kk, 4);
+      memcpy(&p2, r[2] + 2 * kk, 4);
+      memcpy(&p3, r[3] + 2 * kk, 4);
+      __m256i x0 = _mm256_set1_epi32(p0), x1 = _mm256_set1_epi32(p1), x2 = _mm256_set1_epi32(p2),
+              x3 = _mm256_set1_epi32(p3);
+      s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(x0, v0));
+      s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(x0, v1));
+      s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(x1, v0));
+      s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(x1, v1));
+      s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(x2, v0));
+      s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(x2, v1));
+      s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(x3, v0));
+      s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(x3, v1));
+    }
+    __m256i s[4][2] = {{s00, s01}, {s10, s11}, {s20, s21}, {s30, s31}};
+    for (int h = 0; h < 2; h++) {
+      int32_t c = c0 + 8 * h, cn = n - c < 8 ? n - c : 8;
+      if (cn <= 0) break;
+      __m256i bias = _mm256_setzero_si256();
+      if (g->bias && cn == 8) {
+        bias = _mm256_loadu_si256((const __m256i *)(g->bias + c));
+      } else if (g->bias) {
+        int32_t t[8] = {0};
+        memcpy(t, g->bias + c, (size_t)cn * sizeof(int32_t));
+        bias = _mm256_loadu_si256((const __m256i *)t);
+      }
+      for (int32_t i = 0; i < rows; i++)
+        store8u(out + (size_t)i * out_stride + (size_t)c,
+                u8rq(_mm256_add_epi32(s[i][h], bias), &g->q), cn);
+    }
+  }
+}
+
 /* Depthwise with multiplier 1: taps in pairs through vpmaddwd, 8 channels of two taps'
  * (input + offset) interleaved against the (weight + offset) pairs built in ws; a tap outside
  * the input reads a row of zero points, whose offset input is 0, as the reference's skipped
@@ -246,6 +318,9 @@ const ap_fastops ap_fastops_avx2 = {
     .mr = 4,
     .kalign = 16,
     .u8gemm = u8gemm,
+    .u8pack_bytes = u8pack_bytes,
+    .u8pack = u8pack,
+    .u8gemm_packed = u8gemm_packed,
     .u8dw = u8dw,
     .u8fc = u8fc,
     .pool = ap_fastops_avx2_pool,

@@ -1,7 +1,8 @@
 /* CONV_2D uint8 (TFLite's legacy per-tensor kernel) as a matrix product over rows of patches:
  * each task widens a few patch rows at a time (input + offset, int16; zeros in padded
  * positions, which the reference skips) into its scratch and the level multiplies them by the
- * filter read in place. Scratch: mr rows of k int16 per task, nothing per weight. */
+ * filter read in place, or packed into the scratch first where the level has a packed kit
+ * and the rows are many. Scratch: the packing (if any), then mr rows of k int16 per task. */
 #include "kernels/fast/fastops.h"
 
 #include <string.h>
@@ -9,7 +10,7 @@
 typedef struct u8conv_plan {
   const ap_fastops *ops;
   int32_t n, k, kp, m, mr, tasks, rows_per_task;
-  size_t a_task, total;
+  size_t packed, a_at, a_task, total; /* packed: the packed weights' bytes (0: in place) */
 } u8conv_plan;
 
 static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
@@ -32,7 +33,15 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
   pl->tasks = ap_fast_tasks(x, (uint64_t)m * (uint64_t)pl->n * (uint64_t)k, blocks);
   pl->rows_per_task = (int32_t)((blocks + pl->tasks - 1) / pl->tasks * pl->mr);
   pl->a_task = ap_kscratch_round((size_t)pl->mr * (size_t)pl->kp * sizeof(int16_t));
-  return ap_mul_size(pl->a_task, (size_t)pl->tasks, &pl->total);
+  /* Packed weights pay over many rows (packing costs about a block of rows' work); a level
+   * without packing kits (or a copy of one without: AP_KERNELS_SMALL's last try) reads them in
+   * place. */
+  if (ops->u8gemm_packed && x->level->outer && m >= 128)
+    pl->packed = ap_kscratch_round(ops->u8pack_bytes(pl->n, pl->k));
+  pl->a_at = pl->packed;
+  size_t rows;
+  return ap_mul_size(pl->a_task, (size_t)pl->tasks, &rows) &&
+         ap_add_size(pl->a_at, rows, &pl->total);
 }
 
 bool ap_fast_u8conv_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
@@ -53,8 +62,13 @@ typedef struct u8conv_job {
   int32_t in_h, in_w, in_d, out_h, out_w, f_h, f_w;
 } u8conv_job;
 
+/* Fixed-length blocks: compilers vectorise them at -O2 too. */
 static void widen(int16_t *dst, const uint8_t *src, size_t n, int16_t off) {
-  for (size_t i = 0; i < n; i++)
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int q = 0; q < 16; q++)
+      dst[i + q] = (int16_t)(src[i + q] + off);
+  for (; i < n; i++)
     dst[i] = (int16_t)(src[i] + off);
 }
 
@@ -92,14 +106,18 @@ static void patch(const u8conv_job *j, int32_t r, int16_t *a) {
 static void conv_task(void *arg, int task) {
   const u8conv_job *j = arg;
   const u8conv_plan *pl = j->pl;
-  int16_t *a = (int16_t *)(j->scratch + (size_t)task * pl->a_task);
+  int16_t *a = (int16_t *)(j->scratch + pl->a_at + (size_t)task * pl->a_task);
   int64_t begin = (int64_t)task * pl->rows_per_task, end = begin + pl->rows_per_task;
   if (end > pl->m) end = pl->m;
   for (int64_t r0 = begin; r0 < end; r0 += pl->mr) {
     int32_t rows = (int32_t)(end - r0 < pl->mr ? end - r0 : pl->mr);
     for (int32_t i = 0; i < rows; i++)
       patch(j, (int32_t)r0 + i, a + (size_t)i * (size_t)pl->kp);
-    pl->ops->u8gemm(&j->g, a, rows, j->out + (size_t)r0 * (size_t)pl->n, (size_t)pl->n);
+    uint8_t *out = j->out + (size_t)r0 * (size_t)pl->n;
+    if (pl->packed)
+      pl->ops->u8gemm_packed(&j->g, j->scratch, a, rows, out, (size_t)pl->n);
+    else
+      pl->ops->u8gemm(&j->g, a, rows, out, (size_t)pl->n);
   }
 }
 
@@ -134,6 +152,7 @@ bool ap_fast_u8conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kt
       out->dims[2],
       f->dims[1],
       f->dims[2]};
+  if (pl.packed) pl.ops->u8pack(&j.g, scratch);
   ap_fast_parallel(x, conv_task, &j, pl.tasks);
   *s = AP_OK;
   return true;

@@ -1,0 +1,47 @@
+/* TRANSPOSE_CONV float32's scatter with the filter transposed to [ky][kx][ci][co] (wt), output
+ * channels 8 at a time held in a block the compiler keeps in vector registers. Within one
+ * input pixel each output element is reached by one filter tap only, so running the taps
+ * outside the input channels keeps every output's products in the reference's order (input
+ * pixels in order, then input channels), each a multiply then an add (-ffp-contract=off). */
+#include "kernels/fast/fastops.h"
+
+void ap_fast_tconv_float(const ap_ftconv *t) {
+  size_t oc = (size_t)t->oc;
+  for (int32_t b = 0; b < t->batches; b++)
+    for (int32_t iy = 0; iy < t->ih; iy++)
+      for (int32_t ix = 0; ix < t->iw; ix++) {
+        int64_t oy0 = (int64_t)iy * t->stride_h - t->pad_h;
+        int64_t ox0 = (int64_t)ix * t->stride_w - t->pad_w;
+        const float *xp = t->x + (((size_t)b * t->ih + iy) * t->iw + ix) * t->ic;
+        for (int32_t ky = 0; ky < t->fh; ky++) {
+          int64_t oy = oy0 + ky;
+          if (oy < 0 || oy >= t->oh) continue;
+          for (int32_t kx = 0; kx < t->fw; kx++) {
+            int64_t ox = ox0 + kx;
+            if (ox < 0 || ox >= t->ow) continue;
+            float *yr = t->y + (((size_t)b * t->oh + (size_t)oy) * t->ow + (size_t)ox) * oc;
+            const float *wk = t->wt + ((size_t)ky * t->fw + kx) * (size_t)t->ic * oc;
+            size_t co = 0;
+            for (; co + 8 <= oc; co += 8) {
+              float acc[8];
+              for (int q = 0; q < 8; q++)
+                acc[q] = yr[co + q];
+              for (int32_t ci = 0; ci < t->ic; ci++) {
+                float xv = xp[ci];
+                const float *wr = wk + (size_t)ci * oc + co;
+                for (int q = 0; q < 8; q++)
+                  acc[q] += xv * wr[q];
+              }
+              for (int q = 0; q < 8; q++)
+                yr[co + q] = acc[q];
+            }
+            for (; co < oc; co++) {
+              float acc = yr[co];
+              for (int32_t ci = 0; ci < t->ic; ci++)
+                acc += xp[ci] * wk[(size_t)ci * oc + co];
+              yr[co] = acc;
+            }
+          }
+        }
+      }
+}
