@@ -165,10 +165,10 @@ static void fill_inputs(ap_interpreter *it, uint64_t seed) {
   }
 }
 
-/* Every shared model that allocates and has an arena below 1 MiB: prepared once and at each
- * invoke give the same bytes over several invokes (state, variables and control flow carry
- * from one to the next), and after reset_variables; a model refused is refused alike. */
-static void every_model(void) {
+/* Every shared model that allocates and has an arena below 1 MiB, with `kernels`: prepared once
+ * and at each invoke give the same bytes over several invokes (state, variables and control flow
+ * carry from one to the next), and after reset_variables; a model refused is refused alike. */
+static void every_model(int kernels) {
   static char names[128][64];
   size_t n = ap_test_models(names, 128);
   int compared = 0;
@@ -183,6 +183,7 @@ static void every_model(void) {
     for (int w = 0; w < 2; w++) {
       ap_interpreter_options o = ap_interpreter_defaults();
       o.prepare = w ? AP_PREPARE_ONCE : AP_PREPARE_EACH_INVOKE;
+      o.kernels = kernels;
       o.max_loop_iterations = 100000;
       s[w] = ap_interpreter_create(m, &o, &it[w]);
       if (s[w] == AP_OK) s[w] = ap_interpreter_allocate(it[w]);
@@ -221,7 +222,8 @@ static void every_model(void) {
     ap_model_destroy(m);
   }
   CHECK(compared >= 16);
-  printf("%d models: the same bytes prepared once and at each invoke\n", compared);
+  printf("%d models (kernels %d): the same bytes prepared once and at each invoke\n", compared,
+         kernels);
 }
 
 static void bad_option(void) {
@@ -245,7 +247,9 @@ int main(void) {
   static_model("magic_wand_float");
   dynamic_model();
   resized();
-  every_model();
+  every_model(AP_KERNELS_FAST);
+  every_model(AP_KERNELS_SMALL);
+  every_model(AP_KERNELS_REFERENCE);
   bad_option();
   return ap_test_done();
 }
