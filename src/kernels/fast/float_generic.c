@@ -34,9 +34,14 @@ static void block(const ap_fconv *c, const float *in_b, int32_t oy, int32_t ox, 
           if (!c->finite) continue; /* the reference skips the tap */
           s = c->zeros;
         }
+        float a[GL]; /* a local copy compilers keep in registers */
+        for (int32_t l = 0; l < GL; l++)
+          a[l] = acc[j][l];
         for (int32_t ic = 0; ic < d; ic++)
           for (int32_t l = 0; l < GL; l++)
-            acc[j][l] += s[ic] * w[(size_t)ic * GL + l];
+            a[l] += s[ic] * w[(size_t)ic * GL + l];
+        for (int32_t l = 0; l < GL; l++)
+          acc[j][l] = a[l];
       }
     }
   }
