@@ -187,7 +187,7 @@ typedef struct ap_fast_level {
   /* The same for int8 DEPTHWISE_CONV_2D (any depth multiplier); NULL: dw above. */
   const struct ap_dw_kit *dwin;
   /* -- float -- */
-  int32_t fconv_lanes; /* output channels per panel of ap_fconv.wp; 0: 8 */
+  int32_t fconv_lanes; /* output channels per panel of ap_fconv.wp (4, 8 or 16); 0: 8 */
   /* Packs float weights [n][k] into panels of L (8 or 16) output channels, [panel][k][L], zeros
    * past n; true when every weight is finite. NULL: ap_fast_fconv_pack. */
   bool (*fconv_pack)(const float *w, int32_t n, size_t k, int32_t L, float *wp);
@@ -231,6 +231,7 @@ void ap_fast_avx2_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void 
 void ap_fast_avx2_fc(const ap_qfc *f, int32_t u0, int32_t u1);
 void ap_fast_avx2_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
 void ap_fast_avx512_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
+void ap_fast_sse41_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
 bool ap_fast_avx2_fconv_pack(const float *w, int32_t n, size_t k, int32_t L, float *wp);
 void ap_fast_avx2_ffc(const ap_ffc *f, int32_t u0, int32_t u1);
 void ap_fast_avx2_fdw(const ap_fdw *d, int32_t r0, int32_t r1);

@@ -14,8 +14,9 @@ static int32_t lanes(const ap_kexec *x) {
   return x->level->fconv_lanes > 0 ? x->level->fconv_lanes : 8;
 }
 
-/* Packed weights, then in_d zeros. */
+/* Packed weights, then in_d zeros; an empty filter (a zero dim) is left to the reference. */
 static bool packed_size(const ap_kexec *x, const ap_ktensor *f, size_t *bytes) {
+  if (f->dims[0] <= 0 || f->dims[1] <= 0 || f->dims[2] <= 0 || f->dims[3] <= 0) return false;
   size_t panels = ((size_t)f->dims[0] + (size_t)lanes(x) - 1) / (size_t)lanes(x), k, w;
   return ap_mul_size((size_t)f->dims[1] * (size_t)f->dims[2], (size_t)f->dims[3], &k) &&
          ap_mul_size(k, panels * (size_t)lanes(x) * sizeof(float), &w) &&

@@ -26,11 +26,17 @@ block(const ap_ffc *f, const float *const w[8], int32_t u, int32_t m, int32_t b0
       for (int j = 0; j < NB; j++)
         acc[j] = _mm256_add_ps(acc[j], _mm256_mul_ps(_mm256_broadcast_ss(x[j] + d0 + i), r[i]));
   }
-  for (int32_t d = d8; d < D; d++) {
-    __m256 wv =
-        _mm256_setr_ps(w[0][d], w[1][d], w[2][d], w[3][d], w[4][d], w[5][d], w[6][d], w[7][d]);
-    for (int j = 0; j < NB; j++)
-      acc[j] = _mm256_add_ps(acc[j], _mm256_mul_ps(_mm256_broadcast_ss(x[j] + d), wv));
+  if (d8 < D) { /* the last depths: masked loads (no read past a row), one transpose */
+    int32_t t = D - d8;
+    __m256i mask =
+        _mm256_cmpgt_epi32(_mm256_set1_epi32(t), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    __m256 r[8];
+    for (int l = 0; l < 8; l++)
+      r[l] = _mm256_maskload_ps(w[l] + d8, mask);
+    ap_transpose8(r);
+    for (int32_t i = 0; i < t; i++)
+      for (int j = 0; j < NB; j++)
+        acc[j] = _mm256_add_ps(acc[j], _mm256_mul_ps(_mm256_broadcast_ss(x[j] + d8 + i), r[i]));
   }
   float bias[8] = {0.0f};
   if (f->bias) memcpy(bias, f->bias + u, (size_t)m * 4);

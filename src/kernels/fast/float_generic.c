@@ -34,9 +34,14 @@ static void block(const ap_fconv *c, const float *in_b, int32_t oy, int32_t ox, 
           if (!c->finite) continue; /* the reference skips the tap */
           s = c->zeros;
         }
+        float a[GL]; /* a local copy compilers keep in registers */
+        for (int32_t l = 0; l < GL; l++)
+          a[l] = acc[j][l];
         for (int32_t ic = 0; ic < d; ic++)
           for (int32_t l = 0; l < GL; l++)
-            acc[j][l] += s[ic] * w[(size_t)ic * GL + l];
+            a[l] += s[ic] * w[(size_t)ic * GL + l];
+        for (int32_t l = 0; l < GL; l++)
+          acc[j][l] = a[l];
       }
     }
   }
@@ -58,22 +63,34 @@ void ap_fast_generic_fconv(const ap_fconv *c, int32_t r0, int32_t r1) {
   }
 }
 
-/* Fully connected: eight units at a time, eight independent sums in index order. */
+/* Fully connected: four units at a time, four independent sums (scalars compilers keep in
+ * registers), each over the depth in index order. */
 void ap_fast_generic_ffc(const ap_ffc *f, int32_t u0, int32_t u1) {
+  size_t D = (size_t)f->depth;
   for (int32_t b = 0; b < f->batches; b++) {
-    const float *x = f->x + (size_t)b * f->depth;
+    const float *x = f->x + (size_t)b * D;
     float *out = f->out + (size_t)b * f->units;
-    for (int32_t u = u0; u < u1; u += GL) {
-      int32_t m = u1 - u < GL ? u1 - u : GL;
-      const float *w[GL];
-      for (int32_t l = 0; l < GL; l++)
-        w[l] = f->w + (size_t)(u + (l < m ? l : 0)) * f->depth;
-      float acc[GL] = {0.0f};
-      for (int32_t d = 0; d < f->depth; d++)
-        for (int32_t l = 0; l < GL; l++)
-          acc[l] += x[d] * w[l][d];
-      for (int32_t l = 0; l < m; l++)
+    int32_t u = u0;
+    for (; u + 4 <= u1; u += 4) {
+      const float *w0 = f->w + (size_t)u * D, *w1 = w0 + D, *w2 = w1 + D, *w3 = w2 + D;
+      float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+      for (size_t d = 0; d < D; d++) {
+        float xv = x[d];
+        a0 += xv * w0[d];
+        a1 += xv * w1[d];
+        a2 += xv * w2[d];
+        a3 += xv * w3[d];
+      }
+      float acc[4] = {a0, a1, a2, a3};
+      for (int32_t l = 0; l < 4; l++)
         out[u + l] = ap_kq_clampf(acc[l] + (f->bias ? f->bias[u + l] : 0.0f), f->lo, f->hi);
+    }
+    for (; u < u1; u++) {
+      const float *w = f->w + (size_t)u * D;
+      float a = 0.0f;
+      for (size_t d = 0; d < D; d++)
+        a += x[d] * w[d];
+      out[u] = ap_kq_clampf(a + (f->bias ? f->bias[u] : 0.0f), f->lo, f->hi);
     }
   }
 }

@@ -140,7 +140,8 @@ const ap_fast_level ap_fast_sse41 = {
     .fpool = ap_fast_generic_fpool,
     .fdw = ap_fast_generic_fdw,
     .ffc = ap_fast_generic_ffc,
-    .fconv = ap_fast_generic_fconv,
+    .fconv = ap_fast_sse41_fconv,
+    .fconv_lanes = 4,
     /* -- fastops -- */
     .ops = &ap_fastops_generic,
     /* -- stream3 -- */
