@@ -242,20 +242,31 @@ static geo conv_geo(const ap_ktensor *in, const ap_ktensor *f, const ap_ktensor 
 #define ROW_SLOT(g, y) (ringed ? ((y) >= 0 && (y) < (g).in_h ? RING_SLOT(y, (g).in_rows) : 0) : (y))
 #define OUT_SLOT(g, y) (ringed ? RING_SLOT(y, (g).out_rows) : (y))
 #define RINGED(g) ((g).in_rows != (g).in_h || (g).out_rows != (g).out_h)
+/* Once per output row: its slot (soy) and its filter rows' input slots (the first
+ * SLOT_CACHE; a taller filter computes the rest per tap), so a ring costs no division per
+ * output element. */
+#define SLOT_CACHE 16
+#define ROW_SLOTS(g, oy)                                                                           \
+  const int32_t soy = OUT_SLOT(g, oy);                                                             \
+  int32_t row_slot[SLOT_CACHE];                                                                    \
+  for (int32_t fy = 0; ringed && fy < (g).f_h && fy < SLOT_CACHE; fy++)                            \
+  row_slot[fy] = ROW_SLOT(g, (oy)*p->stride_h - p->pad.pad_h + p->dilation_h * fy)
+#define SLOT_OF(g, fy, iy) (ringed && (fy) < SLOT_CACHE ? row_slot[fy] : ROW_SLOT(g, iy))
 
 static inline __attribute__((always_inline)) void conv_float(const ap_conv_params *p, geo g,
                                                              const float *in, const float *f,
                                                              const float *bias, float *out,
                                                              const bool ringed) {
   for (int32_t b = 0; b < g.batches; b++)
-    for (int32_t oy = g.oy0; oy < g.oy1; oy++)
+    for (int32_t oy = g.oy0; oy < g.oy1; oy++) {
+      ROW_SLOTS(g, oy);
       for (int32_t ox = 0; ox < g.out_w; ox++)
         for (int32_t oc = 0; oc < g.out_d; oc++) {
           int32_t y0 = oy * p->stride_h - p->pad.pad_h, x0 = ox * p->stride_w - p->pad.pad_w;
-          int32_t group_base = (oc / g.per_group) * g.f_d, soy = OUT_SLOT(g, oy);
+          int32_t group_base = (oc / g.per_group) * g.f_d;
           float total = 0.0f;
           for (int32_t fy = 0; fy < g.f_h; fy++) {
-            int32_t iy = y0 + p->dilation_h * fy, sy = ROW_SLOT(g, iy);
+            int32_t iy = y0 + p->dilation_h * fy, sy = SLOT_OF(g, fy, iy);
             for (int32_t fx = 0; fx < g.f_w; fx++) {
               int32_t ix = x0 + p->dilation_w * fx;
               if (ix < 0 || ix >= g.in_w || iy < 0 || iy >= g.in_h) continue;
@@ -268,6 +279,7 @@ static inline __attribute__((always_inline)) void conv_float(const ap_conv_param
           out[OUT_AT(g, b, soy, ox, oc)] =
               ap_kq_clampf(total + bias_value, p->fact_min, p->fact_max);
         }
+    }
 }
 
 /* The integer kinds share one loop: int8 per-channel (filter offset 0), uint8 per-tensor, and
@@ -282,14 +294,15 @@ static inline __attribute__((always_inline)) void conv_float(const ap_conv_param
   }
 #define CONV_INT_LOOP1(IN_T, F_T, INPUT_OFFSET, FILTER_OFFSET, STORE)                              \
   for (int32_t b = 0; b < g.batches; b++)                                                          \
-    for (int32_t oy = g.oy0; oy < g.oy1; oy++)                                                     \
+    for (int32_t oy = g.oy0; oy < g.oy1; oy++) {                                                   \
+      ROW_SLOTS(g, oy);                                                                            \
       for (int32_t ox = 0; ox < g.out_w; ox++)                                                     \
         for (int32_t oc = 0; oc < g.out_d; oc++) {                                                 \
           int32_t y0 = oy * p->stride_h - p->pad.pad_h, x0 = ox * p->stride_w - p->pad.pad_w;      \
-          int32_t group_base = (oc / g.per_group) * g.f_d, soy = OUT_SLOT(g, oy);                  \
+          int32_t group_base = (oc / g.per_group) * g.f_d;                                         \
           int64_t acc64 = 0;                                                                       \
           for (int32_t fy = 0; fy < g.f_h; fy++) {                                                 \
-            int32_t iy = y0 + p->dilation_h * fy, sy = ROW_SLOT(g, iy);                            \
+            int32_t iy = y0 + p->dilation_h * fy, sy = SLOT_OF(g, fy, iy);                         \
             for (int32_t fx = 0; fx < g.f_w; fx++) {                                               \
               int32_t ix = x0 + p->dilation_w * fx;                                                \
               if (ix < 0 || ix >= g.in_w || iy < 0 || iy >= g.in_h) continue;                      \
@@ -303,7 +316,8 @@ static inline __attribute__((always_inline)) void conv_float(const ap_conv_param
           /* int32 accumulation as TFLite's, wrapping where it would */                            \
           int32_t acc = (int32_t)(uint32_t)(uint64_t)acc64;                                        \
           STORE;                                                                                   \
-        }
+        }                                                                                          \
+    }
 
 static int32_t add_wrap(int32_t a, int32_t b) {
   return (int32_t)((uint32_t)a + (uint32_t)b);
