@@ -14,7 +14,9 @@
  *
  * The interpreter, the model's handle and the arena all live in `buffer`: no heap, no
  * planner, no graph, no model verifier (the fingerprint vouches for bytes the host verified),
- * so a firmware links only the runtime's invoke path and the kernels. Every op's prepare still
+ * so a firmware links only the runtime's invoke path and the kernels. The fast kernels run at
+ * the portable level the plan was made for, or on a core with the DSP extension at the DSP
+ * level (the same scratch sizes, the same results). Every op's prepare still
  * runs once at create to check that its scratch fits the planned bytes (a plan made for other
  * kernels is refused, never run). It is an interpreter like any other: inputs, outputs,
  * invoke, destroy; ap_interpreter_allocate() would plan again (and link the planner). */

@@ -24,9 +24,7 @@ const char *ap_status_name(ap_status s) {
   return "AP_ERR_UNKNOWN";
 }
 
-const char *ap_version(void) {
-  return "0.1.0";
-}
+const char *ap_version(void) { return "0.1.0"; }
 
 ap_status ap_vfail(ap_errbuf *e, ap_status s, const char *fmt, va_list ap) {
   if (!e) return s;

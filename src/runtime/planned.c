@@ -80,12 +80,12 @@ static ap_status place(ap_interpreter *it, const uint32_t *plan, const rt_planne
       continue;
     }
     uint32_t off = PL_OFFSET(w);
+    if (w & PL_KNOWN) return rt_fail(it, AP_ERR_INVALID_PLAN, "tensor %u: a folded value", t);
     if ((w & PL_RING) && !it->segments)
       return rt_fail(it, AP_ERR_INVALID_PLAN, "tensor %u: a ring without segments", t);
     if (!pl_in_arena(it, off, (w & PL_RING) ? 0 : bytes)) /* a ring: st->check sizes it */
       return rt_fail(it, AP_ERR_INVALID_PLAN, "tensor %u: outside the arena", t);
     x->data = it->arena + off;
-    if (w & PL_KNOWN) x->flags |= RT_KNOWN;
   }
   ap_status s = place_ops(it, plan, st);
   return s == AP_OK && it->segments ? st->check(it, plan) : s;

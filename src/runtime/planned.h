@@ -21,8 +21,9 @@ enum {
   PL_HEAD         /* then one word per tensor, two per op (scratch), two per op (segments) */
 };
 enum { PL_REFERENCE = 1, PL_SEGMENTS = 2 };
-/* A tensor's word: 0 (no bytes in the arena), else its offset + 1, with PL_KNOWN when prepare
- * folded its value (kernels' prepare then reads it at eval). */
+/* A tensor's word: 0 (no bytes in the arena), else its offset + 1. PL_KNOWN is reserved (a
+ * value prepare folds: such models are not planned, since create runs prepare before any op
+ * has computed it). */
 #define PL_KNOWN 0x80000000u
 /* ... and PL_RING when it is a streamed segment's ring (fewer rows than its shape: the
  * segments' table gives them). */

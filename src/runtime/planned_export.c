@@ -29,6 +29,8 @@ static ap_status plannable(ap_interpreter *it, size_t model_size) {
     const rt_tensor *x = &r->tensors[i];
     ap_tensor_info ti;
     if (x->flags & (RT_VARIABLE | RT_DYNAMIC)) return refuse(it, "variable tensors");
+    /* A folded value is read by a later op's prepare, which create runs before any eval. */
+    if (x->flags & RT_KNOWN) return refuse(it, "shapes computed from tensors' values");
     if (ap_model_tensor(it->model, 0, x->index, &ti) != AP_OK || ti.shape.n != x->rank ||
         (x->rank && memcmp(ti.shape.v, x->dims, x->rank * sizeof(int32_t)) != 0))
       return refuse(it, "a tensor's shape differs from the model's");
@@ -61,7 +63,6 @@ static ap_status write_words(ap_interpreter *it, uint32_t *w, size_t size) {
     tw[t] = 0;
     if (x && rt_tensor_bytes(x) && !word_of(it, x->data, &tw[t]))
       return refuse(it, "a tensor outside the arena");
-    if (tw[t] && (x->flags & RT_KNOWN)) tw[t] |= PL_KNOWN;
   }
   for (uint32_t k = 0; it->segments && k < r->op_count; k++) {
     ap_op_info op;

@@ -113,6 +113,11 @@ static void hostile(const uint8_t *model, size_t size, const uint32_t *plan, siz
              AP_ERR_INVALID_PLAN);
     ap_interpreter_destroy(it);
     memcpy(w, plan, n * sizeof *w);
+    w[9 + t] |= 0x80000000u; /* a folded value: never planned */
+    CHECK_EQ(ap_interpreter_create_planned(model, size, w, n, buf, buf_size, &it),
+             AP_ERR_INVALID_PLAN);
+    ap_interpreter_destroy(it);
+    memcpy(w, plan, n * sizeof *w);
     w[9 + t] = 0; /* a tensor with bytes left unplaced */
     CHECK_EQ(ap_interpreter_create_planned(model, size, w, n, buf, buf_size, &it),
              AP_ERR_INVALID_PLAN);

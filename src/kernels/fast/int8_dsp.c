@@ -124,6 +124,19 @@ static void fc(const ap_qfc *f, int32_t u0, int32_t u1) {
   }
 }
 
+/* The taps [t0, t1) of a filter of `taps` at `dil` apart from `start` that fall inside
+ * [0, size): the padded ones are skipped, as the reference does. */
+static void tap_range(int32_t start, int32_t dil, int32_t taps, int32_t size, int32_t *t0,
+                      int32_t *t1) {
+  int32_t lo = 0, hi = taps;
+  while (lo < hi && start + dil * lo < 0)
+    lo++;
+  while (hi > lo && start + dil * (hi - 1) >= size)
+    hi--;
+  *t0 = lo;
+  *t1 = hi;
+}
+
 /* Depthwise, one channel per input channel and channels in fours: per output pixel and four
  * channels, the valid taps' products go to four sums in registers (SMLABB / SMLATT take the
  * widened lanes one at a time); padded taps are skipped, as the reference does. Any other
@@ -137,20 +150,20 @@ static void dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws) {
   size_t row = (size_t)d->in_w * (size_t)d->in_d;
   const int8_t *in = d->in + (size_t)b * d->in_h * row;
   for (int32_t oy = oy0; oy < oy1; oy++) {
-    int32_t y0 = oy * d->stride_h - d->pad_h;
+    int32_t y0 = oy * d->stride_h - d->pad_h, fy0, fy1;
+    tap_range(y0, d->dil_h, d->f_h, d->in_h, &fy0, &fy1);
     for (int32_t ox = 0; ox < d->out_w; ox++) {
-      int32_t x0 = ox * d->stride_w - d->pad_w;
+      int32_t x0 = ox * d->stride_w - d->pad_w, fx0, fx1;
+      tap_range(x0, d->dil_w, d->f_w, d->in_w, &fx0, &fx1);
       int8_t *o = d->out + (((size_t)b * d->out_h + oy) * d->out_w + ox) * d->out_d;
       for (int32_t c = 0; c < d->out_d; c += 4) {
         int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-        for (int32_t fy = 0; fy < d->f_h; fy++) {
-          int32_t iy = y0 + d->dil_h * fy;
-          if (iy < 0 || iy >= d->in_h) continue;
-          for (int32_t fx = 0; fx < d->f_w; fx++) {
-            int32_t ix = x0 + d->dil_w * fx;
-            if (ix < 0 || ix >= d->in_w) continue;
-            uint32_t v = load32(in + (size_t)iy * row + (size_t)ix * d->in_d + c);
-            uint32_t w = load32(d->f + ((size_t)fy * d->f_w + fx) * d->out_d + c);
+        for (int32_t fy = fy0; fy < fy1; fy++) {
+          const int8_t *irow = in + (size_t)(y0 + d->dil_h * fy) * row + c;
+          const int8_t *frow = d->f + (size_t)fy * d->f_w * d->out_d + c;
+          for (int32_t fx = fx0; fx < fx1; fx++) {
+            uint32_t v = load32(irow + (size_t)(x0 + d->dil_w * fx) * d->in_d);
+            uint32_t w = load32(frow + (size_t)fx * d->out_d);
             int32_t v02 = __sadd16(__sxtb16((int32_t)v), (int32_t)off2);
             int32_t v13 = __sadd16(__sxtb16((int32_t)ror8(v)), (int32_t)off2);
             int32_t w02 = __sxtb16((int32_t)w), w13 = __sxtb16((int32_t)ror8(w));
