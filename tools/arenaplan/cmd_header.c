@@ -35,8 +35,9 @@ const ap_command cmd_header = {
     "  --ops FILE     also write the ops the model uses, one a line (\"-\": stdout), for\n"
     "                 scripts/mcu_kernels.py (a firmware with only those "
     "kernels)\n" CLI_KERNELS_USAGE
-    "                 (NAME_ARENA_BYTES is for them; NAME_ARENA_BYTES_REFERENCE, _SMALL and\n"
-    "                 _FAST give each choice's arena; small and reference define NAME_KERNELS)\n"
+    "                       (NAME_ARENA_BYTES is for them; NAME_ARENA_BYTES_REFERENCE,\n"
+    "                       _SMALL and _FAST give each choice's arena, one thread; small and\n"
+    "                       reference define NAME_KERNELS)\n"
     "Writes to stdout: NAME_ARENA_BYTES, NAME_PERSISTENT_BYTES, NAME_TABLES_BYTES,\n"
     "NAME_BUFFER_BYTES (all three), NAME_ALIGNMENT, NAME_MODEL_BYTES, NAME_INPUTk_BYTES,\n"
     "NAME_OUTPUTk_BYTES, the model's sha256, and NAME_ASSERT_ARENA_FITS(n) and\n"
