@@ -21,8 +21,9 @@ typedef struct bmm_geo {
 } bmm_geo;
 
 static bool geo(const ap_kexec *x, const ap_kctx *c, bmm_geo *g) {
-  if (!x || !x->level || !x->level->ops || !c || c->n_inputs != 2 || c->n_outputs < 1 ||
-      !c->inputs || !c->inputs[0] || !c->inputs[1] || !c->outputs || !c->outputs[0])
+  if (!x || !x->level || !x->level->ops || !c || !c->params || c->n_inputs != 2 ||
+      c->n_outputs < 1 || !c->inputs || !c->inputs[0] || !c->inputs[1] || !c->outputs ||
+      !c->outputs[0])
     return false;
   const ap_fastops *ops = x->level->ops;
   const ap_kx_params *p = c->params;
