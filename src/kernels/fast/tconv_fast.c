@@ -39,8 +39,8 @@ static bool geo(const ap_kexec *x, const ap_kctx *c, tc_geo *g) {
   size_t t;
   if (g->type == AP_FLOAT32) {
     size_t w;
-    if (!ap_ktensor_count(f, &w) || !ap_mul_size(w, sizeof(float), &t) ||
-        t == 0 || t > SIZE_MAX - AP_KSCRATCH_ALIGN)
+    if (!ap_ktensor_count(f, &w) || !ap_mul_size(w, sizeof(float), &t) || t == 0 ||
+        t > SIZE_MAX - AP_KSCRATCH_ALIGN)
       return false;
     g->total = ap_kscratch_round(t);
     return true;
