@@ -92,6 +92,7 @@ static const ap_ktensor *in(const ap_kctx *c, int i) {
  * kinds). */
 static bool conv_need(const ap_kexec *x, ap_kctx *c, size_t *scratch) {
   const ap_conv_params *p = c->params;
+  if (!p || !in(c, 0) || !in(c, 1)) return false;
   return ap_fast_conv_scratch(x, p, in(c, 0), in(c, 1), scratch) ||
          ap_fast_fconv_scratch(x, p, in(c, 0), in(c, 1), scratch) ||
          ap_fast_u8conv_scratch(x, p, in(c, 0), in(c, 1), scratch) ||
@@ -117,9 +118,9 @@ static ap_status conv_run(ap_kctx *c) {
     size_t bytes;
     const ap_conv_params *p = c->params;
     ap_kexec serial;
-    const ap_kexec *x =
-        ap_fast_in_order(ap_fast_bounded(c, conv_need, p->scratch_bytes, true, &one, &bytes),
-                         in(c, 0), c->outputs[0], &serial);
+    const ap_kexec *x = ap_fast_in_order(
+        p ? ap_fast_bounded(c, conv_need, p->scratch_bytes, true, &one, &bytes) : NULL, in(c, 0),
+        c->outputs[0], &serial);
     if (ap_fast_conv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s) ||
         ap_fast_fconv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s) ||
         ap_fast_u8conv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s) ||
@@ -131,6 +132,7 @@ static ap_status conv_run(ap_kctx *c) {
 }
 static bool dw_need(const ap_kexec *x, ap_kctx *c, size_t *scratch) {
   const ap_conv_params *p = c->params;
+  if (!p || !in(c, 0) || !in(c, 1)) return false;
   return ap_fast_dw_scratch(x, p, in(c, 0), in(c, 1), scratch) ||
          ap_fast_u8dw_scratch(x, p, in(c, 0), in(c, 1), scratch);
 }
@@ -154,9 +156,9 @@ static ap_status dw_run(ap_kctx *c) {
     size_t bytes;
     const ap_conv_params *p = c->params;
     ap_kexec serial;
-    const ap_kexec *x =
-        ap_fast_in_order(ap_fast_bounded(c, dw_need, p->scratch_bytes, true, &one, &bytes),
-                         in(c, 0), c->outputs[0], &serial);
+    const ap_kexec *x = ap_fast_in_order(
+        p ? ap_fast_bounded(c, dw_need, p->scratch_bytes, true, &one, &bytes) : NULL, in(c, 0),
+        c->outputs[0], &serial);
     if (ap_fast_dw_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s) ||
         ap_fast_u8dw_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s) ||
         ap_fast_fdw_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], &s))

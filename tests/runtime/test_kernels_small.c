@@ -128,7 +128,7 @@ int main(void) {
   unsetenv("AP_SIMD");
   budgets("mobilenet_v1_025_128_uint8");
   budgets("mlperf_ic_resnet_int8");
-  budgets("mobilenet_v2_torch_int8");
+  budgets("person_detect_int8");
   /* Unknown kernels are refused with a message. */
   ap_model *m = rt_load("mlperf_ic_resnet_int8");
   ap_interpreter_options o = ap_interpreter_defaults();

@@ -43,8 +43,9 @@ const ap_command cmd_header = {
     "                 NAME_PLAN_BUFFER_BYTES. Sizes are then for the kernels of\n"
     "                 --plan-kernels: portable (default: the fast kernels' C level, as a\n"
     "                 Cortex-M runs them, AP_SIMD=generic) or reference\n" CLI_KERNELS_USAGE
-    "                 (NAME_ARENA_BYTES is for them; NAME_ARENA_BYTES_REFERENCE, _SMALL and\n"
-    "                 _FAST give each choice's arena; small and reference define NAME_KERNELS)\n"
+    "                       (NAME_ARENA_BYTES is for them; NAME_ARENA_BYTES_REFERENCE,\n"
+    "                       _SMALL and _FAST give each choice's arena, one thread; small and\n"
+    "                       reference define NAME_KERNELS)\n"
     "Writes to stdout: NAME_ARENA_BYTES, NAME_PERSISTENT_BYTES, NAME_TABLES_BYTES,\n"
     "NAME_BUFFER_BYTES (all three), NAME_ALIGNMENT, NAME_MODEL_BYTES, NAME_INPUTk_BYTES,\n"
     "NAME_OUTPUTk_BYTES, the model's sha256, and NAME_ASSERT_ARENA_FITS(n) and\n"

@@ -31,8 +31,8 @@ const ap_command cmd_report = {
     "                 (weights int8, biases int32, activations int8), inputs and outputs int8\n"
     "                 or kept float: the re-typed plan + variables + the measured "
     "tables\n" CLI_KERNELS_USAGE
-    "                 (the plan's scratch is theirs; every choice's scratch and arena are\n"
-    "                 listed side by side, with the ops whose scratch differs)\n"
+    "                       (the plan's scratch is theirs; every choice's scratch and arena\n"
+    "                       are listed side by side, with the ops whose scratch differs)\n"
     "  --json         machine-readable output\n"
     "The estimate: total = weights (the model file, read in place) + inputs and outputs +\n"
     "intermediates and scratch (the rest of the arena) + persistent + the interpreter's tables.\n"

@@ -15,9 +15,10 @@ typedef struct cli_kernels {
   "                       environment's AP_SIMD=generic, sse41|avx2|avx512 on x86-64,\n"           \
   "                       neon|neondot on AArch64), small (the fast\n"                             \
   "                       kernels within a scratch budget: no op's scratch exceeds its\n"          \
-  "                       reference kernel's by more than --small-scratch; an op that would\n"     \
-  "                       runs on one thread, else its reference kernel) or reference (the\n"      \
-  "                       plain loops the fast ones are bit-exact with; least scratch)\n"          \
+  "                       reference kernel's by more than --small-scratch; an op needing\n"        \
+  "                       more runs on one thread, then without packed weights, else its\n"        \
+  "                       reference kernel) or reference (the plain loops the fast ones are\n"     \
+  "                       bit-exact with; least scratch)\n"                                        \
   "  --small-scratch SIZE the budget of --kernels small (default 8K; implies small)\n"
 
 /* When argv[*i] is --kernels or --small-scratch, reads it (and its value) into k: 1; a bad

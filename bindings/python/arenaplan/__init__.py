@@ -128,8 +128,8 @@ class ap_interpreter_options(ctypes.Structure):
         ("arena", ctypes.c_void_p),
         ("arena_size", c_size),
         ("threads", ctypes.c_int),
-        ("kernels", ctypes.c_int),  # 0: fast (SIMD), 1: reference, 2: small
-        ("small_scratch", c_size),
+        ("kernels", ctypes.c_int),  # 0: fast (SIMD), 1: reference, 2: small (scratch budget)
+        ("small_scratch", c_size),  # small's budget in bytes (0: 8192)
         ("custom_ops", ctypes.c_void_p),
         ("custom_op_count", c_size),
         ("preserve_all", ctypes.c_bool),

@@ -21,8 +21,9 @@ typedef struct bmm_geo {
 } bmm_geo;
 
 static bool geo(const ap_kexec *x, const ap_kctx *c, bmm_geo *g) {
-  if (!x || !x->level || !x->level->ops || !c || c->n_inputs != 2 || c->n_outputs < 1 ||
-      !c->inputs || !c->inputs[0] || !c->inputs[1] || !c->outputs || !c->outputs[0])
+  if (!x || !x->level || !x->level->ops || !c || !c->params || c->n_inputs != 2 ||
+      c->n_outputs < 1 || !c->inputs || !c->inputs[0] || !c->inputs[1] || !c->outputs ||
+      !c->outputs[0])
     return false;
   const ap_fastops *ops = x->level->ops;
   const ap_kx_params *p = c->params;
@@ -103,6 +104,48 @@ static void split16(const int16_t *src, size_t count, size_t k, size_t kp, size_
     }
 }
 
+/* One batch's rows [i0, i1) of the quantized product, from the laid-out operands. */
+typedef struct qrows_job {
+  const ap_fastops *ops;
+  const ap_kx_params *p;
+  const bmm_geo *g;
+  const int16_t *ra, *rb;
+  const int8_t *hi, *lo;
+  void *out; /* this batch's output */
+  int tasks;
+} qrows_job;
+
+static void qrows_task(void *arg, int task) {
+  const qrows_job *j = arg;
+  const bmm_geo *g = j->g;
+  const ap_kx_params *p = j->p;
+  bool s8 = g->type == AP_INT8;
+  size_t i0 = g->m * (size_t)task / (size_t)j->tasks;
+  size_t i1 = g->m * (size_t)(task + 1) / (size_t)j->tasks;
+  for (size_t i = i0; i < i1; i++) {
+    const int16_t *u = j->ra + i * g->kp;
+    int64_t usum = 0;
+    for (size_t q = 0; !s8 && q < g->k; q++)
+      usum += u[q];
+    for (size_t jj = 0; jj < g->n; jj++) {
+      int32_t r;
+      if (s8) {
+        r = ap_kq_mul(j->ops->dot16x16(u, j->rb + jj * g->kp, (int32_t)g->kp), p->q_mult[0],
+                      p->q_shift[0]);
+      } else {
+        int64_t total = 256 * j->ops->dot16x8(u, j->hi + jj * g->kp, (int32_t)g->k) +
+                        j->ops->dot16x8(u, j->lo + jj * g->kp, (int32_t)g->k) + 128 * usum;
+        r = ap_kq_mul64(total, p->q_mult[0], p->q_shift[0]);
+      }
+      r = ap_kq_clamp((int32_t)((uint32_t)r + (uint32_t)p->q_offset[2]), p->imin, p->imax);
+      if (s8)
+        ((int8_t *)j->out)[i * g->n + jj] = (int8_t)r;
+      else
+        ((int16_t *)j->out)[i * g->n + jj] = (int16_t)r;
+    }
+  }
+}
+
 static void quantized(const ap_kexec *x, const ap_kx_params *p, const bmm_geo *g,
                       const ap_ktensor *a, const ap_ktensor *b, ap_ktensor *out, uint8_t *sc) {
   const ap_fastops *ops = x->level->ops;
@@ -118,6 +161,7 @@ static void quantized(const ap_kexec *x, const ap_kx_params *p, const bmm_geo *g
   ap_kbcast_init(&it, bins, 2, &bo);
   size_t last_a = SIZE_MAX, last_b = SIZE_MAX;
   int32_t off_a = s8 ? p->q_offset[0] : 0, off_b = s8 ? p->q_offset[1] : 0;
+  int tasks = ap_fast_tasks(x, (uint64_t)g->m * g->n * g->k, (int64_t)g->m);
   for (size_t bi = 0; bi < g->batches; bi++, ap_kbcast_next(&it)) {
     if (it.off[0] != last_a) {
       const uint8_t *src = (const uint8_t *)a->data + it.off[0] * g->ar * g->ac * es;
@@ -133,30 +177,29 @@ static void quantized(const ap_kexec *x, const ap_kx_params *p, const bmm_geo *g
                 hi, lo);
       last_b = it.off[1];
     }
-    for (size_t i = 0; i < g->m; i++) {
-      const int16_t *u = ra + i * g->kp;
-      int64_t usum = 0;
-      for (size_t q = 0; !s8 && q < g->k; q++)
-        usum += u[q];
-      for (size_t j = 0; j < g->n; j++) {
-        int32_t r;
-        if (s8) {
-          r = ap_kq_mul(ops->dot16x16(u, rb + j * g->kp, (int32_t)g->kp), p->q_mult[0],
-                        p->q_shift[0]);
-        } else {
-          int64_t total = 256 * ops->dot16x8(u, hi + j * g->kp, (int32_t)g->k) +
-                          ops->dot16x8(u, lo + j * g->kp, (int32_t)g->k) + 128 * usum;
-          r = ap_kq_mul64(total, p->q_mult[0], p->q_shift[0]);
-        }
-        r = ap_kq_clamp((int32_t)((uint32_t)r + (uint32_t)p->q_offset[2]), p->imin, p->imax);
-        size_t o = (bi * g->m + i) * g->n + j;
-        if (s8)
-          ((int8_t *)out->data)[o] = (int8_t)r;
-        else
-          ((int16_t *)out->data)[o] = (int16_t)r;
-      }
-    }
+    qrows_job j = {ops, p, g, ra, rb, hi, lo, (uint8_t *)out->data + bi * g->m * g->n * es, tasks};
+    ap_fast_parallel(x, qrows_task, &j, tasks);
   }
+}
+
+/* One batch's rows [i0, i1) of the float product. */
+typedef struct frows_job {
+  const ap_fastops *ops;
+  const bmm_geo *g;
+  const float *xa, *yb;
+  float *out;
+  int tasks;
+} frows_job;
+
+static void frows_task(void *arg, int task) {
+  const frows_job *j = arg;
+  const bmm_geo *g = j->g;
+  size_t i0 = g->m * (size_t)task / (size_t)j->tasks;
+  size_t i1 = g->m * (size_t)(task + 1) / (size_t)j->tasks;
+  size_t a_row = g->adj_x ? 1 : g->ac, a_col = g->adj_x ? g->ac : 1;
+  if (i0 < i1)
+    j->ops->fmm(j->xa + i0 * a_row, a_row, a_col, j->yb, j->out + i0 * g->n, (int32_t)(i1 - i0),
+                (int32_t)g->n, (int32_t)g->k);
 }
 
 static void floats(const ap_kexec *x, const bmm_geo *g, const ap_ktensor *a, const ap_ktensor *b,
@@ -168,6 +211,7 @@ static void floats(const ap_kexec *x, const bmm_geo *g, const ap_ktensor *a, con
   ap_kbcast it;
   ap_kbcast_init(&it, bins, 2, &bo);
   float *bt = (float *)(sc + g->b_at);
+  int tasks = ap_fast_tasks(x, (uint64_t)g->m * g->n * g->k, (int64_t)g->m);
   size_t last_b = SIZE_MAX;
   for (size_t bi = 0; bi < g->batches; bi++, ap_kbcast_next(&it)) {
     const float *xa = (const float *)a->data + it.off[0] * g->ar * g->ac;
@@ -180,9 +224,8 @@ static void floats(const ap_kexec *x, const bmm_geo *g, const ap_ktensor *a, con
       last_b = it.off[1];
       yb = bt;
     }
-    x->level->ops->fmm(xa, g->adj_x ? 1 : g->ac, g->adj_x ? g->ac : 1, yb,
-                       (float *)out->data + bi * g->m * g->n, (int32_t)g->m, (int32_t)g->n,
-                       (int32_t)g->k);
+    frows_job j = {x->level->ops, g, xa, yb, (float *)out->data + bi * g->m * g->n, tasks};
+    ap_fast_parallel(x, frows_task, &j, tasks);
   }
 }
 

@@ -64,6 +64,7 @@ typedef struct ap_ftconv {
   const float *x, *wt;
   float *y;
   int32_t batches, ih, iw, ic, fh, fw, oh, ow, oc, stride_h, stride_w, pad_h, pad_w;
+  int32_t co0, co1; /* the output channels this call computes */
 } ap_ftconv;
 void ap_fast_tconv_float(const ap_ftconv *t);
 

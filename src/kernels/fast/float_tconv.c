@@ -21,8 +21,8 @@ void ap_fast_tconv_float(const ap_ftconv *t) {
             if (ox < 0 || ox >= t->ow) continue;
             float *yr = t->y + (((size_t)b * t->oh + (size_t)oy) * t->ow + (size_t)ox) * oc;
             const float *wk = t->wt + ((size_t)ky * t->fw + kx) * (size_t)t->ic * oc;
-            size_t co = 0;
-            for (; co + 8 <= oc; co += 8) {
+            size_t co = (size_t)t->co0, co1 = (size_t)t->co1;
+            for (; co + 8 <= co1; co += 8) {
               float acc[8];
               for (int q = 0; q < 8; q++)
                 acc[q] = yr[co + q];
@@ -35,7 +35,7 @@ void ap_fast_tconv_float(const ap_ftconv *t) {
               for (int q = 0; q < 8; q++)
                 yr[co + q] = acc[q];
             }
-            for (; co < oc; co++) {
+            for (; co < co1; co++) {
               float acc = yr[co];
               for (int32_t ci = 0; ci < t->ic; ci++)
                 acc += xp[ci] * wk[(size_t)ci * oc + co];

@@ -217,7 +217,28 @@ static void u8dw(const ap_u8dw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws
         }
       }
       px[taps] = zp; /* the odd tap's partner */
-      for (int32_t k = 0; k < blocks; k++) {
+      int32_t k = 0;
+      for (; k + 2 <= blocks; k += 2) { /* 16 channels: both halves of 16 bytes per tap */
+        size_t c = (size_t)k * 8;
+        __m256i acc0 =
+            d->bias ? _mm256_loadu_si256((const __m256i *)(d->bias + c)) : _mm256_setzero_si256();
+        __m256i acc1 = d->bias ? _mm256_loadu_si256((const __m256i *)(d->bias + c + 8))
+                               : _mm256_setzero_si256();
+        for (int32_t q = 0; q < pairs; q++) {
+          __m128i a0 = _mm_loadu_si128((const __m128i *)(px[2 * q] + c));
+          __m128i a1 = _mm_loadu_si128((const __m128i *)(px[2 * q + 1] + c));
+          __m256i x0 = _mm256_add_epi16(_mm256_cvtepu8_epi16(_mm_unpacklo_epi8(a0, a1)), xoff);
+          __m256i x1 = _mm256_add_epi16(_mm256_cvtepu8_epi16(_mm_unpackhi_epi8(a0, a1)), xoff);
+          const int16_t *w = wp + ((size_t)q * blocks + k) * 16;
+          acc0 =
+              _mm256_add_epi32(acc0, _mm256_madd_epi16(x0, _mm256_loadu_si256((const __m256i *)w)));
+          acc1 = _mm256_add_epi32(
+              acc1, _mm256_madd_epi16(x1, _mm256_loadu_si256((const __m256i *)(w + 16))));
+        }
+        store8u(o + c, u8rq(acc0, &d->q), 8);
+        store8u(o + c + 8, u8rq(acc1, &d->q), 8);
+      }
+      for (; k < blocks; k++) {
         size_t c = (size_t)k * 8;
         __m256i acc =
             d->bias ? _mm256_loadu_si256((const __m256i *)(d->bias + c)) : _mm256_setzero_si256();

@@ -60,21 +60,31 @@ typedef struct u8conv_job {
   uint8_t *out;
   uint8_t *scratch;
   int32_t in_h, in_w, in_d, out_h, out_w, f_h, f_w;
+  bool flat; /* 1x1, stride 1, no padding: patch rows are the input's pixels */
 } u8conv_job;
 
 /* Fixed-length blocks: compilers vectorise them at -O2 too. */
-static void widen(int16_t *dst, const uint8_t *src, size_t n, int16_t off) {
+static inline void widen(int16_t *restrict dst, const uint8_t *restrict src, size_t n,
+                         int16_t off) {
   size_t i = 0;
   for (; i + 16 <= n; i += 16)
     for (int q = 0; q < 16; q++)
+      dst[i + q] = (int16_t)(src[i + q] + off);
+  for (; i + 8 <= n; i += 8)
+    for (int q = 0; q < 8; q++)
       dst[i + q] = (int16_t)(src[i + q] + off);
   for (; i < n; i++)
     dst[i] = (int16_t)(src[i] + off);
 }
 
-/* Patch row r (output pixel r in batch, row, column order) as int16 into a: kp values. */
+/* Patch row r (output pixel r in batch, row, column order) as int16 into a: k values (the
+ * zeros past k, up to kp, are written once per task). */
 static void patch(const u8conv_job *j, int32_t r, int16_t *a) {
   const ap_conv_params *p = j->p;
+  if (j->flat) { /* 1x1, stride 1, no padding: row r is input pixel r */
+    widen(a, j->in + (size_t)r * (size_t)j->pl->k, (size_t)j->pl->k, (int16_t)p->input_offset);
+    return;
+  }
   int32_t ox = r % j->out_w, oy = r / j->out_w % j->out_h, b = r / j->out_w / j->out_h;
   int32_t y0 = oy * p->stride_h - p->pad.pad_h, x0 = ox * p->stride_w - p->pad.pad_w;
   size_t d = (size_t)j->in_d, run = (size_t)j->f_w * d;
@@ -100,7 +110,6 @@ static void patch(const u8conv_job *j, int32_t r, int16_t *a) {
         widen(dst, src + (size_t)ix * d, d, off);
     }
   }
-  memset(a + j->pl->k, 0, (size_t)(j->pl->kp - j->pl->k) * sizeof *a);
 }
 
 static void conv_task(void *arg, int task) {
@@ -108,6 +117,7 @@ static void conv_task(void *arg, int task) {
   const u8conv_plan *pl = j->pl;
   int16_t *a = (int16_t *)(j->scratch + pl->a_at + (size_t)task * pl->a_task);
   int64_t begin = (int64_t)task * pl->rows_per_task, end = begin + pl->rows_per_task;
+  memset(a, 0, (size_t)pl->mr * (size_t)pl->kp * sizeof *a);
   if (end > pl->m) end = pl->m;
   for (int64_t r0 = begin; r0 < end; r0 += pl->mr) {
     int32_t rows = (int32_t)(end - r0 < pl->mr ? end - r0 : pl->mr);
@@ -151,7 +161,10 @@ bool ap_fast_u8conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kt
       out->dims[1],
       out->dims[2],
       f->dims[1],
-      f->dims[2]};
+      f->dims[2],
+      f->dims[1] == 1 && f->dims[2] == 1 && p->stride_h == 1 && p->stride_w == 1 &&
+          p->pad.pad_h == 0 && p->pad.pad_w == 0 && in->dims[1] == out->dims[1] &&
+          in->dims[2] == out->dims[2]};
   if (pl.packed) pl.ops->u8pack(&j.g, scratch);
   ap_fast_parallel(x, conv_task, &j, pl.tasks);
   *s = AP_OK;
