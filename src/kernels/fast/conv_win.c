@@ -1,6 +1,7 @@
 /* CONV_2D and DEPTHWISE_CONV_2D int8 through a level's direct kernels (conv_win.h): work in
  * units of one output row of one column chunk; each task keeps a ring of f_h converted input
- * rows, so consecutive output rows of a chunk convert only the rows they add. A 1x1 convolution
+ * rows, so consecutive output rows convert only the rows they add (rows too wide for one
+ * window are cut into chunks, each converting its own rows). A 1x1 convolution
  * with stride 1 and no padding is one long row (pixels of every batch in a line), cut into
  * chunks. A depthwise window holds the output channels: each input channel repeated
  * depth-multiplier times. */
@@ -225,10 +226,12 @@ static void win_task(void *arg, int task) {
   ptrdiff_t toff[MAX_TAPS];
   int64_t key = -1;
   for (int64_t u = u0; u < u1; u++) {
-    int32_t oy = (int32_t)(u % pl->oh);
-    int64_t rest = u / pl->oh;
-    int32_t chunk = (int32_t)(rest % pl->chunks), b = (int32_t)(rest / pl->chunks);
-    if (rest != key) { /* a new chunk: the ring holds nothing of it */
+    /* Output rows in order, a row's chunks in order: in-place plans (graph/overlap.c) write
+     * output row r over input rows that only rows before r read. */
+    int32_t chunk = (int32_t)(u % pl->chunks), oy = (int32_t)(u / pl->chunks % pl->oh);
+    int32_t b = (int32_t)(u / pl->chunks / pl->oh);
+    int64_t rest = (int64_t)b * pl->chunks + chunk;
+    if (rest != key) { /* another chunk: the ring holds nothing of it */
       key = rest;
       for (int32_t s = 0; s < pl->fh; s++)
         tags[s] = EMPTY;
