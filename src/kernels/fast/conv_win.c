@@ -14,6 +14,7 @@ enum {
   MAX_TAPS = 256,
   WIN_BUDGET = 8192,
   WIN_BUDGET_1 = 512,
+  WIN_BUDGET_DW = 2048,
   PAD_ROW = INT32_MIN,
   EMPTY = INT32_MAX
 };
@@ -44,7 +45,7 @@ static bool carve(size_t *at, size_t bytes, size_t *off) {
 }
 
 static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
-                 const ap_ktensor *f, bool dw, win_plan *pl) {
+                 const ap_ktensor *f, bool dw, size_t other, win_plan *pl) {
   if (!x || !x->level || (dw ? !x->level->dwin : !x->level->conv) || p->kind != AP_KCONV_INT8 ||
       in->rank != 4 || f->rank != 4 || p->out_shape.rank != 4 ||
       p->out_shape.dims[0] != in->dims[0] || p->input_offset < -127 ||
@@ -103,11 +104,14 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
   if (span > INT32_MAX / 2 || span * pl->cp > INT32_MAX / 2) return false;
   int64_t cw = pl->ow;
   /* A window row of a single-row filter is used once: a short one does as well. */
-  int64_t budget = pl->fh == 1 ? WIN_BUDGET_1 : WIN_BUDGET;
+  /* Depthwise runs pixel by pixel: short chunks cost it little, and its scratch stays near the
+   * reference path's where the maps are large. */
+  int64_t budget = dw ? WIN_BUDGET_DW : pl->fh == 1 ? WIN_BUDGET_1 : WIN_BUDGET;
+  int64_t least = dw ? 4 : 16;
   if (pl->fh * span * pl->cp > budget) {
     int64_t fit = budget / ((int64_t)pl->fh * pl->cp) - (int64_t)(pl->fw - 1) * pl->dw - 1;
     cw = fit > 0 ? fit / pl->sw + 1 : 1;
-    cw = cw < 16 ? 16 : cw / 16 * 16;
+    cw = cw < least ? least : cw / least * least;
     if (cw > pl->ow) cw = pl->ow;
   }
   pl->cw = (int32_t)cw;
@@ -128,21 +132,26 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
       pl->win_task > SIZE_MAX / 64 || !carve(&at, pl->win_task * (size_t)pl->tasks, &pl->win))
     return false;
   pl->total = at;
-  return true;
+  if (!dw) return true; /* the pixel and weight thresholds above bound it */
+  size_t maps = (size_t)in->dims[0] * (size_t)in->dims[1] * (size_t)in->dims[2] * (size_t)pl->c +
+                (size_t)p->out_shape.dims[0] * (size_t)p->out_shape.dims[1] *
+                    (size_t)p->out_shape.dims[2] * (size_t)pl->n;
+  maps /= 4;
+  return pl->total <= (other > maps ? other : maps);
 }
 
 bool ap_fast_convw_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
-                           const ap_ktensor *f, size_t *scratch) {
+                           const ap_ktensor *f, size_t other, size_t *scratch) {
   win_plan pl;
-  if (!plan(x, p, in, f, false, &pl)) return false;
+  if (!p || !in || !f || !plan(x, p, in, f, false, other, &pl)) return false;
   *scratch = pl.total;
   return true;
 }
 
 bool ap_fast_dwin_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
-                          const ap_ktensor *f, size_t *scratch) {
+                          const ap_ktensor *f, size_t other, size_t *scratch) {
   win_plan pl;
-  if (!plan(x, p, in, f, true, &pl)) return false;
+  if (!p || !in || !f || !plan(x, p, in, f, true, other, &pl)) return false;
   *scratch = pl.total;
   return true;
 }
@@ -269,9 +278,9 @@ static void win_task(void *arg, int task) {
 
 static bool eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                  const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
-                 ap_status *s, bool dw) {
+                 size_t other, ap_status *s, bool dw) {
   win_plan pl;
-  if (!p || !in || !f || !out || !plan(x, p, in, f, dw, &pl)) return false;
+  if (!p || !in || !f || !out || !plan(x, p, in, f, dw, other, &pl)) return false;
   if (!in->data || !f->data || !out->data || (bias && !bias->data) || !scratch ||
       !ap_kshape_is(in, &p->in_shape) || !ap_kshape_is(f, &p->in2_shape) ||
       !ap_kshape_is(out, &p->out_shape)) {
@@ -301,12 +310,12 @@ static bool eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
 
 bool ap_fast_convw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                         const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
-                        ap_status *s) {
-  return eval(x, p, in, f, bias, out, scratch, s, false);
+                        size_t other, ap_status *s) {
+  return eval(x, p, in, f, bias, out, scratch, other, s, false);
 }
 
 bool ap_fast_dwin_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                        const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
-                       ap_status *s) {
-  return eval(x, p, in, f, bias, out, scratch, s, true);
+                       size_t other, ap_status *s) {
+  return eval(x, p, in, f, bias, out, scratch, other, s, true);
 }
