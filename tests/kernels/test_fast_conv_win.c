@@ -4,14 +4,15 @@
  * widths, every border and padding wider than the filter's reach, stride 2 and 3 on odd
  * sizes, dilations that map several filter rows to one ring slot, rows wider than a window (cut
  * into chunks), pointwise convolutions flattened over batches, no bias, input zero points at
- * both ends, multipliers above 1 and far below, and a sum that wraps int32. */
+ * both ends, multipliers above 1 and far below, and a sum that wraps int32; the depthwise
+ * kernel over the same windows; fully connected with input zero point -128. */
 #include "kernels/fast/fast.h"
 #include "kernels/registry.h"
 #include "ktest.h"
 
 #include <string.h>
 
-enum { B_CONV = 3, B_DW = 4 };
+enum { B_CONV = 3, B_DW = 4, B_FC = 9 };
 
 static bool depthwise; /* the cases run DEPTHWISE_CONV_2D (cout: cin times the multiplier) */
 
@@ -31,9 +32,13 @@ static void add_cfgs(const ap_fast_level *l, ap_port_workers *w2, ap_port_worker
 }
 
 /* Prepare and eval with exec x (NULL: the reference); the output (malloc'd) or NULL. */
+static int32_t builtin_override; /* nonzero: run this builtin (FULLY_CONNECTED) */
+
 static int8_t *run(const ap_kop_options *o, const ap_ktensor *const *ins, int n,
                    const ap_ktensor *out_view, const ap_kexec *x, size_t *bytes) {
-  const ap_kernel *k = ap_kernel_find(depthwise ? B_DW : B_CONV);
+  const ap_kernel *k = ap_kernel_find(builtin_override ? builtin_override
+                                      : depthwise      ? B_DW
+                                                       : B_CONV);
   _Alignas(16) unsigned char params[AP_KPARAMS_SIZE];
   memset(params, 0, sizeof params);
   ap_kop_options opt = *o;
@@ -114,6 +119,44 @@ static void conv_case(const conv_spec *c) {
     free(got);
   }
   free(ref), free(in), free(f), free(bias), free(scales);
+}
+
+/* FULLY_CONNECTED with an input zero point of -128 (input + 128 is an unsigned byte: the
+ * avx512 level's vpdpbusd path) and others, depths around 64, extreme values that wrap. */
+static void fc_case(int batches, int depth, int units, int in_zp, bool extreme) {
+  size_t nin = (size_t)batches * depth, nw = (size_t)units * depth;
+  int8_t *in = malloc(nin), *w = malloc(nw);
+  for (size_t i = 0; i < nin; i++)
+    in[i] = (int8_t)(extreme ? 127 : rnd(-128, 127));
+  for (size_t i = 0; i < nw; i++)
+    w[i] = (int8_t)(extreme ? -128 : rnd(-127, 127));
+  int32_t *bias = malloc((size_t)units * 4);
+  for (int i = 0; i < units; i++)
+    bias[i] = rnd(-5000, 5000);
+  ap_ktensor ti = ktq(AP_INT8, in, 2, batches, depth, 0, 0, 0.03f, in_zp);
+  ap_ktensor tw = ktq(AP_INT8, w, 2, units, depth, 0, 0, 0.01f, 0);
+  ap_ktensor tb = kt(AP_INT32, bias, 1, units, 0, 0, 0);
+  ap_ktensor to = kout(AP_INT8, NULL, extreme ? 3e4f : 0.2f, rnd(-3, 3));
+  const ap_ktensor *ins[3] = {&ti, &tw, &tb};
+  ap_kop_options o = {0};
+  o.fc.activation = AP_KACT_NONE;
+  builtin_override = B_FC;
+  size_t nref = 0, ng = 0;
+  int8_t *ref = run(&o, ins, 3, &to, NULL, &nref);
+  CHECK_MSG(ref != NULL, "FC %d x %d -> %d: reference failed", batches, depth, units);
+  for (int i = 0; ref && i < ncfg; i++) {
+    int8_t *got = run(&o, ins, 3, &to, &cfgs[i], &ng);
+    size_t at = 0;
+    while (got && at < nref && got[at] == ref[at])
+      at++;
+    CHECK_MSG(got && ng == nref && at == nref,
+              "FC %d x %d -> %d, zp %d%s: %s, %d threads, differs at byte %zu of %zu", batches,
+              depth, units, in_zp, extreme ? ", wrapping" : "", cfgs[i].level->name,
+              cfgs[i].threads, at, nref);
+    free(got);
+  }
+  builtin_override = 0;
+  free(ref), free(in), free(w), free(bias);
 }
 
 int main(void) {
@@ -243,8 +286,22 @@ int main(void) {
       (conv_spec){1, 4, 5, 16, 16, 3, 3, 1, 1, 1, 1, S, NONE, 127, 10.0f, 500.0f, false, false};
   specs[n++] =
       (conv_spec){1, 4, 5, 64, 64, 3, 3, 2, 2, 1, 1, S, NONE, R, 1e-9f, 1e-6f, false, false};
+  /* The same on maps large enough for the window kernel (small maps keep the other path, whose
+   * scratch is smaller, which the cases above test). */
+  for (int i = 0, n0 = n; i < n0; i++) {
+    specs[n] = specs[i];
+    specs[n].h *= 12;
+    specs[n++].w *= 8;
+  }
   for (int i = 0; i < n; i++)
     conv_case(&specs[i]);
+  static const int fcs[][3] = {{1, 1, 1},   {1, 63, 9},    {2, 64, 8}, {1, 65, 17},
+                               {3, 130, 5}, {1, 640, 128}, {1, 8, 128}};
+  for (size_t i = 0; i < sizeof fcs / sizeof fcs[0]; i++) {
+    fc_case(fcs[i][0], fcs[i][1], fcs[i][2], -128, false);
+    fc_case(fcs[i][0], fcs[i][1], fcs[i][2], rnd(-127, 127), false);
+  }
+  fc_case(1, 70000, 3, -128, true);
   ap_port_workers_destroy(w2);
   ap_port_workers_destroy(w3);
   return ap_test_done();

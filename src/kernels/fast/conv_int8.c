@@ -84,8 +84,9 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
 bool ap_fast_conv_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                           const ap_ktensor *f, size_t *scratch) {
   conv_plan pl;
-  if (ap_fast_convw_scratch(x, p, in, f, scratch)) return true;
-  if (!plan(x, p, in, f, &pl)) return false;
+  bool ok = p && in && f && plan(x, p, in, f, &pl);
+  if (ap_fast_convw_scratch(x, p, in, f, ok ? pl.total : 0, scratch)) return true;
+  if (!ok) return false;
   *scratch = pl.total;
   return true;
 }
@@ -157,8 +158,9 @@ bool ap_fast_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kten
                        const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
                        ap_status *s) {
   conv_plan pl;
-  if (ap_fast_convw_eval(x, p, in, f, bias, out, scratch, s)) return true;
-  if (!p || !in || !f || !out || !plan(x, p, in, f, &pl)) return false;
+  bool ok = p && in && f && plan(x, p, in, f, &pl);
+  if (ap_fast_convw_eval(x, p, in, f, bias, out, scratch, ok ? pl.total : 0, s)) return true;
+  if (!ok || !out) return false;
   if (!in->data || !f->data || !out->data || (bias && !bias->data) || !scratch ||
       !ap_kshape_is(in, &p->in_shape) || !ap_kshape_is(f, &p->in2_shape) ||
       !ap_kshape_is(out, &p->out_shape)) {

@@ -1,6 +1,7 @@
 /* CONV_2D and DEPTHWISE_CONV_2D int8 through a level's direct kernels (conv_win.h): work in
  * units of one output row of one column chunk; each task keeps a ring of f_h converted input
- * rows, so consecutive output rows of a chunk convert only the rows they add. A 1x1 convolution
+ * rows, so consecutive output rows convert only the rows they add (rows too wide for one
+ * window are cut into chunks, each converting its own rows). A 1x1 convolution
  * with stride 1 and no padding is one long row (pixels of every batch in a line), cut into
  * chunks. A depthwise window holds the output channels: each input channel repeated
  * depth-multiplier times. */
@@ -13,6 +14,7 @@ enum {
   MAX_TAPS = 256,
   WIN_BUDGET = 8192,
   WIN_BUDGET_1 = 512,
+  WIN_BUDGET_DW = 2048,
   PAD_ROW = INT32_MIN,
   EMPTY = INT32_MAX
 };
@@ -43,7 +45,7 @@ static bool carve(size_t *at, size_t bytes, size_t *off) {
 }
 
 static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
-                 const ap_ktensor *f, bool dw, win_plan *pl) {
+                 const ap_ktensor *f, bool dw, size_t other, win_plan *pl) {
   if (!x || !x->level || (dw ? !x->level->dwin : !x->level->conv) || p->kind != AP_KCONV_INT8 ||
       in->rank != 4 || f->rank != 4 || p->out_shape.rank != 4 ||
       p->out_shape.dims[0] != in->dims[0] || p->input_offset < -127 ||
@@ -102,11 +104,14 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
   if (span > INT32_MAX / 2 || span * pl->cp > INT32_MAX / 2) return false;
   int64_t cw = pl->ow;
   /* A window row of a single-row filter is used once: a short one does as well. */
-  int64_t budget = pl->fh == 1 ? WIN_BUDGET_1 : WIN_BUDGET;
+  /* Depthwise runs pixel by pixel: short chunks cost it little, and its scratch stays near the
+   * reference path's where the maps are large. */
+  int64_t budget = dw ? WIN_BUDGET_DW : pl->fh == 1 ? WIN_BUDGET_1 : WIN_BUDGET;
+  int64_t least = dw ? 4 : 16;
   if (pl->fh * span * pl->cp > budget) {
     int64_t fit = budget / ((int64_t)pl->fh * pl->cp) - (int64_t)(pl->fw - 1) * pl->dw - 1;
     cw = fit > 0 ? fit / pl->sw + 1 : 1;
-    cw = cw < 16 ? 16 : cw / 16 * 16;
+    cw = cw < least ? least : cw / least * least;
     if (cw > pl->ow) cw = pl->ow;
   }
   pl->cw = (int32_t)cw;
@@ -127,21 +132,26 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
       pl->win_task > SIZE_MAX / 64 || !carve(&at, pl->win_task * (size_t)pl->tasks, &pl->win))
     return false;
   pl->total = at;
-  return true;
+  if (!dw) return true; /* the pixel and weight thresholds above bound it */
+  size_t maps = (size_t)in->dims[0] * (size_t)in->dims[1] * (size_t)in->dims[2] * (size_t)pl->c +
+                (size_t)p->out_shape.dims[0] * (size_t)p->out_shape.dims[1] *
+                    (size_t)p->out_shape.dims[2] * (size_t)pl->n;
+  maps /= 4;
+  return pl->total <= (other > maps ? other : maps);
 }
 
 bool ap_fast_convw_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
-                           const ap_ktensor *f, size_t *scratch) {
+                           const ap_ktensor *f, size_t other, size_t *scratch) {
   win_plan pl;
-  if (!plan(x, p, in, f, false, &pl)) return false;
+  if (!p || !in || !f || !plan(x, p, in, f, false, other, &pl)) return false;
   *scratch = pl.total;
   return true;
 }
 
 bool ap_fast_dwin_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
-                          const ap_ktensor *f, size_t *scratch) {
+                          const ap_ktensor *f, size_t other, size_t *scratch) {
   win_plan pl;
-  if (!plan(x, p, in, f, true, &pl)) return false;
+  if (!p || !in || !f || !plan(x, p, in, f, true, other, &pl)) return false;
   *scratch = pl.total;
   return true;
 }
@@ -153,8 +163,7 @@ typedef struct win_job {
   int8_t *out;
   uint8_t *sc;
   uint8_t pad; /* the zero point + 128 */
-  /* The output overlaps the input (in place): units in output-row order, each row's chunks in
-   * turn, so a row is written after every row before it read its inputs. */
+  /* The output overlaps the input (in place): the tasks run in order on this thread. */
   bool rows_first;
 } win_job;
 
@@ -228,19 +237,12 @@ static void win_task(void *arg, int task) {
   ptrdiff_t toff[MAX_TAPS];
   int64_t key = -1;
   for (int64_t u = u0; u < u1; u++) {
-    int32_t oy, chunk, b;
-    int64_t rest;
-    if (j->rows_first) {
-      chunk = (int32_t)(u % pl->chunks);
-      oy = (int32_t)(u / pl->chunks % pl->oh);
-      b = (int32_t)(u / pl->chunks / pl->oh);
-      rest = (int64_t)b * pl->chunks + chunk;
-    } else {
-      oy = (int32_t)(u % pl->oh);
-      rest = u / pl->oh;
-      chunk = (int32_t)(rest % pl->chunks), b = (int32_t)(rest / pl->chunks);
-    }
-    if (rest != key) { /* a new chunk: the ring holds nothing of it */
+    /* Output rows in order, a row's chunks in order: in-place plans (graph/overlap.c) write
+     * output row r over input rows that only rows before r read. */
+    int32_t chunk = (int32_t)(u % pl->chunks), oy = (int32_t)(u / pl->chunks % pl->oh);
+    int32_t b = (int32_t)(u / pl->chunks / pl->oh);
+    int64_t rest = (int64_t)b * pl->chunks + chunk;
+    if (rest != key) { /* another chunk: the ring holds nothing of it */
       key = rest;
       for (int32_t s = 0; s < pl->fh; s++)
         tags[s] = EMPTY;
@@ -278,9 +280,9 @@ static void win_task(void *arg, int task) {
 
 static bool eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                  const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
-                 ap_status *s, bool dw) {
+                 size_t other, ap_status *s, bool dw) {
   win_plan pl;
-  if (!p || !in || !f || !out || !plan(x, p, in, f, dw, &pl)) return false;
+  if (!p || !in || !f || !out || !plan(x, p, in, f, dw, other, &pl)) return false;
   if (!in->data || !f->data || !out->data || (bias && !bias->data) || !scratch ||
       !ap_kshape_is(in, &p->in_shape) || !ap_kshape_is(f, &p->in2_shape) ||
       !ap_kshape_is(out, &p->out_shape)) {
@@ -313,12 +315,12 @@ static bool eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
 
 bool ap_fast_convw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                         const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
-                        ap_status *s) {
-  return eval(x, p, in, f, bias, out, scratch, s, false);
+                        size_t other, ap_status *s) {
+  return eval(x, p, in, f, bias, out, scratch, other, s, false);
 }
 
 bool ap_fast_dwin_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                        const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
-                       ap_status *s) {
-  return eval(x, p, in, f, bias, out, scratch, s, true);
+                       size_t other, ap_status *s) {
+  return eval(x, p, in, f, bias, out, scratch, other, s, true);
 }

@@ -57,18 +57,23 @@ typedef struct ap_dw_kit {
   void (*fill)(uint8_t *dst, const int8_t *src, int32_t pixels, int32_t c, int32_t cp);
 } ap_dw_kit;
 
-/* The driver, called first by ap_fast_conv_scratch/eval (false: it does not apply). */
+/* The driver, called first by ap_fast_conv_scratch/eval (false: it does not apply). `other`:
+ * the scratch of the path it would replace (0: none). A depthwise window path takes at most the
+ * larger of that and a quarter of the op's input and output bytes (the other path's scratch is
+ * small, and where the maps are small next to the weights and rows, as in micro_speech and
+ * mlperf_sww, the arena would grow); a convolution's is bounded by its pixel and weight
+ * thresholds instead. */
 bool ap_fast_convw_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
-                           const ap_ktensor *f, size_t *scratch);
+                           const ap_ktensor *f, size_t other, size_t *scratch);
 bool ap_fast_convw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                         const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
-                        ap_status *s);
+                        size_t other, ap_status *s);
 /* The same for DEPTHWISE_CONV_2D, called first by ap_fast_dw_scratch/eval. */
 bool ap_fast_dwin_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
-                          const ap_ktensor *f, size_t *scratch);
+                          const ap_ktensor *f, size_t other, size_t *scratch);
 bool ap_fast_dwin_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                        const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
-                       ap_status *s);
+                       size_t other, ap_status *s);
 
 #if defined(__x86_64__) || defined(_M_X64)
 extern const ap_conv_kit ap_fast_avx512_conv;

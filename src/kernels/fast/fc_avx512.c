@@ -1,7 +1,9 @@
 /* The AVX-512 level's fully connected kernel: weights read in place, 32 of a row per step,
  * widened to int16 and multiplied with (input + offset) pairs by vpdpwssd (two products per
- * int32 lane, wrapping as the reference's sums); the row's tail is a masked load, its zeros
- * adding nothing. Eight units at a time share each step's input. */
+ * int32 lane, wrapping as the reference's sums); when the input's zero point is -128 (after a
+ * ReLU), input + 128 is an unsigned byte and 64 weights go through one vpdpbusd. The row's
+ * tail is a masked load, its zeros adding nothing. Eight units at a time share each step's
+ * input. */
 #if defined(__x86_64__) || defined(_M_X64)
 #include "kernels/fast/int8_x86.h"
 
@@ -23,6 +25,9 @@ void ap_fast_avx512_fc(const ap_qfc *f, int32_t u0, int32_t u1) {
   const __m512i io = _mm512_set1_epi16((int16_t)f->in_off);
   int32_t kfull = k / 32 * 32;
   __mmask32 tail = (__mmask32)((1ull << (k - kfull)) - 1);
+  int32_t kfull64 = k / 64 * 64;
+  __mmask64 tail64 = ((__mmask64)1 << (k - kfull64)) - 1;
+  const __m512i flip = _mm512_set1_epi8((char)0x80);
   for (int32_t b = 0; b < f->batches; b++) {
     const int8_t *x = f->x + (size_t)b * k;
     uint32_t corr = f->filter_off ? (uint32_t)f->filter_off * ap_fast_row_sum(x, k, f->in_off) : 0;
@@ -39,22 +44,38 @@ void ap_fast_avx512_fc(const ap_qfc *f, int32_t u0, int32_t u1) {
 #pragma GCC unroll 8
         for (int i = 0; i < 8; i++)
           s[i] = _mm512_setzero_si512();
-        int32_t d = 0;
-        for (; d < kfull; d += 32) {
-          __m512i xv = _mm512_add_epi16(
-              _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(x + d))), io);
+        if (f->in_off == 128) { /* input zero point -128: x + 128 is vpdpbusd's unsigned byte */
+          int32_t d = 0;
+          for (; d < kfull64; d += 64) {
+            __m512i xv = _mm512_xor_si512(_mm512_loadu_si512((const void *)(x + d)), flip);
 #pragma GCC unroll 8
-          for (int i = 0; i < 8; i++)
-            s[i] = _mm512_dpwssd_epi32(
-                s[i], xv, _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(w[i] + d))));
-        }
-        if (d < k) {
-          __m512i xv =
-              _mm512_add_epi16(_mm512_cvtepi8_epi16(_mm256_maskz_loadu_epi8(tail, x + d)), io);
+            for (int i = 0; i < 8; i++)
+              s[i] = _mm512_dpbusd_epi32(s[i], xv, _mm512_loadu_si512((const void *)(w[i] + d)));
+          }
+          if (d < k) { /* weights past k are 0 */
+            __m512i xv = _mm512_xor_si512(_mm512_maskz_loadu_epi8(tail64, x + d), flip);
 #pragma GCC unroll 8
-          for (int i = 0; i < 8; i++)
-            s[i] = _mm512_dpwssd_epi32(
-                s[i], xv, _mm512_cvtepi8_epi16(_mm256_maskz_loadu_epi8(tail, w[i] + d)));
+            for (int i = 0; i < 8; i++)
+              s[i] = _mm512_dpbusd_epi32(s[i], xv, _mm512_maskz_loadu_epi8(tail64, w[i] + d));
+          }
+        } else {
+          int32_t d = 0;
+          for (; d < kfull; d += 32) {
+            __m512i xv = _mm512_add_epi16(
+                _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(x + d))), io);
+#pragma GCC unroll 8
+            for (int i = 0; i < 8; i++)
+              s[i] = _mm512_dpwssd_epi32(
+                  s[i], xv, _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(w[i] + d))));
+          }
+          if (d < k) {
+            __m512i xv =
+                _mm512_add_epi16(_mm512_cvtepi8_epi16(_mm256_maskz_loadu_epi8(tail, x + d)), io);
+#pragma GCC unroll 8
+            for (int i = 0; i < 8; i++)
+              s[i] = _mm512_dpwssd_epi32(
+                  s[i], xv, _mm512_cvtepi8_epi16(_mm256_maskz_loadu_epi8(tail, w[i] + d)));
+          }
         }
         int32_t t[8];
         _mm256_storeu_si256((__m256i *)t, hsum8z(s));
