@@ -50,7 +50,8 @@ const char *ap_port_getenv(const char *name);
 /* ---------- threads ---------- */
 /* A fixed group of worker threads, started once (at allocate) and reused for every parallel
  * region: run(fn, arg, n) calls fn(arg, i) for i in [0, n) spread over the workers and the
- * calling thread, and returns when all have finished. Never allocates after create. */
+ * calling thread, and returns when all have finished (n above 65535: all on the caller). Never
+ * allocates after create. One caller at a time per group. */
 typedef struct ap_port_workers ap_port_workers;
 typedef void (*ap_port_task)(void *arg, int index);
 /* threads: total threads including the caller (1: no workers started). */

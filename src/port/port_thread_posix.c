@@ -1,10 +1,12 @@
 /* The worker group on POSIX threads.
  *
- * A parallel region publishes (fn, arg, n) and then a new generation; everyone, the caller
- * included, claims indices from one 64-bit counter holding (generation, next index), so a
- * worker that wakes late can never run an index of a later region with an earlier region's
+ * A parallel region publishes (fn, arg) and then a new generation; everyone, the caller
+ * included, claims indices from one 64-bit word holding (generation, index count, next index),
+ * so a worker that wakes late can never run an index of a later region with an earlier region's
  * function: its claim fails once the region it read has moved on (and the region cannot move on
  * before its last claimed task has finished, so what it read belongs to the region it claimed).
+ * The count is in the word, not read beside it: a worker that read a later region's count
+ * could otherwise claim past the end of a finished one.
  * The caller returns once all n tasks have completed; a worker the OS has not scheduled yet
  * costs nothing but the wake-up (the caller takes its share), which matters on loaded machines.
  *
@@ -26,6 +28,11 @@
  * regions of one invoke (ops on the caller alone: mobilenet_v2's first TRANSPOSE takes half a
  * millisecond), short enough to sleep soon after an invoke. */
 #define AP_SPIN_NS 1000000
+/* A wait for the workers past the caller's own share and this long is a stall (a worker
+ * descheduled mid-piece); the caller then runs this many regions alone (about one invoke of a
+ * large model) before trying the workers again. */
+#define AP_STALL_NS 200000
+#define AP_BACKOFF_REGIONS 64
 
 typedef struct worker_arg {
   ap_port_workers *w;
@@ -45,14 +52,14 @@ struct ap_port_workers {
   atomic_bool stop;
   _Atomic uint32_t pokes;      /* wake() calls that found sleepers: they start spinning again */
   uint32_t woken_at;           /* the generation at the last wake() (the caller's own) */
+  int backoff;                 /* regions the caller runs alone after a stall (the caller's own) */
   _Atomic uint32_t generation; /* of the last published region; 0: none yet */
   /* The current region (written before its generation is published). */
   _Atomic(ap_port_task) fn;
   _Atomic(ap_port_slot_task) slot_fn; /* instead of fn when set */
   _Atomic(void *) arg;
-  atomic_int n;
   /* Written by every claim: on its own cache line, away from what the workers poll. */
-  _Alignas(64) _Atomic uint64_t next; /* generation << 32 | next index */
+  _Alignas(64) _Atomic uint64_t next; /* generation << 32 | count << 16 | next index */
   _Alignas(64) atomic_int completed;  /* tasks of the current region finished */
 };
 
@@ -97,19 +104,22 @@ static bool all_done(const ap_port_workers *w, uint32_t n) {
   return (uint32_t)atomic_load(&w->completed) >= n;
 }
 
+#define AP_MAX_INDICES 0xFFFF /* a region's count fits 16 bits of the claim word */
+
 /* Claims and runs tasks of region `gen` until none is left. */
 static void take(ap_port_workers *w, uint32_t gen, ap_port_task fn, ap_port_slot_task slot_fn,
-                 void *arg, int n, int slot) {
+                 void *arg, int slot) {
   for (;;) {
     uint64_t v = atomic_load_explicit(&w->next, memory_order_acquire);
-    if ((uint32_t)(v >> 32) != gen || (int)(uint32_t)v >= n) return;
+    int n = (int)(v >> 16 & AP_MAX_INDICES), i = (int)(v & AP_MAX_INDICES);
+    if ((uint32_t)(v >> 32) != gen || i >= n) return;
     if (!atomic_compare_exchange_weak_explicit(&w->next, &v, v + 1, memory_order_acq_rel,
                                                memory_order_acquire))
       continue;
     if (slot_fn)
-      slot_fn(arg, (int)(uint32_t)v, slot);
+      slot_fn(arg, i, slot);
     else
-      fn(arg, (int)(uint32_t)v);
+      fn(arg, i);
     if (atomic_fetch_add(&w->completed, 1) + 1 == n && atomic_load(&w->waiting)) {
       pthread_mutex_lock(&w->mu);
       pthread_cond_signal(&w->done);
@@ -138,8 +148,7 @@ static void *worker(void *p) {
     ap_port_task fn = atomic_load_explicit(&w->fn, memory_order_relaxed);
     ap_port_slot_task slot_fn = atomic_load_explicit(&w->slot_fn, memory_order_relaxed);
     void *arg = atomic_load_explicit(&w->arg, memory_order_relaxed);
-    int n = atomic_load_explicit(&w->n, memory_order_relaxed);
-    take(w, seen, fn, slot_fn, arg, n, slot);
+    take(w, seen, fn, slot_fn, arg, slot);
   }
   return NULL;
 }
@@ -176,7 +185,6 @@ ap_status ap_port_workers_create(const ap_allocator *a, int threads, ap_port_wor
   atomic_init(&w->fn, NULL);
   atomic_init(&w->slot_fn, NULL);
   atomic_init(&w->arg, NULL);
-  atomic_init(&w->n, 0);
   atomic_init(&w->next, 0);
   atomic_init(&w->completed, 0);
   for (int i = 0; i + 1 < threads; i++) {
@@ -201,28 +209,42 @@ static void run(ap_port_workers *w, ap_port_task fn, ap_port_slot_task slot_fn, 
   atomic_store_explicit(&w->fn, fn, memory_order_relaxed);
   atomic_store_explicit(&w->slot_fn, slot_fn, memory_order_relaxed);
   atomic_store_explicit(&w->arg, arg, memory_order_relaxed);
-  atomic_store_explicit(&w->n, n, memory_order_relaxed);
   atomic_store_explicit(&w->completed, 0, memory_order_relaxed);
-  atomic_store_explicit(&w->next, (uint64_t)gen << 32, memory_order_release);
+  atomic_store_explicit(&w->next, (uint64_t)gen << 32 | (uint64_t)n << 16, memory_order_release);
   atomic_store(&w->generation, gen); /* seq_cst: ordered before the read of sleepers */
   if (atomic_load(&w->sleepers)) {
     pthread_mutex_lock(&w->mu);
     pthread_cond_broadcast(&w->wake);
     pthread_mutex_unlock(&w->mu);
   }
-  take(w, gen, fn, slot_fn, arg, n, 0);
-  if (spin_until(w, all_done, (uint32_t)n)) return;
-  pthread_mutex_lock(&w->mu);
-  atomic_store(&w->waiting, 1);
-  while (!all_done(w, (uint32_t)n))
-    pthread_cond_wait(&w->done, &w->mu);
-  atomic_store(&w->waiting, 0);
-  pthread_mutex_unlock(&w->mu);
+  uint64_t t0 = now_ns();
+  take(w, gen, fn, slot_fn, arg, 0);
+  uint64_t t1 = now_ns();
+  if (!spin_until(w, all_done, (uint32_t)n)) {
+    pthread_mutex_lock(&w->mu);
+    atomic_store(&w->waiting, 1);
+    while (!all_done(w, (uint32_t)n))
+      pthread_cond_wait(&w->done, &w->mu);
+    atomic_store(&w->waiting, 0);
+    pthread_mutex_unlock(&w->mu);
+  }
+  /* A worker that runs holds the caller back by at most one piece, less than the caller's own
+   * share took; waiting longer means a worker lost its core mid-piece (more threads than free
+   * cores), where splitting loses: the next regions run on the caller alone. */
+  uint64_t waited = now_ns() - t1;
+  if (waited > AP_STALL_NS && waited > t1 - t0) w->backoff = AP_BACKOFF_REGIONS;
+}
+
+/* The caller runs the region alone while backing off after a stall. */
+static bool alone(ap_port_workers *w) {
+  if (w->backoff <= 0) return false;
+  w->backoff--;
+  return true;
 }
 
 void ap_port_workers_run(ap_port_workers *w, ap_port_task fn, void *arg, int n) {
   if (!fn || n <= 0) return;
-  if (!w || w->started == 0 || n == 1) {
+  if (!w || w->started == 0 || n == 1 || n > AP_MAX_INDICES || alone(w)) {
     for (int i = 0; i < n; i++)
       fn(arg, i);
     return;
@@ -232,7 +254,7 @@ void ap_port_workers_run(ap_port_workers *w, ap_port_task fn, void *arg, int n) 
 
 void ap_port_workers_run_slots(ap_port_workers *w, ap_port_slot_task fn, void *arg, int n) {
   if (!fn || n <= 0) return;
-  if (!w || w->started == 0 || n == 1) {
+  if (!w || w->started == 0 || n == 1 || n > AP_MAX_INDICES || alone(w)) {
     for (int i = 0; i < n; i++)
       fn(arg, i, 0);
     return;

@@ -41,6 +41,15 @@ static void in_slot(void *arg, int i, int slot) {
   atomic_store(&busy[slot], 0);
 }
 
+/* A worker's piece that stalls (as if its core were taken away): 3 ms. */
+static void stall_in_worker(void *arg, int i, int slot) {
+  (void)arg, (void)i;
+  if (slot != 0) {
+    struct timespec t = {0, 3000000L};
+    nanosleep(&t, NULL);
+  }
+}
+
 static bool once_each(region *r, int n, int per_run) {
   for (int i = 0; i < MAX_N; i++)
     if (atomic_load(&r->runs[i]) != (i < n ? per_run : 0)) return false;
@@ -109,6 +118,26 @@ int main(void) {
     regions(w, counts[i]);
     ap_port_workers_destroy(w);
   }
+  /* After a region that waited on a stalled worker, the next ones run on the caller alone
+   * (correctly), then the workers serve again. */
+  CHECK_EQ(ap_port_workers_create(NULL, 2, &w, &e), AP_OK);
+  bool stalled = false; /* until a worker takes a piece and stalls (the caller waits 3 ms) */
+  for (int k = 0; k < 2000 && !stalled; k++) {
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ap_port_workers_run_slots(w, stall_in_worker, NULL, 2);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    stalled = (t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) > 2000000L;
+  }
+  atomic_store(&slots_seen, 0);
+  for (int k = 0; k < 20; k++) {
+    reset(&ra, 5);
+    ap_port_workers_run_slots(w, in_slot, &ra, 30);
+    CHECK(once_each(&ra, 30, 5));
+  }
+  CHECK(!stalled || atomic_load(&slots_seen) == 1);
+  regions(w, 2);
+  ap_port_workers_destroy(w);
   /* A group destroyed while its workers sleep, and one destroyed at once. */
   CHECK_EQ(ap_port_workers_create(NULL, 3, &w, &e), AP_OK);
   sleep_ms(3);
