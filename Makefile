@@ -53,7 +53,8 @@ test-mcu: all mcu
 AARCH64_BUILD ?= build-aarch64
 AARCH64_TESTS ?= kernels_test_fast_kernels kernels_test_fast_neon kernels_test_expm1f \
 	kernels_test_fast_conv_win kernels_test_stream_fast_rows kernels_test_fast_u8 \
-	kernels_test_fast_16x8 kernels_test_fast_pool runtime_test_oracle_fast
+	kernels_test_fast_16x8 kernels_test_fast_pool kernels_test_fast_float kernels_test_fast_bmm \
+	runtime_test_oracle_fast
 AARCH64_TARGETS ?= $(AARCH64_TESTS) runtime_test_oracle runtime_test_oracle_ops
 test-aarch64:
 	# Configured every time (2 s): the tests are globbed, and --target needs them known.
