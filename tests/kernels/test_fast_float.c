@@ -214,6 +214,11 @@ int main(void) {
   if (feat & AP_CPU_AVX2) add_cfgs(&ap_fast_avx2, w2, w3);
   if ((feat & AP_CPU_AVX512BW) && (feat & AP_CPU_AVX512VNNI)) add_cfgs(&ap_fast_avx512, w2, w3);
 #endif
+#ifdef AP_FAST_NEON
+  uint32_t feat_a = ap_port_cpu_features();
+  if (feat_a & AP_CPU_NEON) add_cfgs(&ap_fast_neon, w2, w3);
+  if ((feat_a & AP_CPU_NEON) && (feat_a & AP_CPU_NEON_DOT)) add_cfgs(&ap_fast_neondot, w2, w3);
+#endif
   hand_worked();
   enum { S = AP_KPAD_SAME, V = AP_KPAD_VALID };
   static const conv_shape convs[] = {

@@ -368,7 +368,8 @@ const ap_fast_level ap_fast_neon = {
     .fadd = ap_fast_neon_fadd,
     /* -- int8speed -- */
     /* -- float -- */
-    .fdw = ap_fast_generic_fdw, /* the generic level's C (the reference's sum order) */
+    .fpool = ap_fast_generic_fpool, /* the generic level's C (the reference's order) */
+    .fdw = ap_fast_generic_fdw,
     .ffc = ap_fast_generic_ffc,
     /* -- fastops -- */
     .ops = &ap_fastops_generic,
