@@ -30,9 +30,10 @@
 #define AP_SPIN_NS 1000000
 /* A wait for the workers past the caller's own share and this long is a stall (a worker
  * descheduled mid-piece); the caller then runs this many regions alone (about one invoke of a
- * large model) before trying the workers again. */
+ * large model) before trying the workers again, twice as many after each further stall. */
 #define AP_STALL_NS 200000
 #define AP_BACKOFF_REGIONS 64
+#define AP_BACKOFF_MAX 8192 /* stall after stall (a saturated machine): up to this many */
 
 typedef struct worker_arg {
   ap_port_workers *w;
@@ -50,9 +51,10 @@ struct ap_port_workers {
   atomic_int sleepers; /* workers asleep on `wake`, or about to be */
   atomic_int waiting;  /* 1 while the caller sleeps on `done`, or is about to */
   atomic_bool stop;
-  _Atomic uint32_t pokes;      /* wake() calls that found sleepers: they start spinning again */
-  uint32_t woken_at;           /* the generation at the last wake() (the caller's own) */
-  int backoff;                 /* regions the caller runs alone after a stall (the caller's own) */
+  _Atomic uint32_t pokes; /* wake() calls that found sleepers: they start spinning again */
+  uint32_t woken_at;      /* the generation at the last wake() (the caller's own) */
+  int backoff;            /* regions the caller runs alone after a stall (the caller's own) */
+  int backoff_len;        /* the next back-off's length: doubles at each stall, halves without */
   _Atomic uint32_t generation; /* of the last published region; 0: none yet */
   /* The current region (written before its generation is published). */
   _Atomic(ap_port_task) fn;
@@ -168,6 +170,7 @@ ap_status ap_port_workers_create(const ap_allocator *a, int threads, ap_port_wor
   ((void **)w)[-1] = raw;
   w->alloc = *al;
   w->threads = threads;
+  w->backoff_len = AP_BACKOFF_REGIONS;
   if (threads > 1 && (!(w->ids = ap_calloc(al, (size_t)threads - 1, sizeof *w->ids)) ||
                       !(w->args = ap_calloc(al, (size_t)threads - 1, sizeof *w->args)))) {
     ap_free(al, w->ids);
@@ -232,7 +235,12 @@ static void run(ap_port_workers *w, ap_port_task fn, ap_port_slot_task slot_fn, 
    * share took; waiting longer means a worker lost its core mid-piece (more threads than free
    * cores), where splitting loses: the next regions run on the caller alone. */
   uint64_t waited = now_ns() - t1;
-  if (waited > AP_STALL_NS && waited > t1 - t0) w->backoff = AP_BACKOFF_REGIONS;
+  if (waited > AP_STALL_NS && waited > t1 - t0) {
+    w->backoff = w->backoff_len;
+    w->backoff_len = w->backoff_len < AP_BACKOFF_MAX / 2 ? 2 * w->backoff_len : AP_BACKOFF_MAX;
+  } else if (w->backoff_len > AP_BACKOFF_REGIONS) {
+    w->backoff_len /= 2;
+  }
 }
 
 /* The caller runs the region alone while backing off after a stall. */
