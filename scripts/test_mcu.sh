@@ -57,6 +57,9 @@ TSV=$MCU/footprint.tsv
 printf 'model\tcore\tcode_bytes\trodata_bytes\tmodel_bytes\tdata_bytes\tbss_bytes\tbuffer_bytes\tstack_bytes\tinvoke_instructions\toutputs_match\n' >"$TSV"
 fails=0
 # The header, the model array and the op list: once per model, for every board.
+# FW_TYPES: the tensor types whose fast kernels the registration links (the four models are
+# int8 end to end).
+TYPES=${FW_TYPES:-int8}
 for m in $MODELS; do
   d=$OUT/$m
   mkdir -p "$d"
@@ -69,7 +72,7 @@ for m in $MODELS; do
     --model-array "$d/model_data.c" --ops "$d/ops.txt" $planarg >"$d/model_arena.h"
   if [ "$KERNELS" = all ]; then cp "$SRC/src/kernels/registry.c" "$d/registry_model.c"
   else python3 "$SRC/scripts/mcu_kernels.py" "$d/ops.txt" "$SRC/src/kernels/registry.c" \
-    "$d/registry_model.c" "$KPATH"; fi
+    "$d/registry_model.c" "$KPATH" "$TYPES"; fi
 done
 for b in $BOARDS; do
   board=${b%%:*}

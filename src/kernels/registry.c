@@ -45,6 +45,15 @@ enum {
 #endif
 #define REG_FAST (AP_REGISTRY_PATH != 2)
 #define REG_REF (AP_REGISTRY_PATH != 1)
+/* The tensor types whose fast paths the adapters reach (a generated registration sets fewer,
+ * so a firmware links only its model's: scripts/mcu_kernels.py): AP_REG_INT8 (int8 and the
+ * 8-bit ADD), AP_REG_FLOAT, AP_REG_UINT8, AP_REG_INT16 (16x8). An op of a type left out runs
+ * its reference kernel (or is refused where none is registered), never a wrong result. */
+enum { AP_REG_INT8 = 1, AP_REG_FLOAT = 2, AP_REG_UINT8 = 4, AP_REG_INT16 = 8 };
+#ifndef AP_REGISTRY_TYPES
+#define AP_REGISTRY_TYPES 15
+#endif
+#define REG_T(t) (REG_FAST && (AP_REGISTRY_TYPES & (t)))
 
 static ap_status no_reference(ap_kctx *c, const char *op) {
   return ap_fail(c->err, AP_ERR_UNSUPPORTED,
@@ -93,10 +102,10 @@ static const ap_ktensor *in(const ap_kctx *c, int i) {
 static bool conv_need(const ap_kexec *x, ap_kctx *c, size_t *scratch) {
   const ap_conv_params *p = c->params;
   if (!p || !in(c, 0) || !in(c, 1)) return false;
-  return ap_fast_conv_scratch(x, p, in(c, 0), in(c, 1), scratch) ||
-         ap_fast_fconv_scratch(x, p, in(c, 0), in(c, 1), scratch) ||
-         ap_fast_u8conv_scratch(x, p, in(c, 0), in(c, 1), scratch) ||
-         ap_fast_conv16_scratch(x, p, in(c, 0), in(c, 1), scratch);
+  return (REG_T(AP_REG_INT8) && ap_fast_conv_scratch(x, p, in(c, 0), in(c, 1), scratch)) ||
+         (REG_T(AP_REG_FLOAT) && ap_fast_fconv_scratch(x, p, in(c, 0), in(c, 1), scratch)) ||
+         (REG_T(AP_REG_UINT8) && ap_fast_u8conv_scratch(x, p, in(c, 0), in(c, 1), scratch)) ||
+         (REG_T(AP_REG_INT16) && ap_fast_conv16_scratch(x, p, in(c, 0), in(c, 1), scratch));
 }
 static ap_status conv_prep(ap_kctx *c, size_t *scratch) {
   ARITY("CONV_2D", 2, 3);
@@ -121,10 +130,14 @@ static ap_status conv_run(ap_kctx *c) {
     const ap_kexec *x = ap_fast_in_order(
         p ? ap_fast_bounded(c, conv_need, p->scratch_bytes, true, &one, &bytes) : NULL, in(c, 0),
         c->outputs[0], &serial);
-    if (ap_fast_conv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s) ||
-        ap_fast_fconv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s) ||
-        ap_fast_u8conv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s) ||
-        ap_fast_conv16_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s))
+    void *sc = c->scratch;
+    ap_ktensor *o = c->outputs[0];
+    if ((REG_T(AP_REG_INT8) && ap_fast_conv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
+        (REG_T(AP_REG_FLOAT) &&
+         ap_fast_fconv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
+        (REG_T(AP_REG_UINT8) &&
+         ap_fast_u8conv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
+        (REG_T(AP_REG_INT16) && ap_fast_conv16_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)))
       return s;
   }
   if (!REG_REF) return no_reference(c, "CONV_2D");
@@ -133,8 +146,8 @@ static ap_status conv_run(ap_kctx *c) {
 static bool dw_need(const ap_kexec *x, ap_kctx *c, size_t *scratch) {
   const ap_conv_params *p = c->params;
   if (!p || !in(c, 0) || !in(c, 1)) return false;
-  return ap_fast_dw_scratch(x, p, in(c, 0), in(c, 1), scratch) ||
-         ap_fast_u8dw_scratch(x, p, in(c, 0), in(c, 1), scratch);
+  return (REG_T(AP_REG_INT8) && ap_fast_dw_scratch(x, p, in(c, 0), in(c, 1), scratch)) ||
+         (REG_T(AP_REG_UINT8) && ap_fast_u8dw_scratch(x, p, in(c, 0), in(c, 1), scratch));
 }
 static ap_status dw_prep(ap_kctx *c, size_t *scratch) {
   ARITY("DEPTHWISE_CONV_2D", 2, 3);
@@ -159,9 +172,11 @@ static ap_status dw_run(ap_kctx *c) {
     const ap_kexec *x = ap_fast_in_order(
         p ? ap_fast_bounded(c, dw_need, p->scratch_bytes, true, &one, &bytes) : NULL, in(c, 0),
         c->outputs[0], &serial);
-    if (ap_fast_dw_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s) ||
-        ap_fast_u8dw_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch, &s) ||
-        ap_fast_fdw_eval(x, p, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], &s))
+    void *sc = c->scratch;
+    ap_ktensor *o = c->outputs[0];
+    if ((REG_T(AP_REG_INT8) && ap_fast_dw_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
+        (REG_T(AP_REG_UINT8) && ap_fast_u8dw_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
+        (REG_T(AP_REG_FLOAT) && ap_fast_fdw_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, &s)))
       return s;
   }
   if (!REG_REF) return no_reference(c, "DEPTHWISE_CONV_2D");
@@ -174,23 +189,24 @@ static ap_status fc_prep(ap_kctx *c, size_t *scratch) {
   ap_status s =
       ap_fc_prepare(&c->options->fc, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], p, c->err);
   *scratch = p->scratch_bytes;
-  if (s == AP_OK && REG_FAST && !ap_fast_fc_scratch(c->options->exec, p, scratch))
-    ap_fast_ffc_scratch(c->options->exec, p, scratch);
-  if (s == AP_OK && !REG_REF && *scratch == p->scratch_bytes &&
-      !ap_fast_fc_scratch(c->options->exec, p, &(size_t){0}))
+  const ap_kexec *x = c->options->exec;
+  bool fast = s == AP_OK && ((REG_T(AP_REG_INT8) && ap_fast_fc_scratch(x, p, scratch)) ||
+                             (REG_T(AP_REG_FLOAT) && ap_fast_ffc_scratch(x, p, scratch)));
+  /* Without a reference kernel only the int8 path is known to cover the op here. */
+  if (s == AP_OK && !REG_REF && (!fast || in(c, 0)->type != AP_INT8))
     return no_reference(c, "FULLY_CONNECTED");
   return s;
 }
 static ap_status fc_run(ap_kctx *c) {
   ap_status s;
-  if (REG_FAST && (ap_fast_u8fc_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2),
-                                     c->outputs[0], &s) ||
-                   ap_fast_fc16_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2),
-                                     c->outputs[0], c->scratch, &s) ||
-                   ap_fast_fc_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2),
-                                   c->outputs[0], c->scratch, &s) ||
-                   ap_fast_ffc_eval(c->options->exec, c->params, in(c, 0), in(c, 1), in(c, 2),
-                                    c->outputs[0], c->scratch, &s)))
+  const ap_kexec *x = c->options->exec;
+  const ap_fc_params *p = c->params;
+  void *sc = c->scratch;
+  ap_ktensor *o = c->outputs[0];
+  if ((REG_T(AP_REG_UINT8) && ap_fast_u8fc_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, &s)) ||
+      (REG_T(AP_REG_INT16) && ap_fast_fc16_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
+      (REG_T(AP_REG_INT8) && ap_fast_fc_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
+      (REG_T(AP_REG_FLOAT) && ap_fast_ffc_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)))
     return s;
   if (!REG_REF) return no_reference(c, "FULLY_CONNECTED");
   return ap_fc_eval(c->params, in(c, 0), in(c, 1), in(c, 2), c->outputs[0], c->scratch);
@@ -212,8 +228,9 @@ static ap_status pool_run(ap_kctx *c) {
   ap_status s;
   ap_kexec serial;
   const ap_kexec *x = ap_fast_in_order(c->options->exec, in(c, 0), c->outputs[0], &serial);
-  if (REG_FAST && (ap_fast_pool_eval(x, c->params, in(c, 0), c->outputs[0], &s) ||
-                   ap_fast_fpool_eval(x, c->params, in(c, 0), c->outputs[0], &s)))
+  if ((REG_T(AP_REG_INT8 | AP_REG_UINT8 | AP_REG_INT16) &&
+       ap_fast_pool_eval(x, c->params, in(c, 0), c->outputs[0], &s)) ||
+      (REG_T(AP_REG_FLOAT) && ap_fast_fpool_eval(x, c->params, in(c, 0), c->outputs[0], &s)))
     return s;
   return ap_pool_eval(c->params, in(c, 0), c->outputs[0]);
 }
@@ -247,10 +264,12 @@ static ap_status mul_prep(ap_kctx *c, size_t *s) {
 }
 static ap_status bin_run(ap_kctx *c) {
   ap_status s;
-  if (REG_FAST &&
-      (ap_fast_add_eval(c->options->exec, c->params, in(c, 0), in(c, 1), c->outputs[0], &s) ||
-       ap_fast_fadd_eval(c->options->exec, c->params, in(c, 0), in(c, 1), c->outputs[0], &s) ||
-       ap_fast_fbin_eval(c->options->exec, c->params, in(c, 0), in(c, 1), c->outputs[0], &s)))
+  const ap_kexec *x = c->options->exec;
+  if ((REG_T(AP_REG_INT8 | AP_REG_UINT8) &&
+       ap_fast_add_eval(x, c->params, in(c, 0), in(c, 1), c->outputs[0], &s)) ||
+      (REG_T(AP_REG_FLOAT) &&
+       (ap_fast_fadd_eval(x, c->params, in(c, 0), in(c, 1), c->outputs[0], &s) ||
+        ap_fast_fbin_eval(x, c->params, in(c, 0), in(c, 1), c->outputs[0], &s))))
     return s;
   return ap_binary_eval(c->params, in(c, 0), in(c, 1), c->outputs[0]);
 }

@@ -251,8 +251,8 @@ ap_status rt_builtin_prepare(ap_op_context *c) {
                         "input dims: call ap_interpreter_allocate() again",
                         scratch, (unsigned long long)cap);
   }
-  if (!rt_op_dynamic(c)) {
-    s = rt_ready_keep(c, pin, pout, &params, scratch);
+  if (!rt_op_dynamic(c) && c->it->ready_ops) {
+    s = c->it->ready_ops->keep(c, pin, pout, &params, scratch);
     if (s != AP_OK) return s;
   }
   int index;

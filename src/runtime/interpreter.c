@@ -401,6 +401,7 @@ int ap_interpreter_threads(const ap_interpreter *it) {
 
 static ap_status allocate(ap_interpreter *it) {
   it->dyn = &rt_dyn_all;
+  it->ready_ops = &rt_ready_all;
   ap_status cs = choose_kernels(it);
   if (cs != AP_OK) return cs;
   for (uint32_t sg = 0; sg < it->sg_count; sg++)
@@ -541,8 +542,8 @@ ap_status rt_run_subgraph(ap_interpreter *it, uint32_t sg, uint32_t depth) {
       continue;
     }
     const rt_ready *ready = it->ready ? it->ready[r->op_base + k] : NULL;
-    if (ready) {
-      s = rt_ready_eval(it, sg, k, ready);
+    if (ready && it->ready_ops) {
+      s = it->ready_ops->eval(it, sg, k, ready);
       continue;
     }
     ap_op_context c = {

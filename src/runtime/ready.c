@@ -32,6 +32,8 @@ static size_t ready_bytes(size_t n_in, size_t n_out, size_t params_size) {
   return total;
 }
 
+const rt_ready_ops rt_ready_all = {rt_ready_keep, rt_ready_eval};
+
 ap_status rt_ready_keep(ap_op_context *c, ap_ktensor *const *pin, ap_ktensor *const *pout,
                         const void *params, size_t scratch) {
   const ap_kernel *k = rt_op_builtin(c->op);

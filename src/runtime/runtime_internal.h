@@ -121,6 +121,9 @@ struct ap_interpreter {
   /* Dynamic shapes and shape folding for builtin ops (dyn_ops.c): set by allocate; NULL in an
    * interpreter placed by a host's plan, so that its firmware does not link them. */
   const struct rt_dyn_ops *dyn;
+  /* Prepare once (ready.c: rt_ready_keep, rt_ready_eval): set by allocate; NULL in an
+   * interpreter placed by a host's plan, so that its firmware does not link them. */
+  const struct rt_ready_ops *ready_ops;
 
   /* Caller-owned buffer: the interpreter, tables and persistent state from its top down
    * (tail_used bytes from the end), planning temporaries and then the arena from its bottom. */
@@ -273,6 +276,12 @@ ap_status rt_ready_keep(ap_op_context *c, ap_ktensor *const *pin, ap_ktensor *co
                         const void *params, size_t scratch);
 ap_status rt_ready_bind(ap_interpreter *it);
 ap_status rt_ready_eval(ap_interpreter *it, uint32_t sg, uint32_t k, const rt_ready *r);
+typedef struct rt_ready_ops {
+  ap_status (*keep)(ap_op_context *c, ap_ktensor *const *pin, ap_ktensor *const *pout,
+                    const void *params, size_t scratch);
+  ap_status (*eval)(ap_interpreter *it, uint32_t sg, uint32_t k, const rt_ready *r);
+} rt_ready_ops;
+extern const rt_ready_ops rt_ready_all;
 /* Builtin kernels' prepare calls so far (tests/runtime/test_prepare_once.c reads it). */
 uint64_t rt_prepare_calls(const ap_interpreter *it);
 /* data, or for an empty tensor (no bytes planned) a non-NULL pointer nothing goes through. */

@@ -85,7 +85,7 @@ bool ap_fast_conv_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_k
                           const ap_ktensor *f, size_t *scratch) {
   conv_plan pl;
   bool ok = p && in && f && plan(x, p, in, f, &pl);
-  if (ap_fast_convw_scratch(x, p, in, f, ok ? pl.total : 0, scratch)) return true;
+  if (AP_FAST_DIRECT && ap_fast_convw_scratch(x, p, in, f, ok ? pl.total : 0, scratch)) return true;
   if (!ok) return false;
   *scratch = pl.total;
   return true;
@@ -159,7 +159,8 @@ bool ap_fast_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kten
                        ap_status *s) {
   conv_plan pl;
   bool ok = p && in && f && plan(x, p, in, f, &pl);
-  if (ap_fast_convw_eval(x, p, in, f, bias, out, scratch, ok ? pl.total : 0, s)) return true;
+  if (AP_FAST_DIRECT && ap_fast_convw_eval(x, p, in, f, bias, out, scratch, ok ? pl.total : 0, s))
+    return true;
   if (!ok || !out) return false;
   if (!in->data || !f->data || !out->data || (bias && !bias->data) || !scratch ||
       !ap_kshape_is(in, &p->in_shape) || !ap_kshape_is(f, &p->in2_shape) ||

@@ -63,6 +63,14 @@ typedef struct ap_dw_kit {
  * small, and where the maps are small next to the weights and rows, as in micro_speech and
  * mlperf_sww, the arena would grow); a convolution's is bounded by its pixel and weight
  * thresholds instead. */
+/* Whether a level with direct kits can exist here (the x86-64 levels): elsewhere the drivers
+ * never call into conv_win.c, so a microcontroller links none of it. */
+#ifdef AP_FAST_X86
+#define AP_FAST_DIRECT 1
+#else
+#define AP_FAST_DIRECT 0
+#endif
+
 bool ap_fast_convw_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                            const ap_ktensor *f, size_t other, size_t *scratch);
 bool ap_fast_convw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,

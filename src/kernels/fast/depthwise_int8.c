@@ -34,7 +34,7 @@ bool ap_fast_dw_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_kte
                         const ap_ktensor *f, size_t *scratch) {
   size_t ws, total;
   bool ok = p && in && f && applies(x, p, in, f) && layout(x, p, f, &ws, &total);
-  if (ap_fast_dwin_scratch(x, p, in, f, ok ? total : 0, scratch)) return true;
+  if (AP_FAST_DIRECT && ap_fast_dwin_scratch(x, p, in, f, ok ? total : 0, scratch)) return true;
   if (!ok) return false;
   *scratch = total;
   return true;
@@ -66,7 +66,8 @@ bool ap_fast_dw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktenso
                      ap_status *s) {
   size_t ws, total;
   bool ok = p && in && f && applies(x, p, in, f) && layout(x, p, f, &ws, &total);
-  if (ap_fast_dwin_eval(x, p, in, f, bias, out, scratch, ok ? total : 0, s)) return true;
+  if (AP_FAST_DIRECT && ap_fast_dwin_eval(x, p, in, f, bias, out, scratch, ok ? total : 0, s))
+    return true;
   if (!ok || !out) return false;
   if (!in->data || !f->data || !out->data || (bias && !bias->data) || !scratch ||
       !ap_kshape_is(in, &p->in_shape) || !ap_kshape_is(f, &p->in2_shape) ||

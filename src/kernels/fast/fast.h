@@ -214,6 +214,8 @@ typedef struct ap_fast_level {
 extern const struct ap_fastops ap_fastops_generic, ap_fastops_avx2;
 
 extern const ap_fast_level ap_fast_generic;
+/* The generic level's depthwise rows (the DSP level's fallback calls it by name). */
+void ap_fast_generic_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws);
 /* The generic level's float kernels (float_generic.c), which every level may reuse. */
 void ap_fast_generic_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
 bool ap_fast_fconv_pack(const float *w, int32_t n, size_t k, int32_t L, float *wp);
@@ -298,11 +300,16 @@ static inline bool ap_fast_overlapping(const ap_ktensor *a, const ap_ktensor *b)
  * one before), so output rows are written in order. */
 static inline const ap_kexec *ap_fast_in_order(const ap_kexec *x, const ap_ktensor *in,
                                                const ap_ktensor *out, ap_kexec *tmp) {
+#ifdef AP_PORT_NONE
+  (void)in, (void)out, (void)tmp;
+  return x; /* no OS, no threads: tasks always run in order */
+#else
   if (!x || !x->workers || !ap_fast_overlapping(in, out)) return x;
   *tmp = *x;
   tmp->workers = NULL;
   tmp->threads = 1;
   return tmp;
+#endif
 }
 
 /* The level for the CPU's features, capped by AP_SIMD when it is set (generic; on x86-64

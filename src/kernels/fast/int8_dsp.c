@@ -143,7 +143,7 @@ static void tap_range(int32_t start, int32_t dil, int32_t taps, int32_t size, in
  * shape runs the generic level's loop. */
 static void dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws) {
   if (d->mult != 1 || d->out_d % 4 != 0 || d->in_d != d->out_d) {
-    ap_fast_generic.dw(d, b, oy0, oy1, ws);
+    ap_fast_generic_dw(d, b, oy0, oy1, ws); /* not through the table: see dsp_level */
     return;
   }
   uint32_t off2 = ((uint32_t)d->in_off & 0xffffu) * 0x10001u;
@@ -184,18 +184,19 @@ static void dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws) {
   }
 }
 
+/* The DSP level: the int8 matrix product, fully connected and depthwise rows above. It does
+ * not copy the generic level's table: a table links every kernel it points at, and a firmware
+ * must link only its model's (the other types' ops run their reference kernels here). */
+static const ap_fast_level dsp_level = {
+    .name = "dsp",
+    .level = AP_SIMD_GENERIC,
+    .gemm = {1, packed_bytes, pack, arow_bytes, arow, gemm},
+    .dw = dw,
+    .fc = fc,
+};
+
 const ap_fast_level *ap_fast_dsp(void) {
-  /* The generic level's table with the two rows replaced: built once (a microcontroller
-   * creates its interpreters from one thread), so the generic level's code is not copied. */
-  static ap_fast_level level;
-  if (!level.name) {
-    level = ap_fast_generic;
-    level.gemm = (ap_gemm_kit){1, packed_bytes, pack, arow_bytes, arow, gemm};
-    level.fc = fc;
-    level.dw = dw;
-    level.name = "dsp";
-  }
-  return &level;
+  return &dsp_level;
 }
 
 #else

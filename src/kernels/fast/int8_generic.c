@@ -42,7 +42,7 @@ static void gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc_ws
   }
 }
 
-static void dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws) {
+void ap_fast_generic_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws) {
   (void)ws;
   for (int32_t oy = oy0; oy < oy1; oy++)
     for (int32_t ox = 0; ox < d->out_w; ox++) {
@@ -91,7 +91,7 @@ const ap_fast_level ap_fast_generic = {
     .name = "generic",
     .level = AP_SIMD_GENERIC,
     .gemm = {1, packed_bytes, pack, arow_bytes, arow, gemm},
-    .dw = dw,
+    .dw = ap_fast_generic_dw,
     .fc = fc,
     /* -- int8speed -- */
     /* -- float -- */
