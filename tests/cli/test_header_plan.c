@@ -65,6 +65,15 @@ static const char *prog =
     "  ap_interpreter_destroy(it);\n"
     "  return s == AP_OK ? 0 : 5;\n}\n";
 
+/* The library of a sanitized build needs its runtime linked into our program too. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZE " -fsanitize=address,undefined"
+#elif defined(__SANITIZE_THREAD__)
+#define SANITIZE " -fsanitize=thread"
+#else
+#define SANITIZE ""
+#endif
+
 static void build_and_run(const char *model, const char *std) {
   char path[1024], cmd[8192], *out = NULL;
   snprintf(path, sizeof path, "%s/prog.c", dir);
@@ -73,7 +82,8 @@ static void build_and_run(const char *model, const char *std) {
   ap_test_path(path, sizeof path, "models/%s.tflite", model);
   snprintf(cmd, sizeof cmd,
            "cd %s && gcc -std=%s -Wall -Wextra -Werror -pedantic -c plan.c && "
-           "gcc -std=%s -Wall -Wextra -Werror -I'%s/include' prog.c plan.o '%s/libarenaplan.a' "
+           "gcc -std=%s -Wall -Wextra -Werror" SANITIZE
+           " -I'%s/include' prog.c plan.o '%s/libarenaplan.a' "
            "-lm -lpthread -o prog && AP_SIMD=generic ./prog '%s'",
            dir, std, std, src, lib, path);
   int rc = sh(cmd, &out);
