@@ -210,7 +210,7 @@ static void floats(const ap_kexec *x, const bmm_geo *g, const ap_ktensor *a, con
   const ap_ktensor *bins[2] = {&ba, &bb};
   ap_kbcast it;
   ap_kbcast_init(&it, bins, 2, &bo);
-  float *bt = (float *)(sc + g->b_at);
+  float *bt = sc ? (float *)(sc + g->b_at) : NULL; /* no scratch: adj_y is false */
   int tasks = ap_fast_tasks(x, (uint64_t)g->m * g->n * g->k, (int64_t)g->m);
   size_t last_b = SIZE_MAX;
   for (size_t bi = 0; bi < g->batches; bi++, ap_kbcast_next(&it)) {
@@ -242,6 +242,8 @@ ap_status ap_fast_bmm_eval(ap_kctx *c) {
       !ap_kshape_is(b, &p->in2_shape) || !ap_kshape_is(out, &p->out_shape) ||
       (g.total && !c->scratch))
     return AP_ERR_ARG;
+  if (g.type != AP_FLOAT32 && !c->scratch) /* no rows to stage (an empty product) */
+    return ap_kx_batch_matmul_eval(c);
   if (g.type == AP_FLOAT32)
     floats(x, &g, a, b, out, c->scratch);
   else
