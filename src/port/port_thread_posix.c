@@ -215,7 +215,12 @@ static void run(ap_port_workers *w, ap_port_task fn, ap_port_slot_task slot_fn, 
   atomic_store_explicit(&w->completed, 0, memory_order_relaxed);
   atomic_store_explicit(&w->next, (uint64_t)gen << 32 | (uint64_t)n << 16, memory_order_release);
   atomic_store(&w->generation, gen); /* seq_cst: ordered before the read of sleepers */
-  if (atomic_load(&w->sleepers)) {
+  /* Workers asleep (between invokes, or woken by ap_port_workers_wake and not yet running):
+   * waiting for them here is their wake-up, not a stall, and must not send the next regions to
+   * the caller alone (a model invoked now and then, as a camera's frames come, would never run
+   * on its workers). */
+  bool woke = atomic_load(&w->sleepers) != 0;
+  if (woke) {
     pthread_mutex_lock(&w->mu);
     pthread_cond_broadcast(&w->wake);
     pthread_mutex_unlock(&w->mu);
@@ -235,7 +240,7 @@ static void run(ap_port_workers *w, ap_port_task fn, ap_port_slot_task slot_fn, 
    * share took; waiting longer means a worker lost its core mid-piece (more threads than free
    * cores), where splitting loses: the next regions run on the caller alone. */
   uint64_t waited = now_ns() - t1;
-  if (waited > AP_STALL_NS && waited > t1 - t0) {
+  if (!woke && waited > AP_STALL_NS && waited > t1 - t0) {
     w->backoff = w->backoff_len;
     w->backoff_len = w->backoff_len < AP_BACKOFF_MAX / 2 ? 2 * w->backoff_len : AP_BACKOFF_MAX;
   } else if (w->backoff_len > AP_BACKOFF_REGIONS) {
