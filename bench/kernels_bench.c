@@ -10,28 +10,9 @@
  * kernels'; AP_BENCH_PREPARE=each prepares them before every eval (the default's memory).
  *
  *   bench_kernels_bench [INVOKES [MODEL...]]   (default 30, the issue-16 models) */
-#include "runtime/rt_test.h"
+#include "bench_run.h"
 
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
-
-static double now_us(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
-
-static double cpu_us(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 static int64_t count(const ap_tensor_info *t) {
   int64_t n = 1;
@@ -64,37 +45,9 @@ static ap_interpreter *make(const ap_model *m, const char *name, int kernels, in
   ap_interpreter_options o = ap_interpreter_defaults();
   o.kernels = kernels;
   o.threads = threads;
-  o.max_loop_iterations = 1000000;
   const char *prepare = getenv("AP_BENCH_PREPARE");
   o.prepare = prepare && strcmp(prepare, "each") == 0 ? AP_PREPARE_EACH_INVOKE : AP_PREPARE_ONCE;
-  ap_interpreter *it = NULL;
-  if (ap_interpreter_create(m, &o, &it) != AP_OK || ap_interpreter_allocate(it) != AP_OK) {
-    ap_interpreter_destroy(it);
-    return NULL;
-  }
-  if (!rt_feed_oracle(it, name, 1)) {
-    uint64_t st = 1;
-    for (size_t k = 0; k < ap_interpreter_input_count(it); k++) {
-      ap_tensor in;
-      ap_interpreter_input(it, k, &in);
-      for (size_t b = 0; b < in.bytes; b++)
-        ((uint8_t *)in.data)[b] = (uint8_t)ap_test_rand(&st);
-      if (in.type == AP_FLOAT32)
-        for (size_t b = 0; b < in.bytes / 4; b++)
-          ((float *)in.data)[b] = (float)(b % 17) / 16.0f - 0.5f;
-    }
-  }
-  return it;
-}
-
-static bool same_outputs(ap_interpreter *a, ap_interpreter *b) {
-  for (size_t k = 0; k < ap_interpreter_output_count(a); k++) {
-    ap_tensor x, y;
-    if (ap_interpreter_output(a, k, &x) != AP_OK || ap_interpreter_output(b, k, &y) != AP_OK ||
-        x.bytes != y.bytes || memcmp(x.data, y.data, x.bytes) != 0)
-      return false;
-  }
-  return true;
+  return bench_interpreter(m, name, o);
 }
 
 int main(int argc, char **argv) {
@@ -128,22 +81,22 @@ int main(int argc, char **argv) {
        * (the plans differ: the fast kernels' scratch is larger). */
       for (int w = 0; w < 3; w++)
         ap_interpreter_invoke(it[w]);
-      bool same = same_outputs(it[0], it[1]) && same_outputs(it[0], it[2]);
+      bool same = bench_same_outputs(it[0], it[1]) && bench_same_outputs(it[0], it[2]);
       for (int r = 0; r < invokes; r++)
         for (int j = 0; j < 3; j++) {
           int w = (r + j) % 3;
-          double t0 = now_us(), c0 = cpu_us();
+          double t0 = bench_now_us(), c0 = bench_cpu_us();
           ap_interpreter_invoke(it[w]);
-          t[w * invokes + r] = now_us() - t0;
-          if (w < 2) cpu[w * invokes + r] = cpu_us() - c0;
+          t[w * invokes + r] = bench_now_us() - t0;
+          if (w < 2) cpu[w * invokes + r] = bench_cpu_us() - c0;
         }
       double med[3], cmed[2];
       for (int w = 0; w < 2; w++) {
-        qsort(cpu + w * invokes, (size_t)invokes, sizeof *cpu, cmp_double);
+        qsort(cpu + w * invokes, (size_t)invokes, sizeof *cpu, bench_cmp_double);
         cmed[w] = cpu[w * invokes + invokes / 2];
       }
       for (int w = 0; w < 3; w++) {
-        qsort(t + w * invokes, (size_t)invokes, sizeof *t, cmp_double);
+        qsort(t + w * invokes, (size_t)invokes, sizeof *t, bench_cmp_double);
         med[w] = t[w * invokes + invokes / 2];
       }
       double mmac = macs(m) / 1e6;

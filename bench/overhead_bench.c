@@ -7,53 +7,15 @@
  * bytes. Prints Markdown.
  *
  *   bench_overhead_bench [ROUNDS [MODEL...]]   (default 21, the small issue-16 models) */
-#include "runtime/rt_test.h"
+#include "bench_run.h"
 
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
-
-static double cpu_us(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 static ap_interpreter *make(const ap_model *m, const char *name, int kernels, int prepare) {
   ap_interpreter_options o = ap_interpreter_defaults();
   o.kernels = kernels;
   o.prepare = prepare;
-  o.max_loop_iterations = 1000000;
-  ap_interpreter *it = NULL;
-  if (ap_interpreter_create(m, &o, &it) != AP_OK || ap_interpreter_allocate(it) != AP_OK) {
-    ap_interpreter_destroy(it);
-    return NULL;
-  }
-  if (!rt_feed_oracle(it, name, 1)) {
-    uint64_t st = 1;
-    for (size_t k = 0; k < ap_interpreter_input_count(it); k++) {
-      ap_tensor in;
-      ap_interpreter_input(it, k, &in);
-      for (size_t b = 0; b < in.bytes; b++)
-        ((uint8_t *)in.data)[b] = (uint8_t)ap_test_rand(&st);
-    }
-  }
-  return it;
-}
-
-static bool same_outputs(ap_interpreter *a, ap_interpreter *b) {
-  for (size_t k = 0; k < ap_interpreter_output_count(a); k++) {
-    ap_tensor x, y;
-    if (ap_interpreter_output(a, k, &x) != AP_OK || ap_interpreter_output(b, k, &y) != AP_OK ||
-        x.bytes != y.bytes || memcmp(x.data, y.data, x.bytes) != 0)
-      return false;
-  }
-  return true;
+  return bench_interpreter(m, name, o);
 }
 
 int main(int argc, char **argv) {
@@ -80,24 +42,24 @@ int main(int argc, char **argv) {
     } else {
       for (int w = 0; w < 4; w++)
         ap_interpreter_invoke(it[w]);
-      bool same =
-          same_outputs(it[0], it[1]) && same_outputs(it[0], it[2]) && same_outputs(it[0], it[3]);
+      bool same = bench_same_outputs(it[0], it[1]) && bench_same_outputs(it[0], it[2]) &&
+                  bench_same_outputs(it[0], it[3]);
       /* A batch takes about 2 ms of the slowest interpreter. */
-      double t0 = cpu_us();
+      double t0 = bench_cpu_us();
       ap_interpreter_invoke(it[0]);
-      double one = cpu_us() - t0;
+      double one = bench_cpu_us() - t0;
       int batch = one > 2000 ? 1 : (int)(2000 / (one > 0.05 ? one : 0.05));
       for (int r = 0; r < rounds; r++)
         for (int j = 0; j < 4; j++) {
           int w = (r + j) % 4;
-          double c0 = cpu_us();
+          double c0 = bench_cpu_us();
           for (int b = 0; b < batch; b++)
             ap_interpreter_invoke(it[w]);
-          t[w * rounds + r] = (cpu_us() - c0) / batch;
+          t[w * rounds + r] = (bench_cpu_us() - c0) / batch;
         }
       double med[4];
       for (int w = 0; w < 4; w++) {
-        qsort(t + w * rounds, (size_t)rounds, sizeof *t, cmp_double);
+        qsort(t + w * rounds, (size_t)rounds, sizeof *t, bench_cmp_double);
         med[w] = t[w * rounds + rounds / 2];
       }
       ap_memory_usage each, once;

@@ -1,0 +1,64 @@
+/* What the runtime benchmarks share: clocks, a median's comparison, an allocated interpreter
+ * fed the oracle's seed-1 inputs (or seeded bytes for a model the oracle lacks), and a check
+ * that two interpreters gave the same output bytes. */
+#ifndef AP_BENCH_RUN_H
+#define AP_BENCH_RUN_H
+
+#include "runtime/rt_test.h"
+
+#include <string.h>
+#include <time.h>
+
+static inline double bench_now_us(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+/* The calling thread's CPU time: what preemption on a shared machine does not inflate. */
+static inline double bench_cpu_us(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+static inline int bench_cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* NULL when the model does not allocate with these options. */
+static inline ap_interpreter *bench_interpreter(const ap_model *m, const char *name,
+                                                ap_interpreter_options o) {
+  o.max_loop_iterations = 1000000;
+  ap_interpreter *it = NULL;
+  if (ap_interpreter_create(m, &o, &it) != AP_OK || ap_interpreter_allocate(it) != AP_OK) {
+    ap_interpreter_destroy(it);
+    return NULL;
+  }
+  if (!rt_feed_oracle(it, name, 1)) {
+    uint64_t st = 1;
+    for (size_t k = 0; k < ap_interpreter_input_count(it); k++) {
+      ap_tensor in;
+      ap_interpreter_input(it, k, &in);
+      for (size_t b = 0; b < in.bytes; b++)
+        ((uint8_t *)in.data)[b] = (uint8_t)ap_test_rand(&st);
+      if (in.type == AP_FLOAT32) /* finite values, not random bit patterns */
+        for (size_t b = 0; b < in.bytes / 4; b++)
+          ((float *)in.data)[b] = (float)(b % 17) / 16.0f - 0.5f;
+    }
+  }
+  return it;
+}
+
+static inline bool bench_same_outputs(ap_interpreter *a, ap_interpreter *b) {
+  for (size_t k = 0; k < ap_interpreter_output_count(a); k++) {
+    ap_tensor x, y;
+    if (ap_interpreter_output(a, k, &x) != AP_OK || ap_interpreter_output(b, k, &y) != AP_OK ||
+        x.bytes != y.bytes || memcmp(x.data, y.data, x.bytes) != 0)
+      return false;
+  }
+  return true;
+}
+
+#endif
