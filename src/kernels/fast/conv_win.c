@@ -163,8 +163,6 @@ typedef struct win_job {
   int8_t *out;
   uint8_t *sc;
   uint8_t pad; /* the zero point + 128 */
-  /* The output overlaps the input (in place): the tasks run in order on this thread. */
-  bool rows_first;
 } win_job;
 
 /* Input + 128, eight bytes at a time where it can. */
@@ -304,11 +302,10 @@ static bool eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
                in->data,
                out->data,
                sc,
-               (uint8_t)(128 - p->input_offset),
-               ap_fast_overlapping(in, out)};
-  /* In place, the tasks run in order on this thread (x's tasks already are one then: the
-   * registry passes ap_fast_in_order's). */
-  ap_fast_parallel(j.rows_first ? NULL : x, win_task, &j, pl.tasks);
+               (uint8_t)(128 - p->input_offset)};
+  /* In place (output over input rows already read) the registry passes one thread
+   * (ap_fast_in_order), and the units run in output-row order. */
+  ap_fast_parallel(x, win_task, &j, pl.tasks);
   *s = AP_OK;
   return true;
 }
