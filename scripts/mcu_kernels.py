@@ -18,9 +18,18 @@ kernel, or is refused when the registration has none: never a wrong result).
 Compile registry_model.c with -I src and link it before libarenaplan.a: the linker then takes
 the registry from it and never pulls the library's, and the kernels nobody registers are
 dropped by --gc-sections. An op left out makes allocate fail with "unsupported op", never a
-wrong result. Stdlib only."""
+wrong result. The streamed segments' row kernels (kernels/stream_kernels.h) follow the same
+ops, path and types: with PATH fast no reference rows are linked, and a member the fast rows do
+not cover is refused when the interpreter is created. Stdlib only."""
 import re
 import sys
+
+
+# The ops a streamed segment runs with row kernels of their own (registry.c's
+# AP_REG_STREAM_*); element-wise members run their registered kernel on rows.
+STREAMED = (("CONV_2D", ("CONV_2D",)), ("DEPTHWISE_CONV_2D", ("DEPTHWISE_CONV_2D",)),
+            ("POOL_2D", ("AVERAGE_POOL_2D", "MAX_POOL_2D")), ("PAD", ("PAD", "PADV2")),
+            ("ADD", ("ADD",)))
 
 
 def row_name(row):
@@ -86,6 +95,9 @@ def main():
             "#define AP_REGISTRY_TYPES %d /* %s */\n"
             % (sys.argv[2].split("/")[-1], ", ".join(sorted(keep)), paths[path], path,
                sum(bits[t] for t in set(types)), ",".join(sorted(set(types)))))
+    # The streamed segments' row kernels (kernels/stream_kernels.h) of the model's ops only.
+    for macro, ops in STREAMED:
+        head += "#define AP_REG_STREAM_%s %d\n" % (macro, int(any(o in keep for o in ops)))
     open(sys.argv[3], "w").write(head + "".join(out))
 
 

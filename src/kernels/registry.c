@@ -9,6 +9,7 @@
 #include "kernels/kops_mathlogic.h"
 #include "kernels/kops_signal.h"
 #include "kernels/lstm.h"
+#include "kernels/stream_kernels.h"
 
 #include <string.h>
 
@@ -626,4 +627,50 @@ const ap_kernel *ap_kernel_at(size_t i) {
 
 size_t ap_kernel_count(void) {
   return sizeof kernels / sizeof kernels[0];
+}
+
+/* -- streamed segments (stream_kernels.h) -- */
+/* A generated registration sets AP_REG_STREAM_<OP> to 0 for the streamable ops its model does
+ * not have; the paths and types are those of the adapters above. */
+#ifndef AP_REG_STREAM_CONV_2D
+#define AP_REG_STREAM_CONV_2D 1
+#endif
+#ifndef AP_REG_STREAM_DEPTHWISE_CONV_2D
+#define AP_REG_STREAM_DEPTHWISE_CONV_2D 1
+#endif
+#ifndef AP_REG_STREAM_POOL_2D
+#define AP_REG_STREAM_POOL_2D 1
+#endif
+#ifndef AP_REG_STREAM_PAD
+#define AP_REG_STREAM_PAD 1
+#endif
+#ifndef AP_REG_STREAM_ADD
+#define AP_REG_STREAM_ADD 1
+#endif
+#define SK(ON, FN) ((ON) ? (FN) : NULL)
+#define SK_CONV AP_REG_STREAM_CONV_2D
+#define SK_DW AP_REG_STREAM_DEPTHWISE_CONV_2D
+static const ap_kstream stream_kernels = {
+    SK(SK_CONV, ap_conv_prepare),
+    SK(SK_DW, ap_depthwise_prepare),
+    SK(SK_CONV &&REG_REF, ap_conv_eval_rows),
+    SK(SK_DW &&REG_REF, ap_depthwise_eval_rows),
+    SK(SK_CONV &&REG_T(AP_REG_INT8 | AP_REG_FLOAT), ap_fast_conv_rows_scratch),
+    SK(SK_DW &&REG_T(AP_REG_INT8), ap_fast_dw_rows_scratch),
+    SK(SK_CONV &&REG_T(AP_REG_INT8 | AP_REG_FLOAT), ap_fast_conv_rows_begin),
+    SK(SK_DW &&REG_T(AP_REG_INT8), ap_fast_dw_rows_begin),
+    SK(SK_CONV &&REG_T(AP_REG_INT8 | AP_REG_FLOAT), ap_fast_conv_rows),
+    SK(SK_DW &&REG_T(AP_REG_INT8), ap_fast_dw_rows),
+    SK(AP_REG_STREAM_POOL_2D, ap_pool_prepare),
+    SK(AP_REG_STREAM_POOL_2D, ap_pool_eval_rows),
+    SK(AP_REG_STREAM_PAD, ap_pad_prepare),
+    SK(AP_REG_STREAM_PAD, ap_pad_eval_rows),
+    SK(AP_REG_STREAM_ADD, ap_binary_prepare),
+    SK(AP_REG_STREAM_ADD, ap_binary_eval),
+    SK(AP_REG_STREAM_ADD &&REG_T(AP_REG_INT8 | AP_REG_UINT8), ap_fast_add_eval),
+    SK(AP_REG_STREAM_ADD &&REG_T(AP_REG_FLOAT), ap_fast_fadd_eval),
+};
+
+const ap_kstream *ap_kernel_stream(void) {
+  return &stream_kernels;
 }

@@ -3,13 +3,13 @@
  * so every map between them lives in a ring of rows (row y at slot y % rows) that the plan
  * sized. The rows are computed by the fast kernels' row ranges (kernels/fast/rows.h) when the
  * interpreter runs fast kernels and they apply, else by the reference kernels' row-range entry
- * points (kernels/kops_stream.h), the same loops as a whole-tensor eval. Nothing is allocated
+ * points (kernels/kops_stream.h), the same loops as a whole-tensor eval; both come from the
+ * registration (kernels/stream_kernels.h), which may leave kinds out. Nothing is allocated
  * and little is on the stack: each member's state (its parameters, views and progress) heads
  * its scratch in the arena, planned with the segment. */
 #include "arenaplan/options.h"
-#include "kernels/fast/rows.h"
-#include "kernels/kops_stream.h"
 #include "kernels/registry.h"
+#include "kernels/stream_kernels.h"
 #include "runtime_internal.h"
 
 #include <string.h>
@@ -131,9 +131,11 @@ static ap_status prepare_add(ap_interpreter *it, uint32_t k, const ap_op_info *o
   if (s != AP_OK) return s;
   ap_ktensor a = row_view(in, 0), b = row_view(&m->filter, 0), out = row_view(&m->out, 0);
   ap_errbuf e = {{0}};
-  s = m->side_first
-          ? ap_binary_prepare(AP_KBIN_ADD, o->add.activation, &b, &a, &out, &m->p.bin, &e)
-          : ap_binary_prepare(AP_KBIN_ADD, o->add.activation, &a, &b, &out, &m->p.bin, &e);
+  const ap_kstream *K = ap_kernel_stream();
+  if (!K->add_prepare || !K->add_eval)
+    return rt_fail(it, AP_ERR_UNSUPPORTED, "op %u: no row kernel", k);
+  s = m->side_first ? K->add_prepare(AP_KBIN_ADD, o->add.activation, &b, &a, &out, &m->p.bin, &e)
+                    : K->add_prepare(AP_KBIN_ADD, o->add.activation, &a, &b, &out, &m->p.bin, &e);
   if (s != AP_OK) return rt_fail(it, s, "op %u: %s", k, e.msg);
   if (!ap_kshape_equal(in, &m->out) || !ap_kshape_equal(&m->filter, &m->out) || in->rank != 4)
     return rt_fail(it, AP_ERR_KERNEL, "op %u: ADD in a segment broadcasts", k);
@@ -239,28 +241,36 @@ static ap_status eval_add_row(const ap_kexec *x, member *m, int32_t y) {
   ap_ktensor out = row_view(&m->out, out_slot);
   const ap_ktensor *l = m->side_first ? &b : &a, *r2 = m->side_first ? &a : &b;
   ap_status s;
-  if (m->fast && (ap_fast_add_eval(x, &m->p.bin, l, r2, &out, &s) ||
-                  ap_fast_fadd_eval(x, &m->p.bin, l, r2, &out, &s)))
+  const ap_kstream *K = ap_kernel_stream();
+  if (m->fast && ((K->add_fast && K->add_fast(x, &m->p.bin, l, r2, &out, &s)) ||
+                  (K->fadd_fast && K->fadd_fast(x, &m->p.bin, l, r2, &out, &s))))
     return s;
-  return ap_binary_eval(&m->p.bin, l, r2, &out);
+  return K->add_eval(&m->p.bin, l, r2, &out);
 }
 
 /* Which kernel runs member m's rows (its input a ring of in_ring rows, 0: whole), and the
  * scratch it needs. A reference kernel's scratch is all one call's. */
-static void choose(const ap_interpreter *it, member *m, int32_t in_ring) {
+static ap_status choose(ap_interpreter *it, uint32_t k, member *m, int32_t in_ring) {
   const ap_kexec *x = rt_kexec(it);
-  if (m->kind == M_ELEM) return; /* prepare_elem sized it */
+  if (m->kind == M_ELEM) return AP_OK; /* prepare_elem sized it */
+  const ap_kstream *K = ap_kernel_stream();
   m->fast = false;
   m->keep = m->temp = 0;
-  if (m->kind == M_CONV)
-    m->fast =
-        ap_fast_conv_rows_scratch(x, &m->p.conv, m->in, &m->filter, in_ring, &m->keep, &m->temp);
-  else if (m->kind == M_DEPTHWISE)
-    m->fast =
-        ap_fast_dw_rows_scratch(x, &m->p.conv, m->in, &m->filter, in_ring, &m->keep, &m->temp);
+  bool conv = m->kind == M_CONV, dw = m->kind == M_DEPTHWISE;
+  ap_kstream_fast_scratch fs = conv ? K->conv_fast_scratch : dw ? K->dw_fast_scratch : NULL;
+  if (fs)
+    m->fast = fs(x, &m->p.conv, m->in, &m->filter, in_ring, &m->keep, &m->temp);
   else if (m->kind == M_ADD)
     m->fast = x != NULL; /* the fast ADD needs no scratch and falls back by itself */
-  if (!m->fast && (m->kind == M_CONV || m->kind == M_DEPTHWISE)) m->temp = m->p.conv.scratch_bytes;
+  if (!m->fast && (conv || dw)) {
+    m->temp = m->p.conv.scratch_bytes;
+    if (!(conv ? K->conv_rows : K->dw_rows))
+      return rt_fail(it, AP_ERR_UNSUPPORTED,
+                     "op %u: the fast row kernels do not cover it and the registration links no "
+                     "reference rows",
+                     k);
+  }
+  return AP_OK;
 }
 
 /* A member's state heads its scratch, then what its kernel keeps; the first member's then
@@ -291,6 +301,7 @@ static ap_status prepare(ap_interpreter *it, uint32_t k, member *m, ap_ktensor *
     return prepare_elem(it, k, &op, &o, m, in, keep);
   if (op.inputs.n < 1 || op.outputs.n != 1)
     return rt_fail(it, AP_ERR_KERNEL, "op %u: not streamable", k);
+  const ap_kstream *K = ap_kernel_stream();
   ap_ktensor bias;
   m->in = in;
   s = view(it, op.inputs.v[0], in);
@@ -304,7 +315,8 @@ static ap_status prepare(ap_interpreter *it, uint32_t k, member *m, ap_ktensor *
     if (s != AP_OK) return s;
     ap_errbuf e = {{0}};
     ap_ktensor out = m->out;
-    s = ap_pad_prepare(in, &m->filter, m->has_bias ? &bias : NULL, &out, &m->p.pad, &e);
+    if (!K->pad_prepare) return rt_fail(it, AP_ERR_UNSUPPORTED, "op %u: no row kernel", k);
+    s = K->pad_prepare(in, &m->filter, m->has_bias ? &bias : NULL, &out, &m->p.pad, &e);
     if (s != AP_OK) return rt_fail(it, s, "op %u: %s", k, e.msg);
     if (!ap_kshape_equal(&out, &m->out) || in->rank != 4)
       return rt_fail(it, AP_ERR_KERNEL, "op %u: output shape differs from the planned one", k);
@@ -326,7 +338,7 @@ static ap_status prepare(ap_interpreter *it, uint32_t k, member *m, ap_ktensor *
   ap_errbuf e = {{0}};
   ap_ktensor out = m->out;
   int32_t fh = 0, dil = 1;
-  if (op.builtin == 3 && o.kind == AP_OPTIONS_CONV2D) {
+  if (op.builtin == 3 && o.kind == AP_OPTIONS_CONV2D && K->conv_prepare) {
     ap_conv_options co = {o.conv2d.padding,
                           o.conv2d.stride_w,
                           o.conv2d.stride_h,
@@ -336,20 +348,21 @@ static ap_status prepare(ap_interpreter *it, uint32_t k, member *m, ap_ktensor *
                           0,
                           o.conv2d.quantized_bias_type};
     m->kind = M_CONV;
-    s = ap_conv_prepare(&co, in, &m->filter, m->has_bias ? &bias : NULL, &out, &m->p.conv, &e);
-  } else if (op.builtin == 4 && o.kind == AP_OPTIONS_DEPTHWISE_CONV2D) {
+    s = K->conv_prepare(&co, in, &m->filter, m->has_bias ? &bias : NULL, &out, &m->p.conv, &e);
+  } else if (op.builtin == 4 && o.kind == AP_OPTIONS_DEPTHWISE_CONV2D && K->dw_prepare) {
     ap_conv_options co = {
         o.depthwise_conv2d.padding,           o.depthwise_conv2d.stride_w,
         o.depthwise_conv2d.stride_h,          o.depthwise_conv2d.dilation_w_factor,
         o.depthwise_conv2d.dilation_h_factor, o.depthwise_conv2d.activation,
         o.depthwise_conv2d.depth_multiplier,  0};
     m->kind = M_DEPTHWISE;
-    s = ap_depthwise_prepare(&co, in, &m->filter, m->has_bias ? &bias : NULL, &out, &m->p.conv, &e);
-  } else if ((op.builtin == 1 || op.builtin == 17) && o.kind == AP_OPTIONS_POOL2D) {
+    s = K->dw_prepare(&co, in, &m->filter, m->has_bias ? &bias : NULL, &out, &m->p.conv, &e);
+  } else if ((op.builtin == 1 || op.builtin == 17) && o.kind == AP_OPTIONS_POOL2D &&
+             K->pool_prepare) {
     ap_pool_options po = {o.pool2d.padding,      o.pool2d.stride_w,      o.pool2d.stride_h,
                           o.pool2d.filter_width, o.pool2d.filter_height, o.pool2d.activation};
     m->kind = M_POOL;
-    s = ap_pool_prepare(op.builtin == 1 ? AP_KPOOL_AVERAGE : AP_KPOOL_MAX, &po, in, &out,
+    s = K->pool_prepare(op.builtin == 1 ? AP_KPOOL_AVERAGE : AP_KPOOL_MAX, &po, in, &out,
                         &m->p.pool, &e);
     fh = o.pool2d.filter_height;
   } else {
@@ -380,17 +393,17 @@ static ap_status eval_rows(const ap_kexec *x, member *m, int32_t y0, int32_t y1)
   m->rows.r1 = y1;
   ap_ktensor bt = {.data = (void *)m->bias};
   const ap_ktensor *bias = m->bias ? &bt : NULL;
+  const ap_kstream *K = ap_kernel_stream();
   switch (m->kind) {
   case M_CONV:
-    return m->fast
-               ? ap_fast_conv_rows(x, &m->p.conv, m->in, &m->filter, bias, &m->out, m->scratch,
-                                   m->ws, &m->rows)
-               : ap_conv_eval_rows(&m->p.conv, m->in, &m->filter, bias, &m->out, m->ws, &m->rows);
-  case M_DEPTHWISE:
-    return m->fast ? ap_fast_dw_rows(x, &m->p.conv, m->in, &m->filter, bias, &m->out, m->scratch,
-                                     m->ws, &m->rows)
-                   : ap_depthwise_eval_rows(&m->p.conv, m->in, &m->filter, bias, &m->out, m->ws,
-                                            &m->rows);
+  case M_DEPTHWISE: {
+    bool conv = m->kind == M_CONV;
+    if (m->fast)
+      return (conv ? K->conv_fast_rows : K->dw_fast_rows)(x, &m->p.conv, m->in, &m->filter, bias,
+                                                          &m->out, m->scratch, m->ws, &m->rows);
+    return (conv ? K->conv_rows : K->dw_rows)(&m->p.conv, m->in, &m->filter, bias, &m->out, m->ws,
+                                              &m->rows);
+  }
   case M_ADD:
     for (int32_t y = y0; y < y1; y++) {
       ap_status s = eval_add_row(x, m, y);
@@ -403,8 +416,8 @@ static ap_status eval_rows(const ap_kexec *x, member *m, int32_t y0, int32_t y1)
       if (s != AP_OK) return s;
     }
     return AP_OK;
-  case M_PAD: return ap_pad_eval_rows(&m->p.pad, m->in, &m->out, &m->rows);
-  default: return ap_pool_eval_rows(&m->p.pool, m->in, &m->out, &m->rows);
+  case M_PAD: return K->pad_rows(&m->p.pad, m->in, &m->out, &m->rows);
+  default: return K->pool_rows(&m->p.pool, m->in, &m->out, &m->rows);
   }
 }
 
@@ -479,7 +492,7 @@ ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count) {
     /* Rings between members; the segment's input and output are whole. */
     m->rows.in_ring = i > 0 ? (int32_t)it->segments[2 * (k + i - 1) + 1] : 0;
     m->rows.out_ring = i + 1 < count ? (int32_t)it->segments[2 * (k + i) + 1] : 0;
-    choose(it, m, m->rows.in_ring);
+    if ((s = choose(it, k + i, m, m->rows.in_ring)) != AP_OK) return s;
     m->scratch = (uint8_t *)m + state_bytes();
     if (m->temp > temp) temp = m->temp;
     if (prev) {
@@ -496,16 +509,16 @@ ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count) {
   }
   /* The workspace follows the segment input's view (the plan sized it as here). */
   void *ws = temp ? (uint8_t *)input + input_view_bytes() : NULL;
+  const ap_kstream *K = ap_kernel_stream();
   for (member *m = prev; m; m = m->prev) {
     m->ws = ws;
     ap_ktensor bt = {.data = (void *)m->bias};
     const ap_ktensor *bias = m->bias ? &bt : NULL;
     ap_status s = AP_OK;
     if (m->fast && m->kind == M_CONV)
-      s = ap_fast_conv_rows_begin(x, &m->p.conv, m->in, &m->filter, bias, m->rows.in_ring,
-                                  m->scratch);
+      s = K->conv_fast_begin(x, &m->p.conv, m->in, &m->filter, bias, m->rows.in_ring, m->scratch);
     else if (m->fast && m->kind == M_DEPTHWISE)
-      s = ap_fast_dw_rows_begin(x, &m->p.conv, m->in, &m->filter, m->rows.in_ring, m->scratch);
+      s = K->dw_fast_begin(x, &m->p.conv, m->in, &m->filter, m->rows.in_ring, m->scratch);
     if (s != AP_OK) return rt_fail(it, s, "streamed segment at op %u: %s", k, ap_status_name(s));
   }
   ap_status s = pull(x, prev, prev->out_h);
@@ -568,8 +581,7 @@ static ap_status member_scratch(ap_interpreter *it, const ap_graph *g, uint32_t 
   ap_op_info op;
   if ((s = ap_model_op(it->model, 0, k, &op)) != AP_OK)
     return rt_fail(it, s, "%s", ap_model_error(it->model));
-  choose(it, m, input_ring(it, g, k, &op));
-  return AP_OK;
+  return choose(it, k, m, input_ring(it, g, k, &op));
 }
 
 ap_status rt_stream_scratch(ap_interpreter *it, const ap_graph *g, uint32_t k, uint64_t *bytes) {

@@ -1,0 +1,63 @@
+/* The kernels a streamed segment's members run (runtime/stream.c), handed over by the
+ * registration (registry.c) rather than called by name: a firmware's generated registration
+ * (scripts/mcu_kernels.py) fills in only its model's ops and kernel path, so a board links
+ * neither the row kernels of ops it does not have nor the reference rows when the fast ones
+ * cover every member. A NULL entry is a kind the registration leaves out: a member needing it
+ * is refused with a status when the interpreter is created, never run another way. */
+#ifndef AP_KERNELS_STREAM_KERNELS_H
+#define AP_KERNELS_STREAM_KERNELS_H
+
+#include "kernels/fast/rows.h"
+
+typedef ap_status (*ap_kstream_conv_prepare)(const ap_conv_options *o, const ap_ktensor *input,
+                                             const ap_ktensor *filter, const ap_ktensor *bias,
+                                             ap_ktensor *output, ap_conv_params *p, ap_errbuf *err);
+typedef ap_status (*ap_kstream_conv_rows)(const ap_conv_params *p, const ap_ktensor *input,
+                                          const ap_ktensor *filter, const ap_ktensor *bias,
+                                          ap_ktensor *output, void *scratch, const ap_krows *rows);
+typedef bool (*ap_kstream_fast_scratch)(const ap_kexec *x, const ap_conv_params *p,
+                                        const ap_ktensor *in, const ap_ktensor *f, int32_t in_ring,
+                                        size_t *keep, size_t *temp);
+typedef ap_status (*ap_kstream_fast_rows)(const ap_kexec *x, const ap_conv_params *p,
+                                          const ap_ktensor *in, const ap_ktensor *f,
+                                          const ap_ktensor *bias, ap_ktensor *out, void *keep,
+                                          void *temp, const ap_krows *rows);
+typedef bool (*ap_kstream_fast_add)(const ap_kexec *x, const ap_binary_params *p,
+                                    const ap_ktensor *a, const ap_ktensor *b, ap_ktensor *out,
+                                    ap_status *s);
+
+typedef struct ap_kstream {
+  /* CONV_2D and DEPTHWISE_CONV_2D: prepare, the reference rows, the fast rows */
+  ap_kstream_conv_prepare conv_prepare, dw_prepare;
+  ap_kstream_conv_rows conv_rows, dw_rows;
+  ap_kstream_fast_scratch conv_fast_scratch, dw_fast_scratch;
+  ap_status (*conv_fast_begin)(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                               const ap_ktensor *f, const ap_ktensor *bias, int32_t in_ring,
+                               void *keep);
+  ap_status (*dw_fast_begin)(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                             const ap_ktensor *f, int32_t in_ring, void *keep);
+  ap_kstream_fast_rows conv_fast_rows, dw_fast_rows;
+  /* AVERAGE_POOL_2D, MAX_POOL_2D */
+  ap_status (*pool_prepare)(int kind, const ap_pool_options *o, const ap_ktensor *input,
+                            ap_ktensor *output, ap_pool_params *p, ap_errbuf *err);
+  ap_status (*pool_rows)(const ap_pool_params *p, const ap_ktensor *input, ap_ktensor *output,
+                         const ap_krows *rows);
+  /* PAD, PADV2 */
+  ap_status (*pad_prepare)(const ap_ktensor *input, const ap_ktensor *paddings,
+                           const ap_ktensor *constant, ap_ktensor *output, ap_pad_params *p,
+                           ap_errbuf *err);
+  ap_status (*pad_rows)(const ap_pad_params *p, const ap_ktensor *input, ap_ktensor *output,
+                        const ap_krows *rows);
+  /* ADD with a skip read whole: prepare, the reference row, the fast 8-bit and float rows */
+  ap_status (*add_prepare)(int op, int activation, const ap_ktensor *input1,
+                           const ap_ktensor *input2, ap_ktensor *output, ap_binary_params *p,
+                           ap_errbuf *err);
+  ap_status (*add_eval)(const ap_binary_params *p, const ap_ktensor *input1,
+                        const ap_ktensor *input2, ap_ktensor *output);
+  ap_kstream_fast_add add_fast, fadd_fast;
+} ap_kstream;
+
+/* The registration's (registry.c; never NULL). */
+const ap_kstream *ap_kernel_stream(void);
+
+#endif
