@@ -25,11 +25,14 @@ import re
 import sys
 
 
-# The ops a streamed segment runs with row kernels of their own (registry.c's
-# AP_REG_STREAM_*); element-wise members run their registered kernel on rows.
+# The ops a streamed segment runs (registry.c's AP_REG_STREAM_*): those with row kernels of
+# their own, and the element-wise members (graph/segment.c's list), which run their registered
+# kernel on rows.
 STREAMED = (("CONV_2D", ("CONV_2D",)), ("DEPTHWISE_CONV_2D", ("DEPTHWISE_CONV_2D",)),
             ("POOL_2D", ("AVERAGE_POOL_2D", "MAX_POOL_2D")), ("PAD", ("PAD", "PADV2")),
-            ("ADD", ("ADD",)))
+            ("ADD", ("ADD",)),
+            ("ELEM", ("DEQUANTIZE", "LOGISTIC", "RELU", "RELU_N1_TO_1", "RELU6", "TANH", "CAST",
+                      "LEAKY_RELU", "QUANTIZE", "HARD_SWISH", "ADD", "SUB", "MUL")))
 
 
 def row_name(row):

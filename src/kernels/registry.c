@@ -647,28 +647,33 @@ size_t ap_kernel_count(void) {
 #ifndef AP_REG_STREAM_ADD
 #define AP_REG_STREAM_ADD 1
 #endif
+#ifndef AP_REG_STREAM_ELEM
+#define AP_REG_STREAM_ELEM 1
+#endif
 #define SK(ON, FN) ((ON) ? (FN) : NULL)
 #define SK_CONV AP_REG_STREAM_CONV_2D
 #define SK_DW AP_REG_STREAM_DEPTHWISE_CONV_2D
 static const ap_kstream stream_kernels = {
     SK(SK_CONV, ap_conv_prepare),
     SK(SK_DW, ap_depthwise_prepare),
-    SK(SK_CONV &&REG_REF, ap_conv_eval_rows),
-    SK(SK_DW &&REG_REF, ap_depthwise_eval_rows),
-    SK(SK_CONV &&REG_T(AP_REG_INT8 | AP_REG_FLOAT), ap_fast_conv_rows_scratch),
-    SK(SK_DW &&REG_T(AP_REG_INT8), ap_fast_dw_rows_scratch),
-    SK(SK_CONV &&REG_T(AP_REG_INT8 | AP_REG_FLOAT), ap_fast_conv_rows_begin),
-    SK(SK_DW &&REG_T(AP_REG_INT8), ap_fast_dw_rows_begin),
-    SK(SK_CONV &&REG_T(AP_REG_INT8 | AP_REG_FLOAT), ap_fast_conv_rows),
-    SK(SK_DW &&REG_T(AP_REG_INT8), ap_fast_dw_rows),
+    SK((SK_CONV && REG_REF), ap_conv_eval_rows),
+    SK((SK_DW && REG_REF), ap_depthwise_eval_rows),
+    SK((SK_CONV && REG_T(AP_REG_INT8 | AP_REG_FLOAT)), ap_fast_conv_rows_scratch),
+    SK((SK_DW && REG_T(AP_REG_INT8)), ap_fast_dw_rows_scratch),
+    SK((SK_CONV && REG_T(AP_REG_INT8 | AP_REG_FLOAT)), ap_fast_conv_rows_begin),
+    SK((SK_DW && REG_T(AP_REG_INT8)), ap_fast_dw_rows_begin),
+    SK((SK_CONV && REG_T(AP_REG_INT8 | AP_REG_FLOAT)), ap_fast_conv_rows),
+    SK((SK_DW && REG_T(AP_REG_INT8)), ap_fast_dw_rows),
     SK(AP_REG_STREAM_POOL_2D, ap_pool_prepare),
     SK(AP_REG_STREAM_POOL_2D, ap_pool_eval_rows),
     SK(AP_REG_STREAM_PAD, ap_pad_prepare),
     SK(AP_REG_STREAM_PAD, ap_pad_eval_rows),
     SK(AP_REG_STREAM_ADD, ap_binary_prepare),
     SK(AP_REG_STREAM_ADD, ap_binary_eval),
-    SK(AP_REG_STREAM_ADD &&REG_T(AP_REG_INT8 | AP_REG_UINT8), ap_fast_add_eval),
-    SK(AP_REG_STREAM_ADD &&REG_T(AP_REG_FLOAT), ap_fast_fadd_eval),
+    SK((AP_REG_STREAM_ADD && REG_T(AP_REG_INT8 | AP_REG_UINT8)), ap_fast_add_eval),
+    SK((AP_REG_STREAM_ADD && REG_T(AP_REG_FLOAT)), ap_fast_fadd_eval),
+    SK(AP_REG_STREAM_ELEM, &rt_stream_elem),
+    SK(AP_REG_STREAM_ADD, &rt_stream_add),
 };
 
 const ap_kstream *ap_kernel_stream(void) {

@@ -26,6 +26,11 @@ typedef bool (*ap_kstream_fast_add)(const ap_kexec *x, const ap_binary_params *p
                                     const ap_ktensor *a, const ap_ktensor *b, ap_ktensor *out,
                                     ap_status *s);
 
+/* Element-wise members and ADD with a skip run the runtime's own member code
+ * (runtime/stream.c), reached through here too so that only a model with such ops links it. */
+struct rt_stream_kind;
+extern const struct rt_stream_kind rt_stream_elem, rt_stream_add;
+
 typedef struct ap_kstream {
   /* CONV_2D and DEPTHWISE_CONV_2D: prepare, the reference rows, the fast rows */
   ap_kstream_conv_prepare conv_prepare, dw_prepare;
@@ -55,6 +60,9 @@ typedef struct ap_kstream {
   ap_status (*add_eval)(const ap_binary_params *p, const ap_ktensor *input1,
                         const ap_ktensor *input2, ap_ktensor *output);
   ap_kstream_fast_add add_fast, fadd_fast;
+  /* the runtime's members: element-wise ops (segment.c's list; ADD, SUB, MUL with a constant)
+   * and ADD with a skip */
+  const struct rt_stream_kind *elem_member, *add_member;
 } ap_kstream;
 
 /* The registration's (registry.c; never NULL). */

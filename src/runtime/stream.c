@@ -116,7 +116,8 @@ static ap_ktensor row_view(const ap_ktensor *t, size_t slot) {
 /* ADD inside a segment: the chained input is the previous op's output (`in`, a ring), the
  * other is read whole; the kernel runs on one row of each. */
 static ap_status prepare_add(ap_interpreter *it, uint32_t k, const ap_op_info *op,
-                             const ap_op_options *o, member *m, ap_ktensor *in) {
+                             const ap_op_options *o, member *m, ap_ktensor *in, void *keep) {
+  (void)keep;
   if (op->inputs.n != 2 || op->outputs.n != 1 || op->inputs.v[0] < 0 || op->inputs.v[1] < 0 ||
       o->kind != AP_OPTIONS_ADD)
     return rt_fail(it, AP_ERR_KERNEL, "op %u: not streamable", k);
@@ -214,7 +215,8 @@ static ap_status prepare_elem(ap_interpreter *it, uint32_t k, const ap_op_info *
 }
 
 /* Output row y of an M_ELEM member. */
-static ap_status eval_elem_row(member *m, int32_t y) {
+static ap_status eval_elem_row(const ap_kexec *x, member *m, int32_t y) {
+  (void)x;
   size_t in_slot = (size_t)(m->rows.in_ring ? y % m->rows.in_ring : y);
   size_t out_slot = (size_t)(m->rows.out_ring ? y % m->rows.out_ring : y);
   ap_ktensor a = row_view(m->in, in_slot), out = row_view(&m->out, out_slot);
@@ -247,6 +249,16 @@ static ap_status eval_add_row(const ap_kexec *x, member *m, int32_t y) {
     return s;
   return K->add_eval(&m->p.bin, l, r2, &out);
 }
+
+/* Element-wise members and ADD with a skip, reached through the registration
+ * (kernels/stream_kernels.h) so that a firmware without such ops does not link them. */
+struct rt_stream_kind {
+  ap_status (*prepare)(ap_interpreter *it, uint32_t k, const ap_op_info *op, const ap_op_options *o,
+                       member *m, ap_ktensor *in, void *keep);
+  ap_status (*row)(const ap_kexec *x, member *m, int32_t y);
+};
+const struct rt_stream_kind rt_stream_add = {prepare_add, eval_add_row};
+const struct rt_stream_kind rt_stream_elem = {prepare_elem, eval_elem_row};
 
 /* Which kernel runs member m's rows (its input a ring of in_ring rows, 0: whole), and the
  * scratch it needs. A reference kernel's scratch is all one call's. */
@@ -295,13 +307,15 @@ static ap_status prepare(ap_interpreter *it, uint32_t k, member *m, ap_ktensor *
   memset(m, 0, sizeof *m);
   bool skip = op.inputs.n == 2 && op.inputs.v[0] >= 0 && op.inputs.v[1] >= 0 &&
               rt_rec(it, 0, (size_t)op.inputs.v[0]) && rt_rec(it, 0, (size_t)op.inputs.v[1]);
-  if (op.builtin == 0 && skip) return prepare_add(it, k, &op, &o, m, in);
-  if (op.builtin != 1 && op.builtin != 3 && op.builtin != 4 && op.builtin != 17 &&
-      op.builtin != 34 && op.builtin != 60)
-    return prepare_elem(it, k, &op, &o, m, in, keep);
+  const ap_kstream *K = ap_kernel_stream();
+  if ((op.builtin == 0 && skip) || (op.builtin != 1 && op.builtin != 3 && op.builtin != 4 &&
+                                    op.builtin != 17 && op.builtin != 34 && op.builtin != 60)) {
+    const struct rt_stream_kind *sk = op.builtin == 0 && skip ? K->add_member : K->elem_member;
+    if (!sk) return rt_fail(it, AP_ERR_UNSUPPORTED, "op %u: no row kernel", k);
+    return sk->prepare(it, k, &op, &o, m, in, keep);
+  }
   if (op.inputs.n < 1 || op.outputs.n != 1)
     return rt_fail(it, AP_ERR_KERNEL, "op %u: not streamable", k);
-  const ap_kstream *K = ap_kernel_stream();
   ap_ktensor bias;
   m->in = in;
   s = view(it, op.inputs.v[0], in);
@@ -405,17 +419,15 @@ static ap_status eval_rows(const ap_kexec *x, member *m, int32_t y0, int32_t y1)
                                               &m->rows);
   }
   case M_ADD:
+  case M_ELEM: {
+    ap_status (*row)(const ap_kexec *, member *, int32_t) =
+        (m->kind == M_ADD ? K->add_member : K->elem_member)->row;
     for (int32_t y = y0; y < y1; y++) {
-      ap_status s = eval_add_row(x, m, y);
+      ap_status s = row(x, m, y);
       if (s != AP_OK) return s;
     }
     return AP_OK;
-  case M_ELEM:
-    for (int32_t y = y0; y < y1; y++) {
-      ap_status s = eval_elem_row(m, y);
-      if (s != AP_OK) return s;
-    }
-    return AP_OK;
+  }
   case M_PAD: return K->pad_rows(&m->p.pad, m->in, &m->out, &m->rows);
   default: return K->pool_rows(&m->p.pool, m->in, &m->out, &m->rows);
   }
