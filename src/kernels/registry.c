@@ -1,5 +1,6 @@
 /* One adapter per builtin: unpacks the generic context into the family's prepare/eval. */
 #include "kernels/registry.h"
+#include "kernels/fast/dsp.h"
 #include "kernels/fast/fast.h"
 #include "kernels/fast/fastops.h"
 #include "kernels/kops.h"
@@ -229,7 +230,7 @@ static ap_status pool_run(ap_kctx *c) {
   ap_status s;
   ap_kexec serial;
   const ap_kexec *x = ap_fast_in_order(c->options->exec, in(c, 0), c->outputs[0], &serial);
-  if ((REG_T(AP_REG_INT8 | AP_REG_UINT8 | AP_REG_INT16) &&
+  if ((REG_T(AP_REG_INT8 | AP_REG_UINT8 | AP_REG_INT16) && !AP_FAST_DSP_ONLY &&
        ap_fast_pool_eval(x, c->params, in(c, 0), c->outputs[0], &s)) ||
       (REG_T(AP_REG_FLOAT) && ap_fast_fpool_eval(x, c->params, in(c, 0), c->outputs[0], &s)))
     return s;

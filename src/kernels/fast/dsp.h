@@ -9,4 +9,14 @@
  * generic level itself. */
 const ap_fast_level *ap_fast_dsp(void);
 
+/* 1 where the DSP level is the only level a build can choose (select.c: a 32-bit Arm core with
+ * the extension): its table has the int8 matrix product, depthwise and fully connected only,
+ * so the fast paths through the op table (ap_fast_ops: pools, uint8, 16x8) never apply there
+ * and a registration need not link them. */
+#if defined(__ARM_FEATURE_SIMD32) && __ARM_FEATURE_SIMD32
+#define AP_FAST_DSP_ONLY 1
+#else
+#define AP_FAST_DSP_ONLY 0
+#endif
+
 #endif
