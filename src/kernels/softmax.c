@@ -10,8 +10,15 @@
 
 enum { SCALED_DIFF_INTEGER_BITS = 5, ACCUMULATION_INTEGER_BITS = 12 };
 
+/* setup16, eval16: the int16 kind's (softmax16.c), NULL to refuse it (ap_softmax_prepare_no16:
+ * a firmware without int16 ops links none of it). */
+typedef ap_status (*setup16_fn)(float beta, const ap_ktensor *in, const ap_ktensor *out,
+                                ap_softmax_params *p, ap_errbuf *err);
+typedef void (*eval16_fn)(const ap_softmax_params *p, const int16_t *x, int16_t *y, size_t outer,
+                          size_t depth, void *scratch);
+
 static ap_status softmax_prepare(float beta, const ap_ktensor *input, ap_ktensor *output,
-                                 ap_softmax_params *p, ap_errbuf *err) {
+                                 ap_softmax_params *p, ap_errbuf *err, setup16_fn setup16) {
   if (!input || !output || !p) return ap_fail(err, AP_ERR_ARG, "SOFTMAX: NULL argument");
   memset(p, 0, sizeof *p);
   p->beta = beta;
@@ -24,7 +31,10 @@ static ap_status softmax_prepare(float beta, const ap_ktensor *input, ap_ktensor
   memcpy(output->dims, input->dims, sizeof output->dims);
   int it = input->type, ot = output->type;
   if (it == AP_FLOAT32 && ot == AP_FLOAT32) return AP_OK;
-  if (it == AP_INT16 && ot == AP_INT16) return ap_softmax16_setup(beta, input, output, p, err);
+  if (it == AP_INT16 && ot == AP_INT16)
+    return setup16 ? setup16(beta, input, output, p, err)
+                   : ap_fail(err, AP_ERR_UNSUPPORTED,
+                             "SOFTMAX: int16 is not registered (AP_REGISTRY_TYPES)");
   bool ok =
       (it == AP_INT8 && ot == AP_INT8 && output->zero_point == -128 &&
        output->scale == 1.0f / 256) ||
@@ -47,14 +57,24 @@ static ap_status softmax_prepare(float beta, const ap_ktensor *input, ap_ktensor
   return AP_OK;
 }
 
-ap_status ap_softmax_prepare(float beta, const ap_ktensor *input, ap_ktensor *output,
-                             ap_softmax_params *p, ap_errbuf *err) {
-  ap_status s = softmax_prepare(beta, input, output, p, err);
+static ap_status prepare_with(float beta, const ap_ktensor *input, ap_ktensor *output,
+                              ap_softmax_params *p, ap_errbuf *err, setup16_fn setup16) {
+  ap_status s = softmax_prepare(beta, input, output, p, err, setup16);
   if (s == AP_OK) {
     p->in_shape = ap_kshape_of(input);
     p->out_shape = ap_kshape_of(output);
   }
   return s;
+}
+
+ap_status ap_softmax_prepare(float beta, const ap_ktensor *input, ap_ktensor *output,
+                             ap_softmax_params *p, ap_errbuf *err) {
+  return prepare_with(beta, input, output, p, err, ap_softmax16_setup);
+}
+
+ap_status ap_softmax_prepare_no16(float beta, const ap_ktensor *input, ap_ktensor *output,
+                                  ap_softmax_params *p, ap_errbuf *err) {
+  return prepare_with(beta, input, output, p, err, NULL);
 }
 
 static void softmax_float(const ap_softmax_params *p, const float *in, float *out, size_t outer,
@@ -131,8 +151,8 @@ ap_status ap_softmax_eval(const ap_softmax_params *p, const ap_ktensor *input, a
   return ap_softmax_eval_scratch(p, input, output, NULL);
 }
 
-ap_status ap_softmax_eval_scratch(const ap_softmax_params *p, const ap_ktensor *input,
-                                  ap_ktensor *output, void *scratch) {
+static ap_status eval_with(const ap_softmax_params *p, const ap_ktensor *input, ap_ktensor *output,
+                           void *scratch, eval16_fn eval16) {
   if (!p || !input || !output || !input->data || !output->data) return AP_ERR_ARG;
   if (p->scratch_bytes && !scratch) return AP_ERR_ARG;
   if (!ap_kshape_is(input, &p->in_shape) || !ap_kshape_is(output, &p->out_shape)) {
@@ -144,9 +164,20 @@ ap_status ap_softmax_eval_scratch(const ap_softmax_params *p, const ap_ktensor *
   if (input->type == AP_FLOAT32) {
     softmax_float(p, input->data, output->data, n / depth, depth);
   } else if (input->type == AP_INT16) {
-    ap_softmax16_eval(p, input->data, output->data, n / depth, depth, scratch);
+    if (!eval16) return AP_ERR_UNSUPPORTED;
+    eval16(p, input->data, output->data, n / depth, depth, scratch);
   } else {
     softmax_quant(p, input, output, n / depth, depth);
   }
   return AP_OK;
+}
+
+ap_status ap_softmax_eval_scratch(const ap_softmax_params *p, const ap_ktensor *input,
+                                  ap_ktensor *output, void *scratch) {
+  return eval_with(p, input, output, scratch, ap_softmax16_eval);
+}
+
+ap_status ap_softmax_eval_no16(const ap_softmax_params *p, const ap_ktensor *input,
+                               ap_ktensor *output, void *scratch) {
+  return eval_with(p, input, output, scratch, NULL);
 }
