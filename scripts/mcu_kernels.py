@@ -13,8 +13,8 @@ op they do not cover) or reference (the reference kernels only; plan with
 TYPES (AP_REGISTRY_TYPES): the tensor types whose fast paths the adapters link, a comma list of
 int8, float, uint8, int16 (default: all four). An int8 model's firmware passes int8: the float,
 uint8 and 16x8 fast kernels are then not linked (an op of a type left out runs its reference
-kernel, or is refused when the registration has none: never a wrong result). Without int16 the
-int16 SOFTMAX, a reference kernel of its own, is refused too.
+kernel, or is refused when the registration has none: never a wrong result). Without int16 and
+float the int16 and float SOFTMAX, reference kernels of their own, are refused too.
 
 Compile registry_model.c with -I src and link it before libarenaplan.a: the linker then takes
 the registry from it and never pulls the library's, and the kernels nobody registers are

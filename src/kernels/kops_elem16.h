@@ -31,11 +31,12 @@ void ap_softmax16_eval(const ap_softmax_params *p, const int16_t *x, int16_t *y,
 /* ap_softmax_eval with the scratch an int16 SOFTMAX needs (softmax.c). */
 ap_status ap_softmax_eval_scratch(const ap_softmax_params *p, const ap_ktensor *input,
                                   ap_ktensor *output, void *scratch);
-/* ap_softmax_prepare and ap_softmax_eval_scratch without the int16 kind (refused with
- * AP_ERR_UNSUPPORTED), so a registration that leaves int16 out links no softmax16.c. */
-ap_status ap_softmax_prepare_no16(float beta, const ap_ktensor *input, ap_ktensor *output,
+/* ap_softmax_prepare and ap_softmax_eval_scratch for the 8-bit kinds only (int16 and float32
+ * refused with AP_ERR_UNSUPPORTED), so a registration that leaves both types out links neither
+ * softmax16.c nor expf. */
+ap_status ap_softmax_prepare_8bit(float beta, const ap_ktensor *input, ap_ktensor *output,
                                   ap_softmax_params *p, ap_errbuf *err);
-ap_status ap_softmax_eval_no16(const ap_softmax_params *p, const ap_ktensor *input,
+ap_status ap_softmax_eval_8bit(const ap_softmax_params *p, const ap_ktensor *input,
                                ap_ktensor *output, void *scratch);
 
 /* Builtin codes of the ops added here (schema.fbs BuiltinOperator). */

@@ -51,7 +51,8 @@ enum {
  * so a firmware links only its model's: scripts/mcu_kernels.py): AP_REG_INT8 (int8 and the
  * 8-bit ADD), AP_REG_FLOAT, AP_REG_UINT8, AP_REG_INT16 (16x8). An op of a type left out runs
  * its reference kernel (or is refused where none is registered), never a wrong result. The
- * int16 SOFTMAX, a reference kernel of its own, is refused without AP_REG_INT16. */
+ * int16 and float32 SOFTMAX, reference kernels of their own, are refused when neither type is
+ * in. */
 enum { AP_REG_INT8 = 1, AP_REG_FLOAT = 2, AP_REG_UINT8 = 4, AP_REG_INT16 = 8 };
 #ifndef AP_REGISTRY_TYPES
 #define AP_REGISTRY_TYPES 15
@@ -240,15 +241,18 @@ static ap_status pool_run(ap_kctx *c) {
 static ap_status softmax_prep(ap_kctx *c, size_t *scratch) {
   ARITY("SOFTMAX", 1, 1);
   ap_softmax_params *p = c->params;
-  /* int16 is a reference kernel of its own (softmax16.c): left out with the type. */
-  ap_status s = (AP_REGISTRY_TYPES & AP_REG_INT16 ? ap_softmax_prepare : ap_softmax_prepare_no16)(
+  /* int16 and float32 are reference kernels of their own (softmax16.c, expf): left out with
+   * their types. */
+  ap_status s = (AP_REGISTRY_TYPES & (AP_REG_INT16 | AP_REG_FLOAT) ? ap_softmax_prepare
+                                                                   : ap_softmax_prepare_8bit)(
       c->options->beta, in(c, 0), c->outputs[0], p, c->err);
   *scratch = s == AP_OK ? p->scratch_bytes : 0; /* int16: its tables */
   return s;
 }
 static ap_status softmax_run(ap_kctx *c) {
-  return (AP_REGISTRY_TYPES & AP_REG_INT16 ? ap_softmax_eval_scratch : ap_softmax_eval_no16)(
-      c->params, in(c, 0), c->outputs[0], c->scratch);
+  return (AP_REGISTRY_TYPES & (AP_REG_INT16 | AP_REG_FLOAT)
+              ? ap_softmax_eval_scratch
+              : ap_softmax_eval_8bit)(c->params, in(c, 0), c->outputs[0], c->scratch);
 }
 
 /* --- elementwise, activations --- */

@@ -10,8 +10,8 @@
 
 enum { SCALED_DIFF_INTEGER_BITS = 5, ACCUMULATION_INTEGER_BITS = 12 };
 
-/* setup16, eval16: the int16 kind's (softmax16.c), NULL to refuse it (ap_softmax_prepare_no16:
- * a firmware without int16 ops links none of it). */
+/* setup16, eval16: the int16 kind's (softmax16.c); NULL: the 8-bit kinds only, int16 and float
+ * refused (ap_softmax_prepare_8bit: an int8 firmware links neither softmax16.c nor expf). */
 typedef ap_status (*setup16_fn)(float beta, const ap_ktensor *in, const ap_ktensor *out,
                                 ap_softmax_params *p, ap_errbuf *err);
 typedef void (*eval16_fn)(const ap_softmax_params *p, const int16_t *x, int16_t *y, size_t outer,
@@ -30,7 +30,10 @@ static ap_status softmax_prepare(float beta, const ap_ktensor *input, ap_ktensor
   output->rank = input->rank;
   memcpy(output->dims, input->dims, sizeof output->dims);
   int it = input->type, ot = output->type;
-  if (it == AP_FLOAT32 && ot == AP_FLOAT32) return AP_OK;
+  if (it == AP_FLOAT32 && ot == AP_FLOAT32)
+    return setup16 ? AP_OK
+                   : ap_fail(err, AP_ERR_UNSUPPORTED,
+                             "SOFTMAX: float32 is not registered (AP_REGISTRY_TYPES)");
   if (it == AP_INT16 && ot == AP_INT16)
     return setup16 ? setup16(beta, input, output, p, err)
                    : ap_fail(err, AP_ERR_UNSUPPORTED,
@@ -72,7 +75,7 @@ ap_status ap_softmax_prepare(float beta, const ap_ktensor *input, ap_ktensor *ou
   return prepare_with(beta, input, output, p, err, ap_softmax16_setup);
 }
 
-ap_status ap_softmax_prepare_no16(float beta, const ap_ktensor *input, ap_ktensor *output,
+ap_status ap_softmax_prepare_8bit(float beta, const ap_ktensor *input, ap_ktensor *output,
                                   ap_softmax_params *p, ap_errbuf *err) {
   return prepare_with(beta, input, output, p, err, NULL);
 }
@@ -151,8 +154,14 @@ ap_status ap_softmax_eval(const ap_softmax_params *p, const ap_ktensor *input, a
   return ap_softmax_eval_scratch(p, input, output, NULL);
 }
 
-static ap_status eval_with(const ap_softmax_params *p, const ap_ktensor *input, ap_ktensor *output,
-                           void *scratch, eval16_fn eval16) {
+typedef void (*floatf_fn)(const ap_softmax_params *p, const float *in, float *out, size_t outer,
+                          size_t depth);
+
+/* Not inlined: each entry point then links only the kinds it passes. */
+static __attribute__((noinline)) ap_status eval_with(const ap_softmax_params *p,
+                                                     const ap_ktensor *input, ap_ktensor *output,
+                                                     void *scratch, eval16_fn eval16,
+                                                     floatf_fn floatf) {
   if (!p || !input || !output || !input->data || !output->data) return AP_ERR_ARG;
   if (p->scratch_bytes && !scratch) return AP_ERR_ARG;
   if (!ap_kshape_is(input, &p->in_shape) || !ap_kshape_is(output, &p->out_shape)) {
@@ -162,7 +171,8 @@ static ap_status eval_with(const ap_softmax_params *p, const ap_ktensor *input, 
   if (!ap_ktensor_count(input, &n)) return AP_ERR_ARG;
   size_t depth = (size_t)input->dims[input->rank - 1];
   if (input->type == AP_FLOAT32) {
-    softmax_float(p, input->data, output->data, n / depth, depth);
+    if (!floatf) return AP_ERR_UNSUPPORTED;
+    floatf(p, input->data, output->data, n / depth, depth);
   } else if (input->type == AP_INT16) {
     if (!eval16) return AP_ERR_UNSUPPORTED;
     eval16(p, input->data, output->data, n / depth, depth, scratch);
@@ -174,10 +184,10 @@ static ap_status eval_with(const ap_softmax_params *p, const ap_ktensor *input, 
 
 ap_status ap_softmax_eval_scratch(const ap_softmax_params *p, const ap_ktensor *input,
                                   ap_ktensor *output, void *scratch) {
-  return eval_with(p, input, output, scratch, ap_softmax16_eval);
+  return eval_with(p, input, output, scratch, ap_softmax16_eval, softmax_float);
 }
 
-ap_status ap_softmax_eval_no16(const ap_softmax_params *p, const ap_ktensor *input,
+ap_status ap_softmax_eval_8bit(const ap_softmax_params *p, const ap_ktensor *input,
                                ap_ktensor *output, void *scratch) {
-  return eval_with(p, input, output, scratch, NULL);
+  return eval_with(p, input, output, scratch, NULL, NULL);
 }
