@@ -4,6 +4,7 @@
  * sub-map of the rows a range's windows reach (TFLite's padding shifted to match, so the taps
  * falling outside the map are exactly those outside the block). */
 #include "kernels/fast/rows.h"
+#include "kernels/fast/dsp.h"
 
 #include <string.h>
 
@@ -165,6 +166,7 @@ static int32_t fconv_lanes(const ap_kexec *x) {
 
 static bool fconv_applies(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                           const ap_ktensor *f, size_t *packed) {
+  if (AP_FAST_DSP_ONLY) return false; /* no float conv there: no float rows linked */
   if (!x || !x->level || !x->level->fconv || !p || !in || !f || p->kind != AP_KCONV_FLOAT ||
       in->rank != 4 || f->rank != 4 || p->out_shape.rank != 4 || f->dims[3] != in->dims[3] ||
       in->dims[0] != 1 || f->dims[0] <= 0)
