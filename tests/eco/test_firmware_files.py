@@ -5,9 +5,10 @@ the host (no Arm toolchain needed; `make test-mcu` runs the firmware itself in Q
   file byte for byte, 16-byte aligned, in section .rodata.model_array.PREFIX;
 - --ops lists each op the model uses once (person_detect_int8: its five);
 - --inplace plans in place: the header says MODEL_INPLACE 1 and its buffer is no larger;
-- mcu_kernels.py keeps exactly the listed ops' rows of src/kernels/registry.c, and the copy
-  compiles -Werror against src/, so a change to the registry's layout that the script no longer
-  understands fails here;
+- mcu_kernels.py keeps exactly the listed ops' rows of src/kernels/registry.c and the streamed
+  segments' row kernels of those ops only (AP_REG_STREAM_*), and the copy compiles -Werror
+  against src/, so a change to the registry's layout that the script no longer understands
+  fails here;
 - bad options are usage errors.
 
 Environment: AP_CLI, AP_SHARED.
@@ -93,6 +94,12 @@ def main():
             m = re.match(r'[A-Za-z_]\w*\(\s*"?(\w+)', row) or re.search(r'"(\w+)"', row)
             names.append(m.group(1) if m else row)
         check(sorted(names) == sorted(open(ops).read().split()), "rows kept: %s" % names)
+        # The streamed segments' row kernels follow the ops (person_detect: conv, depthwise,
+        # average pool; no PAD, ADD or element-wise member).
+        want = {"CONV_2D": 1, "DEPTHWISE_CONV_2D": 1, "POOL_2D": 1, "PAD": 0, "ADD": 0, "ELEM": 0}
+        got = dict((k, int(v)) for k, v in re.findall(r"#define AP_REG_STREAM_(\w+) (\d)",
+                                                          text[:text.index("#include")]))
+        check(got == want, "streamed row kernels: %s" % got)
         c = subprocess.run(["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE",
                             "-I" + os.path.join(ROOT, "src"), "-I" + os.path.join(ROOT, "include"),
                             "-c", reg, "-o", os.path.join(d, "registry_model.o")],
