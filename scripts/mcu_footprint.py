@@ -17,6 +17,18 @@ def sections(elf):
     return s
 
 
+def heap_bytes(elf):
+    """The static heap's size as linked (startup.c's `heap`): 0 when nothing calls malloc, so
+    that --gc-sections dropped it with _sbrk."""
+    out = subprocess.run(["arm-none-eabi-nm", "-S", elf], capture_output=True, text=True,
+                         check=True).stdout
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 4 and f[3] == "heap" and f[2] in "bB":
+            return int(f[1], 16)
+    return 0
+
+
 def main():
     model, core, elf, run, oracle = sys.argv[1:6]
     s = sections(elf)
@@ -36,7 +48,7 @@ def main():
     buf = vals.get("buffer_bytes", 0)
     # The static heap counts at its high-water mark: a firmware sized by this run needs no
     # more (malloc holds the model handle and allocate's planning temporaries).
-    bss = s.get(".bss", 0) - buf - vals.get("heap_size", 0) + vals.get("heap_peak_bytes", 0)
+    bss = s.get(".bss", 0) - buf - heap_bytes(elf) + vals.get("heap_peak_bytes", 0)
     stack = max(vals.get("stack_setup_bytes", 0), vals.get("stack_invoke_bytes", 0))
     instr = vals.get("timer_ticks", 0) * 1000000000 // max(vals.get("timer_hz", 1), 1)
     row = [model, core, s.get(".text", 0) + s.get(".ARM.exidx", 0), s.get(".rodata", 0),

@@ -15,7 +15,24 @@ static void default_free(void *ctx, void *p) {
 
 static const ap_allocator default_allocator = {default_alloc, default_free, NULL};
 
-const ap_allocator *ap_default_allocator(void) { return &default_allocator; }
+const ap_allocator *ap_default_allocator(void) {
+  return &default_allocator;
+}
+
+static void *no_alloc(void *ctx, size_t size) {
+  (void)ctx, (void)size;
+  return NULL;
+}
+
+static void no_free(void *ctx, void *p) {
+  (void)ctx, (void)p;
+}
+
+static const ap_allocator no_heap = {no_alloc, no_free, NULL};
+
+const ap_allocator *ap_no_heap(void) {
+  return &no_heap;
+}
 
 const ap_allocator *ap_alloc_or_default(const ap_allocator *a) {
   return (a && a->alloc && a->free) ? a : &default_allocator;

@@ -40,6 +40,9 @@ ap_fail_quiet(ap_errbuf *e, ap_status s, const char *fmt, ...) {
 #define ap_fail(...) ap_fail_quiet(__VA_ARGS__)
 #endif
 
+/* An allocator that has nothing to give (alloc NULL, free nothing): for objects that live in
+ * a caller's buffer, so that a firmware links no malloc. */
+const ap_allocator *ap_no_heap(void);
 /* Resolves NULL to the default allocator. */
 const ap_allocator *ap_alloc_or_default(const ap_allocator *a);
 void *ap_alloc(const ap_allocator *a, size_t size);

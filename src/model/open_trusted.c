@@ -39,7 +39,7 @@ ap_status ap_model_open_trusted(const void *data, size_t size, void *mem, ap_mod
   *out = NULL;
   ap_model *m = mem;
   memset(m, 0, sizeof *m);
-  m->alloc = ap_alloc_or_default(NULL);
+  m->alloc = ap_no_heap(); /* the handle is the caller's memory: destroying it frees nothing */
   m->name = (char *)(m + 1);
   m->name[0] = '\0';
   m->bytes = data;

@@ -148,11 +148,11 @@ static ap_status reserve(ap_op_context *c, rt_dyn *d, size_t bytes, const char *
   if (want > SIZE_MAX - 15)
     return ap_op_fail(c, AP_ERR_OVERFLOW, "%s of %zu bytes overflows", what, bytes);
   want = (want + 15) & ~(size_t)15;
-  void *p = ap_alloc(&it->alloc, want);
+  void *p = it->alloc.alloc(it->alloc.ctx, want);
   if (!p)
     return ap_op_fail(c, AP_ERR_NOMEM, "out of memory for %zu bytes of %s (dynamic region)", bytes,
                       what);
-  ap_free(&it->alloc, d->block);
+  rt_free(it, d->block);
   it->dynamic_bytes += want - d->cap;
   d->block = p;
   d->cap = want;
@@ -197,7 +197,7 @@ ap_status rt_dynamic_scratch(ap_op_context *c, size_t bytes, void **out) {
 
 void rt_dynamic_release(ap_interpreter *it) {
   for (rt_dyn *d = it->dynamic; d; d = d->next) {
-    ap_free(&it->alloc, d->block);
+    rt_free(it, d->block);
     d->block = NULL;
     /* The record must not keep pointing into the tables freed next (an accessor may read it
      * after a failed allocate): back to the model's shape, no data. */

@@ -174,12 +174,13 @@ static ap_status init_tables(ap_interpreter *it, const ap_interpreter_options *o
   return AP_OK;
 }
 
-ap_status ap_interpreter_create(const ap_model *m, const ap_interpreter_options *opt,
-                                ap_interpreter **out) {
+/* alloc: o's allocator resolved (never NULL). */
+static ap_status create(const ap_model *m, const ap_interpreter_options *opt,
+                        const ap_allocator *alloc, ap_interpreter **out) {
   if (!out) return AP_ERR_ARG;
   *out = NULL;
   ap_interpreter_options o = opt ? *opt : ap_interpreter_defaults();
-  ap_interpreter tmp = {.alloc = *ap_alloc_or_default(o.allocator)};
+  ap_interpreter tmp = {.alloc = *alloc};
   size_t nin = m ? ap_model_subgraph_inputs(m, 0).n : 0;
   bool has_max = o.max_input_count > 0 && o.max_input_dims;
   layout l = {0};
@@ -193,7 +194,7 @@ ap_status ap_interpreter_create(const ap_model *m, const ap_interpreter_options 
     it = rt_tables_alloc(&tmp, l.total);
     if (!it) return AP_ERR_ARENA_TOO_SMALL;
   } else {
-    it = ap_alloc(&tmp.alloc, l.total);
+    it = tmp.alloc.alloc(tmp.alloc.ctx, l.total);
     if (!it) return AP_ERR_NOMEM;
     memset(it, 0, l.total);
     tmp.tables_bytes = l.total;
@@ -229,13 +230,24 @@ ap_status ap_interpreter_create(const ap_model *m, const ap_interpreter_options 
   return s;
 }
 
+ap_status ap_interpreter_create(const ap_model *m, const ap_interpreter_options *opt,
+                                ap_interpreter **out) {
+  return create(m, opt, ap_alloc_or_default(opt ? opt->allocator : NULL), out);
+}
+
+ap_status rt_create_in_buffer(const ap_model *m, const ap_interpreter_options *o,
+                              ap_interpreter **out) {
+  if (!o || !o->arena || !o->arena_size) return AP_ERR_ARG;
+  return create(m, o, ap_no_heap(), out);
+}
+
 void ap_interpreter_destroy(ap_interpreter *it) {
   if (!it) return;
   rt_release(it);
   ap_port_workers_destroy(it->workers);
   if (it->buf) return; /* everything else lives in the caller's buffer */
   ap_allocator a = it->alloc;
-  ap_free(&a, it);
+  a.free(a.ctx, it);
 }
 
 const char *ap_interpreter_error(const ap_interpreter *it) {

@@ -51,7 +51,8 @@ static void *take_block(ap_interpreter *it, size_t bytes, uint64_t *counter, con
     rt_fail(it, AP_ERR_OVERFLOW, "%s of %zu bytes overflows", what, bytes);
     return NULL;
   }
-  rt_block *b = ap_alloc(&it->alloc, total);
+  /* it->alloc is resolved at create; called directly, a planned firmware links no default. */
+  rt_block *b = it->alloc.alloc(it->alloc.ctx, total);
   if (!b) {
     rt_fail(it, AP_ERR_NOMEM, "out of memory for %zu bytes of %s", bytes, what);
     return NULL;
@@ -75,10 +76,10 @@ void rt_release(ap_interpreter *it) {
   rt_dynamic_release(it); /* its records live in the tables freed below */
   while (it->blocks) {
     rt_block *n = ((rt_block *)it->blocks)->next;
-    ap_free(&it->alloc, it->blocks);
+    rt_free(it, it->blocks);
     it->blocks = n;
   }
-  ap_free(&it->alloc, it->arena_mem);
+  rt_free(it, it->arena_mem);
   it->arena_mem = NULL;
   it->arena = NULL;
   it->arena_bytes = 0;
@@ -126,7 +127,7 @@ static void *temp_alloc(void *ctx, size_t size) {
       return h + 1;
     }
   }
-  rt_temp_hdr *h = ap_alloc(&it->alloc, need);
+  rt_temp_hdr *h = it->alloc.alloc(it->alloc.ctx, need);
   if (!h) return NULL;
   h->h.below = SIZE_MAX;
   if (it->buf) it->temp_fallback_bytes += need;
@@ -138,7 +139,7 @@ static void temp_free(void *ctx, void *p) {
   if (!p) return;
   rt_temp_hdr *h = (rt_temp_hdr *)p - 1;
   if (h->h.below == SIZE_MAX) {
-    ap_free(&it->alloc, h);
+    rt_free(it, h);
     return;
   }
   h->h.freed = 1;

@@ -120,7 +120,7 @@ ap_status rt_create_planned(const void *model, size_t model_size, const uint32_t
   o.arena = buffer;
   o.arena_size = end - handle - lo;
   o.kernels = (plan[PL_FLAGS] & PL_REFERENCE) ? AP_KERNELS_REFERENCE : AP_KERNELS_FAST;
-  s = ap_interpreter_create(m, &o, out);
+  s = rt_create_in_buffer(m, &o, out);
   if (s != AP_OK) return s;
   ap_interpreter *it = *out;
   s = place(it, plan, stream);

@@ -207,6 +207,15 @@ bool rt_stream(const ap_interpreter *it);
 uint32_t *rt_stream_alloc(ap_interpreter *it);
 ap_status rt_stream_table(ap_interpreter *it, const ap_graph *g, uint32_t *table);
 ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count);
+/* Frees p (NULL: nothing) with the interpreter's allocator, resolved at create: called
+ * directly, so that a planned firmware links no default allocator. */
+static inline void rt_free(ap_interpreter *it, void *p) {
+  if (p) it->alloc.free(it->alloc.ctx, p);
+}
+/* ap_interpreter_create for an interpreter wholly in o->arena (required) with no heap behind
+ * it (ap_no_heap): a planned firmware then links no malloc. */
+ap_status rt_create_in_buffer(const ap_model *m, const ap_interpreter_options *o,
+                              ap_interpreter **out);
 /* Whether op k of subgraph 0 is in one of g's segments, or (after allocate) of the
  * interpreter's; the scratch bytes it needs there (its state while the segment runs and its
  * kernel's rows), from g's rings while planning, or (g NULL) the interpreter's after. */
