@@ -23,10 +23,9 @@ CLI=$HOST/arenaplan
 # The strategy planning the arena, on the host (the header) and on the board (the same plan).
 # greedy_size: on these four models the same arena as best, with less code and heap.
 STRATEGY=${FW_STRATEGY:-greedy_size}
-# FW_STREAM=1 plans streamed segments too: the least RAM (person_detect 29,488 B against
-# 43,256 B with the host's plan), but the segments run the reference row kernels (19 KB more
-# flash, 4.6 x the instructions) and rt_stream_run's frame is 8 KB of stack, so it is off by
-# default.
+# FW_STREAM=1 plans streamed segments too: the least RAM (person_detect on the M4 26,940 B
+# against 43,344 B in place, the same instructions), but the streaming runner and the fast
+# row-range kernels add 7.3 KB of flash (41,589 B against 34,296 B), so it is off by default.
 STREAM=
 [ "${FW_STREAM:-0}" = 1 ] && STREAM=--stream
 # FW_PLAN=1 (default): the host plans (arenaplan header --plan) and the firmware places its
