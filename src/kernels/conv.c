@@ -12,10 +12,12 @@
 void ap_kconv_channel_multipliers(float input_scale, const ap_ktensor *filter, float output_scale,
                                   int32_t n, int32_t *multiplier, int32_t *shift) {
   for (int32_t c = 0; c < n; c++) {
-    double fs = (double)ap_ktensor_channel_scale(filter, c);
-    double effective = (double)input_scale * fs / (double)output_scale;
     int s;
-    ap_kq_multiplier(effective, &multiplier[c], &s);
+    float fs = ap_ktensor_channel_scale(filter, c);
+    if (AP_KQ_SOFT_DOUBLE)
+      ap_kq_multiplier_ratio(input_scale, fs, output_scale, &multiplier[c], &s);
+    else
+      ap_kq_multiplier((double)input_scale * (double)fs / (double)output_scale, &multiplier[c], &s);
     shift[c] = s;
   }
 }
@@ -98,8 +100,12 @@ ap_status ap_kconv_setup(const char *op, int activation, const ap_ktensor *input
   if (p->kind == AP_KCONV_UINT8) {
     p->filter_offset = -filter->zero_point;
     /* GetQuantizedConvolutionMultipler: the scale product is taken in float. */
-    double product = (double)(input->scale * filter->scale);
-    ap_kq_multiplier(product / (double)output->scale, &p->output_multiplier, &p->output_shift);
+    float product = input->scale * filter->scale;
+    if (AP_KQ_SOFT_DOUBLE)
+      ap_kq_multiplier_ratio(product, 1.0f, output->scale, &p->output_multiplier, &p->output_shift);
+    else
+      ap_kq_multiplier((double)product / (double)output->scale, &p->output_multiplier,
+                       &p->output_shift);
   }
   if (!ap_kq_act_range_quant(activation, ot, output->scale, output->zero_point, &p->act_min,
                              &p->act_max)) {
@@ -111,15 +117,17 @@ ap_status ap_kconv_setup(const char *op, int activation, const ap_ktensor *input
 ap_status ap_kconv_check_mul64(const char *op, float input_scale, const ap_ktensor *filter,
                                float output_scale, int32_t n, ap_errbuf *err) {
   for (int32_t c = 0; c < n; c++) {
-    double effective = (double)input_scale * (double)ap_ktensor_channel_scale(filter, (int)c) /
-                       (double)output_scale;
+    float fs = ap_ktensor_channel_scale(filter, (int)c);
     int32_t m;
     int shift;
-    ap_kq_multiplier(effective, &m, &shift);
+    if (AP_KQ_SOFT_DOUBLE)
+      ap_kq_multiplier_ratio(input_scale, fs, output_scale, &m, &shift);
+    else
+      ap_kq_multiplier((double)input_scale * (double)fs / (double)output_scale, &m, &shift);
     if (shift > 7) {
       return ap_fail(err, AP_ERR_UNSUPPORTED,
                      "%s: channel %d rescales by %g, beyond the 64-bit requantization's 2^7", op,
-                     (int)c, effective);
+                     (int)c, (double)input_scale * (double)fs / (double)output_scale);
     }
   }
   return AP_OK;

@@ -31,6 +31,22 @@ int32_t ap_kq_mul_gt1(int32_t x, int32_t multiplier, int left_shift);
  * the multiplier rounded to 16 bits, one rounding shift, the result truncated to 32 bits. */
 int32_t ap_kq_mul64(int64_t x, int32_t multiplier, int shift);
 
+/* 1 where double arithmetic is emulated in software (no double-precision FPU: Cortex-M4, M33,
+ * soft-float cores): the multipliers are then computed from the float scales with integers
+ * (quant_exact.c), the same values, and libgcc's soft double is not linked. */
+#if defined(__SOFTFP__) || (defined(__ARM_FP) && !(__ARM_FP & 8))
+#define AP_KQ_SOFT_DOUBLE 1
+#else
+#define AP_KQ_SOFT_DOUBLE 0
+#endif
+/* ap_kq_multiplier((double)a * (double)b / (double)c), without double arithmetic. */
+void ap_kq_multiplier_ratio(float a, float b, float c, int32_t *multiplier, int *shift);
+/* ap_kq_softmax_scaling((double)beta, (double)input_scale, ...), without double arithmetic. */
+bool ap_kq_softmax_scaling_f(float beta, float input_scale, int input_integer_bits,
+                             int32_t *multiplier, int *left_shift);
+/* ap_kq_input_radius without double arithmetic (input_integer_bits in [0, 31]). */
+int32_t ap_kq_input_radius_int(int input_integer_bits, int input_left_shift);
+
 /* CalculateInputRadius (total_signed_bits 31). */
 int32_t ap_kq_input_radius(int input_integer_bits, int input_left_shift);
 /* PreprocessSoftmaxScaling (double-rounding variant). */

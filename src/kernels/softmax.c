@@ -51,12 +51,16 @@ static ap_status softmax_prepare(float beta, const ap_ktensor *input, ap_ktensor
                    (int)output->zero_point);
   }
   if (!ap_kq_scale_ok(input->scale) ||
-      !ap_kq_softmax_scaling((double)beta, (double)input->scale, SCALED_DIFF_INTEGER_BITS,
-                             &p->input_multiplier, &p->input_left_shift)) {
+      !(AP_KQ_SOFT_DOUBLE
+            ? ap_kq_softmax_scaling_f(beta, input->scale, SCALED_DIFF_INTEGER_BITS,
+                                      &p->input_multiplier, &p->input_left_shift)
+            : ap_kq_softmax_scaling((double)beta, (double)input->scale, SCALED_DIFF_INTEGER_BITS,
+                                    &p->input_multiplier, &p->input_left_shift))) {
     return ap_fail(err, AP_ERR_UNSUPPORTED, "SOFTMAX: beta %g with input scale %g is too small",
                    (double)beta, (double)input->scale);
   }
-  p->diff_min = -ap_kq_input_radius(SCALED_DIFF_INTEGER_BITS, p->input_left_shift);
+  p->diff_min = -(AP_KQ_SOFT_DOUBLE ? ap_kq_input_radius_int : ap_kq_input_radius)(
+      SCALED_DIFF_INTEGER_BITS, p->input_left_shift);
   return AP_OK;
 }
 

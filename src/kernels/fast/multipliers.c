@@ -38,6 +38,12 @@ void ap_fast_channel_multipliers(float input_scale, const ap_ktensor *filter, fl
   bool per_channel = filter->channel_scales && filter->n_channels > 0;
   for (int32_t c = 0; c < n; c++) {
     float s = per_channel ? filter->channel_scales[filter->n_channels > 1 ? c : 0] : filter->scale;
-    multiplier((double)input_scale * (double)s / (double)output_scale, &mult[c], &shift[c]);
+    if (AP_KQ_SOFT_DOUBLE) { /* no double FPU: the integer route to the same values */
+      int e;
+      ap_kq_multiplier_ratio(input_scale, s, output_scale, &mult[c], &e);
+      shift[c] = e;
+    } else {
+      multiplier((double)input_scale * (double)s / (double)output_scale, &mult[c], &shift[c]);
+    }
   }
 }
