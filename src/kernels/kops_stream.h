@@ -34,5 +34,9 @@ ap_status ap_pad_eval_rows(const ap_pad_params *p, const ap_ktensor *input, ap_k
                            const ap_krows *rows);
 ap_status ap_pool_eval_rows(const ap_pool_params *p, const ap_ktensor *input, ap_ktensor *output,
                             const ap_krows *rows);
+/* The int8 and uint8 kinds only (float32 and int16: AP_ERR_UNSUPPORTED), for a registration
+ * without those types. */
+ap_status ap_pool_eval_rows_8bit(const ap_pool_params *p, const ap_ktensor *input,
+                                 ap_ktensor *output, const ap_krows *rows);
 
 #endif

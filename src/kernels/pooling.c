@@ -79,8 +79,13 @@ ap_status ap_pool_eval(const ap_pool_params *p, const ap_ktensor *input, ap_kten
   return ap_pool_eval_rows(p, input, output, NULL);
 }
 
-ap_status ap_pool_eval_rows(const ap_pool_params *p, const ap_ktensor *input, ap_ktensor *output,
-                            const ap_krows *rows) {
+/* wide: the float32 and int16 kinds too (ap_pool_eval_rows_8bit leaves them out, so that an
+ * 8-bit firmware does not link them). Inlined into both entry points, so each keeps only its
+ * kinds. */
+static inline __attribute__((always_inline)) ap_status pool_rows(const ap_pool_params *p,
+                                                                 const ap_ktensor *input,
+                                                                 ap_ktensor *output,
+                                                                 const ap_krows *rows, bool wide) {
   if (!p || !input || !output || !input->data || !output->data) return AP_ERR_ARG;
   if (!ap_kshape_is(input, &p->in_shape) || !ap_kshape_is(output, &p->out_shape) ||
       !ap_krows_fit(rows, input, output)) {
@@ -111,6 +116,7 @@ ap_status ap_pool_eval_rows(const ap_pool_params *p, const ap_ktensor *input, ap
     (x0 + (x))) *                                                                                  \
        depth +                                                                                     \
    c)
+          if (!wide && (type == AP_FLOAT32 || type == AP_INT16)) return AP_ERR_UNSUPPORTED;
           if (type == AP_FLOAT32) {
             const float *in = input->data;
             float r;
@@ -194,6 +200,16 @@ ap_status ap_pool_eval_rows(const ap_pool_params *p, const ap_ktensor *input, ap
         }
     }
   return AP_OK;
+}
+
+ap_status ap_pool_eval_rows(const ap_pool_params *p, const ap_ktensor *input, ap_ktensor *output,
+                            const ap_krows *rows) {
+  return pool_rows(p, input, output, rows, true);
+}
+
+ap_status ap_pool_eval_rows_8bit(const ap_pool_params *p, const ap_ktensor *input,
+                                 ap_ktensor *output, const ap_krows *rows) {
+  return pool_rows(p, input, output, rows, false);
 }
 
 ap_status ap_kml_l2_pool_prepare(ap_kctx *c, size_t *scratch) {

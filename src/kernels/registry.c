@@ -217,9 +217,15 @@ static ap_status fc_run(ap_kctx *c) {
 }
 
 /* --- pooling, softmax --- */
+/* The reference pools' float32 and int16 kinds are left out with their types. */
+#define POOL_WIDE (AP_REGISTRY_TYPES & (AP_REG_FLOAT | AP_REG_INT16))
 static ap_status pool_prep(ap_kctx *c, size_t *scratch, int kind) {
   ARITY(kind == AP_KPOOL_MAX ? "MAX_POOL_2D" : "AVERAGE_POOL_2D", 1, 1);
   *scratch = 0;
+  if (!POOL_WIDE && (in(c, 0)->type == AP_FLOAT32 || in(c, 0)->type == AP_INT16))
+    return ap_fail(c->err, AP_ERR_UNSUPPORTED,
+                   "%s: float32 and int16 are not registered (AP_REGISTRY_TYPES)",
+                   kind == AP_KPOOL_MAX ? "MAX_POOL_2D" : "AVERAGE_POOL_2D");
   return ap_pool_prepare(kind, &c->options->pool, in(c, 0), c->outputs[0], c->params, c->err);
 }
 static ap_status avg_prep(ap_kctx *c, size_t *s) {
@@ -236,6 +242,7 @@ static ap_status pool_run(ap_kctx *c) {
        ap_fast_pool_eval(x, c->params, in(c, 0), c->outputs[0], &s)) ||
       (REG_T(AP_REG_FLOAT) && ap_fast_fpool_eval(x, c->params, in(c, 0), c->outputs[0], &s)))
     return s;
+  if (!POOL_WIDE) return ap_pool_eval_rows_8bit(c->params, in(c, 0), c->outputs[0], NULL);
   return ap_pool_eval(c->params, in(c, 0), c->outputs[0]);
 }
 static ap_status softmax_prep(ap_kctx *c, size_t *scratch) {
@@ -674,7 +681,7 @@ static const ap_kstream stream_kernels = {
     SK((SK_CONV && REG_T(AP_REG_INT8 | AP_REG_FLOAT)), ap_fast_conv_rows),
     SK((SK_DW && REG_T(AP_REG_INT8)), ap_fast_dw_rows),
     SK(AP_REG_STREAM_POOL_2D, ap_pool_prepare),
-    SK(AP_REG_STREAM_POOL_2D, ap_pool_eval_rows),
+    SK(AP_REG_STREAM_POOL_2D, POOL_WIDE ? ap_pool_eval_rows : ap_pool_eval_rows_8bit),
     SK(AP_REG_STREAM_PAD, ap_pad_prepare),
     SK(AP_REG_STREAM_PAD, ap_pad_eval_rows),
     SK(AP_REG_STREAM_ADD, ap_binary_prepare),
