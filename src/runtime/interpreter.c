@@ -174,9 +174,12 @@ static ap_status init_tables(ap_interpreter *it, const ap_interpreter_options *o
   return AP_OK;
 }
 
-/* alloc: o's allocator resolved (never NULL). */
+/* alloc: o's allocator resolved (never NULL); check: the options' check (NULL: options the
+ * runtime made itself, as a planned interpreter's, so that a firmware does not link it). */
 static ap_status create(const ap_model *m, const ap_interpreter_options *opt,
-                        const ap_allocator *alloc, ap_interpreter **out) {
+                        const ap_allocator *alloc,
+                        ap_status (*check)(ap_interpreter *, const ap_interpreter_options *),
+                        ap_interpreter **out) {
   if (!out) return AP_ERR_ARG;
   *out = NULL;
   ap_interpreter_options o = opt ? *opt : ap_interpreter_defaults();
@@ -222,7 +225,7 @@ static ap_status create(const ap_model *m, const ap_interpreter_options *opt,
   it->sg_count = (uint32_t)ap_model_subgraph_count(m);
   it->input_count = (uint32_t)nin;
   if (it->sg_count == 0) return rt_fail(it, AP_ERR_ARG, "the model has no subgraphs");
-  ap_status s = check_options(it, &o);
+  ap_status s = check ? check(it, &o) : AP_OK;
   if (s != AP_OK) return s;
   it->has_max = has_max;
   s = init_tables(it, &o, &l);
@@ -232,13 +235,13 @@ static ap_status create(const ap_model *m, const ap_interpreter_options *opt,
 
 ap_status ap_interpreter_create(const ap_model *m, const ap_interpreter_options *opt,
                                 ap_interpreter **out) {
-  return create(m, opt, ap_alloc_or_default(opt ? opt->allocator : NULL), out);
+  return create(m, opt, ap_alloc_or_default(opt ? opt->allocator : NULL), check_options, out);
 }
 
 ap_status rt_create_in_buffer(const ap_model *m, const ap_interpreter_options *o,
                               ap_interpreter **out) {
   if (!o || !o->arena || !o->arena_size) return AP_ERR_ARG;
-  return create(m, o, ap_no_heap(), out);
+  return create(m, o, ap_no_heap(), NULL, out);
 }
 
 void ap_interpreter_destroy(ap_interpreter *it) {
