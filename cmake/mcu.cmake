@@ -23,8 +23,16 @@ endif()
 set(AP_MCU_KERNEL_FLAGS "-O2" CACHE STRING "Flags for the hot kernels in the freestanding build")
 set(AP_MCU_KERNEL_FILES "/src/kernels/fast/" CACHE STRING
     "A regex of the sources AP_MCU_KERNEL_FLAGS applies to")
+# ... but for the streamed segments' row-range drivers (rows.c), whose loops are the levels'
+# (int8_dsp.c): at -Os person_detect's streamed firmware is 352 B smaller for 0.1% more
+# instructions (46.10 M instead of 46.05 M).
+set(AP_MCU_KERNEL_EXCLUDE "/src/kernels/fast/rows\\.c$" CACHE STRING
+    "A regex of the sources AP_MCU_KERNEL_FILES matches that stay at -Os")
 if(AP_MCU_KERNEL_FLAGS)
   set(AP_KERNEL_SOURCES ${AP_LIB_SOURCES})
   list(FILTER AP_KERNEL_SOURCES INCLUDE REGEX "${AP_MCU_KERNEL_FILES}")
+  if(AP_MCU_KERNEL_EXCLUDE)
+    list(FILTER AP_KERNEL_SOURCES EXCLUDE REGEX "${AP_MCU_KERNEL_EXCLUDE}")
+  endif()
   set_source_files_properties(${AP_KERNEL_SOURCES} PROPERTIES COMPILE_OPTIONS "${AP_MCU_KERNEL_FLAGS}")
 endif()
