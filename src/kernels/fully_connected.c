@@ -130,8 +130,13 @@ static ap_status fc_prepare(const ap_fc_options *o, const ap_ktensor *input,
   if (p->kind == AP_KFC_INT8_PER_CHANNEL || p->kind == AP_KFC_INT16_PER_CHANNEL) {
     p->scratch_bytes = (size_t)p->units * 2 * sizeof(int32_t);
   } else {
-    double product = (double)(input->scale * ap_ktensor_channel_scale(filter, 0));
-    ap_kq_multiplier(product / (double)output->scale, &p->output_multiplier, &p->output_shift);
+    /* The scale product is taken in float (TFLite Micro's), then divided in double. */
+    float product = input->scale * ap_ktensor_channel_scale(filter, 0);
+    if (AP_KQ_SOFT_DOUBLE)
+      ap_kq_multiplier_ratio(product, 1.0f, output->scale, &p->output_multiplier, &p->output_shift);
+    else
+      ap_kq_multiplier((double)product / (double)output->scale, &p->output_multiplier,
+                       &p->output_shift);
   }
   if (p->kind == AP_KFC_INT8_W4 &&
       !ap_kint4_scratch(filter, 0, &p->filter_offset_bytes, &p->scratch_bytes)) {
