@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """One row of footprint.tsv from a firmware's ELF and its QEMU output (scripts/test_mcu.sh).
 Exit status 1 when the outputs differ from the oracle's (seed 1) or the run failed.
-    mcu_footprint.py MODEL CORE fw.elf run.txt ORACLE_DIR"""
+    mcu_footprint.py MODEL CORE fw.elf run.txt ORACLE_DIR
+Budgets, when set in the environment (test-mcu sets them to TFLite Micro's figures for the plan
+issue 18 names): FW_MAX_FLASH (code + rodata), FW_MAX_RAM (data + bss + buffer + stack) and
+FW_MAX_INSTRUCTIONS (per invoke); a row over one fails with the figure and the budget."""
+import os
 import subprocess
 import sys
 
@@ -55,7 +59,15 @@ def main():
            s.get(".model", 0), s.get(".data", 0), bss, buf, stack, instr,
            "yes" if match else "no"]
     print("\t".join(str(v) for v in row))
-    sys.exit(0 if match else 1)
+    over = []
+    for name, got in (("FW_MAX_FLASH", row[2] + row[3]), ("FW_MAX_RAM", sum(row[5:9])),
+                      ("FW_MAX_INSTRUCTIONS", instr)):
+        limit = os.environ.get(name)
+        if limit and got > int(limit):
+            over.append("%s %d > %s" % (name, got, limit))
+    if over:
+        sys.stderr.write("%s on %s: over budget: %s\n" % (model, core, ", ".join(over)))
+    sys.exit(0 if match and not over else 1)
 
 
 main()
