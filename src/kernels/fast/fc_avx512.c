@@ -1,91 +1,153 @@
-/* The AVX-512 level's fully connected kernel: weights read in place, 32 of a row per step,
- * widened to int16 and multiplied with (input + offset) pairs by vpdpwssd (two products per
- * int32 lane, wrapping as the reference's sums); when the input's zero point is -128 (after a
- * ReLU), input + 128 is an unsigned byte and 64 weights go through one vpdpbusd. The row's
- * tail is a masked load, its zeros adding nothing. Eight units at a time share each step's
- * input. */
+/* The AVX-512 level's fully connected kernel, a matrix times one input row per batch: weights
+ * read in place, 16 rows per pass in two halves of 8, 64 bytes of each row per step through
+ * vpdpbusd against the input plus 128 as unsigned bytes (x ^ 0x80, one load per step shared by
+ * the 8 rows). An input zero point other than -128 adds (in_off - 128) * sum(w), summed by a
+ * second vpdpbusd on the weights already loaded (cheaper than widening them to int16 for
+ * vpdpwssd, and no per-weight state to keep). Sums wrap modulo 2^32, as the reference's reduced
+ * to 32 bits. The 16 rows' sums are folded into one vector by a transposing tree (3 operations
+ * a row instead of a reduction each), then bias, requantization of the 16 lanes and a masked
+ * store: nothing is scalar but the input's sum when the filter has a zero point. */
 #if defined(__x86_64__) || defined(_M_X64)
 #include "kernels/fast/int8_x86.h"
+#include "kernels/fast/requant_avx512.h"
 
-/* Eight 512-bit sums folded to eight lanes: lane j = the sum of s[j]'s 16 lanes. */
-static inline __m256i hsum8z(const __m512i *s) {
-  __m256i h[8];
+/* Per 128-bit block: [a0 + a2, b0 + b2, a1 + a3, b1 + b3]. */
+static inline __m256i fold_pairs(__m256i a, __m256i b) {
+  return _mm256_add_epi32(_mm256_unpacklo_epi32(a, b), _mm256_unpackhi_epi32(a, b));
+}
+
+/* Two fold_pairs results (rows a, b and c, d) to [a, b, c, d] per 128-bit block. */
+static inline __m256i fold_quads(__m256i ab, __m256i cd) {
+  return _mm256_add_epi32(_mm256_unpacklo_epi64(ab, cd), _mm256_unpackhi_epi64(ab, cd));
+}
+
+/* [a.0 + a.1, b.0 + b.1] over 128-bit blocks. */
+static inline __m256i fold_blocks(__m256i a, __m256i b) {
+  return _mm256_add_epi32(_mm256_permute2x128_si256(a, b, 0x20),
+                          _mm256_permute2x128_si256(a, b, 0x31));
+}
+
+/* How a row of k bytes is read, 32 at a time: when rows are k apart with k a multiple of 32
+ * they share their alignment, and a head vector from the 32-byte boundary below the row's
+ * start (its bytes before the row masked off) makes every later load aligned: a 32-byte load
+ * across a cache line costs about twice one that is not (the model's buffers are 16-aligned). */
+typedef struct walk {
+  int32_t o, end;       /* the head's offset below the row (0: no head); where full steps end */
+  __mmask32 head, tail; /* lanes the head and the last step read */
+} walk;
+
+static walk plan_walk(const int8_t *w, int32_t k) {
+  walk v = {0, 0, 0, 0};
+  int32_t d = 0;
+  if (k % 32 == 0 && ((uintptr_t)w & 31)) {
+    v.o = (int32_t)((uintptr_t)w & 31);
+    v.head = (__mmask32)(~0u << v.o);
+    d = 32 - v.o;
+  }
+  v.end = d + (k - d) / 32 * 32;
+  v.tail = (__mmask32)(((uint64_t)1 << (k - v.end)) - 1);
+  return v;
+}
+
+/* p + d, d possibly before p's object (a masked load reads nothing there). */
+static inline const void *at(const int8_t *p, ptrdiff_t d) {
+  return (const void *)((uintptr_t)p + (uintptr_t)d);
+}
+
+static inline __attribute__((always_inline)) void step8(__m256i s[8], __m256i z[8],
+                                                        const int8_t *const r[8], ptrdiff_t d,
+                                                        const int8_t *x, __mmask32 m,
+                                                        const __m256i *cw) {
+  const __m256i flip = _mm256_set1_epi8((char)0x80);
+  /* Masked-off bytes are 0 in the weights: whatever x holds there adds nothing. */
+  __m256i xv = _mm256_xor_si256(_mm256_maskz_loadu_epi8(m, at(x, d)), flip);
 #pragma GCC unroll 8
-  for (int j = 0; j < 8; j++)
-    h[j] = _mm256_add_epi32(_mm512_castsi512_si256(s[j]), _mm512_extracti64x4_epi64(s[j], 1));
-  __m128i lo = hsum4(h[0], h[1], h[2], h[3]), hi = hsum4(h[4], h[5], h[6], h[7]);
-  return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
+  for (int i = 0; i < 8; i++) {
+    __m256i wv = _mm256_maskz_loadu_epi8(m, at(r[i], d));
+    s[i] = _mm256_dpbusd_epi32(s[i], xv, wv);
+    if (cw) z[i] = _mm256_dpbusd_epi32(z[i], *cw, wv);
+  }
+}
+
+/* Eight rows' dot products with x (k bytes; rows k apart from w, the first n of them real, the
+ * others repeating row n - 1), as 8 lanes. cw: 128 - in_off as bytes, or NULL for in_off 128. */
+static inline __attribute__((always_inline)) __m256i
+rows8(const int8_t *w, size_t k, int n, const int8_t *x, const walk *v, const __m256i *cw) {
+  const __m256i flip = _mm256_set1_epi8((char)0x80);
+  const int8_t *r[8];
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; i++)
+    r[i] = w + (size_t)(i < n ? i : n - 1) * k;
+  __m256i s[8], z[8];
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; i++)
+    s[i] = z[i] = _mm256_setzero_si256();
+  int32_t d = 0;
+  if (v->head) {
+    /* From the boundary below each row: the same bytes of x, shifted alike. */
+    step8(s, z, r, -(ptrdiff_t)v->o, x, v->head, cw);
+    d = 32 - v->o;
+  }
+  for (; d < v->end; d += 32) {
+    __m256i xv = _mm256_xor_si256(_mm256_loadu_si256((const void *)(x + d)), flip);
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++) {
+      __m256i wv = _mm256_loadu_si256((const void *)(r[i] + d));
+      s[i] = _mm256_dpbusd_epi32(s[i], xv, wv);
+      if (cw) z[i] = _mm256_dpbusd_epi32(z[i], *cw, wv);
+    }
+  }
+  if (v->tail) step8(s, z, r, d, x, v->tail, cw);
+  if (cw) {
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++)
+      s[i] = _mm256_sub_epi32(s[i], z[i]);
+  }
+  return fold_blocks(fold_quads(fold_pairs(s[0], s[1]), fold_pairs(s[2], s[3])),
+                     fold_quads(fold_pairs(s[4], s[5]), fold_pairs(s[6], s[7])));
+}
+
+/* Units [u0, u1) of every batch; cw as rows8's. */
+static inline __attribute__((always_inline)) void fc_u8(const ap_qfc *f, int32_t u0, int32_t u1,
+                                                        const __m256i *cw) {
+  size_t k = (size_t)f->depth;
+  walk v = plan_walk(f->w, f->depth);
+  const __m512i off = _mm512_set1_epi32(f->out_off), lo = _mm512_set1_epi32(f->act_min),
+                hi = _mm512_set1_epi32(f->act_max), zero = _mm512_setzero_si512();
+  rq16 rq;
+  rq_set(&rq, zero, _mm512_set1_epi32(f->mult1), _mm512_set1_epi32(f->shift1));
+  for (int32_t b = 0; b < f->batches; b++) {
+    const int8_t *x = f->x + (size_t)b * k;
+    uint32_t corr =
+        f->filter_off ? (uint32_t)f->filter_off * ap_fast_row_sum(x, f->depth, f->in_off) : 0;
+    const __m512i vcorr = _mm512_set1_epi32((int32_t)corr);
+    int8_t *out = f->out + (size_t)b * (size_t)f->units;
+    for (int32_t u = u0; u < u1; u += 16) {
+      int n = u1 - u < 16 ? (int)(u1 - u) : 16;
+      __mmask16 m = (__mmask16)((1u << n) - 1);
+      __m256i lo8 = rows8(f->w + (size_t)u * k, k, n < 8 ? n : 8, x, &v, cw);
+      __m256i hi8 =
+          n > 8 ? rows8(f->w + (size_t)(u + 8) * k, k, n - 8, x, &v, cw) : _mm256_setzero_si256();
+      __m512i v = _mm512_add_epi32(_mm512_inserti64x4(_mm512_castsi256_si512(lo8), hi8, 1), vcorr);
+      if (f->bias) v = _mm512_add_epi32(v, _mm512_maskz_loadu_epi32(m, f->bias + u));
+      if (f->qmult)
+        rq_set(&rq, zero, _mm512_maskz_loadu_epi32(m, f->qmult + u),
+               _mm512_maskz_loadu_epi32(m, f->qshift + u));
+      _mm_mask_storeu_epi8(out + u, m, requant16(v, &rq, off, lo, hi));
+    }
+  }
 }
 
 void ap_fast_avx512_fc(const ap_qfc *f, int32_t u0, int32_t u1) {
-  enum { CHUNK = 64 };
-  int32_t k = f->depth, m1[CHUNK], s1[CHUNK], sums[CHUNK];
-  for (int i = 0; i < CHUNK; i++)
-    m1[i] = f->mult1, s1[i] = f->shift1;
-  const __m512i io = _mm512_set1_epi16((int16_t)f->in_off);
-  int32_t kfull = k / 32 * 32;
-  __mmask32 tail = (__mmask32)((1ull << (k - kfull)) - 1);
-  int32_t kfull64 = k / 64 * 64;
-  __mmask64 tail64 = ((__mmask64)1 << (k - kfull64)) - 1;
-  const __m512i flip = _mm512_set1_epi8((char)0x80);
-  for (int32_t b = 0; b < f->batches; b++) {
-    const int8_t *x = f->x + (size_t)b * k;
-    uint32_t corr = f->filter_off ? (uint32_t)f->filter_off * ap_fast_row_sum(x, k, f->in_off) : 0;
-    int8_t *out = f->out + (size_t)b * f->units;
-    for (int32_t c0 = u0; c0 < u1; c0 += CHUNK) {
-      int32_t c1 = u1 - c0 < CHUNK ? u1 : c0 + CHUNK;
-      for (int32_t u = c0; u < c1; u += 8) {
-        int32_t nu = c1 - u < 8 ? c1 - u : 8;
-        const int8_t *w[8];
-#pragma GCC unroll 8
-        for (int i = 0; i < 8; i++)
-          w[i] = f->w + (size_t)(u + (i < nu ? i : 0)) * k;
-        __m512i s[8];
-#pragma GCC unroll 8
-        for (int i = 0; i < 8; i++)
-          s[i] = _mm512_setzero_si512();
-        if (f->in_off == 128) { /* input zero point -128: x + 128 is vpdpbusd's unsigned byte */
-          int32_t d = 0;
-          for (; d < kfull64; d += 64) {
-            __m512i xv = _mm512_xor_si512(_mm512_loadu_si512((const void *)(x + d)), flip);
-#pragma GCC unroll 8
-            for (int i = 0; i < 8; i++)
-              s[i] = _mm512_dpbusd_epi32(s[i], xv, _mm512_loadu_si512((const void *)(w[i] + d)));
-          }
-          if (d < k) { /* weights past k are 0 */
-            __m512i xv = _mm512_xor_si512(_mm512_maskz_loadu_epi8(tail64, x + d), flip);
-#pragma GCC unroll 8
-            for (int i = 0; i < 8; i++)
-              s[i] = _mm512_dpbusd_epi32(s[i], xv, _mm512_maskz_loadu_epi8(tail64, w[i] + d));
-          }
-        } else {
-          int32_t d = 0;
-          for (; d < kfull; d += 32) {
-            __m512i xv = _mm512_add_epi16(
-                _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(x + d))), io);
-#pragma GCC unroll 8
-            for (int i = 0; i < 8; i++)
-              s[i] = _mm512_dpwssd_epi32(
-                  s[i], xv, _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(w[i] + d))));
-          }
-          if (d < k) {
-            __m512i xv =
-                _mm512_add_epi16(_mm512_cvtepi8_epi16(_mm256_maskz_loadu_epi8(tail, x + d)), io);
-#pragma GCC unroll 8
-            for (int i = 0; i < 8; i++)
-              s[i] = _mm512_dpwssd_epi32(
-                  s[i], xv, _mm512_cvtepi8_epi16(_mm256_maskz_loadu_epi8(tail, w[i] + d)));
-          }
-        }
-        int32_t t[8];
-        _mm256_storeu_si256((__m256i *)t, hsum8z(s));
-        for (int i = 0; i < nu; i++)
-          sums[u - c0 + i] =
-              (int32_t)((uint32_t)t[i] + corr + (uint32_t)(f->bias ? f->bias[u + i] : 0));
-      }
-      requant_row(sums, NULL, c1 - c0, f->qmult ? f->qmult + c0 : m1,
-                  f->qshift ? f->qshift + c0 : s1, f->out_off, f->act_min, f->act_max, out + c0);
-    }
+  /* (x + in_off) = (x + 128) - (128 - in_off): the second an unsigned byte for the zero
+   * points int8 has; any other offset takes the AVX2 kernel's int16 products. */
+  if (f->in_off == 128) {
+    fc_u8(f, u0, u1, NULL);
+  } else if (f->in_off >= -127 && f->in_off < 128) {
+    const __m256i cw = _mm256_set1_epi8((char)(uint8_t)(128 - f->in_off));
+    fc_u8(f, u0, u1, &cw);
+  } else {
+    ap_fast_avx2_fc(f, u0, u1);
   }
 }
 #else
