@@ -65,6 +65,26 @@ static void hand_worked(void) {
     }
 }
 
+/* Depth 3, (x + in_off) = 1, rows of -2..2 (sums -6, -3, 0, 3, 6), no bias: multiplier 0.5
+ * (2^30, shift 0: the rounding shift is 0) gives floor((sum + 1) / 2), multiplier 2 (2^30,
+ * shift 2: a left shift) twice the sum. */
+static void hand_worked_shifts(void) {
+  static const int8_t w[15] = {-2, -2, -2, -1, -1, -1, 0, 0, 0, 1, 1, 1, 2, 2, 2};
+  static const int8_t in[3] = {-127, -127, -127};
+  static const int8_t half[5] = {-3, -1, 0, 2, 3}, twice[5] = {-12, -6, 0, 6, 12};
+  static const int32_t bias[5] = {0};
+  for (int c = 0; c < fc_ncfg; c++) {
+    ap_status s;
+    int8_t *a = run_fc(in, 1, 3, w, 5, bias, 0, 1.0f, -128, 1.0f, 2.0f, 0, &fc_cfgs[c].x, &s);
+    int8_t *b = run_fc(in, 1, 3, w, 5, bias, 0, 1.0f, -128, 1.0f, 0.5f, 0, &fc_cfgs[c].x, &s);
+    CHECK_MSG(a && b, "%s: hand-worked FC failed", fc_cfgs[c].name);
+    for (int u = 0; a && b && u < 5; u++)
+      CHECK_MSG(a[u] == half[u] && b[u] == twice[u], "%s: unit %d gives %d, %d (want %d, %d)",
+                fc_cfgs[c].name, u, a[u], b[u], half[u], twice[u]);
+    free(a), free(b);
+  }
+}
+
 /* Random values; every configuration equals the reference byte for byte. */
 static void fc_case(int batches, int depth, int units, int align, int in_zp, bool per_channel,
                     int filter_zp, float out_scale) {
@@ -105,7 +125,8 @@ static void fc_case(int batches, int depth, int units, int align, int in_zp, boo
 int main(void) {
   fc_setup();
   hand_worked();
-  static const int depths[] = {1, 3, 8, 31, 32, 33, 48, 63, 64, 96, 100, 128, 160, 640};
+  hand_worked_shifts();
+  static const int depths[] = {1, 3, 4, 8, 16, 31, 32, 33, 48, 63, 64, 96, 100, 128, 160, 640};
   static const int units[] = {1, 7, 8, 9, 15, 16, 17, 33, 130};
   static const int zps[] = {-128, 127, 0, -89, 42};
   for (size_t d = 0; d < sizeof depths / sizeof depths[0]; d++)
@@ -125,6 +146,13 @@ int main(void) {
   fc_case(1, 32, 16, 0, -128, false, 0, 1e-6f);
   fc_case(1, 200, 31, 48, 127, true, 0, 1e-6f);
   fc_case(1, 640, 40, 16, -89, false, 0, 1e4f);
+  /* Output scales from a multiplier far above 1 to far below, through [0.5, 1) (shift 0). */
+  static const float out_scales[] = {1e-8f, 1e-6f, 1e-5f, 1e-4f, 3e-4f, 4e-4f,  5e-4f,
+                                     7e-4f, 1e-3f, 0.01f, 0.2f,  3.0f,  100.0f, 1e5f};
+  for (size_t i = 0; i < sizeof out_scales / sizeof out_scales[0]; i++) {
+    fc_case(1, 128, 40, 32, -128, false, 0, out_scales[i]);
+    fc_case(1, 77, 19, 3, zps[i % 5], i % 2 == 1, 0, out_scales[i]);
+  }
   fc_teardown();
   return ap_test_done();
 }

@@ -107,6 +107,54 @@ rows8(const int8_t *w, size_t k, int n, const int8_t *x, const walk *v, const __
                      fold_quads(fold_pairs(s[4], s[5]), fold_pairs(s[6], s[7])));
 }
 
+/* Per-tensor requantization, the shift the same in every lane: the doubling high product and
+ * the rounding right shift by e in one 64-bit step per even and odd lane, exact since nested
+ * floors of integer divisions compose: with P = x * m, h = floor((P + 2^30) / 2^31) (the
+ * reference's nudge and truncation) and the rounding floor((h + 2^(e-1) - [h < 0]) / 2^e) (e
+ * >= 1; ties away from zero), out = floor((P + 2^30 + 2^(30+e) - [P < -2^30] 2^31) / 2^(31+e)).
+ * |P| < 2^62, so nothing overflows. 12 operations where the per-lane code takes 15; the clamp
+ * to int8 is the saturating narrowing, the activation's only when it is narrower. */
+typedef struct rqt {
+  __m512i m, c, neg, corr, off, lo, hi;
+  __m128i left, even, odd; /* shift counts */
+  bool odd_left, clamp;    /* e = 0: the odd lanes' result moved up by a left shift of 1 */
+} rqt;
+
+static void rqt_set(rqt *r, const ap_qfc *f) {
+  int32_t left = f->shift1 > 0 ? f->shift1 : 0, e = f->shift1 < 0 ? -f->shift1 : 0;
+  left = left < 31 ? left : 31;
+  e = e < 31 ? e : 31;
+  r->m = _mm512_set1_epi64(f->mult1);
+  r->c = _mm512_set1_epi64((1ll << 30) + (e ? 1ll << (30 + e) : 0));
+  r->neg = _mm512_set1_epi64(-(1ll << 30));
+  r->corr = _mm512_set1_epi64(e ? 1ll << 31 : 0);
+  r->off = _mm512_set1_epi32(f->out_off);
+  r->lo = _mm512_set1_epi32(f->act_min);
+  r->hi = _mm512_set1_epi32(f->act_max);
+  r->left = _mm_cvtsi32_si128(left);
+  r->even = _mm_cvtsi32_si128(31 + e);
+  r->odd = _mm_cvtsi32_si128(e ? e - 1 : 0);
+  r->odd_left = e == 0;
+  r->clamp = f->act_min > -128 || f->act_max < 127;
+}
+
+/* The low 32 bits of each lane's result: even lanes in place, odd lanes in the high half. */
+static inline __m512i rqt_half(__m512i x, const rqt *r) {
+  __m512i p = _mm512_mul_epi32(x, r->m);
+  __m512i t = _mm512_add_epi64(p, r->c);
+  return _mm512_mask_sub_epi64(t, _mm512_cmplt_epi64_mask(p, r->neg), t, r->corr);
+}
+
+static inline __m128i rqt_apply(__m512i x, const rqt *r) {
+  x = _mm512_sll_epi32(x, r->left);
+  __m512i ev = _mm512_sra_epi64(rqt_half(x, r), r->even);
+  __m512i od = rqt_half(_mm512_srli_epi64(x, 32), r);
+  od = r->odd_left ? _mm512_slli_epi64(od, 1) : _mm512_sra_epi64(od, r->odd);
+  __m512i v = _mm512_add_epi32(_mm512_mask_blend_epi32((__mmask16)0xAAAA, ev, od), r->off);
+  if (r->clamp) v = _mm512_min_epi32(_mm512_max_epi32(v, r->lo), r->hi);
+  return _mm512_cvtsepi32_epi8(v);
+}
+
 /* Units [u0, u1) of every batch; cw as rows8's. */
 static inline __attribute__((always_inline)) void fc_u8(const ap_qfc *f, int32_t u0, int32_t u1,
                                                         const __m256i *cw) {
@@ -115,7 +163,8 @@ static inline __attribute__((always_inline)) void fc_u8(const ap_qfc *f, int32_t
   const __m512i off = _mm512_set1_epi32(f->out_off), lo = _mm512_set1_epi32(f->act_min),
                 hi = _mm512_set1_epi32(f->act_max), zero = _mm512_setzero_si512();
   rq16 rq;
-  rq_set(&rq, zero, _mm512_set1_epi32(f->mult1), _mm512_set1_epi32(f->shift1));
+  rqt rt;
+  rqt_set(&rt, f);
   for (int32_t b = 0; b < f->batches; b++) {
     const int8_t *x = f->x + (size_t)b * k;
     uint32_t corr =
@@ -130,10 +179,15 @@ static inline __attribute__((always_inline)) void fc_u8(const ap_qfc *f, int32_t
           n > 8 ? rows8(f->w + (size_t)(u + 8) * k, k, n - 8, x, &v, cw) : _mm256_setzero_si256();
       __m512i v = _mm512_add_epi32(_mm512_inserti64x4(_mm512_castsi256_si512(lo8), hi8, 1), vcorr);
       if (f->bias) v = _mm512_add_epi32(v, _mm512_maskz_loadu_epi32(m, f->bias + u));
-      if (f->qmult)
+      __m128i q;
+      if (f->qmult) {
         rq_set(&rq, zero, _mm512_maskz_loadu_epi32(m, f->qmult + u),
                _mm512_maskz_loadu_epi32(m, f->qshift + u));
-      _mm_mask_storeu_epi8(out + u, m, requant16(v, &rq, off, lo, hi));
+        q = requant16(v, &rq, off, lo, hi);
+      } else {
+        q = rqt_apply(v, &rt);
+      }
+      _mm_mask_storeu_epi8(out + u, m, q);
     }
   }
 }
