@@ -36,7 +36,7 @@ typedef struct walk {
   __mmask32 head, tail; /* lanes the head and the last step read */
 } walk;
 
-static walk plan_walk(const int8_t *w, int32_t k) {
+static inline walk plan_walk(const int8_t *w, int32_t k) {
   walk v = {0, 0, 0, 0};
   int32_t d = 0;
   if (k % 32 == 0 && ((uintptr_t)w & 31)) {
@@ -120,7 +120,7 @@ typedef struct rqt {
   bool odd_left, clamp;    /* e = 0: the odd lanes' result moved up by a left shift of 1 */
 } rqt;
 
-static void rqt_set(rqt *r, const ap_qfc *f) {
+static inline void rqt_set(rqt *r, const ap_qfc *f) {
   int32_t left = f->shift1 > 0 ? f->shift1 : 0, e = f->shift1 < 0 ? -f->shift1 : 0;
   left = left < 31 ? left : 31;
   e = e < 31 ? e : 31;
