@@ -152,6 +152,9 @@ int main(void) {
   for (size_t i = 0; i < sizeof out_scales / sizeof out_scales[0]; i++) {
     fc_case(1, 128, 40, 32, -128, false, 0, out_scales[i]);
     fc_case(1, 77, 19, 3, zps[i % 5], i % 2 == 1, 0, out_scales[i]);
+    /* depths of a fraction of a vector, rows packed whole into one */
+    for (int d = 4; d <= 16; d *= 2)
+      fc_case(1, d, 37, (int)i, zps[(i + (size_t)d) % 5], false, 0, out_scales[i]);
   }
   fc_teardown();
   return ap_test_done();

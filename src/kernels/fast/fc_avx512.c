@@ -155,11 +155,41 @@ static inline __m128i rqt_apply(__m512i x, const rqt *r) {
   return _mm512_cvtsepi32_epi8(v);
 }
 
-/* Units [u0, u1) of every batch; cw as rows8's. */
+/* Depths 4, 8 and 16 (rows8 would spend a masked step and 8 lanes a row on them): 32 / k
+ * whole rows per vector against x repeated as often (xs), n rows from w, k / 4 lanes a row
+ * summed by horizontal adds. */
+static inline __m256i rows8_short(const int8_t *w, int32_t k, int n, __m256i xs,
+                                  const __m256i *cw) {
+  __m256i s[4];
+  int32_t bytes = n * k;
+  for (int j = 0; j < k / 4; j++) {
+    int32_t left = bytes - 32 * j;
+    __mmask32 m = left >= 32 ? ~(__mmask32)0 : left > 0 ? (__mmask32)((1u << left) - 1) : 0;
+    __m256i wv = _mm256_maskz_loadu_epi8(m, w + 32 * j);
+    s[j] = _mm256_dpbusd_epi32(_mm256_setzero_si256(), xs, wv);
+    if (cw) s[j] = _mm256_sub_epi32(s[j], _mm256_dpbusd_epi32(_mm256_setzero_si256(), *cw, wv));
+  }
+  if (k == 4) return s[0];
+  if (k == 8) /* [r0 r1 r4 r5 | r2 r3 r6 r7] */
+    return _mm256_permute4x64_epi64(_mm256_hadd_epi32(s[0], s[1]), 0xD8);
+  /* [r0 r2 r4 r6 | r1 r3 r5 r7] */
+  __m256i h = _mm256_hadd_epi32(_mm256_hadd_epi32(s[0], s[1]), _mm256_hadd_epi32(s[2], s[3]));
+  return _mm256_permutevar8x32_epi32(h, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+/* The k (4, 8 or 16) bytes at x, repeated across 32. */
+static inline __m256i repeat(const int8_t *x, int32_t k) {
+  if (k == 16) return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)x));
+  int64_t q = 0;
+  memcpy(&q, x, (size_t)k);
+  return k == 8 ? _mm256_set1_epi64x(q) : _mm256_set1_epi32((int32_t)q);
+}
+
+/* Units [u0, u1) of every batch; cw as rows8's; short_rows (a constant): depth 4, 8 or 16. */
 static inline __attribute__((always_inline)) void fc_u8(const ap_qfc *f, int32_t u0, int32_t u1,
-                                                        const __m256i *cw) {
+                                                        const __m256i *cw, const bool short_rows) {
   size_t k = (size_t)f->depth;
-  walk v = plan_walk(f->w, f->depth);
+  walk wk = plan_walk(f->w, f->depth);
   const __m512i off = _mm512_set1_epi32(f->out_off), lo = _mm512_set1_epi32(f->act_min),
                 hi = _mm512_set1_epi32(f->act_max), zero = _mm512_setzero_si512();
   rq16 rq;
@@ -170,13 +200,20 @@ static inline __attribute__((always_inline)) void fc_u8(const ap_qfc *f, int32_t
     uint32_t corr =
         f->filter_off ? (uint32_t)f->filter_off * ap_fast_row_sum(x, f->depth, f->in_off) : 0;
     const __m512i vcorr = _mm512_set1_epi32((int32_t)corr);
+    __m256i xs = _mm256_setzero_si256();
+    if (short_rows) xs = _mm256_xor_si256(repeat(x, f->depth), _mm256_set1_epi8((char)0x80));
     int8_t *out = f->out + (size_t)b * (size_t)f->units;
     for (int32_t u = u0; u < u1; u += 16) {
       int n = u1 - u < 16 ? (int)(u1 - u) : 16;
       __mmask16 m = (__mmask16)((1u << n) - 1);
-      __m256i lo8 = rows8(f->w + (size_t)u * k, k, n < 8 ? n : 8, x, &v, cw);
-      __m256i hi8 =
-          n > 8 ? rows8(f->w + (size_t)(u + 8) * k, k, n - 8, x, &v, cw) : _mm256_setzero_si256();
+      __m256i lo8, hi8 = _mm256_setzero_si256();
+      if (short_rows) {
+        lo8 = rows8_short(f->w + (size_t)u * k, f->depth, n < 8 ? n : 8, xs, cw);
+        if (n > 8) hi8 = rows8_short(f->w + (size_t)(u + 8) * k, f->depth, n - 8, xs, cw);
+      } else {
+        lo8 = rows8(f->w + (size_t)u * k, k, n < 8 ? n : 8, x, &wk, cw);
+        if (n > 8) hi8 = rows8(f->w + (size_t)(u + 8) * k, k, n - 8, x, &wk, cw);
+      }
       __m512i v = _mm512_add_epi32(_mm512_inserti64x4(_mm512_castsi256_si512(lo8), hi8, 1), vcorr);
       if (f->bias) v = _mm512_add_epi32(v, _mm512_maskz_loadu_epi32(m, f->bias + u));
       __m128i q;
@@ -195,11 +232,12 @@ static inline __attribute__((always_inline)) void fc_u8(const ap_qfc *f, int32_t
 void ap_fast_avx512_fc(const ap_qfc *f, int32_t u0, int32_t u1) {
   /* (x + in_off) = (x + 128) - (128 - in_off): the second an unsigned byte for the zero
    * points int8 has; any other offset takes the AVX2 kernel's int16 products. */
+  bool sh = f->depth == 4 || f->depth == 8 || f->depth == 16;
   if (f->in_off == 128) {
-    fc_u8(f, u0, u1, NULL);
+    sh ? fc_u8(f, u0, u1, NULL, true) : fc_u8(f, u0, u1, NULL, false);
   } else if (f->in_off >= -127 && f->in_off < 128) {
     const __m256i cw = _mm256_set1_epi8((char)(uint8_t)(128 - f->in_off));
-    fc_u8(f, u0, u1, &cw);
+    sh ? fc_u8(f, u0, u1, &cw, true) : fc_u8(f, u0, u1, &cw, false);
   } else {
     ap_fast_avx2_fc(f, u0, u1);
   }
