@@ -2,10 +2,10 @@
  * computed by SIMD code chosen once, at allocate, from the CPU's features.
  *
  * Each SIMD level is a table of small functions (ap_fast_level) built from its own files,
- * compiled with that level's flags: int8_generic.c (portable C11), int8_sse41.c, int8_avx2.c,
- * int8_avx512.c (with conv_avx512.c, dw_avx512.c, fc_avx512.c, add_avx512.c), and the float
- * kernels float_generic.c (portable C11, which every level may reuse) and float_*_avx2.c,
- * float_*_avx512.c (CMakeLists.txt sets -msse4.1, -mavx2, the AVX-512 flags on x86-64 only, by
+ * compiled with that level's flags: int8_generic.c (portable C11), int8_sse41.c, int8_avx2.c
+ * (with fc_avx2.c), int8_avx512.c (with conv_avx512.c, dw_avx512.c, fc_avx512.c, add_avx512.c),
+ * and the float kernels float_generic.c (portable C11, which every level may reuse) and
+ * float_*_avx2.c, float_*_avx512.c (CMakeLists.txt sets -msse4.1, -mavx2, the AVX-512 flags on x86-64 only, by
  * file name, and -ffp-contract=off on float_*.c); on AArch64 int8_neon.c, float_conv_neon.c
  * (Advanced SIMD, part of the base architecture) and int8_neondot.c (-march=armv8.2-a+dotprod,
  * set on AArch64 only); on Cortex-M cores with the DSP extension int8_dsp.c. The drivers
