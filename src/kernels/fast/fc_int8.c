@@ -65,10 +65,7 @@ bool ap_fast_fc_eval(const ap_kexec *x, const ap_fc_params *p, const ap_ktensor 
   uint64_t work = (uint64_t)p->batches * (uint64_t)p->units * (uint64_t)p->accum_depth * 5;
   int64_t blocks = (p->units + 15) / 16;
   fc_job j = {&q, x->level, ap_fast_chunks(ap_fast_tasks(x, work, blocks), 4, blocks)};
-  if (j.tasks == 1) /* the small layers of small models: no dispatch */
-    x->level->fc(&q, 0, p->units);
-  else
-    ap_fast_parallel(x, fc_task, &j, j.tasks);
+  ap_fast_parallel(x, fc_task, &j, j.tasks);
   *s = AP_OK;
   return true;
 }
