@@ -207,9 +207,10 @@ static ap_status fc_run(ap_kctx *c) {
   const ap_fc_params *p = c->params;
   void *sc = c->scratch;
   ap_ktensor *o = c->outputs[0];
-  if ((REG_T(AP_REG_UINT8) && ap_fast_u8fc_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, &s)) ||
+  /* int8 first: each path takes only its own kinds, and small int8 models run it per op */
+  if ((REG_T(AP_REG_INT8) && ap_fast_fc_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
+      (REG_T(AP_REG_UINT8) && ap_fast_u8fc_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, &s)) ||
       (REG_T(AP_REG_INT16) && ap_fast_fc16_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
-      (REG_T(AP_REG_INT8) && ap_fast_fc_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
       (REG_T(AP_REG_FLOAT) && ap_fast_ffc_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)))
     return s;
   if (!REG_REF) return no_reference(c, "FULLY_CONNECTED");

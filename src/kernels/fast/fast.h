@@ -2,17 +2,17 @@
  * computed by SIMD code chosen once, at allocate, from the CPU's features.
  *
  * Each SIMD level is a table of small functions (ap_fast_level) built from its own files,
- * compiled with that level's flags: int8_generic.c (portable C11), int8_sse41.c, int8_avx2.c,
- * int8_avx512.c (with conv_avx512.c, dw_avx512.c, fc_avx512.c, add_avx512.c), and the float
- * kernels float_generic.c (portable C11, which every level may reuse) and float_*_avx2.c,
- * float_*_avx512.c (CMakeLists.txt sets -msse4.1, -mavx2, the AVX-512 flags on x86-64 only, by
- * file name, and -ffp-contract=off on float_*.c); on AArch64 int8_neon.c, float_conv_neon.c
- * (Advanced SIMD, part of the base architecture) and int8_neondot.c (-march=armv8.2-a+dotprod,
- * set on AArch64 only); on Cortex-M cores with the DSP extension int8_dsp.c. The drivers
- * (conv_int8.c, conv_win.c, depthwise_int8.c, fc_int8.c, add_int8.c, pad.c; float_conv.c,
- * float_depthwise.c, float_fc.c, float_pool.c, float_binary.c) are level-agnostic: they lay out
- * scratch, split work over the threads and call the level's functions. A level with direct
- * kernels (conv_win.h: convolutions over windows of input rows, no patch rows) takes int8
+ * compiled with that level's flags: int8_generic.c (portable C11), int8_sse41.c, int8_avx2.c
+ * (with fc_avx2.c), int8_avx512.c (with conv_avx512.c, dw_avx512.c, fc_avx512.c, add_avx512.c),
+ * and the float kernels float_generic.c (portable C11, which every level may reuse) and
+ * float_*_avx2.c, float_*_avx512.c (CMakeLists.txt sets -msse4.1, -mavx2, the AVX-512 flags on
+ * x86-64 only, by file name, and -ffp-contract=off on float_*.c); on AArch64 int8_neon.c,
+ * float_conv_neon.c (Advanced SIMD, part of the base architecture) and int8_neondot.c
+ * (-march=armv8.2-a+dotprod, set on AArch64 only); on Cortex-M cores with the DSP extension
+ * int8_dsp.c. The drivers (conv_int8.c, conv_win.c, depthwise_int8.c, fc_int8.c, add_int8.c, pad.c;
+ * float_conv.c, float_depthwise.c, float_fc.c, float_pool.c, float_binary.c) are level-agnostic:
+ * they lay out scratch, split work over the threads and call the level's functions. A level with
+ * direct kernels (conv_win.h: convolutions over windows of input rows, no patch rows) takes int8
  * CONV_2D and DEPTHWISE_CONV_2D through conv_win.c before the gemm and depthwise paths. The
  * registry's adapters call ap_fast_*_scratch/eval when the interpreter passes an ap_kexec
  * (ap_kop_options.exec); every case a driver does not cover falls back to the reference kernel.
@@ -234,6 +234,8 @@ extern const ap_fast_level ap_fast_avx512;
 /* The AVX2 level's depthwise and fully connected kernels, which the wider level reuses. */
 void ap_fast_avx2_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws);
 void ap_fast_avx2_fc(const ap_qfc *f, int32_t u0, int32_t u1);
+/* The AVX2 level's fully connected kernel (fc_avx2.c; depths below 16: ap_fast_avx2_fc). */
+void ap_fast_avx2_fc_rows(const ap_qfc *f, int32_t u0, int32_t u1);
 void ap_fast_avx2_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
 void ap_fast_avx512_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
 void ap_fast_sse41_fconv(const ap_fconv *c, int32_t r0, int32_t r1);

@@ -1,0 +1,146 @@
+/* The AVX2 level's fully connected kernel for depths of 16 or more: 8 weight rows per pass read
+ * in place, 16 bytes of each per step widened to int16 and multiplied with (x + in_off) pairs
+ * by vpmaddwd (exact for these ranges; sums wrap as the reference's); the row's last partial
+ * step reads the 16 bytes that end the row, with the lanes already summed zeroed in x (no read
+ * past a row, no scalar tail). The 8 sums are folded into one vector by a transposing tree
+ * (rather than a reduction per row), then bias, requantization on 8 lanes and a store.
+ * Depths below 16 read each row as one vector (rows8_short); matrices under 32 bytes take the
+ * 4-row kernel of int8_avx2.c. */
+#if defined(__x86_64__) || defined(_M_X64)
+#include "kernels/fast/int8_x86.h"
+
+/* Per 128-bit block: [a0 + a2, b0 + b2, a1 + a3, b1 + b3]. */
+static inline __m256i fold_pairs(__m256i a, __m256i b) {
+  return _mm256_add_epi32(_mm256_unpacklo_epi32(a, b), _mm256_unpackhi_epi32(a, b));
+}
+
+/* Two fold_pairs results (rows a, b and c, d) to [a, b, c, d] per 128-bit block. */
+static inline __m256i fold_quads(__m256i ab, __m256i cd) {
+  return _mm256_add_epi32(_mm256_unpacklo_epi64(ab, cd), _mm256_unpackhi_epi64(ab, cd));
+}
+
+/* [a.0 + a.1, b.0 + b.1] over 128-bit blocks. */
+static inline __m256i fold_blocks(__m256i a, __m256i b) {
+  return _mm256_add_epi32(_mm256_permute2x128_si256(a, b, 0x20),
+                          _mm256_permute2x128_si256(a, b, 0x31));
+}
+
+static inline __m256i widen(const int8_t *p) {
+  return _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)p));
+}
+
+/* Four rows' sums of (x + in_off) * w (from r), as [r0 r1 r2 r3] in each 128-bit block (the
+ * two blocks' sums still to be added). xt: x's last 16 values plus in_off with the lanes before
+ * kfull zeroed (used when kfull < k). Four rows a pass: with eight, long rows ran slower. */
+static inline __attribute__((always_inline)) __m256i
+rows4(const int8_t *const *r, int32_t k, const int8_t *x, int32_t kfull, __m256i io, __m256i xt) {
+  __m256i s[4];
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; i++)
+    s[i] = _mm256_setzero_si256();
+  for (int32_t d = 0; d < kfull; d += 16) {
+    __m256i xv = _mm256_add_epi16(widen(x + d), io);
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; i++)
+      s[i] = _mm256_add_epi32(s[i], _mm256_madd_epi16(xv, widen(r[i] + d)));
+  }
+  if (kfull < k)
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; i++)
+      s[i] = _mm256_add_epi32(s[i], _mm256_madd_epi16(xt, widen(r[i] + k - 16)));
+  return fold_quads(fold_pairs(s[0], s[1]), fold_pairs(s[2], s[3]));
+}
+
+/* Eight rows' sums (rows k apart from w, the first n real, the others repeating row n - 1), as
+ * 8 lanes. */
+static inline __attribute__((always_inline)) __m256i
+rows8(const int8_t *w, int32_t k, int n, const int8_t *x, int32_t kfull, __m256i io, __m256i xt) {
+  const int8_t *r[8];
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; i++)
+    r[i] = w + (size_t)(i < n ? i : n - 1) * (size_t)k;
+  __m256i lo = rows4(r, k, x, kfull, io, xt);
+  __m256i hi = n > 4 ? rows4(r + 4, k, x, kfull, io, xt) : _mm256_setzero_si256();
+  return fold_blocks(lo, hi);
+}
+
+/* Depths below 16 (one vector a row) in a matrix of at least 32 bytes: each row's 16 bytes
+ * ending where it ends (xe: x plus in_off in the last k lanes, zeros before), or for the rows
+ * within 16 bytes of the matrix's start those starting where it starts (xs: in the first k
+ * lanes), so nothing outside the matrix is read. Row `first` is the first of w. */
+static inline __m256i rows8_short(const int8_t *w, int32_t k, int n, int32_t first, __m256i xs,
+                                  __m256i xe) {
+  __m256i s[8];
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; i++) {
+    int32_t row = i < n ? i : n - 1;
+    bool end = (first + row + 1) * k >= 16;
+    s[i] = _mm256_madd_epi16(end ? xe : xs, widen(w + row * k + (end ? k - 16 : 0)));
+  }
+  return fold_blocks(fold_quads(fold_pairs(s[0], s[1]), fold_pairs(s[2], s[3])),
+                     fold_quads(fold_pairs(s[4], s[5]), fold_pairs(s[6], s[7])));
+}
+
+void ap_fast_avx2_fc_rows(const ap_qfc *f, int32_t u0, int32_t u1) {
+  int32_t k = f->depth;
+  bool short_rows = k < 16;
+  if (short_rows && (int64_t)f->units * k < 32) {
+    ap_fast_avx2_fc(f, u0, u1);
+    return;
+  }
+  int32_t kfull = k / 16 * 16;
+  const __m256i io = _mm256_set1_epi16((int16_t)f->in_off), off = _mm256_set1_epi32(f->out_off),
+                lo = _mm256_set1_epi32(f->act_min), hi = _mm256_set1_epi32(f->act_max),
+                lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  /* int16 lanes [0, 16 - (k - kfull)) of the last 16 values were summed by the full steps */
+  const __m256i keep =
+      _mm256_cmpgt_epi16(_mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                         _mm256_set1_epi16((int16_t)(15 - (k - kfull))));
+  int32_t m1[8], s1[8];
+  for (int i = 0; i < 8; i++)
+    m1[i] = f->mult1, s1[i] = f->shift1;
+  for (int32_t b = 0; b < f->batches; b++) {
+    const int8_t *x = f->x + (size_t)b * (size_t)k;
+    uint32_t corr = f->filter_off ? (uint32_t)f->filter_off * ap_fast_row_sum(x, k, f->in_off) : 0;
+    __m256i xt = _mm256_setzero_si256(), xe = xt;
+    if (short_rows) {
+      int16_t a[16] = {0}, e[16] = {0};
+      for (int32_t d = 0; d < k; d++)
+        a[d] = e[16 - k + d] = (int16_t)(x[d] + f->in_off);
+      xt = _mm256_loadu_si256((const __m256i *)a);
+      xe = _mm256_loadu_si256((const __m256i *)e);
+    } else {
+      xt = _mm256_and_si256(_mm256_add_epi16(widen(x + k - 16), io), keep);
+    }
+    int8_t *out = f->out + (size_t)b * (size_t)f->units;
+    for (int32_t u = u0; u < u1; u += 8) {
+      int n = u1 - u < 8 ? (int)(u1 - u) : 8;
+      __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(n), lane);
+      const int8_t *w = f->w + (size_t)u * (size_t)k;
+      __m256i v = _mm256_add_epi32(short_rows ? rows8_short(w, k, n, u, xt, xe)
+                                              : rows8(w, k, n, x, kfull, io, xt),
+                                   _mm256_set1_epi32((int32_t)corr));
+      if (f->bias) v = _mm256_add_epi32(v, _mm256_maskload_epi32(f->bias + u, mask));
+      const int32_t *qm = m1, *qs = s1;
+      int32_t tm[8], ts[8];
+      if (f->qmult && n == 8) {
+        qm = f->qmult + u, qs = f->qshift + u;
+      } else if (f->qmult) { /* no read past the units' multipliers */
+        memcpy(tm, f->qmult + u, (size_t)n * 4);
+        memcpy(ts, f->qshift + u, (size_t)n * 4);
+        qm = tm, qs = ts;
+      }
+      __m256i r = requant8(v, qm, qs, off, lo, hi);
+      if (n == 8) {
+        store8(out + u, r);
+      } else {
+        int8_t t[8];
+        store8(t, r);
+        memcpy(out + u, t, (size_t)n);
+      }
+    }
+  }
+}
+#else
+typedef int ap_fast_fc_avx2_unused; /* x86-64 only */
+#endif
