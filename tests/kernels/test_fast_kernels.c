@@ -345,6 +345,11 @@ int main(void) {
       {1, 9, 11, 16, 16, 3, 3, 1, 2, AP_KPAD_SAME, AP_KACT_NONE},
       {1, 40, 37, 40, 40, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_RELU6},
       {1, 3, 3, 8, 8, 5, 5, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      /* multipliers of 8 (one input channel a block): micro_speech's 10x8 window of 80 taps,
+       * dilation with 16 a channel, several input channels at every border */
+      {1, 49, 40, 1, 8, 10, 8, 2, 1, AP_KPAD_SAME, AP_KACT_RELU},
+      {2, 9, 10, 3, 48, 3, 5, 1, 2, AP_KPAD_SAME, AP_KACT_NONE},
+      {1, 7, 6, 2, 16, 5, 5, 2, 1, AP_KPAD_VALID, AP_KACT_RELU6},
   };
   for (size_t i = 0; i < sizeof dws / sizeof dws[0]; i++) {
     const int *c = dws[i];

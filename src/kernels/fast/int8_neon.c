@@ -143,11 +143,11 @@ static void dw_multiplier(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1) 
 /* Depthwise, multiplier 1, 8 channels at a time: each tap's input bytes widened and offset
  * (int16) times the tap's weights (widened once per call into ws: [tap][block][8] int16) into
  * two int32x4 sums. A tap outside the input reads a row of zero points, whose offset input is
- * 0, so it adds nothing, as the reference's skipped tap. More than 64 taps (or a multiplier
- * above 1 with more than 32768 tap-channels) run the generic level's loop. */
+ * 0, so it adds nothing, as the reference's skipped tap. More than 64 taps at multiplier 1
+ * (above 1: more than 32768 tap-channels) run the generic level's loop. */
 void ap_fast_neon_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws) {
   int32_t C = d->out_d, taps = d->f_h * d->f_w;
-  if (taps > 64 || (d->mult != 1 && (size_t)taps * (size_t)C > 32768)) {
+  if (d->mult != 1 ? (size_t)taps * (size_t)C > 32768 : taps > 64) {
     ap_fast_generic.dw(d, b, oy0, oy1, ws);
     return;
   }
