@@ -1,0 +1,14 @@
+/* Fast paths of data-movement and reduction ops that otherwise stay serial in front of or behind
+ * the split convolutions (transpose_fast.c, mean_fast.c): they run on the interpreter's worker
+ * group, so a model's serial share shrinks on more threads. */
+#ifndef AP_KERNELS_KOPS_THREADS4_H
+#define AP_KERNELS_KOPS_THREADS4_H
+
+#include "kernels/fast/fast.h"
+
+/* TRANSPOSE of elements of 1, 2, 4 or 8 bytes by tiles, split over the threads: the reference's
+ * bytes. False: the reference kernel runs. */
+bool ap_fast_transpose_eval(const ap_kexec *x, const ap_transpose_params *p,
+                            const ap_ktensor *input, ap_ktensor *output, ap_status *s);
+
+#endif
