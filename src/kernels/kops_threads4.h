@@ -11,4 +11,10 @@
 bool ap_fast_transpose_eval(const ap_kexec *x, const ap_transpose_params *p,
                             const ap_ktensor *input, ap_ktensor *output, ap_status *s);
 
+/* MEAN of int8, uint8 or int16 over consecutive axes, blocks of the kept inner positions split
+ * over the threads; scratch: the reference's (one int32 per output). False: the reference
+ * kernel runs. */
+bool ap_fast_mean_eval(const ap_kexec *x, const ap_mean_params *p, const ap_ktensor *input,
+                       ap_ktensor *output, void *scratch, ap_status *s);
+
 #endif

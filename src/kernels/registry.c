@@ -320,6 +320,10 @@ static ap_status mean_prep(ap_kctx *c, size_t *scratch) {
   return s;
 }
 static ap_status mean_run(ap_kctx *c) {
+  ap_status s;
+  if (REG_FAST &&
+      ap_fast_mean_eval(c->options->exec, c->params, in(c, 0), c->outputs[0], c->scratch, &s))
+    return s;
   return ap_mean_eval(c->params, in(c, 0), c->outputs[0], c->scratch);
 }
 static ap_status transpose_prep(ap_kctx *c, size_t *scratch) {
