@@ -33,6 +33,8 @@
  * regions of one invoke (ops on the caller alone: mobilenet_v2's first TRANSPOSE takes half a
  * millisecond), short enough to sleep soon after an invoke. */
 #define AP_SPIN_NS 1000000
+/* A gap this long between two looks at the clock while spinning is the OS's, not the spin's. */
+#define AP_PREEMPTED_NS 50000
 /* A wait for the workers past the caller's own share and this long is a stall (a worker
  * descheduled mid-piece); the caller then runs this many regions alone (about one invoke of a
  * large model) before trying the workers again, twice as many after each further stall. */
@@ -94,16 +96,18 @@ static uint64_t now_ns(void) {
 /* Spins until done(w, v) holds or AP_SPIN_NS have passed; true if it holds. */
 static bool spin_until(const ap_port_workers *w, bool (*done)(const ap_port_workers *, uint32_t),
                        uint32_t v) {
-  uint64_t start = 0;
+  uint64_t last = 0, spun = 0;
   for (unsigned i = 0;; i++) {
     if (done(w, v)) return true;
     cpu_relax();
     if ((i & 63) == 63) { /* the clock is read rarely: it costs tens of pauses */
       uint64_t t = now_ns();
-      if (!start)
-        start = t;
-      else if (t - start > AP_SPIN_NS)
-        return false;
+      /* Time spent preempted is not spinning: a worker the OS took off its core for longer
+       * than the spin (a loaded machine) would otherwise fall asleep the moment it came back,
+       * in the middle of an invoke, and every region after would wait on its wake-up. */
+      if (last && t - last < AP_PREEMPTED_NS) spun += t - last;
+      last = t;
+      if (spun > AP_SPIN_NS) return false;
     }
   }
 }
