@@ -8,7 +8,7 @@
 
 typedef struct conv_plan {
   const ap_gemm_kit *kit;
-  int32_t n, k, m, mr, tasks, slots, chunks, rows_per_chunk, cols_per_chunk;
+  int32_t n, k, m, mr, tasks, slots, chunks, rows_per_chunk, cblocks;
   bool direct;
   bool by_cols; /* pieces are output channels (all rows each), not rows */
   size_t mult, shift, bias, packed, a, a_task, col, col_task, acc, acc_task, total;
@@ -66,9 +66,11 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
   pl->by_cols = pl->tasks > 1 && m < l->outer_min_m && pl->kit == &l->gemm &&
                 l->gemm.packed_bytes(pl->n, pl->k) == 0 && cblocks >= 2 * pl->tasks;
   if (pl->by_cols) {
-    int64_t chunks = ap_fast_chunks(pl->tasks, 4, cblocks);
-    pl->cols_per_chunk = (int32_t)((cblocks + chunks - 1) / chunks * 16);
-    pl->chunks = (int32_t)((pl->n + pl->cols_per_chunk - 1) / pl->cols_per_chunk);
+    /* Chunk c takes 16-channel blocks [c B / C, (c + 1) B / C): every thread's range of chunks
+     * holds as many blocks as the others', give or take one. Two per thread: each converts
+     * every row of input again. */
+    pl->cblocks = (int32_t)cblocks;
+    pl->chunks = ap_fast_chunks(pl->tasks, 2, cblocks);
     pl->rows_per_chunk = m;
   } else {
     if (pl->tasks > blocks) pl->tasks = (int)blocks;
@@ -178,7 +180,8 @@ static void conv_task(void *arg, int chunk, int slot) {
 static void conv_cols_task(void *arg, int chunk, int slot) {
   const conv_job *j = arg;
   const conv_plan *pl = j->pl;
-  int32_t c0 = chunk * pl->cols_per_chunk, c1 = c0 + pl->cols_per_chunk;
+  int32_t c0 = (int32_t)((int64_t)chunk * pl->cblocks / pl->chunks * 16);
+  int32_t c1 = (int32_t)((int64_t)(chunk + 1) * pl->cblocks / pl->chunks * 16);
   if (c1 > pl->n) c1 = pl->n;
   int32_t *mult = j->mult, *shift = j->shift, *col_bias = j->col_bias;
   ap_ktensor f = *j->f; /* its channels' scales from c0 */
