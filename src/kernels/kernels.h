@@ -232,6 +232,9 @@ ap_status ap_mean_prepare(const ap_ktensor *input, const ap_ktensor *axis, bool 
                           ap_ktensor *output, ap_mean_params *p, ap_errbuf *err);
 ap_status ap_mean_eval(const ap_mean_params *p, const ap_ktensor *input, ap_ktensor *output,
                        void *scratch);
+/* The integer kinds' multiplier and shift with 1/count folded in (count > 0), as eval uses
+ * them (the fast path's too). */
+void ap_mean_fold_count(const ap_mean_params *p, int64_t count, int32_t *multiplier, int *shift);
 
 /* ---------- TRANSPOSE (transpose.c) ---------- */
 typedef struct ap_transpose_params {

@@ -56,6 +56,20 @@ ap_status ap_mean_prepare(const ap_ktensor *input, const ap_ktensor *axis, bool 
   return s;
 }
 
+void ap_mean_fold_count(const ap_mean_params *p, int64_t count, int32_t *multiplier, int *shift) {
+  *multiplier = p->multiplier;
+  *shift = p->shift;
+  if (count <= 0) return;
+  /* 1/count joins the multiplier: as many bits as count has, but at most 32 and no more than
+   * keeps the shift at or above -31. */
+  int s = 63 - __builtin_clzll((unsigned long long)count);
+  s = AP_MIN(s, 32);
+  s = AP_MIN(s, 31 + *shift);
+  if (s < 0) s = 0;
+  *multiplier = (int32_t)(((int64_t)*multiplier << s) / count);
+  *shift -= s;
+}
+
 ap_status ap_mean_eval(const ap_mean_params *p, const ap_ktensor *input, ap_ktensor *output,
                        void *scratch) {
   if (!p || !input || !output || !input->data || !output->data || (p->scratch_bytes && !scratch)) {
@@ -89,16 +103,9 @@ ap_status ap_mean_eval(const ap_mean_params *p, const ap_ktensor *input, ap_kten
     memset(output->data, 0, out_count * ap_ktype_size(input->type));
     return AP_OK;
   }
-  int32_t multiplier = p->multiplier;
-  int shift = p->shift;
-  /* 1/count joins the multiplier: as many bits as count has, but at most 32 and no more than
-   * keeps the shift at or above -31. */
-  int s = 63 - __builtin_clzll((unsigned long long)count);
-  s = AP_MIN(s, 32);
-  s = AP_MIN(s, 31 + shift);
-  if (s < 0) s = 0;
-  multiplier = (int32_t)(((int64_t)multiplier << s) / count);
-  shift -= s;
+  int32_t multiplier;
+  int shift;
+  ap_mean_fold_count(p, count, &multiplier, &shift);
   ap_kreduce_requantize(input->type, sum, out_count, count, p->input_zero_point, multiplier, shift,
                         p->output_zero_point, output->data);
   return AP_OK;

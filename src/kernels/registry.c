@@ -9,6 +9,7 @@
 #include "kernels/kops_elem16.h"
 #include "kernels/kops_mathlogic.h"
 #include "kernels/kops_signal.h"
+#include "kernels/kops_threads4.h"
 #include "kernels/lstm.h"
 #include "kernels/stream_kernels.h"
 
@@ -337,6 +338,10 @@ static ap_status mean_prep(ap_kctx *c, size_t *scratch) {
   return s;
 }
 static ap_status mean_run(ap_kctx *c) {
+  ap_status s;
+  if (REG_FAST &&
+      ap_fast_mean_eval(c->options->exec, c->params, in(c, 0), c->outputs[0], c->scratch, &s))
+    return s;
   return ap_mean_eval(c->params, in(c, 0), c->outputs[0], c->scratch);
 }
 static ap_status transpose_prep(ap_kctx *c, size_t *scratch) {
@@ -346,6 +351,9 @@ static ap_status transpose_prep(ap_kctx *c, size_t *scratch) {
   return ap_transpose_prepare(in(c, 0), in(c, 1), c->outputs[0], c->params, c->err);
 }
 static ap_status transpose_run(ap_kctx *c) {
+  ap_status s;
+  if (REG_FAST && ap_fast_transpose_eval(c->options->exec, c->params, in(c, 0), c->outputs[0], &s))
+    return s;
   return ap_transpose_eval(c->params, in(c, 0), c->outputs[0]);
 }
 static ap_status concat_prep(ap_kctx *c, size_t *scratch) {

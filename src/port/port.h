@@ -51,7 +51,11 @@ const char *ap_port_getenv(const char *name);
 /* A fixed group of worker threads, started once (at allocate) and reused for every parallel
  * region: run(fn, arg, n) calls fn(arg, i) for i in [0, n) spread over the workers and the
  * calling thread, and returns when all have finished (n above 65535: all on the caller). Never
- * allocates after create. One caller at a time per group. */
+ * allocates after create. One caller at a time per group.
+ * Affinity: thread s (0 the caller, then the workers) first runs the indices of its own
+ * contiguous range [ceil(s n / T), ceil((s + 1) n / T)) in order, then takes what is left of
+ * the others' ranges from their ends. Ops that cut the same rows into the same n pieces thus
+ * find their input in their own core's cache. */
 typedef struct ap_port_workers ap_port_workers;
 typedef void (*ap_port_task)(void *arg, int index);
 /* threads: total threads including the caller (1: no workers started). */
@@ -60,8 +64,9 @@ ap_status ap_port_workers_create(const ap_allocator *a, int threads, ap_port_wor
 int ap_port_workers_count(const ap_port_workers *w); /* threads including the caller */
 void ap_port_workers_run(ap_port_workers *w, ap_port_task fn, void *arg, int n);
 /* As run(), with the slot of the thread running each index: 0 for the caller, 1 to count - 1
- * for the workers; no two indices run at once in one slot. More indices than threads, claimed
- * as threads come free, balance the work, with per-slot workspaces. */
+ * for the workers; no two indices run at once in one slot. More indices than threads balance
+ * the work (a thread done with its range takes the others' last indices), with per-slot
+ * workspaces. */
 typedef void (*ap_port_slot_task)(void *arg, int index, int slot);
 void ap_port_workers_run_slots(ap_port_workers *w, ap_port_slot_task fn, void *arg, int n);
 /* Idle workers sleep (after a few hundred microseconds without a region) and take tens of

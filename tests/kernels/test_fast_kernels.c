@@ -327,6 +327,10 @@ int main(void) {
       {1, 19, 17, 33, 17, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
       {2, 15, 15, 64, 40, 1, 1, 1, 1, AP_KPAD_SAME, AP_KACT_RELU6},
       {1, 1, 1, 70, 1, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      /* Few rows, many channels: split by blocks of output channels (a 77 and a 100 tail). */
+      {1, 7, 7, 160, 200, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_RELU6},
+      {1, 5, 6, 24, 100, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_RELU},
+      {2, 4, 4, 40, 77, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
   };
   for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++) {
     const int *c = convs[i];

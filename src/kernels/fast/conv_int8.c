@@ -6,10 +6,19 @@
 
 #include <string.h>
 
+/* Splitting by output channels needs threads: a build without them (a microcontroller's, whose
+ * flash is counted) links none of it. */
+#ifdef AP_PORT_NONE
+#define AP_CONV_BY_COLS 0
+#else
+#define AP_CONV_BY_COLS 1
+#endif
+
 typedef struct conv_plan {
   const ap_gemm_kit *kit;
-  int32_t n, k, m, mr, tasks, slots, chunks, rows_per_chunk;
+  int32_t n, k, m, mr, tasks, slots, chunks, rows_per_chunk, cblocks;
   bool direct;
+  bool by_cols; /* pieces are output channels (all rows each), not rows */
   size_t mult, shift, bias, packed, a, a_task, col, col_task, acc, acc_task, total;
 } conv_plan;
 
@@ -55,12 +64,34 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
     pl->kit = l->outer;
   pl->mr = pl->kit->mr;
   pl->direct = f->dims[1] == 1 && f->dims[2] == 1 && p->pad.pad_h == 0 && p->pad.pad_w == 0;
-  int64_t blocks = (m + pl->mr - 1) / pl->mr;
-  pl->tasks = ap_fast_tasks(x, (uint64_t)m * (uint64_t)pl->n * (uint64_t)k, blocks);
+  int64_t blocks = (m + pl->mr - 1) / pl->mr, cblocks = ((int64_t)pl->n + 15) / 16;
+  int64_t units = AP_CONV_BY_COLS && cblocks > blocks ? cblocks : blocks;
+  pl->tasks = ap_fast_tasks(x, (uint64_t)m * (uint64_t)pl->n * (uint64_t)k, units);
   pl->slots = ap_fast_slots(x, pl->tasks);
-  int64_t chunks = ap_fast_chunks(pl->tasks, 4, blocks);
-  pl->rows_per_chunk = (int32_t)((blocks + chunks - 1) / chunks * pl->mr);
-  pl->chunks = (int32_t)((m + pl->rows_per_chunk - 1) / pl->rows_per_chunk);
+  /* Few rows (a 7x7 map) and weights read in place: each piece takes a block of output channels
+   * over every row, computing its channels' multipliers and column sums itself. Cut by rows,
+   * every thread would read all the weights, after the caller alone had summed them (a pass
+   * over up to 400 KB in front of the split), and 13 row blocks split into uneven halves. */
+#if AP_CONV_BY_COLS
+  pl->by_cols = pl->tasks > 1 && m < l->outer_min_m && pl->kit == &l->gemm &&
+                l->gemm.packed_bytes(pl->n, pl->k) == 0 && cblocks >= 2 * pl->tasks;
+#endif
+  if (AP_CONV_BY_COLS && pl->by_cols) {
+    /* Chunk c takes 16-channel blocks [c B / C, (c + 1) B / C): every thread's range of chunks
+     * holds as many blocks as the others', give or take one. Two per thread: each converts
+     * every row of input again. */
+    pl->cblocks = (int32_t)cblocks;
+    pl->chunks = ap_fast_chunks(pl->tasks, 2, cblocks);
+    pl->rows_per_chunk = m;
+  } else {
+    if (AP_CONV_BY_COLS && pl->tasks > blocks) pl->tasks = (int)blocks; /* units were channels */
+    int64_t chunks = ap_fast_chunks(pl->tasks, 4, blocks);
+    pl->rows_per_chunk = (int32_t)((blocks + chunks - 1) / chunks * pl->mr);
+    pl->chunks = (int32_t)((m + pl->rows_per_chunk - 1) / pl->rows_per_chunk);
+  }
+#if AP_CONV_BY_COLS
+  pl->slots = ap_fast_slots(x, pl->tasks); /* after the clamp */
+#endif
   size_t n4 = (size_t)pl->n * 4, at = 0, t, acc;
   bool one = pl->slots == 1; /* one workspace: no neighbour, no spare lines */
   pl->a_task = (size_t)pl->mr * pl->kit->arow_bytes(pl->k);
@@ -100,6 +131,11 @@ typedef struct conv_job {
   int8_t *out;
   uint8_t *scratch;
   int32_t in_h, in_w, in_d, out_h, out_w, f_h, f_w;
+#if AP_CONV_BY_COLS
+  const ap_ktensor *f;
+  const int32_t *bias;              /* NULL: none */
+  int32_t *mult, *shift, *col_bias; /* by columns: each piece fills its channels' */
+#endif
 } conv_job;
 
 /* Patch row r (output pixel r in batch, row, column order) into col: k bytes. */
@@ -154,6 +190,45 @@ static void conv_task(void *arg, int chunk, int slot) {
   }
 }
 
+#if AP_CONV_BY_COLS
+/* Output channels [c0, c1) of every row: their multipliers and column sums, then the product
+ * over the rows with the weights of those channels only. */
+static void conv_cols_task(void *arg, int chunk, int slot) {
+  const conv_job *j = arg;
+  const conv_plan *pl = j->pl;
+  int32_t c0 = (int32_t)((int64_t)chunk * pl->cblocks / pl->chunks * 16);
+  int32_t c1 = (int32_t)((int64_t)(chunk + 1) * pl->cblocks / pl->chunks * 16);
+  if (c1 > pl->n) c1 = pl->n;
+  int32_t *mult = j->mult, *shift = j->shift, *col_bias = j->col_bias;
+  ap_ktensor f = *j->f; /* its channels' scales from c0 */
+  if (f.channel_scales && f.n_channels > 1) f.channel_scales += c0;
+  ap_fast_channel_multipliers(j->p->input_scale, &f, j->p->output_scale, c1 - c0, mult + c0,
+                              shift + c0);
+  j->l->pack(j->g.w + (size_t)c0 * pl->k, c1 - c0, pl->k, j->bias ? j->bias + c0 : NULL,
+             j->p->input_offset, NULL, col_bias + c0);
+  ap_qgemm g = j->g;
+  g.n = c1 - c0;
+  g.w += (size_t)c0 * pl->k;
+  g.col_bias += c0;
+  g.mult += c0;
+  g.shift += c0;
+  uint8_t *a = j->scratch + pl->a + (size_t)slot * pl->a_task;
+  int8_t *col = (int8_t *)j->scratch + pl->col + (size_t)slot * pl->col_task;
+  int32_t *acc = (int32_t *)(j->scratch + pl->acc + (size_t)slot * pl->acc_task);
+  size_t arow = j->l->arow_bytes(pl->k), colrow = ap_kscratch_round((size_t)pl->k);
+  for (int32_t r0 = 0; r0 < pl->m; r0 += pl->mr) {
+    int32_t rows = pl->m - r0 < pl->mr ? pl->m - r0 : pl->mr;
+    for (int32_t i = 0; i < rows; i++) {
+      const int8_t *src = patch(j, r0 + i, col + (size_t)i * colrow);
+      j->l->arow(src, pl->k, j->p->input_offset, a + (size_t)i * arow);
+    }
+    j->l->gemm(&g, a, rows, acc, j->out + (size_t)r0 * pl->n + c0, (size_t)pl->n);
+  }
+}
+#else
+#define conv_cols_task conv_task
+#endif
+
 bool ap_fast_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                        const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
                        ap_status *s) {
@@ -171,25 +246,38 @@ bool ap_fast_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kten
   uint8_t *sc = scratch;
   int32_t *mult = (int32_t *)(sc + pl.mult), *shift = (int32_t *)(sc + pl.shift);
   int32_t *col_bias = (int32_t *)(sc + pl.bias);
-  ap_fast_channel_multipliers(p->input_scale, f, p->output_scale, pl.n, mult, shift);
   const ap_gemm_kit *l = pl.kit;
-  l->pack(f->data, pl.n, pl.k, bias ? bias->data : NULL, p->input_offset, sc + pl.packed, col_bias);
-  conv_job j = {&pl,
-                p,
-                l,
-                {pl.n, pl.k, f->data, sc + pl.packed, col_bias, mult, shift, p->output_offset,
-                 p->act_min, p->act_max},
-                in->data,
-                out->data,
-                sc,
-                in->dims[1],
-                in->dims[2],
-                in->dims[3],
-                out->dims[1],
-                out->dims[2],
-                f->dims[1],
-                f->dims[2]};
-  ap_fast_parallel_slots(x, conv_task, &j, pl.chunks);
+  if (!AP_CONV_BY_COLS || !pl.by_cols) { /* by columns, each piece prepares its own channels */
+    ap_fast_channel_multipliers(p->input_scale, f, p->output_scale, pl.n, mult, shift);
+    l->pack(f->data, pl.n, pl.k, bias ? bias->data : NULL, p->input_offset, sc + pl.packed,
+            col_bias);
+  }
+  conv_job j = {
+    &pl,
+    p,
+    l,
+    {pl.n, pl.k, f->data, sc + pl.packed, col_bias, mult, shift, p->output_offset, p->act_min,
+     p->act_max},
+    in->data,
+    out->data,
+    sc,
+    in->dims[1],
+    in->dims[2],
+    in->dims[3],
+    out->dims[1],
+    out->dims[2],
+    f->dims[1],
+    f->dims[2],
+#if AP_CONV_BY_COLS
+    f,
+    bias ? bias->data : NULL,
+    mult,
+    shift,
+    col_bias
+#endif
+  };
+  ap_fast_parallel_slots(x, AP_CONV_BY_COLS && pl.by_cols ? conv_cols_task : conv_task, &j,
+                         pl.chunks);
   *s = AP_OK;
   return true;
 }
