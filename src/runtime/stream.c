@@ -61,6 +61,7 @@ typedef struct member {
   struct member *prev; /* the member before it in the segment (NULL: first) */
   int kind;
   bool fast;         /* its rows run on the fast kernels */
+  bool win;          /* ... their direct kits (rows_win.c) */
   size_t keep, temp; /* its kernel's scratch kept over the run, and used by one call */
   union {
     ap_conv_params conv;
@@ -247,11 +248,17 @@ static ap_status eval_add_row(const ap_kexec *x, member *m, int32_t y) {
 
 /* Which kernel runs member m's rows (its input a ring of in_ring rows, 0: whole), and the
  * scratch it needs. A reference kernel's scratch is all one call's. */
-static void choose(const ap_interpreter *it, member *m, int32_t in_ring) {
+static void choose(const ap_interpreter *it, member *m, int32_t in_ring, bool lean) {
   const ap_kexec *x = rt_kexec(it);
   if (m->kind == M_ELEM) return; /* prepare_elem sized it */
-  m->fast = false;
+  m->fast = m->win = false;
   m->keep = m->temp = 0;
+  if (!lean && (m->kind == M_CONV || m->kind == M_DEPTHWISE) &&
+      ap_fast_win_rows_scratch(x, &m->p.conv, m->in, &m->filter, m->kind == M_DEPTHWISE, &m->keep,
+                               &m->temp)) {
+    m->fast = m->win = true;
+    return;
+  }
   if (m->kind == M_CONV)
     m->fast =
         ap_fast_conv_rows_scratch(x, &m->p.conv, m->in, &m->filter, in_ring, &m->keep, &m->temp);
@@ -380,6 +387,11 @@ static ap_status eval_rows(const ap_kexec *x, member *m, int32_t y0, int32_t y1)
   m->rows.r1 = y1;
   ap_ktensor bt = {.data = (void *)m->bias};
   const ap_ktensor *bias = m->bias ? &bt : NULL;
+  ap_status s;
+  if (m->win)
+    return ap_fast_win_rows(&m->p.conv, m->in, &m->filter, &m->out, m->scratch, m->ws, &m->rows, &s)
+               ? s
+               : AP_ERR_KERNEL;
   switch (m->kind) {
   case M_CONV:
     return m->fast
@@ -479,7 +491,7 @@ ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count) {
     /* Rings between members; the segment's input and output are whole. */
     m->rows.in_ring = i > 0 ? (int32_t)it->segments[2 * (k + i - 1) + 1] : 0;
     m->rows.out_ring = i + 1 < count ? (int32_t)it->segments[2 * (k + i) + 1] : 0;
-    choose(it, m, m->rows.in_ring);
+    choose(it, m, m->rows.in_ring, it->stream_lean && it->stream_lean[k]);
     m->scratch = (uint8_t *)m + state_bytes();
     if (m->temp > temp) temp = m->temp;
     if (prev) {
@@ -501,7 +513,10 @@ ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count) {
     ap_ktensor bt = {.data = (void *)m->bias};
     const ap_ktensor *bias = m->bias ? &bt : NULL;
     ap_status s = AP_OK;
-    if (m->fast && m->kind == M_CONV)
+    if (m->win)
+      s = ap_fast_win_rows_begin(x, &m->p.conv, m->in, &m->filter, bias, m->kind == M_DEPTHWISE,
+                                 m->scratch);
+    else if (m->fast && m->kind == M_CONV)
       s = ap_fast_conv_rows_begin(x, &m->p.conv, m->in, &m->filter, bias, m->rows.in_ring,
                                   m->scratch);
     else if (m->fast && m->kind == M_DEPTHWISE)
@@ -568,8 +583,28 @@ static ap_status member_scratch(ap_interpreter *it, const ap_graph *g, uint32_t 
   ap_op_info op;
   if ((s = ap_model_op(it->model, 0, k, &op)) != AP_OK)
     return rt_fail(it, s, "%s", ap_model_error(it->model));
-  choose(it, m, input_ring(it, g, k, &op));
+  uint32_t first, count;
+  segment_of(it, g, k, &first, &count);
+  choose(it, m, input_ring(it, g, k, &op), count && it->stream_lean && it->stream_lean[first]);
   return AP_OK;
+}
+
+bool rt_stream_kits(const ap_interpreter *it) {
+  const ap_kexec *x = rt_kexec(it);
+  return x && x->level && (x->level->conv || x->level->dwin);
+}
+
+bool rt_stream_lean_retry(ap_interpreter *it, uint32_t k) {
+  uint32_t first, count, ops = it->sg[0].op_count;
+  segment_of(it, NULL, k, &first, &count);
+  if (!count || !rt_stream_kits(it)) return false;
+  if (!it->stream_lean) {
+    if (!(it->stream_lean = rt_tables_alloc(it, ops ? ops : 1))) return false;
+    memset(it->stream_lean, 0, ops);
+  }
+  if (it->stream_lean[first]) return false;
+  it->stream_lean[first] = 1;
+  return true;
 }
 
 ap_status rt_stream_scratch(ap_interpreter *it, const ap_graph *g, uint32_t k, uint64_t *bytes) {
