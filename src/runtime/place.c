@@ -176,26 +176,29 @@ static ap_status stream_kits(ap_interpreter *it, rt_prep *prep, bool place, plan
                              size_t total, uint8_t *lean) {
   uint32_t ops = it->sg[0].op_count;
   plan_state base = {.temp = st->temp};
-  memset(lean, 1, ops);
+  memset(lean, RT_KITS_NONE, ops);
   ap_status s = build(it, prep, place, &base, total);
   if (s != AP_OK || ap_plan_arena(st->plan) <= ap_plan_arena(base.plan)) {
-    memset(lean, 0, ops);
+    memset(lean, RT_KITS_ONCE, ops);
     plan_state_free(&base);
     return s;
   }
   uint64_t floor = ap_plan_arena(base.plan);
+  static const uint8_t tries[] = {RT_KITS_ONCE, RT_KITS_EACH};
   for (size_t i = 0; i < ap_graph_segment_count(st->g); i++) {
     ap_segment seg;
     if (ap_graph_segment(st->g, i, &seg) != AP_OK || seg.subgraph != 0 || seg.first_op >= ops)
       continue;
-    lean[seg.first_op] = 0;
-    plan_state c = {.temp = st->temp};
-    if (build(it, prep, place, &c, total) == AP_OK && ap_plan_arena(c.plan) <= floor) {
-      plan_state_free(&base);
-      base = c;
-    } else {
+    for (size_t j = 0; j < sizeof tries; j++) {
+      lean[seg.first_op] = tries[j];
+      plan_state c = {.temp = st->temp};
+      if (build(it, prep, place, &c, total) == AP_OK && ap_plan_arena(c.plan) <= floor) {
+        plan_state_free(&base);
+        base = c;
+        break;
+      }
       plan_state_free(&c);
-      lean[seg.first_op] = 1;
+      lean[seg.first_op] = RT_KITS_NONE;
     }
   }
   plan_state_free(st);

@@ -115,9 +115,9 @@ struct ap_interpreter {
    * length of the segment starting at op k (0: none), [2k+1] the ring rows of its output
    * (0: whole). NULL when nothing streams. */
   uint32_t *segments;
-  /* Per op of subgraph 0, at a segment's first op: nonzero when its members run without the
-   * level's direct kits (stream.c; the plan's search keeps the arena as small as without them).
-   * NULL: every segment may use them. */
+  /* Per op of subgraph 0, at a segment's first op: how its members use the level's direct
+   * kits (RT_KITS_*; stream.c; the plan's search keeps the arena as small as without them).
+   * NULL: RT_KITS_ONCE everywhere. */
   uint8_t *stream_lean;
   /* Runs a segment (rt_stream_run): set by whoever made `segments`, so that invoke does not
    * link the streaming code into a firmware whose plan has none. */
@@ -217,6 +217,9 @@ ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count);
 bool rt_stream_in(const ap_graph *g, uint32_t k);
 bool rt_stream_member(const ap_interpreter *it, uint32_t k);
 ap_status rt_stream_scratch(ap_interpreter *it, const ap_graph *g, uint32_t k, uint64_t *bytes);
+/* A segment's members run the level's direct kits with weights packed once per run (kept),
+ * packed at each call (in the call's scratch), or not at all. */
+enum { RT_KITS_ONCE, RT_KITS_NONE, RT_KITS_EACH };
 /* Whether a segment's members could run the level's direct kits (the choice it->stream_lean
  * makes). */
 bool rt_stream_kits(const ap_interpreter *it);

@@ -62,6 +62,7 @@ typedef struct member {
   int kind;
   bool fast;         /* its rows run on the fast kernels */
   bool win;          /* ... their direct kits (rows_win.c) */
+  uint8_t how;       /* AP_FAST_WIN_* for them */
   size_t keep, temp; /* its kernel's scratch kept over the run, and used by one call */
   union {
     ap_conv_params conv;
@@ -248,14 +249,16 @@ static ap_status eval_add_row(const ap_kexec *x, member *m, int32_t y) {
 
 /* Which kernel runs member m's rows (its input a ring of in_ring rows, 0: whole), and the
  * scratch it needs. A reference kernel's scratch is all one call's. */
-static void choose(const ap_interpreter *it, member *m, int32_t in_ring, bool lean) {
+/* mode: the segment's it->stream_lean (RT_KITS_*). */
+static void choose(const ap_interpreter *it, member *m, int32_t in_ring, uint8_t mode) {
   const ap_kexec *x = rt_kexec(it);
   if (m->kind == M_ELEM) return; /* prepare_elem sized it */
   m->fast = m->win = false;
   m->keep = m->temp = 0;
-  if (!lean && (m->kind == M_CONV || m->kind == M_DEPTHWISE) &&
-      ap_fast_win_rows_scratch(x, &m->p.conv, m->in, &m->filter, m->kind == M_DEPTHWISE, &m->keep,
-                               &m->temp)) {
+  m->how = (uint8_t)((m->kind == M_DEPTHWISE ? AP_FAST_WIN_DW : 0u) |
+                     (mode == RT_KITS_EACH ? AP_FAST_WIN_EACH : 0u));
+  if (mode != RT_KITS_NONE && (m->kind == M_CONV || m->kind == M_DEPTHWISE) &&
+      ap_fast_win_rows_scratch(x, &m->p.conv, m->in, &m->filter, m->how, &m->keep, &m->temp)) {
     m->fast = m->win = true;
     return;
   }
@@ -491,7 +494,7 @@ ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count) {
     /* Rings between members; the segment's input and output are whole. */
     m->rows.in_ring = i > 0 ? (int32_t)it->segments[2 * (k + i - 1) + 1] : 0;
     m->rows.out_ring = i + 1 < count ? (int32_t)it->segments[2 * (k + i) + 1] : 0;
-    choose(it, m, m->rows.in_ring, it->stream_lean && it->stream_lean[k]);
+    choose(it, m, m->rows.in_ring, it->stream_lean ? it->stream_lean[k] : RT_KITS_ONCE);
     m->scratch = (uint8_t *)m + state_bytes();
     if (m->temp > temp) temp = m->temp;
     if (prev) {
@@ -514,8 +517,7 @@ ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count) {
     const ap_ktensor *bias = m->bias ? &bt : NULL;
     ap_status s = AP_OK;
     if (m->win)
-      s = ap_fast_win_rows_begin(x, &m->p.conv, m->in, &m->filter, bias, m->kind == M_DEPTHWISE,
-                                 m->scratch);
+      s = ap_fast_win_rows_begin(x, &m->p.conv, m->in, &m->filter, bias, m->how, m->scratch, m->ws);
     else if (m->fast && m->kind == M_CONV)
       s = ap_fast_conv_rows_begin(x, &m->p.conv, m->in, &m->filter, bias, m->rows.in_ring,
                                   m->scratch);
@@ -585,7 +587,8 @@ static ap_status member_scratch(ap_interpreter *it, const ap_graph *g, uint32_t 
     return rt_fail(it, s, "%s", ap_model_error(it->model));
   uint32_t first, count;
   segment_of(it, g, k, &first, &count);
-  choose(it, m, input_ring(it, g, k, &op), count && it->stream_lean && it->stream_lean[first]);
+  choose(it, m, input_ring(it, g, k, &op),
+         count && it->stream_lean ? it->stream_lean[first] : RT_KITS_ONCE);
   return AP_OK;
 }
 
@@ -602,8 +605,9 @@ bool rt_stream_lean_retry(ap_interpreter *it, uint32_t k) {
     if (!(it->stream_lean = rt_tables_alloc(it, ops ? ops : 1))) return false;
     memset(it->stream_lean, 0, ops);
   }
-  if (it->stream_lean[first]) return false;
-  it->stream_lean[first] = 1;
+  /* Packed at each call, then none. */
+  if (it->stream_lean[first] == RT_KITS_NONE) return false;
+  it->stream_lean[first] = it->stream_lean[first] == RT_KITS_ONCE ? RT_KITS_EACH : RT_KITS_NONE;
   return true;
 }
 

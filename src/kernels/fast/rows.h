@@ -47,12 +47,18 @@ ap_status ap_fast_dw_rows(const ap_kexec *x, const ap_conv_params *p, const ap_k
 
 /* int8 CONV_2D and DEPTHWISE_CONV_2D (depth multiplier 1) through the level's direct kits
  * (conv_win.h; rows_win.c), where the level has them and the packed weights fit the budget above.
- * *_begin keeps the plan with the packed weights, so ap_fast_win_rows takes no kexec: false when
+ * *_begin keeps the plan with the packed weights (temp: the rows' scratch, used while packing),
+ * so ap_fast_win_rows takes no kexec: false when
  * keep holds no such plan, else *s is its status. */
+enum {
+  AP_FAST_WIN_DW = 1,  /* DEPTHWISE_CONV_2D (else CONV_2D) */
+  AP_FAST_WIN_EACH = 2 /* the weights packed at each call, in its scratch (else once, kept) */
+};
 bool ap_fast_win_rows_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
-                              const ap_ktensor *f, bool dw, size_t *keep, size_t *temp);
+                              const ap_ktensor *f, unsigned how, size_t *keep, size_t *temp);
 ap_status ap_fast_win_rows_begin(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
-                                 const ap_ktensor *f, const ap_ktensor *bias, bool dw, void *keep);
+                                 const ap_ktensor *f, const ap_ktensor *bias, unsigned how,
+                                 void *keep, void *temp);
 bool ap_fast_win_rows(const ap_conv_params *p, const ap_ktensor *in, const ap_ktensor *f,
                       ap_ktensor *out, const void *keep, void *temp, const ap_krows *rows,
                       ap_status *s);

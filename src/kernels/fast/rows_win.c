@@ -22,11 +22,19 @@ typedef void (*fill_fn)(uint8_t *dst, const int8_t *src, int32_t pixels, int32_t
 typedef struct rwin {
   run_fn run;
   fill_fn fill;
-  ap_qconv q;  /* pointers into the kept scratch, set by *_begin */
-  bool dw;     /* depthwise */
+  ap_qconv q;      /* pointers into the kept scratch, set by *_begin */
+  bool dw;         /* depthwise */
+  bool each;       /* the weights packed at each call, in its scratch */
+  const int8_t *w; /* the weights, bias and input offset (*_begin), for `each` */
+  const int32_t *b;
+  int32_t in_off;
   bool point;  /* 1x1, stride 1, no padding: rows of pixels in a line */
   int32_t rep; /* depthwise: the depth multiplier (each input byte repeated); else 1 */
   uint8_t pad; /* the zero point + 128 */
+  void (*pack_conv)(const int8_t *w, int32_t n, int32_t taps, int32_t c, int32_t cq,
+                    const int32_t *bias, int32_t in_off, void *packed, int32_t *col_bias);
+  void (*pack_dw)(const int8_t *f, int32_t c, int32_t f_h, int32_t f_w, const int32_t *bias,
+                  int32_t in_off, const int32_t *mult, const int32_t *shift, void *packed);
   int32_t n, c, cq, cp, taps, fh, fw, sh, sw, dh, dl, ph, pw, ih, iw, oh, ow, cw, chunks;
   size_t slot;                                  /* bytes of a window row */
   size_t mult, shift, bias, packed, keep, temp; /* offsets in the kept scratch; sizes */
@@ -40,7 +48,8 @@ static bool carve(size_t *at, size_t bytes, size_t *off) {
 }
 
 static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
-                 const ap_ktensor *f, bool dw, rwin *pl) {
+                 const ap_ktensor *f, unsigned how, rwin *pl) {
+  bool dw = how & AP_FAST_WIN_DW;
   if (!x || !x->level || !p || !in || !f || p->kind != AP_KCONV_INT8 || in->rank != 4 ||
       f->rank != 4 || p->out_shape.rank != 4 || in->dims[0] != 1 || p->out_shape.dims[0] != 1 ||
       p->input_offset < -127 || p->input_offset > 128) /* the window's bytes hold x + 128 */
@@ -49,6 +58,7 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
   const ap_dw_kit *dwk = x->level->dwin;
   memset(pl, 0, sizeof *pl);
   pl->dw = dw;
+  pl->each = how & AP_FAST_WIN_EACH;
   pl->rep = 1;
   pl->c = in->dims[3];
   pl->n = p->out_shape.dims[3];
@@ -89,7 +99,7 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
    * map (which the segment keeps from existing whole), as the outer-product kit's. */
   size_t budget = (size_t)pixels * (size_t)pl->n / 3;
   if (budget < AP_FAST_ROWS_PACKED_MAX) budget = AP_FAST_ROWS_PACKED_MAX;
-  if (packed > budget) return false;
+  if (packed > budget && !pl->each) return false;
   pl->point = !dw && pl->fh == 1 && pl->fw == 1 && pl->sh == 1 && pl->sw == 1 && pl->ph == 0 &&
               pl->pw == 0 && pl->oh == pl->ih && pl->ow == pl->iw;
   int64_t cw;
@@ -113,43 +123,66 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
   int64_t wp = pl->point ? cw : (cw - 1) * pl->sw + (int64_t)(pl->fw - 1) * pl->dl + 1;
   pl->slot = ap_kscratch_round((size_t)(wp * pl->cp));
   pl->pad = (uint8_t)(128 - p->input_offset);
-  size_t n4 = (size_t)pl->n * 4, at = 0, off;
-  if (!carve(&at, sizeof(rwin), &off) || !carve(&at, n4, &pl->mult) ||
-      !carve(&at, n4, &pl->shift) || !carve(&at, n4, &pl->bias) || !carve(&at, packed, &pl->packed))
+  /* The depthwise kit packs the bias and multipliers with the weights: packed once, those are
+   * computed in the call's scratch at *_begin, before any rows use it; packed at each call,
+   * they are kept. The packing at each call follows the window rows in the call's scratch. */
+  size_t n4 = (size_t)pl->n * 4, at = 0, off, tmp = 0, win;
+  bool once = dw && !pl->each;
+  if (!ap_mul_size(pl->slot, (size_t)(pl->point ? 1 : pl->fh), &win) ||
+      !carve(&at, sizeof(rwin), &off) || !carve(once ? &tmp : &at, n4, &pl->mult) ||
+      !carve(once ? &tmp : &at, n4, &pl->shift) || (!dw && !carve(&at, n4, &pl->bias)))
     return false;
+  if (pl->each) {
+    tmp = ap_kscratch_round(win);
+    if (!carve(&tmp, packed, &pl->packed)) return false;
+  } else if (!carve(&at, packed, &pl->packed)) {
+    return false;
+  }
   pl->keep = at;
-  return ap_mul_size(pl->slot, (size_t)(pl->point ? 1 : pl->fh), &pl->temp);
+  pl->temp = win > tmp ? win : tmp;
+  return true;
 }
 
 bool ap_fast_win_rows_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
-                              const ap_ktensor *f, bool dw, size_t *keep, size_t *temp) {
+                              const ap_ktensor *f, unsigned how, size_t *keep, size_t *temp) {
   rwin pl;
-  if (!plan(x, p, in, f, dw, &pl)) return false;
+  if (!plan(x, p, in, f, how, &pl)) return false;
   *keep = pl.keep;
   *temp = pl.temp;
   return true;
 }
 
 ap_status ap_fast_win_rows_begin(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
-                                 const ap_ktensor *f, const ap_ktensor *bias, bool dw, void *keep) {
+                                 const ap_ktensor *f, const ap_ktensor *bias, unsigned how,
+                                 void *keep, void *temp) {
   rwin pl;
-  if (!plan(x, p, in, f, dw, &pl)) return AP_ERR_UNSUPPORTED;
-  if (!keep || !f->data || (bias && !bias->data)) return AP_ERR_ARG;
-  uint8_t *sc = keep;
-  int32_t *mult = (int32_t *)(sc + pl.mult), *shift = (int32_t *)(sc + pl.shift);
-  int32_t *col_bias = (int32_t *)(sc + pl.bias);
+  if (!plan(x, p, in, f, how, &pl)) return AP_ERR_UNSUPPORTED;
+  bool dw = pl.dw;
+  if (!keep || !f->data || (bias && !bias->data) || (dw && !temp)) return AP_ERR_ARG;
+  uint8_t *sc = keep, *at = dw && !pl.each ? temp : keep;
+  int32_t *mult = (int32_t *)(at + pl.mult), *shift = (int32_t *)(at + pl.shift);
+  int32_t *col_bias = dw ? NULL : (int32_t *)(sc + pl.bias);
   const int32_t *b = bias ? bias->data : NULL;
   ap_fast_channel_multipliers(p->input_scale, f, p->output_scale, pl.n, mult, shift);
-  if (dw) {
+  pl.w = f->data;
+  pl.b = b;
+  pl.in_off = p->input_offset;
+  if (pl.each) {
+    pl.q = (ap_qconv){pl.n,  pl.taps,          pl.cq,      NULL,      col_bias, mult,
+                      shift, p->output_offset, p->act_min, p->act_max};
+  } else if (dw) {
     x->level->dwin->pack(f->data, pl.n, pl.fh, pl.fw, b, p->input_offset, mult, shift,
                          sc + pl.packed);
-    memset(col_bias, 0, (size_t)pl.n * 4); /* the depthwise kit folds the bias into its packing */
+    mult = shift = NULL; /* packed; the scratch they were in is the rows' */
   } else {
     x->level->conv->pack(f->data, pl.n, pl.taps, pl.c, pl.cq, b, p->input_offset, sc + pl.packed,
                          col_bias);
   }
-  pl.q = (ap_qconv){pl.n,  pl.taps,          pl.cq,      sc + pl.packed, col_bias, mult,
-                    shift, p->output_offset, p->act_min, p->act_max};
+  if (!pl.each)
+    pl.q = (ap_qconv){pl.n,  pl.taps,          pl.cq,      sc + pl.packed, col_bias, mult,
+                      shift, p->output_offset, p->act_min, p->act_max};
+  pl.pack_dw = x->level->dwin ? x->level->dwin->pack : NULL;
+  pl.pack_conv = x->level->conv ? x->level->conv->pack : NULL;
   memcpy(keep, &pl, sizeof pl);
   return AP_OK;
 }
@@ -177,14 +210,17 @@ static void fill_row(const rwin *pl, uint8_t *dst, const int8_t *in, int32_t in_
   for (int32_t i = a; i < e; i++)
     for (int32_t k = 0; k < pl->c; k++, src++) {
       uint8_t v = (uint8_t)(*src ^ 0x80);
-      for (int32_t r = 0; r < pl->rep; r++)
+      int32_t r = 0;
+      for (uint64_t pat = v * 0x0101010101010101ull; r + 8 <= pl->rep; r += 8, d += 8)
+        memcpy(d, &pat, 8);
+      for (; r < pl->rep; r++)
         *d++ = v;
     }
 }
 
 /* A pointwise convolution's rows [r0, r1): lines of rows contiguous in both rings. */
-static void point_rows(const rwin *pl, const int8_t *in, int8_t *out, uint8_t *win,
-                       const ap_krows *r) {
+static void point_rows(const rwin *pl, const ap_qconv *qc, const int8_t *in, int8_t *out,
+                       uint8_t *win, const ap_krows *r) {
   const ptrdiff_t toff[1] = {0};
   for (int32_t y0 = r->r0, y1; y0 < r->r1; y0 = y1) {
     int32_t si = slot(y0, r->in_ring), so = slot(y0, r->out_ring);
@@ -197,7 +233,7 @@ static void point_rows(const rwin *pl, const int8_t *in, int8_t *out, uint8_t *w
     for (int64_t q = 0; q < pixels; q += pl->cw) {
       int32_t cnt = (int32_t)(pixels - q < pl->cw ? pixels - q : pl->cw);
       pl->fill(win, src + (size_t)q * (size_t)pl->c, cnt, pl->c, pl->cp);
-      pl->run(&pl->q, win, toff, cnt, (size_t)pl->cp, dst + (size_t)q * (size_t)pl->n);
+      pl->run(qc, win, toff, cnt, (size_t)pl->cp, dst + (size_t)q * (size_t)pl->n);
     }
   }
 }
@@ -222,8 +258,18 @@ bool ap_fast_win_rows(const ap_conv_params *p, const ap_ktensor *in, const ap_kt
   }
   uint8_t *win = temp;
   *s = AP_OK;
+  ap_qconv qc = pl->q;
+  if (pl->each) { /* the weights into this call's scratch (the kept col_bias again, equal) */
+    qc.packed = win + pl->packed;
+    if (pl->dw)
+      pl->pack_dw(pl->w, pl->n, pl->fh, pl->fw, pl->b, pl->in_off, qc.mult, qc.shift,
+                  win + pl->packed);
+    else
+      pl->pack_conv(pl->w, pl->n, pl->taps, pl->c, pl->cq, pl->b, pl->in_off, win + pl->packed,
+                    (int32_t *)qc.col_bias);
+  }
   if (pl->point) {
-    point_rows(pl, in->data, out->data, win, rows);
+    point_rows(pl, &qc, in->data, out->data, win, rows);
     return true;
   }
   enum { PAD_ROW = INT32_MIN, EMPTY = INT32_MAX };
@@ -269,7 +315,7 @@ bool ap_fast_win_rows(const ap_conv_params *p, const ap_ktensor *in, const ap_kt
       for (int32_t fy = 0, t = 0; fy < pl->fh; fy++)
         for (int32_t fx = 0; fx < pl->fw; fx++, t++)
           toff[t] = (ptrdiff_t)((size_t)at[fy] * pl->slot) + (ptrdiff_t)fx * pl->dl * pl->cp;
-      pl->run(&pl->q, win, toff, cnt, step, o + (size_t)ox0 * (size_t)pl->n);
+      pl->run(&qc, win, toff, cnt, step, o + (size_t)ox0 * (size_t)pl->n);
     }
   }
   (void)f;
@@ -279,14 +325,15 @@ bool ap_fast_win_rows(const ap_conv_params *p, const ap_ktensor *in, const ap_kt
 #else /* no direct kits on this target: the other row paths run */
 
 bool ap_fast_win_rows_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
-                              const ap_ktensor *f, bool dw, size_t *keep, size_t *temp) {
-  (void)x, (void)p, (void)in, (void)f, (void)dw, (void)keep, (void)temp;
+                              const ap_ktensor *f, unsigned how, size_t *keep, size_t *temp) {
+  (void)x, (void)p, (void)in, (void)f, (void)how, (void)keep, (void)temp;
   return false;
 }
 
 ap_status ap_fast_win_rows_begin(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
-                                 const ap_ktensor *f, const ap_ktensor *bias, bool dw, void *keep) {
-  (void)x, (void)p, (void)in, (void)f, (void)bias, (void)dw, (void)keep;
+                                 const ap_ktensor *f, const ap_ktensor *bias, unsigned how,
+                                 void *keep, void *temp) {
+  (void)x, (void)p, (void)in, (void)f, (void)bias, (void)how, (void)keep, (void)temp;
   return AP_ERR_UNSUPPORTED;
 }
 
