@@ -62,6 +62,7 @@ typedef struct member {
   int kind;
   bool fast;         /* its rows run on the fast kernels */
   bool win;          /* ... their direct kits (rows_win.c) */
+  bool fdw;          /* ... the float depthwise kernel (rows_block.c) */
   uint8_t how;       /* AP_FAST_WIN_* for them */
   size_t keep, temp; /* its kernel's scratch kept over the run, and used by one call */
   union {
@@ -253,7 +254,7 @@ static ap_status eval_add_row(const ap_kexec *x, member *m, int32_t y) {
 static void choose(const ap_interpreter *it, member *m, int32_t in_ring, uint8_t mode) {
   const ap_kexec *x = rt_kexec(it);
   if (m->kind == M_ELEM) return; /* prepare_elem sized it */
-  m->fast = m->win = false;
+  m->fast = m->win = m->fdw = false;
   m->keep = m->temp = 0;
   m->how = (uint8_t)((m->kind == M_DEPTHWISE ? AP_FAST_WIN_DW : 0u) |
                      (mode == RT_KITS_EACH ? AP_FAST_WIN_EACH : 0u));
@@ -267,7 +268,10 @@ static void choose(const ap_interpreter *it, member *m, int32_t in_ring, uint8_t
         ap_fast_conv_rows_scratch(x, &m->p.conv, m->in, &m->filter, in_ring, &m->keep, &m->temp);
   else if (m->kind == M_DEPTHWISE)
     m->fast =
-        ap_fast_dw_rows_scratch(x, &m->p.conv, m->in, &m->filter, in_ring, &m->keep, &m->temp);
+        ap_fast_dw_rows_scratch(x, &m->p.conv, m->in, &m->filter, in_ring, &m->keep, &m->temp) ||
+        (m->fdw = ap_fast_fdw_rows_scratch(x, &m->p.conv, m->in, &m->filter, in_ring, &m->temp));
+  else if (m->kind == M_POOL)
+    m->fast = ap_fast_pool_rows_scratch(x, &m->p.pool, m->in, in_ring, &m->temp);
   else if (m->kind == M_ADD)
     m->fast = x != NULL; /* the fast ADD needs no scratch and falls back by itself */
   if (!m->fast && (m->kind == M_CONV || m->kind == M_DEPTHWISE)) m->temp = m->p.conv.scratch_bytes;
@@ -402,6 +406,8 @@ static ap_status eval_rows(const ap_kexec *x, member *m, int32_t y0, int32_t y1)
                                    m->ws, &m->rows)
                : ap_conv_eval_rows(&m->p.conv, m->in, &m->filter, bias, &m->out, m->ws, &m->rows);
   case M_DEPTHWISE:
+    if (m->fdw)
+      return ap_fast_fdw_rows(x, &m->p.conv, m->in, &m->filter, bias, &m->out, m->ws, &m->rows);
     return m->fast ? ap_fast_dw_rows(x, &m->p.conv, m->in, &m->filter, bias, &m->out, m->scratch,
                                      m->ws, &m->rows)
                    : ap_depthwise_eval_rows(&m->p.conv, m->in, &m->filter, bias, &m->out, m->ws,
@@ -419,7 +425,12 @@ static ap_status eval_rows(const ap_kexec *x, member *m, int32_t y0, int32_t y1)
     }
     return AP_OK;
   case M_PAD: return ap_pad_eval_rows(&m->p.pad, m->in, &m->out, &m->rows);
-  default: return ap_pool_eval_rows(&m->p.pool, m->in, &m->out, &m->rows);
+  default:
+    /* A level's kernel refusing its parameters leaves the rows to the reference's. */
+    if (m->fast &&
+        (s = ap_fast_pool_rows(x, &m->p.pool, m->in, &m->out, m->ws, &m->rows)) != AP_ERR_KERNEL)
+      return s;
+    return ap_pool_eval_rows(&m->p.pool, m->in, &m->out, &m->rows);
   }
 }
 
@@ -521,7 +532,7 @@ ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count) {
     else if (m->fast && m->kind == M_CONV)
       s = ap_fast_conv_rows_begin(x, &m->p.conv, m->in, &m->filter, bias, m->rows.in_ring,
                                   m->scratch);
-    else if (m->fast && m->kind == M_DEPTHWISE)
+    else if (m->fast && m->kind == M_DEPTHWISE && !m->fdw)
       s = ap_fast_dw_rows_begin(x, &m->p.conv, m->in, &m->filter, m->rows.in_ring, m->scratch);
     if (s != AP_OK) return rt_fail(it, s, "streamed segment at op %u: %s", k, ap_status_name(s));
   }

@@ -45,6 +45,18 @@ ap_status ap_fast_dw_rows(const ap_kexec *x, const ap_conv_params *p, const ap_k
                           const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *keep,
                           void *temp, const ap_krows *rows);
 
+/* Float DEPTHWISE_CONV_2D and the pools (int8, uint8, int16, float32) on the level's kernels
+ * (rows_block.c): nothing kept; temp: the staging of one window wrapping around its ring. */
+bool ap_fast_fdw_rows_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                              const ap_ktensor *f, int32_t in_ring, size_t *temp);
+ap_status ap_fast_fdw_rows(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                           const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *temp,
+                           const ap_krows *rows);
+bool ap_fast_pool_rows_scratch(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,
+                               int32_t in_ring, size_t *temp);
+ap_status ap_fast_pool_rows(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,
+                            ap_ktensor *out, void *temp, const ap_krows *rows);
+
 /* int8 CONV_2D and DEPTHWISE_CONV_2D (depth multiplier 1) through the level's direct kits
  * (conv_win.h; rows_win.c), where the level has them and the packed weights fit the budget above.
  * *_begin keeps the plan with the packed weights (temp: the rows' scratch, used while packing),
