@@ -63,6 +63,7 @@ typedef struct member {
   bool fast;         /* its rows run on the fast kernels */
   bool win;          /* ... their direct kits (rows_win.c) */
   bool fdw;          /* ... the float depthwise kernel (rows_block.c) */
+  bool u8;           /* ... the uint8 kernels (rows_block.c, rows_u8.c) */
   uint8_t how;       /* AP_FAST_WIN_* for them */
   size_t keep, temp; /* its kernel's scratch kept over the run, and used by one call */
   union {
@@ -254,7 +255,7 @@ static ap_status eval_add_row(const ap_kexec *x, member *m, int32_t y) {
 static void choose(const ap_interpreter *it, member *m, int32_t in_ring, uint8_t mode) {
   const ap_kexec *x = rt_kexec(it);
   if (m->kind == M_ELEM) return; /* prepare_elem sized it */
-  m->fast = m->win = m->fdw = false;
+  m->fast = m->win = m->fdw = m->u8 = false;
   m->keep = m->temp = 0;
   m->how = (uint8_t)((m->kind == M_DEPTHWISE ? AP_FAST_WIN_DW : 0u) |
                      (mode == RT_KITS_EACH ? AP_FAST_WIN_EACH : 0u));
@@ -265,11 +266,13 @@ static void choose(const ap_interpreter *it, member *m, int32_t in_ring, uint8_t
   }
   if (m->kind == M_CONV)
     m->fast =
-        ap_fast_conv_rows_scratch(x, &m->p.conv, m->in, &m->filter, in_ring, &m->keep, &m->temp);
+        ap_fast_conv_rows_scratch(x, &m->p.conv, m->in, &m->filter, in_ring, &m->keep, &m->temp) ||
+        (m->u8 = ap_fast_u8conv_rows_scratch(x, &m->p.conv, m->in, &m->filter, &m->temp));
   else if (m->kind == M_DEPTHWISE)
     m->fast =
         ap_fast_dw_rows_scratch(x, &m->p.conv, m->in, &m->filter, in_ring, &m->keep, &m->temp) ||
-        (m->fdw = ap_fast_fdw_rows_scratch(x, &m->p.conv, m->in, &m->filter, in_ring, &m->temp));
+        (m->fdw = ap_fast_fdw_rows_scratch(x, &m->p.conv, m->in, &m->filter, in_ring, &m->temp)) ||
+        (m->u8 = ap_fast_u8dw_rows_scratch(x, &m->p.conv, m->in, &m->filter, in_ring, &m->temp));
   else if (m->kind == M_POOL)
     m->fast = ap_fast_pool_rows_scratch(x, &m->p.pool, m->in, in_ring, &m->temp);
   else if (m->kind == M_ADD)
@@ -401,6 +404,8 @@ static ap_status eval_rows(const ap_kexec *x, member *m, int32_t y0, int32_t y1)
                : AP_ERR_KERNEL;
   switch (m->kind) {
   case M_CONV:
+    if (m->u8)
+      return ap_fast_u8conv_rows(x, &m->p.conv, m->in, &m->filter, bias, &m->out, m->ws, &m->rows);
     return m->fast
                ? ap_fast_conv_rows(x, &m->p.conv, m->in, &m->filter, bias, &m->out, m->scratch,
                                    m->ws, &m->rows)
@@ -408,6 +413,8 @@ static ap_status eval_rows(const ap_kexec *x, member *m, int32_t y0, int32_t y1)
   case M_DEPTHWISE:
     if (m->fdw)
       return ap_fast_fdw_rows(x, &m->p.conv, m->in, &m->filter, bias, &m->out, m->ws, &m->rows);
+    if (m->u8)
+      return ap_fast_u8dw_rows(x, &m->p.conv, m->in, &m->filter, bias, &m->out, m->ws, &m->rows);
     return m->fast ? ap_fast_dw_rows(x, &m->p.conv, m->in, &m->filter, bias, &m->out, m->scratch,
                                      m->ws, &m->rows)
                    : ap_depthwise_eval_rows(&m->p.conv, m->in, &m->filter, bias, &m->out, m->ws,
@@ -529,10 +536,10 @@ ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count) {
     ap_status s = AP_OK;
     if (m->win)
       s = ap_fast_win_rows_begin(x, &m->p.conv, m->in, &m->filter, bias, m->how, m->scratch, m->ws);
-    else if (m->fast && m->kind == M_CONV)
+    else if (m->fast && m->kind == M_CONV && !m->u8)
       s = ap_fast_conv_rows_begin(x, &m->p.conv, m->in, &m->filter, bias, m->rows.in_ring,
                                   m->scratch);
-    else if (m->fast && m->kind == M_DEPTHWISE && !m->fdw)
+    else if (m->fast && m->kind == M_DEPTHWISE && !m->fdw && !m->u8)
       s = ap_fast_dw_rows_begin(x, &m->p.conv, m->in, &m->filter, m->rows.in_ring, m->scratch);
     if (s != AP_OK) return rt_fail(it, s, "streamed segment at op %u: %s", k, ap_status_name(s));
   }

@@ -57,6 +57,19 @@ bool ap_fast_pool_rows_scratch(const ap_kexec *x, const ap_pool_params *p, const
 ap_status ap_fast_pool_rows(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,
                             ap_ktensor *out, void *temp, const ap_krows *rows);
 
+/* TFLite's legacy uint8 DEPTHWISE_CONV_2D (rows_block.c; temp: the level's workspace, then the
+ * staging) and CONV_2D (rows_u8.c; temp: mr patch rows; weights read in place). Nothing kept. */
+bool ap_fast_u8dw_rows_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                               const ap_ktensor *f, int32_t in_ring, size_t *temp);
+ap_status ap_fast_u8dw_rows(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                            const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out,
+                            void *temp, const ap_krows *rows);
+bool ap_fast_u8conv_rows_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                                 const ap_ktensor *f, size_t *temp);
+ap_status ap_fast_u8conv_rows(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                              const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out,
+                              void *temp, const ap_krows *rows);
+
 /* int8 CONV_2D and DEPTHWISE_CONV_2D (depth multiplier 1) through the level's direct kits
  * (conv_win.h; rows_win.c), where the level has them and the packed weights fit the budget above.
  * *_begin keeps the plan with the packed weights (temp: the rows' scratch, used while packing),

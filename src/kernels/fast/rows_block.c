@@ -237,3 +237,87 @@ ap_status ap_fast_pool_rows(const ap_kexec *x, const ap_pool_params *p, const ap
   ap_status s = blocks(&g, rows, in->data, out->data, temp, pool_block, &c);
   return s != AP_OK ? s : ok ? AP_OK : AP_ERR_KERNEL;
 }
+
+/* ---- DEPTHWISE_CONV_2D uint8 ---- */
+
+static bool u8dw_geom(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                      const ap_ktensor *f, geom *g, size_t *ws) {
+  if (!x || !x->level || !x->level->ops || !x->level->ops->u8dw || !p ||
+      p->kind != AP_KCONV_UINT8 || !in || !f || in->rank != 4 || f->rank != 4 ||
+      p->out_shape.rank != 4 || in->dims[0] != 1 || p->out_channels <= 0 || f->dims[1] <= 0 ||
+      f->dims[1] > 64 || f->dims[2] > 64 || p->dilation_h <= 0 ||
+      p->out_shape.dims[3] != p->out_channels)
+    return false;
+  *g = (geom){p->stride_h,
+              p->pad.pad_h,
+              (f->dims[1] - 1) * p->dilation_h + 1,
+              in->dims[1],
+              (size_t)in->dims[2] * (size_t)in->dims[3],
+              (size_t)p->out_shape.dims[2] * (size_t)p->out_shape.dims[3]};
+  *ws = ap_fast_u8dw_ws(f->dims[1] * f->dims[2], p->out_channels);
+  return true;
+}
+
+bool ap_fast_u8dw_rows_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                               const ap_ktensor *f, int32_t in_ring, size_t *temp) {
+  geom g;
+  size_t ws, st;
+  return u8dw_geom(x, p, in, f, &g, &ws) && staging(&g, in_ring, &st) &&
+         ap_add_size(ws, ap_kscratch_round(st), temp);
+}
+
+typedef struct u8dw_ctx {
+  ap_u8dw d;
+  const ap_fastops *ops;
+  void *ws;
+} u8dw_ctx;
+
+static void u8dw_block(const void *ctx, const void *in, int32_t in_h, int32_t pad_h, void *out,
+                       int32_t out_h) {
+  const u8dw_ctx *c = ctx;
+  ap_u8dw d = c->d;
+  d.in = in;
+  d.in_h = in_h;
+  d.pad_h = pad_h;
+  d.out = out;
+  d.out_h = out_h;
+  c->ops->u8dw(&d, 0, 0, out_h, c->ws);
+}
+
+ap_status ap_fast_u8dw_rows(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                            const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out,
+                            void *temp, const ap_krows *rows) {
+  geom g;
+  size_t ws, st;
+  if (!u8dw_geom(x, p, in, f, &g, &ws) || !staging(&g, rows ? rows->in_ring : 0, &st))
+    return AP_ERR_UNSUPPORTED;
+  if (!fits(in, out, rows) || !f->data || (bias && !bias->data) || !temp ||
+      !ap_kshape_is(in, &p->in_shape) || !ap_kshape_is(f, &p->in2_shape) ||
+      !ap_kshape_is(out, &p->out_shape))
+    return AP_ERR_ARG;
+  u8dw_ctx c = {{NULL,
+                 f->data,
+                 bias ? bias->data : NULL,
+                 NULL,
+                 0,
+                 in->dims[2],
+                 in->dims[3],
+                 0,
+                 out->dims[2],
+                 out->dims[3],
+                 f->dims[1],
+                 f->dims[2],
+                 p->depth_multiplier,
+                 p->stride_h,
+                 p->stride_w,
+                 p->dilation_h,
+                 p->dilation_w,
+                 0,
+                 p->pad.pad_w,
+                 p->input_offset,
+                 p->filter_offset,
+                 {p->output_multiplier, p->output_shift, p->output_offset, p->act_min, p->act_max}},
+                x->level->ops,
+                temp};
+  return blocks(&g, rows, in->data, out->data, (uint8_t *)temp + ws, u8dw_block, &c);
+}
