@@ -59,13 +59,13 @@ enum { SIDE_NONE, SIDE_WHOLE, SIDE_CONSTANT };
 /* One member of the running segment. */
 typedef struct member {
   struct member *prev; /* the member before it in the segment (NULL: first) */
-  int kind;
-  bool fast;         /* its rows run on the fast kernels */
-  bool win;          /* ... their direct kits (rows_win.c) */
-  bool fdw;          /* ... the float depthwise kernel (rows_block.c) */
-  bool u8;           /* ... the uint8 kernels (rows_block.c, rows_u8.c) */
-  uint8_t how;       /* AP_FAST_WIN_* for them */
-  size_t keep, temp; /* its kernel's scratch kept over the run, and used by one call */
+  uint8_t kind;        /* M_* */
+  bool fast;           /* its rows run on the fast kernels */
+  bool win;            /* ... their direct kits (rows_win.c) */
+  bool fdw;            /* ... the float depthwise kernel (rows_block.c) */
+  bool u8;             /* ... the uint8 kernels (rows_block.c, rows_u8.c) */
+  uint8_t how;         /* AP_FAST_WIN_* for them */
+  size_t keep, temp;   /* its kernel's scratch kept over the run, and used by one call */
   union {
     ap_conv_params conv;
     ap_pool_params pool;
