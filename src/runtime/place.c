@@ -184,7 +184,7 @@ static ap_status stream_kits(ap_interpreter *it, rt_prep *prep, bool place, plan
     return s;
   }
   uint64_t floor = ap_plan_arena(base.plan);
-  static const uint8_t tries[] = {RT_KITS_ONCE, RT_KITS_EACH, RT_KITS_DW};
+  static const uint8_t tries[] = {RT_KITS_ONCE, RT_KITS_EACH, RT_KITS_SMALL, RT_KITS_DW};
   for (size_t i = 0; i < ap_graph_segment_count(st->g); i++) {
     ap_segment seg;
     if (ap_graph_segment(st->g, i, &seg) != AP_OK || seg.subgraph != 0 || seg.first_op >= ops)

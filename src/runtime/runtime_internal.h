@@ -218,9 +218,10 @@ bool rt_stream_in(const ap_graph *g, uint32_t k);
 bool rt_stream_member(const ap_interpreter *it, uint32_t k);
 ap_status rt_stream_scratch(ap_interpreter *it, const ap_graph *g, uint32_t k, uint64_t *bytes);
 /* A segment's members run the level's direct kits with weights packed once per run (kept),
- * packed at each call (in the call's scratch), only its depthwise members (packed once), or
- * not at all. */
-enum { RT_KITS_ONCE, RT_KITS_NONE, RT_KITS_EACH, RT_KITS_DW };
+ * packed at each call (in the call's scratch), packed once where that takes little
+ * (AP_FAST_WIN_BUDGET; the others on other kernels), only its depthwise members (packed once,
+ * within that budget), or not at all. */
+enum { RT_KITS_ONCE, RT_KITS_NONE, RT_KITS_EACH, RT_KITS_SMALL, RT_KITS_DW };
 /* Whether a segment's members could run the level's direct kits (the choice it->stream_lean
  * makes). */
 bool rt_stream_kits(const ap_interpreter *it);

@@ -258,7 +258,8 @@ static void choose(const ap_interpreter *it, member *m, int32_t in_ring, uint8_t
   m->fast = m->win = m->fdw = m->u8 = false;
   m->keep = m->temp = 0;
   m->how = (uint8_t)((m->kind == M_DEPTHWISE ? AP_FAST_WIN_DW : 0u) |
-                     (mode == RT_KITS_EACH ? AP_FAST_WIN_EACH : 0u));
+                     (mode == RT_KITS_EACH ? AP_FAST_WIN_EACH : 0u) |
+                     (mode == RT_KITS_SMALL || mode == RT_KITS_DW ? AP_FAST_WIN_BUDGET : 0u));
   if (mode != RT_KITS_NONE &&
       ((m->kind == M_CONV && mode != RT_KITS_DW) || m->kind == M_DEPTHWISE) &&
       ap_fast_win_rows_scratch(x, &m->p.conv, m->in, &m->filter, m->how, &m->keep, &m->temp)) {
@@ -624,11 +625,13 @@ bool rt_stream_lean_retry(ap_interpreter *it, uint32_t k) {
     if (!(it->stream_lean = rt_tables_alloc(it, ops ? ops : 1))) return false;
     memset(it->stream_lean, 0, ops);
   }
-  /* Packed at each call, then for depthwise members only, then none. */
+  /* The plan's search's order (runtime/place.c). */
   if (it->stream_lean[first] == RT_KITS_NONE) return false;
-  it->stream_lean[first] = it->stream_lean[first] == RT_KITS_ONCE   ? RT_KITS_EACH
-                           : it->stream_lean[first] == RT_KITS_EACH ? RT_KITS_DW
-                                                                    : RT_KITS_NONE;
+  static const uint8_t next[] = {[RT_KITS_ONCE] = RT_KITS_EACH,
+                                 [RT_KITS_EACH] = RT_KITS_SMALL,
+                                 [RT_KITS_SMALL] = RT_KITS_DW,
+                                 [RT_KITS_DW] = RT_KITS_NONE};
+  it->stream_lean[first] = next[it->stream_lean[first]];
   return true;
 }
 

@@ -76,8 +76,10 @@ ap_status ap_fast_u8conv_rows(const ap_kexec *x, const ap_conv_params *p, const 
  * so ap_fast_win_rows takes no kexec: false when
  * keep holds no such plan, else *s is its status. */
 enum {
-  AP_FAST_WIN_DW = 1,  /* DEPTHWISE_CONV_2D (else CONV_2D) */
-  AP_FAST_WIN_EACH = 2 /* the weights packed at each call, in its scratch (else once, kept) */
+  AP_FAST_WIN_DW = 1,    /* DEPTHWISE_CONV_2D (else CONV_2D) */
+  AP_FAST_WIN_EACH = 2,  /* the weights packed at each call, in its scratch (else once, kept) */
+  AP_FAST_WIN_BUDGET = 4 /* refused where packing once takes more than AP_FAST_ROWS_PACKED_MAX
+                          * and a third of the output map */
 };
 bool ap_fast_win_rows_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                               const ap_ktensor *f, unsigned how, size_t *keep, size_t *temp);

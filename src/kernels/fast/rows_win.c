@@ -99,7 +99,7 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
    * map (which the segment keeps from existing whole), as the outer-product kit's. */
   size_t budget = (size_t)pixels * (size_t)pl->n / 3;
   if (budget < AP_FAST_ROWS_PACKED_MAX) budget = AP_FAST_ROWS_PACKED_MAX;
-  if (packed > budget && !pl->each) return false;
+  if (packed > budget && (how & AP_FAST_WIN_BUDGET)) return false;
   pl->point = !dw && pl->fh == 1 && pl->fw == 1 && pl->sh == 1 && pl->sw == 1 && pl->ph == 0 &&
               pl->pw == 0 && pl->oh == pl->ih && pl->ow == pl->iw;
   int64_t cw;
