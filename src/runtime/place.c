@@ -171,7 +171,10 @@ static ap_status build(ap_interpreter *it, rt_prep *prep, bool place, plan_state
 
 /* Segments run the level's direct kits (stream.c) where the arena stays as small as without
  * them: everywhere when that costs nothing, else segment by segment from none. st holds the
- * plan with them everywhere (it->stream_lean all zero) and gets the chosen one. */
+ * plan with them everywhere (it->stream_lean all RT_KITS_ONCE) and gets the chosen one. The
+ * segment by segment search plans with a fast strategy (the interpreter's may take tens of
+ * milliseconds a plan); its choice is then planned with the interpreter's and kept only when
+ * that arena is no larger than without the kits. */
 static ap_status stream_kits(ap_interpreter *it, rt_prep *prep, bool place, plan_state *st,
                              size_t total, uint8_t *lean) {
   uint32_t ops = it->sg[0].op_count;
@@ -183,23 +186,35 @@ static ap_status stream_kits(ap_interpreter *it, rt_prep *prep, bool place, plan
     plan_state_free(&base);
     return s;
   }
-  uint64_t floor = ap_plan_arena(base.plan);
+  const char *strategy = it->strategy;
+  it->strategy = "skyline";
+  plan_state fast = {.temp = st->temp};
+  s = build(it, prep, place, &fast, total);
+  uint64_t floor = s == AP_OK ? ap_plan_arena(fast.plan) : 0;
+  plan_state_free(&fast);
   static const uint8_t tries[] = {RT_KITS_ONCE, RT_KITS_EACH, RT_KITS_SMALL, RT_KITS_DW};
-  for (size_t i = 0; i < ap_graph_segment_count(st->g); i++) {
+  for (size_t i = 0; s == AP_OK && i < ap_graph_segment_count(st->g); i++) {
     ap_segment seg;
     if (ap_graph_segment(st->g, i, &seg) != AP_OK || seg.subgraph != 0 || seg.first_op >= ops)
       continue;
     for (size_t j = 0; j < sizeof tries; j++) {
       lean[seg.first_op] = tries[j];
       plan_state c = {.temp = st->temp};
-      if (build(it, prep, place, &c, total) == AP_OK && ap_plan_arena(c.plan) <= floor) {
-        plan_state_free(&base);
-        base = c;
-        break;
-      }
+      bool keep = build(it, prep, place, &c, total) == AP_OK && ap_plan_arena(c.plan) <= floor;
       plan_state_free(&c);
+      if (keep) break;
       lean[seg.first_op] = RT_KITS_NONE;
     }
+  }
+  it->strategy = strategy;
+  plan_state chosen = {.temp = st->temp};
+  if (s == AP_OK && build(it, prep, place, &chosen, total) == AP_OK &&
+      ap_plan_arena(chosen.plan) <= ap_plan_arena(base.plan)) {
+    plan_state_free(&base);
+    base = chosen;
+  } else {
+    plan_state_free(&chosen);
+    memset(lean, RT_KITS_NONE, ops);
   }
   plan_state_free(st);
   *st = base;
