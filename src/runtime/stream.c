@@ -251,7 +251,13 @@ static ap_status eval_add_row(const ap_kexec *x, member *m, int32_t y) {
 
 /* Which kernel runs member m's rows (its input a ring of in_ring rows, 0: whole), and the
  * scratch it needs. A reference kernel's scratch is all one call's. */
-/* mode: the segment's it->stream_lean (RT_KITS_*). */
+/* How the segment starting at op `first` uses the direct kits (RT_KITS_*). */
+static uint8_t kits_mode(const ap_interpreter *it, uint32_t first) {
+  if (!rt_stream_kits(it)) return RT_KITS_NONE;
+  return it->stream_lean ? it->stream_lean[first] : RT_KITS_ONCE;
+}
+
+/* mode: the segment's kits_mode. */
 static void choose(const ap_interpreter *it, member *m, int32_t in_ring, uint8_t mode) {
   const ap_kexec *x = rt_kexec(it);
   if (m->kind == M_ELEM) return; /* prepare_elem sized it */
@@ -514,7 +520,7 @@ ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count) {
     /* Rings between members; the segment's input and output are whole. */
     m->rows.in_ring = i > 0 ? (int32_t)it->segments[2 * (k + i - 1) + 1] : 0;
     m->rows.out_ring = i + 1 < count ? (int32_t)it->segments[2 * (k + i) + 1] : 0;
-    choose(it, m, m->rows.in_ring, it->stream_lean ? it->stream_lean[k] : RT_KITS_ONCE);
+    choose(it, m, m->rows.in_ring, kits_mode(it, k));
     m->scratch = (uint8_t *)m + state_bytes();
     if (m->temp > temp) temp = m->temp;
     if (prev) {
@@ -607,14 +613,14 @@ static ap_status member_scratch(ap_interpreter *it, const ap_graph *g, uint32_t 
     return rt_fail(it, s, "%s", ap_model_error(it->model));
   uint32_t first, count;
   segment_of(it, g, k, &first, &count);
-  choose(it, m, input_ring(it, g, k, &op),
-         count && it->stream_lean ? it->stream_lean[first] : RT_KITS_ONCE);
+  choose(it, m, input_ring(it, g, k, &op), count ? kits_mode(it, first) : RT_KITS_NONE);
   return AP_OK;
 }
 
 bool rt_stream_kits(const ap_interpreter *it) {
   const ap_kexec *x = rt_kexec(it);
-  return x && x->level && (x->level->conv || x->level->dwin);
+  /* Not for AP_KERNELS_SMALL: their packed weights are what it bounds. */
+  return x && x->level && !x->small_extra && (x->level->conv || x->level->dwin);
 }
 
 bool rt_stream_lean_retry(ap_interpreter *it, uint32_t k) {
