@@ -1,5 +1,6 @@
 /* One adapter per builtin: unpacks the generic context into the family's prepare/eval. */
 #include "kernels/registry.h"
+#include "kernels/fast/conv_win.h"
 #include "kernels/fast/dsp.h"
 #include "kernels/fast/fast.h"
 #include "kernels/fast/fastops.h"
@@ -699,6 +700,21 @@ static const ap_kstream stream_kernels = {
     SK((AP_REG_STREAM_ADD && REG_T(AP_REG_FLOAT)), ap_fast_fadd_eval),
     SK(AP_REG_STREAM_ELEM, &rt_stream_elem),
     SK(AP_REG_STREAM_ADD, &rt_stream_add),
+#if AP_KSTREAM_WIN
+    .win_scratch = SK((SK_CONV || SK_DW) && REG_T(AP_REG_INT8), ap_fast_win_rows_scratch),
+    .win_begin = SK((SK_CONV || SK_DW) && REG_T(AP_REG_INT8), ap_fast_win_rows_begin),
+    .win_rows = SK((SK_CONV || SK_DW) && REG_T(AP_REG_INT8), ap_fast_win_rows),
+#endif
+#if AP_KSTREAM_BLOCK
+    .u8conv_scratch = SK(SK_CONV && REG_T(AP_REG_UINT8), ap_fast_u8conv_rows_scratch),
+    .u8dw_scratch = SK(SK_DW && REG_T(AP_REG_UINT8), ap_fast_u8dw_rows_scratch),
+    .fdw_scratch = SK(SK_DW && REG_T(AP_REG_FLOAT), ap_fast_fdw_rows_scratch),
+    .u8conv_rows = SK(SK_CONV && REG_T(AP_REG_UINT8), ap_fast_u8conv_rows),
+    .u8dw_rows = SK(SK_DW && REG_T(AP_REG_UINT8), ap_fast_u8dw_rows),
+    .fdw_rows = SK(SK_DW && REG_T(AP_REG_FLOAT), ap_fast_fdw_rows),
+    .pool_fast_scratch = SK(AP_REG_STREAM_POOL_2D && REG_FAST, ap_fast_pool_rows_scratch),
+    .pool_fast_rows = SK(AP_REG_STREAM_POOL_2D && REG_FAST, ap_fast_pool_rows),
+#endif
 };
 
 const ap_kstream *ap_kernel_stream(void) {

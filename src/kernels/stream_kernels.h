@@ -7,7 +7,12 @@
 #ifndef AP_KERNELS_STREAM_KERNELS_H
 #define AP_KERNELS_STREAM_KERNELS_H
 
+#include "kernels/fast/conv_win.h"
+#include "kernels/fast/dsp.h"
 #include "kernels/fast/rows.h"
+
+#define AP_KSTREAM_WIN AP_FAST_DIRECT
+#define AP_KSTREAM_BLOCK (!AP_FAST_DSP_ONLY)
 
 typedef ap_status (*ap_kstream_conv_prepare)(const ap_conv_options *o, const ap_ktensor *input,
                                              const ap_ktensor *filter, const ap_ktensor *bias,
@@ -25,6 +30,11 @@ typedef ap_status (*ap_kstream_fast_rows)(const ap_kexec *x, const ap_conv_param
 typedef bool (*ap_kstream_fast_add)(const ap_kexec *x, const ap_binary_params *p,
                                     const ap_ktensor *a, const ap_ktensor *b, ap_ktensor *out,
                                     ap_status *s);
+
+typedef ap_status (*ap_kstream_block_rows)(const ap_kexec *x, const ap_conv_params *p,
+                                           const ap_ktensor *in, const ap_ktensor *f,
+                                           const ap_ktensor *bias, ap_ktensor *out, void *temp,
+                                           const ap_krows *rows);
 
 /* Element-wise members and ADD with a skip run the runtime's own member code
  * (runtime/stream.c), reached through here too so that only a model with such ops links it. */
@@ -63,6 +73,34 @@ typedef struct ap_kstream {
   /* the runtime's members: element-wise ops (segment.c's list; ADD, SUB, MUL with a constant)
    * and ADD with a skip */
   const struct rt_stream_kind *elem_member, *add_member;
+  /* Kinds that exist only on some targets, last so that the fields above keep their places:
+   * the direct kits (x86-64), the uint8, float depthwise and pool rows (not on a DSP core's
+   * build: kernels/fast/dsp.h). */
+#if AP_KSTREAM_WIN
+  /* int8 CONV_2D and DEPTHWISE_CONV_2D on the level's direct kits (rows_win.c; x86 only) */
+  bool (*win_scratch)(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                      const ap_ktensor *f, unsigned how, size_t *keep, size_t *temp);
+  ap_status (*win_begin)(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                         const ap_ktensor *f, const ap_ktensor *bias, unsigned how, void *keep,
+                         void *temp);
+  bool (*win_rows)(const ap_conv_params *p, const ap_ktensor *in, const ap_ktensor *f,
+                   ap_ktensor *out, const void *keep, void *temp, const ap_krows *rows,
+                   ap_status *s);
+#endif
+#if AP_KSTREAM_BLOCK
+  /* uint8 CONV_2D and DEPTHWISE_CONV_2D, float DEPTHWISE_CONV_2D (rows_u8.c, rows_block.c) */
+  bool (*u8conv_scratch)(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                         const ap_ktensor *f, size_t *temp);
+  bool (*u8dw_scratch)(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                       const ap_ktensor *f, int32_t in_ring, size_t *temp);
+  bool (*fdw_scratch)(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                      const ap_ktensor *f, int32_t in_ring, size_t *temp);
+  ap_kstream_block_rows u8conv_rows, u8dw_rows, fdw_rows;
+  bool (*pool_fast_scratch)(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,
+                            int32_t in_ring, size_t *temp);
+  ap_status (*pool_fast_rows)(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,
+                              ap_ktensor *out, void *temp, const ap_krows *rows);
+#endif
 } ap_kstream;
 
 /* The registration's (registry.c; never NULL). */

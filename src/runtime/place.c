@@ -169,6 +169,58 @@ static ap_status build(ap_interpreter *it, rt_prep *prep, bool place, plan_state
   return AP_OK;
 }
 
+/* Segments run the level's direct kits (stream.c) where the arena stays as small as without
+ * them: everywhere when that costs nothing, else segment by segment from none. st holds the
+ * plan with them everywhere (it->stream_lean all RT_KITS_ONCE) and gets the chosen one. The
+ * segment by segment search plans with a fast strategy (the interpreter's may take tens of
+ * milliseconds a plan); its choice is then planned with the interpreter's and kept only when
+ * that arena is no larger than without the kits. */
+static ap_status stream_kits(ap_interpreter *it, rt_prep *prep, bool place, plan_state *st,
+                             size_t total, uint8_t *lean) {
+  uint32_t ops = it->sg[0].op_count;
+  plan_state base = {.temp = st->temp};
+  memset(lean, RT_KITS_NONE, ops);
+  ap_status s = build(it, prep, place, &base, total);
+  if (s != AP_OK || ap_plan_arena(st->plan) <= ap_plan_arena(base.plan)) {
+    memset(lean, RT_KITS_ONCE, ops);
+    plan_state_free(&base);
+    return s;
+  }
+  const char *strategy = it->strategy;
+  it->strategy = "skyline";
+  plan_state fast = {.temp = st->temp};
+  s = build(it, prep, place, &fast, total);
+  uint64_t floor = s == AP_OK ? ap_plan_arena(fast.plan) : 0;
+  plan_state_free(&fast);
+  static const uint8_t tries[] = {RT_KITS_ONCE, RT_KITS_EACH, RT_KITS_SMALL, RT_KITS_DW};
+  for (size_t i = 0; s == AP_OK && i < ap_graph_segment_count(st->g); i++) {
+    ap_segment seg;
+    if (ap_graph_segment(st->g, i, &seg) != AP_OK || seg.subgraph != 0 || seg.first_op >= ops)
+      continue;
+    for (size_t j = 0; j < sizeof tries; j++) {
+      lean[seg.first_op] = tries[j];
+      plan_state c = {.temp = st->temp};
+      bool keep = build(it, prep, place, &c, total) == AP_OK && ap_plan_arena(c.plan) <= floor;
+      plan_state_free(&c);
+      if (keep) break;
+      lean[seg.first_op] = RT_KITS_NONE;
+    }
+  }
+  it->strategy = strategy;
+  plan_state chosen = {.temp = st->temp};
+  if (s == AP_OK && build(it, prep, place, &chosen, total) == AP_OK &&
+      ap_plan_arena(chosen.plan) <= ap_plan_arena(base.plan)) {
+    plan_state_free(&base);
+    base = chosen;
+  } else {
+    plan_state_free(&chosen);
+    memset(lean, RT_KITS_NONE, ops);
+  }
+  plan_state_free(st);
+  *st = base;
+  return AP_OK;
+}
+
 ap_status rt_plan(ap_interpreter *it, rt_prep *prep, bool place, uint64_t *arena) {
   size_t total = 0;
   for (size_t sg = 0; sg < it->sg_count; sg++)
@@ -177,8 +229,23 @@ ap_status rt_plan(ap_interpreter *it, rt_prep *prep, bool place, uint64_t *arena
    * planning temporaries fill its bottom until the plan is placed. */
   uint32_t *table = NULL;
   if (place && rt_stream(it) && !(table = rt_stream_alloc(it))) return rt_nomem(it);
+  /* Which segments run the direct kits: tables memory when placing (it stays), else a
+   * temporary. */
+  uint32_t ops = it->sg_count ? it->sg[0].op_count : 0;
+  bool kits = rt_stream(it) && ops && rt_stream_kits(it);
   plan_state st = {.temp = rt_temp_allocator(it)};
+  uint8_t *lean = NULL, *kept = it->stream_lean;
+  it->stream_lean = NULL;
+  if (kits) {
+    lean = place ? rt_tables_alloc(it, ops) : ap_alloc(&st.temp, ops);
+    if (!lean)
+      return place ? rt_nomem(it) : rt_fail(it, AP_ERR_NOMEM, "out of memory for planning");
+    memset(lean, 0, ops);
+    it->stream_lean = lean;
+  }
   ap_status s = build(it, prep, place, &st, total);
+  if (s == AP_OK && kits && ap_graph_segment_count(st.g))
+    s = stream_kits(it, prep, place, &st, total, lean);
   /* Streaming is never worse than not: a plan without segments that is smaller wins (the
    * segment search counts live bytes, not the in-place overlaps a planner then exploits). */
   /* Out here: the plan keeps a pointer to its allocator, which lives in the state. */
@@ -232,5 +299,9 @@ ap_status rt_plan(ap_interpreter *it, rt_prep *prep, bool place, uint64_t *arena
     }
   }
   plan_state_free(&st);
+  if (!place) { /* a measurement: the placed plan's choice stays */
+    ap_free(&st.temp, lean);
+    it->stream_lean = kept;
+  }
   return s;
 }

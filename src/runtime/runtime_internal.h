@@ -115,6 +115,10 @@ struct ap_interpreter {
    * length of the segment starting at op k (0: none), [2k+1] the ring rows of its output
    * (0: whole). NULL when nothing streams. */
   uint32_t *segments;
+  /* Per op of subgraph 0, at a segment's first op: how its members use the level's direct
+   * kits (RT_KITS_*; stream.c; the plan's search keeps the arena as small as without them).
+   * NULL: RT_KITS_ONCE everywhere. */
+  uint8_t *stream_lean;
   /* Runs a segment (rt_stream_run): set by whoever made `segments`, so that invoke does not
    * link the streaming code into a firmware whose plan has none. */
   ap_status (*stream_run)(ap_interpreter *it, uint32_t k, uint32_t count);
@@ -222,6 +226,17 @@ ap_status rt_create_in_buffer(const ap_model *m, const ap_interpreter_options *o
 bool rt_stream_in(const ap_graph *g, uint32_t k);
 bool rt_stream_member(const ap_interpreter *it, uint32_t k);
 ap_status rt_stream_scratch(ap_interpreter *it, const ap_graph *g, uint32_t k, uint64_t *bytes);
+/* A segment's members run the level's direct kits with weights packed once per run (kept),
+ * packed at each call (in the call's scratch), packed once where that takes little
+ * (AP_FAST_WIN_BUDGET; the others on other kernels), only its depthwise members (packed once,
+ * within that budget), or not at all. */
+enum { RT_KITS_ONCE, RT_KITS_NONE, RT_KITS_EACH, RT_KITS_SMALL, RT_KITS_DW };
+/* Whether a segment's members could run the level's direct kits (the choice it->stream_lean
+ * makes). */
+bool rt_stream_kits(const ap_interpreter *it);
+/* A planned interpreter whose plan gave op k's segment less scratch than the direct kits need:
+ * that segment runs without them (false: it already did, or no memory for the flags). */
+bool rt_stream_lean_retry(ap_interpreter *it, uint32_t k);
 
 /* Formats the interpreter's message and returns `s`. */
 ap_status rt_fail(ap_interpreter *it, ap_status s, const char *fmt, ...)

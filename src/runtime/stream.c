@@ -59,9 +59,13 @@ enum { SIDE_NONE, SIDE_WHOLE, SIDE_CONSTANT };
 /* One member of the running segment. */
 typedef struct member {
   struct member *prev; /* the member before it in the segment (NULL: first) */
-  int kind;
-  bool fast;         /* its rows run on the fast kernels */
-  size_t keep, temp; /* its kernel's scratch kept over the run, and used by one call */
+  uint8_t kind;        /* M_* */
+  bool fast;           /* its rows run on the fast kernels */
+  bool win;            /* ... their direct kits (rows_win.c) */
+  bool fdw;            /* ... the float depthwise kernel (rows_block.c) */
+  bool u8;             /* ... the uint8 kernels (rows_block.c, rows_u8.c) */
+  uint8_t how;         /* AP_FAST_WIN_* for them */
+  size_t keep, temp;   /* its kernel's scratch kept over the run, and used by one call */
   union {
     ap_conv_params conv;
     ap_pool_params pool;
@@ -262,17 +266,44 @@ const struct rt_stream_kind rt_stream_elem = {prepare_elem, eval_elem_row};
 
 /* Which kernel runs member m's rows (its input a ring of in_ring rows, 0: whole), and the
  * scratch it needs. A reference kernel's scratch is all one call's. */
-static ap_status choose(ap_interpreter *it, uint32_t k, member *m, int32_t in_ring) {
+/* How the segment starting at op `first` uses the direct kits (RT_KITS_*). */
+static uint8_t kits_mode(const ap_interpreter *it, uint32_t first) {
+  if (!AP_KSTREAM_WIN || !rt_stream_kits(it)) return RT_KITS_NONE;
+  return it->stream_lean ? it->stream_lean[first] : RT_KITS_ONCE;
+}
+
+/* mode: the segment's kits_mode. Kernels come from the registration (kernels/stream_kernels.h):
+ * a NULL entry is a kind the firmware does not link. */
+static ap_status choose(ap_interpreter *it, uint32_t k, member *m, int32_t in_ring, uint8_t mode) {
   const ap_kexec *x = rt_kexec(it);
   if (m->kind == M_ELEM) return AP_OK; /* prepare_elem sized it */
   const ap_kstream *K = ap_kernel_stream();
-  m->fast = false;
+  m->fast = m->win = m->fdw = m->u8 = false;
   m->keep = m->temp = 0;
   bool conv = m->kind == M_CONV, dw = m->kind == M_DEPTHWISE;
+  (void)mode; /* the kits' alone */
+#if AP_KSTREAM_WIN
+  m->how = (uint8_t)((dw ? AP_FAST_WIN_DW : 0u) | (mode == RT_KITS_EACH ? AP_FAST_WIN_EACH : 0u) |
+                     (mode == RT_KITS_SMALL || mode == RT_KITS_DW ? AP_FAST_WIN_BUDGET : 0u));
+  if (K->win_scratch && mode != RT_KITS_NONE && ((conv && mode != RT_KITS_DW) || dw) &&
+      K->win_scratch(x, &m->p.conv, m->in, &m->filter, m->how, &m->keep, &m->temp)) {
+    m->fast = m->win = true;
+    return AP_OK;
+  }
+#endif
   ap_kstream_fast_scratch fs = conv ? K->conv_fast_scratch : dw ? K->dw_fast_scratch : NULL;
-  if (fs)
-    m->fast = fs(x, &m->p.conv, m->in, &m->filter, in_ring, &m->keep, &m->temp);
-  else if (m->kind == M_ADD)
+  if (fs) m->fast = fs(x, &m->p.conv, m->in, &m->filter, in_ring, &m->keep, &m->temp);
+#if AP_KSTREAM_BLOCK
+  if (!m->fast && conv && K->u8conv_scratch)
+    m->fast = m->u8 = K->u8conv_scratch(x, &m->p.conv, m->in, &m->filter, &m->temp);
+  if (!m->fast && dw && K->fdw_scratch)
+    m->fast = m->fdw = K->fdw_scratch(x, &m->p.conv, m->in, &m->filter, in_ring, &m->temp);
+  if (!m->fast && dw && K->u8dw_scratch)
+    m->fast = m->u8 = K->u8dw_scratch(x, &m->p.conv, m->in, &m->filter, in_ring, &m->temp);
+  if (m->kind == M_POOL && K->pool_fast_scratch)
+    m->fast = K->pool_fast_scratch(x, &m->p.pool, m->in, in_ring, &m->temp);
+#endif
+  if (m->kind == M_ADD)
     m->fast = x != NULL; /* the fast ADD needs no scratch and falls back by itself */
   if (!m->fast && (conv || dw)) {
     m->temp = m->p.conv.scratch_bytes;
@@ -408,10 +439,24 @@ static ap_status eval_rows(const ap_kexec *x, member *m, int32_t y0, int32_t y1)
   ap_ktensor bt = {.data = (void *)m->bias};
   const ap_ktensor *bias = m->bias ? &bt : NULL;
   const ap_kstream *K = ap_kernel_stream();
+  ap_status s;
+#if AP_KSTREAM_WIN
+  if (m->win)
+    return K->win_rows(&m->p.conv, m->in, &m->filter, &m->out, m->scratch, m->ws, &m->rows, &s)
+               ? s
+               : AP_ERR_KERNEL;
+#endif
   switch (m->kind) {
   case M_CONV:
   case M_DEPTHWISE: {
     bool conv = m->kind == M_CONV;
+#if AP_KSTREAM_BLOCK
+    if (m->u8 || m->fdw)
+      return (m->fdw ? K->fdw_rows
+              : conv
+                  ? K->u8conv_rows
+                  : K->u8dw_rows)(x, &m->p.conv, m->in, &m->filter, bias, &m->out, m->ws, &m->rows);
+#endif
     if (m->fast)
       return (conv ? K->conv_fast_rows : K->dw_fast_rows)(x, &m->p.conv, m->in, &m->filter, bias,
                                                           &m->out, m->scratch, m->ws, &m->rows);
@@ -422,14 +467,19 @@ static ap_status eval_rows(const ap_kexec *x, member *m, int32_t y0, int32_t y1)
   case M_ELEM: {
     ap_status (*row)(const ap_kexec *, member *, int32_t) =
         (m->kind == M_ADD ? K->add_member : K->elem_member)->row;
-    for (int32_t y = y0; y < y1; y++) {
-      ap_status s = row(x, m, y);
-      if (s != AP_OK) return s;
-    }
+    for (int32_t y = y0; y < y1; y++)
+      if ((s = row(x, m, y)) != AP_OK) return s;
     return AP_OK;
   }
   case M_PAD: return K->pad_rows(&m->p.pad, m->in, &m->out, &m->rows);
-  default: return K->pool_rows(&m->p.pool, m->in, &m->out, &m->rows);
+  default:
+    /* A level's kernel refusing its parameters leaves the rows to the reference's. */
+#if AP_KSTREAM_BLOCK
+    if (m->fast &&
+        (s = K->pool_fast_rows(x, &m->p.pool, m->in, &m->out, m->ws, &m->rows)) != AP_ERR_KERNEL)
+      return s;
+#endif
+    return K->pool_rows(&m->p.pool, m->in, &m->out, &m->rows);
   }
 }
 
@@ -504,7 +554,7 @@ ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count) {
     /* Rings between members; the segment's input and output are whole. */
     m->rows.in_ring = i > 0 ? (int32_t)it->segments[2 * (k + i - 1) + 1] : 0;
     m->rows.out_ring = i + 1 < count ? (int32_t)it->segments[2 * (k + i) + 1] : 0;
-    if ((s = choose(it, k + i, m, m->rows.in_ring)) != AP_OK) return s;
+    if ((s = choose(it, k + i, m, m->rows.in_ring, kits_mode(it, k))) != AP_OK) return s;
     m->scratch = (uint8_t *)m + state_bytes();
     if (m->temp > temp) temp = m->temp;
     if (prev) {
@@ -527,9 +577,13 @@ ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count) {
     ap_ktensor bt = {.data = (void *)m->bias};
     const ap_ktensor *bias = m->bias ? &bt : NULL;
     ap_status s = AP_OK;
-    if (m->fast && m->kind == M_CONV)
+    if (m->win) { /* never set where the build has no kits */
+#if AP_KSTREAM_WIN
+      s = K->win_begin(x, &m->p.conv, m->in, &m->filter, bias, m->how, m->scratch, m->ws);
+#endif
+    } else if (m->fast && m->kind == M_CONV && !m->u8)
       s = K->conv_fast_begin(x, &m->p.conv, m->in, &m->filter, bias, m->rows.in_ring, m->scratch);
-    else if (m->fast && m->kind == M_DEPTHWISE)
+    else if (m->fast && m->kind == M_DEPTHWISE && !m->fdw && !m->u8)
       s = K->dw_fast_begin(x, &m->p.conv, m->in, &m->filter, m->rows.in_ring, m->scratch);
     if (s != AP_OK) return rt_fail(it, s, "streamed segment at op %u: %s", k, ap_status_name(s));
   }
@@ -593,7 +647,41 @@ static ap_status member_scratch(ap_interpreter *it, const ap_graph *g, uint32_t 
   ap_op_info op;
   if ((s = ap_model_op(it->model, 0, k, &op)) != AP_OK)
     return rt_fail(it, s, "%s", ap_model_error(it->model));
-  return choose(it, k, m, input_ring(it, g, k, &op));
+  uint8_t mode = RT_KITS_NONE;
+  if (AP_KSTREAM_WIN) {
+    uint32_t first, count;
+    segment_of(it, g, k, &first, &count);
+    if (count) mode = kits_mode(it, first);
+  }
+  return choose(it, k, m, input_ring(it, g, k, &op), mode);
+}
+
+bool rt_stream_kits(const ap_interpreter *it) {
+  /* Only the x86-64 levels have direct kits: a board links neither the search nor its
+   * fallback. */
+  if (!AP_KSTREAM_WIN) return false;
+  const ap_kexec *x = rt_kexec(it);
+  /* Not for AP_KERNELS_SMALL: their packed weights are what it bounds. */
+  return x && x->level && !x->small_extra && (x->level->conv || x->level->dwin);
+}
+
+bool rt_stream_lean_retry(ap_interpreter *it, uint32_t k) {
+  if (!AP_KSTREAM_WIN) return false;
+  uint32_t first, count, ops = it->sg[0].op_count;
+  segment_of(it, NULL, k, &first, &count);
+  if (!count || !rt_stream_kits(it)) return false;
+  if (!it->stream_lean) {
+    if (!(it->stream_lean = rt_tables_alloc(it, ops ? ops : 1))) return false;
+    memset(it->stream_lean, 0, ops);
+  }
+  /* The plan's search's order (runtime/place.c). */
+  if (it->stream_lean[first] == RT_KITS_NONE) return false;
+  static const uint8_t next[] = {[RT_KITS_ONCE] = RT_KITS_EACH,
+                                 [RT_KITS_EACH] = RT_KITS_SMALL,
+                                 [RT_KITS_SMALL] = RT_KITS_DW,
+                                 [RT_KITS_DW] = RT_KITS_NONE};
+  it->stream_lean[first] = next[it->stream_lean[first]];
+  return true;
 }
 
 ap_status rt_stream_scratch(ap_interpreter *it, const ap_graph *g, uint32_t k, uint64_t *bytes) {

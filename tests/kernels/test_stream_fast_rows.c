@@ -17,7 +17,43 @@ static int32_t rnd(int32_t lo, int32_t hi) {
 static const ap_fast_level *levels[4];
 static int nlevels;
 
-enum { CONV, DW, FCONV };
+enum { CONV, DW, FCONV, FDW };
+
+/* Which row kernels: rows.c's, or rows_win.c's direct kits with weights packed once or at each
+ * call (levels with direct kits only). */
+enum { ROWS, WIN_ONCE, WIN_EACH };
+
+static unsigned win_how(int kind, int path) {
+  return (kind == DW ? AP_FAST_WIN_DW : 0u) | (path == WIN_EACH ? AP_FAST_WIN_EACH : 0u);
+}
+
+static bool scratch_of(int kind, int path, const ap_kexec *x, const ap_conv_params *p,
+                       const ap_ktensor *ti, const ap_ktensor *tf, int32_t ring, size_t *keep,
+                       size_t *temp) {
+  if (path != ROWS) return ap_fast_win_rows_scratch(x, p, ti, tf, win_how(kind, path), keep, temp);
+  if (kind == FDW) return ap_fast_fdw_rows_scratch(x, p, ti, tf, ring, temp);
+  return kind == DW ? ap_fast_dw_rows_scratch(x, p, ti, tf, ring, keep, temp)
+                    : ap_fast_conv_rows_scratch(x, p, ti, tf, ring, keep, temp);
+}
+
+static ap_status begin_of(int kind, int path, const ap_kexec *x, const ap_conv_params *p,
+                          const ap_ktensor *ti, const ap_ktensor *tf, const ap_ktensor *tb,
+                          int32_t ring, void *kb, void *tmp) {
+  if (path != ROWS) return ap_fast_win_rows_begin(x, p, ti, tf, tb, win_how(kind, path), kb, tmp);
+  if (kind == FDW) return AP_OK;
+  return kind == DW ? ap_fast_dw_rows_begin(x, p, ti, tf, ring, kb)
+                    : ap_fast_conv_rows_begin(x, p, ti, tf, tb, ring, kb);
+}
+
+static ap_status rows_of(int kind, int path, const ap_kexec *x, const ap_conv_params *p,
+                         const ap_ktensor *ri, const ap_ktensor *tf, const ap_ktensor *tb,
+                         ap_ktensor *ro, void *kb, void *tmp, const ap_krows *r) {
+  ap_status s = AP_ERR_KERNEL;
+  if (path != ROWS) return ap_fast_win_rows(p, ri, tf, ro, kb, tmp, r, &s) ? s : AP_ERR_KERNEL;
+  if (kind == FDW) return ap_fast_fdw_rows(x, p, ri, tf, tb, ro, tmp, r);
+  return kind == DW ? ap_fast_dw_rows(x, p, ri, tf, tb, ro, kb, tmp, r)
+                    : ap_fast_conv_rows(x, p, ri, tf, tb, ro, kb, tmp, r);
+}
 
 typedef struct rcase {
   int kind, h, w, cin, cout, fh, fw, stride, dil, padding;
@@ -30,10 +66,11 @@ static void *zalloc(size_t n) {
 }
 
 /* Rows of output computed from rings, batch rows per call, at level l; compared row by row. */
-static void rows_case(const rcase *c, const ap_fast_level *l, int batch) {
-  bool fl = c->kind == FCONV;
+static void rows_case(const rcase *c, const ap_fast_level *l, int batch, int path) {
+  bool fl = c->kind == FCONV || c->kind == FDW, dwk = c->kind == DW || c->kind == FDW;
+  if (path != ROWS && fl) return;
   size_t es = fl ? 4 : 1, nin = (size_t)c->h * c->w * c->cin;
-  size_t nf = (size_t)c->cout * c->fh * c->fw * (c->kind == DW ? 1 : c->cin);
+  size_t nf = (size_t)c->cout * c->fh * c->fw * (dwk ? 1 : c->cin);
   void *in = zalloc(nin * es), *f = zalloc(nf * es), *bias = zalloc((size_t)c->cout * 4);
   float scales[64];
   for (size_t i = 0; i < nin; i++)
@@ -50,8 +87,8 @@ static void rows_case(const rcase *c, const ap_fast_level *l, int batch) {
   int type = fl ? AP_FLOAT32 : AP_INT8;
   ap_ktensor ti = fl ? kt(type, in, 4, 1, c->h, c->w, c->cin)
                      : ktq(type, in, 4, 1, c->h, c->w, c->cin, 0.05f, 7);
-  ap_ktensor tf = c->kind == DW ? kt(type, f, 4, 1, c->fh, c->fw, c->cout)
-                                : kt(type, f, 4, c->cout, c->fh, c->fw, c->cin);
+  ap_ktensor tf = dwk ? kt(type, f, 4, 1, c->fh, c->fw, c->cout)
+                      : kt(type, f, 4, c->cout, c->fh, c->fw, c->cin);
   if (!fl) {
     tf.scale = scales[0];
     tf.channel_scales = scales;
@@ -60,24 +97,19 @@ static void rows_case(const rcase *c, const ap_fast_level *l, int batch) {
   }
   ap_ktensor tb = kt(fl ? AP_FLOAT32 : AP_INT32, bias, 1, c->cout, 0, 0, 0);
   ap_ktensor to = kout(type, NULL, fl ? 0.0f : 0.3f, fl ? 0 : -3);
-  ap_conv_options o = {c->padding,
-                       c->stride,
-                       c->stride,
-                       c->dil,
-                       c->dil,
-                       AP_KACT_NONE,
-                       c->kind == DW ? c->cout / c->cin : 0,
-                       0};
+  ap_conv_options o = {
+      c->padding, c->stride, c->stride, c->dil, c->dil, AP_KACT_NONE, dwk ? c->cout / c->cin : 0,
+      0};
   ap_conv_params p;
-  ap_status s = c->kind == DW ? ap_depthwise_prepare(&o, &ti, &tf, &tb, &to, &p, NULL)
-                              : ap_conv_prepare(&o, &ti, &tf, &tb, &to, &p, NULL);
+  ap_status s = dwk ? ap_depthwise_prepare(&o, &ti, &tf, &tb, &to, &p, NULL)
+                    : ap_conv_prepare(&o, &ti, &tf, &tb, &to, &p, NULL);
   CHECK_EQ(s, AP_OK);
   int32_t oh = to.dims[1];
   size_t out_row = (size_t)to.dims[2] * to.dims[3] * es, in_row = (size_t)c->w * c->cin * es;
   void *want = zalloc(out_row * (size_t)oh), *rs = zalloc(p.scratch_bytes);
   to.data = want;
-  s = c->kind == DW ? ap_depthwise_eval(&p, &ti, &tf, &tb, &to, rs)
-                    : ap_conv_eval(&p, &ti, &tf, &tb, &to, rs);
+  s = dwk ? ap_depthwise_eval(&p, &ti, &tf, &tb, &to, rs)
+          : ap_conv_eval(&p, &ti, &tf, &tb, &to, rs);
   CHECK_EQ(s, AP_OK);
   ap_kexec x = {.level = l, .threads = 1};
   int32_t eff = (c->fh - 1) * c->dil + 1;
@@ -87,17 +119,16 @@ static void rows_case(const rcase *c, const ap_fast_level *l, int batch) {
   if (ring > c->h) ring = c->h;
   int32_t oring = batch + 1 < oh ? batch + 1 : 0;
   size_t keep = 0, temp = 0;
-  bool ok = c->kind == DW ? ap_fast_dw_rows_scratch(&x, &p, &ti, &tf, ring, &keep, &temp)
-                          : ap_fast_conv_rows_scratch(&x, &p, &ti, &tf, ring, &keep, &temp);
-  if (!ok) { /* this level has no such kernel (the generic level's float convolution) */
-    CHECK(fl && !l->fconv);
+  bool ok = scratch_of(c->kind, path, &x, &p, &ti, &tf, ring, &keep, &temp);
+  if (!ok) { /* this level has no such kernel (the generic level's float convolution, direct
+              * kits off avx512, packing once over its budget) */
+    CHECK((fl && !l->fconv) || path != ROWS);
     free(in), free(f), free(bias), free(want), free(rs);
     return;
   }
   void *kb = zalloc(keep), *tb2 = zalloc(temp), *rin = zalloc(in_row * (size_t)ring);
   void *rout = zalloc(out_row * (size_t)(oring ? oring : oh));
-  s = c->kind == DW ? ap_fast_dw_rows_begin(&x, &p, &ti, &tf, ring, kb)
-                    : ap_fast_conv_rows_begin(&x, &p, &ti, &tf, &tb, ring, kb);
+  s = begin_of(c->kind, path, &x, &p, &ti, &tf, &tb, ring, kb, tb2);
   CHECK_EQ(s, AP_OK);
   ap_ktensor ri = ti, ro = to;
   ri.data = rin;
@@ -112,28 +143,26 @@ static void rows_case(const rcase *c, const ap_fast_level *l, int batch) {
       memcpy((uint8_t *)rin + (size_t)(have % ring) * in_row, (uint8_t *)in + (size_t)have * in_row,
              in_row);
     ap_krows r = {y0, y1, ring, oring};
-    s = c->kind == DW ? ap_fast_dw_rows(&x, &p, &ri, &tf, &tb, &ro, kb, tb2, &r)
-                      : ap_fast_conv_rows(&x, &p, &ri, &tf, &tb, &ro, kb, tb2, &r);
+    s = rows_of(c->kind, path, &x, &p, &ri, &tf, &tb, &ro, kb, tb2, &r);
     CHECK_EQ(s, AP_OK);
     for (int32_t y = y0; y < y1; y++)
       same &= memcmp((uint8_t *)rout + (size_t)(oring ? y % oring : y) * out_row,
                      (uint8_t *)want + (size_t)y * out_row, out_row) == 0;
   }
-  CHECK_MSG(same, "%s %s %dx%dx%d -> %d, %dx%d s%d d%d, batch %d: rows differ",
-            c->kind == DW ? "DEPTHWISE"
-            : fl          ? "float CONV"
-                          : "CONV",
-            l->name, c->h, c->w, c->cin, c->cout, c->fh, c->fw, c->stride, c->dil, batch);
+  CHECK_MSG(same, "%s %s %dx%dx%d -> %d, %dx%d s%d d%d, batch %d, path %d: rows differ",
+            c->kind == DW    ? "DEPTHWISE"
+            : c->kind == FDW ? "float DEPTHWISE"
+            : fl             ? "float CONV"
+                             : "CONV",
+            l->name, c->h, c->w, c->cin, c->cout, c->fh, c->fw, c->stride, c->dil, batch, path);
   /* A ring that cannot hold one row's window, and a range past the map: refused. */
   if (ring > 1 && eff > 1) {
     ap_krows small = {0, 1, 1, 0};
-    s = c->kind == DW ? ap_fast_dw_rows(&x, &p, &ri, &tf, &tb, &ro, kb, tb2, &small)
-                      : ap_fast_conv_rows(&x, &p, &ri, &tf, &tb, &ro, kb, tb2, &small);
+    s = rows_of(c->kind, path, &x, &p, &ri, &tf, &tb, &ro, kb, tb2, &small);
     CHECK_EQ(s, AP_ERR_ARG);
   }
   ap_krows past = {0, oh + 1, ring, oring};
-  s = c->kind == DW ? ap_fast_dw_rows(&x, &p, &ri, &tf, &tb, &ro, kb, tb2, &past)
-                    : ap_fast_conv_rows(&x, &p, &ri, &tf, &tb, &ro, kb, tb2, &past);
+  s = rows_of(c->kind, path, &x, &p, &ri, &tf, &tb, &ro, kb, tb2, &past);
   CHECK_EQ(s, AP_ERR_ARG);
   free(in), free(f), free(bias), free(want), free(rs), free(kb), free(tb2), free(rin), free(rout);
 }
@@ -191,11 +220,19 @@ int main(void) {
       {FCONV, 9, 5, 3, 8, 3, 3, 1, 1, AP_KPAD_SAME},
       {FCONV, 10, 6, 4, 12, 3, 3, 2, 1, AP_KPAD_SAME},
       {FCONV, 8, 4, 2, 9, 4, 1, 1, 1, AP_KPAD_VALID},
+      {FDW, 9, 6, 8, 8, 3, 3, 1, 1, AP_KPAD_SAME},
+      {FDW, 10, 5, 4, 8, 3, 3, 2, 1, AP_KPAD_SAME},
+      {FDW, 12, 5, 3, 3, 5, 3, 1, 2, AP_KPAD_VALID},
+      {CONV, 12, 20, 16, 32, 1, 1, 1, 1, AP_KPAD_VALID},
+      {CONV, 12, 9, 32, 16, 3, 3, 1, 1, AP_KPAD_SAME},
+      {DW, 12, 9, 64, 64, 3, 3, 2, 1, AP_KPAD_SAME},
+      {DW, 10, 12, 1, 8, 3, 3, 2, 1, AP_KPAD_SAME},
   };
   for (int l = 0; l < nlevels; l++)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
       for (int batch = 1; batch <= 3; batch += 2)
-        rows_case(&cases[i], levels[l], batch);
+        for (int path = ROWS; path <= WIN_EACH; path++)
+          rows_case(&cases[i], levels[l], batch, path);
   refusals();
   return ap_test_done();
 }

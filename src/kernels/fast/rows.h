@@ -45,4 +45,49 @@ ap_status ap_fast_dw_rows(const ap_kexec *x, const ap_conv_params *p, const ap_k
                           const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *keep,
                           void *temp, const ap_krows *rows);
 
+/* Float DEPTHWISE_CONV_2D and the pools (int8, uint8, int16, float32) on the level's kernels
+ * (rows_block.c): nothing kept; temp: the staging of one window wrapping around its ring. */
+bool ap_fast_fdw_rows_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                              const ap_ktensor *f, int32_t in_ring, size_t *temp);
+ap_status ap_fast_fdw_rows(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                           const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *temp,
+                           const ap_krows *rows);
+bool ap_fast_pool_rows_scratch(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,
+                               int32_t in_ring, size_t *temp);
+ap_status ap_fast_pool_rows(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,
+                            ap_ktensor *out, void *temp, const ap_krows *rows);
+
+/* TFLite's legacy uint8 DEPTHWISE_CONV_2D (rows_block.c; temp: the level's workspace, then the
+ * staging) and CONV_2D (rows_u8.c; temp: mr patch rows; weights read in place). Nothing kept. */
+bool ap_fast_u8dw_rows_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                               const ap_ktensor *f, int32_t in_ring, size_t *temp);
+ap_status ap_fast_u8dw_rows(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                            const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out,
+                            void *temp, const ap_krows *rows);
+bool ap_fast_u8conv_rows_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                                 const ap_ktensor *f, size_t *temp);
+ap_status ap_fast_u8conv_rows(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                              const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out,
+                              void *temp, const ap_krows *rows);
+
+/* int8 CONV_2D and DEPTHWISE_CONV_2D (depth multiplier 1) through the level's direct kits
+ * (conv_win.h; rows_win.c), where the level has them and the packed weights fit the budget above.
+ * *_begin keeps the plan with the packed weights (temp: the rows' scratch, used while packing),
+ * so ap_fast_win_rows takes no kexec: false when
+ * keep holds no such plan, else *s is its status. */
+enum {
+  AP_FAST_WIN_DW = 1,    /* DEPTHWISE_CONV_2D (else CONV_2D) */
+  AP_FAST_WIN_EACH = 2,  /* the weights packed at each call, in its scratch (else once, kept) */
+  AP_FAST_WIN_BUDGET = 4 /* refused where packing once takes more than AP_FAST_ROWS_PACKED_MAX
+                          * and a third of the output map */
+};
+bool ap_fast_win_rows_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                              const ap_ktensor *f, unsigned how, size_t *keep, size_t *temp);
+ap_status ap_fast_win_rows_begin(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                                 const ap_ktensor *f, const ap_ktensor *bias, unsigned how,
+                                 void *keep, void *temp);
+bool ap_fast_win_rows(const ap_conv_params *p, const ap_ktensor *in, const ap_ktensor *f,
+                      ap_ktensor *out, const void *keep, void *temp, const ap_krows *rows,
+                      ap_status *s);
+
 #endif

@@ -1,0 +1,323 @@
+/* Row ranges of the fast kernels that read a block of input rows (float DEPTHWISE_CONV_2D, the
+ * int8/uint8/int16 and float pools) over rings (rows.h): each run of output rows contiguous in
+ * the output ring goes to the level's kernel as a sub-map of the input rows its windows reach,
+ * TFLite's padding shifted to match (so the taps outside the block are exactly those outside
+ * the map, and a pool's average counts the same taps). A block wrapping around its ring is cut
+ * to the rows before the wrap, or to one output row, whose window is copied to the staging
+ * area: at most one window of rows. */
+#include "kernels/fast/fastops.h"
+#include "kernels/fast/rows.h"
+
+#include <string.h>
+
+static int32_t slot(int32_t y, int32_t ring) {
+  return RING_SLOT(y, ring ? ring : INT32_MAX);
+}
+
+/* The input rows [*lo, *hi) that output rows [y0, y1) read (clamped to the map). */
+static void window(int32_t y0, int32_t y1, int32_t stride, int32_t pad, int32_t eff, int32_t in_h,
+                   int32_t *lo, int32_t *hi) {
+  int64_t a = (int64_t)y0 * stride - pad, b = (int64_t)(y1 - 1) * stride - pad + eff;
+  a = a < 0 ? 0 : a > in_h ? in_h : a;
+  b = b < a ? a : b > in_h ? in_h : b;
+  *lo = (int32_t)a;
+  *hi = (int32_t)b;
+}
+
+typedef struct geom {
+  int32_t stride, pad, eff, in_h;
+  size_t in_row, out_row; /* bytes */
+} geom;
+
+/* Staging bytes for an input ring of `ring` rows (0: whole). */
+static bool staging(const geom *g, int32_t ring, size_t *bytes) {
+  int32_t rows = g->eff < g->in_h ? g->eff : g->in_h;
+  if (ring < 0 || ring > g->in_h) return false;
+  return ap_mul_size(ring ? (size_t)rows : 0, g->in_row, bytes);
+}
+
+typedef void (*block_fn)(const void *ctx, const void *in, int32_t in_h, int32_t pad_h, void *out,
+                         int32_t out_h);
+
+/* Runs fn over the blocks of output rows [r->r0, r->r1). */
+static ap_status blocks(const geom *g, const ap_krows *r, const void *in, void *out, uint8_t *stage,
+                        block_fn fn, const void *ctx) {
+  int32_t lo, hi;
+  for (int32_t y0 = r->r0, y1; y0 < r->r1; y0 = y1) {
+    y1 = r->r1;
+    if (r->out_ring && y1 > y0 - y0 % r->out_ring + r->out_ring)
+      y1 = y0 - y0 % r->out_ring + r->out_ring;
+    for (;; y1--) { /* inside the input ring, without wrapping if more than a row */
+      window(y0, y1, g->stride, g->pad, g->eff, g->in_h, &lo, &hi);
+      if (!r->in_ring) break;
+      if (hi - lo <= r->in_ring && (slot(lo, r->in_ring) + (hi - lo) <= r->in_ring || y1 == y0 + 1))
+        break;
+      if (y1 == y0 + 1) return AP_ERR_ARG; /* one row's window does not fit the ring */
+    }
+    const uint8_t *b = (const uint8_t *)in + (size_t)slot(lo, r->in_ring) * g->in_row;
+    if (r->in_ring && slot(lo, r->in_ring) + (hi - lo) > r->in_ring) {
+      size_t first = (size_t)(r->in_ring - slot(lo, r->in_ring)) * g->in_row;
+      memcpy(stage, b, first);
+      memcpy(stage + first, in, (size_t)(hi - lo) * g->in_row - first);
+      b = stage;
+    }
+    fn(ctx, b, hi - lo, g->pad + lo - y0 * g->stride,
+       (uint8_t *)out + (size_t)slot(y0, r->out_ring) * g->out_row, y1 - y0);
+  }
+  return AP_OK;
+}
+
+static bool fits(const ap_ktensor *in, const ap_ktensor *out, const ap_krows *rows) {
+  return in && out && rows && in->data && out->data && in->rank == 4 && out->rank == 4 &&
+         in->dims[0] == 1 && ap_krows_fit(rows, in, out);
+}
+
+/* ---- DEPTHWISE_CONV_2D float ---- */
+
+static bool fdw_geom(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                     const ap_ktensor *f, geom *g) {
+  if (!x || !x->level || !x->level->fdw || !p || p->kind != AP_KCONV_FLOAT || !in || !f ||
+      in->rank != 4 || f->rank != 4 || p->out_shape.rank != 4 || in->dims[0] != 1 ||
+      p->depth_multiplier <= 0 || f->dims[1] <= 0 || p->dilation_h <= 0 ||
+      (int64_t)in->dims[3] * p->depth_multiplier != p->out_shape.dims[3] ||
+      f->dims[3] != p->out_shape.dims[3])
+    return false;
+  int64_t eff = (int64_t)(f->dims[1] - 1) * p->dilation_h + 1;
+  if (eff > INT32_MAX) return false;
+  *g = (geom){p->stride_h,
+              p->pad.pad_h,
+              (int32_t)eff,
+              in->dims[1],
+              (size_t)in->dims[2] * (size_t)in->dims[3] * 4,
+              (size_t)p->out_shape.dims[2] * (size_t)p->out_shape.dims[3] * 4};
+  return true;
+}
+
+bool ap_fast_fdw_rows_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                              const ap_ktensor *f, int32_t in_ring, size_t *temp) {
+  geom g;
+  return fdw_geom(x, p, in, f, &g) && staging(&g, in_ring, temp);
+}
+
+typedef struct fdw_ctx {
+  ap_fdw d;
+  const ap_fast_level *l;
+} fdw_ctx;
+
+static void fdw_block(const void *ctx, const void *in, int32_t in_h, int32_t pad_h, void *out,
+                      int32_t out_h) {
+  fdw_ctx c = *(const fdw_ctx *)ctx;
+  c.d.in = in;
+  c.d.in_h = in_h;
+  c.d.pad_h = pad_h;
+  c.d.out = out;
+  c.d.out_h = out_h;
+  c.l->fdw(&c.d, 0, out_h);
+}
+
+ap_status ap_fast_fdw_rows(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                           const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *temp,
+                           const ap_krows *rows) {
+  geom g;
+  size_t tb;
+  if (!fdw_geom(x, p, in, f, &g) || !staging(&g, rows ? rows->in_ring : 0, &tb))
+    return AP_ERR_UNSUPPORTED;
+  if (!fits(in, out, rows) || !f->data || (bias && !bias->data) || (tb && !temp) ||
+      !ap_kshape_is(in, &p->in_shape) || !ap_kshape_is(f, &p->in2_shape) ||
+      !ap_kshape_is(out, &p->out_shape))
+    return AP_ERR_ARG;
+  fdw_ctx c = {{NULL,
+                f->data,
+                bias ? bias->data : NULL,
+                NULL,
+                0,
+                in->dims[2],
+                in->dims[3],
+                0,
+                out->dims[2],
+                out->dims[3],
+                f->dims[1],
+                f->dims[2],
+                p->depth_multiplier,
+                p->stride_h,
+                p->stride_w,
+                p->dilation_h,
+                p->dilation_w,
+                0,
+                p->pad.pad_w,
+                p->fact_min,
+                p->fact_max},
+               x->level};
+  return blocks(&g, rows, in->data, out->data, temp, fdw_block, &c);
+}
+
+/* ---- AVERAGE_POOL_2D and MAX_POOL_2D ---- */
+
+static bool pool_geom(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in, geom *g,
+                      size_t *elem) {
+  if (!x || !x->level || !p || !in || in->rank != 4 || in->dims[0] != 1 || p->out_shape.rank != 4 ||
+      p->filter_h <= 0 || p->filter_w <= 0 ||
+      (p->kind != AP_KPOOL_AVERAGE && p->kind != AP_KPOOL_MAX) ||
+      p->out_shape.dims[3] != in->dims[3])
+    return false;
+  if (in->type == AP_FLOAT32) {
+    if (!x->level->fpool) return false;
+    *elem = 4;
+  } else if (in->type == AP_INT8 || in->type == AP_UINT8 || in->type == AP_INT16) {
+    if (!x->level->ops || !x->level->ops->pool) return false;
+    *elem = ap_ktype_size(in->type);
+  } else {
+    return false;
+  }
+  *g = (geom){p->stride_h,
+              p->pad.pad_h,
+              p->filter_h,
+              in->dims[1],
+              (size_t)in->dims[2] * (size_t)in->dims[3] * *elem,
+              (size_t)p->out_shape.dims[2] * (size_t)p->out_shape.dims[3] * *elem};
+  return true;
+}
+
+bool ap_fast_pool_rows_scratch(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,
+                               int32_t in_ring, size_t *temp) {
+  geom g;
+  size_t elem;
+  return pool_geom(x, p, in, &g, &elem) && staging(&g, in_ring, temp);
+}
+
+typedef struct pool_ctx {
+  ap_qpool q;
+  ap_fpool fq;
+  const ap_fast_level *l;
+  bool is_float;
+  bool *ok;
+} pool_ctx;
+
+static void pool_block(const void *ctx, const void *in, int32_t in_h, int32_t pad_h, void *out,
+                       int32_t out_h) {
+  const pool_ctx *c = ctx;
+  if (c->is_float) {
+    ap_fpool q = c->fq;
+    q.in = in;
+    q.in_h = in_h;
+    q.pad_h = pad_h;
+    q.out = out;
+    q.out_h = out_h;
+    c->l->fpool(&q, 0, out_h);
+    return;
+  }
+  ap_qpool q = c->q;
+  q.in = in;
+  q.in_h = in_h;
+  q.pad_h = pad_h;
+  q.out = out;
+  q.out_h = out_h;
+  if (!c->l->ops->pool(&q, 0, 0, out_h)) *c->ok = false;
+}
+
+ap_status ap_fast_pool_rows(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,
+                            ap_ktensor *out, void *temp, const ap_krows *rows) {
+  geom g;
+  size_t elem, tb;
+  if (!pool_geom(x, p, in, &g, &elem) || !staging(&g, rows ? rows->in_ring : 0, &tb))
+    return AP_ERR_UNSUPPORTED;
+  if (!fits(in, out, rows) || out->type != in->type || (tb && !temp) ||
+      !ap_kshape_is(in, &p->in_shape) || !ap_kshape_is(out, &p->out_shape))
+    return AP_ERR_ARG;
+  bool ok = true;
+  pool_ctx c = {{NULL, NULL, in->type, p->kind, 0, in->dims[2], in->dims[3], 0, out->dims[2],
+                 p->filter_h, p->filter_w, p->stride_h, p->stride_w, 0, p->pad.pad_w, p->act_min,
+                 p->act_max},
+                {NULL, NULL, 0, in->dims[2], in->dims[3], 0, out->dims[2], p->filter_h, p->filter_w,
+                 p->stride_h, p->stride_w, 0, p->pad.pad_w, p->kind == AP_KPOOL_MAX, p->fact_min,
+                 p->fact_max},
+                x->level,
+                in->type == AP_FLOAT32,
+                &ok};
+  ap_status s = blocks(&g, rows, in->data, out->data, temp, pool_block, &c);
+  return s != AP_OK ? s : ok ? AP_OK : AP_ERR_KERNEL;
+}
+
+/* ---- DEPTHWISE_CONV_2D uint8 ---- */
+
+static bool u8dw_geom(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                      const ap_ktensor *f, geom *g, size_t *ws) {
+  if (!x || !x->level || !x->level->ops || !x->level->ops->u8dw || !p ||
+      p->kind != AP_KCONV_UINT8 || !in || !f || in->rank != 4 || f->rank != 4 ||
+      p->out_shape.rank != 4 || in->dims[0] != 1 || p->out_channels <= 0 || f->dims[1] <= 0 ||
+      f->dims[1] > 64 || f->dims[2] > 64 || p->dilation_h <= 0 ||
+      p->out_shape.dims[3] != p->out_channels)
+    return false;
+  *g = (geom){p->stride_h,
+              p->pad.pad_h,
+              (f->dims[1] - 1) * p->dilation_h + 1,
+              in->dims[1],
+              (size_t)in->dims[2] * (size_t)in->dims[3],
+              (size_t)p->out_shape.dims[2] * (size_t)p->out_shape.dims[3]};
+  *ws = ap_fast_u8dw_ws(f->dims[1] * f->dims[2], p->out_channels);
+  return true;
+}
+
+bool ap_fast_u8dw_rows_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                               const ap_ktensor *f, int32_t in_ring, size_t *temp) {
+  geom g;
+  size_t ws, st;
+  return u8dw_geom(x, p, in, f, &g, &ws) && staging(&g, in_ring, &st) &&
+         ap_add_size(ws, ap_kscratch_round(st), temp);
+}
+
+typedef struct u8dw_ctx {
+  ap_u8dw d;
+  const ap_fastops *ops;
+  void *ws;
+} u8dw_ctx;
+
+static void u8dw_block(const void *ctx, const void *in, int32_t in_h, int32_t pad_h, void *out,
+                       int32_t out_h) {
+  const u8dw_ctx *c = ctx;
+  ap_u8dw d = c->d;
+  d.in = in;
+  d.in_h = in_h;
+  d.pad_h = pad_h;
+  d.out = out;
+  d.out_h = out_h;
+  c->ops->u8dw(&d, 0, 0, out_h, c->ws);
+}
+
+ap_status ap_fast_u8dw_rows(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                            const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out,
+                            void *temp, const ap_krows *rows) {
+  geom g;
+  size_t ws, st;
+  if (!u8dw_geom(x, p, in, f, &g, &ws) || !staging(&g, rows ? rows->in_ring : 0, &st))
+    return AP_ERR_UNSUPPORTED;
+  if (!fits(in, out, rows) || !f->data || (bias && !bias->data) || !temp ||
+      !ap_kshape_is(in, &p->in_shape) || !ap_kshape_is(f, &p->in2_shape) ||
+      !ap_kshape_is(out, &p->out_shape))
+    return AP_ERR_ARG;
+  u8dw_ctx c = {{NULL,
+                 f->data,
+                 bias ? bias->data : NULL,
+                 NULL,
+                 0,
+                 in->dims[2],
+                 in->dims[3],
+                 0,
+                 out->dims[2],
+                 out->dims[3],
+                 f->dims[1],
+                 f->dims[2],
+                 p->depth_multiplier,
+                 p->stride_h,
+                 p->stride_w,
+                 p->dilation_h,
+                 p->dilation_w,
+                 0,
+                 p->pad.pad_w,
+                 p->input_offset,
+                 p->filter_offset,
+                 {p->output_multiplier, p->output_shift, p->output_offset, p->act_min, p->act_max}},
+                x->level->ops,
+                temp};
+  return blocks(&g, rows, in->data, out->data, (uint8_t *)temp + ws, u8dw_block, &c);
+}
