@@ -6,7 +6,7 @@
 #include <string.h>
 
 typedef struct plan_state {
-  ap_allocator temp;
+  ap_allocator *temp; /* the one allocator of a planning: every state points at it */
   int64_t *fixed; /* the model's offline plan per request, or NULL */
   uint64_t *bytes;
   void ***scratch_target; /* per scratch request id - tensor count: where its address goes */
@@ -19,9 +19,9 @@ static void plan_state_free(plan_state *s) {
   ap_plan_destroy(s->plan);
   ap_problem_destroy(s->p);
   ap_graph_destroy(s->g);
-  ap_free(&s->temp, s->scratch_target);
-  ap_free(&s->temp, s->fixed);
-  ap_free(&s->temp, s->bytes);
+  ap_free(s->temp, s->scratch_target);
+  ap_free(s->temp, s->fixed);
+  ap_free(s->temp, s->bytes);
 }
 
 /* Takes the arena: from the caller buffer's bottom (after checking it fits below the tables
@@ -68,14 +68,14 @@ static ap_status offline_plan(ap_interpreter *it, plan_state *st, size_t total) 
   ap_offline_plan p;
   bool found;
   char err[256];
-  ap_status s = ap_model_offline_plan(it->model, &st->temp, &p, &found, err, sizeof err);
+  ap_status s = ap_model_offline_plan(it->model, st->temp, &p, &found, err, sizeof err);
   if (s != AP_OK) return rt_fail(it, s, "%s: %s", ap_model_path(it->model), err);
   if (!found) return AP_OK;
   size_t n = ap_problem_count(st->p);
   const ap_request *req = ap_problem_requests(st->p);
-  st->fixed = ap_alloc(&st->temp, (n ? n : 1) * sizeof *st->fixed);
+  st->fixed = ap_alloc(st->temp, (n ? n : 1) * sizeof *st->fixed);
   if (!st->fixed) {
-    ap_offline_plan_free(&p, &st->temp);
+    ap_offline_plan_free(&p, st->temp);
     return rt_fail(it, AP_ERR_NOMEM, "out of memory for planning");
   }
   for (size_t i = 0; i < n; i++) {
@@ -83,7 +83,7 @@ static ap_status offline_plan(ap_interpreter *it, plan_state *st, size_t total) 
     if (req[i].id < total && ap_graph_id_tensor(st->g, req[i].id, &sg, &t) && p.offsets[t] < -1) {
       s = rt_fail(it, AP_ERR_FORMAT, "%s: %s: tensor %u of subgraph %u has offset %d",
                   ap_model_path(it->model), AP_OFFLINE_PLAN_METADATA, t, sg, p.offsets[t]);
-      ap_offline_plan_free(&p, &st->temp);
+      ap_offline_plan_free(&p, st->temp);
       return s;
     }
     st->fixed[i] = req[i].id < total && ap_graph_id_tensor(st->g, req[i].id, &sg, &t) &&
@@ -91,13 +91,13 @@ static ap_status offline_plan(ap_interpreter *it, plan_state *st, size_t total) 
                        ? p.offsets[t]
                        : -1;
   }
-  ap_offline_plan_free(&p, &st->temp);
+  ap_offline_plan_free(&p, st->temp);
   return AP_OK;
 }
 
 static ap_status build(ap_interpreter *it, rt_prep *prep, bool place, plan_state *st,
                        size_t total) {
-  st->bytes = ap_alloc(&st->temp, (total ? total : 1) * sizeof *st->bytes);
+  st->bytes = ap_alloc(st->temp, (total ? total : 1) * sizeof *st->bytes);
   if (!st->bytes) return rt_fail(it, AP_ERR_NOMEM, "out of memory for planning");
   for (size_t sg = 0, id = 0; sg < it->sg_count; sg++)
     for (size_t t = 0; t < it->sg[sg].tensor_count; t++, id++) {
@@ -109,7 +109,7 @@ static ap_status build(ap_interpreter *it, rt_prep *prep, bool place, plan_state
                          .tensor_bytes_count = total,
                          .inplace = rt_inplace(it),
                          .stream = rt_stream(it)};
-  ap_status s = ap_graph_create(it->model, &go, &st->temp, &st->g);
+  ap_status s = ap_graph_create(it->model, &go, st->temp, &st->g);
   if (s != AP_OK) return rt_fail(it, s, "%s", ap_graph_error(st->g));
   /* Room for every kernel's requests and one per op (a segment member's own). */
   size_t slots = 0, scratch_count = 0;
@@ -118,7 +118,7 @@ static ap_status build(ap_interpreter *it, rt_prep *prep, bool place, plan_state
       for (rt_prep_scratch *r = prep[op].scratch; r; r = r->next)
         slots++;
   if (place) {
-    st->scratch_target = ap_alloc(&st->temp, (slots + 1) * sizeof *st->scratch_target);
+    st->scratch_target = ap_alloc(st->temp, (slots + 1) * sizeof *st->scratch_target);
     if (!st->scratch_target) return rt_fail(it, AP_ERR_NOMEM, "out of memory for planning");
   }
   for (size_t sg = 0, op = 0; sg < it->sg_count; sg++)
@@ -233,11 +233,12 @@ ap_status rt_plan(ap_interpreter *it, rt_prep *prep, bool place, uint64_t *arena
    * temporary. */
   uint32_t ops = it->sg_count ? it->sg[0].op_count : 0;
   bool kits = rt_stream(it) && ops && rt_stream_kits(it);
-  plan_state st = {.temp = rt_temp_allocator(it)};
+  ap_allocator temp = rt_temp_allocator(it);
+  plan_state st = {.temp = &temp};
   uint8_t *lean = NULL, *kept = it->stream_lean;
   it->stream_lean = NULL;
   if (kits) {
-    lean = place ? rt_tables_alloc(it, ops) : ap_alloc(&st.temp, ops);
+    lean = place ? rt_tables_alloc(it, ops) : ap_alloc(st.temp, ops);
     if (!lean)
       return place ? rt_nomem(it) : rt_fail(it, AP_ERR_NOMEM, "out of memory for planning");
     memset(lean, 0, ops);
@@ -248,7 +249,7 @@ ap_status rt_plan(ap_interpreter *it, rt_prep *prep, bool place, uint64_t *arena
     s = stream_kits(it, prep, place, &st, total, lean);
   /* Streaming is never worse than not: a plan without segments that is smaller wins (the
    * segment search counts live bytes, not the in-place overlaps a planner then exploits). */
-  /* Out here: the plan keeps a pointer to its allocator, which lives in the state. */
+  /* Every state shares the one allocator above (plans and graphs keep its address). */
   plan_state alt = {.temp = st.temp};
   if (s == AP_OK && rt_stream(it) && ap_graph_segment_count(st.g)) {
     it->stream = false;
@@ -300,7 +301,7 @@ ap_status rt_plan(ap_interpreter *it, rt_prep *prep, bool place, uint64_t *arena
   }
   plan_state_free(&st);
   if (!place) { /* a measurement: the placed plan's choice stays */
-    ap_free(&st.temp, lean);
+    ap_free(st.temp, lean);
     it->stream_lean = kept;
   }
   return s;
