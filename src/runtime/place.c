@@ -111,6 +111,16 @@ static ap_status build(ap_interpreter *it, rt_prep *prep, bool place, plan_state
                          .stream = rt_stream(it)};
   ap_status s = ap_graph_create(it->model, &go, &st->temp, &st->g);
   if (s != AP_OK) return rt_fail(it, s, "%s", ap_graph_error(st->g));
+  for (uint32_t k = 0; it->stream_grow && k < it->sg[0].op_count; k++) {
+    ap_op_info op;
+    if (!it->stream_grow[k] || ap_model_op(it->model, 0, k, &op) != AP_OK || op.outputs.n < 1 ||
+        op.outputs.v[0] < 0)
+      continue;
+    const rt_tensor *r = rt_rec(it, 0, (size_t)op.outputs.v[0]);
+    s = ap_graph_grow_ring(st->g, it->sg[0].tensor_base + (uint64_t)op.outputs.v[0],
+                           it->stream_grow[k], r && r->rank == 4 ? (uint32_t)r->dims[1] : 0);
+    if (s != AP_OK) return rt_fail(it, s, "op %u: its ring cannot grow", k);
+  }
   /* Room for every kernel's requests and one per op (a segment member's own). */
   size_t slots = 0, scratch_count = 0;
   for (size_t sg = 0, op = 0; sg < it->sg_count; sg++)
@@ -221,6 +231,68 @@ static ap_status stream_kits(ap_interpreter *it, rt_prep *prep, bool place, plan
   return AP_OK;
 }
 
+/* Larger rings where the arena stays as it is: a member whose input ring holds more rows gets
+ * more rows per kernel call (fewer calls, fuller tiles, weights packed at each call packed less
+ * often). Each ring in turn tries its whole map, then 4x and 2x its rows, planned with a fast
+ * strategy against that strategy's arena without growth; the result is planned with the
+ * interpreter's strategy and kept only when its arena is no larger than st's. */
+static ap_status stream_grow(ap_interpreter *it, rt_prep *prep, bool place, plan_state *st,
+                             size_t total) {
+  uint32_t ops = it->sg[0].op_count;
+  uint32_t *grow = ap_alloc(&st->temp, ops * sizeof *grow);
+  if (!grow) return AP_OK; /* only speed is lost */
+  memset(grow, 0, ops * sizeof *grow);
+  const char *strategy = it->strategy;
+  it->strategy = "skyline";
+  plan_state fast = {.temp = st->temp};
+  ap_status s = build(it, prep, place, &fast, total);
+  uint64_t floor = s == AP_OK ? ap_plan_arena(fast.plan) : 0;
+  plan_state_free(&fast);
+  it->stream_grow = grow;
+  bool any = false;
+  for (size_t i = 0; s == AP_OK && i < ap_graph_segment_count(st->g); i++) {
+    ap_segment seg;
+    if (ap_graph_segment(st->g, i, &seg) != AP_OK || seg.subgraph != 0 ||
+        seg.first_op + (uint64_t)seg.op_count > ops)
+      continue;
+    for (uint32_t k = seg.first_op; k + 1 < seg.first_op + seg.op_count; k++) {
+      ap_op_info op;
+      if (ap_model_op(it->model, 0, k, &op) != AP_OK || op.outputs.n < 1 || op.outputs.v[0] < 0)
+        continue;
+      const rt_tensor *r = rt_rec(it, 0, (size_t)op.outputs.v[0]);
+      uint32_t rows = ap_graph_ring_rows(st->g, it->sg[0].tensor_base + (uint64_t)op.outputs.v[0]);
+      if (!r || r->rank != 4 || !rows || rows > UINT32_MAX / 4) continue;
+      uint32_t h = (uint32_t)r->dims[1], tries[] = {h, 4 * rows, 2 * rows};
+      for (size_t j = 0; j < sizeof tries / sizeof *tries; j++) {
+        if (tries[j] <= rows || tries[j] > h) continue;
+        grow[k] = tries[j];
+        plan_state c = {.temp = st->temp};
+        bool keep = build(it, prep, place, &c, total) == AP_OK && ap_plan_arena(c.plan) <= floor;
+        plan_state_free(&c);
+        if (keep) {
+          any = true;
+          break;
+        }
+        grow[k] = 0;
+      }
+    }
+  }
+  it->strategy = strategy;
+  if (s == AP_OK && any) {
+    plan_state c = {.temp = st->temp};
+    if (build(it, prep, place, &c, total) == AP_OK &&
+        ap_plan_arena(c.plan) <= ap_plan_arena(st->plan)) {
+      plan_state_free(st);
+      *st = c;
+    } else {
+      plan_state_free(&c);
+    }
+  }
+  it->stream_grow = NULL;
+  ap_free(&st->temp, grow);
+  return s;
+}
+
 ap_status rt_plan(ap_interpreter *it, rt_prep *prep, bool place, uint64_t *arena) {
   size_t total = 0;
   for (size_t sg = 0; sg < it->sg_count; sg++)
@@ -246,6 +318,8 @@ ap_status rt_plan(ap_interpreter *it, rt_prep *prep, bool place, uint64_t *arena
   ap_status s = build(it, prep, place, &st, total);
   if (s == AP_OK && kits && ap_graph_segment_count(st.g))
     s = stream_kits(it, prep, place, &st, total, lean);
+  if (s == AP_OK && kits && ap_graph_segment_count(st.g))
+    s = stream_grow(it, prep, place, &st, total);
   /* Streaming is never worse than not: a plan without segments that is smaller wins (the
    * segment search counts live bytes, not the in-place overlaps a planner then exploits). */
   /* Out here: the plan keeps a pointer to its allocator, which lives in the state. */

@@ -119,6 +119,9 @@ struct ap_interpreter {
    * kits (RT_KITS_*; stream.c; the plan's search keeps the arena as small as without them).
    * NULL: RT_KITS_ONCE everywhere. */
   uint8_t *stream_lean;
+  /* While planning (place.c): per op of subgraph 0, the rows its output's ring is grown to
+   * (0: the ring rule's). NULL otherwise. */
+  const uint32_t *stream_grow;
   /* Runs a segment (rt_stream_run): set by whoever made `segments`, so that invoke does not
    * link the streaming code into a firmware whose plan has none. */
   ap_status (*stream_run)(ap_interpreter *it, uint32_t k, uint32_t count);
