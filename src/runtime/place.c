@@ -1,6 +1,7 @@
 /* Planning and placement: every non-constant tensor and scratch request becomes a request,
  * the strategy plans them, and each tensor's data pointer (and each scratch pointer) is set to
  * its offset in the arena. All memory used here is temporary (rt_temp_allocator). */
+#include "kernels/stream_kernels.h"
 #include "runtime_internal.h"
 
 #include <string.h>
@@ -304,7 +305,8 @@ ap_status rt_plan(ap_interpreter *it, rt_prep *prep, bool place, uint64_t *arena
   /* Which segments run the direct kits: tables memory when placing (it stays), else a
    * temporary. */
   uint32_t ops = it->sg_count ? it->sg[0].op_count : 0;
-  bool kits = rt_stream(it) && ops && rt_stream_kits(it);
+  /* (A build without the kits, a board's, links neither search.) */
+  bool kits = AP_KSTREAM_WIN && rt_stream(it) && ops && rt_stream_kits(it);
   plan_state st = {.temp = rt_temp_allocator(it)};
   uint8_t *lean = NULL, *kept = it->stream_lean;
   it->stream_lean = NULL;
