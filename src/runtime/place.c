@@ -237,6 +237,8 @@ static ap_status stream_kits(ap_interpreter *it, rt_prep *prep, bool place, plan
  * often). Each ring in turn tries its whole map, then 4x and 2x its rows, planned with a fast
  * strategy against that strategy's arena without growth; the result is planned with the
  * interpreter's strategy and kept only when its arena is no larger than st's. */
+enum { GROW_MAX = 4096 };
+
 static ap_status stream_grow(ap_interpreter *it, rt_prep *prep, bool place, plan_state *st,
                              size_t total) {
   uint32_t ops = it->sg[0].op_count;
@@ -245,12 +247,9 @@ static ap_status stream_grow(ap_interpreter *it, rt_prep *prep, bool place, plan
   memset(grow, 0, ops * sizeof *grow);
   const char *strategy = it->strategy;
   it->strategy = "skyline";
-  plan_state fast = {.temp = st->temp};
-  ap_status s = build(it, prep, place, &fast, total);
-  uint64_t floor = s == AP_OK ? ap_plan_arena(fast.plan) : 0;
-  plan_state_free(&fast);
-  it->stream_grow = grow;
-  bool any = false;
+  ap_status s = AP_OK;
+  uint64_t floor = 0;
+  bool any = false, planned = false;
   for (size_t i = 0; s == AP_OK && i < ap_graph_segment_count(st->g); i++) {
     ap_segment seg;
     if (ap_graph_segment(st->g, i, &seg) != AP_OK || seg.subgraph != 0 ||
@@ -262,10 +261,22 @@ static ap_status stream_grow(ap_interpreter *it, rt_prep *prep, bool place, plan
         continue;
       const rt_tensor *r = rt_rec(it, 0, (size_t)op.outputs.v[0]);
       uint32_t rows = ap_graph_ring_rows(st->g, it->sg[0].tensor_base + (uint64_t)op.outputs.v[0]);
-      if (!r || r->rank != 4 || !rows || rows > UINT32_MAX / 4) continue;
+      if (!r || r->rank != 4 || r->dims[1] <= 0 || !rows || rows > UINT32_MAX / 4) continue;
       uint32_t h = (uint32_t)r->dims[1], tries[] = {h, 4 * rows, 2 * rows};
+      /* A ring of a few KiB already gives its kernel calls enough to do (and large models
+       * would plan many times). */
+      if (rt_tensor_bytes(r) / h * rows >= GROW_MAX) continue;
       for (size_t j = 0; j < sizeof tries / sizeof *tries; j++) {
         if (tries[j] <= rows || tries[j] > h) continue;
+        if (!planned) { /* the bound, planned only when some ring may grow */
+          plan_state fast = {.temp = st->temp};
+          s = build(it, prep, place, &fast, total);
+          floor = s == AP_OK ? ap_plan_arena(fast.plan) : 0;
+          plan_state_free(&fast);
+          planned = true;
+          it->stream_grow = grow;
+          if (s != AP_OK) break;
+        }
         grow[k] = tries[j];
         plan_state c = {.temp = st->temp};
         bool keep = build(it, prep, place, &c, total) == AP_OK && ap_plan_arena(c.plan) <= floor;
