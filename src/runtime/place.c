@@ -217,9 +217,62 @@ static ap_status stream_kits(ap_interpreter *it, rt_prep *prep, bool place, plan
       lean[seg.first_op] = RT_KITS_NONE;
     }
   }
+  /* Where a segment could not pack all its weights once, each of its members in turn, kept
+   * when the arena stays as with the segments' choice alone. */
+  uint64_t cur = 0;
+  bool members = false, bounded = false;
+  for (size_t i = 0; s == AP_OK && i < ap_graph_segment_count(st->g); i++) {
+    ap_segment seg;
+    if (ap_graph_segment(st->g, i, &seg) != AP_OK || seg.subgraph != 0 ||
+        seg.first_op + (uint64_t)seg.op_count > ops || lean[seg.first_op] == RT_KITS_ONCE)
+      continue;
+    for (uint32_t k = seg.first_op; k < seg.first_op + seg.op_count; k++) {
+      plan_state c = {.temp = st->temp};
+      if (!bounded) {
+        if (build(it, prep, place, &c, total) != AP_OK) break;
+        cur = ap_plan_arena(c.plan);
+        plan_state_free(&c);
+        bounded = true;
+      }
+      lean[k] |= RT_KITS_MEMBER_ONCE;
+      bool keep = build(it, prep, place, &c, total) == AP_OK && ap_plan_arena(c.plan) <= cur;
+      plan_state_free(&c);
+      members |= keep;
+      if (!keep) lean[k] &= (uint8_t)~RT_KITS_MEMBER_ONCE;
+    }
+  }
   it->strategy = strategy;
+  /* The members' choice planned with the interpreter's strategy must not be larger than the
+   * segments' alone. */
+  uint64_t without = UINT64_MAX;
+  uint8_t *flags = members ? ap_alloc(&st->temp, ops) : NULL;
+  if (members && !flags) {
+    for (uint32_t k = 0; k < ops; k++)
+      lean[k] &= (uint8_t)~RT_KITS_MEMBER_ONCE;
+    members = false;
+  }
+  if (members) {
+    for (uint32_t k = 0; k < ops; k++) {
+      flags[k] = lean[k] & RT_KITS_MEMBER_ONCE;
+      lean[k] &= (uint8_t)~RT_KITS_MEMBER_ONCE;
+    }
+    plan_state c = {.temp = st->temp};
+    if (build(it, prep, place, &c, total) == AP_OK) without = ap_plan_arena(c.plan);
+    plan_state_free(&c);
+    for (uint32_t k = 0; k < ops; k++)
+      lean[k] |= flags[k];
+  }
   plan_state chosen = {.temp = st->temp};
-  if (s == AP_OK && build(it, prep, place, &chosen, total) == AP_OK &&
+  if (members &&
+      (build(it, prep, place, &chosen, total) != AP_OK || ap_plan_arena(chosen.plan) > without)) {
+    plan_state_free(&chosen);
+    chosen = (plan_state){.temp = st->temp};
+    for (uint32_t k = 0; k < ops; k++)
+      lean[k] &= (uint8_t)~RT_KITS_MEMBER_ONCE;
+    members = false;
+  }
+  ap_free(&st->temp, flags);
+  if (s == AP_OK && (chosen.plan || build(it, prep, place, &chosen, total) == AP_OK) &&
       ap_plan_arena(chosen.plan) <= ap_plan_arena(base.plan)) {
     plan_state_free(&base);
     base = chosen;
