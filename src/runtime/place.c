@@ -217,14 +217,15 @@ static ap_status stream_kits(ap_interpreter *it, rt_prep *prep, bool place, plan
       lean[seg.first_op] = RT_KITS_NONE;
     }
   }
-  /* Where a segment could not pack all its weights once, each of its members in turn, kept
-   * when the arena stays as with the segments' choice alone. */
+  /* Where a segment's members could not all run the kits, each of its members in turn packing
+   * once, kept when the arena stays as with the segments' choice alone. */
   uint64_t cur = 0;
   bool members = false, bounded = false;
   for (size_t i = 0; s == AP_OK && i < ap_graph_segment_count(st->g); i++) {
     ap_segment seg;
     if (ap_graph_segment(st->g, i, &seg) != AP_OK || seg.subgraph != 0 ||
-        seg.first_op + (uint64_t)seg.op_count > ops || lean[seg.first_op] == RT_KITS_ONCE)
+        seg.first_op + (uint64_t)seg.op_count > ops || lean[seg.first_op] == RT_KITS_ONCE ||
+        lean[seg.first_op] == RT_KITS_EACH) /* (all its members on the kits already) */
       continue;
     for (uint32_t k = seg.first_op; k < seg.first_op + seg.op_count; k++) {
       plan_state c = {.temp = st->temp};
