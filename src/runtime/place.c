@@ -228,6 +228,9 @@ static ap_status stream_kits(ap_interpreter *it, rt_prep *prep, bool place, plan
         lean[seg.first_op] == RT_KITS_EACH) /* (all its members on the kits already) */
       continue;
     for (uint32_t k = seg.first_op; k < seg.first_op + seg.op_count; k++) {
+      ap_op_info op; /* CONV_2D and DEPTHWISE_CONV_2D have kits */
+      if (ap_model_op(it->model, 0, k, &op) != AP_OK || (op.builtin != 3 && op.builtin != 4))
+        continue;
       plan_state c = {.temp = st->temp};
       if (!bounded) {
         if (build(it, prep, place, &c, total) != AP_OK) break;
