@@ -201,6 +201,10 @@ uint32_t ap_segment_ring_rows(int32_t in_h, int32_t out_h, int32_t kernel_h, int
                               int32_t dilation);
 /* Rows of tensor `id`'s ring (a model-wide index), 0 when it is not a ring (whole). */
 uint32_t ap_graph_ring_rows(const ap_graph *g, uint64_t id);
+/* Makes ring `id` (a model-wide index) hold `rows` rows, more than the ring rule's and at most
+ * its map's `height`: a runner then computes more rows per kernel call (the ring's bytes, its
+ * segment's ring_bytes and saved follow). Call before any scratch is added. */
+ap_status ap_graph_grow_ring(ap_graph *g, uint64_t id, uint32_t rows, uint32_t height);
 
 #ifdef __cplusplus
 }

@@ -552,3 +552,22 @@ uint32_t ap_graph_ring_rows(const ap_graph *g, uint64_t id) {
   if (!g || !g->ring_rows || id >= g->tensor_base[g->sg_count]) return 0;
   return g->ring_rows[id];
 }
+
+ap_status ap_graph_grow_ring(ap_graph *g, uint64_t id, uint32_t rows, uint32_t height) {
+  if (!g || !g->ring_rows || id >= g->tensor_base[g->sg_count]) return AP_ERR_ARG;
+  uint32_t old = g->ring_rows[id];
+  ap_lifetime *l = &g->life[id];
+  if (old == 0 || rows <= old || rows > height || l->bytes % old != 0) return AP_ERR_RANGE;
+  uint64_t row = l->bytes / old, bytes;
+  if (!ap_mul_u64(row, rows, &bytes)) return AP_ERR_OVERFLOW;
+  for (size_t i = 0; i < g->seg_count; i++) {
+    ap_segment *sg = &g->seg[i];
+    if (g->op_first[g->op_base[sg->subgraph] + sg->first_op] != l->first) continue;
+    if (sg->saved < bytes - l->bytes) return AP_ERR_RANGE; /* not smaller than the map */
+    sg->ring_bytes += bytes - l->bytes;
+    sg->saved -= bytes - l->bytes;
+  }
+  l->bytes = bytes;
+  g->ring_rows[id] = rows;
+  return AP_OK;
+}

@@ -1,6 +1,7 @@
 /* Planning and placement: every non-constant tensor and scratch request becomes a request,
  * the strategy plans them, and each tensor's data pointer (and each scratch pointer) is set to
  * its offset in the arena. All memory used here is temporary (rt_temp_allocator). */
+#include "kernels/stream_kernels.h"
 #include "runtime_internal.h"
 
 #include <string.h>
@@ -111,6 +112,16 @@ static ap_status build(ap_interpreter *it, rt_prep *prep, bool place, plan_state
                          .stream = rt_stream(it)};
   ap_status s = ap_graph_create(it->model, &go, st->temp, &st->g);
   if (s != AP_OK) return rt_fail(it, s, "%s", ap_graph_error(st->g));
+  for (uint32_t k = 0; it->stream_grow && k < it->sg[0].op_count; k++) {
+    ap_op_info op;
+    if (!it->stream_grow[k] || ap_model_op(it->model, 0, k, &op) != AP_OK || op.outputs.n < 1 ||
+        op.outputs.v[0] < 0)
+      continue;
+    const rt_tensor *r = rt_rec(it, 0, (size_t)op.outputs.v[0]);
+    s = ap_graph_grow_ring(st->g, it->sg[0].tensor_base + (uint64_t)op.outputs.v[0],
+                           it->stream_grow[k], r && r->rank == 4 ? (uint32_t)r->dims[1] : 0);
+    if (s != AP_OK) return rt_fail(it, s, "op %u: its ring cannot grow", k);
+  }
   /* Room for every kernel's requests and one per op (a segment member's own). */
   size_t slots = 0, scratch_count = 0;
   for (size_t sg = 0, op = 0; sg < it->sg_count; sg++)
@@ -206,9 +217,66 @@ static ap_status stream_kits(ap_interpreter *it, rt_prep *prep, bool place, plan
       lean[seg.first_op] = RT_KITS_NONE;
     }
   }
+  /* Where a segment's members could not all run the kits, each of its members in turn packing
+   * once, kept when the arena stays as with the segments' choice alone. */
+  uint64_t cur = 0;
+  bool members = false, bounded = false;
+  for (size_t i = 0; s == AP_OK && i < ap_graph_segment_count(st->g); i++) {
+    ap_segment seg;
+    if (ap_graph_segment(st->g, i, &seg) != AP_OK || seg.subgraph != 0 ||
+        seg.first_op + (uint64_t)seg.op_count > ops || lean[seg.first_op] == RT_KITS_ONCE ||
+        lean[seg.first_op] == RT_KITS_EACH) /* (all its members on the kits already) */
+      continue;
+    for (uint32_t k = seg.first_op; k < seg.first_op + seg.op_count; k++) {
+      ap_op_info op; /* CONV_2D and DEPTHWISE_CONV_2D have kits */
+      if (ap_model_op(it->model, 0, k, &op) != AP_OK || (op.builtin != 3 && op.builtin != 4))
+        continue;
+      plan_state c = {.temp = st->temp};
+      if (!bounded) {
+        if (build(it, prep, place, &c, total) != AP_OK) break;
+        cur = ap_plan_arena(c.plan);
+        plan_state_free(&c);
+        bounded = true;
+      }
+      lean[k] |= RT_KITS_MEMBER_ONCE;
+      bool keep = build(it, prep, place, &c, total) == AP_OK && ap_plan_arena(c.plan) <= cur;
+      plan_state_free(&c);
+      members |= keep;
+      if (!keep) lean[k] &= (uint8_t)~RT_KITS_MEMBER_ONCE;
+    }
+  }
   it->strategy = strategy;
+  /* The members' choice planned with the interpreter's strategy must not be larger than the
+   * segments' alone. */
+  uint64_t without = UINT64_MAX;
+  uint8_t *flags = members ? ap_alloc(st->temp, ops) : NULL;
+  if (members && !flags) {
+    for (uint32_t k = 0; k < ops; k++)
+      lean[k] &= (uint8_t)~RT_KITS_MEMBER_ONCE;
+    members = false;
+  }
+  if (members) {
+    for (uint32_t k = 0; k < ops; k++) {
+      flags[k] = lean[k] & RT_KITS_MEMBER_ONCE;
+      lean[k] &= (uint8_t)~RT_KITS_MEMBER_ONCE;
+    }
+    plan_state c = {.temp = st->temp};
+    if (build(it, prep, place, &c, total) == AP_OK) without = ap_plan_arena(c.plan);
+    plan_state_free(&c);
+    for (uint32_t k = 0; k < ops; k++)
+      lean[k] |= flags[k];
+  }
   plan_state chosen = {.temp = st->temp};
-  if (s == AP_OK && build(it, prep, place, &chosen, total) == AP_OK &&
+  if (members &&
+      (build(it, prep, place, &chosen, total) != AP_OK || ap_plan_arena(chosen.plan) > without)) {
+    plan_state_free(&chosen);
+    chosen = (plan_state){.temp = st->temp};
+    for (uint32_t k = 0; k < ops; k++)
+      lean[k] &= (uint8_t)~RT_KITS_MEMBER_ONCE;
+    members = false;
+  }
+  ap_free(st->temp, flags);
+  if (s == AP_OK && (chosen.plan || build(it, prep, place, &chosen, total) == AP_OK) &&
       ap_plan_arena(chosen.plan) <= ap_plan_arena(base.plan)) {
     plan_state_free(&base);
     base = chosen;
@@ -219,6 +287,79 @@ static ap_status stream_kits(ap_interpreter *it, rt_prep *prep, bool place, plan
   plan_state_free(st);
   *st = base;
   return AP_OK;
+}
+
+/* Larger rings where the arena stays as it is: a member whose input ring holds more rows gets
+ * more rows per kernel call (fewer calls, fuller tiles, weights packed at each call packed less
+ * often). Each ring in turn tries its whole map, then 4x and 2x its rows, planned with a fast
+ * strategy against that strategy's arena without growth; the result is planned with the
+ * interpreter's strategy and kept only when its arena is no larger than st's. */
+enum { GROW_MAX = 4096 };
+
+static ap_status stream_grow(ap_interpreter *it, rt_prep *prep, bool place, plan_state *st,
+                             size_t total) {
+  uint32_t ops = it->sg[0].op_count;
+  uint32_t *grow = ap_alloc(st->temp, ops * sizeof *grow);
+  if (!grow) return AP_OK; /* only speed is lost */
+  memset(grow, 0, ops * sizeof *grow);
+  const char *strategy = it->strategy;
+  it->strategy = "skyline";
+  ap_status s = AP_OK;
+  uint64_t floor = 0;
+  bool any = false, planned = false;
+  for (size_t i = 0; s == AP_OK && i < ap_graph_segment_count(st->g); i++) {
+    ap_segment seg;
+    if (ap_graph_segment(st->g, i, &seg) != AP_OK || seg.subgraph != 0 ||
+        seg.first_op + (uint64_t)seg.op_count > ops)
+      continue;
+    for (uint32_t k = seg.first_op; k + 1 < seg.first_op + seg.op_count; k++) {
+      ap_op_info op;
+      if (ap_model_op(it->model, 0, k, &op) != AP_OK || op.outputs.n < 1 || op.outputs.v[0] < 0)
+        continue;
+      const rt_tensor *r = rt_rec(it, 0, (size_t)op.outputs.v[0]);
+      uint32_t rows = ap_graph_ring_rows(st->g, it->sg[0].tensor_base + (uint64_t)op.outputs.v[0]);
+      if (!r || r->rank != 4 || r->dims[1] <= 0 || !rows || rows > UINT32_MAX / 4) continue;
+      uint32_t h = (uint32_t)r->dims[1], tries[] = {h, 4 * rows, 2 * rows};
+      /* A ring of a few KiB already gives its kernel calls enough to do (and large models
+       * would plan many times). */
+      if (rt_tensor_bytes(r) / h * rows >= GROW_MAX) continue;
+      for (size_t j = 0; j < sizeof tries / sizeof *tries; j++) {
+        if (tries[j] <= rows || tries[j] > h) continue;
+        if (!planned) { /* the bound, planned only when some ring may grow */
+          plan_state fast = {.temp = st->temp};
+          s = build(it, prep, place, &fast, total);
+          floor = s == AP_OK ? ap_plan_arena(fast.plan) : 0;
+          plan_state_free(&fast);
+          planned = true;
+          it->stream_grow = grow;
+          if (s != AP_OK) break;
+        }
+        grow[k] = tries[j];
+        plan_state c = {.temp = st->temp};
+        bool keep = build(it, prep, place, &c, total) == AP_OK && ap_plan_arena(c.plan) <= floor;
+        plan_state_free(&c);
+        if (keep) {
+          any = true;
+          break;
+        }
+        grow[k] = 0;
+      }
+    }
+  }
+  it->strategy = strategy;
+  if (s == AP_OK && any) {
+    plan_state c = {.temp = st->temp};
+    if (build(it, prep, place, &c, total) == AP_OK &&
+        ap_plan_arena(c.plan) <= ap_plan_arena(st->plan)) {
+      plan_state_free(st);
+      *st = c;
+    } else {
+      plan_state_free(&c);
+    }
+  }
+  it->stream_grow = NULL;
+  ap_free(st->temp, grow);
+  return s;
 }
 
 ap_status rt_plan(ap_interpreter *it, rt_prep *prep, bool place, uint64_t *arena) {
@@ -232,7 +373,8 @@ ap_status rt_plan(ap_interpreter *it, rt_prep *prep, bool place, uint64_t *arena
   /* Which segments run the direct kits: tables memory when placing (it stays), else a
    * temporary. */
   uint32_t ops = it->sg_count ? it->sg[0].op_count : 0;
-  bool kits = rt_stream(it) && ops && rt_stream_kits(it);
+  /* (A build without the kits, a board's, links neither search.) */
+  bool kits = AP_KSTREAM_WIN && rt_stream(it) && ops && rt_stream_kits(it);
   ap_allocator temp = rt_temp_allocator(it);
   plan_state st = {.temp = &temp};
   uint8_t *lean = NULL, *kept = it->stream_lean;
@@ -247,6 +389,8 @@ ap_status rt_plan(ap_interpreter *it, rt_prep *prep, bool place, uint64_t *arena
   ap_status s = build(it, prep, place, &st, total);
   if (s == AP_OK && kits && ap_graph_segment_count(st.g))
     s = stream_kits(it, prep, place, &st, total, lean);
+  if (s == AP_OK && kits && ap_graph_segment_count(st.g))
+    s = stream_grow(it, prep, place, &st, total);
   /* Streaming is never worse than not: a plan without segments that is smaller wins (the
    * segment search counts live bytes, not the in-place overlaps a planner then exploits). */
   /* Every state shares the one allocator above (plans and graphs keep its address). */

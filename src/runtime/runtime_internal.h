@@ -119,6 +119,9 @@ struct ap_interpreter {
    * kits (RT_KITS_*; stream.c; the plan's search keeps the arena as small as without them).
    * NULL: RT_KITS_ONCE everywhere. */
   uint8_t *stream_lean;
+  /* While planning (place.c): per op of subgraph 0, the rows its output's ring is grown to
+   * (0: the ring rule's). NULL otherwise. */
+  const uint32_t *stream_grow;
   /* Runs a segment (rt_stream_run): set by whoever made `segments`, so that invoke does not
    * link the streaming code into a firmware whose plan has none. */
   ap_status (*stream_run)(ap_interpreter *it, uint32_t k, uint32_t count);
@@ -231,6 +234,9 @@ ap_status rt_stream_scratch(ap_interpreter *it, const ap_graph *g, uint32_t k, u
  * (AP_FAST_WIN_BUDGET; the others on other kernels), only its depthwise members (packed once,
  * within that budget), or not at all. */
 enum { RT_KITS_ONCE, RT_KITS_NONE, RT_KITS_EACH, RT_KITS_SMALL, RT_KITS_DW };
+/* Or'ed into it->stream_lean[k] of a member k (its segment's mode in the low bits at the first
+ * op): that member packs its weights once whatever its segment's mode. */
+enum { RT_KITS_MEMBER_ONCE = 0x80 };
 /* Whether a segment's members could run the level's direct kits (the choice it->stream_lean
  * makes). */
 bool rt_stream_kits(const ap_interpreter *it);

@@ -269,7 +269,15 @@ const struct rt_stream_kind rt_stream_elem = {prepare_elem, eval_elem_row};
 /* How the segment starting at op `first` uses the direct kits (RT_KITS_*). */
 static uint8_t kits_mode(const ap_interpreter *it, uint32_t first) {
   if (!AP_KSTREAM_WIN || !rt_stream_kits(it)) return RT_KITS_NONE;
-  return it->stream_lean ? it->stream_lean[first] : RT_KITS_ONCE;
+  return it->stream_lean ? it->stream_lean[first] & ~RT_KITS_MEMBER_ONCE : RT_KITS_ONCE;
+}
+
+/* Member k's: its segment's (first op `first`), or once where the search chose that for it. */
+static uint8_t member_mode(const ap_interpreter *it, uint32_t first, uint32_t k) {
+  if (AP_KSTREAM_WIN && rt_stream_kits(it) && it->stream_lean &&
+      (it->stream_lean[k] & RT_KITS_MEMBER_ONCE))
+    return RT_KITS_ONCE;
+  return kits_mode(it, first);
 }
 
 /* mode: the segment's kits_mode. Kernels come from the registration (kernels/stream_kernels.h):
@@ -554,7 +562,7 @@ ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count) {
     /* Rings between members; the segment's input and output are whole. */
     m->rows.in_ring = i > 0 ? (int32_t)it->segments[2 * (k + i - 1) + 1] : 0;
     m->rows.out_ring = i + 1 < count ? (int32_t)it->segments[2 * (k + i) + 1] : 0;
-    if ((s = choose(it, k + i, m, m->rows.in_ring, kits_mode(it, k))) != AP_OK) return s;
+    if ((s = choose(it, k + i, m, m->rows.in_ring, member_mode(it, k, k + i))) != AP_OK) return s;
     m->scratch = (uint8_t *)m + state_bytes();
     if (m->temp > temp) temp = m->temp;
     if (prev) {
@@ -651,7 +659,7 @@ static ap_status member_scratch(ap_interpreter *it, const ap_graph *g, uint32_t 
   if (AP_KSTREAM_WIN) {
     uint32_t first, count;
     segment_of(it, g, k, &first, &count);
-    if (count) mode = kits_mode(it, first);
+    if (count) mode = member_mode(it, first, k);
   }
   return choose(it, k, m, input_ring(it, g, k, &op), mode);
 }
@@ -675,6 +683,11 @@ bool rt_stream_lean_retry(ap_interpreter *it, uint32_t k) {
     memset(it->stream_lean, 0, ops);
   }
   /* The plan's search's order (runtime/place.c). */
+  for (uint32_t j = first; j < first + count; j++) /* back to the segment's modes */
+    if (it->stream_lean[j] & RT_KITS_MEMBER_ONCE) {
+      it->stream_lean[j] &= (uint8_t)~RT_KITS_MEMBER_ONCE;
+      return true;
+    }
   if (it->stream_lean[first] == RT_KITS_NONE) return false;
   static const uint8_t next[] = {[RT_KITS_ONCE] = RT_KITS_EACH,
                                  [RT_KITS_EACH] = RT_KITS_SMALL,

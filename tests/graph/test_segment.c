@@ -252,6 +252,50 @@ static void three_layers(void) {
   run_wide(16, 1, ls, 3, true);
 }
 
+/* ap_graph_grow_ring on three_layers' chain: a's ring of 3 rows x 64 B grows to 5 rows, its
+ * segment's ring_bytes and saved follow; what is not a ring, or rows not above the rule's or
+ * above the map's height, is refused. */
+static void grow_ring(void) {
+  const layer ls[] = {{3, 3, 2, 1, AP_PADDING_SAME, 8, 8},
+                      {3, 3, 1, 1, AP_PADDING_SAME, 8, 8},
+                      {3, 3, 2, 1, AP_PADDING_SAME, 4, 1}};
+  uint8_t *keep;
+  ap_model *m = chain(16, 2, 1, ls, 3, &keep);
+  ap_graph *g = NULL;
+  CHECK(ap_graph_create(m, &(ap_graph_options){.stream = true}, NULL, &g) == AP_OK);
+  size_t a = out_index(ls, 0), b = out_index(ls, 1), y = out_index(ls, 2);
+  CHECK(ap_graph_grow_ring(NULL, a, 5, 8) == AP_ERR_ARG);
+  CHECK(ap_graph_grow_ring(g, 1u << 20, 5, 8) == AP_ERR_ARG);
+  CHECK(ap_graph_grow_ring(g, y, 2, 4) == AP_ERR_RANGE); /* whole: not a ring */
+  CHECK(ap_graph_grow_ring(g, a, 3, 8) == AP_ERR_RANGE); /* not more than the rule's */
+  CHECK(ap_graph_grow_ring(g, a, 2, 8) == AP_ERR_RANGE);
+  CHECK(ap_graph_grow_ring(g, a, 9, 8) == AP_ERR_RANGE); /* above the map */
+  CHECK(ap_graph_grow_ring(g, a, 5, 8) == AP_OK);
+  CHECK_EQ(ap_graph_ring_rows(g, a), 5u);
+  CHECK_EQ(ap_graph_ring_rows(g, b), 3u);
+  ap_lifetime l;
+  CHECK(ap_graph_tensor(g, 0, a, &l) == AP_OK);
+  CHECK(l.bytes == 320 && l.first == 0 && l.last == 2);
+  ap_segment s;
+  CHECK(ap_graph_segment(g, 0, &s) == AP_OK);
+  CHECK_EQ(s.ring_bytes, (uint64_t)512);
+  CHECK_EQ(s.saved, (uint64_t)512);
+  CHECK(ap_graph_grow_ring(g, b, 8, 8) == AP_OK); /* the whole map: nothing saved on it */
+  CHECK(ap_graph_segment(g, 0, &s) == AP_OK);
+  CHECK_EQ(s.ring_bytes, (uint64_t)832);
+  CHECK_EQ(s.saved, (uint64_t)192);
+  ap_problem *p = NULL;
+  CHECK(ap_graph_problem(g, -1, 16, &p) == AP_OK);
+  ap_plan *plan = NULL;
+  CHECK(ap_plan_create(p, &(ap_plan_options){.strategy = "best"}, &plan) == AP_OK);
+  CHECK_EQ(ap_plan_arena(plan), (uint64_t)(128 + 32 + 320 + 512));
+  ap_plan_destroy(plan);
+  ap_problem_destroy(p);
+  ap_graph_destroy(g);
+  ap_model_destroy(m);
+  free(keep);
+}
+
 /* Dilation, a pooling window taller than the map, 1-row maps and a depthwise stride 2: the
  * segments the search picks run equal to unstreamed runs. */
 static void skip_add(void) {
@@ -427,6 +471,7 @@ int main(void) {
     weights[i] = (float)((int)((i * 2654435761u) >> 28) - 8) / 8.0f;
   ring_rule();
   three_layers();
+  grow_ring();
   skip_add();
   elementwise();
   edges();
