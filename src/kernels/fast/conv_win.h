@@ -39,6 +39,10 @@ typedef struct ap_conv_kit {
   /* pixels input pixels of c channels into window pixels of cp >= c bytes (input + 128, zeros
    * past c); NULL: the driver's portable loop. */
   void (*fill)(uint8_t *dst, const int8_t *src, int32_t pixels, int32_t c, int32_t cp);
+  /* Channels per packed block: packing channels [c0, c1) of w, c0 a multiple of it and c1 one
+   * or n, at packed + packed_bytes(c0, ...) with col_bias + c0 gives the whole packing's bytes
+   * (so threads pack blocks apart). */
+  int32_t pack_block;
 } ap_conv_kit;
 
 /* Depthwise over the same windows, whose channels are the output channels (each input channel
