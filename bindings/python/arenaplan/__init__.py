@@ -427,7 +427,7 @@ class ModelInterpreter:
         if on:
             n = int(_lib.ap_model_op_count(self._model._h, 0))
             self._profile = (ctypes.c_uint64 * max(n, 1))()
-            self._check(_lib.ap_interpreter_set_profile(self._h, self._profile, n))
+            self._check(_lib.ap_interpreter_set_profile(self._h, self._profile if n else None, n))
         else:
             self._check(_lib.ap_interpreter_set_profile(self._h, None, 0))
             self._profile = None
