@@ -272,9 +272,9 @@ ap_status ap_interpreter_invoke(ap_interpreter *it);
  * 0; ops an invoke did not reach read 0; a control-flow op's time includes its subgraphs'.
  * The array stays the caller's and must outlive the invokes that use it; invoke writes it and
  * allocates nothing. The sum over ops is at most the invoke's time: the gap is the runtime's
- * own per-invoke and per-op work. Off by default; (NULL, 0) turns it off again. Where the
- * target has no clock (the freestanding port) every entry reads 0. AP_ERR_ARG when only one of
- * ns_per_op and count is zero/NULL. */
+ * own per-invoke and per-op work. Off by default; (NULL, 0) turns it off again. A build
+ * without a clock (the freestanding port, AP_PORT_NONE) has no profile: AP_ERR_UNSUPPORTED.
+ * AP_ERR_ARG when only one of ns_per_op and count is zero/NULL. */
 ap_status ap_interpreter_set_profile(ap_interpreter *it, uint64_t *ns_per_op, size_t count);
 /* Sets every variable tensor back to its initial value: the model's data for it, or else
  * TFLite Micro's reset value: the zero point for INT8, zeros for other types. (Allocate does

@@ -575,24 +575,28 @@ static ap_status rt_run_op(ap_interpreter *it, uint32_t sg, uint32_t *kp, uint32
 ap_status rt_run_subgraph(ap_interpreter *it, uint32_t sg, uint32_t depth) {
   rt_subgraph *r = &it->sg[sg];
   ap_status s = AP_OK;
+#ifndef AP_PORT_NONE
   /* Only the entry's own ops are timed: a nested call is part of its caller op's time. */
   uint64_t *prof = sg == 0 && depth == 0 ? it->profile : NULL;
   for (uint32_t k = 0; s == AP_OK && k < r->op_count; k++) {
-    if (prof && k < it->profile_count) {
-      uint32_t first = k;
-      uint64_t t0 = ap_port_now_ns();
-      s = rt_run_op(it, sg, &k, depth);
-      prof[first] = ap_port_now_ns() - t0;
-    } else {
-      s = rt_run_op(it, sg, &k, depth);
-    }
+    uint32_t first = k;
+    uint64_t t0 = prof ? ap_port_now_ns() : 0;
+    s = rt_run_op(it, sg, &k, depth);
+    if (prof && first < it->profile_count) prof[first] = ap_port_now_ns() - t0;
   }
+#else /* no clock: a firmware's flash pays nothing for the profile */
+  for (uint32_t k = 0; s == AP_OK && k < r->op_count; k++)
+    s = rt_run_op(it, sg, &k, depth);
+#endif
   return s;
 }
 
 ap_status ap_interpreter_set_profile(ap_interpreter *it, uint64_t *ns_per_op, size_t count) {
   if (!it) return AP_ERR_ARG;
   if (!ns_per_op != !count) return rt_fail(it, AP_ERR_ARG, "profile: array and count go together");
+#ifdef AP_PORT_NONE
+  if (ns_per_op) return rt_fail(it, AP_ERR_UNSUPPORTED, "profile: this build has no clock");
+#endif
   if (!enter(it)) return AP_ERR_BUSY;
   it->profile = ns_per_op;
   it->profile_count = count;
@@ -621,8 +625,10 @@ ap_status ap_interpreter_invoke(ap_interpreter *it) {
   } else {
     /* Workers asleep since the last invoke wake while the first ops run. */
     ap_port_workers_wake(it->exec.workers);
+#ifndef AP_PORT_NONE
     /* Ops inside a streamed segment, or not reached, read 0. */
     if (it->profile) memset(it->profile, 0, it->profile_count * sizeof *it->profile);
+#endif
     s = rt_run_subgraph(it, 0, 0);
   }
   leave(it);
