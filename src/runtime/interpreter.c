@@ -594,6 +594,8 @@ ap_status rt_run_subgraph(ap_interpreter *it, uint32_t sg, uint32_t depth) {
 ap_status ap_interpreter_set_profile(ap_interpreter *it, uint64_t *ns_per_op, size_t count) {
   if (!it) return AP_ERR_ARG;
   if (!ns_per_op != !count) return rt_fail(it, AP_ERR_ARG, "profile: array and count go together");
+  if (count > SIZE_MAX / sizeof *ns_per_op)
+    return rt_fail(it, AP_ERR_ARG, "profile: %zu entries is more than memory holds", count);
 #ifdef AP_PORT_NONE
   if (ns_per_op) return rt_fail(it, AP_ERR_UNSUPPORTED, "profile: this build has no clock");
 #endif

@@ -61,6 +61,7 @@ static void model(const char *name, int threads, bool stream) {
   CHECK_EQ(ap_interpreter_set_profile(NULL, prof, ops), AP_ERR_ARG);
   CHECK_EQ(ap_interpreter_set_profile(it, NULL, ops), AP_ERR_ARG);
   CHECK_EQ(ap_interpreter_set_profile(it, prof, 0), AP_ERR_ARG);
+  CHECK_EQ(ap_interpreter_set_profile(it, prof, SIZE_MAX / 4), AP_ERR_ARG);
   CHECK_EQ(ap_interpreter_set_profile(it, NULL, 0), AP_OK);
 
   /* On, with two spare entries: every op has a time, the spares read 0. */
