@@ -265,6 +265,17 @@ ap_status ap_interpreter_allocate(ap_interpreter *it);
 ap_status ap_interpreter_resize_input(ap_interpreter *it, size_t input, const int32_t *dims,
                                       int rank);
 ap_status ap_interpreter_invoke(ap_interpreter *it);
+/* Per-op profile ("where does the time go?"). From the next invoke on, each invoke writes into
+ * ns_per_op[k] the wall time in nanoseconds of op k of subgraph 0 (the entry), for k < count
+ * (count may be smaller or larger than the op count: ops beyond it are not timed, entries
+ * beyond the ops stay 0). A streamed segment's time goes to its first op, its other ops read
+ * 0; ops an invoke did not reach read 0; a control-flow op's time includes its subgraphs'.
+ * The array stays the caller's and must outlive the invokes that use it; invoke writes it and
+ * allocates nothing. The sum over ops is at most the invoke's time: the gap is the runtime's
+ * own per-invoke and per-op work. Off by default; (NULL, 0) turns it off again. A build
+ * without a clock (the freestanding port, AP_PORT_NONE) has no profile: AP_ERR_UNSUPPORTED.
+ * AP_ERR_ARG when only one of ns_per_op and count is zero/NULL. */
+ap_status ap_interpreter_set_profile(ap_interpreter *it, uint64_t *ns_per_op, size_t count);
 /* Sets every variable tensor back to its initial value: the model's data for it, or else
  * TFLite Micro's reset value: the zero point for INT8, zeros for other types. (Allocate does
  * the same.) Variables live in the persistent region, never in the model. Resource variables

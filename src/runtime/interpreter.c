@@ -547,33 +547,63 @@ ap_status ap_interpreter_resize_input(ap_interpreter *it, size_t input, const in
   return AP_OK;
 }
 
+/* Runs op *k of subgraph sg, or the streamed segment starting there (then *k moves to its last
+ * op). */
+static ap_status rt_run_op(ap_interpreter *it, uint32_t sg, uint32_t *kp, uint32_t depth) {
+  rt_subgraph *r = &it->sg[sg];
+  uint32_t k = *kp;
+  if (sg == 0 && it->segments && it->segments[2 * k] > 1) {
+    *kp = k + it->segments[2 * k] - 1;
+    return it->stream_run(it, k, it->segments[2 * k]);
+  }
+  const rt_ready *ready = it->ready ? it->ready[r->op_base + k] : NULL;
+  if (ready && it->ready_ops) return it->ready_ops->eval(it, sg, k, ready);
+  ap_op_context c = {
+      .it = it, .subgraph = sg, .index = k, .phase = RT_EVAL, .op = &r->ops[k], .depth = depth};
+  ap_status s = ap_model_op(it->model, sg, k, &c.info);
+  if (s != AP_OK) {
+    s = rt_fail(it, s, "%s", ap_model_error(it->model));
+  } else if (!rt_op_is_custom(c.op)) {
+    s = rt_builtin_eval(&c);
+  } else if (rt_op_custom(c.op)->eval) {
+    s = rt_op_custom(c.op)->eval(&c);
+    if (s != AP_OK && !it->msg[0]) s = ap_op_fail(&c, s, "eval failed");
+  }
+  return s;
+}
+
 ap_status rt_run_subgraph(ap_interpreter *it, uint32_t sg, uint32_t depth) {
   rt_subgraph *r = &it->sg[sg];
   ap_status s = AP_OK;
+#ifndef AP_PORT_NONE
+  /* Only the entry's own ops are timed: a nested call is part of its caller op's time. */
+  uint64_t *prof = sg == 0 && depth == 0 ? it->profile : NULL;
   for (uint32_t k = 0; s == AP_OK && k < r->op_count; k++) {
-    if (sg == 0 && it->segments && it->segments[2 * k] > 1) {
-      s = it->stream_run(it, k, it->segments[2 * k]);
-      k += it->segments[2 * k] - 1;
-      continue;
-    }
-    const rt_ready *ready = it->ready ? it->ready[r->op_base + k] : NULL;
-    if (ready && it->ready_ops) {
-      s = it->ready_ops->eval(it, sg, k, ready);
-      continue;
-    }
-    ap_op_context c = {
-        .it = it, .subgraph = sg, .index = k, .phase = RT_EVAL, .op = &r->ops[k], .depth = depth};
-    s = ap_model_op(it->model, sg, k, &c.info);
-    if (s != AP_OK) {
-      s = rt_fail(it, s, "%s", ap_model_error(it->model));
-    } else if (!rt_op_is_custom(c.op)) {
-      s = rt_builtin_eval(&c);
-    } else if (rt_op_custom(c.op)->eval) {
-      s = rt_op_custom(c.op)->eval(&c);
-      if (s != AP_OK && !it->msg[0]) s = ap_op_fail(&c, s, "eval failed");
-    }
+    uint32_t first = k;
+    uint64_t t0 = prof ? ap_port_now_ns() : 0;
+    s = rt_run_op(it, sg, &k, depth);
+    if (prof && first < it->profile_count) prof[first] = ap_port_now_ns() - t0;
   }
+#else /* no clock: a firmware's flash pays nothing for the profile */
+  for (uint32_t k = 0; s == AP_OK && k < r->op_count; k++)
+    s = rt_run_op(it, sg, &k, depth);
+#endif
   return s;
+}
+
+ap_status ap_interpreter_set_profile(ap_interpreter *it, uint64_t *ns_per_op, size_t count) {
+  if (!it) return AP_ERR_ARG;
+  if (!ns_per_op != !count) return rt_fail(it, AP_ERR_ARG, "profile: array and count go together");
+  if (count > SIZE_MAX / sizeof *ns_per_op)
+    return rt_fail(it, AP_ERR_ARG, "profile: %zu entries is more than memory holds", count);
+#ifdef AP_PORT_NONE
+  if (ns_per_op) return rt_fail(it, AP_ERR_UNSUPPORTED, "profile: this build has no clock");
+#endif
+  if (!enter(it)) return AP_ERR_BUSY;
+  it->profile = ns_per_op;
+  it->profile_count = count;
+  leave(it);
+  return AP_OK;
 }
 
 ap_status ap_interpreter_invoke(ap_interpreter *it) {
@@ -597,6 +627,10 @@ ap_status ap_interpreter_invoke(ap_interpreter *it) {
   } else {
     /* Workers asleep since the last invoke wake while the first ops run. */
     ap_port_workers_wake(it->exec.workers);
+#ifndef AP_PORT_NONE
+    /* Ops inside a streamed segment, or not reached, read 0. */
+    if (it->profile) memset(it->profile, 0, it->profile_count * sizeof *it->profile);
+#endif
     s = rt_run_subgraph(it, 0, 0);
   }
   leave(it);

@@ -184,6 +184,9 @@ struct ap_interpreter {
   size_t small_scratch; /* AP_KERNELS_SMALL's budget as given (0: the default) */
   ap_kexec exec;
   ap_port_workers *workers;
+  /* Caller's per-op wall times of subgraph 0 (ap_interpreter_set_profile); NULL: off. */
+  uint64_t *profile;
+  size_t profile_count;
 
   atomic_int busy;
   char msg[RT_MSG_MAX]; /* the last failure's message */

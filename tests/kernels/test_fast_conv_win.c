@@ -201,6 +201,12 @@ int main(void) {
       (conv_spec){1, 4, 6, 20, 112, 1, 1, 1, 1, 1, 1, V, NONE, R, 0.005f, 0.02f, false, false};
   specs[n++] =
       (conv_spec){1, 3, 3, 9, 127, 3, 3, 1, 1, 1, 1, S, NONE, R, 0.005f, 0.02f, false, false};
+  /* Weights of 16 KB and more over several 16-channel blocks, a tail block among them: their
+   * multipliers and packing split by blocks over the threads. */
+  specs[n++] =
+      (conv_spec){1, 6, 9, 24, 200, 3, 3, 1, 1, 1, 1, S, RELU6, R, 0.005f, 0.02f, false, false};
+  specs[n++] =
+      (conv_spec){1, 9, 10, 96, 177, 1, 1, 1, 1, 1, 1, V, NONE, R, 0.005f, 0.02f, false, false};
   /* Rows of 1 to 13 pixels (tiles of 8 and 4 with tails). */
   for (int w = 1; w <= 13; w += 3)
     specs[n++] =
@@ -262,11 +268,30 @@ int main(void) {
   n = 0;
   static const int dws[][6] = {
       /* cin, cout, fh x fw, stride, dilation */
-      {1, 1, 3, 3, 1, 1},     {2, 2, 3, 3, 1, 1},   {4, 4, 3, 3, 2, 1},   {8, 8, 3, 3, 1, 1},
-      {8, 8, 3, 3, 2, 1},     {16, 16, 3, 3, 1, 1}, {16, 16, 3, 3, 2, 1}, {32, 32, 3, 3, 1, 1},
-      {32, 32, 3, 3, 2, 1},   {48, 48, 3, 3, 1, 1}, {64, 64, 3, 3, 2, 1}, {72, 72, 3, 3, 1, 1},
-      {136, 136, 5, 5, 1, 1}, {1, 8, 3, 3, 2, 1},   {3, 24, 3, 3, 1, 1},  {5, 10, 3, 3, 1, 2},
-      {16, 16, 1, 7, 1, 1},   {24, 24, 7, 2, 2, 1}, {9, 9, 2, 5, 1, 3},   {32, 32, 1, 1, 1, 1}};
+      {1, 1, 3, 3, 1, 1},
+      {2, 2, 3, 3, 1, 1},
+      {4, 4, 3, 3, 2, 1},
+      {8, 8, 3, 3, 1, 1},
+      {8, 8, 3, 3, 2, 1},
+      {16, 16, 3, 3, 1, 1},
+      {16, 16, 3, 3, 2, 1},
+      {32, 32, 3, 3, 1, 1},
+      {32, 32, 3, 3, 2, 1},
+      {48, 48, 3, 3, 1, 1},
+      {64, 64, 3, 3, 2, 1},
+      {72, 72, 3, 3, 1, 1},
+      {136, 136, 5, 5, 1, 1},
+      {1, 8, 3, 3, 2, 1},
+      {3, 24, 3, 3, 1, 1},
+      {5, 10, 3, 3, 1, 2},
+      {16, 16, 1, 7, 1, 1},
+      {24, 24, 7, 2, 2, 1},
+      {9, 9, 2, 5, 1, 3},
+      {32, 32, 1, 1, 1, 1},
+      /* 4 blocks of 64 channels and more, a tail among them: packed by blocks over the threads */
+      {200, 200, 3, 3, 1, 1},
+      {300, 300, 3, 3, 2, 1},
+      {100, 400, 3, 3, 1, 1}};
   for (size_t i = 0; i < sizeof dws / sizeof dws[0]; i++) {
     const int *d = dws[i];
     int w = 3 + (int)i % 11;

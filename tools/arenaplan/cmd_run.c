@@ -6,6 +6,7 @@
 #include "kernels_cli.h"
 #include "real.h"
 #include "run.h"
+#include "run_profile.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -35,6 +36,8 @@ const ap_command cmd_run = {
     "                       subgraph 0 after the first invoke to "
     "DIR/tensorT.bin\n" CLI_KERNELS_USAGE
     "  --threads N          threads for large ops of the fast kernels (default 1)\n"
+    "  --profile            each op's median wall time over the iterations and its share\n"
+    "                       of the invoke (with --json: a \"profile\" array)\n"
     "  --prepare P          each (default: builtin ops prepared again before every eval,\n"
     "                       no memory kept) or once (in allocate; each op keeps its\n"
     "                       parameters in persistent memory and invoke runs eval alone)\n"
@@ -50,7 +53,7 @@ typedef struct run_args {
   const char *model, *strategy, *output, *dump;
   const char *files[MAX_FILES];
   size_t file_count;
-  bool json, has_arena, inplace, stream, prepare_once;
+  bool json, has_arena, inplace, stream, prepare_once, profile;
   cli_kernels kernels;
   uint64_t iterations, seed, arena, threads;
   double score_threshold;
@@ -106,6 +109,8 @@ static int parse(int argc, char **argv, run_args *a) {
                                v);
     } else if (strcmp(arg, "--json") == 0) {
       a->json = true;
+    } else if (strcmp(arg, "--profile") == 0) {
+      a->profile = true;
     } else if (strcmp(arg, "--prepare") == 0) {
       if (!(v = cli_value(&cmd_run, argc, argv, &i))) return AP_EXIT_USAGE;
       if (strcmp(v, "once") != 0 && strcmp(v, "each") != 0)
@@ -157,6 +162,7 @@ typedef struct run_state {
   unsigned char **keep; /* input bytes, put back before every invoke */
   size_t inputs;
   double *times;
+  run_profile prof; /* --profile */
 } run_state;
 
 static void cleanup(run_state *s) {
@@ -167,6 +173,7 @@ static void cleanup(run_state *s) {
     free(s->keep[k]);
   free(s->keep);
   free(s->times);
+  run_profile_free(&s->prof);
 }
 
 static int fill_inputs(const run_args *a, run_state *s) {
@@ -250,6 +257,7 @@ static void print_json(const run_args *a, run_state *s, const ap_memory_usage *u
   printf("  \"kernels\": \"%s\",\n  \"simd\": ", cli_kernels_name(a->kernels.kernels));
   cli_json_string(stdout, ap_interpreter_kernels(s->it));
   printf(",\n  \"threads\": %d,\n", ap_interpreter_threads(s->it));
+  if (a->profile) run_profile_json(&s->prof, s->it, s->model);
   printf("  \"arena_bytes\": %llu,\n  \"persistent_bytes\": %llu,\n  \"tables_bytes\": %llu,\n"
          "  \"total_bytes\": %llu,\n",
          (unsigned long long)u->arena, (unsigned long long)u->persistent,
@@ -438,6 +446,11 @@ static int run(int argc, char **argv) {
     cleanup(&s);
     return cli_fail(a.model, "out of memory");
   }
+  if (a.profile &&
+      !run_profile_init(&s.prof, ap_model_op_count(s.model, 0), (size_t)a.iterations)) {
+    cleanup(&s);
+    return cli_fail(a.model, "out of memory");
+  }
   for (uint64_t i = 0; i < a.iterations; i++) {
     /* Every iteration sees the same inputs and starting state: the plan may reuse an input's
      * bytes once it is read, and variable tensors carry state. */
@@ -446,6 +459,7 @@ static int run(int argc, char **argv) {
       if (ap_interpreter_input(s.it, k, &t) == AP_OK && t.bytes) memcpy(t.data, s.keep[k], t.bytes);
     }
     if (i) ap_interpreter_reset_variables(s.it);
+    if (a.profile) ap_interpreter_set_profile(s.it, run_profile_row(&s.prof, i), s.prof.ops);
     double t0 = now_us();
     ap_status st = ap_interpreter_invoke(s.it);
     s.times[i] = now_us() - t0;
@@ -474,6 +488,7 @@ static int run(int argc, char **argv) {
     print_json(&a, &s, &u, median, min, &det);
   else
     print_human(&a, &s, &u, median, min, &det);
+  if (a.profile && !a.json) run_profile_print(&s.prof, s.it, s.model, median);
   cleanup(&s);
   return AP_EXIT_OK;
 }

@@ -192,6 +192,8 @@ _FUNCS = {
     "ap_interpreter_output": (c_status, [_P, c_size, ctypes.POINTER(ap_tensor)]),
     "ap_interpreter_memory": (c_status, [_P, ctypes.POINTER(ap_memory_usage)]),
     "ap_interpreter_reset_variables": (c_status, [_P]),
+    "ap_interpreter_set_profile": (c_status, [_P, ctypes.POINTER(ctypes.c_uint64), c_size]),
+    "ap_model_op_count": (c_size, [_P, c_size]),
 }
 
 
@@ -418,6 +420,24 @@ class ModelInterpreter:
 
     def invoke(self):
         self._check(_lib.ap_interpreter_invoke(self._h))
+
+    def set_profile(self, on=True):
+        """From the next invoke on, time each op of subgraph 0 (off by default); profile() then
+        gives the last invoke's times."""
+        if on:
+            n = int(_lib.ap_model_op_count(self._model._h, 0))
+            self._profile = (ctypes.c_uint64 * max(n, 1))()
+            self._check(_lib.ap_interpreter_set_profile(self._h, self._profile if n else None, n))
+        else:
+            self._check(_lib.ap_interpreter_set_profile(self._h, None, 0))
+            self._profile = None
+
+    def profile(self):
+        """The last invoke's wall time of each op of subgraph 0 in nanoseconds (a streamed
+        segment's time is its first op's), or None when profiling is off."""
+        p = getattr(self, "_profile", None)
+        return None if p is None else [int(v) for v in p[:int(_lib.ap_model_op_count(
+            self._model._h, 0))]]
 
     def output(self, i):
         """Output i: a numpy array of its dtype and shape when numpy is importable and the

@@ -2,6 +2,7 @@
 import os
 import struct
 import subprocess
+import time
 
 import pytest
 
@@ -154,3 +155,20 @@ def test_set_input_checks_size_and_index():
         it.set_input(1, b"\x00" * 4)
     assert str(e.value) == "input 1 out of range (the model has 1)"
     assert e.value.status == "AP_ERR_RANGE"
+
+
+@needs_shared
+def test_profile_times_every_op_and_is_off_by_default():
+    m = arenaplan.Model(model("mlperf_kws_dscnn_int8.tflite"))
+    it = m.interpreter()
+    it.invoke()
+    assert it.profile() is None
+    it.set_profile()
+    t0 = time.monotonic_ns()
+    it.invoke()
+    elapsed = time.monotonic_ns() - t0
+    p = it.profile()
+    assert len(p) > 1 and all(ns > 0 for ns in p)
+    assert sum(p) <= elapsed
+    it.set_profile(False)
+    assert it.profile() is None

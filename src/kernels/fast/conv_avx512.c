@@ -224,7 +224,7 @@ void ap_fast_avx512_fill(uint8_t *dst, const int8_t *src, int32_t pixels, int32_
   }
 }
 
-const ap_conv_kit ap_fast_avx512_conv = {packed_bytes, pack, run, ap_fast_avx512_fill};
+const ap_conv_kit ap_fast_avx512_conv = {packed_bytes, pack, run, ap_fast_avx512_fill, 16};
 #else
 typedef int ap_fast_conv_avx512_unused; /* x86-64 only */
 #endif

@@ -39,6 +39,10 @@ typedef struct ap_conv_kit {
   /* pixels input pixels of c channels into window pixels of cp >= c bytes (input + 128, zeros
    * past c); NULL: the driver's portable loop. */
   void (*fill)(uint8_t *dst, const int8_t *src, int32_t pixels, int32_t c, int32_t cp);
+  /* Channels per packed block: packing channels [c0, c1) of w, c0 a multiple of it and c1 one
+   * or n, at packed + packed_bytes(c0, ...) with col_bias + c0 gives the whole packing's bytes
+   * (so threads pack blocks apart). */
+  int32_t pack_block;
 } ap_conv_kit;
 
 /* Depthwise over the same windows, whose channels are the output channels (each input channel
@@ -55,6 +59,12 @@ typedef struct ap_dw_kit {
               size_t step, int8_t *out);
   /* As ap_conv_kit.fill (called with cp == c). */
   void (*fill)(uint8_t *dst, const int8_t *src, int32_t pixels, int32_t c, int32_t cp);
+  /* As pack, blocks [b0, b1) of pack_block channels only (mult, shift: those channels' are
+   * read), so threads pack blocks apart; NULL: none. */
+  void (*pack_blocks)(const int8_t *f, int32_t c, int32_t f_h, int32_t f_w, const int32_t *bias,
+                      int32_t in_off, const int32_t *mult, const int32_t *shift, void *packed,
+                      int32_t b0, int32_t b1);
+  int32_t pack_block;
 } ap_dw_kit;
 
 /* The driver, called first by ap_fast_conv_scratch/eval (false: it does not apply). `other`:

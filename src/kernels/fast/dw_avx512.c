@@ -40,14 +40,15 @@ static inline __m512i repeat(const int8_t *w, int32_t c) {
 
 /* Each block's weights interleaved as run() interleaves the window's bytes (the same unpacks),
  * then the bias with the offset's correction, multipliers and shifts in that lane order. */
-static void pack(const int8_t *f, int32_t c, int32_t f_h, int32_t f_w, const int32_t *bias,
-                 int32_t in_off, const int32_t *mult, const int32_t *shift, void *packed) {
-  int32_t blocks = (c + 63) / 64, groups = (f_w + 3) / 4;
+static void pack_blocks(const int8_t *f, int32_t c, int32_t f_h, int32_t f_w, const int32_t *bias,
+                        int32_t in_off, const int32_t *mult, const int32_t *shift, void *packed,
+                        int32_t b0, int32_t b1) {
+  int32_t groups = (f_w + 3) / 4;
   size_t nw = wvecs(f_h, f_w), block = (nw + 12) * 64;
   bool grouped = 64 % c == 0; /* c < 64: whole pixels in 64 bytes */
   uint8_t *p = packed;
   const __m512i zero = _mm512_setzero_si512();
-  for (int32_t b = 0; b < blocks; b++) {
+  for (int32_t b = b0; b < b1; b++) {
     int32_t rest = c - b * 64;
     __mmask64 cm = rest >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << rest) - 1;
     uint8_t *w = p + (size_t)b * block;
@@ -91,6 +92,11 @@ static void pack(const int8_t *f, int32_t c, int32_t f_h, int32_t f_w, const int
       rq[j * 48 + 32 + lane] = real ? shift[ch] : 0;
     }
   }
+}
+
+static void pack(const int8_t *f, int32_t c, int32_t f_h, int32_t f_w, const int32_t *bias,
+                 int32_t in_off, const int32_t *mult, const int32_t *shift, void *packed) {
+  pack_blocks(f, c, f_h, f_w, bias, in_off, mult, shift, packed, 0, (c + 63) / 64);
 }
 
 enum { CONTIG, STRIDE2, GATHER16, GATHER32, GATHER_ANY };
@@ -230,7 +236,7 @@ static void run(const ap_qconv *q, const uint8_t *win, const ptrdiff_t *toff, in
     run_gather(q, win, toff, count, step, out);
 }
 
-const ap_dw_kit ap_fast_avx512_dw = {packed_bytes, pack, run, ap_fast_avx512_fill};
+const ap_dw_kit ap_fast_avx512_dw = {packed_bytes, pack, run, ap_fast_avx512_fill, pack_blocks, 64};
 #else
 typedef int ap_fast_dw_avx512_unused; /* x86-64 only */
 #endif
