@@ -7,6 +7,7 @@
 #include "kernels/fast/fast.h"
 #include "kernels/registry.h"
 #include "ktest.h"
+#include "levels.h"
 
 #include <string.h>
 
@@ -30,18 +31,9 @@ static void fc_add_level(const ap_fast_level *l) {
 static void fc_setup(void) {
   CHECK(ap_port_workers_create(NULL, 2, &fc_w2, NULL) == AP_OK);
   CHECK(ap_port_workers_create(NULL, 3, &fc_w3, NULL) == AP_OK);
-  fc_add_level(&ap_fast_generic);
-#ifdef AP_FAST_X86
-  uint32_t f = ap_port_cpu_features();
-  if (f & AP_CPU_SSE41) fc_add_level(&ap_fast_sse41);
-  if (f & AP_CPU_AVX2) fc_add_level(&ap_fast_avx2);
-  if ((f & AP_CPU_AVX512BW) && (f & AP_CPU_AVX512VNNI)) fc_add_level(&ap_fast_avx512);
-#endif
-#ifdef AP_FAST_NEON
-  uint32_t fa = ap_port_cpu_features();
-  if (fa & AP_CPU_NEON) fc_add_level(&ap_fast_neon);
-  if ((fa & AP_CPU_NEON) && (fa & AP_CPU_NEON_DOT)) fc_add_level(&ap_fast_neondot);
-#endif
+  const ap_fast_level *l[AP_TEST_MAX_LEVELS];
+  for (int i = 0, n = ap_test_levels(l); i < n; i++)
+    fc_add_level(l[i]);
 }
 
 static void fc_teardown(void) {

@@ -8,6 +8,7 @@
 #include "arenaplan/graph.h"
 #include "kernels/fast/rows.h"
 #include "ktest.h"
+#include "levels.h"
 
 #include <string.h>
 
@@ -17,7 +18,7 @@ static int32_t rnd(int32_t lo, int32_t hi) {
   return lo + (int32_t)((rng >> 33) % (uint64_t)(hi - lo + 1));
 }
 
-static const ap_fast_level *levels[4];
+static const ap_fast_level *levels[AP_TEST_MAX_LEVELS];
 static int nlevels;
 
 typedef struct pcase {
@@ -166,18 +167,7 @@ static void u8_case(const ucase *c, const ap_fast_level *l, int batch) {
 }
 
 int main(void) {
-  levels[nlevels++] = &ap_fast_generic;
-#ifdef AP_FAST_X86
-  uint32_t feat = ap_port_cpu_features();
-  if (feat & AP_CPU_SSE41) levels[nlevels++] = &ap_fast_sse41;
-  if (feat & AP_CPU_AVX2) levels[nlevels++] = &ap_fast_avx2;
-  if ((feat & AP_CPU_AVX512BW) && (feat & AP_CPU_AVX512VNNI)) levels[nlevels++] = &ap_fast_avx512;
-#endif
-#ifdef AP_FAST_NEON
-  uint32_t feat_a = ap_port_cpu_features();
-  if (feat_a & AP_CPU_NEON) levels[nlevels++] = &ap_fast_neon;
-  if ((feat_a & AP_CPU_NEON) && (feat_a & AP_CPU_NEON_DOT)) levels[nlevels++] = &ap_fast_neondot;
-#endif
+  nlevels = ap_test_levels(levels);
   static const pcase cases[] = {
       {AP_INT8, AP_KPOOL_AVERAGE, 9, 6, 8, 3, 3, 1, AP_KPAD_SAME},
       {AP_INT8, AP_KPOOL_MAX, 10, 7, 16, 2, 2, 2, AP_KPAD_VALID},

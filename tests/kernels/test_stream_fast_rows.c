@@ -6,6 +6,7 @@
 #include "arenaplan/graph.h"
 #include "kernels/fast/rows.h"
 #include "ktest.h"
+#include "levels.h"
 
 #include <string.h>
 
@@ -14,7 +15,7 @@ static int32_t rnd(int32_t lo, int32_t hi) {
   return lo + (int32_t)(ap_test_rand(&rng) % (uint64_t)(hi - lo + 1));
 }
 
-static const ap_fast_level *levels[4];
+static const ap_fast_level *levels[AP_TEST_MAX_LEVELS];
 static int nlevels;
 
 enum { CONV, DW, FCONV, FDW };
@@ -195,18 +196,7 @@ static void refusals(void) {
 }
 
 int main(void) {
-  levels[nlevels++] = &ap_fast_generic;
-#ifdef AP_FAST_X86
-  uint32_t feat = ap_port_cpu_features();
-  if (feat & AP_CPU_SSE41) levels[nlevels++] = &ap_fast_sse41;
-  if (feat & AP_CPU_AVX2) levels[nlevels++] = &ap_fast_avx2;
-  if ((feat & AP_CPU_AVX512BW) && (feat & AP_CPU_AVX512VNNI)) levels[nlevels++] = &ap_fast_avx512;
-#endif
-#ifdef AP_FAST_NEON
-  uint32_t feat_a = ap_port_cpu_features();
-  if (feat_a & AP_CPU_NEON) levels[nlevels++] = &ap_fast_neon;
-  if ((feat_a & AP_CPU_NEON) && (feat_a & AP_CPU_NEON_DOT)) levels[nlevels++] = &ap_fast_neondot;
-#endif
+  nlevels = ap_test_levels(levels);
   static const rcase cases[] = {
       {CONV, 9, 5, 3, 8, 3, 3, 1, 1, AP_KPAD_SAME},
       {CONV, 10, 7, 8, 16, 3, 3, 2, 1, AP_KPAD_SAME},

@@ -1,0 +1,29 @@
+/* The fast kernels' SIMD levels this CPU has, generic first: the list every kernel test that
+ * compares levels walks. */
+#ifndef AP_TESTS_KERNELS_LEVELS_H
+#define AP_TESTS_KERNELS_LEVELS_H
+
+#include "kernels/fast/fast.h"
+#include "port/port.h"
+
+#define AP_TEST_MAX_LEVELS 6
+
+/* Fills out (AP_TEST_MAX_LEVELS entries) and returns how many. */
+static int ap_test_levels(const ap_fast_level **out) {
+  int n = 0;
+  out[n++] = &ap_fast_generic;
+#ifdef AP_FAST_X86
+  uint32_t f = ap_port_cpu_features();
+  if (f & AP_CPU_SSE41) out[n++] = &ap_fast_sse41;
+  if (f & AP_CPU_AVX2) out[n++] = &ap_fast_avx2;
+  if ((f & AP_CPU_AVX512BW) && (f & AP_CPU_AVX512VNNI)) out[n++] = &ap_fast_avx512;
+#endif
+#ifdef AP_FAST_NEON
+  uint32_t fa = ap_port_cpu_features();
+  if (fa & AP_CPU_NEON) out[n++] = &ap_fast_neon;
+  if ((fa & AP_CPU_NEON) && (fa & AP_CPU_NEON_DOT)) out[n++] = &ap_fast_neondot;
+#endif
+  return n;
+}
+
+#endif
