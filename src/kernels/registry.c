@@ -709,6 +709,7 @@ static const ap_kstream stream_kernels = {
     .u8conv_scratch = SK(SK_CONV && REG_T(AP_REG_UINT8), ap_fast_u8conv_rows_scratch),
     .u8dw_scratch = SK(SK_DW && REG_T(AP_REG_UINT8), ap_fast_u8dw_rows_scratch),
     .fdw_scratch = SK(SK_DW && REG_T(AP_REG_FLOAT), ap_fast_fdw_rows_scratch),
+    .u8conv_begin = SK(SK_CONV && REG_T(AP_REG_UINT8), ap_fast_u8conv_rows_begin),
     .u8conv_rows = SK(SK_CONV && REG_T(AP_REG_UINT8), ap_fast_u8conv_rows),
     .u8dw_rows = SK(SK_DW && REG_T(AP_REG_UINT8), ap_fast_u8dw_rows),
     .fdw_rows = SK(SK_DW && REG_T(AP_REG_FLOAT), ap_fast_fdw_rows),

@@ -90,12 +90,17 @@ typedef struct ap_kstream {
 #if AP_KSTREAM_BLOCK
   /* uint8 CONV_2D and DEPTHWISE_CONV_2D, float DEPTHWISE_CONV_2D (rows_u8.c, rows_block.c) */
   bool (*u8conv_scratch)(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
-                         const ap_ktensor *f, size_t *temp);
+                         const ap_ktensor *f, unsigned how, size_t *keep, size_t *temp);
+  ap_status (*u8conv_begin)(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                            const ap_ktensor *f, unsigned how, void *keep);
+  ap_status (*u8conv_rows)(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                           const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out,
+                           unsigned how, const void *keep, void *temp, const ap_krows *rows);
   bool (*u8dw_scratch)(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                        const ap_ktensor *f, int32_t in_ring, size_t *temp);
   bool (*fdw_scratch)(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                       const ap_ktensor *f, int32_t in_ring, size_t *temp);
-  ap_kstream_block_rows u8conv_rows, u8dw_rows, fdw_rows;
+  ap_kstream_block_rows u8dw_rows, fdw_rows;
   bool (*pool_fast_scratch)(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,
                             int32_t in_ring, size_t *temp);
   ap_status (*pool_fast_rows)(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,

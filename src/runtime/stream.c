@@ -8,6 +8,7 @@
  * and little is on the stack: each member's state (its parameters, views and progress) heads
  * its scratch in the arena, planned with the segment. */
 #include "arenaplan/options.h"
+#include "kernels/fast/fastops.h"
 #include "kernels/registry.h"
 #include "kernels/stream_kernels.h"
 #include "runtime_internal.h"
@@ -64,7 +65,7 @@ typedef struct member {
   bool win;            /* ... their direct kits (rows_win.c) */
   bool fdw;            /* ... the float depthwise kernel (rows_block.c) */
   bool u8;             /* ... the uint8 kernels (rows_block.c, rows_u8.c) */
-  uint8_t how;         /* AP_FAST_WIN_* for them */
+  uint8_t how;         /* AP_FAST_WIN_* for the kits, AP_FAST_PACK_* for uint8 CONV_2D */
   size_t keep, temp;   /* its kernel's scratch kept over the run, and used by one call */
   union {
     ap_conv_params conv;
@@ -302,8 +303,15 @@ static ap_status choose(ap_interpreter *it, uint32_t k, member *m, int32_t in_ri
   ap_kstream_fast_scratch fs = conv ? K->conv_fast_scratch : dw ? K->dw_fast_scratch : NULL;
   if (fs) m->fast = fs(x, &m->p.conv, m->in, &m->filter, in_ring, &m->keep, &m->temp);
 #if AP_KSTREAM_BLOCK
-  if (!m->fast && conv && K->u8conv_scratch)
-    m->fast = m->u8 = K->u8conv_scratch(x, &m->p.conv, m->in, &m->filter, &m->temp);
+  if (!m->fast && conv && K->u8conv_scratch) {
+    /* The kits' search decides how its weights are packed, as a direct kit's. */
+    m->how = mode == RT_KITS_ONCE    ? AP_FAST_PACK_ONCE
+             : mode == RT_KITS_EACH  ? AP_FAST_PACK_EACH
+             : mode == RT_KITS_SMALL ? AP_FAST_PACK_ONCE | AP_FAST_PACK_BUDGET
+                                     : 0;
+    m->fast = m->u8 =
+        K->u8conv_scratch(x, &m->p.conv, m->in, &m->filter, m->how, &m->keep, &m->temp);
+  }
   if (!m->fast && dw && K->fdw_scratch)
     m->fast = m->fdw = K->fdw_scratch(x, &m->p.conv, m->in, &m->filter, in_ring, &m->temp);
   if (!m->fast && dw && K->u8dw_scratch)
@@ -459,11 +467,12 @@ static ap_status eval_rows(const ap_kexec *x, member *m, int32_t y0, int32_t y1)
   case M_DEPTHWISE: {
     bool conv = m->kind == M_CONV;
 #if AP_KSTREAM_BLOCK
+    if (m->u8 && conv)
+      return K->u8conv_rows(x, &m->p.conv, m->in, &m->filter, bias, &m->out, m->how, m->scratch,
+                            m->ws, &m->rows);
     if (m->u8 || m->fdw)
-      return (m->fdw ? K->fdw_rows
-              : conv
-                  ? K->u8conv_rows
-                  : K->u8dw_rows)(x, &m->p.conv, m->in, &m->filter, bias, &m->out, m->ws, &m->rows);
+      return (m->fdw ? K->fdw_rows : K->u8dw_rows)(x, &m->p.conv, m->in, &m->filter, bias, &m->out,
+                                                   m->ws, &m->rows);
 #endif
     if (m->fast)
       return (conv ? K->conv_fast_rows : K->dw_fast_rows)(x, &m->p.conv, m->in, &m->filter, bias,
@@ -589,7 +598,12 @@ ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count) {
 #if AP_KSTREAM_WIN
       s = K->win_begin(x, &m->p.conv, m->in, &m->filter, bias, m->how, m->scratch, m->ws);
 #endif
-    } else if (m->fast && m->kind == M_CONV && !m->u8)
+    }
+#if AP_KSTREAM_BLOCK
+    else if (m->u8 && m->kind == M_CONV)
+      s = K->u8conv_begin(x, &m->p.conv, m->in, &m->filter, m->how, m->scratch);
+#endif
+    else if (m->fast && m->kind == M_CONV && !m->u8)
       s = K->conv_fast_begin(x, &m->p.conv, m->in, &m->filter, bias, m->rows.in_ring, m->scratch);
     else if (m->fast && m->kind == M_DEPTHWISE && !m->fdw && !m->u8)
       s = K->dw_fast_begin(x, &m->p.conv, m->in, &m->filter, m->rows.in_ring, m->scratch);
@@ -669,8 +683,11 @@ bool rt_stream_kits(const ap_interpreter *it) {
    * fallback. */
   if (!AP_KSTREAM_WIN) return false;
   const ap_kexec *x = rt_kexec(it);
-  /* Not for AP_KERNELS_SMALL: their packed weights are what it bounds. */
-  return x && x->level && !x->small_extra && (x->level->conv || x->level->dwin);
+  /* Not for AP_KERNELS_SMALL: their packed weights are what it bounds. The uint8 convolution's
+   * packed product (rows_u8.c) is chosen the same way. */
+  return x && x->level && !x->small_extra &&
+         (x->level->conv || x->level->dwin ||
+          (AP_KSTREAM_BLOCK && x->level->outer && x->level->ops && x->level->ops->u8gemm_packed));
 }
 
 bool rt_stream_lean_retry(ap_interpreter *it, uint32_t k) {

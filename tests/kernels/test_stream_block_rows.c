@@ -1,11 +1,13 @@
 /* The pools' row ranges on the fast kernels (kernels/fast/rows_block.c) at every SIMD level this
  * CPU has, int8, uint8, int16 and float32, average and max, and TFLite's legacy uint8 CONV_2D
- * and DEPTHWISE_CONV_2D (rows_u8.c, rows_block.c): a segment's pull simulated by hand
+ * and DEPTHWISE_CONV_2D (rows_u8.c, rows_block.c; CONV_2D's weights read in place, packed once
+ * or packed at each call): a segment's pull simulated by hand
  * (input rows fed into a ring as the windows reach them, output rows into a ring that wraps),
  * batches of 1 and 3 rows, every output row equal to the reference kernel's whole-map eval
  * byte for byte, windows wrapping around the input ring (the staging copy), padding at both
  * borders, stride 2, a window taller than the map; a ring too small for a window refused. */
 #include "arenaplan/graph.h"
+#include "kernels/fast/fastops.h"
 #include "kernels/fast/rows.h"
 #include "ktest.h"
 #include "levels.h"
@@ -92,13 +94,21 @@ static void pool_case(const pcase *c, const ap_fast_level *l, int batch) {
   free(in), free(want), free(tb), free(rin), free(rout);
 }
 
+/* Scratch as a segment leaves it: not zeroed. */
+static void *junk(size_t n) {
+  void *p = zalloc(n);
+  memset(p, 0xa5, ap_kscratch_round(n ? n : 1));
+  return p;
+}
+
 /* uint8 CONV_2D (rows_u8.c) or DEPTHWISE_CONV_2D (rows_block.c), TFLite's legacy kernels. */
 typedef struct ucase {
   bool dw;
   int h, w, cin, cout, fh, fw, stride, padding;
 } ucase;
 
-static void u8_case(const ucase *c, const ap_fast_level *l, int batch) {
+/* how: AP_FAST_PACK_* (CONV_2D only). */
+static void u8_case(const ucase *c, const ap_fast_level *l, int batch, unsigned how) {
   size_t nin = (size_t)c->h * c->w * c->cin,
          nf = (size_t)c->cout * c->fh * c->fw * (c->dw ? 1 : c->cin);
   uint8_t *in = zalloc(nin), *f = zalloc(nf);
@@ -132,14 +142,27 @@ static void u8_case(const ucase *c, const ap_fast_level *l, int batch) {
   if (batch > 1 && (batch - 1) * c->stride + eff > ring) ring = (batch - 1) * c->stride + eff;
   if (ring > c->h) ring = c->h;
   int32_t oring = batch + 1 < oh ? batch + 1 : 0;
-  size_t temp = 0;
+  size_t temp = 0, keep = 0;
   bool ok = c->dw ? ap_fast_u8dw_rows_scratch(&x, &p, &ti, &tf, ring, &temp)
-                  : ap_fast_u8conv_rows_scratch(&x, &p, &ti, &tf, &temp);
+                  : ap_fast_u8conv_rows_scratch(&x, &p, &ti, &tf, how, &keep, &temp);
   if (!ok) {
     free(in), free(f), free(bias), free(want), free(rs);
     return;
   }
-  void *tb2 = zalloc(temp), *rin = zalloc(in_row * (size_t)ring);
+  /* Packing where the level has a packed product and the map 128 output pixels. */
+  bool packs = !c->dw && l->ops && l->ops->u8gemm_packed && l->outer &&
+               (int64_t)oh * to.dims[2] >= 128 && (how & (AP_FAST_PACK_ONCE | AP_FAST_PACK_EACH));
+  size_t arows = ap_kscratch_round(
+      (size_t)l->ops->mr * 2 *
+      (size_t)((c->fh * c->fw * c->cin + l->ops->kalign - 1) / l->ops->kalign * l->ops->kalign));
+  if (!c->dw) {
+    CHECK_MSG(packs == (keep > 0 || temp > arows), "uint8 CONV %s how %u: packing %d, keep %zu",
+              l->name, how, (int)packs, keep);
+    CHECK(!(how & AP_FAST_PACK_EACH) || keep == 0);
+  }
+  void *kb = junk(keep);
+  if (!c->dw) CHECK_EQ(ap_fast_u8conv_rows_begin(&x, &p, &ti, &tf, how, kb), AP_OK);
+  void *tb2 = junk(temp), *rin = zalloc(in_row * (size_t)ring);
   void *rout = zalloc(out_row * (size_t)(oring ? oring : oh));
   ap_ktensor ri = ti, ro = to;
   ri.data = rin;
@@ -152,18 +175,19 @@ static void u8_case(const ucase *c, const ap_fast_level *l, int batch) {
     hi = hi > c->h ? c->h : hi;
     for (; have < hi; have++)
       memcpy((uint8_t *)rin + (size_t)(have % ring) * in_row, in + (size_t)have * in_row, in_row);
+    memset(tb2, 0xa5, ap_kscratch_round(temp)); /* the segment's other members use it between */
     ap_krows r = {y0, y1, ring, oring};
     CHECK_EQ(c->dw ? ap_fast_u8dw_rows(&x, &p, &ri, &tf, &tb, &ro, tb2, &r)
-                   : ap_fast_u8conv_rows(&x, &p, &ri, &tf, &tb, &ro, tb2, &r),
+                   : ap_fast_u8conv_rows(&x, &p, &ri, &tf, &tb, &ro, how, kb, tb2, &r),
              AP_OK);
     for (int32_t y = y0; y < y1; y++)
       same &= memcmp((uint8_t *)rout + (size_t)(oring ? y % oring : y) * out_row,
                      (uint8_t *)want + (size_t)y * out_row, out_row) == 0;
   }
-  CHECK_MSG(same, "uint8 %s %s %dx%dx%d -> %d, %dx%d s%d, batch %d: rows differ",
+  CHECK_MSG(same, "uint8 %s %s %dx%dx%d -> %d, %dx%d s%d, batch %d, how %u: rows differ",
             c->dw ? "DEPTHWISE" : "CONV", l->name, c->h, c->w, c->cin, c->cout, c->fh, c->fw,
-            c->stride, batch);
-  free(in), free(f), free(bias), free(want), free(rs), free(tb2), free(rin), free(rout);
+            c->stride, batch, how);
+  free(in), free(f), free(bias), free(want), free(rs), free(tb2), free(rin), free(rout), free(kb);
 }
 
 int main(void) {
@@ -184,14 +208,27 @@ int main(void) {
       for (int batch = 1; batch <= 3; batch += 2)
         pool_case(&cases[i], levels[l], batch);
   static const ucase ucases[] = {
-      {false, 9, 6, 3, 8, 3, 3, 1, AP_KPAD_SAME},    {false, 10, 7, 8, 16, 3, 3, 2, AP_KPAD_SAME},
-      {false, 8, 6, 16, 24, 1, 1, 1, AP_KPAD_VALID}, {true, 9, 6, 16, 16, 3, 3, 1, AP_KPAD_SAME},
-      {true, 11, 7, 8, 8, 3, 3, 2, AP_KPAD_SAME},    {true, 10, 5, 8, 16, 3, 3, 1, AP_KPAD_SAME},
+      {false, 9, 6, 3, 8, 3, 3, 1, AP_KPAD_SAME},
+      {false, 10, 7, 8, 16, 3, 3, 2, AP_KPAD_SAME},
+      {false, 8, 6, 16, 24, 1, 1, 1, AP_KPAD_VALID},
+      {true, 9, 6, 16, 16, 3, 3, 1, AP_KPAD_SAME},
+      {true, 11, 7, 8, 8, 3, 3, 2, AP_KPAD_SAME},
+      {true, 10, 5, 8, 16, 3, 3, 1, AP_KPAD_SAME},
+      /* 128 output pixels or more (packed weights); rows of 6 and 10 pixels, so blocks of
+       * 4 pixels cross rows and the output ring's wrap; 20 and 24 channels (a block of 16
+       * and a tail), odd depths */
+      {false, 16, 10, 3, 20, 3, 3, 1, AP_KPAD_SAME},
+      {false, 33, 12, 5, 8, 3, 3, 2, AP_KPAD_VALID},
+      {false, 22, 6, 5, 24, 1, 1, 1, AP_KPAD_VALID},
+      {false, 30, 21, 8, 16, 3, 3, 2, AP_KPAD_SAME},
   };
+  static const unsigned hows[] = {0, AP_FAST_PACK_ONCE, AP_FAST_PACK_EACH,
+                                  AP_FAST_PACK_ONCE | AP_FAST_PACK_BUDGET};
   for (int l = 0; l < nlevels; l++)
     for (size_t i = 0; i < sizeof ucases / sizeof ucases[0]; i++)
       for (int batch = 1; batch <= 3; batch += 2)
-        u8_case(&ucases[i], levels[l], batch);
+        for (size_t h = 0; h < (ucases[i].dw ? 1 : sizeof hows / sizeof *hows); h++)
+          u8_case(&ucases[i], levels[l], batch, hows[h]);
   /* Hostile arguments: no level, a NULL ring. */
   {
     int8_t buf[64] = {0};

@@ -134,6 +134,28 @@ typedef struct ap_fast_small {
 const ap_kexec *ap_fast_bounded(struct ap_kctx *c, ap_fast_need need, size_t ref, bool eval,
                                 ap_fast_small *tmp, size_t *scratch);
 
+/* A uint8 CONV_2D's product over a range of output pixels (u8_conv.c), the whole-tensor
+ * driver's and the segments' row ranges' (rows_u8.c): patch rows widened mr at a time into a
+ * (mr rows of g.kp int16, zeros past g.k left as the caller set them), times the weights read
+ * in place or packed (u8pack) before. */
+typedef struct ap_u8conv_run {
+  const ap_conv_params *p;
+  const struct ap_fastops *ops;
+  ap_u8gemm g;
+  const void *packed; /* u8pack's weights; NULL: read in place */
+  const uint8_t *in;
+  uint8_t *out;
+  int32_t in_h, in_w, in_d, out_h, out_w, f_h, f_w;
+  int32_t in_ring, out_ring; /* rows the input and output hold (0: whole; else one batch) */
+  bool flat;                 /* 1x1, stride 1, no padding: patch rows are input pixels */
+} ap_u8conv_run;
+/* Whole maps, weights in place; shapes as the driver's plan checked them. */
+void ap_fast_u8conv_init(ap_u8conv_run *r, const struct ap_fastops *ops, const ap_conv_params *p,
+                         const ap_ktensor *in, const ap_ktensor *f, const ap_ktensor *bias,
+                         ap_ktensor *out);
+/* Output pixels [begin, end) in batch, row, column order. */
+void ap_fast_u8conv_pixels(const ap_u8conv_run *r, int16_t *a, int64_t begin, int64_t end);
+
 /* Hooks for the registry's adapters, as fast.h's. */
 bool ap_fast_u8conv_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                             const ap_ktensor *f, size_t *scratch);

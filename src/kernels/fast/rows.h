@@ -58,17 +58,31 @@ ap_status ap_fast_pool_rows(const ap_kexec *x, const ap_pool_params *p, const ap
                             ap_ktensor *out, void *temp, const ap_krows *rows);
 
 /* TFLite's legacy uint8 DEPTHWISE_CONV_2D (rows_block.c; temp: the level's workspace, then the
- * staging) and CONV_2D (rows_u8.c; temp: mr patch rows; weights read in place). Nothing kept. */
+ * staging; nothing kept). */
 bool ap_fast_u8dw_rows_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                                const ap_ktensor *f, int32_t in_ring, size_t *temp);
 ap_status ap_fast_u8dw_rows(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                             const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out,
                             void *temp, const ap_krows *rows);
+
+/* TFLite's legacy uint8 CONV_2D (rows_u8.c): the whole-tensor driver's product (u8_conv.c) on
+ * weights as `how` says, where the level has a packed product and the map has at least 128
+ * output pixels (else read in place): kept: the packed weights, packed by *_begin; temp: mr
+ * patch rows, then the weights packed at each call. *_rows takes the same `how`. */
+enum {
+  AP_FAST_PACK_ONCE = 1,  /* packed once per segment run, kept (0: in place) */
+  AP_FAST_PACK_EACH = 2,  /* packed at each call, in its scratch */
+  AP_FAST_PACK_BUDGET = 4 /* in place where packing once takes more than AP_FAST_ROWS_PACKED_MAX
+                           * and a third of the output map */
+};
 bool ap_fast_u8conv_rows_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
-                                 const ap_ktensor *f, size_t *temp);
+                                 const ap_ktensor *f, unsigned how, size_t *keep, size_t *temp);
+ap_status ap_fast_u8conv_rows_begin(const ap_kexec *x, const ap_conv_params *p,
+                                    const ap_ktensor *in, const ap_ktensor *f, unsigned how,
+                                    void *keep);
 ap_status ap_fast_u8conv_rows(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                               const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out,
-                              void *temp, const ap_krows *rows);
+                              unsigned how, const void *keep, void *temp, const ap_krows *rows);
 
 /* int8 CONV_2D and DEPTHWISE_CONV_2D (depth multiplier 1) through the level's direct kits
  * (conv_win.h; rows_win.c), where the level has them and the packed weights fit the budget above.

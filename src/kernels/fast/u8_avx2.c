@@ -101,19 +101,24 @@ static size_t u8pack_bytes(int32_t n, int32_t k) {
   return (size_t)((n + 15) / 16 * 2) * (size_t)((k + 1) / 2) * 32;
 }
 
+/* Channel by channel along its row (a segment may pack at each call of a few rows: no
+ * per-value tests), the zeros past n and k first. */
 static void u8pack(const ap_u8gemm *g, void *packed) {
   int16_t *p = packed;
   int32_t blocks = (g->n + 15) / 16 * 2, pairs = (g->k + 1) / 2;
-  for (int32_t cb = 0; cb < blocks; cb++)
-    for (int32_t kk = 0; kk < pairs; kk++) {
-      int16_t *v = p + ((size_t)cb * pairs + kk) * 16;
+  if (g->k % 2)
+    for (int32_t cb = 0; cb < blocks; cb++)
       for (int32_t c = 0; c < 8; c++)
-        for (int32_t t = 0; t < 2; t++) {
-          int32_t ch = cb * 8 + c, d = 2 * kk + t;
-          v[2 * c + t] =
-              ch < g->n && d < g->k ? (int16_t)(g->w[(size_t)ch * g->k + d] + g->w_off) : 0;
-        }
-    }
+        p[((size_t)cb * pairs + (size_t)pairs - 1) * 16 + 2 * c + 1] = 0;
+  if (g->n < blocks * 8)
+    memset(p + (size_t)(g->n / 8) * pairs * 16, 0,
+           (size_t)(blocks - g->n / 8) * pairs * 16 * sizeof *p);
+  for (int32_t ch = 0; ch < g->n; ch++) {
+    const uint8_t *w = g->w + (size_t)ch * g->k;
+    int16_t *v = p + (size_t)(ch / 8) * pairs * 16 + 2 * (ch % 8);
+    for (int32_t d = 0; d < g->k; d++)
+      v[(size_t)(d / 2) * 16 + d % 2] = (int16_t)(w[d] + g->w_off);
+  }
 }
 
 /* Rows in fours, 16 output channels at a time in two vectors per row: each pair of a row's

@@ -4,6 +4,7 @@
  * filter read in place, or packed into the scratch first where the level has a packed kit
  * and the rows are many. Scratch: the packing (if any), then mr rows of k int16 per task. */
 #include "kernels/fast/fastops.h"
+#include "kernels/kops_stream.h"
 
 #include <string.h>
 
@@ -52,17 +53,6 @@ bool ap_fast_u8conv_scratch(const ap_kexec *x, const ap_conv_params *p, const ap
   return true;
 }
 
-typedef struct u8conv_job {
-  const u8conv_plan *pl;
-  const ap_conv_params *p;
-  ap_u8gemm g;
-  const uint8_t *in;
-  uint8_t *out;
-  uint8_t *scratch;
-  int32_t in_h, in_w, in_d, out_h, out_w, f_h, f_w;
-  bool flat; /* 1x1, stride 1, no padding: patch rows are the input's pixels */
-} u8conv_job;
-
 /* Fixed-length blocks: compilers vectorise them at -O2 too. */
 static inline void widen(int16_t *restrict dst, const uint8_t *restrict src, size_t n,
                          int16_t off) {
@@ -77,18 +67,22 @@ static inline void widen(int16_t *restrict dst, const uint8_t *restrict src, siz
     dst[i] = (int16_t)(src[i] + off);
 }
 
-/* Patch row r (output pixel r in batch, row, column order) as int16 into a: k values (the
- * zeros past k, up to kp, are written once per task). */
-static void patch(const u8conv_job *j, int32_t r, int16_t *a) {
+static const uint8_t *in_row(const ap_u8conv_run *j, int32_t b, int32_t iy) {
+  size_t y = j->in_ring ? (size_t)RING_SLOT(iy, j->in_ring) : (size_t)b * j->in_h + (size_t)iy;
+  return j->in + y * (size_t)j->in_w * (size_t)j->in_d;
+}
+
+/* Patch row of output pixel (b, oy, ox) as int16 into a: k values (the zeros past k, up to
+ * kp, are the caller's). */
+static void patch(const ap_u8conv_run *j, int32_t b, int32_t oy, int32_t ox, int16_t *a) {
   const ap_conv_params *p = j->p;
-  if (j->flat) { /* 1x1, stride 1, no padding: row r is input pixel r */
-    widen(a, j->in + (size_t)r * (size_t)j->pl->k, (size_t)j->pl->k, (int16_t)p->input_offset);
-    return;
-  }
-  int32_t ox = r % j->out_w, oy = r / j->out_w % j->out_h, b = r / j->out_w / j->out_h;
-  int32_t y0 = oy * p->stride_h - p->pad.pad_h, x0 = ox * p->stride_w - p->pad.pad_w;
   size_t d = (size_t)j->in_d, run = (size_t)j->f_w * d;
   int16_t off = (int16_t)p->input_offset;
+  if (j->flat) { /* 1x1, stride 1, no padding: the input pixel itself */
+    widen(a, in_row(j, b, oy) + (size_t)ox * d, d, off);
+    return;
+  }
+  int32_t y0 = oy * p->stride_h - p->pad.pad_h, x0 = ox * p->stride_w - p->pad.pad_w;
   bool row_inside = x0 >= 0 && x0 + p->dilation_w * (j->f_w - 1) < j->in_w;
   for (int32_t fy = 0; fy < j->f_h; fy++) {
     int32_t iy = y0 + p->dilation_h * fy;
@@ -97,7 +91,7 @@ static void patch(const u8conv_job *j, int32_t r, int16_t *a) {
       memset(dst, 0, run * sizeof *dst);
       continue;
     }
-    const uint8_t *src = j->in + (((size_t)b * j->in_h + (size_t)iy) * (size_t)j->in_w) * d;
+    const uint8_t *src = in_row(j, b, iy);
     if (row_inside && p->dilation_w == 1) { /* the row's taps are adjacent in the input */
       widen(dst, src + (size_t)x0 * d, run, off);
       continue;
@@ -112,6 +106,75 @@ static void patch(const u8conv_job *j, int32_t r, int16_t *a) {
   }
 }
 
+void ap_fast_u8conv_init(ap_u8conv_run *j, const ap_fastops *ops, const ap_conv_params *p,
+                         const ap_ktensor *in, const ap_ktensor *f, const ap_ktensor *bias,
+                         ap_ktensor *out) {
+  int32_t k = f->dims[1] * f->dims[2] * f->dims[3];
+  *j = (ap_u8conv_run){
+      p,
+      ops,
+      {f->dims[0],
+       k,
+       (k + ops->kalign - 1) / ops->kalign * ops->kalign,
+       f->data,
+       bias ? bias->data : NULL,
+       p->filter_offset,
+       {p->output_multiplier, p->output_shift, p->output_offset, p->act_min, p->act_max}},
+      NULL,
+      in->data,
+      out->data,
+      in->dims[1],
+      in->dims[2],
+      in->dims[3],
+      out->dims[1],
+      out->dims[2],
+      f->dims[1],
+      f->dims[2],
+      0,
+      0,
+      f->dims[1] == 1 && f->dims[2] == 1 && p->stride_h == 1 && p->stride_w == 1 &&
+          p->pad.pad_h == 0 && p->pad.pad_w == 0 && in->dims[1] == out->dims[1] &&
+          in->dims[2] == out->dims[2]};
+}
+
+void ap_fast_u8conv_pixels(const ap_u8conv_run *j, int16_t *a, int64_t begin, int64_t end) {
+  int32_t mr = j->ops->mr, n = j->g.n, kp = j->g.kp, ow = j->out_w;
+  for (int64_t r0 = begin; r0 < end;) {
+    int64_t row = r0 / ow;
+    int32_t ox = (int32_t)(r0 - row * ow), oy = (int32_t)(row % j->out_h);
+    int32_t b = (int32_t)(row / j->out_h);
+    /* The block's outputs are one run of bytes: in a ring, up to its last slot. */
+    size_t at = (size_t)r0;
+    int64_t left = end - r0;
+    if (j->out_ring) {
+      int32_t slot = RING_SLOT(oy, j->out_ring);
+      at = (size_t)slot * (size_t)ow + (size_t)ox;
+      if ((int64_t)(j->out_ring - slot) * ow - ox < left)
+        left = (int64_t)(j->out_ring - slot) * ow - ox;
+    }
+    int32_t rows = left < mr ? (int32_t)left : mr;
+    for (int32_t i = 0, x = ox, y = oy; i < rows; i++) {
+      patch(j, b, y, x, a + (size_t)i * (size_t)kp);
+      if (++x == ow) {
+        x = 0;
+        if (++y == j->out_h) y = 0, b++;
+      }
+    }
+    uint8_t *out = j->out + at * (size_t)n;
+    if (j->packed)
+      j->ops->u8gemm_packed(&j->g, j->packed, a, rows, out, (size_t)n);
+    else
+      j->ops->u8gemm(&j->g, a, rows, out, (size_t)n);
+    r0 += rows;
+  }
+}
+
+typedef struct u8conv_job {
+  const u8conv_plan *pl;
+  ap_u8conv_run run;
+  uint8_t *scratch;
+} u8conv_job;
+
 static void conv_task(void *arg, int task) {
   const u8conv_job *j = arg;
   const u8conv_plan *pl = j->pl;
@@ -119,16 +182,7 @@ static void conv_task(void *arg, int task) {
   int64_t begin = (int64_t)task * pl->rows_per_task, end = begin + pl->rows_per_task;
   memset(a, 0, (size_t)pl->mr * (size_t)pl->kp * sizeof *a);
   if (end > pl->m) end = pl->m;
-  for (int64_t r0 = begin; r0 < end; r0 += pl->mr) {
-    int32_t rows = (int32_t)(end - r0 < pl->mr ? end - r0 : pl->mr);
-    for (int32_t i = 0; i < rows; i++)
-      patch(j, (int32_t)r0 + i, a + (size_t)i * (size_t)pl->kp);
-    uint8_t *out = j->out + (size_t)r0 * (size_t)pl->n;
-    if (pl->packed)
-      pl->ops->u8gemm_packed(&j->g, j->scratch, a, rows, out, (size_t)pl->n);
-    else
-      pl->ops->u8gemm(&j->g, a, rows, out, (size_t)pl->n);
-  }
+  ap_fast_u8conv_pixels(&j->run, a, begin, end);
 }
 
 bool ap_fast_u8conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
@@ -142,30 +196,12 @@ bool ap_fast_u8conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kt
     *s = AP_ERR_ARG;
     return true;
   }
-  u8conv_job j = {
-      &pl,
-      p,
-      {pl.n,
-       pl.k,
-       pl.kp,
-       f->data,
-       bias ? bias->data : NULL,
-       p->filter_offset,
-       {p->output_multiplier, p->output_shift, p->output_offset, p->act_min, p->act_max}},
-      in->data,
-      out->data,
-      scratch,
-      in->dims[1],
-      in->dims[2],
-      in->dims[3],
-      out->dims[1],
-      out->dims[2],
-      f->dims[1],
-      f->dims[2],
-      f->dims[1] == 1 && f->dims[2] == 1 && p->stride_h == 1 && p->stride_w == 1 &&
-          p->pad.pad_h == 0 && p->pad.pad_w == 0 && in->dims[1] == out->dims[1] &&
-          in->dims[2] == out->dims[2]};
-  if (pl.packed) pl.ops->u8pack(&j.g, scratch);
+  u8conv_job j = {&pl, {0}, scratch};
+  ap_fast_u8conv_init(&j.run, pl.ops, p, in, f, bias, out);
+  if (pl.packed) {
+    pl.ops->u8pack(&j.run.g, scratch);
+    j.run.packed = scratch;
+  }
   ap_fast_parallel(x, conv_task, &j, pl.tasks);
   *s = AP_OK;
   return true;
