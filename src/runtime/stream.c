@@ -510,6 +510,19 @@ static int64_t window_hi(const member *m, int64_t y) {
   return hi < 0 ? 0 : hi > m->in_h ? m->in_h : hi;
 }
 
+/* The end of the batch of output rows from y0 (at most upto): the most whose input windows the
+ * input ring holds at once, at least one. The windows' ends grow with y, so the last row that
+ * fits follows from the unclamped end (where the clamped one is below the limit, so is upto's;
+ * computed, not searched row by row: segments of short rows make many calls). */
+static int32_t batch_end(const member *m, int32_t y0, int32_t upto) {
+  int64_t limit = window_lo(m, y0) + m->rows.in_ring;
+  if (window_hi(m, upto - 1) <= limit) return upto;
+  if (m->stride <= 0) return y0 + 1;
+  int64_t num = limit + m->pad - m->eff; /* y * stride <= num: the window ends by the limit */
+  int64_t y1 = num < 0 ? 0 : num / m->stride + 1;
+  return y1 <= y0 ? y0 + 1 : y1 >= upto ? upto : (int32_t)y1;
+}
+
 /* Computes member m's output rows up to `upto`, pulling its input rows from the member before.
  * Rows go in batches, one kernel call each: as many as the input ring holds the windows of at
  * once (all, for the first member, whose input is whole). Writing a batch into the output
@@ -519,9 +532,7 @@ static ap_status pull(const ap_kexec *x, member *m, int32_t upto) {
   while (m->done < upto) {
     int32_t y0 = m->done, y1 = upto;
     if (m->prev) {
-      int64_t ring = m->rows.in_ring;
-      while (y1 > y0 + 1 && window_hi(m, y1 - 1) - window_lo(m, y0) > ring)
-        y1--;
+      y1 = batch_end(m, y0, upto);
       int64_t hi = window_hi(m, y1 - 1);
       if (hi > 0) {
         ap_status s = pull(x, m->prev, (int32_t)hi);
