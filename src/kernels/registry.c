@@ -10,6 +10,7 @@
 #include "kernels/kops_elem16.h"
 #include "kernels/kops_mathlogic.h"
 #include "kernels/kops_signal.h"
+#include "kernels/kops_stream7.h"
 #include "kernels/kops_threads4.h"
 #include "kernels/lstm.h"
 #include "kernels/stream_kernels.h"
@@ -257,9 +258,18 @@ static ap_status softmax_prep(ap_kctx *c, size_t *scratch) {
                                                                    : ap_softmax_prepare_8bit)(
       c->options->beta, in(c, 0), c->outputs[0], p, c->err);
   *scratch = s == AP_OK ? p->scratch_bytes : 0; /* int16: its tables */
+  size_t fast;
+  if (s == AP_OK && AP_FAST_DIRECT && REG_T(AP_REG_INT8 | AP_REG_UINT8) &&
+      ap_fast_softmax_scratch(c->options->exec, p, in(c, 0), c->outputs[0], &fast) &&
+      fast > *scratch)
+    *scratch = fast;
   return s;
 }
 static ap_status softmax_run(ap_kctx *c) {
+  ap_status s;
+  if (AP_FAST_DIRECT && REG_T(AP_REG_INT8 | AP_REG_UINT8) &&
+      ap_fast_softmax_eval(c->options->exec, c->params, in(c, 0), c->outputs[0], c->scratch, &s))
+    return s;
   return (AP_REGISTRY_TYPES & (AP_REG_INT16 | AP_REG_FLOAT)
               ? ap_softmax_eval_scratch
               : ap_softmax_eval_8bit)(c->params, in(c, 0), c->outputs[0], c->scratch);

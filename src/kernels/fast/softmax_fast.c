@@ -1,0 +1,96 @@
+/* SOFTMAX int8 or uint8 input (int8, int16 or uint8 output) with a table of its exponentials:
+ * the reference (softmax.c, TFLite's reference_ops::Softmax) computes, per value, the
+ * fixed-point exp of (x - row max) scaled by beta, twice (for the sum, then the output). That
+ * exp depends only on the difference, one of 256 (0 down to -255): computed once per eval into
+ * the scratch, each value's is a lookup, the rest of the arithmetic (the sum's rescaling, the
+ * reciprocal, the output's rounding) the reference's. A difference below diff_min, which the
+ * reference skips, takes 0: it adds 0 to the sum and gives the output's minimum, as skipped.
+ * x86-64 only (AP_FAST_DIRECT): a board's firmware links the reference alone. */
+#include "kernels/fast/conv_win.h"
+#include "kernels/kops_stream7.h"
+#include "kernels/quant.h"
+
+#if AP_FAST_DIRECT
+
+enum { SCALED_DIFF_INTEGER_BITS = 5, ACCUMULATION_INTEGER_BITS = 12, TABLE = 256 };
+
+/* Below this many values the table (256 entries) costs more than the reference's two
+ * exponentials per value. */
+enum { MIN_VALUES = 128 };
+
+static bool applies(const ap_kexec *x, const ap_softmax_params *p, const ap_ktensor *in,
+                    const ap_ktensor *out, size_t *n) {
+  if (!x || !x->level || !p || !in || !out || in->rank < 1 ||
+      (x->small_extra && TABLE * sizeof(int32_t) > x->small_extra) ||
+      (in->type != AP_INT8 && in->type != AP_UINT8) ||
+      !(out->type == AP_INT8 || out->type == AP_INT16 || out->type == AP_UINT8) ||
+      !ap_ktensor_count(in, n) || in->dims[in->rank - 1] <= 0)
+    return false;
+  return *n >= MIN_VALUES;
+}
+
+bool ap_fast_softmax_scratch(const ap_kexec *x, const ap_softmax_params *p, const ap_ktensor *in,
+                             const ap_ktensor *out, size_t *scratch) {
+  size_t n;
+  if (!applies(x, p, in, out, &n)) return false;
+  *scratch = TABLE * sizeof(int32_t);
+  return true;
+}
+
+/* e[d]: the exp of difference -d, 0 where the reference skips it. */
+static void table(const ap_softmax_params *p, int32_t *e) {
+  for (int32_t d = 0; d < TABLE; d++)
+    e[d] = -d >= p->diff_min ? ap_kfp_exp_on_negative_values(
+                                   ap_kq_mul_gt1(-d, p->input_multiplier, p->input_left_shift),
+                                   SCALED_DIFF_INTEGER_BITS)
+                             : 0;
+}
+
+/* Rows of depth values, T the input's and O the output's element types. */
+#define SOFTMAX_ROWS(T, O, LO, HI, BITS)                                                           \
+  for (size_t i = 0; i < outer; i++) {                                                             \
+    const T *xr = (const T *)in->data + i * depth;                                                 \
+    O *yr = (O *)out->data + i * depth;                                                            \
+    int32_t max = (T)(-1) < 0 ? -128 : 0;                                                          \
+    for (size_t c = 0; c < depth; c++)                                                             \
+      max = xr[c] > max ? xr[c] : max;                                                             \
+    uint32_t sum = 0; /* Q12.19, wrapping as the reference's */                                    \
+    for (size_t c = 0; c < depth; c++)                                                             \
+      sum += (uint32_t)ap_kq_rdbpot(e[max - xr[c]], ACCUMULATION_INTEGER_BITS);                    \
+    int bits;                                                                                      \
+    int32_t scale = ap_kq_reciprocal((int32_t)sum, ACCUMULATION_INTEGER_BITS, &bits);              \
+    int exponent = bits + 31 - (BITS);                                                             \
+    exponent = exponent < 0 ? 0 : exponent > 31 ? 31 : exponent;                                   \
+    for (size_t c = 0; c < depth; c++)                                                             \
+      yr[c] = (O)ap_kq_clamp(ap_kq_rdbpot(ap_kq_srdhm(scale, e[max - xr[c]]), exponent) + (LO),    \
+                             (LO), (HI));                                                          \
+  }
+
+bool ap_fast_softmax_eval(const ap_kexec *x, const ap_softmax_params *p, const ap_ktensor *in,
+                          ap_ktensor *out, void *scratch, ap_status *s) {
+  size_t n;
+  if (!applies(x, p, in, out, &n)) return false;
+  if (!in->data || !out->data || !scratch || !ap_kshape_is(in, &p->in_shape) ||
+      !ap_kshape_is(out, &p->out_shape) ||
+      !((in->type == AP_INT8 && (out->type == AP_INT8 || out->type == AP_INT16)) ||
+        (in->type == AP_UINT8 && out->type == AP_UINT8))) {
+    *s = AP_ERR_ARG;
+    return true;
+  }
+  int32_t *e = scratch;
+  table(p, e);
+  size_t depth = (size_t)in->dims[in->rank - 1], outer = n / depth;
+  if (in->type == AP_UINT8) {
+    SOFTMAX_ROWS(uint8_t, uint8_t, 0, 255, 8)
+  } else if (out->type == AP_INT8) {
+    SOFTMAX_ROWS(int8_t, int8_t, -128, 127, 8)
+  } else {
+    SOFTMAX_ROWS(int8_t, int16_t, -32768, 32767, 16)
+  }
+  *s = AP_OK;
+  return true;
+}
+
+#else
+typedef int ap_softmax_fast_unused; /* x86-64 only */
+#endif
