@@ -113,11 +113,16 @@ static void u8pack(const ap_u8gemm *g, void *packed) {
   if (g->n < blocks * 8)
     memset(p + (size_t)(g->n / 8) * pairs * 16, 0,
            (size_t)(blocks - g->n / 8) * pairs * 16 * sizeof *p);
+  int16_t off = (int16_t)g->w_off;
   for (int32_t ch = 0; ch < g->n; ch++) {
     const uint8_t *w = g->w + (size_t)ch * g->k;
     int16_t *v = p + (size_t)(ch / 8) * pairs * 16 + 2 * (ch % 8);
-    for (int32_t d = 0; d < g->k; d++)
-      v[(size_t)(d / 2) * 16 + d % 2] = (int16_t)(w[d] + g->w_off);
+    int32_t kk = 0;
+    for (; kk < g->k / 2; kk++, v += 16, w += 2) {
+      v[0] = (int16_t)(w[0] + off);
+      v[1] = (int16_t)(w[1] + off);
+    }
+    if (g->k % 2) v[0] = (int16_t)(w[0] + off);
   }
 }
 
