@@ -46,6 +46,9 @@ kernels() {
   echo "GMAC/s counts CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED multiply-adds; same bytes: the"
   echo "three gave identical outputs (the oracle tests check TFLite Micro's bytes at every level and"
   echo "thread count). On a shared, loaded machine a second thread waits for a core: see the load."
+  echo "In that rotation each 2-thread invoke starts with its workers asleep and its maps out of"
+  echo "cache; the \"back to back\" columns time the fast kernels on 1 and 2 threads as TFLite's"
+  echo "benchmark_model does (a warm-up invoke, then invokes in a row), in alternating blocks of 5."
   echo "Builtin ops are prepared once (\`ap_interpreter_options.prepare\` = AP_PREPARE_ONCE): the"
   echo "times are the kernels', not their prepare's."
   echo

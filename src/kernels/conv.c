@@ -30,6 +30,35 @@ static bool scales_differ(const ap_ktensor *t) {
   return false;
 }
 
+ap_status ap_kconv_window(const char *op, const ap_conv_options *o, const ap_ktensor *input,
+                          const ap_ktensor *filter, ap_conv_params *p, ap_errbuf *err) {
+  p->stride_w = o->stride_w;
+  p->stride_h = o->stride_h;
+  p->dilation_w = o->dilation_w > 0 ? o->dilation_w : 1;
+  p->dilation_h = o->dilation_h > 0 ? o->dilation_h : 1;
+  if (!ap_kcompute_padding(o->padding, input->dims[1], input->dims[2], filter->dims[1],
+                           filter->dims[2], o->stride_h, o->stride_w, p->dilation_h, p->dilation_w,
+                           &p->pad)) {
+    return ap_fail(err, AP_ERR_FORMAT,
+                   "%s: no output for input %dx%d, filter %dx%d, stride %dx%d, padding %d", op,
+                   (int)input->dims[1], (int)input->dims[2], (int)filter->dims[1],
+                   (int)filter->dims[2], (int)o->stride_h, (int)o->stride_w, o->padding);
+  }
+  return AP_OK;
+}
+
+void ap_kconv_output(const ap_ktensor *input, const ap_ktensor *filter, ap_ktensor *output,
+                     int32_t out_channels, ap_conv_params *p) {
+  output->rank = 4;
+  output->dims[0] = input->dims[0];
+  output->dims[1] = p->pad.out_h;
+  output->dims[2] = p->pad.out_w;
+  output->dims[3] = out_channels;
+  p->in_shape = ap_kshape_of(input);
+  p->in2_shape = ap_kshape_of(filter);
+  p->out_shape = ap_kshape_of(output);
+}
+
 ap_status ap_kconv_setup(const char *op, int activation, const ap_ktensor *input,
                          const ap_ktensor *filter, const ap_ktensor *bias, const ap_ktensor *output,
                          int32_t out_channels, ap_conv_params *p, ap_errbuf *err) {
@@ -155,9 +184,9 @@ static bool conv_scratch(ap_conv_params *p, const ap_ktensor *filter, size_t inp
   return true;
 }
 
-static ap_status conv_prepare(const ap_conv_options *o, const ap_ktensor *input,
-                              const ap_ktensor *filter, const ap_ktensor *bias, ap_ktensor *output,
-                              ap_conv_params *p, ap_errbuf *err) {
+ap_status ap_conv_prepare(const ap_conv_options *o, const ap_ktensor *input,
+                          const ap_ktensor *filter, const ap_ktensor *bias, ap_ktensor *output,
+                          ap_conv_params *p, ap_errbuf *err) {
   if (!o || !input || !filter || !output || !p) {
     return ap_fail(err, AP_ERR_ARG, "CONV_2D: NULL argument");
   }
@@ -174,20 +203,9 @@ static ap_status conv_prepare(const ap_conv_options *o, const ap_ktensor *input,
                    "CONV_2D: input depth %d does not match filter depth %d with %d filters",
                    (int)in_depth, (int)filter_depth, (int)out_channels);
   }
-  p->stride_w = o->stride_w;
-  p->stride_h = o->stride_h;
-  p->dilation_w = o->dilation_w > 0 ? o->dilation_w : 1;
-  p->dilation_h = o->dilation_h > 0 ? o->dilation_h : 1;
-  if (!ap_kcompute_padding(o->padding, input->dims[1], input->dims[2], filter->dims[1],
-                           filter->dims[2], o->stride_h, o->stride_w, p->dilation_h, p->dilation_w,
-                           &p->pad)) {
-    return ap_fail(err, AP_ERR_FORMAT,
-                   "CONV_2D: no output for input %dx%d, filter %dx%d, stride %dx%d, padding %d",
-                   (int)input->dims[1], (int)input->dims[2], (int)filter->dims[1],
-                   (int)filter->dims[2], (int)o->stride_h, (int)o->stride_w, o->padding);
-  }
-  ap_status s =
-      ap_kconv_setup("CONV_2D", o->activation, input, filter, bias, output, out_channels, p, err);
+  ap_status s = ap_kconv_window("CONV_2D", o, input, filter, p, err);
+  if (s != AP_OK) return s;
+  s = ap_kconv_setup("CONV_2D", o->activation, input, filter, bias, output, out_channels, p, err);
   if (s != AP_OK) return s;
   if (p->kind == AP_KCONV_INT16X8) {
     /* Without a bias, the converter's quantized_bias_type says which sums TFLM uses. */
@@ -197,11 +215,7 @@ static ap_status conv_prepare(const ap_conv_options *o, const ap_ktensor *input,
       if (s != AP_OK) return s;
     }
   }
-  output->rank = 4;
-  output->dims[0] = input->dims[0];
-  output->dims[1] = p->pad.out_h;
-  output->dims[2] = p->pad.out_w;
-  output->dims[3] = out_channels;
+  ap_kconv_output(input, filter, output, out_channels, p);
   size_t in_count, out_count, f_count;
   if (!ap_ktensor_count(input, &in_count) || !ap_ktensor_count(output, &out_count) ||
       !ap_ktensor_count(filter, &f_count) ||
@@ -209,18 +223,6 @@ static ap_status conv_prepare(const ap_conv_options *o, const ap_ktensor *input,
     return ap_fail(err, AP_ERR_OVERFLOW, "CONV_2D: tensor sizes overflow");
   }
   return AP_OK;
-}
-
-ap_status ap_conv_prepare(const ap_conv_options *o, const ap_ktensor *input,
-                          const ap_ktensor *filter, const ap_ktensor *bias, ap_ktensor *output,
-                          ap_conv_params *p, ap_errbuf *err) {
-  ap_status s = conv_prepare(o, input, filter, bias, output, p, err);
-  if (s == AP_OK) {
-    p->in_shape = ap_kshape_of(input);
-    p->in2_shape = ap_kshape_of(filter);
-    p->out_shape = ap_kshape_of(output);
-  }
-  return s;
 }
 
 /* Geometry shared by the loops. */

@@ -9,9 +9,9 @@
 
 #include <string.h>
 
-static ap_status depthwise_prepare(const ap_conv_options *o, const ap_ktensor *input,
-                                   const ap_ktensor *filter, const ap_ktensor *bias,
-                                   ap_ktensor *output, ap_conv_params *p, ap_errbuf *err) {
+ap_status ap_depthwise_prepare(const ap_conv_options *o, const ap_ktensor *input,
+                               const ap_ktensor *filter, const ap_ktensor *bias, ap_ktensor *output,
+                               ap_conv_params *p, ap_errbuf *err) {
   if (!o || !input || !filter || !output || !p) {
     return ap_fail(err, AP_ERR_ARG, "DEPTHWISE_CONV_2D: NULL argument");
   }
@@ -37,20 +37,10 @@ static ap_status depthwise_prepare(const ap_conv_options *o, const ap_ktensor *i
                    "input channels",
                    (int)o->depth_multiplier, (int)out_channels, (int)in_depth);
   }
-  p->stride_w = o->stride_w;
-  p->stride_h = o->stride_h;
-  p->dilation_w = o->dilation_w > 0 ? o->dilation_w : 1;
-  p->dilation_h = o->dilation_h > 0 ? o->dilation_h : 1;
-  if (!ap_kcompute_padding(o->padding, input->dims[1], input->dims[2], filter->dims[1],
-                           filter->dims[2], o->stride_h, o->stride_w, p->dilation_h, p->dilation_w,
-                           &p->pad)) {
-    return ap_fail(err, AP_ERR_FORMAT,
-                   "DEPTHWISE_CONV_2D: no output for input %dx%d, filter %dx%d, stride %dx%d",
-                   (int)input->dims[1], (int)input->dims[2], (int)filter->dims[1],
-                   (int)filter->dims[2], (int)o->stride_h, (int)o->stride_w);
-  }
-  ap_status s = ap_kconv_setup("DEPTHWISE_CONV_2D", o->activation, input, filter, bias, output,
-                               out_channels, p, err);
+  ap_status s = ap_kconv_window("DEPTHWISE_CONV_2D", o, input, filter, p, err);
+  if (s != AP_OK) return s;
+  s = ap_kconv_setup("DEPTHWISE_CONV_2D", o->activation, input, filter, bias, output, out_channels,
+                     p, err);
   if (s != AP_OK) return s;
   if (p->kind == AP_KCONV_INT16X8) {
     if (p->acc32) {
@@ -61,11 +51,7 @@ static ap_status depthwise_prepare(const ap_conv_options *o, const ap_ktensor *i
                              err);
     if (s != AP_OK) return s;
   }
-  output->rank = 4;
-  output->dims[0] = input->dims[0];
-  output->dims[1] = p->pad.out_h;
-  output->dims[2] = p->pad.out_w;
-  output->dims[3] = out_channels;
+  ap_kconv_output(input, filter, output, out_channels, p);
   size_t in_count, out_count, t;
   if (!ap_ktensor_count(input, &in_count) || !ap_ktensor_count(output, &out_count)) {
     return ap_fail(err, AP_ERR_OVERFLOW, "DEPTHWISE_CONV_2D: tensor sizes overflow");
@@ -87,18 +73,6 @@ static ap_status depthwise_prepare(const ap_conv_options *o, const ap_ktensor *i
     }
   }
   return AP_OK;
-}
-
-ap_status ap_depthwise_prepare(const ap_conv_options *o, const ap_ktensor *input,
-                               const ap_ktensor *filter, const ap_ktensor *bias, ap_ktensor *output,
-                               ap_conv_params *p, ap_errbuf *err) {
-  ap_status s = depthwise_prepare(o, input, filter, bias, output, p, err);
-  if (s == AP_OK) {
-    p->in_shape = ap_kshape_of(input);
-    p->in2_shape = ap_kshape_of(filter);
-    p->out_shape = ap_kshape_of(output);
-  }
-  return s;
 }
 
 /* in_rows/out_rows: rows each buffer holds (a ring: row y at slot y % rows); output rows

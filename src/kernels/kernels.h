@@ -85,6 +85,13 @@ void ap_kconv_channel_multipliers(float input_scale, const ap_ktensor *filter, f
 ap_status ap_kconv_setup(const char *op, int activation, const ap_ktensor *input,
                          const ap_ktensor *filter, const ap_ktensor *bias, const ap_ktensor *output,
                          int32_t out_channels, ap_conv_params *p, ap_errbuf *err);
+/* Shared by conv.c and depthwise.c: strides, dilations (0 reads as 1) and padding from the
+ * options, failing with one message when the window leaves no output. */
+ap_status ap_kconv_window(const char *op, const ap_conv_options *o, const ap_ktensor *input,
+                          const ap_ktensor *filter, ap_conv_params *p, ap_errbuf *err);
+/* After a successful prepare: the NHWC output's dims and the shapes eval checks against. */
+void ap_kconv_output(const ap_ktensor *input, const ap_ktensor *filter, ap_ktensor *output,
+                     int32_t out_channels, ap_conv_params *p);
 /* PortableAsymmetricQuantizeFloats / PortableSymmetricQuantizeFloats (tensor_utils). */
 void ap_kquantize_asymmetric(const float *v, size_t n, int8_t *q, float *scaling_factor,
                              int32_t *offset);

@@ -69,9 +69,11 @@ void ap_port_workers_run(ap_port_workers *w, ap_port_task fn, void *arg, int n);
  * workspaces. */
 typedef void (*ap_port_slot_task)(void *arg, int index, int slot);
 void ap_port_workers_run_slots(ap_port_workers *w, ap_port_slot_task fn, void *arg, int n);
-/* Idle workers sleep (after a few hundred microseconds without a region) and take tens of
- * microseconds to wake: wake() starts them spinning ahead of the regions to come (at the start
- * of an invoke), without waiting for them. A hint; NULL or no sleepers: nothing. */
+/* Idle workers sleep (after a millisecond without a region, or up to 8 times what waking them
+ * has cost, at most 50 ms: on a virtual machine a wake-up took milliseconds) and take tens of
+ * microseconds to wake on a bare machine: wake() starts them spinning ahead of the regions to
+ * come (at the start of an invoke), without waiting for them. A hint; NULL or no sleepers:
+ * nothing. */
 void ap_port_workers_wake(ap_port_workers *w);
 void ap_port_workers_destroy(ap_port_workers *w);
 

@@ -31,8 +31,14 @@
 
 /* How long a waiting thread spins before sleeping: longer than the gaps between the parallel
  * regions of one invoke (ops on the caller alone: mobilenet_v2's first TRANSPOSE takes half a
- * millisecond), short enough to sleep soon after an invoke. */
+ * millisecond), short enough to sleep soon after an invoke. Where a wake-up is slow, longer:
+ * AP_SPIN_WAKES times what the last wake-ups cost, up to AP_SPIN_MAX_NS. On this project's
+ * virtual machine a broadcast took the caller 0.5 ms and the worker ran 4-6 ms after it, so a
+ * model invoked every 20 ms ran slower on 2 threads than on 1 (8 against 5.5 ms: each invoke
+ * woke its workers, which joined near its end); spinning through such gaps, 3.9 ms. */
 #define AP_SPIN_NS 1000000
+#define AP_SPIN_WAKES 8
+#define AP_SPIN_MAX_NS 50000000
 /* A gap this long between two looks at the clock while spinning is the OS's, not the spin's. */
 #define AP_PREEMPTED_NS 50000
 /* A wait for the workers past the caller's own share and this long is a stall (a worker
@@ -64,12 +70,18 @@ struct ap_port_workers {
   pthread_mutex_t mu;
   pthread_cond_t wake, done;
   atomic_int sleepers; /* workers asleep on `wake`, or about to be */
-  atomic_int waiting;  /* 1 while the caller sleeps on `done`, or is about to */
+  /* 1 from a broadcast until a worker next goes to sleep: the sleepers it woke need no other
+   * (on a virtual machine a woken CPU can take milliseconds to run, and a broadcast at every
+   * region meanwhile cost the caller a system call each). */
+  atomic_int broadcast;
+  atomic_int waiting; /* 1 while the caller sleeps on `done`, or is about to */
   atomic_bool stop;
-  _Atomic uint32_t pokes; /* wake() calls that found sleepers: they start spinning again */
-  uint32_t woken_at;      /* the generation at the last wake() (the caller's own) */
-  int backoff;            /* regions the caller runs alone after a stall (the caller's own) */
-  int backoff_len;        /* the next back-off's length: doubles at each stall, halves without */
+  _Atomic uint32_t pokes;     /* wake() calls that found sleepers: they start spinning again */
+  _Atomic uint64_t wake_at;   /* when the last broadcast started (now_ns) */
+  _Atomic uint64_t wake_cost; /* a wake-up's cost, averaged: broadcast to the worker running */
+  uint32_t woken_at;          /* the generation at the last wake() (the caller's own) */
+  int backoff;                /* regions the caller runs alone after a stall (the caller's own) */
+  int backoff_len; /* the next back-off's length: doubles at each stall, halves without */
   _Atomic uint32_t generation; /* of the last published region; 0: none yet */
   /* The current region (written before its generation is published). */
   _Atomic(ap_port_task) fn;
@@ -93,9 +105,17 @@ static uint64_t now_ns(void) {
   return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-/* Spins until done(w, v) holds or AP_SPIN_NS have passed; true if it holds. */
+/* How long to spin before sleeping, from what waking a sleeper has cost. */
+static uint64_t spin_ns(const ap_port_workers *w) {
+  uint64_t c = atomic_load_explicit(&w->wake_cost, memory_order_relaxed);
+  uint64_t t = c > AP_SPIN_MAX_NS / AP_SPIN_WAKES ? AP_SPIN_MAX_NS : c * AP_SPIN_WAKES;
+  return t > AP_SPIN_NS ? t : AP_SPIN_NS;
+}
+
+/* Spins until done(w, v) holds or spin_ns() have passed; true if it holds. */
 static bool spin_until(const ap_port_workers *w, bool (*done)(const ap_port_workers *, uint32_t),
                        uint32_t v) {
+  uint64_t limit = spin_ns(w);
   uint64_t last = 0, spun = 0;
   for (unsigned i = 0;; i++) {
     if (done(w, v)) return true;
@@ -107,7 +127,7 @@ static bool spin_until(const ap_port_workers *w, bool (*done)(const ap_port_work
        * in the middle of an invoke, and every region after would wait on its wake-up. */
       if (last && t - last < AP_PREEMPTED_NS) spun += t - last;
       last = t;
-      if (spun > AP_SPIN_NS) return false;
+      if (spun > limit) return false;
     }
   }
 }
@@ -173,12 +193,21 @@ static void *worker(void *p) {
   for (;;) {
     if (!spin_until(w, new_region, seen)) {
       pthread_mutex_lock(&w->mu);
+      atomic_store(&w->broadcast, 0); /* before the announcement: see wake_sleepers() */
       atomic_fetch_add(&w->sleepers, 1);
       uint32_t poked = atomic_load(&w->pokes);
       while (!new_region(w, seen) && atomic_load(&w->pokes) == poked)
         pthread_cond_wait(&w->wake, &w->mu);
       atomic_fetch_sub(&w->sleepers, 1);
       pthread_mutex_unlock(&w->mu);
+      /* A lost wake-up race (a broadcast older than this sleep) reads as a long one: the
+       * average only moves a quarter of the way, and a cost above a second is not kept. */
+      uint64_t at = atomic_load(&w->wake_at), t = now_ns();
+      if (at && t > at && t - at < 1000000000u) {
+        uint64_t c = atomic_load_explicit(&w->wake_cost, memory_order_relaxed);
+        atomic_store_explicit(&w->wake_cost, c ? (3 * c + (t - at)) / 4 : t - at,
+                              memory_order_relaxed);
+      }
       if (!new_region(w, seen)) continue; /* woken ahead of a region: spin for it */
     }
     if (atomic_load_explicit(&w->stop, memory_order_acquire)) break;
@@ -224,9 +253,12 @@ ap_status ap_port_workers_create(const ap_allocator *a, int threads, ap_port_wor
   pthread_cond_init(&w->wake, NULL);
   pthread_cond_init(&w->done, NULL);
   atomic_init(&w->sleepers, 0);
+  atomic_init(&w->broadcast, 0);
   atomic_init(&w->waiting, 0);
   atomic_init(&w->stop, false);
   atomic_init(&w->pokes, 0);
+  atomic_init(&w->wake_at, 0);
+  atomic_init(&w->wake_cost, 0);
   atomic_init(&w->generation, 0);
   atomic_init(&w->fn, NULL);
   atomic_init(&w->slot_fn, NULL);
@@ -247,6 +279,18 @@ ap_status ap_port_workers_create(const ap_allocator *a, int threads, ap_port_wor
 
 int ap_port_workers_count(const ap_port_workers *w) {
   return w ? w->threads : 1;
+}
+
+/* Wakes the sleepers unless a broadcast since the last of them went to sleep already did. A
+ * worker clears `broadcast` before announcing itself in `sleepers` (both sequentially
+ * consistent), so a waker that reads its announcement reads the cleared flag too. */
+static void wake_sleepers(ap_port_workers *w, bool poke) {
+  if (atomic_exchange(&w->broadcast, 1)) return;
+  atomic_store(&w->wake_at, now_ns());
+  pthread_mutex_lock(&w->mu);
+  if (poke) atomic_fetch_add(&w->pokes, 1);
+  pthread_cond_broadcast(&w->wake);
+  pthread_mutex_unlock(&w->mu);
 }
 
 static void run(ap_port_workers *w, ap_port_task fn, ap_port_slot_task slot_fn, void *arg, int n) {
@@ -272,11 +316,7 @@ static void run(ap_port_workers *w, ap_port_task fn, ap_port_slot_task slot_fn, 
    * the caller alone (a model invoked now and then, as a camera's frames come, would never run
    * on its workers). */
   bool woke = atomic_load(&w->sleepers) != 0;
-  if (woke) {
-    pthread_mutex_lock(&w->mu);
-    pthread_cond_broadcast(&w->wake);
-    pthread_mutex_unlock(&w->mu);
-  }
+  if (woke) wake_sleepers(w, false);
   uint64_t t0 = now_ns();
   take(w, gen, fn, slot_fn, arg, 0, (uint32_t)n);
   uint64_t t1 = now_ns();
@@ -336,10 +376,7 @@ void ap_port_workers_wake(ap_port_workers *w) {
   if (gen == w->woken_at) return;
   w->woken_at = gen;
   if (!atomic_load(&w->sleepers)) return;
-  pthread_mutex_lock(&w->mu);
-  atomic_fetch_add(&w->pokes, 1);
-  pthread_cond_broadcast(&w->wake);
-  pthread_mutex_unlock(&w->mu);
+  wake_sleepers(w, true);
 }
 
 void ap_port_workers_destroy(ap_port_workers *w) {
