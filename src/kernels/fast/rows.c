@@ -4,7 +4,9 @@
  * sub-map of the rows a range's windows reach (TFLite's padding shifted to match, so the taps
  * falling outside the map are exactly those outside the block). */
 #include "kernels/fast/rows.h"
+#include "kernels/fast/conv_win.h"
 #include "kernels/fast/dsp.h"
+#include "kernels/kops_stream6.h"
 
 #include <string.h>
 
@@ -157,6 +159,27 @@ static const int8_t *patch(const rconv_job *j, int32_t oy, int32_t ox, int8_t *c
   return col;
 }
 
+#if AP_FAST_DIRECT
+/* Output pixels q0 + i of the run of rows from y0, for the pixels-in-lanes product. */
+typedef struct rconv_tile {
+  const rconv_job *j;
+  int32_t y0;
+  int64_t q0;
+} rconv_tile;
+
+static const int8_t *tile_patch(void *ctx, int32_t i, int8_t *buf) {
+  const rconv_tile *t = ctx;
+  int64_t q = t->q0 + i;
+  return patch(t->j, t->y0 + (int32_t)(q / t->j->out_w), (int32_t)(q % t->j->out_w), buf);
+}
+
+/* Whether the level's in-place product has the pixels-in-lanes kernel for these weights. */
+static bool tiles16(const ap_kexec *x, const rconv *pl) {
+  return x->level->level == AP_SIMD_AVX512 && pl->kit == &x->level->gemm &&
+         pl->k <= AP_FAST_CONV16_MAX_K;
+}
+#endif
+
 /* ---- CONV_2D float ---- */
 
 /* Output channels per panel of the level's float conv (ap_fconv.wp). */
@@ -284,6 +307,16 @@ ap_status ap_fast_conv_rows(const ap_kexec *x, const ap_conv_params *p, const ap
     if (!y1) return AP_ERR_ARG;
     int8_t *o = (int8_t *)out->data + (size_t)slot(y0, rows->out_ring) * out_row;
     int64_t pixels = (int64_t)(y1 - y0) * j.out_w;
+#if AP_FAST_DIRECT
+    if (tiles16(x, &pl)) {
+      for (int64_t q0 = 0; q0 < pixels; q0 += 16) {
+        rconv_tile t = {&j, y0, q0};
+        ap_fast_avx512_conv16(&g, tile_patch, &t, (int32_t)(pixels - q0 < 16 ? pixels - q0 : 16),
+                              o + (size_t)q0 * (size_t)pl.n, (size_t)pl.n);
+      }
+      continue;
+    }
+#endif
     for (int64_t q0 = 0; q0 < pixels; q0 += pl.mr) {
       int32_t n = (int32_t)(pixels - q0 < pl.mr ? pixels - q0 : pl.mr);
       for (int32_t i = 0; i < n; i++) {

@@ -1,0 +1,183 @@
+/* The AVX-512 level's convolution product with weights read in place, pixels in lanes
+ * (kops_stream6.h). The level's gemm kit keeps 4 pixels x 4 channels of 64-byte sums and folds
+ * each to one int32 (about half its work); here a vector holds one output channel's sums for
+ * 16 pixels, so nothing is folded: per input quad, one load of the 16 pixels' quads (transposed
+ * from the patches in registers, no gathers) and 16 vpdpbusd, each with one channel's weight
+ * quad broadcast from the weights in place. The sums wrap modulo 2^32 as the reference's (any
+ * order is exact); the requantization is requant_avx512.h's, per channel. The tile of 16
+ * transposed patches is on the stack (at most 16 KiB: x86-64 hosts only, no microcontroller
+ * links this file). */
+#if defined(__x86_64__) || defined(_M_X64)
+#include "kernels/fast/requant_avx512.h"
+#include "kernels/kops_stream6.h"
+
+#include <string.h>
+
+/* 16 rows of 16 dwords transposed in registers: r[j] lane i = the old r[i] lane j. */
+static inline void tr16(__m512i r[16]) {
+  __m512i t[16];
+  for (int i = 0; i < 8; i++) {
+    t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+  }
+  /* r[4i + m], 128-bit lane L: element 4L + m of rows 4i..4i+3 */
+  for (int i = 0; i < 4; i++) {
+    r[4 * i] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
+    r[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
+    r[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
+    r[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
+  }
+  for (int m = 0; m < 4; m++) {
+    __m512i u0 = _mm512_shuffle_i32x4(r[m], r[4 + m], 0x88);
+    __m512i u1 = _mm512_shuffle_i32x4(r[m], r[4 + m], 0xdd);
+    __m512i v0 = _mm512_shuffle_i32x4(r[8 + m], r[12 + m], 0x88);
+    __m512i v1 = _mm512_shuffle_i32x4(r[8 + m], r[12 + m], 0xdd);
+    t[m] = _mm512_shuffle_i32x4(u0, v0, 0x88);
+    t[8 + m] = _mm512_shuffle_i32x4(u0, v0, 0xdd);
+    t[4 + m] = _mm512_shuffle_i32x4(u1, v1, 0x88);
+    t[12 + m] = _mm512_shuffle_i32x4(u1, v1, 0xdd);
+  }
+  for (int i = 0; i < 16; i++)
+    r[i] = t[i];
+}
+
+/* A weight quad, read unaligned where it lies (a may_alias type: GCC then folds the broadcast
+ * into vpdpbusd's {1to16} memory operand). */
+typedef int32_t ap_i32u __attribute__((aligned(1), may_alias));
+#define AP_W(P) _mm512_set1_epi32(*(const ap_i32u *)(const void *)(P))
+
+/* The last quad of a row of k bytes (k % 4 of them; the patches' bytes past k are zero). */
+static inline __m512i w_tail(const int8_t *p, int32_t bytes) {
+  int32_t v = 0;
+  memcpy(&v, p, (size_t)bytes);
+  return _mm512_set1_epi32(v);
+}
+
+#define AP_ACC16(X)                                                                                \
+  X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
+#define AP_DECL(I) __m512i a##I = _mm512_setzero_si512();
+#define AP_SAVE(I) acc[I] = a##I;
+#define AP_DOT(I) a##I = _mm512_dpbusd_epi32(a##I, x, AP_W(ROW(I)));
+#define AP_DOT_TAIL(I) a##I = _mm512_dpbusd_epi32(a##I, x, w_tail(ROW(I), rest));
+
+/* 16 channels' sums over the tile (quad q of the 16 pixels at tile + (q % 16) * kp +
+ * (q / 16) * 64), channel I's weight quad at ROW(I), a macro of the caller over p0 and p8
+ * (channels 0 and 8, moved by a quad per step). */
+#define AP_BLOCK_BODY                                                                              \
+  AP_ACC16(AP_DECL)                                                                                \
+  int32_t kfull = k / 4;                                                                           \
+  for (int32_t q0 = 0; q0 < kfull; q0 += 16) {                                                     \
+    const uint8_t *xp = tile + (size_t)q0 / 16 * 64;                                               \
+    int32_t qe = kfull - q0 < 16 ? kfull - q0 : 16;                                                \
+    for (int32_t j = 0; j < qe; j++, xp += kp, p0 += 4, p8 += 4) {                                 \
+      __m512i x = _mm512_load_si512((const void *)xp);                                             \
+      AP_ACC16(AP_DOT)                                                                             \
+    }                                                                                              \
+  }                                                                                                \
+  if (k % 4) { /* the last quad: read no weight byte past k */                                     \
+    int32_t rest = k % 4;                                                                          \
+    __m512i x = _mm512_load_si512(                                                                 \
+        (const void *)(tile + (size_t)(kfull % 16) * kp + (size_t)(kfull / 16) * 64));             \
+    AP_ACC16(AP_DOT_TAIL)                                                                          \
+  }                                                                                                \
+  AP_ACC16(AP_SAVE)
+
+/* Channels w + I * k, I < 16 (all in the tensor): 16 rows addressed from two pointers and the
+ * odd multiples of k. */
+__attribute__((noinline)) static void block_strided(const uint8_t *tile, size_t kp, const int8_t *w,
+                                                    int32_t k, __m512i *acc) {
+  const ptrdiff_t k1 = k, k3 = 3 * k1, k5 = 5 * k1, k7 = 7 * k1;
+  const int8_t *p0 = w, *p8 = w + 8 * k1;
+#define ROW(I)                                                                                     \
+  ((I) == 0    ? p0                                                                                \
+   : (I) == 1  ? p0 + k1                                                                           \
+   : (I) == 2  ? p0 + 2 * k1                                                                       \
+   : (I) == 3  ? p0 + k3                                                                           \
+   : (I) == 4  ? p0 + 4 * k1                                                                       \
+   : (I) == 5  ? p0 + k5                                                                           \
+   : (I) == 6  ? p0 + 2 * k3                                                                       \
+   : (I) == 7  ? p0 + k7                                                                           \
+   : (I) == 8  ? p8                                                                                \
+   : (I) == 9  ? p8 + k1                                                                           \
+   : (I) == 10 ? p8 + 2 * k1                                                                       \
+   : (I) == 11 ? p8 + k3                                                                           \
+   : (I) == 12 ? p8 + 4 * k1                                                                       \
+   : (I) == 13 ? p8 + k5                                                                           \
+   : (I) == 14 ? p8 + 2 * k3                                                                       \
+               : p8 + k7)
+  AP_BLOCK_BODY
+#undef ROW
+}
+
+/* Fewer than 16 channels in all: row I is channel min(I, n - 1). */
+__attribute__((noinline)) static void block_rows(const uint8_t *tile, size_t kp, const int8_t *w,
+                                                 int32_t k, int32_t n, __m512i *acc) {
+  ptrdiff_t off[16];
+  for (int32_t i = 0; i < 16; i++)
+    off[i] = (ptrdiff_t)(i < n ? i : n - 1) * k;
+  const int8_t *p0 = w, *p8 = w;
+#define ROW(I) ((I) < 8 ? p0 + off[I] : p8 + off[I])
+  AP_BLOCK_BODY
+#undef ROW
+}
+
+/* Channel c0 + I's sums (acc[I], 16 pixels) requantized, then transposed to pixels and
+ * stored: pixel i's channels [c0, c0 + nc) at out + i * stride + c0. */
+static void store_block(const ap_qgemm *g, __m512i acc[16], int32_t c0, int32_t nc, int32_t count,
+                        int8_t *out, size_t stride) {
+  const __m512i off = _mm512_set1_epi32(g->out_off), lo = _mm512_set1_epi32(g->act_min),
+                hi = _mm512_set1_epi32(g->act_max);
+  for (int32_t i = 0; i < 16; i++) {
+    int32_t c = c0 + (i < nc ? i : nc - 1);
+    rq16 r;
+    rq_set(&r, _mm512_set1_epi32(g->col_bias[c]), _mm512_set1_epi32(g->mult[c]),
+           _mm512_set1_epi32(g->shift[c]));
+    __m512i v = mulq16(_mm512_sllv_epi32(_mm512_add_epi32(acc[i], r.bias), r.left), &r);
+    acc[i] = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(v, off), lo), hi);
+  }
+  tr16(acc);
+  __mmask16 m = (__mmask16)((1u << nc) - 1);
+  for (int32_t i = 0; i < count; i++)
+    _mm_mask_storeu_epi8(out + (size_t)i * stride + c0, m, _mm512_cvtepi32_epi8(acc[i]));
+}
+
+void ap_fast_avx512_conv16(const ap_qgemm *g, ap_fast_patch_fn patch, void *ctx, int32_t count,
+                           int8_t *out, size_t out_stride) {
+  int32_t k = g->k, n = g->n;
+  if (count <= 0 || count > 16 || k <= 0 || k > AP_FAST_CONV16_MAX_K || n <= 0) return;
+  size_t kp = ((size_t)k + 63) / 64 * 64;
+  _Alignas(64) uint8_t tile[16 * AP_FAST_CONV16_MAX_K];
+  const int8_t *src[16];
+  for (int32_t i = 0; i < 16; i++)
+    src[i] = i < count ? patch(ctx, i, (int8_t *)tile + (size_t)i * kp) : src[0];
+  /* Column b of the patches (64 bytes each, + 128, zeros past k) to quads 16b.. of the tile; a
+   * patch built in the tile is read whole before its column is overwritten. */
+  const __m512i flip = _mm512_set1_epi8((char)0x80);
+  for (int32_t b = 0; b * 64 < k; b++) {
+    int32_t len = k - b * 64 < 64 ? k - b * 64 : 64;
+    __mmask64 m = len == 64 ? ~(__mmask64)0 : ((__mmask64)1 << len) - 1;
+    __m512i r[16];
+    for (int32_t i = 0; i < 16; i++)
+      r[i] = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, src[i] + b * 64),
+                              _mm512_maskz_mov_epi8(m, flip));
+    tr16(r);
+    for (int32_t j = 0; j < 16; j++)
+      _mm512_store_si512((void *)(tile + (size_t)j * kp + (size_t)b * 64), r[j]);
+  }
+  __m512i acc[16];
+  if (n >= 16) {
+    /* The last block overlaps the one before when n % 16: its channels are written twice,
+     * with the same bytes. */
+    for (int32_t c0 = 0; c0 < n; c0 += 16) {
+      int32_t c = c0 + 16 <= n ? c0 : n - 16;
+      block_strided(tile, kp, g->w + (size_t)c * (size_t)k, k, acc);
+      store_block(g, acc, c, 16, count, out, out_stride);
+    }
+    return;
+  }
+  block_rows(tile, kp, g->w, k, n, acc);
+  store_block(g, acc, 0, n, count, out, out_stride);
+}
+#else
+typedef int ap_fast_inplace_avx512_unused; /* x86-64 only */
+#endif

@@ -1,0 +1,24 @@
+/* An int8 convolution product with weights read in place at the direct kits' speed (branch
+ * stream6): what a segment member runs where the arena leaves no room to pack its weights. */
+#ifndef AP_KERNELS_KOPS_STREAM6_H
+#define AP_KERNELS_KOPS_STREAM6_H
+
+#include "kernels/fast/fast.h"
+
+/* Pixel i's patch: its k signed bytes in the weights' order ([f_h][f_w][c]; padding holds the
+ * zero point, -in_off), in place or built into buf (k bytes, buf 64-byte aligned). */
+typedef const int8_t *(*ap_fast_patch_fn)(void *ctx, int32_t i, int8_t *buf);
+
+/* The largest k the kernel takes: its tile of 16 patches is on the stack (16 KiB). */
+enum { AP_FAST_CONV16_MAX_K = 1024 };
+
+#if defined(__x86_64__) || defined(_M_X64)
+/* count (1..16) output pixels, pixel i's n outputs at out + i * out_stride. g: as the AVX-512
+ * level's gemm kit (weights [n][k] read in place, its col_bias: bias + (in_off - 128) * sum w),
+ * g->k <= AP_FAST_CONV16_MAX_K. Pixels in lanes: the 16 patches are transposed into quads of
+ * 16 pixels, each output channel's weight quad broadcast into vpdpbusd. */
+void ap_fast_avx512_conv16(const ap_qgemm *g, ap_fast_patch_fn patch, void *ctx, int32_t count,
+                           int8_t *out, size_t out_stride);
+#endif
+
+#endif
