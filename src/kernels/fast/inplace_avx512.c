@@ -14,19 +14,22 @@
 #include <string.h>
 
 /* 16 rows of 16 dwords transposed in registers: r[j] lane i = the old r[i] lane j. */
-static inline void tr16(__m512i r[16]) {
+static inline __attribute__((always_inline)) void tr16(__m512i r[16]) {
   __m512i t[16];
+#pragma GCC unroll 16
   for (int i = 0; i < 8; i++) {
     t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
     t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
   }
-  /* r[4i + m], 128-bit lane L: element 4L + m of rows 4i..4i+3 */
+/* r[4i + m], 128-bit lane L: element 4L + m of rows 4i..4i+3 */
+#pragma GCC unroll 16
   for (int i = 0; i < 4; i++) {
     r[4 * i] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
     r[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
     r[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
     r[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
   }
+#pragma GCC unroll 16
   for (int m = 0; m < 4; m++) {
     __m512i u0 = _mm512_shuffle_i32x4(r[m], r[4 + m], 0x88);
     __m512i u1 = _mm512_shuffle_i32x4(r[m], r[4 + m], 0xdd);
@@ -37,6 +40,7 @@ static inline void tr16(__m512i r[16]) {
     t[4 + m] = _mm512_shuffle_i32x4(u1, v1, 0x88);
     t[12 + m] = _mm512_shuffle_i32x4(u1, v1, 0xdd);
   }
+#pragma GCC unroll 16
   for (int i = 0; i < 16; i++)
     r[i] = t[i];
 }
@@ -121,24 +125,21 @@ __attribute__((noinline)) static void block_rows(const uint8_t *tile, size_t kp,
 #undef ROW
 }
 
-/* Channel c0 + I's sums (acc[I], 16 pixels) requantized, then transposed to pixels and
- * stored: pixel i's channels [c0, c0 + nc) at out + i * stride + c0. */
+/* Channel c0 + I's sums (acc[I], 16 pixels) transposed to pixels (the sums wrap, so the bias
+ * may come after), requantized with channels in lanes and stored: pixel i's channels
+ * [c0, c0 + nc) at out + i * stride + c0. */
 static void store_block(const ap_qgemm *g, __m512i acc[16], int32_t c0, int32_t nc, int32_t count,
                         int8_t *out, size_t stride) {
+  __mmask16 m = (__mmask16)((1u << nc) - 1);
+  rq16 r;
+  rq_set(&r, _mm512_maskz_loadu_epi32(m, g->col_bias + c0),
+         _mm512_maskz_loadu_epi32(m, g->mult + c0), _mm512_maskz_loadu_epi32(m, g->shift + c0));
   const __m512i off = _mm512_set1_epi32(g->out_off), lo = _mm512_set1_epi32(g->act_min),
                 hi = _mm512_set1_epi32(g->act_max);
-  for (int32_t i = 0; i < 16; i++) {
-    int32_t c = c0 + (i < nc ? i : nc - 1);
-    rq16 r;
-    rq_set(&r, _mm512_set1_epi32(g->col_bias[c]), _mm512_set1_epi32(g->mult[c]),
-           _mm512_set1_epi32(g->shift[c]));
-    __m512i v = mulq16(_mm512_sllv_epi32(_mm512_add_epi32(acc[i], r.bias), r.left), &r);
-    acc[i] = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(v, off), lo), hi);
-  }
   tr16(acc);
-  __mmask16 m = (__mmask16)((1u << nc) - 1);
+#pragma GCC unroll 16
   for (int32_t i = 0; i < count; i++)
-    _mm_mask_storeu_epi8(out + (size_t)i * stride + c0, m, _mm512_cvtepi32_epi8(acc[i]));
+    _mm_mask_storeu_epi8(out + (size_t)i * stride + c0, m, requant16(acc[i], &r, off, lo, hi));
 }
 
 void ap_fast_avx512_conv16(const ap_qgemm *g, ap_fast_patch_fn patch, void *ctx, int32_t count,
@@ -157,10 +158,12 @@ void ap_fast_avx512_conv16(const ap_qgemm *g, ap_fast_patch_fn patch, void *ctx,
     int32_t len = k - b * 64 < 64 ? k - b * 64 : 64;
     __mmask64 m = len == 64 ? ~(__mmask64)0 : ((__mmask64)1 << len) - 1;
     __m512i r[16];
+#pragma GCC unroll 16
     for (int32_t i = 0; i < 16; i++)
       r[i] = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, src[i] + b * 64),
                               _mm512_maskz_mov_epi8(m, flip));
     tr16(r);
+#pragma GCC unroll 16
     for (int32_t j = 0; j < 16; j++)
       _mm512_store_si512((void *)(tile + (size_t)j * kp + (size_t)b * 64), r[j]);
   }
