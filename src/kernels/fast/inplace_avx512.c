@@ -51,48 +51,44 @@ typedef int32_t ap_i32u __attribute__((aligned(1), may_alias));
 #define AP_W(P) _mm512_set1_epi32(*(const ap_i32u *)(const void *)(P))
 
 /* The last quad of a row of k bytes (k % 4 of them; the patches' bytes past k are zero). */
-static inline __m512i w_tail(const int8_t *p, int32_t bytes) {
+static inline int32_t w_tail(const int8_t *p, int32_t bytes) {
   int32_t v = 0;
   memcpy(&v, p, (size_t)bytes);
-  return _mm512_set1_epi32(v);
+  return v;
 }
 
 #define AP_ACC16(X)                                                                                \
   X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
-#define AP_DECL(I) __m512i a##I = _mm512_setzero_si512();
-#define AP_SAVE(I) acc[I] = a##I;
-#define AP_DOT(I) a##I = _mm512_dpbusd_epi32(a##I, x, AP_W(ROW(I)));
-#define AP_DOT_TAIL(I) a##I = _mm512_dpbusd_epi32(a##I, x, w_tail(ROW(I), rest));
+#define AP_DECL(I) VEC a##I = VZERO;
+#define AP_SAVE(I) acc[I] = VSAVE(a##I);
+#define AP_DOT(I) a##I = VDOT(a##I, x, VSET1(*(const ap_i32u *)(const void *)(ROW(I))));
+#define AP_DOT_TAIL(I) a##I = VDOT(a##I, x, VSET1(w_tail(ROW(I), rest)));
 
-/* 16 channels' sums over the tile (quad q of the 16 pixels at tile + (q % 16) * kp +
- * (q / 16) * 64), channel I's weight quad at ROW(I), a macro of the caller over p0 and p8
- * (channels 0 and 8, moved by a quad per step). */
-#define AP_BLOCK_BODY                                                                              \
+/* 16 channels' sums over the tile of QC pixels (quad q at tile + (q % QC) * kp + (q / QC) *
+ * QC * 4), channel I's weight quad at ROW(I), a macro of the caller over p0 and p8 (channels 0
+ * and 8, moved by a quad per step); VEC, VZERO, VDOT, VSET1, VLOAD, VSAVE: the vector width's
+ * (VSAVE widens to the 512-bit acc, zeros above). */
+#define AP_BLOCK_BODY(QC)                                                                          \
   AP_ACC16(AP_DECL)                                                                                \
   int32_t kfull = k / 4;                                                                           \
-  for (int32_t q0 = 0; q0 < kfull; q0 += 16) {                                                     \
-    const uint8_t *xp = tile + (size_t)q0 / 16 * 64;                                               \
-    int32_t qe = kfull - q0 < 16 ? kfull - q0 : 16;                                                \
+  for (int32_t q0 = 0; q0 < kfull; q0 += (QC)) {                                                   \
+    const uint8_t *xp = tile + (size_t)q0 * 4;                                                     \
+    int32_t qe = kfull - q0 < (QC) ? kfull - q0 : (QC);                                            \
     for (int32_t j = 0; j < qe; j++, xp += kp, p0 += 4, p8 += 4) {                                 \
-      __m512i x = _mm512_load_si512((const void *)xp);                                             \
+      VEC x = VLOAD((const void *)xp);                                                             \
       AP_ACC16(AP_DOT)                                                                             \
     }                                                                                              \
   }                                                                                                \
   if (k % 4) { /* the last quad: read no weight byte past k */                                     \
     int32_t rest = k % 4;                                                                          \
-    __m512i x = _mm512_load_si512(                                                                 \
-        (const void *)(tile + (size_t)(kfull % 16) * kp + (size_t)(kfull / 16) * 64));             \
+    VEC x = VLOAD(                                                                                 \
+        (const void *)(tile + (size_t)(kfull % (QC)) * kp + (size_t)(kfull / (QC)) * (QC)*4));     \
     AP_ACC16(AP_DOT_TAIL)                                                                          \
   }                                                                                                \
   AP_ACC16(AP_SAVE)
 
-/* Channels w + I * k, I < 16 (all in the tensor): 16 rows addressed from two pointers and the
- * odd multiples of k. */
-__attribute__((noinline)) static void block_strided(const uint8_t *tile, size_t kp, const int8_t *w,
-                                                    int32_t k, __m512i *acc) {
-  const ptrdiff_t k1 = k, k3 = 3 * k1, k5 = 5 * k1, k7 = 7 * k1;
-  const int8_t *p0 = w, *p8 = w + 8 * k1;
-#define ROW(I)                                                                                     \
+/* Channels w + I * k, I < 16: 16 rows addressed from two pointers and the odd multiples of k. */
+#define AP_ROW_STRIDED(I)                                                                          \
   ((I) == 0    ? p0                                                                                \
    : (I) == 1  ? p0 + k1                                                                           \
    : (I) == 2  ? p0 + 2 * k1                                                                       \
@@ -109,20 +105,91 @@ __attribute__((noinline)) static void block_strided(const uint8_t *tile, size_t 
    : (I) == 13 ? p8 + k5                                                                           \
    : (I) == 14 ? p8 + 2 * k3                                                                       \
                : p8 + k7)
-  AP_BLOCK_BODY
-#undef ROW
-}
-
 /* Fewer than 16 channels in all: row I is channel min(I, n - 1). */
-__attribute__((noinline)) static void block_rows(const uint8_t *tile, size_t kp, const int8_t *w,
-                                                 int32_t k, int32_t n, __m512i *acc) {
-  ptrdiff_t off[16];
-  for (int32_t i = 0; i < 16; i++)
-    off[i] = (ptrdiff_t)(i < n ? i : n - 1) * k;
-  const int8_t *p0 = w, *p8 = w;
-#define ROW(I) ((I) < 8 ? p0 + off[I] : p8 + off[I])
-  AP_BLOCK_BODY
+#define AP_ROW_CLAMPED(I) ((I) < 8 ? p0 + off[I] : p8 + off[I])
+
+#define AP_STRIDED_FN(NAME, QC)                                                                    \
+  __attribute__((noinline)) static void NAME(const uint8_t *tile, size_t kp, const int8_t *w,      \
+                                             int32_t k, __m512i *acc) {                            \
+    const ptrdiff_t k1 = k, k3 = 3 * k1, k5 = 5 * k1, k7 = 7 * k1;                                 \
+    const int8_t *p0 = w, *p8 = w + 8 * k1;                                                        \
+    AP_BLOCK_BODY(QC)                                                                              \
+  }
+#define AP_CLAMPED_FN(NAME, QC)                                                                    \
+  __attribute__((noinline)) static void NAME(const uint8_t *tile, size_t kp, const int8_t *w,      \
+                                             int32_t k, int32_t n, __m512i *acc) {                 \
+    ptrdiff_t off[16];                                                                             \
+    for (int32_t i = 0; i < 16; i++)                                                               \
+      off[i] = (ptrdiff_t)(i < n ? i : n - 1) * k;                                                 \
+    const int8_t *p0 = w, *p8 = w;                                                                 \
+    AP_BLOCK_BODY(QC)                                                                              \
+  }
+
+/* 16 pixels in 512-bit vectors. */
+#define VEC __m512i
+#define VZERO _mm512_setzero_si512()
+#define VDOT _mm512_dpbusd_epi32
+#define VSET1 _mm512_set1_epi32
+#define VLOAD _mm512_load_si512
+#define VSAVE(A) (A)
+#define ROW AP_ROW_STRIDED
+AP_STRIDED_FN(block16, 16)
 #undef ROW
+#define ROW AP_ROW_CLAMPED
+AP_CLAMPED_FN(block16_rows, 16)
+#undef ROW
+#undef VEC
+#undef VZERO
+#undef VDOT
+#undef VSET1
+#undef VLOAD
+#undef VSAVE
+
+/* At most 8 pixels in 256-bit vectors: half the work of 512-bit ones for a short row (a
+ * segment's 5-pixel rows, a run's last pixels). */
+#define VEC __m256i
+#define VZERO _mm256_setzero_si256()
+#define VDOT _mm256_dpbusd_epi32
+#define VSET1 _mm256_set1_epi32
+#define VLOAD _mm256_load_si256
+#define VSAVE(A) _mm512_zextsi256_si512(A)
+#define ROW AP_ROW_STRIDED
+AP_STRIDED_FN(block8, 8)
+#undef ROW
+#define ROW AP_ROW_CLAMPED
+AP_CLAMPED_FN(block8_rows, 8)
+#undef ROW
+#undef VEC
+#undef VZERO
+#undef VDOT
+#undef VSET1
+#undef VLOAD
+#undef VSAVE
+
+/* 8 rows of 8 dwords transposed in registers. */
+static inline __attribute__((always_inline)) void tr8(__m256i r[8]) {
+  __m256i t[8];
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; i++) {
+    t[2 * i] = _mm256_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm256_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+  }
+  /* r[4i + m], 128-bit lane L: element 4L + m of rows 4i..4i+3 */
+#pragma GCC unroll 2
+  for (int i = 0; i < 2; i++) {
+    r[4 * i] = _mm256_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
+    r[4 * i + 1] = _mm256_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
+    r[4 * i + 2] = _mm256_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
+    r[4 * i + 3] = _mm256_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
+  }
+#pragma GCC unroll 4
+  for (int m = 0; m < 4; m++) {
+    t[m] = _mm256_permute2x128_si256(r[m], r[4 + m], 0x20);
+    t[4 + m] = _mm256_permute2x128_si256(r[m], r[4 + m], 0x31);
+  }
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; i++)
+    r[i] = t[i];
 }
 
 /* Channel c0 + I's sums (acc[I], 16 pixels) transposed to pixels (the sums wrap, so the bias
@@ -142,17 +209,10 @@ static void store_block(const ap_qgemm *g, __m512i acc[16], int32_t c0, int32_t 
     _mm_mask_storeu_epi8(out + (size_t)i * stride + c0, m, requant16(acc[i], &r, off, lo, hi));
 }
 
-void ap_fast_avx512_conv16(const ap_qgemm *g, ap_fast_patch_fn patch, void *ctx, int32_t count,
-                           int8_t *out, size_t out_stride) {
-  int32_t k = g->k, n = g->n;
-  if (count <= 0 || count > 16 || k <= 0 || k > AP_FAST_CONV16_MAX_K || n <= 0) return;
-  size_t kp = ((size_t)k + 63) / 64 * 64;
-  _Alignas(64) uint8_t tile[16 * AP_FAST_CONV16_MAX_K];
-  const int8_t *src[16];
-  for (int32_t i = 0; i < 16; i++)
-    src[i] = i < count ? patch(ctx, i, (int8_t *)tile + (size_t)i * kp) : src[0];
-  /* Column b of the patches (64 bytes each, + 128, zeros past k) to quads 16b.. of the tile; a
-   * patch built in the tile is read whole before its column is overwritten. */
+/* The 8 or 16 patches (src, + 128, zeros past k) transposed into the tile, QC quads of the QC
+ * pixels per column of QC * 4 bytes: quad q at tile + (q % QC) * kp + (q / QC) * QC * 4. A
+ * patch built in the tile is read whole before its column is overwritten. */
+static void tile16(const int8_t *const src[16], int32_t k, size_t kp, uint8_t *tile) {
   const __m512i flip = _mm512_set1_epi8((char)0x80);
   for (int32_t b = 0; b * 64 < k; b++) {
     int32_t len = k - b * 64 < 64 ? k - b * 64 : 64;
@@ -167,18 +227,58 @@ void ap_fast_avx512_conv16(const ap_qgemm *g, ap_fast_patch_fn patch, void *ctx,
     for (int32_t j = 0; j < 16; j++)
       _mm512_store_si512((void *)(tile + (size_t)j * kp + (size_t)b * 64), r[j]);
   }
+}
+
+static void tile8(const int8_t *const src[16], int32_t k, size_t kp, uint8_t *tile) {
+  const __m256i flip = _mm256_set1_epi8((char)0x80);
+  for (int32_t b = 0; b * 32 < k; b++) {
+    int32_t len = k - b * 32 < 32 ? k - b * 32 : 32;
+    __mmask32 m = len == 32 ? ~(__mmask32)0 : ((__mmask32)1 << len) - 1;
+    __m256i r[8];
+#pragma GCC unroll 8
+    for (int32_t i = 0; i < 8; i++)
+      r[i] = _mm256_xor_si256(_mm256_maskz_loadu_epi8(m, src[i] + b * 32),
+                              _mm256_maskz_mov_epi8(m, flip));
+    tr8(r);
+#pragma GCC unroll 8
+    for (int32_t j = 0; j < 8; j++)
+      _mm256_store_si256((__m256i *)(tile + (size_t)j * kp + (size_t)b * 32), r[j]);
+  }
+}
+
+void ap_fast_avx512_conv16(const ap_qgemm *g, ap_fast_patch_fn patch, void *ctx, int32_t count,
+                           int8_t *out, size_t out_stride) {
+  int32_t k = g->k, n = g->n;
+  if (count <= 0 || count > 16 || k <= 0 || k > AP_FAST_CONV16_MAX_K || n <= 0) return;
+  bool narrow = count <= 8;
+  size_t kp = ((size_t)k + 63) / 64 * 64;
+  _Alignas(64) uint8_t tile[16 * AP_FAST_CONV16_MAX_K];
+  const int8_t *src[16];
+  for (int32_t i = 0; i < 16; i++)
+    src[i] = i < count ? patch(ctx, i, (int8_t *)tile + (size_t)i * kp) : src[0];
+  if (narrow)
+    tile8(src, k, kp, tile);
+  else
+    tile16(src, k, kp, tile);
   __m512i acc[16];
   if (n >= 16) {
     /* The last block overlaps the one before when n % 16: its channels are written twice,
      * with the same bytes. */
     for (int32_t c0 = 0; c0 < n; c0 += 16) {
       int32_t c = c0 + 16 <= n ? c0 : n - 16;
-      block_strided(tile, kp, g->w + (size_t)c * (size_t)k, k, acc);
+      const int8_t *w = g->w + (size_t)c * (size_t)k;
+      if (narrow)
+        block8(tile, kp, w, k, acc);
+      else
+        block16(tile, kp, w, k, acc);
       store_block(g, acc, c, 16, count, out, out_stride);
     }
     return;
   }
-  block_rows(tile, kp, g->w, k, n, acc);
+  if (narrow)
+    block8_rows(tile, kp, g->w, k, n, acc);
+  else
+    block16_rows(tile, kp, g->w, k, n, acc);
   store_block(g, acc, 0, n, count, out, out_stride);
 }
 #else
