@@ -3,7 +3,8 @@
  * whole-map eval byte for byte. Tails: channel counts not multiples of 16 (the overlapping
  * last block) and below 16 (rows repeated), k not a multiple of 4 or 64 and k at the kernel's
  * limit, padding at every border, stride 2, dilation, 1x1 and 3x3, input zero points at both
- * extremes, a clamping activation. */
+ * extremes, a clamping activation; the patches built by the caller or, from rows, by the
+ * kernel. */
 #include "kernels/kops_stream6.h"
 #include "ktest.h"
 #include "levels.h"
@@ -95,6 +96,26 @@ static void conv_case(const ccase *c) {
               "%dx%dx%d -> %d, %dx%d s%d d%d zp %d act %d, tiles of %d: outputs differ", c->h, c->w,
               c->cin, c->cout, c->fh, c->fw, c->stride, c->dil, c->in_zp, c->act, tile);
   }
+  /* The patches built by the kernel from rows (dilation 1): tiles within each output row. */
+  for (int32_t tile = 1; tile <= 16 && c->dil == 1; tile++) {
+    memset(got, 0x55, nout);
+    ap_fast_conv16_rows r = {{NULL}, c->fh, c->fw,     c->cin,
+                             c->w,   0,     c->stride, (int8_t)-p.input_offset};
+    for (int32_t oy = 0; oy < oh; oy++) {
+      for (int32_t fy = 0; fy < c->fh; fy++) {
+        int32_t iy = oy * c->stride - p.pad.pad_h + fy;
+        r.row[fy] = iy < 0 || iy >= c->h ? NULL : in + (size_t)iy * c->w * c->cin;
+      }
+      for (int32_t ox = 0; ox < ow; ox += tile) {
+        r.x0 = ox * c->stride - p.pad.pad_w;
+        ap_fast_avx512_conv16_rows(&g, &r, ow - ox < tile ? ow - ox : tile,
+                                   got + ((size_t)oy * ow + (size_t)ox) * (size_t)n, (size_t)n);
+      }
+    }
+    CHECK_MSG(memcmp(got, want, nout) == 0,
+              "%dx%dx%d -> %d, %dx%d s%d zp %d act %d, rows, tiles of %d: outputs differ", c->h,
+              c->w, c->cin, c->cout, c->fh, c->fw, c->stride, c->in_zp, c->act, tile);
+  }
   /* Refused quietly, nothing written: no pixels, too many, k past the limit. */
   memset(got, 0x55, nout);
   t.q0 = 0;
@@ -103,6 +124,8 @@ static void conv_case(const ccase *c) {
   ap_qgemm big = g;
   big.k = AP_FAST_CONV16_MAX_K + 1;
   ap_fast_avx512_conv16(&big, make_patch, &t, 1, got, (size_t)n);
+  ap_fast_conv16_rows bad = {{NULL}, c->fh, c->fw, c->cin + 1, c->w, 0, 1, 0}; /* k differs */
+  ap_fast_avx512_conv16_rows(&g, &bad, 1, got, (size_t)n);
   CHECK(got[0] == 0x55 && got[nout - 1] == 0x55);
   free(in), free(f), free(bias), free(mult), free(shift), free(col_bias), free(scales);
   free(want), free(got), free(rs);
@@ -126,6 +149,8 @@ int main(void) {
       {8, 8, 64, 40, 3, 3, 2, 1, AP_KPAD_SAME, -128, AP_KACT_NONE},  /* k 576, stride 2 */
       {3, 3, 2, 1, 3, 3, 1, 1, AP_KPAD_SAME, 127, AP_KACT_NONE},     /* n 1 */
       {5, 6, 6, 48, 2, 2, 2, 1, AP_KPAD_VALID, -3, AP_KACT_NONE},    /* 2x2 stride 2 */
+      {4, 37, 3, 16, 3, 3, 1, 1, AP_KPAD_SAME, 20, AP_KACT_NONE},    /* wide rows, c 3 */
+      {5, 33, 24, 32, 5, 5, 2, 1, AP_KPAD_SAME, -60, AP_KACT_NONE},  /* 5x5 s2, run 120 */
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     conv_case(&cases[i]);

@@ -246,16 +246,11 @@ static void tile8(const int8_t *const src[16], int32_t k, size_t kp, uint8_t *ti
   }
 }
 
-void ap_fast_avx512_conv16(const ap_qgemm *g, ap_fast_patch_fn patch, void *ctx, int32_t count,
-                           int8_t *out, size_t out_stride) {
+/* The product over the tile of count patches, src[i] (in the tile or elsewhere). */
+static void conv_tile(const ap_qgemm *g, const int8_t *const src[16], int32_t count, uint8_t *tile,
+                      size_t kp, int8_t *out, size_t out_stride) {
   int32_t k = g->k, n = g->n;
-  if (count <= 0 || count > 16 || k <= 0 || k > AP_FAST_CONV16_MAX_K || n <= 0) return;
   bool narrow = count <= 8;
-  size_t kp = ((size_t)k + 63) / 64 * 64;
-  _Alignas(64) uint8_t tile[16 * AP_FAST_CONV16_MAX_K];
-  const int8_t *src[16];
-  for (int32_t i = 0; i < 16; i++)
-    src[i] = i < count ? patch(ctx, i, (int8_t *)tile + (size_t)i * kp) : src[0];
   if (narrow)
     tile8(src, k, kp, tile);
   else
@@ -280,6 +275,61 @@ void ap_fast_avx512_conv16(const ap_qgemm *g, ap_fast_patch_fn patch, void *ctx,
   else
     block16_rows(tile, kp, g->w, k, n, acc);
   store_block(g, acc, 0, n, count, out, out_stride);
+}
+
+void ap_fast_avx512_conv16(const ap_qgemm *g, ap_fast_patch_fn patch, void *ctx, int32_t count,
+                           int8_t *out, size_t out_stride) {
+  int32_t k = g->k, n = g->n;
+  if (count <= 0 || count > 16 || k <= 0 || k > AP_FAST_CONV16_MAX_K || n <= 0) return;
+  size_t kp = ((size_t)k + 63) / 64 * 64;
+  _Alignas(64) uint8_t tile[16 * AP_FAST_CONV16_MAX_K];
+  const int8_t *src[16];
+  for (int32_t i = 0; i < 16; i++)
+    src[i] = i < count ? patch(ctx, i, (int8_t *)tile + (size_t)i * kp) : src[0];
+  conv_tile(g, src, count, tile, kp, out, out_stride);
+}
+
+/* Bits [a, e) of a 64-bit mask, 0 <= a, e <= 64. */
+static inline __mmask64 bits(int64_t a, int64_t e) {
+  if (e <= a) return 0;
+  __mmask64 hi = e >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << e) - 1;
+  __mmask64 lo = a >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << a) - 1;
+  return hi & ~lo;
+}
+
+void ap_fast_avx512_conv16_rows(const ap_qgemm *g, const ap_fast_conv16_rows *r, int32_t count,
+                                int8_t *out, size_t out_stride) {
+  int32_t k = g->k, n = g->n;
+  if (count <= 0 || count > 16 || k <= 0 || k > AP_FAST_CONV16_MAX_K || n <= 0 || r->f_h <= 0 ||
+      r->f_h > AP_FAST_CONV16_MAX_FH || r->f_w <= 0 || r->c <= 0 ||
+      (int64_t)r->f_h * r->f_w * r->c != k)
+    return;
+  size_t kp = ((size_t)k + 63) / 64 * 64;
+  _Alignas(64) uint8_t tile[16 * AP_FAST_CONV16_MAX_K];
+  const int8_t *src[16];
+  const __m512i pad = _mm512_set1_epi8(r->pad);
+  int64_t run = (int64_t)r->f_w * r->c, width = (int64_t)r->in_w * r->c;
+  for (int32_t i = 0; i < count; i++) {
+    uint8_t *p = tile + (size_t)i * kp;
+    src[i] = (const int8_t *)p;
+    /* The bytes of a tap row inside the input row: [lo, hi) of its run. Masked-off bytes are
+     * neither read nor faulted on, so a run may start left of its row or end past it. */
+    int64_t off = ((int64_t)r->x0 + (int64_t)i * r->stride) * r->c;
+    int64_t lo = off < 0 ? -off : 0, hi = width - off < run ? width - off : run;
+    for (int32_t fy = 0; fy < r->f_h; fy++, p += run) {
+      uintptr_t base = (uintptr_t)r->row[fy] + (uintptr_t)off;
+      for (int64_t b = 0; b < run; b += 64) {
+        int64_t len = run - b < 64 ? run - b : 64;
+        __mmask64 all = bits(0, len);
+        __mmask64 in = r->row[fy] ? bits(lo - b < 0 ? 0 : lo - b, hi - b > len ? len : hi - b) : 0;
+        __m512i v = in ? _mm512_mask_loadu_epi8(pad, in, (const void *)(base + (uintptr_t)b)) : pad;
+        _mm512_mask_storeu_epi8(p + b, all, v);
+      }
+    }
+  }
+  for (int32_t i = count; i < 16; i++)
+    src[i] = src[0];
+  conv_tile(g, src, count, tile, kp, out, out_stride);
 }
 #else
 typedef int ap_fast_inplace_avx512_unused; /* x86-64 only */
