@@ -309,6 +309,30 @@ void ap_fast_avx512_conv16_rows(const ap_qgemm *g, const ap_fast_conv16_rows *r,
   const int8_t *src[16];
   const __m512i pad = _mm512_set1_epi8(r->pad);
   int64_t run = (int64_t)r->f_w * r->c, width = (int64_t)r->in_w * r->c;
+  if (r->x0 >= 0 && (int64_t)r->x0 + (int64_t)(count - 1) * r->stride + r->f_w <= r->in_w) {
+    /* Every tap inside its row: fixed masks, a row of padding stored as such. */
+    size_t step = (size_t)r->stride * (size_t)r->c;
+    for (int32_t i = 0; i < count; i++)
+      src[i] = (const int8_t *)(tile + (size_t)i * kp);
+    for (int32_t fy = 0; fy < r->f_h; fy++) {
+      const int8_t *row = r->row[fy] ? r->row[fy] + (size_t)r->x0 * (size_t)r->c : NULL;
+      for (int64_t b = 0; b < run; b += 64) {
+        __mmask64 all = bits(0, run - b < 64 ? run - b : 64);
+        uint8_t *d = tile + (size_t)fy * (size_t)run + (size_t)b;
+        if (!row)
+          for (int32_t i = 0; i < count; i++, d += kp)
+            _mm512_mask_storeu_epi8(d, all, pad);
+        else
+          for (int32_t i = 0; i < count; i++, d += kp)
+            _mm512_mask_storeu_epi8(d, all,
+                                    _mm512_maskz_loadu_epi8(all, row + (size_t)i * step + b));
+      }
+    }
+    for (int32_t i = count; i < 16; i++)
+      src[i] = src[0];
+    conv_tile(g, src, count, tile, kp, out, out_stride);
+    return;
+  }
   for (int32_t i = 0; i < count; i++) {
     uint8_t *p = tile + (size_t)i * kp;
     src[i] = (const int8_t *)p;
