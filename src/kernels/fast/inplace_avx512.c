@@ -203,6 +203,22 @@ static void store_block(const ap_qgemm *g, __m512i acc[16], int32_t c0, int32_t 
          _mm512_maskz_loadu_epi32(m, g->mult + c0), _mm512_maskz_loadu_epi32(m, g->shift + c0));
   const __m512i off = _mm512_set1_epi32(g->out_off), lo = _mm512_set1_epi32(g->act_min),
                 hi = _mm512_set1_epi32(g->act_max);
+  if (count <= 8) { /* 8 pixels in the low halves: two 8 x 8 transposes, half the shuffles */
+    __m256i a[8], b[8];
+#pragma GCC unroll 8
+    for (int32_t i = 0; i < 8; i++) {
+      a[i] = _mm512_castsi512_si256(acc[i]);
+      b[i] = _mm512_castsi512_si256(acc[8 + i]);
+    }
+    tr8(a);
+    tr8(b);
+#pragma GCC unroll 8
+    for (int32_t i = 0; i < count; i++)
+      _mm_mask_storeu_epi8(
+          out + (size_t)i * stride + c0, m,
+          requant16(_mm512_inserti64x4(_mm512_castsi256_si512(a[i]), b[i], 1), &r, off, lo, hi));
+    return;
+  }
   tr16(acc);
 #pragma GCC unroll 16
   for (int32_t i = 0; i < count; i++)
