@@ -305,8 +305,9 @@ void ap_fast_avx512_conv16(const ap_qgemm *g, ap_fast_patch_fn patch, void *ctx,
   conv_tile(g, src, count, tile, kp, out, out_stride);
 }
 
-/* Bits [a, e) of a 64-bit mask, 0 <= a, e <= 64. */
+/* Bits [a, e) of a 64-bit mask, the range clamped to [0, 64). */
 static inline __mmask64 bits(int64_t a, int64_t e) {
+  a = a < 0 ? 0 : a;
   if (e <= a) return 0;
   __mmask64 hi = e >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << e) - 1;
   __mmask64 lo = a >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << a) - 1;
@@ -325,50 +326,36 @@ void ap_fast_avx512_conv16_rows(const ap_qgemm *g, const ap_fast_conv16_rows *r,
   const int8_t *src[16];
   const __m512i pad = _mm512_set1_epi8(r->pad);
   int64_t run = (int64_t)r->f_w * r->c, width = (int64_t)r->in_w * r->c;
-  if (r->x0 >= 0 && (int64_t)r->x0 + (int64_t)(count - 1) * r->stride + r->f_w <= r->in_w) {
-    /* Every tap inside its row: fixed masks, a row of padding stored as such. */
-    size_t step = (size_t)r->stride * (size_t)r->c;
-    for (int32_t i = 0; i < count; i++)
-      src[i] = (const int8_t *)(tile + (size_t)i * kp);
-    for (int32_t fy = 0; fy < r->f_h; fy++) {
-      const int8_t *row = r->row[fy] ? r->row[fy] + (size_t)r->x0 * (size_t)r->c : NULL;
-      for (int64_t b = 0; b < run; b += 64) {
-        __mmask64 all = bits(0, run - b < 64 ? run - b : 64);
-        uint8_t *d = tile + (size_t)fy * (size_t)run + (size_t)b;
-        if (!row)
-          for (int32_t i = 0; i < count; i++, d += kp)
-            _mm512_mask_storeu_epi8(d, all, pad);
-        else
-          for (int32_t i = 0; i < count; i++, d += kp)
-            _mm512_mask_storeu_epi8(d, all,
-                                    _mm512_maskz_loadu_epi8(all, row + (size_t)i * step + b));
-      }
-    }
-    for (int32_t i = count; i < 16; i++)
-      src[i] = src[0];
-    conv_tile(g, src, count, tile, kp, out, out_stride);
-    return;
-  }
-  for (int32_t i = 0; i < count; i++) {
-    uint8_t *p = tile + (size_t)i * kp;
-    src[i] = (const int8_t *)p;
-    /* The bytes of a tap row inside the input row: [lo, hi) of its run. Masked-off bytes are
-     * neither read nor faulted on, so a run may start left of its row or end past it. */
-    int64_t off = ((int64_t)r->x0 + (int64_t)i * r->stride) * r->c;
-    int64_t lo = off < 0 ? -off : 0, hi = width - off < run ? width - off : run;
-    for (int32_t fy = 0; fy < r->f_h; fy++, p += run) {
-      uintptr_t base = (uintptr_t)r->row[fy] + (uintptr_t)off;
-      for (int64_t b = 0; b < run; b += 64) {
-        int64_t len = run - b < 64 ? run - b : 64;
-        __mmask64 all = bits(0, len);
-        __mmask64 in = r->row[fy] ? bits(lo - b < 0 ? 0 : lo - b, hi - b > len ? len : hi - b) : 0;
-        __m512i v = in ? _mm512_mask_loadu_epi8(pad, in, (const void *)(base + (uintptr_t)b)) : pad;
-        _mm512_mask_storeu_epi8(p + b, all, v);
-      }
-    }
-  }
+  int64_t step = (int64_t)r->stride * r->c, off0 = (int64_t)r->x0 * r->c;
+  for (int32_t i = 0; i < count; i++)
+    src[i] = (const int8_t *)(tile + (size_t)i * kp);
   for (int32_t i = count; i < 16; i++)
     src[i] = src[0];
+  /* Pixel i's tap row fy: the run bytes from off0 + i * step of row fy, of which those in
+   * [0, width) are the input's. A pixel with every tap inside copies with the chunk's fixed
+   * mask; one at a border loads under a mask of its bytes inside (masked-off bytes are neither
+   * read nor faulted on, so its run may start left of the row or end past it). */
+  for (int32_t fy = 0; fy < r->f_h; fy++) {
+    uintptr_t row = (uintptr_t)r->row[fy];
+    for (int64_t b = 0; b < run; b += 64) {
+      int64_t len = run - b < 64 ? run - b : 64;
+      __mmask64 all = bits(0, len);
+      uint8_t *d = tile + (size_t)fy * (size_t)run + (size_t)b;
+      if (!row) {
+        for (int32_t i = 0; i < count; i++, d += kp)
+          _mm512_mask_storeu_epi8(d, all, pad);
+        continue;
+      }
+      int64_t off = off0 + b;
+      for (int32_t i = 0; i < count; i++, d += kp, off += step) {
+        const void *at = (const void *)(row + (uintptr_t)off);
+        __m512i v = off >= 0 && off + len <= width
+                        ? _mm512_maskz_loadu_epi8(all, at)
+                        : _mm512_mask_loadu_epi8(pad, bits(-off, width - off) & all, at);
+        _mm512_mask_storeu_epi8(d, all, v);
+      }
+    }
+  }
   conv_tile(g, src, count, tile, kp, out, out_stride);
 }
 #else
