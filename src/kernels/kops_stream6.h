@@ -33,6 +33,8 @@ void ap_fast_avx512_conv16(const ap_qgemm *g, ap_fast_patch_fn patch, void *ctx,
  * call and no copy per pixel and tap row. */
 void ap_fast_avx512_conv16_rows(const ap_qgemm *g, const ap_fast_conv16_rows *r, int32_t count,
                                 int8_t *out, size_t out_stride);
+/* The AVX-512 level's depthwise rows (ap_fast_level.dw; the AVX2 kernel's workspace). */
+void ap_fast_avx512_dwrows(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws);
 #endif
 
 #endif
