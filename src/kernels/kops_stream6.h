@@ -4,6 +4,7 @@
 #define AP_KERNELS_KOPS_STREAM6_H
 
 #include "kernels/fast/fast.h"
+#include "kernels/kops_stream.h"
 
 /* Pixel i's patch: its k signed bytes in the weights' order ([f_h][f_w][c]; padding holds the
  * zero point, -in_off), in place or built into buf (k bytes, buf 64-byte aligned). */
@@ -21,6 +22,14 @@ typedef struct ap_fast_conv16_rows {
   int32_t f_h, f_w, c, in_w, x0, stride;
   int8_t pad;
 } ap_fast_conv16_rows;
+
+/* A segment's depthwise rows through the level's window kit with its packing and windows on
+ * the stack (kernels/fast/rows_win.c; the direct kits' targets only, elsewhere false). mult,
+ * shift: the output channels' multipliers. False: it does not apply (then *s is untouched). */
+bool ap_fast_win_dw_stack(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                          const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out,
+                          const int32_t *mult, const int32_t *shift, const ap_krows *rows,
+                          ap_status *s);
 
 #if defined(__x86_64__) || defined(_M_X64)
 /* count (1..16) output pixels, pixel i's n outputs at out + i * out_stride. g: as the AVX-512

@@ -406,6 +406,14 @@ ap_status ap_fast_dw_rows(const ap_kexec *x, const ap_conv_params *p, const ap_k
     return AP_ERR_ARG;
   uint8_t *sc = temp;
   const int32_t *mult = keep;
+#if AP_FAST_DIRECT
+  ap_status st;
+  /* Packing at each call pays over 16 pixels or more (not on mlperf_kws_dscnn_int8's 5-pixel
+   * rows, one per call, where it was slower than this path). */
+  if (x->level->level == AP_SIMD_AVX512 && (int64_t)(rows->r1 - rows->r0) * out->dims[2] >= 16 &&
+      ap_fast_win_dw_stack(x, p, in, f, bias, out, mult, mult + p->out_channels, rows, &st))
+    return st;
+#endif
   int32_t n = p->out_channels, eff = (f->dims[1] - 1) * p->dilation_h + 1, in_h = in->dims[1];
   size_t in_row = row_bytes(in, 1), out_row = row_bytes(out, 1);
   for (int32_t y0 = rows->r0, y1; y0 < rows->r1; y0 = y1) {
