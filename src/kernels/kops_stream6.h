@@ -24,8 +24,9 @@ typedef struct ap_fast_conv16_rows {
 } ap_fast_conv16_rows;
 
 /* A segment's depthwise rows through the level's window kit with its packing and windows on
- * the stack (kernels/fast/rows_win.c; the direct kits' targets only, elsewhere false). mult,
- * shift: the output channels' multipliers. False: it does not apply (then *s is untouched). */
+ * the stack (kernels/fast/rows_win.c; defined where AP_FAST_DIRECT only: callers guard it, so a
+ * microcontroller links none of it). mult, shift: the output channels' multipliers. False: it
+ * does not apply (then *s is untouched). */
 bool ap_fast_win_dw_stack(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                           const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out,
                           const int32_t *mult, const int32_t *shift, const ap_krows *rows,

@@ -347,15 +347,6 @@ bool ap_fast_win_rows(const ap_conv_params *p, const ap_ktensor *in, const ap_kt
 
 #else /* no direct kits on this target: the other row paths run */
 
-bool ap_fast_win_dw_stack(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
-                          const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out,
-                          const int32_t *mult, const int32_t *shift, const ap_krows *rows,
-                          ap_status *s) {
-  (void)x, (void)p, (void)in, (void)f, (void)bias, (void)out, (void)mult, (void)shift, (void)rows,
-      (void)s;
-  return false;
-}
-
 bool ap_fast_win_rows_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                               const ap_ktensor *f, unsigned how, size_t *keep, size_t *temp) {
   (void)x, (void)p, (void)in, (void)f, (void)how, (void)keep, (void)temp;
