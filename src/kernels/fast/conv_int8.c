@@ -3,6 +3,7 @@
  * in padded positions, which adds nothing once offset) into the task's scratch. The level packs
  * the weights into scratch at each eval (the interpreter keeps no per-op state). */
 #include "kernels/fast/conv_win.h"
+#include "kernels/kops_stream6.h"
 
 #include <string.h>
 
@@ -171,6 +172,32 @@ static const int8_t *patch(const conv_job *j, int32_t r, int8_t *col) {
   return col;
 }
 
+#if AP_FAST_DIRECT
+/* Output pixels r0 + i for the pixels-in-lanes product. */
+typedef struct conv_tile {
+  const conv_job *j;
+  int32_t r0;
+} conv_tile;
+
+static const int8_t *tile_patch(void *ctx, int32_t i, int8_t *buf) {
+  const conv_tile *t = ctx;
+  return patch(t->j, t->r0 + i, buf);
+}
+
+/* The AVX-512 level's weights-in-place product as conv16 (kops_stream6.h): rows [r0, r1) of g's
+ * channels, g's outputs at out + row * n (n: the whole row's channels). False: not this level. */
+static bool conv16_rows(const conv_job *j, const ap_qgemm *g, int64_t r0, int64_t r1, int8_t *out) {
+  const conv_plan *pl = j->pl;
+  if (j->l != &ap_fast_avx512.gemm || pl->k > AP_FAST_CONV16_MAX_K) return false;
+  for (int64_t q = r0; q < r1; q += 16) {
+    conv_tile t = {j, (int32_t)q};
+    ap_fast_avx512_conv16(g, tile_patch, &t, (int32_t)(r1 - q < 16 ? r1 - q : 16),
+                          out + (size_t)q * (size_t)pl->n, (size_t)pl->n);
+  }
+  return true;
+}
+#endif
+
 static void conv_task(void *arg, int chunk, int slot) {
   const conv_job *j = arg;
   const conv_plan *pl = j->pl;
@@ -180,6 +207,9 @@ static void conv_task(void *arg, int chunk, int slot) {
   size_t arow = j->l->arow_bytes(pl->k), colrow = ap_kscratch_round((size_t)pl->k);
   int64_t begin = (int64_t)chunk * pl->rows_per_chunk, end = begin + pl->rows_per_chunk;
   if (end > pl->m) end = pl->m;
+#if AP_FAST_DIRECT
+  if (conv16_rows(j, &j->g, begin, end, j->out)) return;
+#endif
   for (int64_t r0 = begin; r0 < end; r0 += pl->mr) {
     int32_t rows = (int32_t)(end - r0 < pl->mr ? end - r0 : pl->mr);
     for (int32_t i = 0; i < rows; i++) {
@@ -212,6 +242,9 @@ static void conv_cols_task(void *arg, int chunk, int slot) {
   g.col_bias += c0;
   g.mult += c0;
   g.shift += c0;
+#if AP_FAST_DIRECT
+  if (conv16_rows(j, &g, 0, pl->m, j->out + c0)) return;
+#endif
   uint8_t *a = j->scratch + pl->a + (size_t)slot * pl->a_task;
   int8_t *col = (int8_t *)j->scratch + pl->col + (size_t)slot * pl->col_task;
   int32_t *acc = (int32_t *)(j->scratch + pl->acc + (size_t)slot * pl->acc_task);

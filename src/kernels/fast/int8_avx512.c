@@ -7,6 +7,7 @@
 #if defined(__x86_64__) || defined(_M_X64)
 #include "kernels/fast/conv_win.h"
 #include "kernels/fast/int8_x86.h"
+#include "kernels/kops_stream6.h"
 
 static size_t packed_bytes(int32_t n, int32_t k) {
   (void)n, (void)k;
@@ -198,7 +199,7 @@ const ap_fast_level ap_fast_avx512 = {
     .outer = &outer,
     .outer_min_m = 128,
     .outer_max_bytes = 1u << 20,
-    .dw = ap_fast_avx2_dw,
+    .dw = ap_fast_avx512_dwrows, /* stream6 */
     .fc = ap_fast_avx512_fc,
     .add = ap_fast_avx512_add,
     .fadd = ap_fast_avx2_fadd,

@@ -4,7 +4,9 @@
  * sub-map of the rows a range's windows reach (TFLite's padding shifted to match, so the taps
  * falling outside the map are exactly those outside the block). */
 #include "kernels/fast/rows.h"
+#include "kernels/fast/conv_win.h"
 #include "kernels/fast/dsp.h"
+#include "kernels/kops_stream6.h"
 
 #include <string.h>
 
@@ -104,7 +106,11 @@ static bool rconv_plan(const ap_kexec *x, const ap_conv_params *p, const ap_kten
    * third of the output map (which streaming keeps from existing whole). */
   size_t budget = (size_t)m * (size_t)pl->n / 3;
   if (budget < AP_FAST_ROWS_PACKED_MAX) budget = AP_FAST_ROWS_PACKED_MAX;
-  if (l->outer && many && l->outer->packed_bytes(pl->n, pl->k) <= budget) pl->kit = l->outer;
+  /* Where k is a few quads, the AVX-512 level's pixels-in-lanes product (conv16, weights in
+   * place) outruns the outer product's per-pixel rows and requantization. */
+  bool lanes16 = AP_FAST_DIRECT && l->level == AP_SIMD_AVX512 && k <= 16;
+  if (l->outer && many && !lanes16 && l->outer->packed_bytes(pl->n, pl->k) <= budget)
+    pl->kit = l->outer;
   pl->mr = pl->kit->mr;
   pl->direct = f->dims[1] == 1 && f->dims[2] == 1 && p->pad.pad_h == 0 && p->pad.pad_w == 0;
   size_t n4 = (size_t)pl->n * 4, t;
@@ -156,6 +162,27 @@ static const int8_t *patch(const rconv_job *j, int32_t oy, int32_t ox, int8_t *c
   }
   return col;
 }
+
+#if AP_FAST_DIRECT
+/* Output pixels q0 + i of the run of rows from y0, for the pixels-in-lanes product. */
+typedef struct rconv_tile {
+  const rconv_job *j;
+  int32_t y0;
+  int64_t q0;
+} rconv_tile;
+
+static const int8_t *tile_patch(void *ctx, int32_t i, int8_t *buf) {
+  const rconv_tile *t = ctx;
+  int64_t q = t->q0 + i;
+  return patch(t->j, t->y0 + (int32_t)(q / t->j->out_w), (int32_t)(q % t->j->out_w), buf);
+}
+
+/* Whether the level's in-place product has the pixels-in-lanes kernel for these weights. */
+static bool tiles16(const ap_kexec *x, const rconv *pl) {
+  return x->level->level == AP_SIMD_AVX512 && pl->kit == &x->level->gemm &&
+         pl->k <= AP_FAST_CONV16_MAX_K;
+}
+#endif
 
 /* ---- CONV_2D float ---- */
 
@@ -284,6 +311,37 @@ ap_status ap_fast_conv_rows(const ap_kexec *x, const ap_conv_params *p, const ap
     if (!y1) return AP_ERR_ARG;
     int8_t *o = (int8_t *)out->data + (size_t)slot(y0, rows->out_ring) * out_row;
     int64_t pixels = (int64_t)(y1 - y0) * j.out_w;
+#if AP_FAST_DIRECT
+    if (tiles16(x, &pl) && !pl.direct && p->dilation_w == 1 && j.out_w > 8 &&
+        f->dims[1] <= AP_FAST_CONV16_MAX_FH) {
+      /* Tiles within each output row, their patches built by the kernel from the rows (rows of
+       * 8 pixels or fewer take tiles across rows below: 16 pixels per tile). */
+      size_t rowb = (size_t)j.in_w * (size_t)j.in_d;
+      ap_fast_conv16_rows r = {{NULL}, j.f_h, j.f_w,       j.in_d,
+                               j.in_w, 0,     p->stride_w, (int8_t)-p->input_offset};
+      for (int32_t oy = y0; oy < y1; oy++) {
+        for (int32_t fy = 0; fy < j.f_h; fy++) {
+          int32_t iy = oy * p->stride_h - p->pad.pad_h + fy * p->dilation_h;
+          r.row[fy] = iy < 0 || iy >= j.in_h ? NULL : j.in + (size_t)slot(iy, j.in_ring) * rowb;
+        }
+        int8_t *orow = o + (size_t)(oy - y0) * out_row;
+        for (int32_t ox = 0; ox < j.out_w; ox += 16) {
+          r.x0 = ox * p->stride_w - p->pad.pad_w;
+          ap_fast_avx512_conv16_rows(&g, &r, j.out_w - ox < 16 ? j.out_w - ox : 16,
+                                     orow + (size_t)ox * (size_t)pl.n, (size_t)pl.n);
+        }
+      }
+      continue;
+    }
+    if (tiles16(x, &pl)) {
+      for (int64_t q0 = 0; q0 < pixels; q0 += 16) {
+        rconv_tile t = {&j, y0, q0};
+        ap_fast_avx512_conv16(&g, tile_patch, &t, (int32_t)(pixels - q0 < 16 ? pixels - q0 : 16),
+                              o + (size_t)q0 * (size_t)pl.n, (size_t)pl.n);
+      }
+      continue;
+    }
+#endif
     for (int64_t q0 = 0; q0 < pixels; q0 += pl.mr) {
       int32_t n = (int32_t)(pixels - q0 < pl.mr ? pixels - q0 : pl.mr);
       for (int32_t i = 0; i < n; i++) {
@@ -348,6 +406,14 @@ ap_status ap_fast_dw_rows(const ap_kexec *x, const ap_conv_params *p, const ap_k
     return AP_ERR_ARG;
   uint8_t *sc = temp;
   const int32_t *mult = keep;
+#if AP_FAST_DIRECT
+  ap_status st;
+  /* Packing at each call pays over 16 pixels or more (not on mlperf_kws_dscnn_int8's 5-pixel
+   * rows, one per call, where it was slower than this path). */
+  if (x->level->level == AP_SIMD_AVX512 && (int64_t)(rows->r1 - rows->r0) * out->dims[2] >= 16 &&
+      ap_fast_win_dw_stack(x, p, in, f, bias, out, mult, mult + p->out_channels, rows, &st))
+    return st;
+#endif
   int32_t n = p->out_channels, eff = (f->dims[1] - 1) * p->dilation_h + 1, in_h = in->dims[1];
   size_t in_row = row_bytes(in, 1), out_row = row_bytes(out, 1);
   for (int32_t y0 = rows->r0, y1; y0 < rows->r1; y0 = y1) {

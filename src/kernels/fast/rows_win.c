@@ -7,6 +7,7 @@
  * convolution converts each run of rows contiguous in both rings as one line of pixels. */
 #include "kernels/fast/conv_win.h"
 #include "kernels/fast/rows.h"
+#include "kernels/kops_stream6.h"
 
 #include <string.h>
 
@@ -185,6 +186,28 @@ ap_status ap_fast_win_rows_begin(const ap_kexec *x, const ap_conv_params *p, con
   pl.pack_conv = x->level->conv ? x->level->conv->pack : NULL;
   memcpy(keep, &pl, sizeof pl);
   return AP_OK;
+}
+
+/* A depthwise member whose window kit is off (the arena has no room for its packing): the kit's
+ * packing at each call and its window rows on the stack instead (at most STACK bytes; x86-64
+ * hosts only), the multipliers the caller's (mult, shift: n each, kept by the rows path). */
+enum { STACK = 16384 };
+bool ap_fast_win_dw_stack(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                          const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out,
+                          const int32_t *mult, const int32_t *shift, const ap_krows *rows,
+                          ap_status *s) {
+  rwin pl;
+  if (!mult || !shift || !f || !f->data || (bias && !bias->data) ||
+      !plan(x, p, in, f, AP_FAST_WIN_DW | AP_FAST_WIN_EACH, &pl) || pl.temp > STACK)
+    return false;
+  _Alignas(64) uint8_t temp[STACK];
+  pl.w = f->data;
+  pl.b = bias ? bias->data : NULL;
+  pl.in_off = p->input_offset;
+  pl.q = (ap_qconv){pl.n,  pl.taps,          pl.cq,      NULL,      NULL, mult,
+                    shift, p->output_offset, p->act_min, p->act_max};
+  pl.pack_dw = x->level->dwin->pack;
+  return ap_fast_win_rows(p, in, f, out, &pl, temp, rows, s);
 }
 
 static int32_t slot(int32_t y, int32_t ring) {
