@@ -34,6 +34,11 @@
  * use, and only when that is too small for them from the allocator (freed before allocate
  * returns); nothing else is allocated. Without a caller buffer, everything comes from the
  * allocator.
+ * Stack: on x86-64 the AVX-512 fast kernels of streamed segments that have no room in the arena
+ * for their weights' packing or their window rows build a tile of up to 16 input pixels' patches
+ * (a convolution reading its weights in place) or a depthwise window on the stack of the thread
+ * running them (the caller's or a worker's): at most 16 KiB each, outside the arena. Builds for
+ * other targets (microcontrollers included) do not contain these kernels.
  *
  * Dynamic tensors. Allocate resolves every shape it can: prepare sees the values of constants
  * and also of small integer tensors that ops compute from them and from known shapes (SHAPE of
