@@ -564,23 +564,26 @@ static int32_t input_ring(const ap_interpreter *it, const ap_graph *g, uint32_t 
 /* A segment run's stack for direct kits the arena had no room for (x86-64 builds only). */
 enum { STACK_KITS = 16384 };
 
-/* A convolution member left off the direct kits (by the arena: it reads its weights in place)
- * runs the kit with its weights packed once per segment run into `stack` (its kept part, then
- * its window rows), when both fit what is left of it: the packing is paid once per run instead
- * of never amortised, and the arena is unchanged. */
+/* An int8 convolution or depthwise member left off the direct kits by the arena (reading its
+ * weights in place, or the depthwise rows) runs the kit with its weights packed once per
+ * segment run into `stack` (its kept part, then its window rows), when both fit what is left of
+ * it: the packing is paid once per run, not at each call, and the arena is unchanged. */
 static void stack_kit(const ap_interpreter *it, member *m, uint8_t *stack, size_t *used) {
   const ap_kstream *K = ap_kernel_stream();
   size_t keep, temp;
-  /* Rows of fewer than 8 pixels (mlperf_kws_dscnn_int8's 5) ran slower on the kit, packing
-   * included, than on the in-place product's 8-pixel tiles. */
-  if (!rt_stream_kits(it) || !m->fast || m->win || m->u8 || m->kind != M_CONV || m->out.rank != 4 ||
-      m->out.dims[2] < 8 || !K->win_scratch ||
-      !K->win_scratch(rt_kexec(it), &m->p.conv, m->in, &m->filter, 0, &keep, &temp))
+  /* A convolution's rows of fewer than 8 pixels (mlperf_kws_dscnn_int8's 5) ran slower on the
+   * kit, packing included, than on the in-place product's 8-pixel tiles; its depthwise members
+   * ran faster. */
+  bool dw = m->kind == M_DEPTHWISE;
+  unsigned how = dw ? AP_FAST_WIN_DW : 0u;
+  if (!rt_stream_kits(it) || !m->fast || m->win || m->u8 || m->fdw || (m->kind != M_CONV && !dw) ||
+      m->out.rank != 4 || (!dw && m->out.dims[2] < 8) || !K->win_scratch ||
+      !K->win_scratch(rt_kexec(it), &m->p.conv, m->in, &m->filter, how, &keep, &temp))
     return;
   keep = ap_kscratch_round(keep);
   if (keep > STACK_KITS - *used || ap_kscratch_round(temp) > STACK_KITS - *used - keep) return;
   m->win = true;
-  m->how = 0; /* a CONV_2D's weights packed once, kept */
+  m->how = (uint8_t)how; /* the weights packed once, kept */
   m->scratch = stack + *used;
   m->ws = stack + *used + keep;
   *used += keep + ap_kscratch_round(temp);
