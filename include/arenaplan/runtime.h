@@ -37,8 +37,10 @@
  * Stack: on x86-64 the AVX-512 fast kernels of streamed segments that have no room in the arena
  * for their weights' packing or their window rows build a tile of up to 16 input pixels' patches
  * (a convolution reading its weights in place) or a depthwise window on the stack of the thread
- * running them (the caller's or a worker's): at most 16 KiB each, outside the arena. Builds for
- * other targets (microcontrollers included) do not contain these kernels.
+ * running them (the caller's or a worker's): at most 16 KiB each, outside the arena; and a
+ * segment run keeps the direct kits' packed weights and window rows of the convolutions the
+ * arena left reading their weights in place on the same stack (16 KiB, beneath those: at most
+ * 32 KiB in all). Builds for other targets (microcontrollers included) do not contain these.
  *
  * Dynamic tensors. Allocate resolves every shape it can: prepare sees the values of constants
  * and also of small integer tensors that ops compute from them and from known shapes (SHAPE of
