@@ -38,6 +38,38 @@ static inline __m512i repeat(const int8_t *w, int32_t c) {
   }
 }
 
+/* Channel values by byte r of a 64-byte block, 16 a vector (v[k]: r = 16k .. 16k + 15): the
+ * channel r % c when c divides 64, else b * 64 + r, 0 past the channels or without src. */
+static void per_r(const int32_t *src, int32_t c, bool grouped, int32_t b, int32_t rest,
+                  __m512i v[4]) {
+  if (grouped && src) {
+    _Alignas(64) int32_t t[64];
+    for (int32_t r = 0; r < 64; r += c)
+      memcpy(t + r, src, (size_t)c * sizeof *t);
+    for (int k = 0; k < 4; k++)
+      v[k] = _mm512_load_si512(t + 16 * k);
+    return;
+  }
+  for (int k = 0; k < 4; k++) {
+    int32_t n = rest - 16 * k;
+    v[k] = !src || n <= 0
+               ? _mm512_setzero_si512()
+               : _mm512_maskz_loadu_epi32(n >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << n) - 1),
+                                          src + (size_t)b * 64 + 16 * (size_t)k);
+  }
+}
+
+/* run()'s lane order from byte order: lane l of vector j is byte 16 (l / 4) + 4 j + l % 4, so
+ * 128-bit lane L of vector j is 128-bit lane j of v[L] (a 4x4 transpose of 128-bit lanes). */
+static void lanes_t(__m512i v[4]) {
+  __m512i a = _mm512_shuffle_i32x4(v[0], v[1], 0x44), b = _mm512_shuffle_i32x4(v[0], v[1], 0xee);
+  __m512i c = _mm512_shuffle_i32x4(v[2], v[3], 0x44), d = _mm512_shuffle_i32x4(v[2], v[3], 0xee);
+  v[0] = _mm512_shuffle_i32x4(a, c, 0x88);
+  v[1] = _mm512_shuffle_i32x4(a, c, 0xdd);
+  v[2] = _mm512_shuffle_i32x4(b, d, 0x88);
+  v[3] = _mm512_shuffle_i32x4(b, d, 0xdd);
+}
+
 /* Each block's weights interleaved as run() interleaves the window's bytes (the same unpacks),
  * then the bias with the offset's correction, multipliers and shifts in that lane order. */
 static void pack_blocks(const int8_t *f, int32_t c, int32_t f_h, int32_t f_w, const int32_t *bias,
@@ -78,18 +110,21 @@ static void pack_blocks(const int8_t *f, int32_t c, int32_t f_h, int32_t f_w, co
         _mm512_storeu_si512((void *)(dst + 128), _mm512_unpacklo_epi16(hi01, hi23));
         _mm512_storeu_si512((void *)(dst + 192), _mm512_unpackhi_epi16(hi01, hi23));
       }
-    int32_t sums[64];
-    for (int k = 0; k < 4; k++)
-      _mm512_storeu_si512((void *)(sums + 16 * k), sum[k]);
+    __m512i bv[4], mv[4], sv[4];
+    per_r(bias, c, grouped, b, rest, bv);
+    per_r(mult, c, grouped, b, rest, mv);
+    per_r(shift, c, grouped, b, rest, sv);
+    const __m512i corr = _mm512_set1_epi32(in_off - 128); /* wraps as the uint32 sum does */
+    for (int k = 0; k < 4; k++) /* lanes past the channels: sums of masked-out bytes, 0 */
+      bv[k] = _mm512_add_epi32(bv[k], _mm512_mullo_epi32(corr, sum[k]));
+    lanes_t(bv);
+    lanes_t(mv);
+    lanes_t(sv);
     int32_t *rq = (int32_t *)(void *)(w + nw * 64);
-    for (int32_t r = 0; r < 64; r++) {
-      int32_t j = r % 16 / 4, lane = r / 16 * 4 + r % 4, ch = grouped ? r % c : b * 64 + r;
-      bool real = grouped || r < rest;
-      rq[j * 48 + lane] = real ? (int32_t)((uint32_t)(bias ? bias[ch] : 0) +
-                                           (uint32_t)(in_off - 128) * (uint32_t)sums[r])
-                               : 0;
-      rq[j * 48 + 16 + lane] = real ? mult[ch] : 0;
-      rq[j * 48 + 32 + lane] = real ? shift[ch] : 0;
+    for (int j = 0; j < 4; j++) {
+      _mm512_storeu_si512((void *)(rq + j * 48), bv[j]);
+      _mm512_storeu_si512((void *)(rq + j * 48 + 16), mv[j]);
+      _mm512_storeu_si512((void *)(rq + j * 48 + 32), sv[j]);
     }
   }
 }
