@@ -271,7 +271,37 @@ static void run(const ap_qconv *q, const uint8_t *win, const ptrdiff_t *toff, in
     run_gather(q, win, toff, count, step, out);
 }
 
-const ap_dw_kit ap_fast_avx512_dw = {packed_bytes, pack, run, ap_fast_avx512_fill, pack_blocks, 64};
+/* Each input byte repeated rep times (2, 4 or 8): 64 / rep bytes widened to rep-byte lanes, whose
+ * low byte a shuffle copies across the lane; other multipliers byte by byte. */
+static void fill_rep(uint8_t *dst, const int8_t *src, int32_t pixels, int32_t c, int32_t cp) {
+  static const int8_t dup[3][16] = {{0, 0, 2, 2, 4, 4, 6, 6, 8, 8, 10, 10, 12, 12, 14, 14},
+                                    {0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12},
+                                    {0, 0, 0, 0, 0, 0, 0, 0, 8, 8, 8, 8, 8, 8, 8, 8}};
+  int32_t rep = cp / c;
+  size_t bytes = (size_t)pixels * (size_t)c, i = 0;
+  if (rep != 2 && rep != 4 && rep != 8) {
+    for (; i < bytes; i++)
+      for (int32_t r = 0; r < rep; r++)
+        *dst++ = (uint8_t)(src[i] ^ 0x80);
+    return;
+  }
+  const int lg = rep == 2 ? 0 : rep == 4 ? 1 : 2;
+  const size_t unit = (size_t)64 / (size_t)rep;
+  const __m512i ctl = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)dup[lg]));
+  const __m512i flip = _mm512_set1_epi8((char)0x80);
+  for (; i < bytes; i += unit, dst += 64) {
+    size_t n = bytes - i < unit ? bytes - i : unit;
+    __m256i v = _mm256_maskz_loadu_epi8(n >= 32 ? ~(__mmask32)0 : ((__mmask32)1 << n) - 1, src + i);
+    __m512i w = lg == 0   ? _mm512_cvtepu8_epi16(v)
+                : lg == 1 ? _mm512_cvtepu8_epi32(_mm256_castsi256_si128(v))
+                          : _mm512_cvtepu8_epi64(_mm256_castsi256_si128(v));
+    __mmask64 m = n == unit ? ~(__mmask64)0 : ((__mmask64)1 << (n * (size_t)rep)) - 1;
+    _mm512_mask_storeu_epi8(dst, m, _mm512_xor_si512(_mm512_shuffle_epi8(w, ctl), flip));
+  }
+}
+
+const ap_dw_kit ap_fast_avx512_dw = {packed_bytes, pack, run,     ap_fast_avx512_fill,
+                                     pack_blocks,  64,   fill_rep};
 #else
 typedef int ap_fast_dw_avx512_unused; /* x86-64 only */
 #endif
