@@ -58,8 +58,8 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
     if (f->dims[0] != 1 || f->dims[3] != n || c <= 0 || n % c != 0) return false;
     pl->dwk = x->level->dwin;
     pl->run = pl->dwk->run;
-    pl->fill = pl->dwk->fill;
     pl->rep = n / c;
+    pl->fill = pl->rep > 1 ? pl->dwk->fill_rep : pl->dwk->fill;
   } else {
     if (f->dims[3] != in->dims[3] || p->out_shape.dims[3] != f->dims[0]) return false;
     pl->kit = x->level->conv;
@@ -199,7 +199,7 @@ static void fill(const win_job *j, uint8_t *dst, int32_t iy, int32_t b, int32_t 
   memset(dst + (size_t)e * cp, j->pad, (size_t)(wp - e) * cp);
   const int8_t *src =
       j->in + (((size_t)b * pl->ih + (size_t)iy) * pl->iw + (size_t)(x0 + a)) * (size_t)pl->c;
-  if (pl->rep == 1 && pl->fill) {
+  if (pl->fill) { /* the kit's, repeating each byte for a depth multiplier */
     pl->fill(dst + (size_t)a * cp, src, e - a, pl->c, pl->cp);
     return;
   }

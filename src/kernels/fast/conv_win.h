@@ -65,6 +65,9 @@ typedef struct ap_dw_kit {
                       int32_t in_off, const int32_t *mult, const int32_t *shift, void *packed,
                       int32_t b0, int32_t b1);
   int32_t pack_block;
+  /* A depth multiplier's window bytes: pixels x c input bytes, each flipped (+128) and
+   * repeated cp / c times (cp a multiple of c); NULL: the driver's portable loop. */
+  void (*fill_rep)(uint8_t *dst, const int8_t *src, int32_t pixels, int32_t c, int32_t cp);
 } ap_dw_kit;
 
 /* The driver, called first by ap_fast_conv_scratch/eval (false: it does not apply). `other`:

@@ -38,6 +38,38 @@ static inline __m512i repeat(const int8_t *w, int32_t c) {
   }
 }
 
+/* Channel values by byte r of a 64-byte block, 16 a vector (v[k]: r = 16k .. 16k + 15): the
+ * channel r % c when c divides 64, else b * 64 + r, 0 past the channels or without src. */
+static void per_r(const int32_t *src, int32_t c, bool grouped, int32_t b, int32_t rest,
+                  __m512i v[4]) {
+  if (grouped && src) {
+    _Alignas(64) int32_t t[64];
+    for (int32_t r = 0; r < 64; r += c)
+      memcpy(t + r, src, (size_t)c * sizeof *t);
+    for (int k = 0; k < 4; k++)
+      v[k] = _mm512_load_si512(t + 16 * k);
+    return;
+  }
+  for (int k = 0; k < 4; k++) {
+    int32_t n = rest - 16 * k;
+    v[k] = !src || n <= 0
+               ? _mm512_setzero_si512()
+               : _mm512_maskz_loadu_epi32(n >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << n) - 1),
+                                          src + (size_t)b * 64 + 16 * (size_t)k);
+  }
+}
+
+/* run()'s lane order from byte order: lane l of vector j is byte 16 (l / 4) + 4 j + l % 4, so
+ * 128-bit lane L of vector j is 128-bit lane j of v[L] (a 4x4 transpose of 128-bit lanes). */
+static void lanes_t(__m512i v[4]) {
+  __m512i a = _mm512_shuffle_i32x4(v[0], v[1], 0x44), b = _mm512_shuffle_i32x4(v[0], v[1], 0xee);
+  __m512i c = _mm512_shuffle_i32x4(v[2], v[3], 0x44), d = _mm512_shuffle_i32x4(v[2], v[3], 0xee);
+  v[0] = _mm512_shuffle_i32x4(a, c, 0x88);
+  v[1] = _mm512_shuffle_i32x4(a, c, 0xdd);
+  v[2] = _mm512_shuffle_i32x4(b, d, 0x88);
+  v[3] = _mm512_shuffle_i32x4(b, d, 0xdd);
+}
+
 /* Each block's weights interleaved as run() interleaves the window's bytes (the same unpacks),
  * then the bias with the offset's correction, multipliers and shifts in that lane order. */
 static void pack_blocks(const int8_t *f, int32_t c, int32_t f_h, int32_t f_w, const int32_t *bias,
@@ -78,18 +110,21 @@ static void pack_blocks(const int8_t *f, int32_t c, int32_t f_h, int32_t f_w, co
         _mm512_storeu_si512((void *)(dst + 128), _mm512_unpacklo_epi16(hi01, hi23));
         _mm512_storeu_si512((void *)(dst + 192), _mm512_unpackhi_epi16(hi01, hi23));
       }
-    int32_t sums[64];
-    for (int k = 0; k < 4; k++)
-      _mm512_storeu_si512((void *)(sums + 16 * k), sum[k]);
+    __m512i bv[4], mv[4], sv[4];
+    per_r(bias, c, grouped, b, rest, bv);
+    per_r(mult, c, grouped, b, rest, mv);
+    per_r(shift, c, grouped, b, rest, sv);
+    const __m512i corr = _mm512_set1_epi32(in_off - 128); /* wraps as the uint32 sum does */
+    for (int k = 0; k < 4; k++) /* lanes past the channels: sums of masked-out bytes, 0 */
+      bv[k] = _mm512_add_epi32(bv[k], _mm512_mullo_epi32(corr, sum[k]));
+    lanes_t(bv);
+    lanes_t(mv);
+    lanes_t(sv);
     int32_t *rq = (int32_t *)(void *)(w + nw * 64);
-    for (int32_t r = 0; r < 64; r++) {
-      int32_t j = r % 16 / 4, lane = r / 16 * 4 + r % 4, ch = grouped ? r % c : b * 64 + r;
-      bool real = grouped || r < rest;
-      rq[j * 48 + lane] = real ? (int32_t)((uint32_t)(bias ? bias[ch] : 0) +
-                                           (uint32_t)(in_off - 128) * (uint32_t)sums[r])
-                               : 0;
-      rq[j * 48 + 16 + lane] = real ? mult[ch] : 0;
-      rq[j * 48 + 32 + lane] = real ? shift[ch] : 0;
+    for (int j = 0; j < 4; j++) {
+      _mm512_storeu_si512((void *)(rq + j * 48), bv[j]);
+      _mm512_storeu_si512((void *)(rq + j * 48 + 16), mv[j]);
+      _mm512_storeu_si512((void *)(rq + j * 48 + 32), sv[j]);
     }
   }
 }
@@ -236,7 +271,37 @@ static void run(const ap_qconv *q, const uint8_t *win, const ptrdiff_t *toff, in
     run_gather(q, win, toff, count, step, out);
 }
 
-const ap_dw_kit ap_fast_avx512_dw = {packed_bytes, pack, run, ap_fast_avx512_fill, pack_blocks, 64};
+/* Each input byte repeated rep times (2, 4 or 8): 64 / rep bytes widened to rep-byte lanes, whose
+ * low byte a shuffle copies across the lane; other multipliers byte by byte. */
+static void fill_rep(uint8_t *dst, const int8_t *src, int32_t pixels, int32_t c, int32_t cp) {
+  static const int8_t dup[3][16] = {{0, 0, 2, 2, 4, 4, 6, 6, 8, 8, 10, 10, 12, 12, 14, 14},
+                                    {0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12},
+                                    {0, 0, 0, 0, 0, 0, 0, 0, 8, 8, 8, 8, 8, 8, 8, 8}};
+  int32_t rep = cp / c;
+  size_t bytes = (size_t)pixels * (size_t)c, i = 0;
+  if (rep != 2 && rep != 4 && rep != 8) {
+    for (; i < bytes; i++)
+      for (int32_t r = 0; r < rep; r++)
+        *dst++ = (uint8_t)(src[i] ^ 0x80);
+    return;
+  }
+  const int lg = rep == 2 ? 0 : rep == 4 ? 1 : 2;
+  const size_t unit = (size_t)64 / (size_t)rep;
+  const __m512i ctl = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)dup[lg]));
+  const __m512i flip = _mm512_set1_epi8((char)0x80);
+  for (; i < bytes; i += unit, dst += 64) {
+    size_t n = bytes - i < unit ? bytes - i : unit;
+    __m256i v = _mm256_maskz_loadu_epi8(n >= 32 ? ~(__mmask32)0 : ((__mmask32)1 << n) - 1, src + i);
+    __m512i w = lg == 0   ? _mm512_cvtepu8_epi16(v)
+                : lg == 1 ? _mm512_cvtepu8_epi32(_mm256_castsi256_si128(v))
+                          : _mm512_cvtepu8_epi64(_mm256_castsi256_si128(v));
+    __mmask64 m = n == unit ? ~(__mmask64)0 : ((__mmask64)1 << (n * (size_t)rep)) - 1;
+    _mm512_mask_storeu_epi8(dst, m, _mm512_xor_si512(_mm512_shuffle_epi8(w, ctl), flip));
+  }
+}
+
+const ap_dw_kit ap_fast_avx512_dw = {packed_bytes, pack, run,     ap_fast_avx512_fill,
+                                     pack_blocks,  64,   fill_rep};
 #else
 typedef int ap_fast_dw_avx512_unused; /* x86-64 only */
 #endif

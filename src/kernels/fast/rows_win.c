@@ -68,7 +68,7 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
       return false;
     pl->rep = pl->n / pl->c;
     pl->run = dwk->run;
-    pl->fill = dwk->fill;
+    pl->fill = pl->rep > 1 ? dwk->fill_rep : dwk->fill; /* fill_rep NULL: fill_row's loop */
   } else {
     if (!kit || !kit->fill || f->dims[3] != pl->c || f->dims[0] != pl->n) return false;
     pl->run = kit->run;
@@ -224,7 +224,7 @@ static void fill_row(const rwin *pl, uint8_t *dst, const int8_t *in, int32_t in_
   memset(dst + (size_t)e * cp, pl->pad, (size_t)(wp - e) * cp);
   const int8_t *src =
       in + ((size_t)slot(iy, in_ring) * (size_t)pl->iw + (size_t)(x0 + a)) * (size_t)pl->c;
-  if (pl->rep == 1) {
+  if (pl->fill) {
     pl->fill(dst + (size_t)a * cp, src, e - a, pl->c, pl->cp);
     return;
   }
