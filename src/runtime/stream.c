@@ -588,6 +588,29 @@ static void stack_kit(const ap_interpreter *it, member *m, uint8_t *stack, size_
   m->ws = stack + *used + keep;
   *used += keep + ap_kscratch_round(temp);
 }
+/* A ring between member m and the one before it that the arena kept to a few rows, moved onto
+ * `stack` (what is left of it, at most RING_STACK bytes) with as many rows as fit, up to the
+ * whole map: m's calls then take many rows at once (mlperf_kws_dscnn_int8's first segment, at
+ * the arena's peak, had one 5-pixel row a call). Only where m's scratch does not depend on its
+ * input ring's rows (the kits', the int8 convolution's; the planned bytes hold), as a ring that
+ * grew in the plan (a larger ring is always valid: pull's batches keep within it). */
+enum { RING_STACK = 8192 };
+
+static void stack_ring(member *m, uint8_t *stack, size_t *used) {
+  member *p = m->prev;
+  if (!p || m->rows.in_ring <= 0 || m->rows.in_ring != p->rows.out_ring || p->out.rank != 4 ||
+      m->in != &p->out || p->out.dims[1] <= m->rows.in_ring ||
+      !(m->win ||
+        (m->kind == M_CONV && m->fast && !m->u8 && !m->fdw && m->p.conv.kind == AP_KCONV_INT8)))
+    return;
+  size_t row = (size_t)p->out.dims[2] * (size_t)p->out.dims[3] * ap_ktype_size(p->out.type);
+  size_t room = STACK_KITS - *used < RING_STACK ? STACK_KITS - *used : RING_STACK;
+  if (row == 0 || room / row < 2 * (size_t)m->rows.in_ring) return;
+  int32_t rows = room / row >= (size_t)p->out.dims[1] ? p->out.dims[1] : (int32_t)(room / row);
+  p->out.data = stack + *used;
+  p->rows.out_ring = m->rows.in_ring = rows;
+  *used += ap_kscratch_round((size_t)rows * row);
+}
 #endif
 
 /* Bytes of the segment input's view, after the first member's kept scratch. */
@@ -633,6 +656,10 @@ ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count) {
 #if AP_KSTREAM_WIN
   _Alignas(64) uint8_t stack[STACK_KITS];
   size_t used = 0;
+#endif
+#if AP_KSTREAM_WIN
+  for (member *m = prev; m; m = m->prev)
+    stack_ring(m, stack, &used);
 #endif
   for (member *m = prev; m; m = m->prev) {
     m->ws = ws;
