@@ -565,9 +565,10 @@ static int32_t input_ring(const ap_interpreter *it, const ap_graph *g, uint32_t 
 enum { STACK_KITS = 16384 };
 
 /* An int8 convolution or depthwise member left off the direct kits by the arena (reading its
- * weights in place, or the depthwise rows) runs the kit with its weights packed once per
- * segment run into `stack` (its kept part, then its window rows), when both fit what is left of
- * it: the packing is paid once per run, not at each call, and the arena is unchanged. */
+ * weights in place, or the depthwise rows), or on them packing its weights at each call (the
+ * arena had no room to keep them), runs the kit with its weights packed once per segment run
+ * into `stack` (its kept part, then its window rows), when both fit what is left of it: the
+ * packing is paid once per run, not at each call, and the arena is unchanged. */
 static void stack_kit(const ap_interpreter *it, member *m, uint8_t *stack, size_t *used) {
   const ap_kstream *K = ap_kernel_stream();
   size_t keep, temp;
@@ -576,8 +577,10 @@ static void stack_kit(const ap_interpreter *it, member *m, uint8_t *stack, size_
    * ran faster. */
   bool dw = m->kind == M_DEPTHWISE;
   unsigned how = dw ? AP_FAST_WIN_DW : 0u;
-  if (!rt_stream_kits(it) || !m->fast || m->win || m->u8 || m->fdw || (m->kind != M_CONV && !dw) ||
-      m->out.rank != 4 || (!dw && m->out.dims[2] < 8) || !K->win_scratch ||
+  bool each = m->win && (m->how & (AP_FAST_WIN_EACH | AP_FAST_WIN_BUDGET));
+  if (!rt_stream_kits(it) || !m->fast || (m->win && !each) || m->u8 || m->fdw ||
+      (m->kind != M_CONV && !dw) || m->out.rank != 4 || (!dw && m->out.dims[2] < 8) ||
+      !K->win_scratch ||
       !K->win_scratch(rt_kexec(it), &m->p.conv, m->in, &m->filter, how, &keep, &temp))
     return;
   keep = ap_kscratch_round(keep);
@@ -588,28 +591,50 @@ static void stack_kit(const ap_interpreter *it, member *m, uint8_t *stack, size_
   m->ws = stack + *used + keep;
   *used += keep + ap_kscratch_round(temp);
 }
-/* A ring between member m and the one before it that the arena kept to a few rows, moved onto
- * `stack` (what is left of it, at most RING_STACK bytes) with as many rows as fit, up to the
- * whole map: m's calls then take many rows at once (mlperf_kws_dscnn_int8's first segment, at
- * the arena's peak, had one 5-pixel row a call). Only where m's scratch does not depend on its
- * input ring's rows (the kits', the int8 convolution's; the planned bytes hold), as a ring that
- * grew in the plan (a larger ring is always valid: pull's batches keep within it). */
-enum { RING_STACK = 8192 };
 
-static void stack_ring(member *m, uint8_t *stack, size_t *used) {
+/* Whether the ring into member m (from the member before) may move: the arena kept it to fewer
+ * rows than its map, and m's scratch does not depend on its rows (the kits', the int8
+ * convolution's: the planned bytes hold). */
+static bool ring_movable(const member *m) {
+  const member *p = m->prev;
+  return p && m->rows.in_ring > 0 && m->rows.in_ring == p->rows.out_ring && p->out.rank == 4 &&
+         m->in == &p->out && p->out.dims[1] > m->rows.in_ring &&
+         (m->win ||
+          (m->kind == M_CONV && m->fast && !m->u8 && !m->fdw && m->p.conv.kind == AP_KCONV_INT8));
+}
+
+/* The ring into member m moved onto `stack` with as many rows as fit `room` (up to its whole
+ * map; at least twice its rows, else it stays): m's calls then take many rows at once
+ * (mlperf_kws_dscnn_int8's first segment, at the arena's peak, had one 5-pixel row a call) and
+ * a window's input rows are converted once for more output rows. A larger ring is always valid,
+ * as one grown in the plan: pull's batches keep within it. */
+static void stack_ring(member *m, uint8_t *stack, size_t room, size_t *used) {
   member *p = m->prev;
-  if (!p || m->rows.in_ring <= 0 || m->rows.in_ring != p->rows.out_ring || p->out.rank != 4 ||
-      m->in != &p->out || p->out.dims[1] <= m->rows.in_ring ||
-      !(m->win ||
-        (m->kind == M_CONV && m->fast && !m->u8 && !m->fdw && m->p.conv.kind == AP_KCONV_INT8)))
-    return;
   size_t row = (size_t)p->out.dims[2] * (size_t)p->out.dims[3] * ap_ktype_size(p->out.type);
-  size_t room = STACK_KITS - *used < RING_STACK ? STACK_KITS - *used : RING_STACK;
   if (row == 0 || room / row < 2 * (size_t)m->rows.in_ring) return;
   int32_t rows = room / row >= (size_t)p->out.dims[1] ? p->out.dims[1] : (int32_t)(room / row);
   p->out.data = stack + *used;
   p->rows.out_ring = m->rows.in_ring = rows;
   *used += ap_kscratch_round((size_t)rows * row);
+}
+
+/* A segment run's stack: first the kits above, then the rest (at most RING_STACK) shared
+ * equally by the rings that may move. */
+enum { RING_STACK = 8192 };
+
+static void stack_plan(const ap_interpreter *it, member *last, uint8_t *stack, size_t *used) {
+  for (member *m = last; m; m = m->prev)
+    stack_kit(it, m, stack, used);
+  size_t rings = 0, left = STACK_KITS - *used;
+  for (member *m = last; m; m = m->prev)
+    rings += ring_movable(m);
+  if (left > RING_STACK) left = RING_STACK;
+  for (member *m = last; m && rings; m = m->prev)
+    if (ring_movable(m)) {
+      size_t before = *used, share = left / rings--;
+      stack_ring(m, stack, share / AP_KSCRATCH_ALIGN * AP_KSCRATCH_ALIGN, used);
+      left -= *used - before;
+    }
 }
 #endif
 
@@ -657,15 +682,12 @@ ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count) {
   _Alignas(64) uint8_t stack[STACK_KITS];
   size_t used = 0;
 #endif
-#if AP_KSTREAM_WIN
   for (member *m = prev; m; m = m->prev)
-    stack_ring(m, stack, &used);
-#endif
-  for (member *m = prev; m; m = m->prev) {
     m->ws = ws;
 #if AP_KSTREAM_WIN
-    stack_kit(it, m, stack, &used);
+  stack_plan(it, prev, stack, &used);
 #endif
+  for (member *m = prev; m; m = m->prev) {
     ap_ktensor bt = {.data = (void *)m->bias};
     const ap_ktensor *bias = m->bias ? &bt : NULL;
     ap_status s = AP_OK;
