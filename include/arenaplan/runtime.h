@@ -38,9 +38,11 @@
  * for their weights' packing or their window rows build a tile of up to 16 input pixels' patches
  * (a convolution reading its weights in place) or a depthwise window on the stack of the thread
  * running them (the caller's or a worker's): at most 16 KiB each, outside the arena; and a
- * segment run keeps the direct kits' packed weights and window rows of the convolutions the
- * arena left reading their weights in place on the same stack (16 KiB, beneath those: at most
- * 32 KiB in all). Builds for other targets (microcontrollers included) do not contain these.
+ * segment run keeps the direct kits' packed weights and window rows of the members the arena
+ * left reading their weights in place or packing them at each call, and the rings between
+ * members that the arena kept to a few rows, grown (at most 8 KiB of them), on the same stack
+ * (16 KiB in all, beneath those: at most 32 KiB in all). Builds for other targets
+ * (microcontrollers included) do not contain these.
  *
  * Dynamic tensors. Allocate resolves every shape it can: prepare sees the values of constants
  * and also of small integer tensors that ops compute from them and from known shapes (SHAPE of

@@ -564,29 +564,114 @@ static int32_t input_ring(const ap_interpreter *it, const ap_graph *g, uint32_t 
 /* A segment run's stack for direct kits the arena had no room for (x86-64 builds only). */
 enum { STACK_KITS = 16384 };
 
+/* Whether member m's calls have fewer than 8 pixels (rows of its input ring: whole, or one a
+ * call at least). */
+static bool narrow(const member *m) {
+  int32_t rows = m->rows.in_ring > 1 ? m->rows.in_ring : 1;
+  return m->out.rank != 4 || (int64_t)m->out.dims[2] * rows < 8;
+}
+
 /* An int8 convolution or depthwise member left off the direct kits by the arena (reading its
- * weights in place, or the depthwise rows) runs the kit with its weights packed once per
- * segment run into `stack` (its kept part, then its window rows), when both fit what is left of
- * it: the packing is paid once per run, not at each call, and the arena is unchanged. */
-static void stack_kit(const ap_interpreter *it, member *m, uint8_t *stack, size_t *used) {
+ * weights in place, or the depthwise rows), or on them packing its weights at each call (the
+ * arena had no room to keep them), may run the kit with its weights packed once per segment
+ * run on the stack: the packing is paid once per run, not at each call, and the arena is
+ * unchanged. Its kept and call scratch bytes, or false. */
+static bool stack_kit(const ap_interpreter *it, const member *m, size_t *keep, size_t *temp) {
   const ap_kstream *K = ap_kernel_stream();
-  size_t keep, temp;
-  /* A convolution's rows of fewer than 8 pixels (mlperf_kws_dscnn_int8's 5) ran slower on the
-   * kit, packing included, than on the in-place product's 8-pixel tiles; its depthwise members
-   * ran faster. */
+  /* A convolution's calls of fewer than 8 pixels (mlperf_kws_dscnn_int8's 5-pixel rows one by
+   * one) ran slower on the kit, packing included, than on the in-place product's 8-pixel
+   * tiles; its depthwise members ran faster. */
   bool dw = m->kind == M_DEPTHWISE;
-  unsigned how = dw ? AP_FAST_WIN_DW : 0u;
-  if (!rt_stream_kits(it) || !m->fast || m->win || m->u8 || m->fdw || (m->kind != M_CONV && !dw) ||
-      m->out.rank != 4 || (!dw && m->out.dims[2] < 8) || !K->win_scratch ||
-      !K->win_scratch(rt_kexec(it), &m->p.conv, m->in, &m->filter, how, &keep, &temp))
-    return;
-  keep = ap_kscratch_round(keep);
-  if (keep > STACK_KITS - *used || ap_kscratch_round(temp) > STACK_KITS - *used - keep) return;
-  m->win = true;
-  m->how = (uint8_t)how; /* the weights packed once, kept */
-  m->scratch = stack + *used;
-  m->ws = stack + *used + keep;
-  *used += keep + ap_kscratch_round(temp);
+  bool each = m->win && (m->how & (AP_FAST_WIN_EACH | AP_FAST_WIN_BUDGET));
+  if (!rt_stream_kits(it) || !m->fast || (m->win && !each) || m->u8 || m->fdw ||
+      (m->kind != M_CONV && !dw) || m->out.rank != 4 || (!dw && narrow(m)) || !K->win_scratch ||
+      !K->win_scratch(rt_kexec(it), &m->p.conv, m->in, &m->filter, dw ? AP_FAST_WIN_DW : 0u, keep,
+                      temp))
+    return false;
+  *keep = ap_kscratch_round(*keep);
+  *temp = ap_kscratch_round(*temp);
+  return true;
+}
+
+/* Whether the ring into member m (from the member before) may move: the arena kept it to fewer
+ * rows than its map, and m's scratch does not depend on its rows (the kits', the int8
+ * convolution's: the planned bytes hold). */
+static bool ring_movable(const member *m) {
+  const member *p = m->prev;
+  return p && m->rows.in_ring > 0 && m->rows.in_ring == p->rows.out_ring && p->out.rank == 4 &&
+         m->in == &p->out && p->out.dims[1] > m->rows.in_ring &&
+         (m->win ||
+          (m->kind == M_CONV && m->fast && !m->u8 && !m->fdw && m->p.conv.kind == AP_KCONV_INT8));
+}
+
+/* The ring into member m moved onto `stack` with as many rows as fit `room` (up to its whole
+ * map; at least twice its rows, else it stays): m's calls then take many rows at once
+ * (mlperf_kws_dscnn_int8's first segment, at the arena's peak, had one 5-pixel row a call) and
+ * a window's input rows are converted once for more output rows. A larger ring is always valid,
+ * as one grown in the plan: pull's batches keep within it. */
+static void stack_ring(member *m, uint8_t *stack, size_t room, size_t *used) {
+  member *p = m->prev;
+  size_t row = (size_t)p->out.dims[2] * (size_t)p->out.dims[3] * ap_ktype_size(p->out.type);
+  if (row == 0 || room / row < 2 * (size_t)m->rows.in_ring) return;
+  int32_t rows = room / row >= (size_t)p->out.dims[1] ? p->out.dims[1] : (int32_t)(room / row);
+  p->out.data = stack + *used;
+  p->rows.out_ring = m->rows.in_ring = rows;
+  *used += ap_kscratch_round((size_t)rows * row);
+}
+
+/* A segment run's stack: first the rings into convolutions of narrow rows (their calls are
+ * too short for the kits otherwise), then the kits above (their kept parts, and one call
+ * scratch they share: calls do not overlap, as the members' shared workspace in the arena),
+ * from the last member back while they fit; then the other rings that may move. The rings
+ * take at most RING_STACK bytes, shared equally. */
+enum { RING_STACK = 8192 };
+
+static bool ring_turn(const member *m, const uint8_t *stack, bool first) {
+  if (!ring_movable(m)) return false;
+  const uint8_t *d = m->prev->out.data;
+  if (d >= stack && d < stack + STACK_KITS) return false; /* moved already */
+  return !first || (m->kind == M_CONV && narrow(m));
+}
+
+static void stack_rings(member *last, uint8_t *stack, size_t *used, size_t *left, bool first) {
+  size_t rings = 0;
+  for (member *m = last; m; m = m->prev)
+    rings += ring_turn(m, stack, first);
+  size_t room = STACK_KITS - *used < *left ? STACK_KITS - *used : *left;
+  for (member *m = last; m && rings; m = m->prev)
+    if (ring_turn(m, stack, first)) {
+      size_t before = *used, share = room / rings--;
+      stack_ring(m, stack, share / AP_KSCRATCH_ALIGN * AP_KSCRATCH_ALIGN, used);
+      room -= *used - before;
+      *left -= *used - before;
+    }
+}
+
+static void stack_plan(const ap_interpreter *it, member *last, uint8_t *stack, size_t *used) {
+  size_t left = RING_STACK;
+  stack_rings(last, stack, used, &left, true);
+  member *kit[AP_SEGMENT_MAX_OPS];
+  size_t kept[AP_SEGMENT_MAX_OPS], n = 0, sum = 0, temp = 0;
+  for (member *m = last; m && n < AP_SEGMENT_MAX_OPS; m = m->prev) {
+    size_t k, t;
+    if (!stack_kit(it, m, &k, &t)) continue;
+    if (t < temp) t = temp;
+    if (k > STACK_KITS - *used - sum || t > STACK_KITS - *used - sum - k) continue;
+    kit[n] = m;
+    kept[n++] = k;
+    sum += k;
+    temp = t;
+  }
+  uint8_t *ws = stack + *used;
+  *used += n ? temp : 0;
+  for (size_t i = 0; i < n; i++) {
+    kit[i]->win = true;
+    kit[i]->how = kit[i]->kind == M_DEPTHWISE ? AP_FAST_WIN_DW : 0u; /* packed once, kept */
+    kit[i]->scratch = stack + *used;
+    kit[i]->ws = ws;
+    *used += kept[i];
+  }
+  stack_rings(last, stack, used, &left, false);
 }
 #endif
 
@@ -634,11 +719,12 @@ ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count) {
   _Alignas(64) uint8_t stack[STACK_KITS];
   size_t used = 0;
 #endif
-  for (member *m = prev; m; m = m->prev) {
+  for (member *m = prev; m; m = m->prev)
     m->ws = ws;
 #if AP_KSTREAM_WIN
-    stack_kit(it, m, stack, &used);
+  stack_plan(it, prev, stack, &used);
 #endif
+  for (member *m = prev; m; m = m->prev) {
     ap_ktensor bt = {.data = (void *)m->bias};
     const ap_ktensor *bias = m->bias ? &bt : NULL;
     ap_status s = AP_OK;

@@ -217,6 +217,10 @@ int main(void) {
       {CONV, 12, 9, 32, 16, 3, 3, 1, 1, AP_KPAD_SAME},
       {DW, 12, 9, 64, 64, 3, 3, 2, 1, AP_KPAD_SAME},
       {DW, 10, 12, 1, 8, 3, 3, 2, 1, AP_KPAD_SAME},
+      /* Pointwise rows shorter than a kit's tile (mlperf_kws_dscnn_int8's 5 pixels), packed at
+       * each call too; input channels off the 4-byte quads, output channels off 16. */
+      {CONV, 25, 5, 64, 64, 1, 1, 1, 1, AP_KPAD_VALID},
+      {CONV, 13, 3, 21, 40, 1, 1, 1, 1, AP_KPAD_VALID},
   };
   for (int l = 0; l < nlevels; l++)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
