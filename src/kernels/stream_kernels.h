@@ -84,8 +84,7 @@ typedef struct ap_kstream {
                          const ap_ktensor *f, const ap_ktensor *bias, unsigned how, void *keep,
                          void *temp);
   bool (*win_rows)(const ap_conv_params *p, const ap_ktensor *in, const ap_ktensor *f,
-                   ap_ktensor *out, const void *keep, void *temp, const ap_krows *rows,
-                   ap_status *s);
+                   ap_ktensor *out, void *keep, void *temp, const ap_krows *rows, ap_status *s);
 #endif
 #if AP_KSTREAM_BLOCK
   /* uint8 CONV_2D and DEPTHWISE_CONV_2D, float DEPTHWISE_CONV_2D (rows_u8.c, rows_block.c) */

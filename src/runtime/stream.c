@@ -65,6 +65,7 @@ typedef struct member {
   bool win;            /* ... their direct kits (rows_win.c) */
   bool fdw;            /* ... the float depthwise kernel (rows_block.c) */
   bool u8;             /* ... the uint8 kernels (rows_block.c, rows_u8.c) */
+  bool own;            /* its kits' `ws` is its own over the run (AP_FAST_WIN_OWN) */
   uint8_t how;         /* AP_FAST_WIN_* for the kits, AP_FAST_PACK_* for uint8 CONV_2D */
   size_t keep, temp;   /* its kernel's scratch kept over the run, and used by one call */
   union {
@@ -582,11 +583,22 @@ static void stack_kit(const ap_interpreter *it, member *m, uint8_t *stack, size_
     return;
   keep = ap_kscratch_round(keep);
   if (keep > STACK_KITS - *used || ap_kscratch_round(temp) > STACK_KITS - *used - keep) return;
-  m->win = true;
+  m->win = m->own = true;
   m->how = (uint8_t)how; /* the weights packed once, kept */
   m->scratch = stack + *used;
   m->ws = stack + *used + keep;
   *used += keep + ap_kscratch_round(temp);
+}
+
+/* A member on the direct kits whose call scratch is the segment's shared workspace gets its own
+ * on the stack where it fits: its window rows then outlive a call (each input row converted
+ * once, not once per output row reading it), and weights packed at each call are packed once. */
+static void own_window(member *m, uint8_t *stack, size_t *used) {
+  size_t temp = ap_kscratch_round(m->temp);
+  if (!m->win || m->own || temp > STACK_KITS - *used) return;
+  m->own = true;
+  m->ws = stack + *used;
+  *used += temp;
 }
 #endif
 
@@ -639,12 +651,19 @@ ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count) {
 #if AP_KSTREAM_WIN
     stack_kit(it, m, stack, &used);
 #endif
+  }
+#if AP_KSTREAM_WIN
+  for (member *m = prev; m; m = m->prev)
+    own_window(m, stack, &used);
+#endif
+  for (member *m = prev; m; m = m->prev) {
     ap_ktensor bt = {.data = (void *)m->bias};
     const ap_ktensor *bias = m->bias ? &bt : NULL;
     ap_status s = AP_OK;
     if (m->win) { /* never set where the build has no kits */
 #if AP_KSTREAM_WIN
-      s = K->win_begin(x, &m->p.conv, m->in, &m->filter, bias, m->how, m->scratch, m->ws);
+      s = K->win_begin(x, &m->p.conv, m->in, &m->filter, bias,
+                       m->how | (m->own ? AP_FAST_WIN_OWN : 0u), m->scratch, m->ws);
 #endif
     }
 #if AP_KSTREAM_BLOCK

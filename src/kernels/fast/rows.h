@@ -90,10 +90,13 @@ ap_status ap_fast_u8conv_rows(const ap_kexec *x, const ap_conv_params *p, const 
  * so ap_fast_win_rows takes no kexec: false when
  * keep holds no such plan, else *s is its status. */
 enum {
-  AP_FAST_WIN_DW = 1,    /* DEPTHWISE_CONV_2D (else CONV_2D) */
-  AP_FAST_WIN_EACH = 2,  /* the weights packed at each call, in its scratch (else once, kept) */
-  AP_FAST_WIN_BUDGET = 4 /* refused where packing once takes more than AP_FAST_ROWS_PACKED_MAX
-                          * and a third of the output map */
+  AP_FAST_WIN_DW = 1,     /* DEPTHWISE_CONV_2D (else CONV_2D) */
+  AP_FAST_WIN_EACH = 2,   /* the weights packed at each call, in its scratch (else once, kept) */
+  AP_FAST_WIN_BUDGET = 4, /* refused where packing once takes more than AP_FAST_ROWS_PACKED_MAX
+                           * and a third of the output map */
+  AP_FAST_WIN_OWN = 8     /* *_begin only: temp is this member's alone from *_begin to its last
+                           * *_rows call, which then keep window rows over calls (and EACH's
+                           * weights are packed into it once) */
 };
 bool ap_fast_win_rows_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                               const ap_ktensor *f, unsigned how, size_t *keep, size_t *temp);
@@ -101,7 +104,6 @@ ap_status ap_fast_win_rows_begin(const ap_kexec *x, const ap_conv_params *p, con
                                  const ap_ktensor *f, const ap_ktensor *bias, unsigned how,
                                  void *keep, void *temp);
 bool ap_fast_win_rows(const ap_conv_params *p, const ap_ktensor *in, const ap_ktensor *f,
-                      ap_ktensor *out, const void *keep, void *temp, const ap_krows *rows,
-                      ap_status *s);
+                      ap_ktensor *out, void *keep, void *temp, const ap_krows *rows, ap_status *s);
 
 #endif

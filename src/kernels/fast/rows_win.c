@@ -39,7 +39,12 @@ typedef struct rwin {
   int32_t n, c, cq, cp, taps, fh, fw, sh, sw, dh, dl, ph, pw, ih, iw, oh, ow, cw, chunks;
   size_t slot;                                  /* bytes of a window row */
   size_t mult, shift, bias, packed, keep, temp; /* offsets in the kept scratch; sizes */
+  /* AP_FAST_WIN_OWN: the input row (or PAD_ROW) each window row holds, kept over calls. */
+  bool own;
+  int32_t tags[MAX_FH];
 } rwin;
+
+enum { PAD_ROW = INT32_MIN, EMPTY = INT32_MAX };
 
 static bool carve(size_t *at, size_t bytes, size_t *off) {
   if (bytes > SIZE_MAX / 4 || *at > SIZE_MAX / 4) return false;
@@ -168,20 +173,27 @@ ap_status ap_fast_win_rows_begin(const ap_kexec *x, const ap_conv_params *p, con
   pl.w = f->data;
   pl.b = b;
   pl.in_off = p->input_offset;
-  if (pl.each) {
-    pl.q = (ap_qconv){pl.n,  pl.taps,          pl.cq,      NULL,      col_bias, mult,
-                      shift, p->output_offset, p->act_min, p->act_max};
-  } else if (dw) {
-    x->level->dwin->pack(f->data, pl.n, pl.fh, pl.fw, b, p->input_offset, mult, shift,
-                         sc + pl.packed);
-    mult = shift = NULL; /* packed; the scratch they were in is the rows' */
-  } else {
-    x->level->conv->pack(f->data, pl.n, pl.taps, pl.c, pl.cq, b, p->input_offset, sc + pl.packed,
-                         col_bias);
+  pl.own = how & AP_FAST_WIN_OWN;
+  for (int32_t i = 0; i < MAX_FH; i++)
+    pl.tags[i] = EMPTY;
+  uint8_t *packed = NULL; /* packed at each call */
+  if (pl.each && pl.own) {
+    /* The call's scratch is this member's alone over the run: packed once into it, after the
+     * window rows, where each call would pack them. */
+    if (!temp) return AP_ERR_ARG;
+    packed = (uint8_t *)temp + pl.packed;
+    pl.each = false;
+  } else if (!pl.each) {
+    packed = sc + pl.packed;
   }
-  if (!pl.each)
-    pl.q = (ap_qconv){pl.n,  pl.taps,          pl.cq,      sc + pl.packed, col_bias, mult,
-                      shift, p->output_offset, p->act_min, p->act_max};
+  if (packed && dw) {
+    x->level->dwin->pack(f->data, pl.n, pl.fh, pl.fw, b, p->input_offset, mult, shift, packed);
+    mult = shift = NULL; /* packed; the scratch they were in may be the rows' */
+  } else if (packed) {
+    x->level->conv->pack(f->data, pl.n, pl.taps, pl.c, pl.cq, b, p->input_offset, packed, col_bias);
+  }
+  pl.q = (ap_qconv){pl.n,  pl.taps,          pl.cq,      packed,    col_bias, mult,
+                    shift, p->output_offset, p->act_min, p->act_max};
   pl.pack_dw = x->level->dwin ? x->level->dwin->pack : NULL;
   pl.pack_conv = x->level->conv ? x->level->conv->pack : NULL;
   memcpy(keep, &pl, sizeof pl);
@@ -262,9 +274,8 @@ static void point_rows(const rwin *pl, const ap_qconv *qc, const int8_t *in, int
 }
 
 bool ap_fast_win_rows(const ap_conv_params *p, const ap_ktensor *in, const ap_ktensor *f,
-                      ap_ktensor *out, const void *keep, void *temp, const ap_krows *rows,
-                      ap_status *s) {
-  const rwin *pl = keep;
+                      ap_ktensor *out, void *keep, void *temp, const ap_krows *rows, ap_status *s) {
+  rwin *pl = keep;
   if (!pl || !p || !in || !f || !out || !rows || !temp) return false;
   if (!in->data || !out->data || !ap_kshape_is(in, &p->in_shape) ||
       !ap_kshape_is(out, &p->out_shape) || !ap_krows_fit(rows, in, out) || pl->oh != out->dims[1] ||
@@ -295,12 +306,15 @@ bool ap_fast_win_rows(const ap_conv_params *p, const ap_ktensor *in, const ap_kt
     point_rows(pl, &qc, in->data, out->data, win, rows);
     return true;
   }
-  enum { PAD_ROW = INT32_MIN, EMPTY = INT32_MAX };
-  int32_t tags[MAX_FH], at[MAX_FH];
+  /* Window rows stay valid over calls only where the scratch is this member's (own) and one
+   * chunk spans the row: an input row's bytes do not change once computed in a run. */
+  int32_t local[MAX_FH], at[MAX_FH];
+  int32_t *tags = pl->own && pl->chunks == 1 ? pl->tags : local;
   ptrdiff_t toff[MAX_TAPS];
   size_t out_row = (size_t)pl->ow * (size_t)pl->n, step = (size_t)pl->sw * (size_t)pl->cp;
-  for (int32_t i = 0; i < pl->fh; i++)
-    tags[i] = EMPTY;
+  if (tags == local)
+    for (int32_t i = 0; i < pl->fh; i++)
+      tags[i] = EMPTY;
   for (int32_t oy = rows->r0; oy < rows->r1; oy++) {
     int8_t *o = (int8_t *)out->data + (size_t)slot(oy, rows->out_ring) * out_row;
     for (int32_t ch = 0; ch < pl->chunks; ch++) {
@@ -361,8 +375,7 @@ ap_status ap_fast_win_rows_begin(const ap_kexec *x, const ap_conv_params *p, con
 }
 
 bool ap_fast_win_rows(const ap_conv_params *p, const ap_ktensor *in, const ap_ktensor *f,
-                      ap_ktensor *out, const void *keep, void *temp, const ap_krows *rows,
-                      ap_status *s) {
+                      ap_ktensor *out, void *keep, void *temp, const ap_krows *rows, ap_status *s) {
   (void)p, (void)in, (void)f, (void)out, (void)keep, (void)temp, (void)rows, (void)s;
   return false;
 }
