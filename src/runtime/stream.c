@@ -57,6 +57,9 @@ enum { M_CONV = 1, M_DEPTHWISE, M_POOL, M_ADD, M_PAD, M_ELEM };
 /* M_ELEM's second operand. */
 enum { SIDE_NONE, SIDE_WHOLE, SIDE_CONSTANT };
 
+/* The laid-out rows take no more of a member's state than the parameters they replace. */
+_Static_assert(sizeof(ap_fast_block_rows) <= sizeof(ap_conv_params), "member state grows");
+
 /* One member of the running segment. */
 typedef struct member {
   struct member *prev; /* the member before it in the segment (NULL: first) */
@@ -66,6 +69,7 @@ typedef struct member {
   bool fdw;            /* ... the float depthwise kernel (rows_block.c) */
   bool u8;             /* ... the uint8 kernels (rows_block.c, rows_u8.c) */
   bool own;            /* its kits' `ws` is its own over the run (AP_FAST_WIN_OWN) */
+  bool ready;          /* its rows run from p.blk, laid out at the run's start */
   uint8_t how;         /* AP_FAST_WIN_* for the kits, AP_FAST_PACK_* for uint8 CONV_2D */
   size_t keep, temp;   /* its kernel's scratch kept over the run, and used by one call */
   union {
@@ -73,6 +77,7 @@ typedef struct member {
     ap_pool_params pool;
     ap_binary_params bin;
     ap_pad_params pad;
+    ap_fast_block_rows blk; /* `ready`: replaces the parameters it was laid out from */
   } p;
   /* The input is the member before's output; the first's heads the segment's workspace. */
   const ap_ktensor *in;
@@ -453,10 +458,11 @@ static ap_status prepare(ap_interpreter *it, uint32_t k, member *m, ap_ktensor *
 static ap_status eval_rows(const ap_kexec *x, member *m, int32_t y0, int32_t y1) {
   m->rows.r0 = y0;
   m->rows.r1 = y1;
-  ap_ktensor bt = {.data = (void *)m->bias};
-  const ap_ktensor *bias = m->bias ? &bt : NULL;
   const ap_kstream *K = ap_kernel_stream();
   ap_status s;
+#if AP_KSTREAM_BLOCK
+  if (m->ready) return K->block_run(&m->p.blk, m->ws, &m->rows);
+#endif
 #if AP_KSTREAM_WIN
   if (m->win)
     return K->win_rows(&m->p.conv, m->in, &m->filter, &m->out, m->scratch, m->ws, &m->rows, &s)
@@ -467,6 +473,8 @@ static ap_status eval_rows(const ap_kexec *x, member *m, int32_t y0, int32_t y1)
   case M_CONV:
   case M_DEPTHWISE: {
     bool conv = m->kind == M_CONV;
+    ap_ktensor bt = {.data = (void *)m->bias}; /* the kernels read only a bias's data */
+    const ap_ktensor *bias = m->bias ? &bt : NULL;
 #if AP_KSTREAM_BLOCK
     if (m->u8 && conv)
       return K->u8conv_rows(x, &m->p.conv, m->in, &m->filter, bias, &m->out, m->how, m->scratch,
@@ -602,6 +610,28 @@ static void own_window(member *m, uint8_t *stack, size_t *used) {
 }
 #endif
 
+#if AP_KSTREAM_BLOCK
+/* A float convolution, float depthwise or pool member on the fast rows gets them laid out once
+ * for the run (rows.h): a segment calls it for a row or two at a time. */
+static void ready(const ap_interpreter *it, member *m, const ap_ktensor *bias) {
+  const ap_kstream *K = ap_kernel_stream();
+  const ap_kexec *x = rt_kexec(it);
+  ap_fast_block_rows b;
+  bool ok = false;
+  if (!m->fast || m->win || m->u8 || !K->block_run) return;
+  if (m->kind == M_CONV && K->fconv_ready)
+    ok = K->fconv_ready(x, &m->p.conv, m->in, &m->filter, bias, &m->out, m->scratch,
+                        m->rows.in_ring, &b);
+  else if (m->kind == M_DEPTHWISE && m->fdw && K->fdw_ready)
+    ok = K->fdw_ready(x, &m->p.conv, m->in, &m->filter, bias, &m->out, m->rows.in_ring, &b);
+  else if (m->kind == M_POOL && K->pool_ready)
+    ok = K->pool_ready(x, &m->p.pool, m->in, &m->out, m->rows.in_ring, &b);
+  if (!ok) return;
+  m->p.blk = b;
+  m->ready = true;
+}
+#endif
+
 /* Bytes of the segment input's view, after the first member's kept scratch. */
 static size_t input_view_bytes(void) {
   return ap_kscratch_round(sizeof(ap_ktensor));
@@ -675,6 +705,9 @@ ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count) {
     else if (m->fast && m->kind == M_DEPTHWISE && !m->fdw && !m->u8)
       s = K->dw_fast_begin(x, &m->p.conv, m->in, &m->filter, m->rows.in_ring, m->scratch);
     if (s != AP_OK) return rt_fail(it, s, "streamed segment at op %u: %s", k, ap_status_name(s));
+#if AP_KSTREAM_BLOCK
+    ready(it, m, bias);
+#endif
   }
   ap_status s = pull(x, prev, prev->out_h);
   if (s != AP_OK)
