@@ -590,19 +590,21 @@ static void stack_kit(const ap_interpreter *it, member *m, uint8_t *stack, size_
       !K->win_scratch(rt_kexec(it), &m->p.conv, m->in, &m->filter, how, &keep, &temp))
     return;
   keep = ap_kscratch_round(keep);
-  if (keep > STACK_KITS - *used || ap_kscratch_round(temp) > STACK_KITS - *used - keep) return;
+  if (keep > STACK_KITS - *used ||
+      ap_kscratch_round(temp) + AP_FAST_WIN_OWN_BYTES > STACK_KITS - *used - keep)
+    return;
   m->win = m->own = true;
   m->how = (uint8_t)how; /* the weights packed once, kept */
   m->scratch = stack + *used;
   m->ws = stack + *used + keep;
-  *used += keep + ap_kscratch_round(temp);
+  *used += keep + ap_kscratch_round(temp) + AP_FAST_WIN_OWN_BYTES;
 }
 
 /* A member on the direct kits whose call scratch is the segment's shared workspace gets its own
  * on the stack where it fits: its window rows then outlive a call (each input row converted
  * once, not once per output row reading it), and weights packed at each call are packed once. */
 static void own_window(member *m, uint8_t *stack, size_t *used) {
-  size_t temp = ap_kscratch_round(m->temp);
+  size_t temp = ap_kscratch_round(m->temp) + AP_FAST_WIN_OWN_BYTES;
   if (!m->win || m->own || temp > STACK_KITS - *used) return;
   m->own = true;
   m->ws = stack + *used;

@@ -139,7 +139,8 @@ static void rows_case(const rcase *c, const ap_fast_level *l, int batch, int pat
     free(in), free(f), free(bias), free(want), free(rs);
     return;
   }
-  void *kb = zalloc(keep), *tb2 = zalloc(temp), *rin = zalloc(in_row * (size_t)ring);
+  void *kb = zalloc(keep), *tb2 = zalloc(ap_kscratch_round(temp) + AP_FAST_WIN_OWN_BYTES),
+       *rin = zalloc(in_row * (size_t)ring);
   void *rout = zalloc(out_row * (size_t)(oring ? oring : oh));
   ap_ktensor ri = ti, ro = to;
   ri.data = rin;

@@ -130,10 +130,12 @@ enum {
   AP_FAST_WIN_EACH = 2,   /* the weights packed at each call, in its scratch (else once, kept) */
   AP_FAST_WIN_BUDGET = 4, /* refused where packing once takes more than AP_FAST_ROWS_PACKED_MAX
                            * and a third of the output map */
-  AP_FAST_WIN_OWN = 8     /* *_begin only: temp is this member's alone from *_begin to its last
-                           * *_rows call, which then keep window rows over calls (and EACH's
-                           * weights are packed into it once) */
+  AP_FAST_WIN_OWN = 8     /* *_begin only: temp (and AP_FAST_WIN_OWN_BYTES past its rounded
+                           * size) is this member's alone from *_begin to its last *_rows call,
+                           * which then keep window rows over calls (and EACH's weights are
+                           * packed into it once) */
 };
+#define AP_FAST_WIN_OWN_BYTES 64
 bool ap_fast_win_rows_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                               const ap_ktensor *f, unsigned how, size_t *keep, size_t *temp);
 ap_status ap_fast_win_rows_begin(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,

@@ -26,6 +26,7 @@ typedef struct rwin {
   ap_qconv q;      /* pointers into the kept scratch, set by *_begin */
   bool dw;         /* depthwise */
   bool each;       /* the weights packed at each call, in its scratch */
+  bool own;        /* AP_FAST_WIN_OWN: the window rows' tags follow the call's scratch */
   const int8_t *w; /* the weights, bias and input offset (*_begin), for `each` */
   const int32_t *b;
   int32_t in_off;
@@ -39,10 +40,14 @@ typedef struct rwin {
   int32_t n, c, cq, cp, taps, fh, fw, sh, sw, dh, dl, ph, pw, ih, iw, oh, ow, cw, chunks;
   size_t slot;                                  /* bytes of a window row */
   size_t mult, shift, bias, packed, keep, temp; /* offsets in the kept scratch; sizes */
-  /* AP_FAST_WIN_OWN: the input row (or PAD_ROW) each window row holds, kept over calls. */
-  bool own;
-  int32_t tags[MAX_FH];
 } rwin;
+
+/* With AP_FAST_WIN_OWN, the input row (or PAD_ROW) each window row holds, kept over calls past
+ * the call's scratch (rwin stays as large: the kept scratch is planned in the arena). */
+_Static_assert(MAX_FH * sizeof(int32_t) <= AP_FAST_WIN_OWN_BYTES, "window tags");
+static int32_t *own_tags(const rwin *pl, void *temp) {
+  return (int32_t *)((uint8_t *)temp + ap_kscratch_round(pl->temp));
+}
 
 enum { PAD_ROW = INT32_MIN, EMPTY = INT32_MAX };
 
@@ -174,8 +179,9 @@ ap_status ap_fast_win_rows_begin(const ap_kexec *x, const ap_conv_params *p, con
   pl.b = b;
   pl.in_off = p->input_offset;
   pl.own = how & AP_FAST_WIN_OWN;
-  for (int32_t i = 0; i < MAX_FH; i++)
-    pl.tags[i] = EMPTY;
+  if (pl.own && !temp) return AP_ERR_ARG;
+  for (int32_t i = 0; pl.own && i < MAX_FH; i++)
+    own_tags(&pl, temp)[i] = EMPTY;
   uint8_t *packed = NULL; /* packed at each call */
   if (pl.each && pl.own) {
     /* The call's scratch is this member's alone over the run: packed once into it, after the
@@ -309,7 +315,7 @@ bool ap_fast_win_rows(const ap_conv_params *p, const ap_ktensor *in, const ap_kt
   /* Window rows stay valid over calls only where the scratch is this member's (own) and one
    * chunk spans the row: an input row's bytes do not change once computed in a run. */
   int32_t local[MAX_FH], at[MAX_FH];
-  int32_t *tags = pl->own && pl->chunks == 1 ? pl->tags : local;
+  int32_t *tags = pl->own && pl->chunks == 1 ? own_tags(pl, temp) : local;
   ptrdiff_t toff[MAX_TAPS];
   size_t out_row = (size_t)pl->ow * (size_t)pl->n, step = (size_t)pl->sw * (size_t)pl->cp;
   if (tags == local)
