@@ -107,12 +107,12 @@ typedef struct ap_kstream {
   /* the float convolution, float depthwise and pool rows above laid out once per run (rows.h) */
   bool (*fconv_ready)(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                       const ap_ktensor *f, const ap_ktensor *bias, const ap_ktensor *out,
-                      const void *keep, int32_t in_ring, ap_fast_block_rows *b);
+                      const void *keep, const ap_krows *rings, ap_fast_block_rows *b);
   bool (*fdw_ready)(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                     const ap_ktensor *f, const ap_ktensor *bias, const ap_ktensor *out,
-                    int32_t in_ring, ap_fast_block_rows *b);
+                    const ap_krows *rings, ap_fast_block_rows *b);
   bool (*pool_ready)(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,
-                     const ap_ktensor *out, int32_t in_ring, ap_fast_block_rows *b);
+                     const ap_ktensor *out, const ap_krows *rings, ap_fast_block_rows *b);
   ap_status (*block_run)(const ap_fast_block_rows *b, void *temp, const ap_krows *rows);
 #endif
 } ap_kstream;

@@ -528,7 +528,7 @@ static int32_t batch_end(const member *m, int32_t y0, int32_t upto) {
   if (window_hi(m, upto - 1) <= limit) return upto;
   if (m->stride <= 0) return y0 + 1;
   int64_t num = limit + m->pad - m->eff; /* y * stride <= num: the window ends by the limit */
-  int64_t y1 = num < 0 ? 0 : num / m->stride + 1;
+  int64_t y1 = num < 0 ? 0 : (m->stride == 1 ? num : num / m->stride) + 1;
   return y1 <= y0 ? y0 + 1 : y1 >= upto ? upto : (int32_t)y1;
 }
 
@@ -622,12 +622,11 @@ static void ready(const ap_interpreter *it, member *m, const ap_ktensor *bias) {
   bool ok = false;
   if (!m->fast || m->win || m->u8 || !K->block_run) return;
   if (m->kind == M_CONV && K->fconv_ready)
-    ok = K->fconv_ready(x, &m->p.conv, m->in, &m->filter, bias, &m->out, m->scratch,
-                        m->rows.in_ring, &b);
+    ok = K->fconv_ready(x, &m->p.conv, m->in, &m->filter, bias, &m->out, m->scratch, &m->rows, &b);
   else if (m->kind == M_DEPTHWISE && m->fdw && K->fdw_ready)
-    ok = K->fdw_ready(x, &m->p.conv, m->in, &m->filter, bias, &m->out, m->rows.in_ring, &b);
+    ok = K->fdw_ready(x, &m->p.conv, m->in, &m->filter, bias, &m->out, &m->rows, &b);
   else if (m->kind == M_POOL && K->pool_ready)
-    ok = K->pool_ready(x, &m->p.pool, m->in, &m->out, m->rows.in_ring, &b);
+    ok = K->pool_ready(x, &m->p.pool, m->in, &m->out, &m->rows, &b);
   if (!ok) return;
   m->p.blk = b;
   m->ready = true;

@@ -71,7 +71,8 @@ static void pool_case(const pcase *c, const ap_fast_level *l, int batch, bool re
   ri.data = rin;
   ro.data = rout;
   ap_fast_block_rows blk = {0};
-  if (ready) CHECK(ap_fast_pool_rows_ready(&x, &p, &ri, &ro, ring, &blk));
+  ap_krows rings = {0, 0, ring, oring};
+  if (ready) CHECK(ap_fast_pool_rows_ready(&x, &p, &ri, &ro, &rings, &blk));
   int32_t have = 0;
   bool same = true;
   for (int32_t y0 = 0; y0 < oh; y0 += batch) {
@@ -253,16 +254,19 @@ int main(void) {
     ap_krows r = {0, 1, 3, 0};
     CHECK_EQ(ap_fast_pool_rows(&x, &p, &ti, &to, NULL, &r), AP_ERR_ARG);
     ap_fast_block_rows b;
-    CHECK(!ap_fast_pool_rows_ready(NULL, &p, &ti, &to, 3, &b));
-    CHECK(!ap_fast_pool_rows_ready(&x, &p, &ti, &to, 3, &b)); /* no output data */
-    CHECK(!ap_fast_pool_rows_ready(&x, &p, &ti, &to, 3, NULL));
+    ap_krows rings = {0, 0, 3, 0}, past = {0, 0, 5, 0};
+    CHECK(!ap_fast_pool_rows_ready(NULL, &p, &ti, &to, &rings, &b));
+    CHECK(!ap_fast_pool_rows_ready(&x, &p, &ti, &to, &rings, &b)); /* no output data */
+    CHECK(!ap_fast_pool_rows_ready(&x, &p, &ti, &to, &rings, NULL));
+    CHECK(!ap_fast_pool_rows_ready(&x, &p, &ti, &to, NULL, &b));
     to.data = buf + 32;
-    CHECK(!ap_fast_pool_rows_ready(&x, &p, &ti, &to, 5, &b)); /* a ring past the map */
-    CHECK(ap_fast_pool_rows_ready(&x, &p, &ti, &to, 3, &b));
+    CHECK(!ap_fast_pool_rows_ready(&x, &p, &ti, &to, &past, &b)); /* a ring past the map */
+    CHECK(ap_fast_pool_rows_ready(&x, &p, &ti, &to, &rings, &b));
     CHECK_EQ(ap_fast_block_rows_run(&b, NULL, &r), AP_ERR_ARG); /* no staging for its ring */
     CHECK_EQ(ap_fast_block_rows_run(NULL, buf, &r), AP_ERR_ARG);
-    ap_krows other = {0, 1, 4, 0};
-    CHECK_EQ(ap_fast_block_rows_run(&b, buf, &other), AP_ERR_ARG); /* not the ring laid out */
+    ap_krows other = {0, 1, 4, 0}, other_out = {0, 1, 3, 2};
+    CHECK_EQ(ap_fast_block_rows_run(&b, buf, &other), AP_ERR_ARG); /* not the rings laid out */
+    CHECK_EQ(ap_fast_block_rows_run(&b, buf, &other_out), AP_ERR_ARG);
   }
   return ap_test_done();
 }

@@ -147,6 +147,7 @@ static void rows_case(const rcase *c, const ap_fast_level *l, int batch, int pat
   ro.data = rout;
   bool same = true;
   ap_fast_block_rows blk = {0};
+  ap_krows rings = {0, 0, ring, oring};
   /* Two segment runs, the second on another input: nothing a run keeps (window rows kept over
    * calls) may outlive its *_begin. */
   for (int run = 0; run < 2; run++) {
@@ -162,8 +163,9 @@ static void rows_case(const rcase *c, const ap_fast_level *l, int batch, int pat
     s = begin_of(c->kind, path, &x, &p, &ti, &tf, &tb, ring, kb, tb2);
     CHECK_EQ(s, AP_OK);
     if (path == READY)
-      CHECK(c->kind == FDW ? ap_fast_fdw_rows_ready(&x, &p, &ri, &tf, &tb, &ro, ring, &blk)
-                           : ap_fast_fconv_rows_ready(&x, &p, &ri, &tf, &tb, &ro, kb, ring, &blk));
+      CHECK(c->kind == FDW
+                ? ap_fast_fdw_rows_ready(&x, &p, &ri, &tf, &tb, &ro, &rings, &blk)
+                : ap_fast_fconv_rows_ready(&x, &p, &ri, &tf, &tb, &ro, kb, &rings, &blk));
     int32_t have = 0;
     for (int32_t y0 = 0; y0 < oh; y0 += batch) {
       int32_t y1 = y0 + batch < oh ? y0 + batch : oh;

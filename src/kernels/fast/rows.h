@@ -68,7 +68,8 @@ typedef struct ap_fast_block_rows {
   uint8_t kind;
   bool any_wrap; /* a block wrapping around the input ring is staged whole (float convolution),
                   * else cut at the wrap */
-  int32_t stride, pad, eff, in_h, out_h, in_ring;
+  int32_t stride, pad, eff, in_h, out_h, in_ring, out_ring;
+  uint64_t in_mod, out_mod; /* the rings' slots by multiplication (rows_block.c) */
   size_t in_row, out_row;
   const uint8_t *in;
   uint8_t *out;
@@ -83,13 +84,14 @@ typedef struct ap_fast_block_rows {
 
 bool ap_fast_fconv_rows_ready(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                               const ap_ktensor *f, const ap_ktensor *bias, const ap_ktensor *out,
-                              const void *keep, int32_t in_ring, ap_fast_block_rows *b);
+                              const void *keep, const ap_krows *rings, ap_fast_block_rows *b);
 bool ap_fast_fdw_rows_ready(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                             const ap_ktensor *f, const ap_ktensor *bias, const ap_ktensor *out,
-                            int32_t in_ring, ap_fast_block_rows *b);
+                            const ap_krows *rings, ap_fast_block_rows *b);
 bool ap_fast_pool_rows_ready(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,
-                             const ap_ktensor *out, int32_t in_ring, ap_fast_block_rows *b);
-/* Output rows [rows->r0, rows->r1) (its in_ring as at *_ready); AP_ERR_KERNEL where the level's
+                             const ap_ktensor *out, const ap_krows *rings, ap_fast_block_rows *b);
+/* Output rows [rows->r0, rows->r1) (its rings those of *_ready's `rings`, whose r0 and r1 are not
+ * read); AP_ERR_KERNEL where the level's
  * pool refuses (an average over no taps, as the reference). */
 ap_status ap_fast_block_rows_run(const ap_fast_block_rows *b, void *temp, const ap_krows *rows);
 

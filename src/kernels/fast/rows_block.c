@@ -326,14 +326,33 @@ ap_status ap_fast_u8dw_rows(const ap_kexec *x, const ap_conv_params *p, const ap
 
 enum { BR_FDW = 1, BR_FCONV, BR_FPOOL, BR_QPOOL };
 
+/* Slot of row y >= 0 in a ring of d rows (0: whole) without a divide, which a segment's calls of
+ * a row or two would pay several times each: Lemire's remainder by multiplication, exact for
+ * every 32-bit y and d (m = 2^64 / d rounded up, wrapping to 0 for d = 1). */
+static uint64_t mod_magic(int32_t d) {
+  return d > 0 ? UINT64_MAX / (uint64_t)d + 1 : 0;
+}
+static int32_t ring_slot(int32_t y, int32_t d, uint64_t m) {
+  if (!d || y < d) return y;
+#ifdef __SIZEOF_INT128__
+  return (int32_t)(((unsigned __int128)(m * (uint32_t)y) * (uint32_t)d) >> 64);
+#else
+  (void)m;
+  return y % d;
+#endif
+}
+
 static void ready_geom(ap_fast_block_rows *b, const geom *g, const ap_ktensor *in,
-                       const ap_ktensor *out, int32_t in_ring, const ap_kexec *x) {
+                       const ap_ktensor *out, const ap_krows *rings, const ap_kexec *x) {
   b->stride = g->stride;
   b->pad = g->pad;
   b->eff = g->eff;
   b->in_h = g->in_h;
   b->out_h = out->dims[1];
-  b->in_ring = in_ring;
+  b->in_ring = rings->in_ring;
+  b->out_ring = rings->out_ring;
+  b->in_mod = mod_magic(rings->in_ring);
+  b->out_mod = mod_magic(rings->out_ring);
   b->in_row = g->in_row;
   b->out_row = g->out_row;
   b->in = in->data;
@@ -343,16 +362,16 @@ static void ready_geom(ap_fast_block_rows *b, const geom *g, const ap_ktensor *i
 
 bool ap_fast_fdw_rows_ready(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                             const ap_ktensor *f, const ap_ktensor *bias, const ap_ktensor *out,
-                            int32_t in_ring, ap_fast_block_rows *b) {
+                            const ap_krows *rings, ap_fast_block_rows *b) {
   geom g;
   size_t tb;
-  ap_krows all = {0, out ? out->dims[1] : 0, in_ring, 0};
-  if (!b || !fdw_geom(x, p, in, f, &g) || !staging(&g, in_ring, &tb) || !fits(in, out, &all) ||
-      !f->data || (bias && !bias->data) || !ap_kshape_is(in, &p->in_shape) ||
-      !ap_kshape_is(f, &p->in2_shape) || !ap_kshape_is(out, &p->out_shape))
+  if (!b || !rings || !fdw_geom(x, p, in, f, &g) || !staging(&g, rings->in_ring, &tb) ||
+      !fits(in, out, &(ap_krows){0, 0, rings->in_ring, rings->out_ring}) || !f->data ||
+      (bias && !bias->data) || !ap_kshape_is(in, &p->in_shape) || !ap_kshape_is(f, &p->in2_shape) ||
+      !ap_kshape_is(out, &p->out_shape))
     return false;
   memset(b, 0, sizeof *b);
-  ready_geom(b, &g, in, out, in_ring, x);
+  ready_geom(b, &g, in, out, rings, x);
   b->kind = BR_FDW;
   b->c.dw = (ap_fdw){NULL,
                      f->data,
@@ -379,15 +398,15 @@ bool ap_fast_fdw_rows_ready(const ap_kexec *x, const ap_conv_params *p, const ap
 }
 
 bool ap_fast_pool_rows_ready(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,
-                             const ap_ktensor *out, int32_t in_ring, ap_fast_block_rows *b) {
+                             const ap_ktensor *out, const ap_krows *rings, ap_fast_block_rows *b) {
   geom g;
   size_t elem, tb;
-  ap_krows all = {0, out ? out->dims[1] : 0, in_ring, 0};
-  if (!b || !pool_geom(x, p, in, &g, &elem) || !staging(&g, in_ring, &tb) || !fits(in, out, &all) ||
-      out->type != in->type || !ap_kshape_is(in, &p->in_shape) || !ap_kshape_is(out, &p->out_shape))
+  if (!b || !rings || !pool_geom(x, p, in, &g, &elem) || !staging(&g, rings->in_ring, &tb) ||
+      !fits(in, out, &(ap_krows){0, 0, rings->in_ring, rings->out_ring}) || out->type != in->type ||
+      !ap_kshape_is(in, &p->in_shape) || !ap_kshape_is(out, &p->out_shape))
     return false;
   memset(b, 0, sizeof *b);
-  ready_geom(b, &g, in, out, in_ring, x);
+  ready_geom(b, &g, in, out, rings, x);
   if (in->type == AP_FLOAT32) {
     b->kind = BR_FPOOL;
     b->c.fpool = (ap_fpool){NULL,
@@ -417,13 +436,13 @@ bool ap_fast_pool_rows_ready(const ap_kexec *x, const ap_pool_params *p, const a
 
 bool ap_fast_fconv_rows_ready(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                               const ap_ktensor *f, const ap_ktensor *bias, const ap_ktensor *out,
-                              const void *keep, int32_t in_ring, ap_fast_block_rows *b) {
+                              const void *keep, const ap_krows *rings, ap_fast_block_rows *b) {
   size_t kb, tb;
-  ap_krows all = {0, out ? out->dims[1] : 0, in_ring, 0};
   /* rows.c's float path: its layout, and the checks its calls make */
-  if (!b || !p || p->kind != AP_KCONV_FLOAT || !x || !x->level || !x->level->fconv ||
-      !ap_fast_conv_rows_scratch(x, p, in, f, in_ring, &kb, &tb) || !fits(in, out, &all) ||
-      !f->data || (bias && !bias->data) || !keep || !ap_kshape_is(in, &p->in_shape) ||
+  if (!b || !rings || !p || p->kind != AP_KCONV_FLOAT || !x || !x->level || !x->level->fconv ||
+      !ap_fast_conv_rows_scratch(x, p, in, f, rings->in_ring, &kb, &tb) ||
+      !fits(in, out, &(ap_krows){0, 0, rings->in_ring, rings->out_ring}) || !f->data ||
+      (bias && !bias->data) || !keep || !ap_kshape_is(in, &p->in_shape) ||
       !ap_kshape_is(f, &p->in2_shape) || !ap_kshape_is(out, &p->out_shape))
     return false;
   memset(b, 0, sizeof *b);
@@ -433,7 +452,7 @@ bool ap_fast_fconv_rows_ready(const ap_kexec *x, const ap_conv_params *p, const 
             in->dims[1],
             (size_t)in->dims[2] * (size_t)in->dims[3] * 4,
             (size_t)out->dims[2] * (size_t)out->dims[3] * 4};
-  ready_geom(b, &g, in, out, in_ring, x);
+  ready_geom(b, &g, in, out, rings, x);
   b->kind = BR_FCONV;
   b->any_wrap = true;
   b->c.conv = (ap_fconv){NULL,          keep,        bias ? bias->data : NULL,
@@ -449,30 +468,29 @@ bool ap_fast_fconv_rows_ready(const ap_kexec *x, const ap_conv_params *p, const 
 
 ap_status ap_fast_block_rows_run(const ap_fast_block_rows *b, void *temp, const ap_krows *r) {
   if (!b || !r || !b->kind || r->r0 < 0 || r->r1 < r->r0 || r->r1 > b->out_h ||
-      r->in_ring != b->in_ring || r->out_ring < 0 || r->out_ring > b->out_h ||
-      (r->in_ring && !temp))
+      r->in_ring != b->in_ring || r->out_ring != b->out_ring || (r->in_ring && !temp))
     return AP_ERR_ARG;
-  int32_t ring = r->in_ring, lo, hi;
+  int32_t ring = b->in_ring, lo, hi;
   uint8_t *stage = temp;
   for (int32_t y0 = r->r0, y1; y0 < r->r1; y0 = y1) {
+    int32_t so = ring_slot(y0, b->out_ring, b->out_mod), si;
     y1 = r->r1;
-    if (r->out_ring && y1 > y0 - y0 % r->out_ring + r->out_ring)
-      y1 = y0 - y0 % r->out_ring + r->out_ring;
+    if (b->out_ring && y1 > y0 - so + b->out_ring) y1 = y0 - so + b->out_ring;
     for (;; y1--) { /* as blocks() and rows.c's run_end */
       window(y0, y1, b->stride, b->pad, b->eff, b->in_h, &lo, &hi);
+      si = ring_slot(lo, ring, b->in_mod);
       if (!ring) break;
-      if (hi - lo <= ring && (b->any_wrap || slot(lo, ring) + (hi - lo) <= ring || y1 == y0 + 1))
-        break;
+      if (hi - lo <= ring && (b->any_wrap || si + (hi - lo) <= ring || y1 == y0 + 1)) break;
       if (y1 == y0 + 1) return AP_ERR_ARG;
     }
-    const uint8_t *in = b->in + (size_t)slot(lo, ring) * b->in_row;
-    if (ring && slot(lo, ring) + (hi - lo) > ring) {
-      size_t first = (size_t)(ring - slot(lo, ring)) * b->in_row;
+    const uint8_t *in = b->in + (size_t)si * b->in_row;
+    if (ring && si + (hi - lo) > ring) {
+      size_t first = (size_t)(ring - si) * b->in_row;
       memcpy(stage, in, first);
       memcpy(stage + first, b->in, (size_t)(hi - lo) * b->in_row - first);
       in = stage;
     }
-    uint8_t *out = b->out + (size_t)slot(y0, r->out_ring) * b->out_row;
+    uint8_t *out = b->out + (size_t)so * b->out_row;
     int32_t pad_h = b->pad + lo - y0 * b->stride, n = y1 - y0;
     switch (b->kind) {
     case BR_FDW: {
