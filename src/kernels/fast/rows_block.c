@@ -99,56 +99,16 @@ bool ap_fast_fdw_rows_scratch(const ap_kexec *x, const ap_conv_params *p, const 
   return fdw_geom(x, p, in, f, &g) && staging(&g, in_ring, temp);
 }
 
-typedef struct fdw_ctx {
-  ap_fdw d;
-  const ap_fast_level *l;
-} fdw_ctx;
-
-static void fdw_block(const void *ctx, const void *in, int32_t in_h, int32_t pad_h, void *out,
-                      int32_t out_h) {
-  fdw_ctx c = *(const fdw_ctx *)ctx;
-  c.d.in = in;
-  c.d.in_h = in_h;
-  c.d.pad_h = pad_h;
-  c.d.out = out;
-  c.d.out_h = out_h;
-  c.l->fdw(&c.d, 0, out_h);
-}
-
 ap_status ap_fast_fdw_rows(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                            const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *temp,
                            const ap_krows *rows) {
   geom g;
   size_t tb;
+  ap_fast_block_rows b;
   if (!fdw_geom(x, p, in, f, &g) || !staging(&g, rows ? rows->in_ring : 0, &tb))
     return AP_ERR_UNSUPPORTED;
-  if (!fits(in, out, rows) || !f->data || (bias && !bias->data) || (tb && !temp) ||
-      !ap_kshape_is(in, &p->in_shape) || !ap_kshape_is(f, &p->in2_shape) ||
-      !ap_kshape_is(out, &p->out_shape))
-    return AP_ERR_ARG;
-  fdw_ctx c = {{NULL,
-                f->data,
-                bias ? bias->data : NULL,
-                NULL,
-                0,
-                in->dims[2],
-                in->dims[3],
-                0,
-                out->dims[2],
-                out->dims[3],
-                f->dims[1],
-                f->dims[2],
-                p->depth_multiplier,
-                p->stride_h,
-                p->stride_w,
-                p->dilation_h,
-                p->dilation_w,
-                0,
-                p->pad.pad_w,
-                p->fact_min,
-                p->fact_max},
-               x->level};
-  return blocks(&g, rows, in->data, out->data, temp, fdw_block, &c);
+  if (!ap_fast_fdw_rows_ready(x, p, in, f, bias, out, rows, &b)) return AP_ERR_ARG;
+  return ap_fast_block_rows_run(&b, temp, rows);
 }
 
 /* ---- AVERAGE_POOL_2D and MAX_POOL_2D ---- */
@@ -185,57 +145,16 @@ bool ap_fast_pool_rows_scratch(const ap_kexec *x, const ap_pool_params *p, const
   return pool_geom(x, p, in, &g, &elem) && staging(&g, in_ring, temp);
 }
 
-typedef struct pool_ctx {
-  ap_qpool q;
-  ap_fpool fq;
-  const ap_fast_level *l;
-  bool is_float;
-  bool *ok;
-} pool_ctx;
-
-static void pool_block(const void *ctx, const void *in, int32_t in_h, int32_t pad_h, void *out,
-                       int32_t out_h) {
-  const pool_ctx *c = ctx;
-  if (c->is_float) {
-    ap_fpool q = c->fq;
-    q.in = in;
-    q.in_h = in_h;
-    q.pad_h = pad_h;
-    q.out = out;
-    q.out_h = out_h;
-    c->l->fpool(&q, 0, out_h);
-    return;
-  }
-  ap_qpool q = c->q;
-  q.in = in;
-  q.in_h = in_h;
-  q.pad_h = pad_h;
-  q.out = out;
-  q.out_h = out_h;
-  if (!c->l->ops->pool(&q, 0, 0, out_h)) *c->ok = false;
-}
-
+/* AP_ERR_KERNEL where the level refuses (an average over no taps), the reference's status. */
 ap_status ap_fast_pool_rows(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,
                             ap_ktensor *out, void *temp, const ap_krows *rows) {
   geom g;
   size_t elem, tb;
+  ap_fast_block_rows b;
   if (!pool_geom(x, p, in, &g, &elem) || !staging(&g, rows ? rows->in_ring : 0, &tb))
     return AP_ERR_UNSUPPORTED;
-  if (!fits(in, out, rows) || out->type != in->type || (tb && !temp) ||
-      !ap_kshape_is(in, &p->in_shape) || !ap_kshape_is(out, &p->out_shape))
-    return AP_ERR_ARG;
-  bool ok = true;
-  pool_ctx c = {{NULL, NULL, in->type, p->kind, 0, in->dims[2], in->dims[3], 0, out->dims[2],
-                 p->filter_h, p->filter_w, p->stride_h, p->stride_w, 0, p->pad.pad_w, p->act_min,
-                 p->act_max},
-                {NULL, NULL, 0, in->dims[2], in->dims[3], 0, out->dims[2], p->filter_h, p->filter_w,
-                 p->stride_h, p->stride_w, 0, p->pad.pad_w, p->kind == AP_KPOOL_MAX, p->fact_min,
-                 p->fact_max},
-                x->level,
-                in->type == AP_FLOAT32,
-                &ok};
-  ap_status s = blocks(&g, rows, in->data, out->data, temp, pool_block, &c);
-  return s != AP_OK ? s : ok ? AP_OK : AP_ERR_KERNEL;
+  if (!ap_fast_pool_rows_ready(x, p, in, out, rows, &b)) return AP_ERR_ARG;
+  return ap_fast_block_rows_run(&b, temp, rows);
 }
 
 /* ---- DEPTHWISE_CONV_2D uint8 ---- */
