@@ -344,8 +344,15 @@ static size_t state_bytes(void) {
   return ap_kscratch_round(sizeof(member));
 }
 
-/* Fills *m for op k (its kernel's parameters and tensor views). */
-static ap_status prepare(ap_interpreter *it, uint32_t k, member *m, ap_ktensor *in, void *keep) {
+/* The member before's output, whose view the next member's input takes as it is. */
+typedef struct chain {
+  int32_t t; /* its tensor (-1: none) */
+  const ap_ktensor *view;
+} chain;
+
+/* Fills *m for op k (its kernel's parameters and tensor views); *out_t: its output tensor. */
+static ap_status prepare(ap_interpreter *it, uint32_t k, member *m, ap_ktensor *in, void *keep,
+                         const chain *c, int32_t *out_t) {
   ap_op_info op;
   ap_op_options o;
   ap_status s = ap_model_op(it->model, 0, k, &op);
@@ -358,6 +365,7 @@ static ap_status prepare(ap_interpreter *it, uint32_t k, member *m, ap_ktensor *
   }
   if (s != AP_OK) return rt_fail(it, s, "%s", ap_model_error(it->model));
   memset(m, 0, sizeof *m);
+  *out_t = op.outputs.n > 0 ? op.outputs.v[0] : -1;
   bool skip = op.inputs.n == 2 && op.inputs.v[0] >= 0 && op.inputs.v[1] >= 0 &&
               rt_rec(it, 0, (size_t)op.inputs.v[0]) && rt_rec(it, 0, (size_t)op.inputs.v[1]);
   const ap_kstream *K = ap_kernel_stream();
@@ -371,7 +379,10 @@ static ap_status prepare(ap_interpreter *it, uint32_t k, member *m, ap_ktensor *
     return rt_fail(it, AP_ERR_KERNEL, "op %u: not streamable", k);
   ap_ktensor bias;
   m->in = in;
-  s = view(it, op.inputs.v[0], in);
+  if (c && c->t >= 0 && op.inputs.v[0] == c->t)
+    *in = *c->view; /* the same tensor's: its view read from the model again would be equal */
+  else
+    s = view(it, op.inputs.v[0], in);
   if (s == AP_OK) s = view(it, op.outputs.v[0], &m->out);
   if (s == AP_OK && (op.builtin == 34 || op.builtin == 60)) {
     if (op.inputs.n < 2 || op.inputs.v[1] < 0)
@@ -643,13 +654,15 @@ ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count) {
     return rt_fail(it, AP_ERR_KERNEL, "streamed segment at op %u: bad length %u", k, count);
   const ap_kexec *x = rt_kexec(it);
   member *prev = NULL;
+  int32_t prev_t = -1;
   size_t temp = 0;
   ap_ktensor *input = NULL;
   for (uint32_t i = 0; i < count; i++) {
     member *m = it->sg[0].ops[k + i].ext;
     if (!m) return rt_fail(it, AP_ERR_KERNEL, "op %u: segment state was not planned", k + i);
     ap_ktensor in;
-    ap_status s = prepare(it, k + i, m, &in, (uint8_t *)m + state_bytes());
+    chain c = {prev_t, prev ? &prev->out : NULL};
+    ap_status s = prepare(it, k + i, m, &in, (uint8_t *)m + state_bytes(), &c, &prev_t);
     if (s != AP_OK) return s;
     m->prev = prev;
     /* Rings between members; the segment's input and output are whole. */
@@ -765,7 +778,8 @@ static ap_status member_scratch(ap_interpreter *it, const ap_graph *g, uint32_t 
     uint8_t bytes[AP_KPARAMS_SIZE + sizeof(ap_kop_options) + 2 * AP_KSCRATCH_ALIGN];
     max_align_t align;
   } keep;
-  ap_status s = prepare(it, k, m, in, keep.bytes);
+  int32_t out_t;
+  ap_status s = prepare(it, k, m, in, keep.bytes, NULL, &out_t);
   if (s != AP_OK) return s;
   ap_op_info op;
   if ((s = ap_model_op(it->model, 0, k, &op)) != AP_OK)
