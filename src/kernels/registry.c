@@ -725,6 +725,12 @@ static const ap_kstream stream_kernels = {
     .fdw_rows = SK(SK_DW && REG_T(AP_REG_FLOAT), ap_fast_fdw_rows),
     .pool_fast_scratch = SK(AP_REG_STREAM_POOL_2D && REG_FAST, ap_fast_pool_rows_scratch),
     .pool_fast_rows = SK(AP_REG_STREAM_POOL_2D && REG_FAST, ap_fast_pool_rows),
+    .fconv_ready = SK(SK_CONV && REG_T(AP_REG_FLOAT), ap_fast_fconv_rows_ready),
+    .fdw_ready = SK(SK_DW && REG_T(AP_REG_FLOAT), ap_fast_fdw_rows_ready),
+    .pool_ready = SK(AP_REG_STREAM_POOL_2D && REG_FAST, ap_fast_pool_rows_ready),
+    .block_run = SK((SK_CONV && REG_T(AP_REG_FLOAT)) || (SK_DW && REG_T(AP_REG_FLOAT)) ||
+                        (AP_REG_STREAM_POOL_2D && REG_FAST),
+                    ap_fast_block_rows_run),
 #endif
 };
 

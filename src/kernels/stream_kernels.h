@@ -84,8 +84,7 @@ typedef struct ap_kstream {
                          const ap_ktensor *f, const ap_ktensor *bias, unsigned how, void *keep,
                          void *temp);
   bool (*win_rows)(const ap_conv_params *p, const ap_ktensor *in, const ap_ktensor *f,
-                   ap_ktensor *out, const void *keep, void *temp, const ap_krows *rows,
-                   ap_status *s);
+                   ap_ktensor *out, void *keep, void *temp, const ap_krows *rows, ap_status *s);
 #endif
 #if AP_KSTREAM_BLOCK
   /* uint8 CONV_2D and DEPTHWISE_CONV_2D, float DEPTHWISE_CONV_2D (rows_u8.c, rows_block.c) */
@@ -105,6 +104,16 @@ typedef struct ap_kstream {
                             int32_t in_ring, size_t *temp);
   ap_status (*pool_fast_rows)(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,
                               ap_ktensor *out, void *temp, const ap_krows *rows);
+  /* the float convolution, float depthwise and pool rows above laid out once per run (rows.h) */
+  bool (*fconv_ready)(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                      const ap_ktensor *f, const ap_ktensor *bias, const ap_ktensor *out,
+                      const void *keep, const ap_krows *rings, ap_fast_block_rows *b);
+  bool (*fdw_ready)(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                    const ap_ktensor *f, const ap_ktensor *bias, const ap_ktensor *out,
+                    const ap_krows *rings, ap_fast_block_rows *b);
+  bool (*pool_ready)(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,
+                     const ap_ktensor *out, const ap_krows *rings, ap_fast_block_rows *b);
+  ap_status (*block_run)(const ap_fast_block_rows *b, void *temp, const ap_krows *rows);
 #endif
 } ap_kstream;
 

@@ -57,6 +57,9 @@ enum { M_CONV = 1, M_DEPTHWISE, M_POOL, M_ADD, M_PAD, M_ELEM };
 /* M_ELEM's second operand. */
 enum { SIDE_NONE, SIDE_WHOLE, SIDE_CONSTANT };
 
+/* The laid-out rows take no more of a member's state than the parameters they replace. */
+_Static_assert(sizeof(ap_fast_block_rows) <= sizeof(ap_conv_params), "member state grows");
+
 /* One member of the running segment. */
 typedef struct member {
   struct member *prev; /* the member before it in the segment (NULL: first) */
@@ -65,6 +68,8 @@ typedef struct member {
   bool win;            /* ... their direct kits (rows_win.c) */
   bool fdw;            /* ... the float depthwise kernel (rows_block.c) */
   bool u8;             /* ... the uint8 kernels (rows_block.c, rows_u8.c) */
+  bool own;            /* its kits' `ws` is its own over the run (AP_FAST_WIN_OWN) */
+  bool ready;          /* its rows run from p.blk, laid out at the run's start */
   uint8_t how;         /* AP_FAST_WIN_* for the kits, AP_FAST_PACK_* for uint8 CONV_2D */
   size_t keep, temp;   /* its kernel's scratch kept over the run, and used by one call */
   union {
@@ -72,6 +77,7 @@ typedef struct member {
     ap_pool_params pool;
     ap_binary_params bin;
     ap_pad_params pad;
+    ap_fast_block_rows blk; /* `ready`: replaces the parameters it was laid out from */
   } p;
   /* The input is the member before's output; the first's heads the segment's workspace. */
   const ap_ktensor *in;
@@ -338,8 +344,15 @@ static size_t state_bytes(void) {
   return ap_kscratch_round(sizeof(member));
 }
 
-/* Fills *m for op k (its kernel's parameters and tensor views). */
-static ap_status prepare(ap_interpreter *it, uint32_t k, member *m, ap_ktensor *in, void *keep) {
+/* The member before's output, whose view the next member's input takes as it is. */
+typedef struct chain {
+  int32_t t; /* its tensor (-1: none) */
+  const ap_ktensor *view;
+} chain;
+
+/* Fills *m for op k (its kernel's parameters and tensor views); *out_t: its output tensor. */
+static ap_status prepare(ap_interpreter *it, uint32_t k, member *m, ap_ktensor *in, void *keep,
+                         const chain *c, int32_t *out_t) {
   ap_op_info op;
   ap_op_options o;
   ap_status s = ap_model_op(it->model, 0, k, &op);
@@ -352,6 +365,7 @@ static ap_status prepare(ap_interpreter *it, uint32_t k, member *m, ap_ktensor *
   }
   if (s != AP_OK) return rt_fail(it, s, "%s", ap_model_error(it->model));
   memset(m, 0, sizeof *m);
+  *out_t = op.outputs.n > 0 ? op.outputs.v[0] : -1;
   bool skip = op.inputs.n == 2 && op.inputs.v[0] >= 0 && op.inputs.v[1] >= 0 &&
               rt_rec(it, 0, (size_t)op.inputs.v[0]) && rt_rec(it, 0, (size_t)op.inputs.v[1]);
   const ap_kstream *K = ap_kernel_stream();
@@ -365,7 +379,11 @@ static ap_status prepare(ap_interpreter *it, uint32_t k, member *m, ap_ktensor *
     return rt_fail(it, AP_ERR_KERNEL, "op %u: not streamable", k);
   ap_ktensor bias;
   m->in = in;
-  s = view(it, op.inputs.v[0], in);
+  /* (host builds only: a board's flash is worth more than the microseconds) */
+  if (AP_KSTREAM_WIN && c && c->t >= 0 && op.inputs.v[0] == c->t)
+    *in = *c->view; /* the same tensor's: its view read from the model again would be equal */
+  else
+    s = view(it, op.inputs.v[0], in);
   if (s == AP_OK) s = view(it, op.outputs.v[0], &m->out);
   if (s == AP_OK && (op.builtin == 34 || op.builtin == 60)) {
     if (op.inputs.n < 2 || op.inputs.v[1] < 0)
@@ -452,10 +470,11 @@ static ap_status prepare(ap_interpreter *it, uint32_t k, member *m, ap_ktensor *
 static ap_status eval_rows(const ap_kexec *x, member *m, int32_t y0, int32_t y1) {
   m->rows.r0 = y0;
   m->rows.r1 = y1;
-  ap_ktensor bt = {.data = (void *)m->bias};
-  const ap_ktensor *bias = m->bias ? &bt : NULL;
   const ap_kstream *K = ap_kernel_stream();
   ap_status s;
+#if AP_KSTREAM_BLOCK
+  if (m->ready) return K->block_run(&m->p.blk, m->ws, &m->rows);
+#endif
 #if AP_KSTREAM_WIN
   if (m->win)
     return K->win_rows(&m->p.conv, m->in, &m->filter, &m->out, m->scratch, m->ws, &m->rows, &s)
@@ -466,6 +485,8 @@ static ap_status eval_rows(const ap_kexec *x, member *m, int32_t y0, int32_t y1)
   case M_CONV:
   case M_DEPTHWISE: {
     bool conv = m->kind == M_CONV;
+    ap_ktensor bt = {.data = (void *)m->bias}; /* the kernels read only a bias's data */
+    const ap_ktensor *bias = m->bias ? &bt : NULL;
 #if AP_KSTREAM_BLOCK
     if (m->u8 && conv)
       return K->u8conv_rows(x, &m->p.conv, m->in, &m->filter, bias, &m->out, m->how, m->scratch,
@@ -519,7 +540,7 @@ static int32_t batch_end(const member *m, int32_t y0, int32_t upto) {
   if (window_hi(m, upto - 1) <= limit) return upto;
   if (m->stride <= 0) return y0 + 1;
   int64_t num = limit + m->pad - m->eff; /* y * stride <= num: the window ends by the limit */
-  int64_t y1 = num < 0 ? 0 : num / m->stride + 1;
+  int64_t y1 = num < 0 ? 0 : (m->stride == 1 ? num : num / m->stride) + 1;
   return y1 <= y0 ? y0 + 1 : y1 >= upto ? upto : (int32_t)y1;
 }
 
@@ -651,16 +672,17 @@ static void stack_plan(const ap_interpreter *it, member *last, uint8_t *stack, s
   size_t left = RING_STACK;
   stack_rings(last, stack, used, &left, true);
   member *kit[AP_SEGMENT_MAX_OPS];
-  size_t kept[AP_SEGMENT_MAX_OPS], n = 0, sum = 0, temp = 0;
+  size_t kept[AP_SEGMENT_MAX_OPS], calls[AP_SEGMENT_MAX_OPS], n = 0, sum = 0, temp = 0;
   for (member *m = last; m && n < AP_SEGMENT_MAX_OPS; m = m->prev) {
     size_t k, t;
     if (!stack_kit(it, m, &k, &t)) continue;
-    if (t < temp) t = temp;
-    if (k > STACK_KITS - *used - sum || t > STACK_KITS - *used - sum - k) continue;
+    size_t most = t < temp ? temp : t;
+    if (k > STACK_KITS - *used - sum || most > STACK_KITS - *used - sum - k) continue;
     kit[n] = m;
+    calls[n] = t;
     kept[n++] = k;
     sum += k;
-    temp = t;
+    temp = most;
   }
   uint8_t *ws = stack + *used;
   *used += n ? temp : 0;
@@ -669,9 +691,42 @@ static void stack_plan(const ap_interpreter *it, member *last, uint8_t *stack, s
     kit[i]->how = kit[i]->kind == M_DEPTHWISE ? AP_FAST_WIN_DW : 0u; /* packed once, kept */
     kit[i]->scratch = stack + *used;
     kit[i]->ws = ws;
+    kit[i]->temp = calls[i]; /* the kit's call scratch: own_window may give it its own */
     *used += kept[i];
   }
   stack_rings(last, stack, used, &left, false);
+}
+
+/* A member on the direct kits whose call scratch is the segment's shared workspace gets its own
+ * on the stack where it fits: its window rows then outlive a call (each input row converted
+ * once, not once per output row reading it), and weights packed at each call are packed once. */
+static void own_window(member *m, uint8_t *stack, size_t *used) {
+  size_t temp = ap_kscratch_round(m->temp) + AP_FAST_WIN_OWN_BYTES;
+  if (!m->win || m->own || temp > STACK_KITS - *used) return;
+  m->own = true;
+  m->ws = stack + *used;
+  *used += temp;
+}
+#endif
+
+#if AP_KSTREAM_BLOCK
+/* A float convolution, float depthwise or pool member on the fast rows gets them laid out once
+ * for the run (rows.h): a segment calls it for a row or two at a time. */
+static void ready(const ap_interpreter *it, member *m, const ap_ktensor *bias) {
+  const ap_kstream *K = ap_kernel_stream();
+  const ap_kexec *x = rt_kexec(it);
+  ap_fast_block_rows b;
+  bool ok = false;
+  if (!m->fast || m->win || m->u8 || !K->block_run) return;
+  if (m->kind == M_CONV && K->fconv_ready)
+    ok = K->fconv_ready(x, &m->p.conv, m->in, &m->filter, bias, &m->out, m->scratch, &m->rows, &b);
+  else if (m->kind == M_DEPTHWISE && m->fdw && K->fdw_ready)
+    ok = K->fdw_ready(x, &m->p.conv, m->in, &m->filter, bias, &m->out, &m->rows, &b);
+  else if (m->kind == M_POOL && K->pool_ready)
+    ok = K->pool_ready(x, &m->p.pool, m->in, &m->out, &m->rows, &b);
+  if (!ok) return;
+  m->p.blk = b;
+  m->ready = true;
 }
 #endif
 
@@ -685,13 +740,16 @@ ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count) {
     return rt_fail(it, AP_ERR_KERNEL, "streamed segment at op %u: bad length %u", k, count);
   const ap_kexec *x = rt_kexec(it);
   member *prev = NULL;
+  int32_t prev_t = -1;
   size_t temp = 0;
   ap_ktensor *input = NULL;
   for (uint32_t i = 0; i < count; i++) {
     member *m = it->sg[0].ops[k + i].ext;
     if (!m) return rt_fail(it, AP_ERR_KERNEL, "op %u: segment state was not planned", k + i);
     ap_ktensor in;
-    ap_status s = prepare(it, k + i, m, &in, (uint8_t *)m + state_bytes());
+    chain c = {prev_t, prev ? &prev->out : NULL};
+    ap_status s = prepare(it, k + i, m, &in, (uint8_t *)m + state_bytes(),
+                          AP_KSTREAM_WIN ? &c : NULL, &prev_t);
     if (s != AP_OK) return s;
     m->prev = prev;
     /* Rings between members; the segment's input and output are whole. */
@@ -724,13 +782,18 @@ ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count) {
 #if AP_KSTREAM_WIN
   stack_plan(it, prev, stack, &used);
 #endif
+#if AP_KSTREAM_WIN
+  for (member *m = prev; m; m = m->prev)
+    own_window(m, stack, &used);
+#endif
   for (member *m = prev; m; m = m->prev) {
     ap_ktensor bt = {.data = (void *)m->bias};
     const ap_ktensor *bias = m->bias ? &bt : NULL;
     ap_status s = AP_OK;
     if (m->win) { /* never set where the build has no kits */
 #if AP_KSTREAM_WIN
-      s = K->win_begin(x, &m->p.conv, m->in, &m->filter, bias, m->how, m->scratch, m->ws);
+      s = K->win_begin(x, &m->p.conv, m->in, &m->filter, bias,
+                       m->how | (m->own ? AP_FAST_WIN_OWN : 0u), m->scratch, m->ws);
 #endif
     }
 #if AP_KSTREAM_BLOCK
@@ -742,6 +805,9 @@ ap_status rt_stream_run(ap_interpreter *it, uint32_t k, uint32_t count) {
     else if (m->fast && m->kind == M_DEPTHWISE && !m->fdw && !m->u8)
       s = K->dw_fast_begin(x, &m->p.conv, m->in, &m->filter, m->rows.in_ring, m->scratch);
     if (s != AP_OK) return rt_fail(it, s, "streamed segment at op %u: %s", k, ap_status_name(s));
+#if AP_KSTREAM_BLOCK
+    ready(it, m, bias);
+#endif
   }
   ap_status s = pull(x, prev, prev->out_h);
   if (s != AP_OK)
@@ -798,7 +864,8 @@ static ap_status member_scratch(ap_interpreter *it, const ap_graph *g, uint32_t 
     uint8_t bytes[AP_KPARAMS_SIZE + sizeof(ap_kop_options) + 2 * AP_KSCRATCH_ALIGN];
     max_align_t align;
   } keep;
-  ap_status s = prepare(it, k, m, in, keep.bytes);
+  int32_t out_t;
+  ap_status s = prepare(it, k, m, in, keep.bytes, NULL, &out_t);
   if (s != AP_OK) return s;
   ap_op_info op;
   if ((s = ap_model_op(it->model, 0, k, &op)) != AP_OK)

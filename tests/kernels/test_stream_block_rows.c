@@ -33,7 +33,8 @@ static void *zalloc(size_t n) {
   return p;
 }
 
-static void pool_case(const pcase *c, const ap_fast_level *l, int batch) {
+/* ready: the rows laid out once (ap_fast_pool_rows_ready, ap_fast_block_rows_run). */
+static void pool_case(const pcase *c, const ap_fast_level *l, int batch, bool ready) {
   size_t es = ap_ktype_size(c->type), nin = (size_t)c->h * c->w * c->d;
   void *in = zalloc(nin * es);
   for (size_t i = 0; i < nin; i++) {
@@ -69,6 +70,9 @@ static void pool_case(const pcase *c, const ap_fast_level *l, int batch) {
   ap_ktensor ri = ti, ro = to;
   ri.data = rin;
   ro.data = rout;
+  ap_fast_block_rows blk = {0};
+  ap_krows rings = {0, 0, ring, oring};
+  if (ready) CHECK(ap_fast_pool_rows_ready(&x, &p, &ri, &ro, &rings, &blk));
   int32_t have = 0;
   bool same = true;
   for (int32_t y0 = 0; y0 < oh; y0 += batch) {
@@ -79,18 +83,24 @@ static void pool_case(const pcase *c, const ap_fast_level *l, int batch) {
       memcpy((uint8_t *)rin + (size_t)(have % ring) * in_row, (uint8_t *)in + (size_t)have * in_row,
              in_row);
     ap_krows r = {y0, y1, ring, oring};
-    CHECK_EQ(ap_fast_pool_rows(&x, &p, &ri, &ro, tb, &r), AP_OK);
+    memset(tb, 0xa5, ap_kscratch_round(temp)); /* the segment's other members use it between */
+    CHECK_EQ(ready ? ap_fast_block_rows_run(&blk, tb, &r)
+                   : ap_fast_pool_rows(&x, &p, &ri, &ro, tb, &r),
+             AP_OK);
     for (int32_t y = y0; y < y1; y++)
       same &= memcmp((uint8_t *)rout + (size_t)(oring ? y % oring : y) * out_row,
                      (uint8_t *)want + (size_t)y * out_row, out_row) == 0;
   }
-  CHECK_MSG(same, "%s pool type %d %s %dx%dx%d, %dx%d s%d, batch %d: rows differ",
+  CHECK_MSG(same, "%s pool type %d %s %dx%dx%d, %dx%d s%d, batch %d, ready %d: rows differ",
             c->kind == AP_KPOOL_MAX ? "max" : "average", c->type, l->name, c->h, c->w, c->d, c->fh,
-            c->fw, c->stride, batch);
+            c->fw, c->stride, batch, (int)ready);
   if (ring > 1 && eff > 1) {
     ap_krows small = {0, 1, 1, 0};
     CHECK_EQ(ap_fast_pool_rows(&x, &p, &ri, &ro, tb, &small), AP_ERR_ARG);
+    CHECK_EQ(ap_fast_block_rows_run(&blk, tb, &small), AP_ERR_ARG);
   }
+  ap_krows past = {0, oh + 1, ring, oring};
+  CHECK_EQ(ap_fast_block_rows_run(&blk, tb, &past), AP_ERR_ARG);
   free(in), free(want), free(tb), free(rin), free(rout);
 }
 
@@ -206,7 +216,8 @@ int main(void) {
   for (int l = 0; l < nlevels; l++)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
       for (int batch = 1; batch <= 3; batch += 2)
-        pool_case(&cases[i], levels[l], batch);
+        for (int ready = 0; ready < 2; ready++)
+          pool_case(&cases[i], levels[l], batch, ready);
   static const ucase ucases[] = {
       {false, 9, 6, 3, 8, 3, 3, 1, AP_KPAD_SAME},
       {false, 10, 7, 8, 16, 3, 3, 2, AP_KPAD_SAME},
@@ -242,6 +253,20 @@ int main(void) {
     ap_kexec x = {.level = &ap_fast_generic, .threads = 1};
     ap_krows r = {0, 1, 3, 0};
     CHECK_EQ(ap_fast_pool_rows(&x, &p, &ti, &to, NULL, &r), AP_ERR_ARG);
+    ap_fast_block_rows b;
+    ap_krows rings = {0, 0, 3, 0}, past = {0, 0, 5, 0};
+    CHECK(!ap_fast_pool_rows_ready(NULL, &p, &ti, &to, &rings, &b));
+    CHECK(!ap_fast_pool_rows_ready(&x, &p, &ti, &to, &rings, &b)); /* no output data */
+    CHECK(!ap_fast_pool_rows_ready(&x, &p, &ti, &to, &rings, NULL));
+    CHECK(!ap_fast_pool_rows_ready(&x, &p, &ti, &to, NULL, &b));
+    to.data = buf + 32;
+    CHECK(!ap_fast_pool_rows_ready(&x, &p, &ti, &to, &past, &b)); /* a ring past the map */
+    CHECK(ap_fast_pool_rows_ready(&x, &p, &ti, &to, &rings, &b));
+    CHECK_EQ(ap_fast_block_rows_run(&b, NULL, &r), AP_ERR_ARG); /* no staging for its ring */
+    CHECK_EQ(ap_fast_block_rows_run(NULL, buf, &r), AP_ERR_ARG);
+    ap_krows other = {0, 1, 4, 0}, other_out = {0, 1, 3, 2};
+    CHECK_EQ(ap_fast_block_rows_run(&b, buf, &other), AP_ERR_ARG); /* not the rings laid out */
+    CHECK_EQ(ap_fast_block_rows_run(&b, buf, &other_out), AP_ERR_ARG);
   }
   return ap_test_done();
 }

@@ -21,17 +21,25 @@ static int nlevels;
 enum { CONV, DW, FCONV, FDW };
 
 /* Which row kernels: rows.c's, or rows_win.c's direct kits with weights packed once or at each
- * call (levels with direct kits only). */
-enum { ROWS, WIN_ONCE, WIN_EACH };
+ * call (levels with direct kits only), their call scratch shared or their own (AP_FAST_WIN_OWN:
+ * window rows kept over calls, EACH's weights packed once into it). */
+enum { ROWS, WIN_ONCE, WIN_EACH, WIN_OWN_ONCE, WIN_OWN_EACH, READY };
 
+/* READY: the float kinds' rows laid out once (ap_fast_*_rows_ready, ap_fast_block_rows_run). */
 static unsigned win_how(int kind, int path) {
-  return (kind == DW ? AP_FAST_WIN_DW : 0u) | (path == WIN_EACH ? AP_FAST_WIN_EACH : 0u);
+  return (kind == DW ? AP_FAST_WIN_DW : 0u) |
+         (path == WIN_EACH || path == WIN_OWN_EACH ? AP_FAST_WIN_EACH : 0u);
+}
+
+static unsigned win_begin_how(int kind, int path) {
+  return win_how(kind, path) | (path >= WIN_OWN_ONCE ? AP_FAST_WIN_OWN : 0u);
 }
 
 static bool scratch_of(int kind, int path, const ap_kexec *x, const ap_conv_params *p,
                        const ap_ktensor *ti, const ap_ktensor *tf, int32_t ring, size_t *keep,
                        size_t *temp) {
-  if (path != ROWS) return ap_fast_win_rows_scratch(x, p, ti, tf, win_how(kind, path), keep, temp);
+  if (path != ROWS && path != READY)
+    return ap_fast_win_rows_scratch(x, p, ti, tf, win_how(kind, path), keep, temp);
   if (kind == FDW) return ap_fast_fdw_rows_scratch(x, p, ti, tf, ring, temp);
   return kind == DW ? ap_fast_dw_rows_scratch(x, p, ti, tf, ring, keep, temp)
                     : ap_fast_conv_rows_scratch(x, p, ti, tf, ring, keep, temp);
@@ -40,7 +48,8 @@ static bool scratch_of(int kind, int path, const ap_kexec *x, const ap_conv_para
 static ap_status begin_of(int kind, int path, const ap_kexec *x, const ap_conv_params *p,
                           const ap_ktensor *ti, const ap_ktensor *tf, const ap_ktensor *tb,
                           int32_t ring, void *kb, void *tmp) {
-  if (path != ROWS) return ap_fast_win_rows_begin(x, p, ti, tf, tb, win_how(kind, path), kb, tmp);
+  if (path != ROWS && path != READY)
+    return ap_fast_win_rows_begin(x, p, ti, tf, tb, win_begin_how(kind, path), kb, tmp);
   if (kind == FDW) return AP_OK;
   return kind == DW ? ap_fast_dw_rows_begin(x, p, ti, tf, ring, kb)
                     : ap_fast_conv_rows_begin(x, p, ti, tf, tb, ring, kb);
@@ -48,8 +57,10 @@ static ap_status begin_of(int kind, int path, const ap_kexec *x, const ap_conv_p
 
 static ap_status rows_of(int kind, int path, const ap_kexec *x, const ap_conv_params *p,
                          const ap_ktensor *ri, const ap_ktensor *tf, const ap_ktensor *tb,
-                         ap_ktensor *ro, void *kb, void *tmp, const ap_krows *r) {
+                         ap_ktensor *ro, void *kb, void *tmp, const ap_krows *r,
+                         const ap_fast_block_rows *blk) {
   ap_status s = AP_ERR_KERNEL;
+  if (path == READY) return ap_fast_block_rows_run(blk, tmp, r);
   if (path != ROWS) return ap_fast_win_rows(p, ri, tf, ro, kb, tmp, r, &s) ? s : AP_ERR_KERNEL;
   if (kind == FDW) return ap_fast_fdw_rows(x, p, ri, tf, tb, ro, tmp, r);
   return kind == DW ? ap_fast_dw_rows(x, p, ri, tf, tb, ro, kb, tmp, r)
@@ -69,7 +80,8 @@ static void *zalloc(size_t n) {
 /* Rows of output computed from rings, batch rows per call, at level l; compared row by row. */
 static void rows_case(const rcase *c, const ap_fast_level *l, int batch, int path) {
   bool fl = c->kind == FCONV || c->kind == FDW, dwk = c->kind == DW || c->kind == FDW;
-  if (path != ROWS && fl) return;
+  if (path != ROWS && path != READY && fl) return;
+  if (path == READY && !fl) return;
   size_t es = fl ? 4 : 1, nin = (size_t)c->h * c->w * c->cin;
   size_t nf = (size_t)c->cout * c->fh * c->fw * (dwk ? 1 : c->cin);
   void *in = zalloc(nin * es), *f = zalloc(nf * es), *bias = zalloc((size_t)c->cout * 4);
@@ -127,28 +139,50 @@ static void rows_case(const rcase *c, const ap_fast_level *l, int batch, int pat
     free(in), free(f), free(bias), free(want), free(rs);
     return;
   }
-  void *kb = zalloc(keep), *tb2 = zalloc(temp), *rin = zalloc(in_row * (size_t)ring);
+  void *kb = zalloc(keep), *tb2 = zalloc(ap_kscratch_round(temp) + AP_FAST_WIN_OWN_BYTES),
+       *rin = zalloc(in_row * (size_t)ring);
   void *rout = zalloc(out_row * (size_t)(oring ? oring : oh));
-  s = begin_of(c->kind, path, &x, &p, &ti, &tf, &tb, ring, kb, tb2);
-  CHECK_EQ(s, AP_OK);
   ap_ktensor ri = ti, ro = to;
   ri.data = rin;
   ro.data = rout;
-  int32_t have = 0;
   bool same = true;
-  for (int32_t y0 = 0; y0 < oh; y0 += batch) {
-    int32_t y1 = y0 + batch < oh ? y0 + batch : oh;
-    int64_t hi = (int64_t)(y1 - 1) * c->stride - p.pad.pad_h + eff;
-    hi = hi > c->h ? c->h : hi;
-    for (; have < hi; have++)
-      memcpy((uint8_t *)rin + (size_t)(have % ring) * in_row, (uint8_t *)in + (size_t)have * in_row,
-             in_row);
-    ap_krows r = {y0, y1, ring, oring};
-    s = rows_of(c->kind, path, &x, &p, &ri, &tf, &tb, &ro, kb, tb2, &r);
+  ap_fast_block_rows blk = {0};
+  ap_krows rings = {0, 0, ring, oring};
+  /* Two segment runs, the second on another input: nothing a run keeps (window rows kept over
+   * calls) may outlive its *_begin. */
+  for (int run = 0; run < 2; run++) {
+    if (run == 1) {
+      for (size_t i = 0; i < nin; i++)
+        fl ? (void)(((float *)in)[i] = -((float *)in)[i] * 0.5f)
+           : (void)(((int8_t *)in)[i] = (int8_t)(((int8_t *)in)[i] * 5 + 3));
+      to.data = want;
+      s = dwk ? ap_depthwise_eval(&p, &ti, &tf, &tb, &to, rs)
+              : ap_conv_eval(&p, &ti, &tf, &tb, &to, rs);
+      CHECK_EQ(s, AP_OK);
+    }
+    s = begin_of(c->kind, path, &x, &p, &ti, &tf, &tb, ring, kb, tb2);
     CHECK_EQ(s, AP_OK);
-    for (int32_t y = y0; y < y1; y++)
-      same &= memcmp((uint8_t *)rout + (size_t)(oring ? y % oring : y) * out_row,
-                     (uint8_t *)want + (size_t)y * out_row, out_row) == 0;
+    if (path == READY)
+      CHECK(c->kind == FDW
+                ? ap_fast_fdw_rows_ready(&x, &p, &ri, &tf, &tb, &ro, &rings, &blk)
+                : ap_fast_fconv_rows_ready(&x, &p, &ri, &tf, &tb, &ro, kb, &rings, &blk));
+    int32_t have = 0;
+    for (int32_t y0 = 0; y0 < oh; y0 += batch) {
+      int32_t y1 = y0 + batch < oh ? y0 + batch : oh;
+      int64_t hi = (int64_t)(y1 - 1) * c->stride - p.pad.pad_h + eff;
+      hi = hi > c->h ? c->h : hi;
+      for (; have < hi; have++)
+        memcpy((uint8_t *)rin + (size_t)(have % ring) * in_row,
+               (uint8_t *)in + (size_t)have * in_row, in_row);
+      ap_krows r = {y0, y1, ring, oring};
+      /* A shared call scratch holds other members' bytes between calls. */
+      if ((path < WIN_OWN_ONCE || path == READY) && temp) memset(tb2, 0x5a, temp);
+      s = rows_of(c->kind, path, &x, &p, &ri, &tf, &tb, &ro, kb, tb2, &r, &blk);
+      CHECK_EQ(s, AP_OK);
+      for (int32_t y = y0; y < y1; y++)
+        same &= memcmp((uint8_t *)rout + (size_t)(oring ? y % oring : y) * out_row,
+                       (uint8_t *)want + (size_t)y * out_row, out_row) == 0;
+    }
   }
   CHECK_MSG(same, "%s %s %dx%dx%d -> %d, %dx%d s%d d%d, batch %d, path %d: rows differ",
             c->kind == DW    ? "DEPTHWISE"
@@ -159,11 +193,11 @@ static void rows_case(const rcase *c, const ap_fast_level *l, int batch, int pat
   /* A ring that cannot hold one row's window, and a range past the map: refused. */
   if (ring > 1 && eff > 1) {
     ap_krows small = {0, 1, 1, 0};
-    s = rows_of(c->kind, path, &x, &p, &ri, &tf, &tb, &ro, kb, tb2, &small);
+    s = rows_of(c->kind, path, &x, &p, &ri, &tf, &tb, &ro, kb, tb2, &small, &blk);
     CHECK_EQ(s, AP_ERR_ARG);
   }
   ap_krows past = {0, oh + 1, ring, oring};
-  s = rows_of(c->kind, path, &x, &p, &ri, &tf, &tb, &ro, kb, tb2, &past);
+  s = rows_of(c->kind, path, &x, &p, &ri, &tf, &tb, &ro, kb, tb2, &past, &blk);
   CHECK_EQ(s, AP_ERR_ARG);
   free(in), free(f), free(bias), free(want), free(rs), free(kb), free(tb2), free(rin), free(rout);
 }
@@ -225,7 +259,7 @@ int main(void) {
   for (int l = 0; l < nlevels; l++)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
       for (int batch = 1; batch <= 3; batch += 2)
-        for (int path = ROWS; path <= WIN_EACH; path++)
+        for (int path = ROWS; path <= READY; path++)
           rows_case(&cases[i], levels[l], batch, path);
   refusals();
   return ap_test_done();

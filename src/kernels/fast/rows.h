@@ -18,7 +18,7 @@
 #ifndef AP_KERNELS_FAST_ROWS_H
 #define AP_KERNELS_FAST_ROWS_H
 
-#include "kernels/fast/fast.h"
+#include "kernels/fast/fastops.h"
 #include "kernels/kops_stream.h"
 
 /* Packed weights (the level's outer kit) above this many bytes, and above a third of the
@@ -57,6 +57,44 @@ bool ap_fast_pool_rows_scratch(const ap_kexec *x, const ap_pool_params *p, const
 ap_status ap_fast_pool_rows(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,
                             ap_ktensor *out, void *temp, const ap_krows *rows);
 
+/* The float convolution, float depthwise and pool rows above with their checks and constants
+ * worked out once per segment run (*_ready, after *_begin): a segment calls a member for a row or
+ * two at a time, and on the tiny models whose invoke is a few microseconds those per-call
+ * costs were the streamed invoke's overhead. The views' data, shapes and the input ring must
+ * stay as at *_ready until the run ends; ap_fast_block_rows_run then computes what the
+ * matching *_rows would, from the same blocks (temp: the same staging). *_ready: false where
+ * the *_rows function would not apply or refuse these arguments. */
+typedef struct ap_fast_block_rows {
+  uint8_t kind;
+  bool any_wrap; /* a block wrapping around the input ring is staged whole (float convolution),
+                  * else cut at the wrap */
+  int32_t stride, pad, eff, in_h, out_h, in_ring, out_ring;
+  uint64_t in_mod, out_mod; /* the rings' slots by multiplication (rows_block.c) */
+  size_t in_row, out_row;
+  const uint8_t *in;
+  uint8_t *out;
+  const ap_fast_level *l;
+  union {
+    ap_fdw dw;
+    ap_fconv conv;
+    ap_fpool fpool;
+    ap_qpool qpool;
+  } c;
+} ap_fast_block_rows;
+
+bool ap_fast_fconv_rows_ready(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                              const ap_ktensor *f, const ap_ktensor *bias, const ap_ktensor *out,
+                              const void *keep, const ap_krows *rings, ap_fast_block_rows *b);
+bool ap_fast_fdw_rows_ready(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                            const ap_ktensor *f, const ap_ktensor *bias, const ap_ktensor *out,
+                            const ap_krows *rings, ap_fast_block_rows *b);
+bool ap_fast_pool_rows_ready(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,
+                             const ap_ktensor *out, const ap_krows *rings, ap_fast_block_rows *b);
+/* Output rows [rows->r0, rows->r1) (its rings those of *_ready's `rings`, whose r0 and r1 are not
+ * read); AP_ERR_KERNEL where the level's
+ * pool refuses (an average over no taps, as the reference). */
+ap_status ap_fast_block_rows_run(const ap_fast_block_rows *b, void *temp, const ap_krows *rows);
+
 /* TFLite's legacy uint8 DEPTHWISE_CONV_2D (rows_block.c; temp: the level's workspace, then the
  * staging; nothing kept). */
 bool ap_fast_u8dw_rows_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
@@ -90,18 +128,22 @@ ap_status ap_fast_u8conv_rows(const ap_kexec *x, const ap_conv_params *p, const 
  * so ap_fast_win_rows takes no kexec: false when
  * keep holds no such plan, else *s is its status. */
 enum {
-  AP_FAST_WIN_DW = 1,    /* DEPTHWISE_CONV_2D (else CONV_2D) */
-  AP_FAST_WIN_EACH = 2,  /* the weights packed at each call, in its scratch (else once, kept) */
-  AP_FAST_WIN_BUDGET = 4 /* refused where packing once takes more than AP_FAST_ROWS_PACKED_MAX
-                          * and a third of the output map */
+  AP_FAST_WIN_DW = 1,     /* DEPTHWISE_CONV_2D (else CONV_2D) */
+  AP_FAST_WIN_EACH = 2,   /* the weights packed at each call, in its scratch (else once, kept) */
+  AP_FAST_WIN_BUDGET = 4, /* refused where packing once takes more than AP_FAST_ROWS_PACKED_MAX
+                           * and a third of the output map */
+  AP_FAST_WIN_OWN = 8     /* *_begin only: temp (and AP_FAST_WIN_OWN_BYTES past its rounded
+                           * size) is this member's alone from *_begin to its last *_rows call,
+                           * which then keep window rows over calls (and EACH's weights are
+                           * packed into it once) */
 };
+#define AP_FAST_WIN_OWN_BYTES 64
 bool ap_fast_win_rows_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                               const ap_ktensor *f, unsigned how, size_t *keep, size_t *temp);
 ap_status ap_fast_win_rows_begin(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                                  const ap_ktensor *f, const ap_ktensor *bias, unsigned how,
                                  void *keep, void *temp);
 bool ap_fast_win_rows(const ap_conv_params *p, const ap_ktensor *in, const ap_ktensor *f,
-                      ap_ktensor *out, const void *keep, void *temp, const ap_krows *rows,
-                      ap_status *s);
+                      ap_ktensor *out, void *keep, void *temp, const ap_krows *rows, ap_status *s);
 
 #endif

@@ -99,56 +99,16 @@ bool ap_fast_fdw_rows_scratch(const ap_kexec *x, const ap_conv_params *p, const 
   return fdw_geom(x, p, in, f, &g) && staging(&g, in_ring, temp);
 }
 
-typedef struct fdw_ctx {
-  ap_fdw d;
-  const ap_fast_level *l;
-} fdw_ctx;
-
-static void fdw_block(const void *ctx, const void *in, int32_t in_h, int32_t pad_h, void *out,
-                      int32_t out_h) {
-  fdw_ctx c = *(const fdw_ctx *)ctx;
-  c.d.in = in;
-  c.d.in_h = in_h;
-  c.d.pad_h = pad_h;
-  c.d.out = out;
-  c.d.out_h = out_h;
-  c.l->fdw(&c.d, 0, out_h);
-}
-
 ap_status ap_fast_fdw_rows(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                            const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *temp,
                            const ap_krows *rows) {
   geom g;
   size_t tb;
+  ap_fast_block_rows b;
   if (!fdw_geom(x, p, in, f, &g) || !staging(&g, rows ? rows->in_ring : 0, &tb))
     return AP_ERR_UNSUPPORTED;
-  if (!fits(in, out, rows) || !f->data || (bias && !bias->data) || (tb && !temp) ||
-      !ap_kshape_is(in, &p->in_shape) || !ap_kshape_is(f, &p->in2_shape) ||
-      !ap_kshape_is(out, &p->out_shape))
-    return AP_ERR_ARG;
-  fdw_ctx c = {{NULL,
-                f->data,
-                bias ? bias->data : NULL,
-                NULL,
-                0,
-                in->dims[2],
-                in->dims[3],
-                0,
-                out->dims[2],
-                out->dims[3],
-                f->dims[1],
-                f->dims[2],
-                p->depth_multiplier,
-                p->stride_h,
-                p->stride_w,
-                p->dilation_h,
-                p->dilation_w,
-                0,
-                p->pad.pad_w,
-                p->fact_min,
-                p->fact_max},
-               x->level};
-  return blocks(&g, rows, in->data, out->data, temp, fdw_block, &c);
+  if (!ap_fast_fdw_rows_ready(x, p, in, f, bias, out, rows, &b)) return AP_ERR_ARG;
+  return ap_fast_block_rows_run(&b, temp, rows);
 }
 
 /* ---- AVERAGE_POOL_2D and MAX_POOL_2D ---- */
@@ -185,57 +145,16 @@ bool ap_fast_pool_rows_scratch(const ap_kexec *x, const ap_pool_params *p, const
   return pool_geom(x, p, in, &g, &elem) && staging(&g, in_ring, temp);
 }
 
-typedef struct pool_ctx {
-  ap_qpool q;
-  ap_fpool fq;
-  const ap_fast_level *l;
-  bool is_float;
-  bool *ok;
-} pool_ctx;
-
-static void pool_block(const void *ctx, const void *in, int32_t in_h, int32_t pad_h, void *out,
-                       int32_t out_h) {
-  const pool_ctx *c = ctx;
-  if (c->is_float) {
-    ap_fpool q = c->fq;
-    q.in = in;
-    q.in_h = in_h;
-    q.pad_h = pad_h;
-    q.out = out;
-    q.out_h = out_h;
-    c->l->fpool(&q, 0, out_h);
-    return;
-  }
-  ap_qpool q = c->q;
-  q.in = in;
-  q.in_h = in_h;
-  q.pad_h = pad_h;
-  q.out = out;
-  q.out_h = out_h;
-  if (!c->l->ops->pool(&q, 0, 0, out_h)) *c->ok = false;
-}
-
+/* AP_ERR_KERNEL where the level refuses (an average over no taps), the reference's status. */
 ap_status ap_fast_pool_rows(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,
                             ap_ktensor *out, void *temp, const ap_krows *rows) {
   geom g;
   size_t elem, tb;
+  ap_fast_block_rows b;
   if (!pool_geom(x, p, in, &g, &elem) || !staging(&g, rows ? rows->in_ring : 0, &tb))
     return AP_ERR_UNSUPPORTED;
-  if (!fits(in, out, rows) || out->type != in->type || (tb && !temp) ||
-      !ap_kshape_is(in, &p->in_shape) || !ap_kshape_is(out, &p->out_shape))
-    return AP_ERR_ARG;
-  bool ok = true;
-  pool_ctx c = {{NULL, NULL, in->type, p->kind, 0, in->dims[2], in->dims[3], 0, out->dims[2],
-                 p->filter_h, p->filter_w, p->stride_h, p->stride_w, 0, p->pad.pad_w, p->act_min,
-                 p->act_max},
-                {NULL, NULL, 0, in->dims[2], in->dims[3], 0, out->dims[2], p->filter_h, p->filter_w,
-                 p->stride_h, p->stride_w, 0, p->pad.pad_w, p->kind == AP_KPOOL_MAX, p->fact_min,
-                 p->fact_max},
-                x->level,
-                in->type == AP_FLOAT32,
-                &ok};
-  ap_status s = blocks(&g, rows, in->data, out->data, temp, pool_block, &c);
-  return s != AP_OK ? s : ok ? AP_OK : AP_ERR_KERNEL;
+  if (!ap_fast_pool_rows_ready(x, p, in, out, rows, &b)) return AP_ERR_ARG;
+  return ap_fast_block_rows_run(&b, temp, rows);
 }
 
 /* ---- DEPTHWISE_CONV_2D uint8 ---- */
@@ -320,4 +239,206 @@ ap_status ap_fast_u8dw_rows(const ap_kexec *x, const ap_conv_params *p, const ap
                 x->level->ops,
                 temp};
   return blocks(&g, rows, in->data, out->data, (uint8_t *)temp + ws, u8dw_block, &c);
+}
+
+/* ---- the same rows, checked and laid out once per segment run (rows.h) ---- */
+
+enum { BR_FDW = 1, BR_FCONV, BR_FPOOL, BR_QPOOL };
+
+/* Slot of row y >= 0 in a ring of d rows (0: whole) without a divide, which a segment's calls of
+ * a row or two would pay several times each: Lemire's remainder by multiplication, exact for
+ * every 32-bit y and d (m = 2^64 / d rounded up, wrapping to 0 for d = 1). */
+static uint64_t mod_magic(int32_t d) {
+  return d > 0 ? UINT64_MAX / (uint64_t)d + 1 : 0;
+}
+static int32_t ring_slot(int32_t y, int32_t d, uint64_t m) {
+  if (!d || y < d) return y;
+#ifdef __SIZEOF_INT128__
+  return (int32_t)(((unsigned __int128)(m * (uint32_t)y) * (uint32_t)d) >> 64);
+#else
+  (void)m;
+  return y % d;
+#endif
+}
+
+static void ready_geom(ap_fast_block_rows *b, const geom *g, const ap_ktensor *in,
+                       const ap_ktensor *out, const ap_krows *rings, const ap_kexec *x) {
+  b->stride = g->stride;
+  b->pad = g->pad;
+  b->eff = g->eff;
+  b->in_h = g->in_h;
+  b->out_h = out->dims[1];
+  b->in_ring = rings->in_ring;
+  b->out_ring = rings->out_ring;
+  b->in_mod = mod_magic(rings->in_ring);
+  b->out_mod = mod_magic(rings->out_ring);
+  b->in_row = g->in_row;
+  b->out_row = g->out_row;
+  b->in = in->data;
+  b->out = out->data;
+  b->l = x->level;
+}
+
+bool ap_fast_fdw_rows_ready(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                            const ap_ktensor *f, const ap_ktensor *bias, const ap_ktensor *out,
+                            const ap_krows *rings, ap_fast_block_rows *b) {
+  geom g;
+  size_t tb;
+  if (!b || !rings || !fdw_geom(x, p, in, f, &g) || !staging(&g, rings->in_ring, &tb) ||
+      !fits(in, out, &(ap_krows){0, 0, rings->in_ring, rings->out_ring}) || !f->data ||
+      (bias && !bias->data) || !ap_kshape_is(in, &p->in_shape) || !ap_kshape_is(f, &p->in2_shape) ||
+      !ap_kshape_is(out, &p->out_shape))
+    return false;
+  memset(b, 0, sizeof *b);
+  ready_geom(b, &g, in, out, rings, x);
+  b->kind = BR_FDW;
+  b->c.dw = (ap_fdw){NULL,
+                     f->data,
+                     bias ? bias->data : NULL,
+                     NULL,
+                     0,
+                     in->dims[2],
+                     in->dims[3],
+                     0,
+                     out->dims[2],
+                     out->dims[3],
+                     f->dims[1],
+                     f->dims[2],
+                     p->depth_multiplier,
+                     p->stride_h,
+                     p->stride_w,
+                     p->dilation_h,
+                     p->dilation_w,
+                     0,
+                     p->pad.pad_w,
+                     p->fact_min,
+                     p->fact_max};
+  return true;
+}
+
+bool ap_fast_pool_rows_ready(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,
+                             const ap_ktensor *out, const ap_krows *rings, ap_fast_block_rows *b) {
+  geom g;
+  size_t elem, tb;
+  if (!b || !rings || !pool_geom(x, p, in, &g, &elem) || !staging(&g, rings->in_ring, &tb) ||
+      !fits(in, out, &(ap_krows){0, 0, rings->in_ring, rings->out_ring}) || out->type != in->type ||
+      !ap_kshape_is(in, &p->in_shape) || !ap_kshape_is(out, &p->out_shape))
+    return false;
+  memset(b, 0, sizeof *b);
+  ready_geom(b, &g, in, out, rings, x);
+  if (in->type == AP_FLOAT32) {
+    b->kind = BR_FPOOL;
+    b->c.fpool = (ap_fpool){NULL,
+                            NULL,
+                            0,
+                            in->dims[2],
+                            in->dims[3],
+                            0,
+                            out->dims[2],
+                            p->filter_h,
+                            p->filter_w,
+                            p->stride_h,
+                            p->stride_w,
+                            0,
+                            p->pad.pad_w,
+                            p->kind == AP_KPOOL_MAX,
+                            p->fact_min,
+                            p->fact_max};
+  } else {
+    b->kind = BR_QPOOL;
+    b->c.qpool = (ap_qpool){NULL,        NULL, in->type,     p->kind,     0,           in->dims[2],
+                            in->dims[3], 0,    out->dims[2], p->filter_h, p->filter_w, p->stride_h,
+                            p->stride_w, 0,    p->pad.pad_w, p->act_min,  p->act_max};
+  }
+  return true;
+}
+
+bool ap_fast_fconv_rows_ready(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                              const ap_ktensor *f, const ap_ktensor *bias, const ap_ktensor *out,
+                              const void *keep, const ap_krows *rings, ap_fast_block_rows *b) {
+  size_t kb, tb;
+  /* rows.c's float path: its layout, and the checks its calls make */
+  if (!b || !rings || !p || p->kind != AP_KCONV_FLOAT || !x || !x->level || !x->level->fconv ||
+      !ap_fast_conv_rows_scratch(x, p, in, f, rings->in_ring, &kb, &tb) ||
+      !fits(in, out, &(ap_krows){0, 0, rings->in_ring, rings->out_ring}) || !f->data ||
+      (bias && !bias->data) || !keep || !ap_kshape_is(in, &p->in_shape) ||
+      !ap_kshape_is(f, &p->in2_shape) || !ap_kshape_is(out, &p->out_shape))
+    return false;
+  memset(b, 0, sizeof *b);
+  geom g = {p->stride_h,
+            p->pad.pad_h,
+            (f->dims[1] - 1) * p->dilation_h + 1,
+            in->dims[1],
+            (size_t)in->dims[2] * (size_t)in->dims[3] * 4,
+            (size_t)out->dims[2] * (size_t)out->dims[3] * 4};
+  ready_geom(b, &g, in, out, rings, x);
+  b->kind = BR_FCONV;
+  b->any_wrap = true;
+  b->c.conv = (ap_fconv){NULL,          keep,        bias ? bias->data : NULL,
+                         NULL,          0,           in->dims[2],
+                         in->dims[3],   0,           out->dims[2],
+                         f->dims[0],    f->dims[1],  f->dims[2],
+                         p->stride_h,   p->stride_w, p->dilation_h,
+                         p->dilation_w, 0,           p->pad.pad_w,
+                         p->fact_min,   p->fact_max, NULL,
+                         false}; /* not finite: taps outside the input are skipped */
+  return true;
+}
+
+ap_status ap_fast_block_rows_run(const ap_fast_block_rows *b, void *temp, const ap_krows *r) {
+  if (!b || !r || !b->kind || r->r0 < 0 || r->r1 < r->r0 || r->r1 > b->out_h ||
+      r->in_ring != b->in_ring || r->out_ring != b->out_ring || (r->in_ring && !temp))
+    return AP_ERR_ARG;
+  int32_t ring = b->in_ring, lo, hi;
+  uint8_t *stage = temp;
+  for (int32_t y0 = r->r0, y1; y0 < r->r1; y0 = y1) {
+    int32_t so = ring_slot(y0, b->out_ring, b->out_mod), si;
+    y1 = r->r1;
+    if (b->out_ring && y1 > y0 - so + b->out_ring) y1 = y0 - so + b->out_ring;
+    for (;; y1--) { /* as blocks() and rows.c's run_end */
+      window(y0, y1, b->stride, b->pad, b->eff, b->in_h, &lo, &hi);
+      si = ring_slot(lo, ring, b->in_mod);
+      if (!ring) break;
+      if (hi - lo <= ring && (b->any_wrap || si + (hi - lo) <= ring || y1 == y0 + 1)) break;
+      if (y1 == y0 + 1) return AP_ERR_ARG;
+    }
+    const uint8_t *in = b->in + (size_t)si * b->in_row;
+    if (ring && si + (hi - lo) > ring) {
+      size_t first = (size_t)(ring - si) * b->in_row;
+      memcpy(stage, in, first);
+      memcpy(stage + first, b->in, (size_t)(hi - lo) * b->in_row - first);
+      in = stage;
+    }
+    uint8_t *out = b->out + (size_t)so * b->out_row;
+    int32_t pad_h = b->pad + lo - y0 * b->stride, n = y1 - y0;
+    switch (b->kind) {
+    case BR_FDW: {
+      ap_fdw d = b->c.dw;
+      d.in = (const float *)in, d.in_h = hi - lo, d.pad_h = pad_h, d.out = (float *)out;
+      d.out_h = n;
+      b->l->fdw(&d, 0, n);
+      break;
+    }
+    case BR_FCONV: {
+      ap_fconv c = b->c.conv;
+      c.in = (const float *)in, c.in_h = hi - lo, c.pad_h = pad_h, c.out = (float *)out;
+      c.out_h = n;
+      b->l->fconv(&c, 0, n);
+      break;
+    }
+    case BR_FPOOL: {
+      ap_fpool q = b->c.fpool;
+      q.in = (const float *)in, q.in_h = hi - lo, q.pad_h = pad_h, q.out = (float *)out;
+      q.out_h = n;
+      b->l->fpool(&q, 0, n);
+      break;
+    }
+    default: {
+      ap_qpool q = b->c.qpool;
+      q.in = in, q.in_h = hi - lo, q.pad_h = pad_h, q.out = out, q.out_h = n;
+      if (!b->l->ops->pool(&q, 0, 0, n)) return AP_ERR_KERNEL;
+    }
+    }
+  }
+  return AP_OK;
 }

@@ -26,6 +26,7 @@ typedef struct rwin {
   ap_qconv q;      /* pointers into the kept scratch, set by *_begin */
   bool dw;         /* depthwise */
   bool each;       /* the weights packed at each call, in its scratch */
+  bool own;        /* AP_FAST_WIN_OWN: the window rows' tags follow the call's scratch */
   const int8_t *w; /* the weights, bias and input offset (*_begin), for `each` */
   const int32_t *b;
   int32_t in_off;
@@ -40,6 +41,23 @@ typedef struct rwin {
   size_t slot;                                  /* bytes of a window row */
   size_t mult, shift, bias, packed, keep, temp; /* offsets in the kept scratch; sizes */
 } rwin;
+
+/* With AP_FAST_WIN_OWN, the input row (or PAD_ROW) each window row holds, kept over calls past
+ * the call's scratch (rwin stays as large: the kept scratch is planned in the arena). */
+_Static_assert(MAX_FH * sizeof(int32_t) <= AP_FAST_WIN_OWN_BYTES, "window tags");
+static int32_t *own_tags(const rwin *pl, void *temp) {
+  return (int32_t *)((uint8_t *)temp + ap_kscratch_round(pl->temp));
+}
+
+/* Own window rows of one chunk and no row dilation (own_ring): input row iy, padding rows
+ * included, lives in window row (iy + ph) % fh, so an output row's window rows are found with
+ * no search (its fh input rows are consecutive), and their padding columns, written once at
+ * *_begin, are never written again. tags: the input row each window row holds. */
+static bool own_ring(const rwin *pl) {
+  return pl->own && pl->chunks == 1 && pl->dh == 1 && !pl->point;
+}
+
+enum { PAD_ROW = INT32_MIN, EMPTY = INT32_MAX };
 
 static bool carve(size_t *at, size_t bytes, size_t *off) {
   if (bytes > SIZE_MAX / 4 || *at > SIZE_MAX / 4) return false;
@@ -168,22 +186,32 @@ ap_status ap_fast_win_rows_begin(const ap_kexec *x, const ap_conv_params *p, con
   pl.w = f->data;
   pl.b = b;
   pl.in_off = p->input_offset;
-  if (pl.each) {
-    pl.q = (ap_qconv){pl.n,  pl.taps,          pl.cq,      NULL,      col_bias, mult,
-                      shift, p->output_offset, p->act_min, p->act_max};
-  } else if (dw) {
-    x->level->dwin->pack(f->data, pl.n, pl.fh, pl.fw, b, p->input_offset, mult, shift,
-                         sc + pl.packed);
-    mult = shift = NULL; /* packed; the scratch they were in is the rows' */
-  } else {
-    x->level->conv->pack(f->data, pl.n, pl.taps, pl.c, pl.cq, b, p->input_offset, sc + pl.packed,
-                         col_bias);
+  pl.own = how & AP_FAST_WIN_OWN;
+  if (pl.own && !temp) return AP_ERR_ARG;
+  for (int32_t i = 0; pl.own && i < MAX_FH; i++)
+    own_tags(&pl, temp)[i] = EMPTY;
+  uint8_t *packed = NULL; /* packed at each call */
+  if (pl.each && pl.own) {
+    /* The call's scratch is this member's alone over the run: packed once into it, after the
+     * window rows, where each call would pack them. */
+    if (!temp) return AP_ERR_ARG;
+    packed = (uint8_t *)temp + pl.packed;
+    pl.each = false;
+  } else if (!pl.each) {
+    packed = sc + pl.packed;
   }
-  if (!pl.each)
-    pl.q = (ap_qconv){pl.n,  pl.taps,          pl.cq,      sc + pl.packed, col_bias, mult,
-                      shift, p->output_offset, p->act_min, p->act_max};
+  if (packed && dw) {
+    x->level->dwin->pack(f->data, pl.n, pl.fh, pl.fw, b, p->input_offset, mult, shift, packed);
+    mult = shift = NULL; /* packed; the scratch they were in may be the rows' */
+  } else if (packed) {
+    x->level->conv->pack(f->data, pl.n, pl.taps, pl.c, pl.cq, b, p->input_offset, packed, col_bias);
+  }
+  pl.q = (ap_qconv){pl.n,  pl.taps,          pl.cq,      packed,    col_bias, mult,
+                    shift, p->output_offset, p->act_min, p->act_max};
   pl.pack_dw = x->level->dwin ? x->level->dwin->pack : NULL;
   pl.pack_conv = x->level->conv ? x->level->conv->pack : NULL;
+  /* after the packing, which may have read the multipliers from there */
+  if (own_ring(&pl)) memset(temp, pl.pad, pl.slot * (size_t)pl.fh);
   memcpy(keep, &pl, sizeof pl);
   return AP_OK;
 }
@@ -214,14 +242,10 @@ static int32_t slot(int32_t y, int32_t ring) {
   return RING_SLOT(y, ring ? ring : INT32_MAX);
 }
 
-/* Window row from input row iy (in range), columns [x0, x0 + wp). */
-static void fill_row(const rwin *pl, uint8_t *dst, const int8_t *in, int32_t in_ring, int32_t iy,
-                     int32_t x0, int32_t wp) {
+/* The columns [a, e) of a window row from input row iy (in range), the row's from x0. */
+static void fill_cols(const rwin *pl, uint8_t *dst, const int8_t *in, int32_t in_ring, int32_t iy,
+                      int32_t x0, int32_t a, int32_t e) {
   size_t cp = (size_t)pl->cp;
-  int32_t a = x0 < 0 ? -x0 : 0, e = pl->iw - x0 < wp ? pl->iw - x0 : wp;
-  if (e < a) e = a;
-  memset(dst, pl->pad, (size_t)a * cp);
-  memset(dst + (size_t)e * cp, pl->pad, (size_t)(wp - e) * cp);
   const int8_t *src =
       in + ((size_t)slot(iy, in_ring) * (size_t)pl->iw + (size_t)(x0 + a)) * (size_t)pl->c;
   if (pl->fill) {
@@ -239,6 +263,51 @@ static void fill_row(const rwin *pl, uint8_t *dst, const int8_t *in, int32_t in_
       for (; r < pl->rep; r++)
         *d++ = v;
     }
+}
+
+/* The window columns [*a, *e) inside the input, of a window of wp columns from x0. */
+static void inside(const rwin *pl, int32_t x0, int32_t wp, int32_t *a, int32_t *e) {
+  *a = x0 < 0 ? -x0 : 0;
+  *e = pl->iw - x0 < wp ? pl->iw - x0 : wp;
+  if (*e < *a) *e = *a;
+}
+
+/* Window row from input row iy (in range), columns [x0, x0 + wp). */
+static void fill_row(const rwin *pl, uint8_t *dst, const int8_t *in, int32_t in_ring, int32_t iy,
+                     int32_t x0, int32_t wp) {
+  size_t cp = (size_t)pl->cp;
+  int32_t a, e;
+  inside(pl, x0, wp, &a, &e);
+  memset(dst, pl->pad, (size_t)a * cp);
+  memset(dst + (size_t)e * cp, pl->pad, (size_t)(wp - e) * cp);
+  fill_cols(pl, dst, in, in_ring, iy, x0, a, e);
+}
+
+/* Rows [r0, r1) of an own_ring member. */
+static void own_rows(const rwin *pl, const ap_qconv *qp, const int8_t *in, int8_t *out,
+                     uint8_t *win, int32_t *tags, const ap_krows *r) {
+  ptrdiff_t toff[MAX_TAPS];
+  size_t out_row = (size_t)pl->ow * (size_t)pl->n, cp = (size_t)pl->cp;
+  size_t step = (size_t)pl->sw * cp;
+  int32_t wp = (pl->ow - 1) * pl->sw + (pl->fw - 1) * pl->dl + 1, x0 = -pl->pw, a, e;
+  inside(pl, x0, wp, &a, &e);
+  for (int32_t oy = r->r0; oy < r->r1; oy++) {
+    int32_t iy0 = oy * pl->sh - pl->ph, k = (oy * pl->sh) % pl->fh;
+    for (int32_t fy = 0, t = 0; fy < pl->fh; fy++, k = k + 1 == pl->fh ? 0 : k + 1) {
+      int32_t iy = iy0 + fy;
+      uint8_t *dst = win + (size_t)k * pl->slot;
+      if (tags[k] != iy) {
+        tags[k] = iy;
+        if (iy < 0 || iy >= pl->ih)
+          memset(dst + (size_t)a * cp, pl->pad, (size_t)(e - a) * cp);
+        else
+          fill_cols(pl, dst, in, r->in_ring, iy, x0, a, e);
+      }
+      for (int32_t fx = 0; fx < pl->fw; fx++, t++)
+        toff[t] = (ptrdiff_t)((size_t)k * pl->slot + (size_t)fx * (size_t)pl->dl * cp);
+    }
+    pl->run(qp, win, toff, pl->ow, step, out + (size_t)slot(oy, r->out_ring) * out_row);
+  }
 }
 
 /* A pointwise convolution's rows [r0, r1): lines of rows contiguous in both rings. */
@@ -262,9 +331,8 @@ static void point_rows(const rwin *pl, const ap_qconv *qc, const int8_t *in, int
 }
 
 bool ap_fast_win_rows(const ap_conv_params *p, const ap_ktensor *in, const ap_ktensor *f,
-                      ap_ktensor *out, const void *keep, void *temp, const ap_krows *rows,
-                      ap_status *s) {
-  const rwin *pl = keep;
+                      ap_ktensor *out, void *keep, void *temp, const ap_krows *rows, ap_status *s) {
+  rwin *pl = keep;
   if (!pl || !p || !in || !f || !out || !rows || !temp) return false;
   if (!in->data || !out->data || !ap_kshape_is(in, &p->in_shape) ||
       !ap_kshape_is(out, &p->out_shape) || !ap_krows_fit(rows, in, out) || pl->oh != out->dims[1] ||
@@ -281,26 +349,38 @@ bool ap_fast_win_rows(const ap_conv_params *p, const ap_ktensor *in, const ap_kt
   }
   uint8_t *win = temp;
   *s = AP_OK;
-  ap_qconv qc = pl->q;
+  /* The kept constants are read in place: copying them costs a call of a row or two more than
+   * it saves. */
+  const ap_qconv *qp = &pl->q;
+  ap_qconv each;
   if (pl->each) { /* the weights into this call's scratch (the kept col_bias again, equal) */
-    qc.packed = win + pl->packed;
+    each = pl->q;
+    each.packed = win + pl->packed;
     if (pl->dw)
-      pl->pack_dw(pl->w, pl->n, pl->fh, pl->fw, pl->b, pl->in_off, qc.mult, qc.shift,
+      pl->pack_dw(pl->w, pl->n, pl->fh, pl->fw, pl->b, pl->in_off, each.mult, each.shift,
                   win + pl->packed);
     else
       pl->pack_conv(pl->w, pl->n, pl->taps, pl->c, pl->cq, pl->b, pl->in_off, win + pl->packed,
-                    (int32_t *)qc.col_bias);
+                    (int32_t *)each.col_bias);
+    qp = &each;
   }
   if (pl->point) {
-    point_rows(pl, &qc, in->data, out->data, win, rows);
+    point_rows(pl, qp, in->data, out->data, win, rows);
     return true;
   }
-  enum { PAD_ROW = INT32_MIN, EMPTY = INT32_MAX };
-  int32_t tags[MAX_FH], at[MAX_FH];
+  if (own_ring(pl)) {
+    own_rows(pl, qp, in->data, out->data, win, own_tags(pl, temp), rows);
+    return true;
+  }
+  /* Window rows stay valid over calls only where the scratch is this member's (own) and one
+   * chunk spans the row: an input row's bytes do not change once computed in a run. */
+  int32_t local[MAX_FH], at[MAX_FH];
+  int32_t *tags = pl->own && pl->chunks == 1 ? own_tags(pl, temp) : local;
   ptrdiff_t toff[MAX_TAPS];
   size_t out_row = (size_t)pl->ow * (size_t)pl->n, step = (size_t)pl->sw * (size_t)pl->cp;
-  for (int32_t i = 0; i < pl->fh; i++)
-    tags[i] = EMPTY;
+  if (tags == local)
+    for (int32_t i = 0; i < pl->fh; i++)
+      tags[i] = EMPTY;
   for (int32_t oy = rows->r0; oy < rows->r1; oy++) {
     int8_t *o = (int8_t *)out->data + (size_t)slot(oy, rows->out_ring) * out_row;
     for (int32_t ch = 0; ch < pl->chunks; ch++) {
@@ -338,7 +418,7 @@ bool ap_fast_win_rows(const ap_conv_params *p, const ap_ktensor *in, const ap_kt
       for (int32_t fy = 0, t = 0; fy < pl->fh; fy++)
         for (int32_t fx = 0; fx < pl->fw; fx++, t++)
           toff[t] = (ptrdiff_t)((size_t)at[fy] * pl->slot) + (ptrdiff_t)fx * pl->dl * pl->cp;
-      pl->run(&qc, win, toff, cnt, step, o + (size_t)ox0 * (size_t)pl->n);
+      pl->run(qp, win, toff, cnt, step, o + (size_t)ox0 * (size_t)pl->n);
     }
   }
   (void)f;
@@ -361,8 +441,7 @@ ap_status ap_fast_win_rows_begin(const ap_kexec *x, const ap_conv_params *p, con
 }
 
 bool ap_fast_win_rows(const ap_conv_params *p, const ap_ktensor *in, const ap_ktensor *f,
-                      ap_ktensor *out, const void *keep, void *temp, const ap_krows *rows,
-                      ap_status *s) {
+                      ap_ktensor *out, void *keep, void *temp, const ap_krows *rows, ap_status *s) {
   (void)p, (void)in, (void)f, (void)out, (void)keep, (void)temp, (void)rows, (void)s;
   return false;
 }
