@@ -77,32 +77,18 @@ bool ap_fast_dw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktenso
   }
   int32_t n = out->dims[3];
   int32_t *mult = scratch, *shift = mult + n;
+  ap_qdw d = {.in = in->data,
+              .f = f->data,
+              .bias = bias ? bias->data : NULL,
+              .out = out->data,
+              .g = ap_fast_geom_of(p, in, f, out),
+              .in_off = p->input_offset,
+              .out_off = p->output_offset,
+              .act_min = p->act_min,
+              .act_max = p->act_max,
+              .qmult = mult,
+              .qshift = shift};
   ap_fast_channel_multipliers(p->input_scale, f, p->output_scale, n, mult, shift);
-  ap_qdw d = {in->data,
-              f->data,
-              bias ? bias->data : NULL,
-              out->data,
-              in->dims[1],
-              in->dims[2],
-              in->dims[3],
-              out->dims[1],
-              out->dims[2],
-              n,
-              f->dims[1],
-              f->dims[2],
-              p->depth_multiplier,
-              p->stride_h,
-              p->stride_w,
-              p->dilation_h,
-              p->dilation_w,
-              p->pad.pad_h,
-              p->pad.pad_w,
-              p->input_offset,
-              p->output_offset,
-              p->act_min,
-              p->act_max,
-              mult,
-              shift};
   dw_job j = {&d, x->level, in->dims[0],
               /* 2 pieces per thread: each call lays out its weights again */
               ap_fast_chunks(tasks(x, p, f), 2, (int64_t)in->dims[0] * out->dims[1]),

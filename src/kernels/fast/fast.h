@@ -59,13 +59,52 @@ typedef struct ap_qgemm {
   int32_t out_off, act_min, act_max;
 } ap_qgemm;
 
+/* A convolution's geometry, the same in every depthwise and float convolution descriptor:
+ * input, output and filter extents, depth multiplier (depthwise only), strides, dilations and
+ * leading pads. A descriptor holds it as AP_FAST_GEOM, a union of g (filled whole, by
+ * ap_fast_geom_of) and the same fields by name, so the levels' kernels read d->in_h. */
+#define AP_FAST_GEOM_FIELDS                                                                        \
+  int32_t in_h, in_w, in_d, out_h, out_w, out_d, f_h, f_w, mult;                                   \
+  int32_t stride_h, stride_w, dil_h, dil_w, pad_h, pad_w
+typedef struct ap_fast_geom {
+  AP_FAST_GEOM_FIELDS;
+} ap_fast_geom;
+#define AP_FAST_GEOM                                                                               \
+  union {                                                                                          \
+    ap_fast_geom g;                                                                                \
+    struct {                                                                                       \
+      AP_FAST_GEOM_FIELDS;                                                                         \
+    };                                                                                             \
+  }
+
+/* The whole maps' geometry, NHWC tensors of rank 4 as the driver checked them (a streamed row
+ * range then narrows in_h, out_h and pad_h). Inline: on Cortex-M it compiles to the stores the
+ * initialisers it replaced made. */
+static inline ap_fast_geom ap_fast_geom_of(const ap_conv_params *p, const ap_ktensor *in,
+                                           const ap_ktensor *f, const ap_ktensor *out) {
+  return (ap_fast_geom){.in_h = in->dims[1],
+                        .in_w = in->dims[2],
+                        .in_d = in->dims[3],
+                        .out_h = out->dims[1],
+                        .out_w = out->dims[2],
+                        .out_d = out->dims[3],
+                        .f_h = f->dims[1],
+                        .f_w = f->dims[2],
+                        .mult = p->depth_multiplier,
+                        .stride_h = p->stride_h,
+                        .stride_w = p->stride_w,
+                        .dil_h = p->dilation_h,
+                        .dil_w = p->dilation_w,
+                        .pad_h = p->pad.pad_h,
+                        .pad_w = p->pad.pad_w};
+}
+
 /* Depthwise, int8, per channel. Output rows [oy0, oy1) of batch b. */
 typedef struct ap_qdw {
   const int8_t *in, *f;
   const int32_t *bias; /* NULL: none */
   int8_t *out;
-  int32_t in_h, in_w, in_d, out_h, out_w, out_d, f_h, f_w, mult;
-  int32_t stride_h, stride_w, dil_h, dil_w, pad_h, pad_w;
+  AP_FAST_GEOM;
   int32_t in_off, out_off, act_min, act_max;
   const int32_t *qmult, *qshift;
 } ap_qdw;
@@ -92,13 +131,12 @@ static inline uint32_t ap_fast_row_sum(const int8_t *x, int32_t depth, int32_t i
 }
 
 /* Float convolution, output channels in lanes: wp holds the weights in panels of L output
- * channels (the level's fconv_lanes), [panel][fy][fx][ic][L] (zeros past n). Output rows
- * [r0, r1) of b * out_h. */
+ * channels (the level's fconv_lanes), [panel][fy][fx][ic][L] (zeros past out_d). Output rows
+ * [r0, r1) of b * out_h; mult is not read. */
 typedef struct ap_fconv {
   const float *in, *wp, *bias; /* bias: NULL for none */
   float *out;
-  int32_t in_h, in_w, in_d, out_h, out_w, n, f_h, f_w;
-  int32_t stride_h, stride_w, dil_h, dil_w, pad_h, pad_w;
+  AP_FAST_GEOM;
   float lo, hi;
   /* in_d zeros, read for taps outside the input when every weight is finite (finite): 0 * w
    * then adds +-0, which leaves the sum as the reference's skipped tap does. */
@@ -121,8 +159,7 @@ typedef struct ap_ffc {
 typedef struct ap_fdw {
   const float *in, *f, *bias; /* f: [f_h][f_w][out_d]; bias: NULL for none */
   float *out;
-  int32_t in_h, in_w, in_d, out_h, out_w, out_d, f_h, f_w, mult;
-  int32_t stride_h, stride_w, dil_h, dil_w, pad_h, pad_w;
+  AP_FAST_GEOM;
   float lo, hi;
 } ap_fdw;
 

@@ -34,8 +34,7 @@ typedef struct ap_u8dw {
   const uint8_t *in, *f;
   const int32_t *bias;
   uint8_t *out;
-  int32_t in_h, in_w, in_d, out_h, out_w, out_d, f_h, f_w, mult;
-  int32_t stride_h, stride_w, dil_h, dil_w, pad_h, pad_w;
+  AP_FAST_GEOM;
   int32_t in_off, f_off;
   ap_u8q q;
 } ap_u8dw;

@@ -83,28 +83,15 @@ bool ap_fast_fconv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kte
   memset(zeros, 0, (size_t)in->dims[3] * sizeof(float));
   bool finite =
       (x->level->fconv_pack ? x->level->fconv_pack : ap_fast_fconv_pack)(f->data, n, k, L, wp);
-  ap_fconv c = {in->data,
-                wp,
-                bias ? bias->data : NULL,
-                out->data,
-                in->dims[1],
-                in->dims[2],
-                in->dims[3],
-                out->dims[1],
-                out->dims[2],
-                n,
-                f->dims[1],
-                f->dims[2],
-                p->stride_h,
-                p->stride_w,
-                p->dilation_h,
-                p->dilation_w,
-                p->pad.pad_h,
-                p->pad.pad_w,
-                p->fact_min,
-                p->fact_max,
-                zeros,
-                finite};
+  ap_fconv c = {.in = in->data,
+                .wp = wp,
+                .bias = bias ? bias->data : NULL,
+                .out = out->data,
+                .g = ap_fast_geom_of(p, in, f, out), /* out_d: n, as prepared */
+                .lo = p->fact_min,
+                .hi = p->fact_max,
+                .zeros = zeros,
+                .finite = finite};
   int32_t rows = out->dims[0] * out->dims[1];
   /* A float multiply-add costs about 4 of an int8 convolution's. */
   uint64_t work = (uint64_t)rows * (uint64_t)out->dims[2] * (uint64_t)n * k * 4;

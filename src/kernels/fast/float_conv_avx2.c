@@ -9,7 +9,7 @@
 #include <string.h>
 
 static inline void finish(const ap_fconv *c, int32_t panel, __m256 acc, float *out) {
-  int32_t c0 = panel * 8, cols = c->n - c0 < 8 ? c->n - c0 : 8;
+  int32_t c0 = panel * 8, cols = c->out_d - c0 < 8 ? c->out_d - c0 : 8;
   __m256 b = _mm256_setzero_ps();
   if (c->bias && cols == 8) {
     b = _mm256_loadu_ps(c->bias + c0);

@@ -8,7 +8,7 @@
 
 /* total + bias_value (0.0f when absent), then std::min(std::max(x, lo), hi): NaN passes. */
 static inline void finish16(const ap_fconv *c, int32_t panel, __m512 acc, float *out) {
-  int32_t c0 = panel * 16, cols = c->n - c0 < 16 ? c->n - c0 : 16;
+  int32_t c0 = panel * 16, cols = c->out_d - c0 < 16 ? c->out_d - c0 : 16;
   __mmask16 m = (__mmask16)(cols == 16 ? 0xffff : (1u << cols) - 1);
   __m512 b = c->bias ? _mm512_maskz_loadu_ps(m, c->bias + c0) : _mm512_setzero_ps();
   _mm512_mask_storeu_ps(out + c0, m, ap_clampf16(_mm512_add_ps(acc, b), c->lo, c->hi));

@@ -63,7 +63,7 @@ static inline __attribute__((always_inline)) void FV_FN(block)(const ap_fconv *c
   for (int j = 0; j < P; j++)
 #pragma GCC unroll 16
     for (int q = 0; q < Q; q++)
-      fv_finish(c, panel + q, acc[j][q], out + (size_t)j * c->n);
+      fv_finish(c, panel + q, acc[j][q], out + (size_t)j * c->out_d);
 }
 
 /* Pixels [ox, ox + P) for every panel: groups of FV_QMAX panels, then the rest. */
@@ -71,7 +71,7 @@ static inline __attribute__((always_inline)) void FV_FN(pixels)(const ap_fconv *
                                                                 const float *in_b, int32_t oy,
                                                                 int32_t ox, float *out,
                                                                 const int P) {
-  int32_t panels = (c->n + FL - 1) / FL, p = 0;
+  int32_t panels = (c->out_d + FL - 1) / FL, p = 0;
   for (; p + FV_QMAX <= panels; p += FV_QMAX)
     FV_FN(block)(c, in_b, oy, ox, p, out, P, FV_QMAX);
   for (; p < panels; p++)
@@ -101,7 +101,7 @@ static void FV_FN(conv)(const ap_fconv *c, int32_t r0, int32_t r1) {
   for (int32_t r = r0; r < r1; r++) {
     int32_t b = r / c->out_h, oy = r % c->out_h;
     const float *in_b = c->in + (size_t)b * c->in_h * c->in_w * c->in_d;
-    float *row = c->out + (size_t)r * c->out_w * c->n;
+    float *row = c->out + (size_t)r * c->out_w * c->out_d;
     int32_t ox = 0;
     while (ox < c->out_w) {
       int32_t P = c->out_w - ox < FV_PMAX ? c->out_w - ox : FV_PMAX;
@@ -110,7 +110,7 @@ static void FV_FN(conv)(const ap_fconv *c, int32_t r0, int32_t r1) {
         int32_t last = (ox + P - 1) * c->stride_w - c->pad_w + c->dil_w * (c->f_w - 1);
         if (first < 0 || last >= c->in_w) P = 1;
       }
-      FV_FN(pixels_n)(c, in_b, oy, ox, row + (size_t)ox * c->n, P);
+      FV_FN(pixels_n)(c, in_b, oy, ox, row + (size_t)ox * c->out_d, P);
       ox += P;
     }
   }

@@ -26,7 +26,7 @@ static inline float32x4_t madd(float32x4_t acc, float x, float32x4_t w) {
  * become +0.0 as there), clamp, store the channels that exist. */
 static inline void finish(const ap_fconv *c, int32_t panel, float32x4_t a, float32x4_t b,
                           float *out) {
-  int32_t c0 = panel * 8, cols = c->n - c0 < 8 ? c->n - c0 : 8;
+  int32_t c0 = panel * 8, cols = c->out_d - c0 < 8 ? c->out_d - c0 : 8;
   float t[8] = {0};
   if (c->bias) memcpy(t, c->bias + c0, (size_t)cols * 4);
   const float32x4_t lo = vdupq_n_f32(c->lo), hi = vdupq_n_f32(c->hi);
@@ -98,22 +98,22 @@ static void quad(const ap_fconv *c, const float *in_b, int32_t oy, int32_t ox, i
 }
 
 void ap_fast_neon_fconv(const ap_fconv *c, int32_t r0, int32_t r1) {
-  int32_t panels = (c->n + 7) / 8;
+  int32_t panels = (c->out_d + 7) / 8;
   for (int32_t r = r0; r < r1; r++) {
     int32_t b = r / c->out_h, oy = r % c->out_h;
     const float *in_b = c->in + (size_t)b * c->in_h * c->in_w * c->in_d;
-    float *row = c->out + (size_t)r * c->out_w * c->n;
+    float *row = c->out + (size_t)r * c->out_w * c->out_d;
     for (int32_t ox = 0; ox < c->out_w; ox++) {
       int32_t first = ox * c->stride_w - c->pad_w;
       int32_t last = (ox + 3) * c->stride_w - c->pad_w + c->dil_w * (c->f_w - 1);
       if (ox + 4 <= c->out_w && first >= 0 && last < c->in_w) {
         for (int32_t p = 0; p < panels; p++)
-          quad(c, in_b, oy, ox, p, row + (size_t)ox * c->n, (size_t)c->n);
+          quad(c, in_b, oy, ox, p, row + (size_t)ox * c->out_d, (size_t)c->out_d);
         ox += 3;
         continue;
       }
       for (int32_t p = 0; p < panels; p++)
-        pixel(c, in_b, oy, ox, p, row + (size_t)ox * c->n);
+        pixel(c, in_b, oy, ox, p, row + (size_t)ox * c->out_d);
     }
   }
 }

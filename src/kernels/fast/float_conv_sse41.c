@@ -9,7 +9,7 @@
 
 /* total + bias_value (0.0f when absent), then std::min(std::max(x, lo), hi): NaN passes. */
 static inline void finish4(const ap_fconv *c, int32_t panel, __m128 acc, float *out) {
-  int32_t c0 = panel * 4, cols = c->n - c0 < 4 ? c->n - c0 : 4;
+  int32_t c0 = panel * 4, cols = c->out_d - c0 < 4 ? c->out_d - c0 : 4;
   float t[4] = {0.0f};
   if (c->bias) memcpy(t, c->bias + c0, (size_t)cols * 4);
   __m128 x = _mm_add_ps(acc, _mm_loadu_ps(t)), lo = _mm_set1_ps(c->lo), hi = _mm_set1_ps(c->hi);

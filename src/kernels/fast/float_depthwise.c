@@ -27,27 +27,13 @@ bool ap_fast_fdw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktens
     *s = AP_ERR_ARG;
     return true;
   }
-  ap_fdw d = {in->data,
-              f->data,
-              bias ? bias->data : NULL,
-              out->data,
-              in->dims[1],
-              in->dims[2],
-              in->dims[3],
-              out->dims[1],
-              out->dims[2],
-              out->dims[3],
-              f->dims[1],
-              f->dims[2],
-              p->depth_multiplier,
-              p->stride_h,
-              p->stride_w,
-              p->dilation_h,
-              p->dilation_w,
-              p->pad.pad_h,
-              p->pad.pad_w,
-              p->fact_min,
-              p->fact_max};
+  ap_fdw d = {.in = in->data,
+              .f = f->data,
+              .bias = bias ? bias->data : NULL,
+              .out = out->data,
+              .g = ap_fast_geom_of(p, in, f, out),
+              .lo = p->fact_min,
+              .hi = p->fact_max};
   int32_t rows = out->dims[0] * out->dims[1];
   uint64_t work = (uint64_t)rows * (uint64_t)out->dims[2] * (uint64_t)out->dims[3] *
                   (uint64_t)f->dims[1] * (uint64_t)f->dims[2];

@@ -45,7 +45,7 @@ static void pfc_task(void *arg, int task) {
   if (b0 >= b1) return;
   ap_fconv c = *j->c; /* this task's batches as a narrower row */
   c.in += (size_t)b0 * c.in_d;
-  c.out += (size_t)b0 * c.n;
+  c.out += (size_t)b0 * c.out_d;
   c.in_w = c.out_w = b1 - b0;
   j->l->fconv(&c, 0, 1);
 }
@@ -59,14 +59,27 @@ static void packed(const ap_kexec *x, const ap_fc_params *p, const ap_ktensor *i
   memset(zeros, 0, k * sizeof(float));
   bool finite =
       (x->level->fconv_pack ? x->level->fconv_pack : ap_fast_fconv_pack)(f->data, n, k, L, wp);
-  ap_fconv c = {in->data,    wp,          bias ? bias->data : NULL,
-                out->data,   1,           p->batches,
-                d,           1,           p->batches,
-                n,           1,           1,
-                1,           1,           1,
-                1,           0,           0,
-                p->fact_min, p->fact_max, zeros,
-                finite};
+  /* the batches as one row of 1x1 pixels */
+  ap_fconv c = {.in = in->data,
+                .wp = wp,
+                .bias = bias ? bias->data : NULL,
+                .out = out->data,
+                .g = {.in_h = 1,
+                      .in_w = p->batches,
+                      .in_d = d,
+                      .out_h = 1,
+                      .out_w = p->batches,
+                      .out_d = n,
+                      .f_h = 1,
+                      .f_w = 1,
+                      .stride_h = 1,
+                      .stride_w = 1,
+                      .dil_h = 1,
+                      .dil_w = 1},
+                .lo = p->fact_min,
+                .hi = p->fact_max,
+                .zeros = zeros,
+                .finite = finite};
   uint64_t work = (uint64_t)p->batches * (uint64_t)n * k;
   pfc_job j = {&c, x->level, ap_fast_tasks(x, work, (p->batches + 7) / 8)};
   ap_fast_parallel(x, pfc_task, &j, j.tasks);

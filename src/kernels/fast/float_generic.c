@@ -8,7 +8,7 @@
 enum { GL = 8, GP = 4 }; /* output channels per panel, pixels per block */
 
 static void finish(const ap_fconv *c, int32_t panel, const float *acc, float *out) {
-  int32_t c0 = panel * GL, cols = c->n - c0 < GL ? c->n - c0 : GL;
+  int32_t c0 = panel * GL, cols = c->out_d - c0 < GL ? c->out_d - c0 : GL;
   for (int32_t l = 0; l < cols; l++)
     out[c0 + l] = ap_kq_clampf(acc[l] + (c->bias ? c->bias[c0 + l] : 0.0f), c->lo, c->hi);
 }
@@ -46,19 +46,19 @@ static void block(const ap_fconv *c, const float *in_b, int32_t oy, int32_t ox, 
     }
   }
   for (int32_t j = 0; j < P; j++)
-    finish(c, panel, acc[j], out + (size_t)j * c->n);
+    finish(c, panel, acc[j], out + (size_t)j * c->out_d);
 }
 
 void ap_fast_generic_fconv(const ap_fconv *c, int32_t r0, int32_t r1) {
-  int32_t panels = (c->n + GL - 1) / GL;
+  int32_t panels = (c->out_d + GL - 1) / GL;
   for (int32_t r = r0; r < r1; r++) {
     int32_t b = r / c->out_h, oy = r % c->out_h;
     const float *in_b = c->in + (size_t)b * c->in_h * c->in_w * c->in_d;
-    float *row = c->out + (size_t)r * c->out_w * c->n;
+    float *row = c->out + (size_t)r * c->out_w * c->out_d;
     for (int32_t ox = 0; ox < c->out_w; ox += GP) {
       int32_t P = c->out_w - ox < GP ? c->out_w - ox : GP;
       for (int32_t p = 0; p < panels; p++)
-        block(c, in_b, oy, ox, p, row + (size_t)ox * c->n, P);
+        block(c, in_b, oy, ox, p, row + (size_t)ox * c->out_d, P);
     }
   }
 }

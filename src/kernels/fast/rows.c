@@ -223,28 +223,17 @@ static ap_status fconv_rows(const ap_kexec *x, const ap_conv_params *p, const ap
     if (!y1) return AP_ERR_ARG;
     int32_t lo, hi;
     window(y0, y1, p->stride_h, p->pad.pad_h, eff, in_h, &lo, &hi);
-    ap_fconv c = {block(in, rows->in_ring, in_row, lo, hi, staging),
-                  keep,
-                  bias ? bias->data : NULL,
-                  (float *)((uint8_t *)out->data + (size_t)slot(y0, rows->out_ring) * out_row),
-                  hi - lo,
-                  in->dims[2],
-                  in->dims[3],
-                  y1 - y0,
-                  out->dims[2],
-                  f->dims[0],
-                  f->dims[1],
-                  f->dims[2],
-                  p->stride_h,
-                  p->stride_w,
-                  p->dilation_h,
-                  p->dilation_w,
-                  p->pad.pad_h + lo - y0 * p->stride_h,
-                  p->pad.pad_w,
-                  p->fact_min,
-                  p->fact_max,
-                  NULL,
-                  false}; /* not finite: taps outside the input are skipped, no zeros read */
+    ap_fconv c = {
+        .in = block(in, rows->in_ring, in_row, lo, hi, staging),
+        .wp = keep,
+        .bias = bias ? bias->data : NULL,
+        .out = (float *)((uint8_t *)out->data + (size_t)slot(y0, rows->out_ring) * out_row),
+        .g = ap_fast_geom_of(p, in, f, out), /* out_d: f->dims[0], as prepared */
+        .lo = p->fact_min,
+        .hi = p->fact_max,
+        .zeros = NULL,
+        .finite = false}; /* not finite: taps outside the input are skipped, no zeros read */
+    c.in_h = hi - lo, c.out_h = y1 - y0, c.pad_h = p->pad.pad_h + lo - y0 * p->stride_h;
     x->level->fconv(&c, 0, y1 - y0);
   }
   return AP_OK;
@@ -429,31 +418,18 @@ ap_status ap_fast_dw_rows(const ap_kexec *x, const ap_conv_params *p, const ap_k
     if (!y1) return AP_ERR_ARG;
     int32_t lo, hi;
     window(y0, y1, p->stride_h, p->pad.pad_h, eff, in_h, &lo, &hi);
-    ap_qdw d = {block(in, rows->in_ring, in_row, lo, hi, sc + pl.stage),
-                f->data,
-                bias ? bias->data : NULL,
-                (int8_t *)out->data + (size_t)slot(y0, rows->out_ring) * out_row,
-                hi - lo,
-                in->dims[2],
-                in->dims[3],
-                y1 - y0,
-                out->dims[2],
-                n,
-                f->dims[1],
-                f->dims[2],
-                p->depth_multiplier,
-                p->stride_h,
-                p->stride_w,
-                p->dilation_h,
-                p->dilation_w,
-                p->pad.pad_h + lo - y0 * p->stride_h,
-                p->pad.pad_w,
-                p->input_offset,
-                p->output_offset,
-                p->act_min,
-                p->act_max,
-                mult,
-                mult + n};
+    ap_qdw d = {.in = block(in, rows->in_ring, in_row, lo, hi, sc + pl.stage),
+                .f = f->data,
+                .bias = bias ? bias->data : NULL,
+                .out = (int8_t *)out->data + (size_t)slot(y0, rows->out_ring) * out_row,
+                .g = ap_fast_geom_of(p, in, f, out), /* out_d: n, checked above */
+                .in_off = p->input_offset,
+                .out_off = p->output_offset,
+                .act_min = p->act_min,
+                .act_max = p->act_max,
+                .qmult = mult,
+                .qshift = mult + n};
+    d.in_h = hi - lo, d.out_h = y1 - y0, d.pad_h = p->pad.pad_h + lo - y0 * p->stride_h;
     x->level->dw(&d, 0, 0, y1 - y0, sc + pl.ws);
   }
   return AP_OK;

@@ -214,30 +214,16 @@ ap_status ap_fast_u8dw_rows(const ap_kexec *x, const ap_conv_params *p, const ap
       !ap_kshape_is(in, &p->in_shape) || !ap_kshape_is(f, &p->in2_shape) ||
       !ap_kshape_is(out, &p->out_shape))
     return AP_ERR_ARG;
-  u8dw_ctx c = {{NULL,
-                 f->data,
-                 bias ? bias->data : NULL,
-                 NULL,
-                 0,
-                 in->dims[2],
-                 in->dims[3],
-                 0,
-                 out->dims[2],
-                 out->dims[3],
-                 f->dims[1],
-                 f->dims[2],
-                 p->depth_multiplier,
-                 p->stride_h,
-                 p->stride_w,
-                 p->dilation_h,
-                 p->dilation_w,
-                 0,
-                 p->pad.pad_w,
-                 p->input_offset,
-                 p->filter_offset,
-                 {p->output_multiplier, p->output_shift, p->output_offset, p->act_min, p->act_max}},
-                x->level->ops,
-                temp};
+  /* in, in_h, pad_h, out, out_h: u8dw_block's, per run of rows */
+  u8dw_ctx c = {
+      {.f = f->data,
+       .bias = bias ? bias->data : NULL,
+       .g = ap_fast_geom_of(p, in, f, out),
+       .in_off = p->input_offset,
+       .f_off = p->filter_offset,
+       .q = {p->output_multiplier, p->output_shift, p->output_offset, p->act_min, p->act_max}},
+      x->level->ops,
+      temp};
   return blocks(&g, rows, in->data, out->data, (uint8_t *)temp + ws, u8dw_block, &c);
 }
 
@@ -292,27 +278,12 @@ bool ap_fast_fdw_rows_ready(const ap_kexec *x, const ap_conv_params *p, const ap
   memset(b, 0, sizeof *b);
   ready_geom(b, &g, in, out, rings, x);
   b->kind = BR_FDW;
-  b->c.dw = (ap_fdw){NULL,
-                     f->data,
-                     bias ? bias->data : NULL,
-                     NULL,
-                     0,
-                     in->dims[2],
-                     in->dims[3],
-                     0,
-                     out->dims[2],
-                     out->dims[3],
-                     f->dims[1],
-                     f->dims[2],
-                     p->depth_multiplier,
-                     p->stride_h,
-                     p->stride_w,
-                     p->dilation_h,
-                     p->dilation_w,
-                     0,
-                     p->pad.pad_w,
-                     p->fact_min,
-                     p->fact_max};
+  /* in, in_h, pad_h, out, out_h: ap_fast_block_rows_run's, per run of rows */
+  b->c.dw = (ap_fdw){.f = f->data,
+                     .bias = bias ? bias->data : NULL,
+                     .g = ap_fast_geom_of(p, in, f, out),
+                     .lo = p->fact_min,
+                     .hi = p->fact_max};
   return true;
 }
 
@@ -374,14 +345,13 @@ bool ap_fast_fconv_rows_ready(const ap_kexec *x, const ap_conv_params *p, const 
   ready_geom(b, &g, in, out, rings, x);
   b->kind = BR_FCONV;
   b->any_wrap = true;
-  b->c.conv = (ap_fconv){NULL,          keep,        bias ? bias->data : NULL,
-                         NULL,          0,           in->dims[2],
-                         in->dims[3],   0,           out->dims[2],
-                         f->dims[0],    f->dims[1],  f->dims[2],
-                         p->stride_h,   p->stride_w, p->dilation_h,
-                         p->dilation_w, 0,           p->pad.pad_w,
-                         p->fact_min,   p->fact_max, NULL,
-                         false}; /* not finite: taps outside the input are skipped */
+  /* as b->c.dw; out_d: f->dims[0], as prepared; not finite: taps outside the input are skipped */
+  b->c.conv = (ap_fconv){.wp = keep,
+                         .bias = bias ? bias->data : NULL,
+                         .g = ap_fast_geom_of(p, in, f, out),
+                         .lo = p->fact_min,
+                         .hi = p->fact_max,
+                         .finite = false};
   return true;
 }
 

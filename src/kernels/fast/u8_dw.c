@@ -61,28 +61,15 @@ bool ap_fast_u8dw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kten
     *s = AP_ERR_ARG;
     return true;
   }
-  ap_u8dw d = {in->data,
-               f->data,
-               bias ? bias->data : NULL,
-               out->data,
-               in->dims[1],
-               in->dims[2],
-               in->dims[3],
-               out->dims[1],
-               out->dims[2],
-               out->dims[3],
-               f->dims[1],
-               f->dims[2],
-               p->depth_multiplier,
-               p->stride_h,
-               p->stride_w,
-               p->dilation_h,
-               p->dilation_w,
-               p->pad.pad_h,
-               p->pad.pad_w,
-               p->input_offset,
-               p->filter_offset,
-               {p->output_multiplier, p->output_shift, p->output_offset, p->act_min, p->act_max}};
+  ap_u8dw d = {
+      .in = in->data,
+      .f = f->data,
+      .bias = bias ? bias->data : NULL,
+      .out = out->data,
+      .g = ap_fast_geom_of(p, in, f, out),
+      .in_off = p->input_offset,
+      .f_off = p->filter_offset,
+      .q = {p->output_multiplier, p->output_shift, p->output_offset, p->act_min, p->act_max}};
   u8dw_job j = {&d, x->level->ops, in->dims[0], tasks(x, p, f), scratch, ws};
   ap_fast_parallel(x, dw_task, &j, j.tasks);
   *s = AP_OK;
