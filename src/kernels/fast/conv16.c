@@ -52,8 +52,8 @@ typedef struct c16_job {
   const void *bias;
   int16_t *out;
   uint8_t *scratch;
-  const int32_t *mult, *shift;
-  int32_t in_h, in_w, in_d, out_h, out_w, f_h, f_w;
+  const int32_t *qmult, *qshift;
+  AP_FAST_GEOM;
 } c16_job;
 
 static const int16_t *patch(const c16_job *j, int32_t r, int16_t *row) {
@@ -93,11 +93,11 @@ static void c16_task(void *arg, int task) {
       if (p->acc32) {
         uint32_t acc = (uint32_t)(uint64_t)acc64;
         if (j->bias) acc += (uint32_t)((const int32_t *)j->bias)[c];
-        v = ap_kq_mul((int32_t)acc, j->mult[c], j->shift[c]);
+        v = ap_kq_mul((int32_t)acc, j->qmult[c], j->qshift[c]);
       } else {
         if (j->bias)
           acc64 = (int64_t)((uint64_t)acc64 + (uint64_t)ap_kload_i64(j->bias, (size_t)c));
-        v = ap_kq_mul64(acc64, j->mult[c], j->shift[c]);
+        v = ap_kq_mul64(acc64, j->qmult[c], j->qshift[c]);
       }
       o[c] = (int16_t)ap_kq_clamp(v, p->act_min, p->act_max);
     }
@@ -117,15 +117,17 @@ bool ap_fast_conv16_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kt
   }
   int32_t *mult = scratch, *shift = mult + pl.n;
   ap_fast_channel_multipliers(p->input_scale, f, p->output_scale, pl.n, mult, shift);
-  c16_job j = {&pl,           p,
-               x->level->ops, in->data,
-               f->data,       bias ? bias->data : NULL,
-               out->data,     scratch,
-               mult,          shift,
-               in->dims[1],   in->dims[2],
-               in->dims[3],   out->dims[1],
-               out->dims[2],  f->dims[1],
-               f->dims[2]};
+  c16_job j = {.pl = &pl,
+               .p = p,
+               .ops = x->level->ops,
+               .in = in->data,
+               .f = f->data,
+               .bias = bias ? bias->data : NULL,
+               .out = out->data,
+               .scratch = scratch,
+               .qmult = mult,
+               .qshift = shift,
+               .geom = ap_fast_geom_of(p, in, f, out)};
   ap_fast_parallel(x, c16_task, &j, pl.tasks);
   *s = AP_OK;
   return true;

@@ -131,11 +131,11 @@ typedef struct conv_job {
   const int8_t *in;
   int8_t *out;
   uint8_t *scratch;
-  int32_t in_h, in_w, in_d, out_h, out_w, f_h, f_w;
+  AP_FAST_GEOM;
 #if AP_CONV_BY_COLS
   const ap_ktensor *f;
-  const int32_t *bias;              /* NULL: none */
-  int32_t *mult, *shift, *col_bias; /* by columns: each piece fills its channels' */
+  const int32_t *bias;                /* NULL: none */
+  int32_t *qmult, *qshift, *col_bias; /* by columns: each piece fills its channels' */
 #endif
 } conv_job;
 
@@ -229,7 +229,7 @@ static void conv_cols_task(void *arg, int chunk, int slot) {
   int32_t c0 = (int32_t)((int64_t)chunk * pl->cblocks / pl->chunks * 16);
   int32_t c1 = (int32_t)((int64_t)(chunk + 1) * pl->cblocks / pl->chunks * 16);
   if (c1 > pl->n) c1 = pl->n;
-  int32_t *mult = j->mult, *shift = j->shift, *col_bias = j->col_bias;
+  int32_t *mult = j->qmult, *shift = j->qshift, *col_bias = j->col_bias;
   ap_ktensor f = *j->f; /* its channels' scales from c0 */
   if (f.channel_scales && f.n_channels > 1) f.channel_scales += c0;
   ap_fast_channel_multipliers(j->p->input_scale, &f, j->p->output_scale, c1 - c0, mult + c0,
@@ -280,35 +280,29 @@ bool ap_fast_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kten
   int32_t *mult = (int32_t *)(sc + pl.mult), *shift = (int32_t *)(sc + pl.shift);
   int32_t *col_bias = (int32_t *)(sc + pl.bias);
   const ap_gemm_kit *l = pl.kit;
+  conv_job j = {
+    .pl = &pl,
+    .p = p,
+    .l = l,
+    .g = {pl.n, pl.k, f->data, sc + pl.packed, col_bias, mult, shift, p->output_offset, p->act_min,
+          p->act_max},
+    .in = in->data,
+    .out = out->data,
+    .scratch = sc,
+    .geom = ap_fast_geom_of(p, in, f, out),
+#if AP_CONV_BY_COLS
+    .f = f,
+    .bias = bias ? bias->data : NULL,
+    .qmult = mult,
+    .qshift = shift,
+    .col_bias = col_bias
+#endif
+  };
   if (!AP_CONV_BY_COLS || !pl.by_cols) { /* by columns, each piece prepares its own channels */
     ap_fast_channel_multipliers(p->input_scale, f, p->output_scale, pl.n, mult, shift);
     l->pack(f->data, pl.n, pl.k, bias ? bias->data : NULL, p->input_offset, sc + pl.packed,
             col_bias);
   }
-  conv_job j = {
-    &pl,
-    p,
-    l,
-    {pl.n, pl.k, f->data, sc + pl.packed, col_bias, mult, shift, p->output_offset, p->act_min,
-     p->act_max},
-    in->data,
-    out->data,
-    sc,
-    in->dims[1],
-    in->dims[2],
-    in->dims[3],
-    out->dims[1],
-    out->dims[2],
-    f->dims[1],
-    f->dims[2],
-#if AP_CONV_BY_COLS
-    f,
-    bias ? bias->data : NULL,
-    mult,
-    shift,
-    col_bias
-#endif
-  };
   ap_fast_parallel_slots(x, AP_CONV_BY_COLS && pl.by_cols ? conv_cols_task : conv_task, &j,
                          pl.chunks);
   *s = AP_OK;

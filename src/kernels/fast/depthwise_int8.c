@@ -81,7 +81,7 @@ bool ap_fast_dw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktenso
               .f = f->data,
               .bias = bias ? bias->data : NULL,
               .out = out->data,
-              .g = ap_fast_geom_of(p, in, f, out),
+              .geom = ap_fast_geom_of(p, in, f, out),
               .in_off = p->input_offset,
               .out_off = p->output_offset,
               .act_min = p->act_min,

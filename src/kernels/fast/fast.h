@@ -59,10 +59,11 @@ typedef struct ap_qgemm {
   int32_t out_off, act_min, act_max;
 } ap_qgemm;
 
-/* A convolution's geometry, the same in every depthwise and float convolution descriptor:
- * input, output and filter extents, depth multiplier (depthwise only), strides, dilations and
- * leading pads. A descriptor holds it as AP_FAST_GEOM, a union of g (filled whole, by
- * ap_fast_geom_of) and the same fields by name, so the levels' kernels read d->in_h. */
+/* A convolution's geometry, the same in every fast convolution's descriptor (depthwise, float,
+ * the int8, uint8 and 16x8 drivers' jobs): input, output and filter extents, depth multiplier
+ * (depthwise only), strides, dilations and leading pads. A descriptor holds it as AP_FAST_GEOM, a
+ * union of geom (filled whole, by ap_fast_geom_of) and the same fields by name, so the levels'
+ * kernels read d->in_h. */
 #define AP_FAST_GEOM_FIELDS                                                                        \
   int32_t in_h, in_w, in_d, out_h, out_w, out_d, f_h, f_w, mult;                                   \
   int32_t stride_h, stride_w, dil_h, dil_w, pad_h, pad_w
@@ -71,7 +72,7 @@ typedef struct ap_fast_geom {
 } ap_fast_geom;
 #define AP_FAST_GEOM                                                                               \
   union {                                                                                          \
-    ap_fast_geom g;                                                                                \
+    ap_fast_geom geom;                                                                             \
     struct {                                                                                       \
       AP_FAST_GEOM_FIELDS;                                                                         \
     };                                                                                             \

@@ -144,7 +144,7 @@ typedef struct ap_u8conv_run {
   const void *packed; /* u8pack's weights; NULL: read in place */
   const uint8_t *in;
   uint8_t *out;
-  int32_t in_h, in_w, in_d, out_h, out_w, f_h, f_w;
+  AP_FAST_GEOM;
   int32_t in_ring, out_ring; /* rows the input and output hold (0: whole; else one batch) */
   bool flat;                 /* 1x1, stride 1, no padding: patch rows are input pixels */
 } ap_u8conv_run;

@@ -87,7 +87,7 @@ bool ap_fast_fconv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kte
                 .wp = wp,
                 .bias = bias ? bias->data : NULL,
                 .out = out->data,
-                .g = ap_fast_geom_of(p, in, f, out), /* out_d: n, as prepared */
+                .geom = ap_fast_geom_of(p, in, f, out), /* out_d: n, as prepared */
                 .lo = p->fact_min,
                 .hi = p->fact_max,
                 .zeros = zeros,

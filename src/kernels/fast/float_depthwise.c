@@ -31,7 +31,7 @@ bool ap_fast_fdw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktens
               .f = f->data,
               .bias = bias ? bias->data : NULL,
               .out = out->data,
-              .g = ap_fast_geom_of(p, in, f, out),
+              .geom = ap_fast_geom_of(p, in, f, out),
               .lo = p->fact_min,
               .hi = p->fact_max};
   int32_t rows = out->dims[0] * out->dims[1];

@@ -228,7 +228,7 @@ static ap_status fconv_rows(const ap_kexec *x, const ap_conv_params *p, const ap
         .wp = keep,
         .bias = bias ? bias->data : NULL,
         .out = (float *)((uint8_t *)out->data + (size_t)slot(y0, rows->out_ring) * out_row),
-        .g = ap_fast_geom_of(p, in, f, out), /* out_d: f->dims[0], as prepared */
+        .geom = ap_fast_geom_of(p, in, f, out), /* out_d: f->dims[0], as prepared */
         .lo = p->fact_min,
         .hi = p->fact_max,
         .zeros = NULL,
@@ -422,7 +422,7 @@ ap_status ap_fast_dw_rows(const ap_kexec *x, const ap_conv_params *p, const ap_k
                 .f = f->data,
                 .bias = bias ? bias->data : NULL,
                 .out = (int8_t *)out->data + (size_t)slot(y0, rows->out_ring) * out_row,
-                .g = ap_fast_geom_of(p, in, f, out), /* out_d: n, checked above */
+                .geom = ap_fast_geom_of(p, in, f, out), /* out_d: n, checked above */
                 .in_off = p->input_offset,
                 .out_off = p->output_offset,
                 .act_min = p->act_min,

@@ -218,7 +218,7 @@ ap_status ap_fast_u8dw_rows(const ap_kexec *x, const ap_conv_params *p, const ap
   u8dw_ctx c = {
       {.f = f->data,
        .bias = bias ? bias->data : NULL,
-       .g = ap_fast_geom_of(p, in, f, out),
+       .geom = ap_fast_geom_of(p, in, f, out),
        .in_off = p->input_offset,
        .f_off = p->filter_offset,
        .q = {p->output_multiplier, p->output_shift, p->output_offset, p->act_min, p->act_max}},
@@ -281,7 +281,7 @@ bool ap_fast_fdw_rows_ready(const ap_kexec *x, const ap_conv_params *p, const ap
   /* in, in_h, pad_h, out, out_h: ap_fast_block_rows_run's, per run of rows */
   b->c.dw = (ap_fdw){.f = f->data,
                      .bias = bias ? bias->data : NULL,
-                     .g = ap_fast_geom_of(p, in, f, out),
+                     .geom = ap_fast_geom_of(p, in, f, out),
                      .lo = p->fact_min,
                      .hi = p->fact_max};
   return true;
@@ -348,7 +348,7 @@ bool ap_fast_fconv_rows_ready(const ap_kexec *x, const ap_conv_params *p, const 
   /* as b->c.dw; out_d: f->dims[0], as prepared; not finite: taps outside the input are skipped */
   b->c.conv = (ap_fconv){.wp = keep,
                          .bias = bias ? bias->data : NULL,
-                         .g = ap_fast_geom_of(p, in, f, out),
+                         .geom = ap_fast_geom_of(p, in, f, out),
                          .lo = p->fact_min,
                          .hi = p->fact_max,
                          .finite = false};

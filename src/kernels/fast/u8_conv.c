@@ -111,30 +111,21 @@ void ap_fast_u8conv_init(ap_u8conv_run *j, const ap_fastops *ops, const ap_conv_
                          ap_ktensor *out) {
   int32_t k = f->dims[1] * f->dims[2] * f->dims[3];
   *j = (ap_u8conv_run){
-      p,
-      ops,
-      {f->dims[0],
-       k,
-       (k + ops->kalign - 1) / ops->kalign * ops->kalign,
-       f->data,
-       bias ? bias->data : NULL,
-       p->filter_offset,
-       {p->output_multiplier, p->output_shift, p->output_offset, p->act_min, p->act_max}},
-      NULL,
-      in->data,
-      out->data,
-      in->dims[1],
-      in->dims[2],
-      in->dims[3],
-      out->dims[1],
-      out->dims[2],
-      f->dims[1],
-      f->dims[2],
-      0,
-      0,
-      f->dims[1] == 1 && f->dims[2] == 1 && p->stride_h == 1 && p->stride_w == 1 &&
-          p->pad.pad_h == 0 && p->pad.pad_w == 0 && in->dims[1] == out->dims[1] &&
-          in->dims[2] == out->dims[2]};
+      .p = p,
+      .ops = ops,
+      .g = {f->dims[0],
+            k,
+            (k + ops->kalign - 1) / ops->kalign * ops->kalign,
+            f->data,
+            bias ? bias->data : NULL,
+            p->filter_offset,
+            {p->output_multiplier, p->output_shift, p->output_offset, p->act_min, p->act_max}},
+      .in = in->data,
+      .out = out->data,
+      .geom = ap_fast_geom_of(p, in, f, out),
+      .flat = f->dims[1] == 1 && f->dims[2] == 1 && p->stride_h == 1 && p->stride_w == 1 &&
+              p->pad.pad_h == 0 && p->pad.pad_w == 0 && in->dims[1] == out->dims[1] &&
+              in->dims[2] == out->dims[2]};
 }
 
 void ap_fast_u8conv_pixels(const ap_u8conv_run *j, int16_t *a, int64_t begin, int64_t end) {

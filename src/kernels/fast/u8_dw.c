@@ -66,7 +66,7 @@ bool ap_fast_u8dw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kten
       .f = f->data,
       .bias = bias ? bias->data : NULL,
       .out = out->data,
-      .g = ap_fast_geom_of(p, in, f, out),
+      .geom = ap_fast_geom_of(p, in, f, out),
       .in_off = p->input_offset,
       .f_off = p->filter_offset,
       .q = {p->output_multiplier, p->output_shift, p->output_offset, p->act_min, p->act_max}};
