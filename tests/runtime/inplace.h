@@ -16,12 +16,7 @@ static inline ap_interpreter *make_threads(const ap_model *m, const char *strate
   o.strategy = strategy;
   o.inplace = inplace;
   o.threads = threads;
-  ap_interpreter *it = NULL;
-  if (ap_interpreter_create(m, &o, &it) != AP_OK || ap_interpreter_allocate(it) != AP_OK) {
-    ap_interpreter_destroy(it);
-    return NULL;
-  }
-  return it;
+  return oracle_make(m, &o);
 }
 
 static inline ap_interpreter *make(const ap_model *m, const char *strategy, bool inplace) {

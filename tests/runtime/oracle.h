@@ -118,6 +118,16 @@ static inline ap_interpreter_options oracle_options(void) {
   return o;
 }
 
+/* An interpreter created and allocated with options o, or NULL (nothing left to destroy). */
+static inline ap_interpreter *oracle_make(const ap_model *m, const ap_interpreter_options *o) {
+  ap_interpreter *it = NULL;
+  if (ap_interpreter_create(m, o, &it) != AP_OK || ap_interpreter_allocate(it) != AP_OK) {
+    ap_interpreter_destroy(it);
+    return NULL;
+  }
+  return it;
+}
+
 /* An allocated interpreter, or NULL after a failed CHECK naming the model and the message. */
 static inline ap_interpreter *oracle_interpreter(const ap_model *m, const char *name,
                                                  const char *strategy, bool preserve_all) {

@@ -9,12 +9,7 @@ static ap_interpreter *make_stream(const ap_model *m, bool inplace, int kernels)
   o.stream = true;
   o.inplace = inplace;
   o.kernels = kernels;
-  ap_interpreter *it = NULL;
-  if (ap_interpreter_create(m, &o, &it) != AP_OK || ap_interpreter_allocate(it) != AP_OK) {
-    ap_interpreter_destroy(it);
-    return NULL;
-  }
-  return it;
+  return oracle_make(m, &o);
 }
 
 static void stream_model(const char *name, size_t *models, size_t *smaller, size_t *streamed) {

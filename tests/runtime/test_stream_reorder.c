@@ -129,12 +129,7 @@ static void reordered_free(reordered *x) {
 static ap_interpreter *make_stream_inplace(const ap_model *m) {
   ap_interpreter_options o = ap_interpreter_defaults();
   o.stream = o.inplace = true;
-  ap_interpreter *it = NULL;
-  if (ap_interpreter_create(m, &o, &it) != AP_OK || ap_interpreter_allocate(it) != AP_OK) {
-    ap_interpreter_destroy(it);
-    return NULL;
-  }
-  return it;
+  return oracle_make(m, &o);
 }
 
 static void check_reordered(const char *name, size_t *models, size_t *changed, size_t *alt) {

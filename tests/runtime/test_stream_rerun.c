@@ -13,12 +13,7 @@ static ap_interpreter *make_stream(const ap_model *m) {
   o.stream = true;
   o.inplace = true;
   o.kernels = AP_KERNELS_FAST;
-  ap_interpreter *it = NULL;
-  if (ap_interpreter_create(m, &o, &it) != AP_OK || ap_interpreter_allocate(it) != AP_OK) {
-    ap_interpreter_destroy(it);
-    return NULL;
-  }
-  return it;
+  return oracle_make(m, &o);
 }
 
 static bool check(ap_interpreter *naive, ap_interpreter *it, const char *name, const char *which,
