@@ -8,6 +8,7 @@
  * requant_avx512.h's, its constants set once per call for every block (at most 16 blocks: 256
  * channels; more, and channel counts not multiples of 16, take the AVX2 kernel). */
 #if defined(__x86_64__) || defined(_M_X64)
+#include "kernels/fast/dw_taps.h"
 #include "kernels/fast/requant_avx512.h"
 #include "kernels/kops_stream6.h"
 
@@ -49,30 +50,13 @@ void ap_fast_avx512_dwrows(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1,
   const __m512i off = _mm512_set1_epi32(d->out_off), lo = _mm512_set1_epi32(d->act_min),
                 hi = _mm512_set1_epi32(d->act_max), in16 = _mm512_set1_epi16((int16_t)d->in_off);
   ptrdiff_t inner[MAX_TAPS];
-  for (int32_t fy = 0, t = 0; fy < d->f_h; fy++)
-    for (int32_t fx = 0; fx < d->f_w; fx++, t++)
-      inner[t] = ((ptrdiff_t)fy * d->dil_h * d->in_w + (ptrdiff_t)fx * d->dil_w) * C;
+  ap_fast_dw_inner(d, C, inner);
   const int8_t *px[MAX_TAPS + 2];
   const int8_t *in_b = d->in + (size_t)b * d->in_h * d->in_w * C;
   for (int32_t oy = oy0; oy < oy1; oy++)
     for (int32_t ox = 0; ox < d->out_w; ox++) {
-      int32_t y0 = oy * d->stride_h - d->pad_h, x0 = ox * d->stride_w - d->pad_w;
       int8_t *o = d->out + (((size_t)b * d->out_h + oy) * d->out_w + ox) * C;
-      if (y0 >= 0 && x0 >= 0 && y0 + d->dil_h * (d->f_h - 1) < d->in_h &&
-          x0 + d->dil_w * (d->f_w - 1) < d->in_w) {
-        const int8_t *base = in_b + ((size_t)y0 * d->in_w + x0) * C;
-        for (int32_t t = 0; t < taps; t++)
-          px[t] = base + inner[t];
-      } else {
-        for (int32_t fy = 0, t = 0; fy < d->f_h; fy++) {
-          int32_t iy = y0 + d->dil_h * fy;
-          for (int32_t fx = 0; fx < d->f_w; fx++, t++) {
-            int32_t ix = x0 + d->dil_w * fx;
-            bool in = iy >= 0 && iy < d->in_h && ix >= 0 && ix < d->in_w;
-            px[t] = in ? in_b + ((size_t)iy * d->in_w + ix) * C : zp;
-          }
-        }
-      }
+      ap_fast_dw_taps(d, in_b, C, inner, zp, oy, ox, px);
       px[taps] = zp;
       for (int32_t k = 0; k < blocks; k++) {
         size_t c = (size_t)k * 16;

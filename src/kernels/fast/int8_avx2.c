@@ -3,6 +3,7 @@
  * ranges), sums wrap as the reference's; requantization is MultiplyByQuantizedMultiplier on 8
  * lanes, bit for bit. */
 #if defined(__x86_64__) || defined(_M_X64)
+#include "kernels/fast/dw_taps.h"
 #include "kernels/fast/int8_x86.h"
 
 static size_t packed_bytes(int32_t n, int32_t k) {
@@ -215,30 +216,13 @@ void ap_fast_avx2_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void 
   __m256i voff = _mm256_set1_epi32(d->out_off), vlo = _mm256_set1_epi32(d->act_min),
           vhi = _mm256_set1_epi32(d->act_max), vin16 = _mm256_set1_epi16((int16_t)d->in_off);
   ptrdiff_t inner[64];
-  for (int32_t fy = 0, t = 0; fy < d->f_h; fy++)
-    for (int32_t fx = 0; fx < d->f_w; fx++, t++)
-      inner[t] = ((ptrdiff_t)fy * d->dil_h * d->in_w + (ptrdiff_t)fx * d->dil_w) * C;
+  ap_fast_dw_inner(d, C, inner);
   const int8_t *px[66];
   const int8_t *in_b = d->in + (size_t)b * d->in_h * d->in_w * C;
   for (int32_t oy = oy0; oy < oy1; oy++)
     for (int32_t ox = 0; ox < d->out_w; ox++) {
-      int32_t y0 = oy * d->stride_h - d->pad_h, x0 = ox * d->stride_w - d->pad_w;
       int8_t *o = d->out + (((size_t)b * d->out_h + oy) * d->out_w + ox) * C;
-      if (y0 >= 0 && x0 >= 0 && y0 + d->dil_h * (d->f_h - 1) < d->in_h &&
-          x0 + d->dil_w * (d->f_w - 1) < d->in_w) {
-        const int8_t *base = in_b + ((size_t)y0 * d->in_w + x0) * C;
-        for (int32_t t = 0; t < taps; t++)
-          px[t] = base + inner[t];
-      } else {
-        for (int32_t fy = 0, t = 0; fy < d->f_h; fy++) {
-          int32_t iy = y0 + d->dil_h * fy;
-          for (int32_t fx = 0; fx < d->f_w; fx++, t++) {
-            int32_t ix = x0 + d->dil_w * fx;
-            bool in = iy >= 0 && iy < d->in_h && ix >= 0 && ix < d->in_w;
-            px[t] = in ? in_b + ((size_t)iy * d->in_w + ix) * C : zp;
-          }
-        }
-      }
+      ap_fast_dw_taps(d, in_b, C, inner, zp, oy, ox, px);
       px[taps] = zp;
       for (int32_t k = 0; k < blocks; k++) {
         size_t c = (size_t)k * 8;

@@ -3,6 +3,7 @@
  * reference's; requantization is MultiplyByQuantizedMultiplier on 4 lanes (int8_neon.h). */
 #if defined(__aarch64__)
 #include "kernels/fast/int8_neon.h"
+#include "kernels/fast/dw_taps.h"
 
 #include <string.h>
 
@@ -167,20 +168,14 @@ void ap_fast_neon_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void 
   const int32x4_t voff = vdupq_n_s32(d->out_off), vlo = vdupq_n_s32(d->act_min),
                   vhi = vdupq_n_s32(d->act_max);
   const int16x8_t vin = vdupq_n_s16((int16_t)d->in_off);
+  ptrdiff_t inner[64];
+  ap_fast_dw_inner(d, C, inner);
   const int8_t *px[64];
   const int8_t *in_b = d->in + (size_t)b * d->in_h * d->in_w * C;
   for (int32_t oy = oy0; oy < oy1; oy++)
     for (int32_t ox = 0; ox < d->out_w; ox++) {
-      int32_t y0 = oy * d->stride_h - d->pad_h, x0 = ox * d->stride_w - d->pad_w;
       int8_t *o = d->out + (((size_t)b * d->out_h + oy) * d->out_w + ox) * C;
-      for (int32_t fy = 0, t = 0; fy < d->f_h; fy++) {
-        int32_t iy = y0 + d->dil_h * fy;
-        for (int32_t fx = 0; fx < d->f_w; fx++, t++) {
-          int32_t ix = x0 + d->dil_w * fx;
-          bool in = iy >= 0 && iy < d->in_h && ix >= 0 && ix < d->in_w;
-          px[t] = in ? in_b + ((size_t)iy * d->in_w + ix) * C : zp;
-        }
-      }
+      ap_fast_dw_taps(d, in_b, C, inner, zp, oy, ox, px);
       for (int32_t k = 0; k < blocks; k++) {
         size_t c = (size_t)k * 8;
         int32x4_t lo = vdupq_n_s32(0), hi = lo;
