@@ -32,6 +32,15 @@ ap_status ap_port_file_write(const char *path, const void *bytes, size_t size, a
 /* Monotonic nanoseconds (0 where the target has no clock). */
 uint64_t ap_port_now_ns(void);
 
+/* ---------- memory (a server's default budget) ---------- */
+/* Bytes of physical memory (0 where unknown). */
+uint64_t ap_port_physical_memory(void);
+/* The smallest memory limit of the cgroups listed in `cgroup_file` (/proc/self/cgroup) and
+ * their ancestors, read under `root` (/sys/fs/cgroup): v2's memory.max (mounted at root, or
+ * root/unified on a hybrid system) and v1's memory/.../memory.limit_in_bytes. 0 for none
+ * ("max", or 2^62 and above). Parameters so that tests can give a made-up tree. */
+uint64_t ap_port_cgroup_memory_limit(const char *cgroup_file, const char *root);
+
 /* ---------- CPU features ---------- */
 enum {
   AP_CPU_SSE41 = 1u << 0,

@@ -30,6 +30,16 @@ uint64_t ap_port_now_ns(void) {
   return 0;
 }
 
+uint64_t ap_port_physical_memory(void) {
+  return 0;
+}
+
+uint64_t ap_port_cgroup_memory_limit(const char *cgroup_file, const char *root) {
+  (void)cgroup_file;
+  (void)root;
+  return 0;
+}
+
 uint32_t ap_port_cpu_features(void) {
   return 0;
 }
