@@ -67,7 +67,8 @@ typedef struct ap_serve_config {
 /* Reads a YAML configuration. Strict: an unknown key, a value of the wrong type or range, a
  * duplicate key or model name is an error naming the file and line ("serve.yaml:7: ...");
  * AP_ERR_IO for an unreadable file, AP_ERR_FORMAT for the rest. A percentage budget is
- * resolved against ap_serve_machine_memory(). On failure *out is NULL. */
+ * resolved against ap_pool_machine_memory() (the smaller of physical memory and the cgroup
+ * limit). On failure *out is NULL. */
 ap_status ap_serve_config_load(const char *path, ap_serve_config **out, char *err, size_t err_size);
 /* The same from text in memory; relative model paths are taken against dir (NULL: "."),
  * `name` names the text in messages. */
@@ -77,10 +78,6 @@ void ap_serve_config_free(ap_serve_config *c);
 
 /* The pool options and per-model options a configuration implies (what the server uses). */
 ap_pool_options ap_serve_pool_options(const ap_serve_config *c);
-
-/* The machine's memory for a percentage budget: physical RAM and the process's cgroup limit
- * (0 when none). A percentage is taken of the smaller. */
-ap_status ap_serve_machine_memory(uint64_t *physical, uint64_t *cgroup_limit);
 
 /* The server's own memory beside the pool's: measured, not guessed. */
 typedef struct ap_serve_overhead {

@@ -413,10 +413,11 @@ ap_status ap_serve_config_parse(const char *text, size_t len, const char *name, 
   if (st == AP_OK && (!t.has_budget || c->budget_percent > 0)) {
     if (!t.has_budget) c->budget_percent = 80;
     uint64_t phys = 0, cg = 0;
-    if (ap_serve_machine_memory(&phys, &cg) != AP_OK || phys == 0) {
+    uint64_t base = 0;
+    if (ap_pool_machine_memory(&phys, &cg) == AP_OK) base = cg && (!phys || cg < phys) ? cg : phys;
+    if (base == 0) {
       st = fail(&r, t.budget_node, "budget: cannot read the machine's memory; give bytes");
     } else {
-      uint64_t base = cg && cg < phys ? cg : phys;
       c->budget_bytes = (uint64_t)((long double)base * c->budget_percent / 100.0L);
       if (c->budget_bytes == 0) st = fail(&r, t.budget_node, "budget: rounds to 0 bytes");
     }

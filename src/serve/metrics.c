@@ -71,6 +71,18 @@ bool serve_metrics(ap_server *s, v2_buf *b) {
   C("arenaplan_pool_unloads_total", "Models unloaded (any reason).", ps.unloads);
   C("arenaplan_pool_acquires_total", "Interpreters handed to requests.", ps.acquires);
   C("arenaplan_pool_hits_total", "Acquires that found the model loaded.", ps.hits);
+  ok = ok &&
+       head(b, "arenaplan_pool_evictions_total", "counter",
+            "Models unloaded by reason: idle, room (for another), explicit.") &&
+       put(b, "arenaplan_pool_evictions_total{reason=\"idle\"} %llu\n",
+           (unsigned long long)ps.evictions_idle) &&
+       put(b, "arenaplan_pool_evictions_total{reason=\"room\"} %llu\n",
+           (unsigned long long)ps.evictions_room) &&
+       put(b, "arenaplan_pool_evictions_total{reason=\"explicit\"} %llu\n",
+           (unsigned long long)ps.unloads_explicit);
+  C("arenaplan_admission_budget_failures_total",
+    "Acquires that failed with the budget full after their wait (503).", ps.budget_failures);
+  G("arenaplan_admission_waiting", "Acquires waiting now (the queue).", ps.waiting);
   C("arenaplan_admission_waits_total", "Acquires that waited for a release.", ps.waits);
   C("arenaplan_admission_failures_total", "Acquires that failed (budget, timeout, load).",
     ps.failures);
@@ -83,7 +95,6 @@ bool serve_metrics(ap_server *s, v2_buf *b) {
                    (unsigned long long)s->http_by_class[c]);
   C("arenaplan_rejected_too_large_total", "Bodies over max_body (413).", s->rejected_too_large);
   /* One group per metric family (the text format wants a family's samples together). */
-  size_t pool_models = ap_pool_model_count(s->pool);
   for (int fam = 0; ok && fam < 8; fam++) {
     static const char *const fams[][3] = {
         {"arenaplan_model_bytes", "gauge", "Bytes a model holds now."},
@@ -100,11 +111,8 @@ bool serve_metrics(ap_server *s, v2_buf *b) {
       if (m->removed) continue;
       const char *n = m->name, *f = fams[fam][0];
       ap_pool_model_info info;
-      memset(&info, 0, sizeof info);
-      for (size_t j = 0; j < pool_models; j++)
-        if (ap_pool_model(s->pool, j, &info) == AP_OK && !strcmp(info.name, n)) break;
-      bool loaded;
-      const char *state = serve_pool_state(s->pool, n, &loaded);
+      serve_pool_info(s->pool, n, &info);
+      const char *state = ap_pool_state_name(info.state);
       switch (fam) {
       case 0:
         ok = put(b, "%s{model=\"%s\"} %llu\n", f, n, (unsigned long long)info.resident_bytes);

@@ -168,12 +168,17 @@ static void repository_index(ap_server *s, serve_reply *r) {
   for (size_t i = 0; a && i < s->model_count; i++) {
     serve_model *m = s->models[i];
     if (m->removed) continue;
-    bool loaded;
-    const char *state = serve_pool_state(s->pool, m->name, &loaded);
+    ap_pool_model_info info;
+    serve_pool_info(s->pool, m->name, &info);
+    bool loaded = info.state == AP_POOL_READY || info.state == AP_POOL_BUSY;
+    const char *state = ap_pool_state_name(info.state);
     json_t *o = json_object();
     if (!o || json_array_append_new(a, o) || json_object_set_new(o, "name", json_string(m->name)) ||
         json_object_set_new(o, "version", json_string("1")) ||
-        json_object_set_new(o, "state", json_string(loaded ? "READY" : "UNAVAILABLE")) ||
+        json_object_set_new(o, "state",
+                            json_string(loaded                           ? "READY"
+                                        : info.state == AP_POOL_UNLOADED ? "UNAVAILABLE"
+                                                                         : "LOADING")) ||
         json_object_set_new(o, "reason", json_string(loaded ? "" : state))) {
       json_decref(a);
       a = NULL;
@@ -193,11 +198,7 @@ static void repository_model(ap_server *s, serve_model *m, const char *action, s
       return;
     }
   } else if (!strcmp(action, "/unload")) {
-    st = serve_pool_unload(s->pool, m->name);
-    if (st == AP_ERR_UNSUPPORTED) {
-      serve_reply_error(r, 501, "model %s: explicit unload needs the pool's unload call", m->name);
-      return;
-    }
+    st = serve_pool_unload(s->pool, m->name); /* now, or at its last release */
   } else {
     serve_reply_error(r, 404, "unknown path");
     return;
@@ -255,9 +256,18 @@ void serve_route(ap_server *s, const char *method, const char *url, const uint8_
     if (!*rest || !strcmp(rest, "/")) {
       if (is(method, "GET", r)) metadata(m, r);
     } else if (!strcmp(rest, "/ready")) {
-      /* Servable: registered and within the budget alone (it loads on demand). */
-      if (is(method, "GET", r))
+      /* Ready: resident and warmed up. Otherwise 400, as the protocol's "4xx: not ready"
+       * (an unloaded model still serves: the next request loads it). */
+      if (!is(method, "GET", r)) return;
+      ap_pool_model_info info;
+      serve_pool_info(s->pool, m->name, &info);
+      if (info.state == AP_POOL_READY || info.state == AP_POOL_BUSY)
         reply_json(r, 200, json_pack("{s:s,s:b}", "name", m->name, "ready", 1));
+      else
+        serve_reply_error(r, 400,
+                          "model %s is not ready: %s (a request or a repository load "
+                          "loads it)",
+                          m->name, ap_pool_state_name(info.state));
     } else if (!strcmp(rest, "/infer")) {
       if (is(method, "POST", r)) infer(s, m, body, len, header_len, r);
     } else {

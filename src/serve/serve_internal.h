@@ -49,8 +49,8 @@ ap_status serve_pool_add(ap_pool *p, const ap_serve_config *c, const ap_serve_mo
 ap_status serve_pool_load(ap_pool *p, const char *name, uint64_t timeout_ms);
 ap_status serve_pool_unload(ap_pool *p, const char *name);
 ap_status serve_pool_remove(ap_pool *p, const char *name);
-/* "ready", "unloaded", ... for the repository index and the metrics. */
-const char *serve_pool_state(ap_pool *p, const char *name, bool *loaded);
+/* A registered model's pool record (false, and state unloaded, when the pool has none). */
+bool serve_pool_info(ap_pool *p, const char *name, ap_pool_model_info *out);
 
 struct ap_server {
   const ap_serve_config *cfg;

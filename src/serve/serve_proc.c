@@ -1,5 +1,5 @@
 /* What the server reads from the operating system about itself and the machine: files,
- * /proc/self/status, the cgroup's memory limit, the clock. (The server is the one layer that
+ * /proc/self/status, the clock. (The server is the one layer that
  * is a process by nature; the library's OS calls stay in src/port.) */
 #include "serve_internal.h"
 
@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 ap_status serve_read_file(const char *path, size_t max, char **text, size_t *len, char *err,
                           size_t err_size) {
@@ -58,30 +57,4 @@ uint64_t serve_now_us(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (uint64_t)t.tv_sec * 1000000u + (uint64_t)t.tv_nsec / 1000u;
-}
-
-/* cgroup v2 (memory.max: "max" or bytes), else v1 (a huge number means none). */
-static uint64_t cgroup_limit(void) {
-  const char *files[] = {"/sys/fs/cgroup/memory.max",
-                         "/sys/fs/cgroup/memory/memory.limit_in_bytes"};
-  for (size_t i = 0; i < 2; i++) {
-    char *text = NULL;
-    size_t len = 0;
-    if (serve_read_file(files[i], 4096, &text, &len, NULL, 0) != AP_OK) continue;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    bool ok = end != text && !errno && v > 0 && v < (1ull << 60);
-    free(text);
-    return ok ? v : 0;
-  }
-  return 0;
-}
-
-ap_status ap_serve_machine_memory(uint64_t *physical, uint64_t *cgroup) {
-  if (!physical || !cgroup) return AP_ERR_ARG;
-  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  *physical = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
-  *cgroup = cgroup_limit();
-  return *physical ? AP_OK : AP_ERR_IO;
 }

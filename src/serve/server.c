@@ -76,6 +76,23 @@ static ap_status add_model(ap_server *s, const ap_serve_config *c,
   return st;
 }
 
+/* One log line per load, unload and eviction, with the bytes and the reason (logfmt). */
+static void on_pool_event(void *ctx, const ap_pool_event *e) {
+  (void)ctx;
+  if (e->kind == AP_POOL_EVENT_LOAD)
+    fprintf(stderr,
+            "arenaplan serve: load model=%s bytes=%llu reason=%s resident=%llu "
+            "elapsed_ms=%.1f\n",
+            e->model, (unsigned long long)e->bytes, ap_pool_reason_name(e->reason),
+            (unsigned long long)e->resident_bytes, (double)e->elapsed_us / 1000.0);
+  else
+    fprintf(stderr, "arenaplan serve: %s model=%s bytes=%llu reason=%s resident=%llu\n",
+            e->reason == AP_POOL_REASON_IDLE || e->reason == AP_POOL_REASON_ROOM ? "evict"
+                                                                                 : "unload",
+            e->model, (unsigned long long)e->bytes, ap_pool_reason_name(e->reason),
+            (unsigned long long)e->resident_bytes);
+}
+
 ap_status ap_server_create(const ap_serve_config *c, ap_server **out) {
   if (!out) return AP_ERR_ARG;
   *out = NULL;
@@ -91,6 +108,8 @@ ap_status ap_server_create(const ap_serve_config *c, ap_server **out) {
   }
   s->cfg = c;
   ap_pool_options o = ap_serve_pool_options(c);
+  o.on_event = on_pool_event;
+  o.event_ctx = s;
   ap_status st = ap_pool_create(&o, &s->pool);
   if (st != AP_OK) {
     set_error(s, "%s", s->pool ? ap_pool_error(s->pool) : "out of memory");

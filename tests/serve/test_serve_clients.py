@@ -48,15 +48,21 @@ def check(cond, what):
 
 class Server:
     def __init__(self, config):
+        # The log goes to a file: a pipe nobody reads would stall the server when it fills.
+        self.log = tempfile.TemporaryFile(mode="w+")
         self.p = subprocess.Popen([CLI, "serve", config], stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True)
+                                  stderr=self.log, text=True)
         line = self.p.stdout.readline()
         m = re.match(r"arenaplan serve: listening on http://127\.0\.0\.1:(\d+) ", line)
         if not m:
             self.p.kill()
-            raise RuntimeError("no listening line: %r %s" % (line, self.p.stderr.read()))
+            raise RuntimeError("no listening line: %r %s" % (line, self.stderr()))
         self.port = int(m.group(1))
         self.base = "http://127.0.0.1:%d" % self.port
+
+    def stderr(self):
+        self.log.seek(0)
+        return self.log.read()
 
     def stop(self):
         self.p.send_signal(signal.SIGTERM)
@@ -65,8 +71,7 @@ class Server:
         except subprocess.TimeoutExpired:
             self.p.kill()
             rc = "hung"
-        out, err = self.p.stdout.read(), self.p.stderr.read()
-        return rc, out, err
+        return rc, self.p.stdout.read(), self.stderr()
 
 
 def http(base, method, path, body=None, headers=None, timeout=60):
@@ -289,6 +294,15 @@ def repository_and_metrics(base):
     check(index["classifier"]["state"] == "READY", "loaded model READY: %s" % index)
     st, _, b = http(base, "POST", "/v2/repository/models/nosuch/load", b"")
     check(st == 404, "repository load of an unknown model: %d" % st)
+    st, _, b = http(base, "POST", "/v2/repository/models/detector/unload", b"")
+    check(st == 200, "repository unload: %d %s" % (st, b))
+    st, _, b = http(base, "POST", "/v2/repository/index", b"{}")
+    index = {m["name"]: m for m in json.loads(b)}
+    check(index["detector"]["state"] == "UNAVAILABLE" and index["detector"]["reason"] == "unloaded",
+          "unloaded model UNAVAILABLE: %s" % index["detector"])
+    st, _, b = http(base, "GET", "/v2/models/detector/ready")
+    check(st == 400 and "model detector is not ready: unloaded" in json.loads(b)["error"],
+          "unloaded model not ready: %d %s" % (st, b))
     for path in ["/v2/health/live", "/v2/health/ready", "/v2/models/classifier/ready"]:
         st, _, b = http(base, "GET", path)
         check(st == 200, "%s: %d" % (path, st))
@@ -392,6 +406,10 @@ def busy_503(tmp, img, cls_ref):
     st, _, b = http(srv.base, "GET", "/metrics")
     m = re.search(r'arenaplan_rejected_busy_total\{model="classifier"\} (\d+)', b.decode())
     check(m and int(m.group(1)) >= 1, "503s counted in /metrics")
+    m = re.search(r'arenaplan_pool_evictions_total\{reason="room"\} (\d+)', b.decode())
+    check(m and int(m.group(1)) >= 1, "evictions for room counted")
+    check(re.search(r"arenaplan serve: evict model=\w+ bytes=\d+ reason=room", srv.stderr()),
+          "eviction log line")
     too_large(srv.base, img, cls_ref)
     rc, out, err = srv.stop()
     check(rc == 0, "tight server exit %s: %s" % (rc, err[-500:]))
@@ -438,6 +456,12 @@ def reload_and_stop(tmp, srv, cfg):
     check(rc == 0, "SIGTERM: exit %s" % rc)
     check("arenaplan serve: stopped" in out, "stopped line")
     check("SIGTERM: draining" in err and "reloaded" in err, "log lines: " + err[-400:])
+    check(re.search(r"arenaplan serve: load model=classifier bytes=\d+ reason=demand resident=\d+ "
+                    r"elapsed_ms=[\d.]+\n", err), "load log line")
+    check(re.search(r"arenaplan serve: unload model=detector bytes=\d+ reason=explicit resident=",
+                    err), "explicit unload log line")
+    check(re.search(r"arenaplan serve: unload model=classifier bytes=\d+ reason=shutdown", err),
+          "shutdown unload log line")
 
 
 def main():

@@ -76,8 +76,8 @@ int main(void) {
   CHECK_EQ(parse("models:\n  - {name: a, model: a.tflite}\n", &c, err), AP_OK);
   if (c) {
     uint64_t phys = 0, cg = 0;
-    CHECK_EQ(ap_serve_machine_memory(&phys, &cg), AP_OK);
-    uint64_t base = cg && cg < phys ? cg : phys;
+    CHECK_EQ(ap_pool_machine_memory(&phys, &cg), AP_OK);
+    uint64_t base = cg && (!phys || cg < phys) ? cg : phys;
     CHECK_EQ(c->budget_bytes, (uint64_t)((long double)base * 80 / 100));
     CHECK(c->budget_percent == 80);
     CHECK_STR(c->listen, "127.0.0.1");
