@@ -411,6 +411,13 @@ def busy_503(tmp, img, cls_ref):
     check(re.search(r"arenaplan serve: evict model=\w+ bytes=\d+ reason=room", srv.stderr()),
           "eviction log line")
     too_large(srv.base, img, cls_ref)
+    # The process's peak (VmHWM) within the budget plus the overhead the server reports.
+    text = http(srv.base, "GET", "/metrics")[2].decode()
+    hwm = int(re.search(r"arenaplan_process_peak_resident_bytes (\d+)", text).group(1))
+    budget = int(re.search(r"arenaplan_budget_bytes (\d+)", text).group(1))
+    overhead = int(re.search(r"arenaplan_overhead_bytes (\d+)", text).group(1))
+    check(0 < hwm <= budget + overhead, "VmHWM %d <= budget %d + overhead %d" % (hwm, budget,
+                                                                                 overhead))
     rc, out, err = srv.stop()
     check(rc == 0, "tight server exit %s: %s" % (rc, err[-500:]))
 
@@ -452,7 +459,30 @@ def reload_and_stop(tmp, srv, cfg):
         {"inputs": [{"name": json.loads(http(srv.base, "GET", "/v2/models/kws")[2])["inputs"][0]["name"],
                      "datatype": "INT8", "shape": [1, 49, 10, 1], "data": [0] * 490}]}).encode())
     check(st == 200, "kws infer after SIGHUP: %d %s" % (st, b[:200]))
+    # SIGTERM while requests run: every answer that comes is a whole 200 (in-flight requests
+    # drain); after it, new connections are refused.
+    body, headers = binary_request("input", "UINT8", [1, 128, 128, 3], bytes(49152))
+    answers, lock, go = [], threading.Lock(), threading.Event()
+
+    def client():
+        while True:
+            try:
+                st, hd, b = http(srv.base, "POST", "/v2/models/classifier/infer", body, headers)
+            except (urllib.error.URLError, ConnectionError, OSError):
+                return
+            with lock:
+                answers.append((st, len(b)))
+            go.set()
+
+    threads = [threading.Thread(target=client) for _ in range(4)]
+    for t in threads:
+        t.start()
+    go.wait(30)
     rc, out, err = srv.stop()
+    for t in threads:
+        t.join()
+    check(answers and all(a == answers[0] and a[0] == 200 for a in answers),
+          "drained answers: %s" % sorted(set(answers)))
     check(rc == 0, "SIGTERM: exit %s" % rc)
     check("arenaplan serve: stopped" in out, "stopped line")
     check("SIGTERM: draining" in err and "reloaded" in err, "log lines: " + err[-400:])
