@@ -87,7 +87,7 @@ bool serve_metrics(ap_server *s, v2_buf *b) {
   C("arenaplan_admission_failures_total", "Acquires that failed (budget, timeout, load).",
     ps.failures);
   G("arenaplan_in_flight_requests", "Inference requests being served now.",
-    atomic_load(&s->in_flight));
+    atomic_load(&s->inferring));
   pthread_mutex_lock(&s->lock);
   ok = ok && head(b, "arenaplan_http_responses_total", "counter", "HTTP responses by class.");
   for (int c = 1; c <= 5; c++)

@@ -269,7 +269,10 @@ void serve_route(ap_server *s, const char *method, const char *url, const uint8_
                           "loads it)",
                           m->name, ap_pool_state_name(info.state));
     } else if (!strcmp(rest, "/infer")) {
-      if (is(method, "POST", r)) infer(s, m, body, len, header_len, r);
+      if (!is(method, "POST", r)) return;
+      atomic_fetch_add(&s->inferring, 1);
+      infer(s, m, body, len, header_len, r);
+      atomic_fetch_sub(&s->inferring, 1);
     } else {
       serve_reply_error(r, 404, "unknown path");
     }

@@ -62,7 +62,8 @@ struct ap_server {
   void *daemon; /* struct MHD_Daemon */
   uint16_t port;
   bool stopping, draining;
-  atomic_size_t in_flight;
+  atomic_size_t in_flight; /* every request being handled (the drain waits for 0) */
+  atomic_size_t inferring; /* inference requests among them (/metrics) */
   ap_serve_overhead overhead;
   uint64_t http_by_class[6]; /* 1xx..5xx by first digit */
   uint64_t rejected_too_large;

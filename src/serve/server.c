@@ -53,6 +53,10 @@ static ap_status add_model(ap_server *s, const ap_serve_config *c,
   if (st == AP_OK && (st = serve_pool_add(s->pool, c, mc)) != AP_OK)
     snprintf(err, sizeof err, "%s", ap_pool_error(s->pool));
   if (st == AP_OK) st = ap_pool_cost_of(s->pool, mc->name, &m->cost);
+  /* Pinned models are resident from the start: they never leave, so they never wait. */
+  if (st == AP_OK && mc->pinned &&
+      (st = serve_pool_load(s->pool, mc->name, c->request_timeout_ms)) != AP_OK)
+    snprintf(err, sizeof err, "pinned, but cannot be loaded: %s", ap_pool_error(s->pool));
   if (st == AP_OK) {
     pthread_mutex_lock(&s->lock);
     if (s->model_count == s->model_cap) {
@@ -101,6 +105,7 @@ ap_status ap_server_create(const ap_serve_config *c, ap_server **out) {
   pthread_mutex_init(&s->lock, NULL);
   pthread_cond_init(&s->wake, NULL);
   atomic_init(&s->in_flight, 0);
+  atomic_init(&s->inferring, 0);
   *out = s;
   if (!c || !c->model_count) {
     set_error(s, "no configuration or no models");
