@@ -20,7 +20,7 @@
  *
  * Memory. The pool's budget bounds the models' bytes; the server's own fixed overhead (the
  * process with no model loaded, plus libmicrohttpd's per-connection buffers at the connection
- * limit, plus request bodies up to max_body per worker) is measured and reported beside it
+ * limit, plus request bodies being decoded, per worker) is measured and reported beside it
  * (ap_server_overhead, /metrics, `arenaplan serve --check`).
  */
 #ifndef ARENAPLAN_SERVE_H
