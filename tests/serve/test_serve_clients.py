@@ -400,6 +400,10 @@ def busy_503(tmp, img, cls_ref):
     for t in threads:
         t.join()
     check(got is not None, "a 503 while the budget is full of a busy model")
+    # Nothing busy now: each model in turn makes room by evicting the other.
+    st1 = http(srv.base, "POST", "/v2/models/classifier/infer", body, headers)[0]
+    st2 = http(srv.base, "POST", "/v2/models/detector/infer", ssd_body, ssd_headers)[0]
+    check(st1 == 200 and st2 == 200, "idle budget: %d %d" % (st1, st2))
     if got:
         check(got[0].get("Retry-After") == "1", "503 has Retry-After: %s" % got[0])
         check("classifier: not resident within 0 ms" in got[1]["error"], got[1]["error"])
