@@ -446,11 +446,17 @@ def never_fits(tmp):
     check(r.returncode == 2 and "cannot open" in r.stderr, "missing config: exit 2")
 
 
-def reload_and_stop(tmp, srv, cfg):
+def classifier_cost(base):
+    text = http(base, "GET", "/metrics")[2].decode()
+    return int(re.search(r'arenaplan_model_cost_bytes\{model="classifier"\} (\d+)', text).group(1))
+
+
+def reload_and_stop(tmp, srv, cfg, img, cls_ref):
+    before = classifier_cost(srv.base)
     with open(cfg, "w") as f:
         f.write("port: 0\nbudget: 64M\nmax_body: 1M\nmodels:\n"
-                "  - name: classifier\n    model: %s\n  - name: kws\n    model: %s\n"
-                % (MOBILENET, KWS))
+                "  - name: classifier\n    model: %s\n    threads: 1\n    prepare: once\n"
+                "  - name: kws\n    model: %s\n" % (MOBILENET, KWS))
     srv.p.send_signal(signal.SIGHUP)
     deadline, st = time.time() + 30, 0
     while time.time() < deadline and st != 200:
@@ -463,6 +469,10 @@ def reload_and_stop(tmp, srv, cfg):
         {"inputs": [{"name": json.loads(http(srv.base, "GET", "/v2/models/kws")[2])["inputs"][0]["name"],
                      "datatype": "INT8", "shape": [1, 49, 10, 1], "data": [0] * 490}]}).encode())
     check(st == 200, "kws infer after SIGHUP: %d %s" % (st, b[:200]))
+    # The classifier's options changed: registered again with them, and still the same bytes.
+    check(good_classify(srv.base, img, cls_ref[0]), "classifier after SIGHUP changed it")
+    after = classifier_cost(srv.base)
+    check(after > before, "prepare: once costs more: %d, was %d" % (after, before))
     # SIGTERM while requests run: every answer that comes is a whole 200 (in-flight requests
     # drain); after it, new connections are refused.
     body, headers = binary_request("input", "UINT8", [1, 128, 128, 3], bytes(49152))
@@ -526,7 +536,7 @@ def main():
             classify_and_detect(tmp, srv.base, img, ssd_img, cls_ref, ssd_ref)
             errors(srv.base, img, cls_ref)
             repository_and_metrics(srv.base)
-            reload_and_stop(tmp, srv, cfg)
+            reload_and_stop(tmp, srv, cfg, img, cls_ref)
         finally:
             if srv.p.poll() is None:
                 srv.p.kill()
