@@ -412,6 +412,10 @@ def busy_503(tmp, img, cls_ref):
     check(m and int(m.group(1)) >= 1, "503s counted in /metrics")
     m = re.search(r'arenaplan_pool_evictions_total\{reason="room"\} (\d+)', b.decode())
     check(m and int(m.group(1)) >= 1, "evictions for room counted")
+    per_model = re.findall(r'arenaplan_model_evictions_total\{model="\w+",reason="room"\} (\d+)',
+                           b.decode())
+    check(m and len(per_model) == 2 and sum(map(int, per_model)) == int(m.group(1)),
+          "evictions for room per model add up: %s" % per_model)
     check(re.search(r"arenaplan serve: evict model=\w+ bytes=\d+ reason=room", srv.stderr()),
           "eviction log line")
     too_large(srv.base, img, cls_ref)
