@@ -255,7 +255,11 @@ static int serve(ap_serve_config *c, const char *path) {
   int rc = AP_EXIT_OK;
   ap_server *s = NULL;
   if (ap_server_create(c, &s) != AP_OK || ap_server_start(s) != AP_OK) {
-    fprintf(stderr, "arenaplan: serve: %s\n", s ? ap_server_error(s) : "out of memory");
+    /* Messages about the configuration start with its path, like every "arenaplan: FILE: ". */
+    const char *msg = s ? ap_server_error(s) : "out of memory";
+    size_t n = strlen(c->path);
+    fprintf(stderr, "arenaplan: %s%s\n", strncmp(msg, c->path, n) || msg[n] != ':' ? "serve: " : "",
+            msg);
     rc = AP_EXIT_USAGE;
   } else {
     char a[64];
