@@ -218,6 +218,30 @@ def classify_and_detect(tmp, base, img, ssd_img, cls_ref, ssd_ref):
         check(whole and outs == ssd_ref, "curl binary detect == arenaplan run")
 
 
+def concurrent(tmp, base, rnd):
+    """8 clients at once, each with its own images: every answer is its own input's (two
+    interpreters serve them in turn; none is shared)."""
+    images = [bytes(rnd.randrange(256) for _ in range(49152)) for _ in range(4)]
+    refs = [run_reference(tmp, MOBILENET, "c%d" % i, im)[1][0] for i, im in enumerate(images)]
+    check(len(set(refs)) == 4, "four different references")
+    bad = []
+
+    def client(k):
+        for j in range(12):
+            i = (k + j) % 4
+            body, headers = binary_request("input", "UINT8", [1, 128, 128, 3], images[i])
+            st, hd, resp = http(base, "POST", "/v2/models/classifier/infer", body, headers)
+            if st != 200 or split_binary(hd, resp)[1] != [refs[i]]:
+                bad.append((k, j, st))
+
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    check(not bad, "concurrent answers that were not their input's: %s" % bad[:5])
+
+
 def errors(base, img, cls_ref):
     def expect(st, body, code, text, what):
         try:
@@ -538,6 +562,7 @@ def main():
         srv = Server(cfg)
         try:
             classify_and_detect(tmp, srv.base, img, ssd_img, cls_ref, ssd_ref)
+            concurrent(tmp, srv.base, rnd)
             errors(srv.base, img, cls_ref)
             repository_and_metrics(srv.base)
             reload_and_stop(tmp, srv, cfg, img, cls_ref)
