@@ -21,7 +21,9 @@ machine-specific to check.
 Each page's commands run in order, in one temporary directory holding links to the tree's
 top-level entries (so docs/examples/... resolve and written files land outside the tree), with
 `arenaplan` on PATH (AP_CLI, default build/arenaplan) and `../shared` meaning AP_SHARED (default
-the tree's ../shared). A page whose examples need ../shared is skipped when it is absent.
+the tree's ../shared). A page whose examples need ../shared is skipped when it is absent. The
+fast kernels' level is pinned to AP_SIMD=avx2 (DOCTEST_SIMD overrides it): their scratch, and so
+some arenas, differ between levels, and the pages show what an AVX2 machine prints.
 
   scripts/doctest.py [--update] [--cli PATH] [PAGE.md...]   (default: README.md and docs/)
   --update  rewrites each failing output in place with what the command printed, keeping the
@@ -40,6 +42,10 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WILD = "<...>"
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+# Pages other branches add (the server's and the TFLite C API's): links to them are not
+# reported as broken while they are absent.
+PENDING = {"docs/serve.md", "docs/c-api.md"}
 FENCE = re.compile(r"^(\s*)```(.*)$")
 
 
@@ -117,8 +123,17 @@ def merge(expected, actual):
     out, i, j, gap_e, gap_a = [], 0, 0, [], []
 
     def flush():
-        if any(e.strip() == "..." for e in gap_e):
-            out.append(next(e for e in gap_e if e.strip() == "..."))
+        # A gap with a `...`: the page's lines before it take the first printed lines, those
+        # after it the last ones, and `...` covers the rest (the page keeps its shape).
+        dots = [k for k, e in enumerate(gap_e) if e.strip() == "..."]
+        if dots:
+            k = dots[0]
+            before, after = k, len(gap_e) - k - 1
+            head = gap_a[:min(before, len(gap_a))]
+            tail = gap_a[len(head):][-after:] if after else []
+            out.extend(a.rstrip() for a in head)
+            out.append(gap_e[k])
+            out.extend(a.rstrip() for a in tail)
         else:
             out.extend(a.rstrip() for a in gap_a)
         gap_e.clear()
@@ -146,18 +161,38 @@ def workdir(tmp):
         os.symlink(os.path.join(ROOT, name), os.path.join(tmp, name))
 
 
+def broken_links(path, lines):
+    """Relative links of the page whose file does not exist."""
+    out, fenced = [], False
+    for n, line in enumerate(lines):
+        if FENCE.match(line):
+            fenced = not fenced
+        if fenced:
+            continue
+        for target in LINK.findall(line):
+            if re.match(r"^[a-z]+:", target) or target.startswith("#"):
+                continue
+            file = os.path.normpath(os.path.join(os.path.dirname(path), target.split("#")[0]))
+            if not os.path.exists(file) and os.path.relpath(file, ROOT) not in PENDING:
+                out.append((n + 1, target))
+    return out
+
+
 def run_page(path, cli, shared, update):
     with open(path) as f:
         lines = f.read().split("\n")
+    rel = os.path.relpath(path, ROOT)
+    links = broken_links(path, lines)
+    for n, target in links:
+        print("FAIL %s:%d: broken link %s" % (rel, n, target))
     todo = [(s, e) for s, e in blocks(lines)]
     if not todo:
-        return 0, 0, 0
-    rel = os.path.relpath(path, ROOT)
+        return 0, len(links), 0
     needs_shared = any("../shared" in l for s, e in todo for l in lines[s:e])
     if needs_shared and not os.path.isdir(shared):
         print("skip %s: no %s" % (rel, shared))
-        return 0, 0, 1
-    failed = ran = 0
+        return 0, len(links), 1
+    failed, ran = len(links), 0
     edits = []
     with tempfile.TemporaryDirectory(prefix="doctest.") as tmp:
         bindir = os.path.join(tmp, ".bin")
@@ -167,7 +202,8 @@ def run_page(path, cli, shared, update):
         os.mkdir(work)
         workdir(work)
         env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""),
-                   LC_ALL="C", LANG="C", COLUMNS="100", AP_SHARED=shared)
+                   LC_ALL="C", LANG="C", COLUMNS="100", AP_SHARED=shared,
+                   AP_SIMD=os.environ.get("DOCTEST_SIMD", "avx2"))
         shell = shutil.which("bash") or "sh"
         for s, e in todo:
             for cmd, expected, a, b in examples(lines[s:e]):
@@ -197,7 +233,8 @@ def run_page(path, cli, shared, update):
 
 def merge_diff(expected, actual):
     import difflib
-    return list(difflib.unified_diff(expected, [a.rstrip() for a in actual], "page", "output",
+    # Against the page updated to the output (marks kept): only the real changes show.
+    return list(difflib.unified_diff(expected, merge(expected, actual), "page", "output",
                                      lineterm="", n=1))[2:]
 
 
