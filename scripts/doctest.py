@@ -15,7 +15,8 @@ after one, up to the next command or the block's end, are its output (stdout and
 Volatile parts are marked in the page:
   - `<...>` inside a line matches any text on that line (times, SIMD levels);
   - a line holding only `...` matches any number of lines (an output cut short).
-Other blocks (```sh, ```c, plain ```) are not run: use them for commands too slow or too
+A command `echo $?` prints the exit status of the command before it. Other blocks (```sh,
+```c, plain ```) are not run: use them for commands too slow or too
 machine-specific to check.
 
 Each page's commands run in order, in one temporary directory holding links to the tree's
@@ -205,12 +206,16 @@ def run_page(path, cli, shared, update):
                    LC_ALL="C", LANG="C", COLUMNS="100", AP_SHARED=shared,
                    AP_SIMD=os.environ.get("DOCTEST_SIMD", "avx2"))
         shell = shutil.which("bash") or "sh"
+        status = 0
         for s, e in todo:
             for cmd, expected, a, b in examples(lines[s:e]):
                 real = cmd.replace("../shared", shared)
+                if cmd.strip() == "echo $?":  # each command has its own shell: say the last's
+                    real = "echo %d" % status
                 r = subprocess.run([shell, "-c", real], cwd=work, env=env, text=True,
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                    timeout=300, errors="replace")
+                status = r.returncode
                 actual = r.stdout.replace(shared, "../shared").replace(work + "/", "")
                 actual = actual.rstrip("\n").split("\n") if actual.strip() else []
                 ran += 1
