@@ -16,7 +16,8 @@ import tempfile
 
 CLI = os.path.abspath(os.environ.get("AP_CLI", "build/arenaplan"))
 SHARED = os.environ.get("AP_SHARED", "../shared")
-# Commands whose example does not return (a server): their example is shown, not run.
+# Commands that do not return (a server): their example is shown, not run, and their options
+# are not tried.
 NOT_RUN = {"serve"}
 failed = 0
 
@@ -80,8 +81,9 @@ def main():
             check(ex.split()[1] == name or name == "headline",
                   "%s's example runs %s: %r" % (name, name, ex))
             examples[name] = ex
-        # Every option its usage names, mistyped by one letter, is suggested back.
-        for opt in options(r.stdout):
+        # Every option its usage names, mistyped by one letter, is suggested back (not for a
+        # server: given a model it would start serving).
+        for opt in options(r.stdout) if name not in NOT_RUN else []:
             if opt == "--help" or len(opt) < 5:
                 continue
             typo = opt[:-1]
