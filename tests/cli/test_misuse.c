@@ -54,9 +54,10 @@ static size_t listed_commands(char names[][32], size_t max) {
   snprintf(cmd, sizeof cmd, "%s --help", ap_test_cli());
   CHECK_EQ(ap_test_run(cmd, false, &out), 0);
   size_t n = 0;
-  const char *p = out ? strstr(out, "commands:\n") : NULL;
-  for (p = p ? strchr(p, '\n') : NULL; p && p[1] == ' ' && p[2] == ' ' && n < max;
-       p = strchr(p + 1, '\n')) {
+  /* After the usage paragraph, groups: a "title:" line, then "  NAME  summary" lines. */
+  const char *p = out ? strstr(out, "\n\n") : NULL;
+  for (; p && n < max; p = strchr(p + 1, '\n')) {
+    if (p[1] != ' ' || p[2] != ' ') continue;
     if (sscanf(p + 1, " %31s", names[n]) == 1 && strcmp(names[n], "help") != 0 &&
         strcmp(names[n], "version") != 0)
       n++;
