@@ -32,7 +32,7 @@ const ap_command cmd_serve = {
     "    - name: classifier     the URL name: /v2/models/classifier/infer\n"
     "      model: mobilenet.tflite\n"
     "      threads: 2           interpreters that may run at once (default 4)\n"
-    "      pinned: false        never unloaded (default false)\n"
+    "      pinned: false        loaded at start, never unloaded (default false)\n"
     "      idle_timeout: 30s    (default: the server's)\n"
     "      warmup: 1            invokes before a new interpreter serves (default 0)\n"
     "      inplace: false       stream: false   kernels: fast|reference|small\n"
@@ -42,11 +42,12 @@ const ap_command cmd_serve = {
     "/v2/models/NAME/ready, /metrics; POST /v2/models/NAME/infer (JSON or binary tensors),\n"
     "/v2/repository/index, /v2/repository/models/NAME/load, .../unload.\n"
     "Signals: SIGTERM or SIGINT drains and exits 0; SIGHUP re-reads CONFIG's models.\n"
-    "\n"
-    "example: arenaplan serve --check serve.yaml && arenaplan serve serve.yaml\n"
     "exit status: 0 served until SIGTERM, or all models can fit; 1 a model can never fit in\n"
     "the budget; 2 bad usage, a malformed configuration, an unreadable model, a build without\n"
-    "the server\n"};
+    "the server\n"
+    "\n"
+    "example:\n"
+    "  arenaplan serve --check serve.yaml\n"};
 
 #ifndef AP_HAVE_SERVE
 
