@@ -171,11 +171,13 @@ static enum MHD_Result too_large(ap_server *s, struct MHD_Connection *c, uint64_
   return send_reply(s, c, &r);
 }
 
-/* The model a request names, for its metrics ("/v2/models/NAME/infer"). */
+/* The model a request names, for its metrics ("/v2/models/NAME[/versions/1]/infer"). */
 static serve_model *metrics_model(ap_server *s, const char *url) {
   if (strncmp(url, "/v2/models/", 11)) return NULL;
   const char *n = url + 11, *end = strchr(n, '/');
-  if (!end || strcmp(end, "/infer") || (size_t)(end - n) >= 256) return NULL;
+  if (!end || (strcmp(end, "/infer") && strcmp(end, "/versions/1/infer")) ||
+      (size_t)(end - n) >= 256)
+    return NULL;
   char name[256];
   memcpy(name, n, (size_t)(end - n));
   name[end - n] = '\0';

@@ -160,6 +160,12 @@ def classify_and_detect(tmp, base, img, ssd_img, cls_ref, ssd_ref):
     check(r["outputs"][0]["name"] == CLS_OUT and r["outputs"][0]["shape"] == [1, 1001],
           "classifier output metadata")
     check(as_bytes(r["outputs"][0]) == cls_ref[0], "urllib JSON classify == arenaplan run")
+    # The versioned path (the one version there is) is the same model.
+    body, headers = binary_request("input", "UINT8", [1, 128, 128, 3], img)
+    st, hd, resp = http(base, "POST", "/v2/models/classifier/versions/1/infer", body, headers)
+    check(st == 200 and split_binary(hd, resp)[1] == cls_ref, "versions/1/infer: %d" % st)
+    st, _, b = http(base, "POST", "/v2/models/classifier/versions/2/infer", body, headers)
+    check(st == 404, "versions/2: %d" % st)
 
     st, hd, body = http(base, "POST", "/v2/models/detector/infer", json.dumps(
         {"inputs": [{"name": "normalized_input_image_tensor", "datatype": "UINT8",
