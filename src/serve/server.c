@@ -50,8 +50,11 @@ static ap_status add_model(ap_server *s, const ap_serve_config *c,
   }
   m->cfg = mc;
   ap_status st = serve_model_probe(m, mc, err, sizeof err);
-  if (st == AP_OK && (st = serve_pool_add(s->pool, c, mc)) != AP_OK)
+  bool named = false; /* the pool's messages name the model themselves */
+  if (st == AP_OK && (st = serve_pool_add(s->pool, c, mc)) != AP_OK) {
     snprintf(err, sizeof err, "%s", ap_pool_error(s->pool));
+    named = !strncmp(err, "model ", 6);
+  }
   if (st == AP_OK) st = ap_pool_cost_of(s->pool, mc->name, &m->cost);
   /* Pinned models are resident from the start: they never leave, so they never wait. */
   if (st == AP_OK && mc->pinned &&
@@ -74,7 +77,10 @@ static ap_status add_model(ap_server *s, const ap_serve_config *c,
     pthread_mutex_unlock(&s->lock);
   }
   if (st != AP_OK) {
-    set_error(s, "%s:%d: model %s: %s", c->path, mc->line, mc->name, err);
+    if (named)
+      set_error(s, "%s:%d: %s", c->path, mc->line, err);
+    else
+      set_error(s, "%s:%d: model %s: %s", c->path, mc->line, mc->name, err);
     serve_model_free(m);
   }
   return st;

@@ -476,6 +476,13 @@ def never_fits(tmp):
     j = json.loads(r.stdout)
     check(r.returncode == 1 and j["never_fit"] == 1 and j["budget"] == 1048576 and
           [m["fits"] for m in j["models"]] == [True, False], "--check --json")
+    # The server itself refuses it before listening, with the bytes and the budget.
+    r = subprocess.run([CLI, "serve", cfg], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=60)
+    check(r.returncode == 1 and r.stdout == "" and re.match(
+        r"arenaplan: .*small\.yaml:5: model detector \(.*\) alone needs 58\d{5} bytes \(weights "
+        r"4183312 \+ handle \d+ \+ interpreter \d+\), more than the budget of 1048576 bytes\n$",
+        r.stderr), "serve refuses a model that never fits: %d %s" % (r.returncode, r.stderr))
     r = subprocess.run([CLI, "serve", cfg + ".missing"], stderr=subprocess.PIPE, text=True)
     check(r.returncode == 2 and "cannot open" in r.stderr, "missing config: exit 2")
 

@@ -43,7 +43,8 @@ const ap_command cmd_serve = {
     "/v2/repository/index, /v2/repository/models/NAME/load, .../unload.\n"
     "Signals: SIGTERM or SIGINT drains and exits 0; SIGHUP re-reads CONFIG's models.\n"
     "exit status: 0 served until SIGTERM, or all models can fit; 1 a model can never fit in\n"
-    "the budget; 2 bad usage, a malformed configuration, an unreadable model, a build without\n"
+    "the budget (the server does not start); 2 bad usage, a malformed configuration, an unreadable "
+    "model, a build without\n"
     "the server\n"
     "\n"
     "example:\n"
@@ -255,13 +256,15 @@ static int serve(ap_serve_config *c, const char *path) {
   signal(SIGPIPE, SIG_IGN);
   int rc = AP_EXIT_OK;
   ap_server *s = NULL;
-  if (ap_server_create(c, &s) != AP_OK || ap_server_start(s) != AP_OK) {
+  ap_status st = ap_server_create(c, &s);
+  if (st == AP_OK) st = ap_server_start(s);
+  if (st != AP_OK) {
     /* Messages about the configuration start with its path, like every "arenaplan: FILE: ". */
     const char *msg = s ? ap_server_error(s) : "out of memory";
     size_t n = strlen(c->path);
     fprintf(stderr, "arenaplan: %s%s\n", strncmp(msg, c->path, n) || msg[n] != ':' ? "serve: " : "",
             msg);
-    rc = AP_EXIT_USAGE;
+    rc = st == AP_ERR_BUDGET ? AP_EXIT_CHECK : AP_EXIT_USAGE; /* a model that can never fit */
   } else {
     char a[64];
     printf("arenaplan serve: listening on http://%s:%u (%zu models, budget %s)\n", c->listen,
