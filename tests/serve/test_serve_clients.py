@@ -497,7 +497,7 @@ def reload_and_stop(tmp, srv, cfg, img, cls_ref):
     with open(cfg, "w") as f:
         f.write("port: 0\nbudget: 64M\nmax_body: 1M\nmodels:\n"
                 "  - name: classifier\n    model: %s\n    threads: 1\n    prepare: once\n"
-                "  - name: kws\n    model: %s\n" % (MOBILENET, KWS))
+                "  - name: kws\n    model: %s\n    idle_timeout: 300ms\n" % (MOBILENET, KWS))
     srv.p.send_signal(signal.SIGHUP)
     deadline, st = time.time() + 30, 0
     while time.time() < deadline and st != 200:
@@ -510,6 +510,17 @@ def reload_and_stop(tmp, srv, cfg, img, cls_ref):
         {"inputs": [{"name": json.loads(http(srv.base, "GET", "/v2/models/kws")[2])["inputs"][0]["name"],
                      "datatype": "INT8", "shape": [1, 49, 10, 1], "data": [0] * 490}]}).encode())
     check(st == 200, "kws infer after SIGHUP: %d %s" % (st, b[:200]))
+    # With no traffic, the server's own timer unloads kws once idle past its 300 ms (polled,
+    # bounded: the event is checked, not the time it took).
+    deadline, state = time.time() + 30, ""
+    while time.time() < deadline and state != "1":
+        text = http(srv.base, "GET", "/metrics")[2].decode()
+        m = re.search(r'arenaplan_model_state\{model="kws",state="unloaded"\} (\d)', text)
+        state = m.group(1) if m else ""
+        time.sleep(0.1)
+    check(state == "1", "kws unloaded when idle")
+    check(re.search(r"arenaplan serve: evict model=kws bytes=\d+ reason=idle", srv.stderr()),
+          "idle eviction log line")
     # The classifier's options changed: registered again with them, and still the same bytes.
     check(good_classify(srv.base, img, cls_ref[0]), "classifier after SIGHUP changed it")
     after = classifier_cost(srv.base)
