@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <jansson.h>
 #include <microhttpd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,6 +119,9 @@ ap_status ap_server_create(const ap_serve_config *c, ap_server **out) {
     return AP_ERR_ARG;
   }
   s->cfg = c;
+  /* jansson's hash seed, set once before the workers start (its documented advice for
+   * threaded programs; a no-op when already seeded). */
+  json_object_seed(0);
   ap_pool_options o = ap_serve_pool_options(c);
   o.on_event = on_pool_event;
   o.event_ctx = s;
