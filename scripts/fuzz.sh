@@ -40,6 +40,13 @@ seed() { # seed HARNESS: fills BUILD/seeds/HARNESS from ../shared
   fuzz_flexbuf)
     printf '\141\000\001\003\001\001\001\005\004\002\044\001' >"$dir/map"
     printf '\002\001\002\002\054\001' >"$dir/vector" ;;
+  # fuzz_serve_request: a JSON request and a binary one (first 3 bytes: the header-length
+  # switch and value, see the harness); fuzz_serve_config: a configuration.
+  fuzz_serve_request)
+    printf '\000\000\000{"id":"a","inputs":[{"name":"input","datatype":"UINT8","shape":[1,4],"data":[[1,2,3,4]]},{"name":"x","datatype":"FP32","shape":[2],"data":[0.5,-1e3]}],"outputs":[{"name":"out","parameters":{"binary_data":true}}]}' >"$dir/json"
+    printf '\001\000\213{"inputs":[{"name":"input","datatype":"UINT8","shape":[1,4],"parameters":{"binary_data_size":4}}],"parameters":{"binary_data_output":true}}\001\002\003\004' >"$dir/binary" ;;
+  fuzz_serve_config)
+    printf 'listen: 127.0.0.1\nport: 0\nbudget: 1.5M\nmax_body: 64K\nrequest_timeout: 250ms\nidle_timeout: never\nmodels:\n  - name: kws\n    model: kws.tflite\n    threads: 2\n    pinned: true\n    kernels: small\n    prepare: once\n' >"$dir/config" ;;
   fuzz_csv) find "$shared/bench/minimalloc" "$shared/bench/tflm_plans" -name '*.csv' \
               -exec cp {} "$dir/" \; 2>/dev/null || true ;;
   # Seeds over 1 MiB make every mutation slow (each input plans thousands of requests).
@@ -56,6 +63,7 @@ for h in $harnesses; do
   fuzz_csv) dict="-dict=$src/fuzz/csv.dict" ;;
   fuzz_ops) dict="" ;;
   fuzz_flexbuf) dict="-dict=$src/fuzz/flexbuf.dict" ;;
+  fuzz_serve_*) dict="-dict=$src/fuzz/serve.dict" ;;
   *) dict="-dict=$src/fuzz/tflite.dict" ;;
   esac
   log="$build/logs/$h.log"

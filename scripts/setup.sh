@@ -31,6 +31,12 @@ command -v qemu-system-arm >/dev/null 2>&1 || need="$need qemu-system-arm"
 # The AArch64 Linux cross build and its tests under QEMU's user mode (make test-aarch64).
 command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || need="$need gcc-aarch64-linux-gnu"
 command -v qemu-aarch64 >/dev/null 2>&1 || need="$need qemu-user"
+# The server (arenaplan serve, built when pkg-config finds these): HTTP, JSON, YAML; curl
+# drives its tests.
+pkg-config --exists libmicrohttpd 2>/dev/null || need="$need libmicrohttpd-dev"
+pkg-config --exists jansson 2>/dev/null || need="$need libjansson-dev"
+pkg-config --exists yaml-0.1 2>/dev/null || need="$need libyaml-dev"
+command -v curl >/dev/null 2>&1 || need="$need curl"
 if [ -z "$need" ]; then
   echo "setup: all build and test dependencies present"
   exit 0

@@ -50,6 +50,11 @@ typedef struct ap_allocator {
 /* The default allocator (malloc/free). */
 const ap_allocator *ap_default_allocator(void);
 
+/* Parses a size as people write it: "76800", "75K", "1.5M", "2MiB", "1G" (K = 1024; a
+ * fraction only with a unit, rounded down to whole bytes). False, *out untouched, on anything
+ * else, negative values, or values that do not fit 64 bits. */
+bool ap_parse_size(const char *s, uint64_t *out);
+
 /* Library version, "MAJOR.MINOR.PATCH". */
 const char *ap_version(void);
 

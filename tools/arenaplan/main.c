@@ -6,12 +6,12 @@
 /* Each subcommand lives in cmd_NAME.c; add it here to make it reachable. */
 extern const ap_command cmd_headline, cmd_info, cmd_plan, cmd_compare, cmd_solve, cmd_example,
     cmd_tflm, cmd_run, cmd_report, cmd_header, cmd_stress, cmd_pool, cmd_reorder, cmd_embed,
-    cmd_ops, cmd_diff;
+    cmd_ops, cmd_diff, cmd_serve;
 
 const ap_command *const ap_commands[] = {
     &cmd_info,  &cmd_plan, &cmd_compare, &cmd_solve,    &cmd_report, &cmd_header,
     &cmd_run,   &cmd_diff, &cmd_stress,  &cmd_tflm,     &cmd_pool,   &cmd_reorder,
-    &cmd_embed, &cmd_ops,  &cmd_example, &cmd_headline, NULL,
+    &cmd_embed, &cmd_ops,  &cmd_serve,   &cmd_example, &cmd_headline, NULL,
 };
 
 static void print_usage(FILE *f) {

@@ -1,0 +1,60 @@
+/* What the server reads from the operating system about itself and the machine: files,
+ * /proc/self/status, the clock. (The server is the one layer that
+ * is a process by nature; the library's OS calls stay in src/port.) */
+#include "serve_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+ap_status serve_read_file(const char *path, size_t max, char **text, size_t *len, char *err,
+                          size_t err_size) {
+  *text = NULL;
+  *len = 0;
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    if (err) snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
+    return AP_ERR_IO;
+  }
+  char *buf = malloc(max + 1);
+  size_t n = buf ? fread(buf, 1, max + 1, f) : 0;
+  bool bad = buf && ferror(f);
+  fclose(f);
+  if (!buf || bad || n > max) {
+    free(buf);
+    if (err)
+      snprintf(err, err_size, "%s: %s", path,
+               !buf  ? "out of memory"
+               : bad ? "cannot read"
+                     : "larger than 1 MiB");
+    return buf ? AP_ERR_IO : AP_ERR_NOMEM;
+  }
+  buf[n] = '\0';
+  *text = buf;
+  *len = n;
+  return AP_OK;
+}
+
+static uint64_t status_kib(const char *text, const char *key) {
+  const char *p = strstr(text, key);
+  if (!p) return 0;
+  return strtoull(p + strlen(key), NULL, 10) * 1024u;
+}
+
+void serve_process_memory(uint64_t *rss, uint64_t *hwm) {
+  char *text = NULL;
+  size_t len = 0;
+  *rss = *hwm = 0;
+  if (serve_read_file("/proc/self/status", 1u << 16, &text, &len, NULL, 0) != AP_OK) return;
+  *rss = status_kib(text, "\nVmRSS:");
+  *hwm = status_kib(text, "\nVmHWM:");
+  free(text);
+}
+
+uint64_t serve_now_us(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000u + (uint64_t)t.tv_nsec / 1000u;
+}
