@@ -20,7 +20,7 @@
  *
  * Memory. The pool's budget bounds the models' bytes; the server's own fixed overhead (the
  * process with no model loaded, plus libmicrohttpd's per-connection buffers at the connection
- * limit, plus request bodies up to max_body per worker) is measured and reported beside it
+ * limit, plus request bodies being decoded, per worker) is measured and reported beside it
  * (ap_server_overhead, /metrics, `arenaplan serve --check`).
  */
 #ifndef ARENAPLAN_SERVE_H
@@ -116,8 +116,9 @@ ap_status ap_server_run(ap_server *s);
  * waits for signals, as `arenaplan serve` does). */
 void ap_server_stop(ap_server *s);
 /* Applies a new configuration's models: added ones registered, removed ones removed (unloaded
- * when idle). Server-wide settings (listen, port, budget, workers) keep their first values.
- * c must then outlive the server. */
+ * when idle), changed ones (file or options) removed and registered again with the new ones.
+ * Server-wide settings (listen, port, budget, workers) keep their first values. c must then outlive
+ * the server. */
 ap_status ap_server_reload(ap_server *s, const ap_serve_config *c);
 ap_status ap_server_overhead(const ap_server *s, ap_serve_overhead *out);
 /* The pool behind the server (its stats and models). */

@@ -95,7 +95,7 @@ bool serve_metrics(ap_server *s, v2_buf *b) {
                    (unsigned long long)s->http_by_class[c]);
   C("arenaplan_rejected_too_large_total", "Bodies over max_body (413).", s->rejected_too_large);
   /* One group per metric family (the text format wants a family's samples together). */
-  for (int fam = 0; ok && fam < 8; fam++) {
+  for (int fam = 0; ok && fam < 9; fam++) {
     static const char *const fams[][3] = {
         {"arenaplan_model_bytes", "gauge", "Bytes a model holds now."},
         {"arenaplan_model_state", "gauge", "1 for the model's state."},
@@ -104,7 +104,9 @@ bool serve_metrics(ap_server *s, v2_buf *b) {
         {"arenaplan_model_unloads_total", "counter", "Unloads of the model."},
         {"arenaplan_requests_total", "counter", "Inference requests by result."},
         {"arenaplan_rejected_busy_total", "counter", "503: not resident within the wait."},
-        {"arenaplan_request_seconds", "histogram", "Inference request latency."}};
+        {"arenaplan_request_seconds", "histogram", "Inference request latency."},
+        {"arenaplan_model_evictions_total", "counter",
+         "Unloads of the model by reason: idle, room (for another), explicit."}};
     ok = head(b, fams[fam][0], fams[fam][1], fams[fam][2]);
     for (size_t i = 0; ok && i < s->model_count; i++) {
       serve_model *m = s->models[i];
@@ -135,6 +137,14 @@ bool serve_metrics(ap_server *s, v2_buf *b) {
         break;
       case 6:
         ok = put(b, "%s{model=\"%s\"} %llu\n", f, n, (unsigned long long)m->rejected_busy);
+        break;
+      case 8:
+        ok = put(b, "%s{model=\"%s\",reason=\"idle\"} %llu\n", f, n,
+                 (unsigned long long)info.evictions_idle) &&
+             put(b, "%s{model=\"%s\",reason=\"room\"} %llu\n", f, n,
+                 (unsigned long long)info.evictions_room) &&
+             put(b, "%s{model=\"%s\",reason=\"explicit\"} %llu\n", f, n,
+                 (unsigned long long)info.unloads_explicit);
         break;
       default: {
         uint64_t cum = 0;

@@ -12,7 +12,7 @@ ap_status ap_serve_overhead_estimate(const ap_serve_config *c, ap_serve_overhead
   out->base_rss = rss;
   out->per_connection = SERVE_CONNECTION_MEMORY;
   out->connections = c->max_connections;
-  out->bodies = (uint64_t)c->workers * c->max_body;
+  out->bodies = (uint64_t)c->workers * c->max_body * SERVE_BODY_FACTOR;
   out->total = rss + out->per_connection * out->connections + out->bodies;
   return AP_OK;
 }

@@ -12,6 +12,12 @@
  * default, set explicitly so the overhead is a number we chose. */
 #define SERVE_CONNECTION_MEMORY (32u * 1024u)
 
+/* A request body being decoded holds, at worst, the body, jansson's tree of it and the decoded
+ * tensors: measured 16 bytes of tree per byte of JSON for "[0,0,0,...]" (a 24-byte value and
+ * an 8-byte slot per 2 bytes of text), plus up to 4 bytes of INT64 per such byte, plus the
+ * body: 21 x max_body per worker. Binary tensors take the body alone. */
+#define SERVE_BODY_FACTOR 21u
+
 /* Reads a whole file of at most max bytes (NUL-terminated; *len without it). */
 ap_status serve_read_file(const char *path, size_t max, char **text, size_t *len, char *err,
                           size_t err_size);

@@ -308,26 +308,41 @@ ap_status ap_server_run(ap_server *s) {
   return AP_OK;
 }
 
+static bool same_text(const char *a, const char *b) {
+  return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Whether a reload may keep a model as it is: the same file and the same options. */
+static bool same_model(const ap_serve_model_config *a, const ap_serve_model_config *b) {
+  return same_text(a->path, b->path) && same_text(a->strategy, b->strategy) &&
+         a->threads == b->threads && a->pinned == b->pinned && a->idle_ms == b->idle_ms &&
+         a->warmup == b->warmup && a->inplace == b->inplace && a->stream == b->stream &&
+         a->kernels == b->kernels && a->prepare == b->prepare;
+}
+
 ap_status ap_server_reload(ap_server *s, const ap_serve_config *c) {
   if (!s || !c) return AP_ERR_ARG;
   ap_status result = AP_OK;
-  /* Removed: unknown to requests from now on; the pool unloads them when idle. */
+  /* Removed, or changed: unknown to requests from now on (a changed one is registered again
+   * below with its new options); the pool unloads them when idle. Only reload writes
+   * `removed` and the models array grows only here and in create. */
   pthread_mutex_lock(&s->lock);
   size_t n = s->model_count;
   pthread_mutex_unlock(&s->lock);
   for (size_t i = 0; i < n; i++) {
     serve_model *m = s->models[i];
+    if (m->removed) continue;
     const ap_serve_model_config *keep = NULL;
     for (size_t j = 0; j < c->model_count && !keep; j++)
-      if (!strcmp(c->models[j].name, m->name)) keep = &c->models[j];
+      if (!strcmp(c->models[j].name, m->name) && same_model(&c->models[j], m->cfg))
+        keep = &c->models[j];
     pthread_mutex_lock(&s->lock);
-    bool was_removed = m->removed;
     if (keep)
       m->cfg = keep;
     else
       m->removed = true;
     pthread_mutex_unlock(&s->lock);
-    if (!keep && !was_removed) serve_pool_remove(s->pool, m->name);
+    if (!keep) serve_pool_remove(s->pool, m->name);
   }
   for (size_t j = 0; j < c->model_count; j++) {
     if (serve_find(s, c->models[j].name)) continue;

@@ -400,6 +400,10 @@ def busy_503(tmp, img, cls_ref):
     for t in threads:
         t.join()
     check(got is not None, "a 503 while the budget is full of a busy model")
+    # Nothing busy now: each model in turn makes room by evicting the other.
+    st1 = http(srv.base, "POST", "/v2/models/classifier/infer", body, headers)[0]
+    st2 = http(srv.base, "POST", "/v2/models/detector/infer", ssd_body, ssd_headers)[0]
+    check(st1 == 200 and st2 == 200, "idle budget: %d %d" % (st1, st2))
     if got:
         check(got[0].get("Retry-After") == "1", "503 has Retry-After: %s" % got[0])
         check("classifier: not resident within 0 ms" in got[1]["error"], got[1]["error"])
@@ -408,6 +412,10 @@ def busy_503(tmp, img, cls_ref):
     check(m and int(m.group(1)) >= 1, "503s counted in /metrics")
     m = re.search(r'arenaplan_pool_evictions_total\{reason="room"\} (\d+)', b.decode())
     check(m and int(m.group(1)) >= 1, "evictions for room counted")
+    per_model = re.findall(r'arenaplan_model_evictions_total\{model="\w+",reason="room"\} (\d+)',
+                           b.decode())
+    check(m and len(per_model) == 2 and sum(map(int, per_model)) == int(m.group(1)),
+          "evictions for room per model add up: %s" % per_model)
     check(re.search(r"arenaplan serve: evict model=\w+ bytes=\d+ reason=room", srv.stderr()),
           "eviction log line")
     too_large(srv.base, img, cls_ref)
@@ -442,11 +450,17 @@ def never_fits(tmp):
     check(r.returncode == 2 and "cannot open" in r.stderr, "missing config: exit 2")
 
 
-def reload_and_stop(tmp, srv, cfg):
+def classifier_cost(base):
+    text = http(base, "GET", "/metrics")[2].decode()
+    return int(re.search(r'arenaplan_model_cost_bytes\{model="classifier"\} (\d+)', text).group(1))
+
+
+def reload_and_stop(tmp, srv, cfg, img, cls_ref):
+    before = classifier_cost(srv.base)
     with open(cfg, "w") as f:
         f.write("port: 0\nbudget: 64M\nmax_body: 1M\nmodels:\n"
-                "  - name: classifier\n    model: %s\n  - name: kws\n    model: %s\n"
-                % (MOBILENET, KWS))
+                "  - name: classifier\n    model: %s\n    threads: 1\n    prepare: once\n"
+                "  - name: kws\n    model: %s\n" % (MOBILENET, KWS))
     srv.p.send_signal(signal.SIGHUP)
     deadline, st = time.time() + 30, 0
     while time.time() < deadline and st != 200:
@@ -459,6 +473,10 @@ def reload_and_stop(tmp, srv, cfg):
         {"inputs": [{"name": json.loads(http(srv.base, "GET", "/v2/models/kws")[2])["inputs"][0]["name"],
                      "datatype": "INT8", "shape": [1, 49, 10, 1], "data": [0] * 490}]}).encode())
     check(st == 200, "kws infer after SIGHUP: %d %s" % (st, b[:200]))
+    # The classifier's options changed: registered again with them, and still the same bytes.
+    check(good_classify(srv.base, img, cls_ref[0]), "classifier after SIGHUP changed it")
+    after = classifier_cost(srv.base)
+    check(after > before, "prepare: once costs more: %d, was %d" % (after, before))
     # SIGTERM while requests run: every answer that comes is a whole 200 (in-flight requests
     # drain); after it, new connections are refused.
     body, headers = binary_request("input", "UINT8", [1, 128, 128, 3], bytes(49152))
@@ -522,7 +540,7 @@ def main():
             classify_and_detect(tmp, srv.base, img, ssd_img, cls_ref, ssd_ref)
             errors(srv.base, img, cls_ref)
             repository_and_metrics(srv.base)
-            reload_and_stop(tmp, srv, cfg)
+            reload_and_stop(tmp, srv, cfg, img, cls_ref)
         finally:
             if srv.p.poll() is None:
                 srv.p.kill()

@@ -181,11 +181,13 @@ static int check(const ap_serve_config *c, bool json) {
         printf("%s:%d: model %s can never fit: needs %s, budget %s%s\n", c->path, c->models[i].line,
                c->models[i].name, cli_size(a, sizeof a, rows[i].cost.resident),
                cli_size(b, sizeof b, c->budget_bytes), pinned ? " beside the pinned models" : "");
+    char f[64];
     printf("server overhead (beside the budget): %s = base %s + %llu connections x %s + "
-           "%u workers x max_body %s\n",
+           "%u workers x %s decoding bodies (max_body %s; a JSON body's parse up to 21x)\n",
            cli_size(a, sizeof a, ov.total), cli_size(b, sizeof b, ov.base_rss),
            (unsigned long long)ov.connections, cli_size(d, sizeof d, ov.per_connection), c->workers,
-           cli_size(e, sizeof e, c->max_body));
+           cli_size(e, sizeof e, ov.bodies / (c->workers ? c->workers : 1)),
+           cli_size(f, sizeof f, c->max_body));
   }
   free(costs);
   free(rows);
