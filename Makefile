@@ -3,7 +3,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
 # The tests with threads, run again under ThreadSanitizer (only these are built there).
-TSAN_TESTS ?= pool_test_pool_threads pool_test_pool runtime_test_interpreter_threads \
+TSAN_TESTS ?= pool_test_pool_threads pool_test_pool pool_test_pool_admission runtime_test_interpreter_threads \
 	runtime_test_fast_threads kernels_test_fast_kernels cli_test_stress_soak \
 	kernels_test_fast_conv_win kernels_test_fast_transpose kernels_test_fast_mean runtime_test_profile
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)

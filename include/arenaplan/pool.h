@@ -79,8 +79,9 @@ typedef struct ap_pool_options {
   uint64_t budget_bytes;   /* required: the most bytes resident at any time (> 0) */
   uint64_t idle_ms;        /* default 60000; AP_POOL_NEVER: only evicted to make room */
   size_t max_interpreters; /* per model, default 4 (at least 1) */
-  bool warm_up;            /* on load and new interpreters: one invoke on zeroed inputs */
-  const char *strategy;    /* NULL: "best"; must outlive the pool */
+  bool warm_up; /* on load and new interpreters: one invoke on zeroed inputs (models whose own
+                   warmup is 0) */
+  const char *strategy; /* NULL: "best"; must outlive the pool */
   int kernels;          /* the interpreters' kernels: AP_KERNELS_FAST (0), _REFERENCE or _SMALL */
   size_t small_scratch; /* AP_KERNELS_SMALL's budget (ap_interpreter_options.small_scratch) */
   const ap_allocator *allocator; /* copied; NULL: malloc/free */

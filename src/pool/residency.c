@@ -127,13 +127,18 @@ size_t pool_sweep(ap_pool *p) {
       unloaded++;
       continue;
     }
+    size_t old = 0;
+    for (size_t k = 0; k < m->max_it; k++)
+      old += m->slots[k].state == SLOT_IDLE && aged(now, m->slots[k].last_used, m->idle_ms);
+    if (old == 0) continue;
+    if (idle_model && !m->pinned && old == m->live) {
+      pool_unload(p, m, AP_POOL_REASON_IDLE); /* whole: its event says all it held */
+      unloaded++;
+      continue;
+    }
     for (size_t k = 0; k < m->max_it && spare_slots(m) > 0; k++)
       if (m->slots[k].state == SLOT_IDLE && aged(now, m->slots[k].last_used, m->idle_ms))
         pool_free_slot(p, m, &m->slots[k]);
-    if (m->live == 0) {
-      pool_unload(p, m, AP_POOL_REASON_IDLE);
-      unloaded++;
-    }
   }
   if (unloaded) pthread_cond_broadcast(&p->changed);
   return unloaded;

@@ -74,13 +74,17 @@ uint64_t ap_port_cgroup_memory_limit(const char *cgroup_file, const char *root) 
   if (!f) return 0;
   char line[4096], mount[4096];
   uint64_t best = 0;
+  bool rest = false; /* inside a line too long to read: skipped to its end */
   while (fgets(line, sizeof line, f)) {
     size_t n = strlen(line);
-    if (n == 0 || line[n - 1] != '\n') continue; /* too long to be one we can read: skip */
+    bool whole = n > 0 && line[n - 1] == '\n', skip = rest || !whole;
+    rest = !whole;
+    if (skip) continue;
     line[n - 1] = 0;
     /* "hierarchy:controllers:path" (the path may itself hold ':') */
     char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
     if (!c2 || c2[1] != '/') continue;
+    *c1 = 0;
     *c2 = 0;
     const char *controllers = c1 + 1, *dir = c2 + 1;
     if (strcmp(line, "0") == 0 && *controllers == 0) {

@@ -58,6 +58,13 @@ ap_status serve_pool_remove(ap_pool *p, const char *name);
 /* A registered model's pool record (false, and state unloaded, when the pool has none). */
 bool serve_pool_info(ap_pool *p, const char *name, ap_pool_model_info *out);
 
+/* Connections and how long their current request has taken to arrive (slow_clients.c). */
+typedef struct serve_conns {
+  pthread_mutex_t mu;
+  struct serve_conn *head;
+  uint64_t dropped; /* connections cut for not delivering a request in time */
+} serve_conns;
+
 struct ap_server {
   const ap_serve_config *cfg;
   ap_pool *pool;
@@ -73,6 +80,7 @@ struct ap_server {
   ap_serve_overhead overhead;
   uint64_t http_by_class[6]; /* 1xx..5xx by first digit */
   uint64_t rejected_too_large;
+  serve_conns conns;
   char err[512];
 };
 

@@ -1,6 +1,7 @@
 /* The server: libmicrohttpd's workers take complete requests to serve_route; a run loop
  * keeps the pool's idle unloads going and drains on stop. */
 #include "serve_internal.h"
+#include "slow_clients.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -111,6 +112,7 @@ ap_status ap_server_create(const ap_serve_config *c, ap_server **out) {
   if (!s) return AP_ERR_NOMEM;
   pthread_mutex_init(&s->lock, NULL);
   pthread_cond_init(&s->wake, NULL);
+  serve_conns_init(&s->conns);
   atomic_init(&s->in_flight, 0);
   atomic_init(&s->inferring, 0);
   *out = s;
@@ -234,6 +236,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
   x->replied = true;
   if (x->too_big) return too_large(s, c, s->cfg->max_body + 1);
   atomic_fetch_add(&s->in_flight, 1);
+  serve_conn_handling(s, c, true);
   serve_reply r = {0};
   const char *hl =
       MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Inference-Header-Content-Length");
@@ -241,6 +244,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
   serve_model *m = metrics_model(s, url);
   serve_record(s, m, r.status, (double)(serve_now_us() - x->start_us) / 1e6);
   enum MHD_Result res = send_reply(s, c, &r);
+  serve_conn_handling(s, c, false);
   atomic_fetch_sub(&s->in_flight, 1);
   return res;
 }
@@ -274,7 +278,7 @@ ap_status ap_server_start(ap_server *s) {
       (unsigned)c->max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
       (unsigned)((c->connection_timeout_ms + 999) / 1000), MHD_OPTION_CONNECTION_MEMORY_LIMIT,
       (size_t)SERVE_CONNECTION_MEMORY, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-      MHD_OPTION_END);
+      MHD_OPTION_NOTIFY_CONNECTION, serve_conn_notify, s, MHD_OPTION_END);
   if (!d) {
     set_error(s, "cannot listen on %s port %u: %s", c->listen, (unsigned)c->port, strerror(errno));
     return AP_ERR_IO;
@@ -303,6 +307,8 @@ ap_status ap_server_run(ap_server *s) {
     pthread_cond_timedwait(&s->wake, &s->lock, &t);
     pthread_mutex_unlock(&s->lock);
     ap_pool_collect(s->pool); /* idle unloads even with no traffic */
+    uint64_t ms = s->cfg->connection_timeout_ms;
+    serve_conns_sweep(s, serve_now_us(), ms > UINT64_MAX / 1000u ? UINT64_MAX : ms * 1000u);
     pthread_mutex_lock(&s->lock);
   }
   s->draining = true;
@@ -379,5 +385,6 @@ void ap_server_destroy(ap_server *s) {
   free(s->models);
   pthread_cond_destroy(&s->wake);
   pthread_mutex_destroy(&s->lock);
+  serve_conns_destroy(&s->conns);
   free(s);
 }
