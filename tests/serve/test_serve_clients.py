@@ -354,6 +354,7 @@ def repository_and_metrics(base):
     check(re.search(r'arenaplan_request_seconds_bucket\{model="detector",le="\+Inf"\} [1-9]', text),
           "latency histogram")
     check(re.search(r"arenaplan_overhead_base_bytes [1-9]\d+", text), "overhead in /metrics")
+    check("\narenaplan_connections_dropped_total 0\n" in text, "no slow client dropped")
     check(re.search(r'arenaplan_model_state\{model="classifier",state="ready"\} 1', text),
           "classifier state ready")
     # Every family's samples together, each after its TYPE line (the text format's rule).
