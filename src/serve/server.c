@@ -313,9 +313,10 @@ ap_status ap_server_run(ap_server *s) {
   }
   s->draining = true;
   pthread_mutex_unlock(&s->lock);
-  /* Stop accepting; requests in flight finish (up to drain_timeout), then the workers stop. */
+  /* Stop accepting; requests in flight finish (up to drain_timeout), then the workers stop.
+   * The listening socket is ours once quiesced, but the workers may still be letting go of
+   * it: it is closed only after they have stopped (libmicrohttpd's rule). */
   MHD_socket fd = MHD_quiesce_daemon(s->daemon);
-  if (fd != MHD_INVALID_SOCKET) close(fd);
   uint64_t until = serve_now_us() + s->cfg->drain_timeout_ms * 1000u;
   while (atomic_load(&s->in_flight) && serve_now_us() < until) {
     struct timespec nap = {0, 10 * 1000 * 1000};
@@ -323,6 +324,7 @@ ap_status ap_server_run(ap_server *s) {
   }
   MHD_stop_daemon(s->daemon);
   s->daemon = NULL;
+  if (fd != MHD_INVALID_SOCKET) close(fd);
   return AP_OK;
 }
 
