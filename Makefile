@@ -6,6 +6,8 @@ TSAN_BUILD ?= build-tsan
 TSAN_TESTS ?= pool_test_pool_threads pool_test_pool pool_test_pool_admission runtime_test_interpreter_threads \
 	runtime_test_fast_threads kernels_test_fast_kernels cli_test_stress_soak \
 	kernels_test_fast_conv_win kernels_test_fast_transpose kernels_test_fast_mean runtime_test_profile
+# Script tests run there too (against the TSan build's CLI): the server's clients and signals.
+TSAN_SCRIPT_TESTS ?= serve_test_serve_clients_py
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 AP_SHARED ?= ../shared
@@ -109,7 +111,8 @@ test-asan: $(ASAN_BUILD)/Makefile
 test-tsan: $(TSAN_BUILD)/Makefile
 	cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TESTS) arenaplan
 	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-		ctest --output-on-failure -j $(JOBS) -R '^($(shell echo $(TSAN_TESTS) | tr ' ' '|'))$$'
+		ctest --output-on-failure -j $(JOBS) \
+		-R '^($(shell echo $(TSAN_TESTS) $(TSAN_SCRIPT_TESTS) | tr ' ' '|'))$$'
 
 # Headers, libarenaplan.a and .so, the CLI, arenaplan.pc and the CMake package under PREFIX.
 install: all
