@@ -52,9 +52,13 @@ struct TfLiteInterpreter {
   int32_t input_count, output_count;
 };
 
+/* The default signature of a model without signatures (TFLite's key). */
+#define CAPI_DEFAULT_SIGNATURE "serving_default"
+#define CAPI_NO_SIGNATURE SIZE_MAX
+
 struct TfLiteSignatureRunner {
   TfLiteInterpreter *owner;
-  size_t signature;
+  size_t signature; /* CAPI_NO_SIGNATURE: the default one */
   ap_signature_info info;
 };
 

@@ -23,26 +23,41 @@ TfLiteSignatureRunner *TfLiteInterpreterGetSignatureRunner(const TfLiteInterpret
                                                            const char *signature_key) {
   if (!interpreter) return NULL;
   const ap_model *m = interpreter->model->m;
-  if (!signature_key) {
-    capi_ireport(interpreter, "TfLiteInterpreterGetSignatureRunner: the signature key is NULL");
+  size_t n = ap_model_signature_count(m);
+  if (!signature_key && n) {
+    capi_ireport(interpreter, "TfLiteInterpreterGetSignatureRunner: the signature key is NULL "
+                              "and the model has signatures");
     return NULL;
   }
-  for (size_t i = 0; i < ap_model_signature_count(m); i++) {
-    ap_signature_info info;
-    if (ap_model_signature(m, i, &info) != AP_OK || strcmp(info.key, signature_key) != 0) continue;
-    if (info.subgraph >= interpreter->subgraphs) break; /* the model verifier rules it out */
-    TfLiteSignatureRunner *r = ap_calloc(ap_default_allocator(), 1, sizeof *r);
-    if (!r) {
-      capi_ireport(interpreter, "TfLiteInterpreterGetSignatureRunner: out of memory");
+  ap_signature_info info = {0};
+  size_t i = 0;
+  if (!signature_key) {
+    /* As TFLite: a model without signatures has a default one, subgraph 0's inputs and
+     * outputs named by their tensors' names. */
+    info = (ap_signature_info){.key = CAPI_DEFAULT_SIGNATURE,
+                               .subgraph = 0,
+                               .input_count = (size_t)interpreter->input_count,
+                               .output_count = (size_t)interpreter->output_count};
+    i = CAPI_NO_SIGNATURE;
+  } else {
+    for (i = 0; i < n; i++)
+      if (ap_model_signature(m, i, &info) == AP_OK && strcmp(info.key, signature_key) == 0 &&
+          info.subgraph < interpreter->subgraphs)
+        break;
+    if (i == n) {
+      capi_ireport(interpreter, "TfLiteInterpreterGetSignatureRunner: no signature \"%s\"",
+                   signature_key);
       return NULL;
     }
-    *r = (TfLiteSignatureRunner){
-        .owner = (TfLiteInterpreter *)interpreter, .signature = i, .info = info};
-    return r;
   }
-  capi_ireport(interpreter, "TfLiteInterpreterGetSignatureRunner: no signature \"%s\"",
-               signature_key);
-  return NULL;
+  TfLiteSignatureRunner *r = ap_calloc(ap_default_allocator(), 1, sizeof *r);
+  if (!r) {
+    capi_ireport(interpreter, "TfLiteInterpreterGetSignatureRunner: out of memory");
+    return NULL;
+  }
+  *r = (TfLiteSignatureRunner){
+      .owner = (TfLiteInterpreter *)interpreter, .signature = i, .info = info};
+  return r;
 }
 
 void TfLiteSignatureRunnerDelete(TfLiteSignatureRunner *signature_runner) {
@@ -59,6 +74,15 @@ size_t TfLiteSignatureRunnerGetOutputCount(const TfLiteSignatureRunner *signatur
 
 static bool io_map(const TfLiteSignatureRunner *r, bool input, size_t k, ap_tensor_map *out) {
   const ap_model *m = r->owner->model->m;
+  if (r->signature == CAPI_NO_SIGNATURE) {
+    const TfLiteInterpreter *in = r->owner;
+    ap_tensor_info ti;
+    if (k >= (input ? r->info.input_count : r->info.output_count)) return false;
+    out->tensor = (uint32_t)(input ? in->inputs[k] : in->outputs[k]);
+    if (ap_model_tensor(m, 0, out->tensor, &ti) != AP_OK) return false;
+    out->name = ti.name;
+    return true;
+  }
   return (input ? ap_model_signature_input(m, r->signature, k, out)
                 : ap_model_signature_output(m, r->signature, k, out)) == AP_OK;
 }
