@@ -34,8 +34,9 @@ static inline void heard_reset(heard *h) {
   h->text[0] = '\0';
 }
 
-/* Options with the reporter (and nothing else). */
+/* Options with the reporter (and nothing else); h starts empty. */
 static inline TfLiteInterpreterOptions *heard_options(heard *h) {
+  heard_reset(h);
   TfLiteInterpreterOptions *o = TfLiteInterpreterOptionsCreate();
   TfLiteInterpreterOptionsSetErrorReporter(o, heard_reporter, h);
   return o;
@@ -47,6 +48,20 @@ static inline TfLiteModel *capi_model(const char *name) {
   TfLiteModel *m = TfLiteModelCreateFromFile(path);
   CHECK_MSG(m != NULL, "%s: TfLiteModelCreateFromFile failed", path);
   return m;
+}
+
+/* An interpreter of shared model `name` reporting to h, made as TFLite's example does: the
+ * options and the model are deleted right after (the interpreter keeps what it needs). */
+static inline TfLiteInterpreter *capi_interpreter(const char *name, heard *h) {
+  heard_reset(h);
+  TfLiteModel *m = capi_model(name);
+  if (!m) return NULL;
+  TfLiteInterpreterOptions *o = heard_options(h);
+  TfLiteInterpreter *it = TfLiteInterpreterCreate(m, o);
+  TfLiteInterpreterOptionsDelete(o);
+  TfLiteModelDelete(m);
+  CHECK_MSG(it != NULL, "%s: %s", name, h->text);
+  return it;
 }
 
 #endif

@@ -43,18 +43,8 @@ static void refuse_operator(void) {
   refuse_options(2);
 }
 
-static TfLiteInterpreter *make(const char *model) {
-  TfLiteModel *m = capi_model(model);
-  TfLiteInterpreterOptions *o = heard_options(&h);
-  TfLiteInterpreter *it = TfLiteInterpreterCreate(m, o);
-  TfLiteInterpreterOptionsDelete(o);
-  TfLiteModelDelete(m);
-  CHECK(it != NULL);
-  return it;
-}
-
 static void refuse_modify(void) {
-  TfLiteInterpreter *it = make("hello_world_float");
+  TfLiteInterpreter *it = capi_interpreter("hello_world_float", &h);
   if (!it) return;
   heard_reset(&h);
   CHECK(TfLiteInterpreterModifyGraphWithDelegate(it, fake_delegate()) == kTfLiteDelegateError);
@@ -62,7 +52,7 @@ static void refuse_modify(void) {
 }
 
 static void refuse_cancel(void) {
-  TfLiteInterpreter *it = make("hello_world_float");
+  TfLiteInterpreter *it = capi_interpreter("hello_world_float", &h);
   if (!it) return;
   heard_reset(&h);
   CHECK(TfLiteInterpreterCancel(it) == kTfLiteError);
@@ -70,7 +60,7 @@ static void refuse_cancel(void) {
 }
 
 static void refuse_signature_resize(void) {
-  TfLiteInterpreter *it = make("multi_signatures");
+  TfLiteInterpreter *it = capi_interpreter("multi_signatures", &h);
   if (!it) return;
   TfLiteSignatureRunner *r = TfLiteInterpreterGetSignatureRunner(it, "sub");
   heard_reset(&h);

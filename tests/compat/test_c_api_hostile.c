@@ -128,13 +128,7 @@ static void null_arguments(void) {
  * [1,1] float out). */
 static void misuse(void) {
   heard h;
-  TfLiteModel *m = capi_model("hello_world_float");
-  if (!m) return;
-  TfLiteInterpreterOptions *o = heard_options(&h);
-  TfLiteInterpreter *it = TfLiteInterpreterCreate(m, o);
-  TfLiteInterpreterOptionsDelete(o);
-  TfLiteModelDelete(m);
-  CHECK(it != NULL);
+  TfLiteInterpreter *it = capi_interpreter("hello_world_float", &h);
   if (!it) return;
   CHECK_EQ(TfLiteInterpreterGetInputTensorCount(it), 1);
   CHECK(TfLiteInterpreterGetInputTensor(it, -1) == NULL);

@@ -40,13 +40,7 @@ static float run(TfLiteSignatureRunner *r, float x, heard *h) {
 /* A model without signatures has TFLite's default one: subgraph 0, its tensors' names. */
 static void default_signature(void) {
   heard h;
-  TfLiteModel *m = capi_model("person_detect_int8");
-  if (!m) return;
-  TfLiteInterpreterOptions *o = heard_options(&h);
-  TfLiteInterpreter *it = TfLiteInterpreterCreate(m, o);
-  TfLiteInterpreterOptionsDelete(o);
-  TfLiteModelDelete(m);
-  CHECK(it != NULL);
+  TfLiteInterpreter *it = capi_interpreter("person_detect_int8", &h);
   if (!it) return;
   CHECK_EQ(TfLiteInterpreterGetSignatureCount(it), 0);
   heard_reset(&h);
@@ -91,14 +85,7 @@ int main(void) {
   CHECK(add_c != 0 && sub_c != 0);
 
   heard h;
-  heard_reset(&h);
-  TfLiteModel *m = capi_model("multi_signatures");
-  if (!m) return ap_test_done();
-  TfLiteInterpreterOptions *o = heard_options(&h);
-  TfLiteInterpreter *it = TfLiteInterpreterCreate(m, o);
-  TfLiteInterpreterOptionsDelete(o);
-  TfLiteModelDelete(m);
-  CHECK(it != NULL);
+  TfLiteInterpreter *it = capi_interpreter("multi_signatures", &h);
   if (!it) return ap_test_done();
 
   CHECK_EQ(TfLiteInterpreterGetSignatureCount(it), 2);
