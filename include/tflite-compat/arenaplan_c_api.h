@@ -30,6 +30,11 @@ TFL_CAPI_EXPORT extern TfLiteStatus arenaplan_options_set_arena(TfLiteInterprete
  * The string must outlive the interpreter. */
 TFL_CAPI_EXPORT extern TfLiteStatus
 arenaplan_options_set_strategy(TfLiteInterpreterOptions *options, const char *strategy);
+/* Whether the inputs keep their bytes across an invoke (true by default, as in TFLite: a
+ * second invoke sees the same inputs). false lets the plan reuse an input's bytes once its last
+ * reader has run: a smaller arena, but copy the inputs in before every invoke. */
+TFL_CAPI_EXPORT extern TfLiteStatus
+arenaplan_options_set_preserve_inputs(TfLiteInterpreterOptions *options, bool preserve);
 /* A custom op as arenaplan's runtime takes it (runtime.h's ap_custom_op: a custom_code and a
  * prepare/eval pair). The record is copied; at most 64 per options. */
 TFL_CAPI_EXPORT extern TfLiteStatus

@@ -31,6 +31,7 @@ struct TfLiteInterpreterOptions {
   void *arena;
   size_t arena_size;
   const char *strategy;
+  bool reuse_inputs; /* arenaplan_options_set_preserve_inputs(o, false) */
   ap_custom_op custom[CAPI_MAX_CUSTOM_OPS];
   size_t custom_count;
 };

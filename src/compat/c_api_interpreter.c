@@ -107,6 +107,7 @@ TfLiteInterpreter *TfLiteInterpreterCreate(const TfLiteModel *model,
   o.arena = in->opt.arena;
   o.arena_size = in->opt.arena_size;
   o.strategy = in->opt.strategy;
+  o.preserve_inputs = !in->opt.reuse_inputs; /* TFLite keeps the inputs across invokes */
   o.custom_ops = in->opt.custom_count ? in->opt.custom : NULL;
   o.custom_op_count = in->opt.custom_count;
   ap_status s = ap_interpreter_create(model->m, &o, &in->it);

@@ -97,6 +97,13 @@ TfLiteStatus arenaplan_options_set_strategy(TfLiteInterpreterOptions *options,
   return kTfLiteOk;
 }
 
+TfLiteStatus arenaplan_options_set_preserve_inputs(TfLiteInterpreterOptions *options,
+                                                   bool preserve) {
+  if (!options) return kTfLiteError;
+  options->reuse_inputs = !preserve;
+  return kTfLiteOk;
+}
+
 TfLiteStatus arenaplan_options_add_custom_op(TfLiteInterpreterOptions *options,
                                              const ap_custom_op *op) {
   if (!options) return kTfLiteError;

@@ -2,8 +2,9 @@
  * the table quotes must be what the error reporter hears (and the call must fail as the table
  * says); every refusal this test knows must be in the table. Also the extensions the page
  * shows: a caller-owned buffer of exactly arenaplan_interpreter_memory's total runs the model
- * with the same output bytes, one byte less is refused with a message, and a custom op given
- * through arenaplan_options_add_custom_op replaces the builtin it names. */
+ * with the same output bytes, one byte less is refused with a message, a custom op given
+ * through arenaplan_options_add_custom_op replaces the builtin it names, and inputs are kept
+ * across invokes unless arenaplan_options_set_preserve_inputs says otherwise. */
 #include "arenaplan/arenaplan.h"
 #include "capi_test.h"
 #include "tensorflow/lite/c/c_api_experimental.h"
@@ -214,9 +215,80 @@ static void custom_op(void) {
   TfLiteModelDelete(m);
 }
 
+/* Fills every input with a pattern, invokes; returns whether every input still holds it
+ * (outputs into out: out_size bytes at most). */
+static bool invoke_keeps_inputs(TfLiteInterpreter *it, uint8_t *out, size_t out_size) {
+  bool kept = true;
+  size_t n = (size_t)TfLiteInterpreterGetInputTensorCount(it);
+  uint8_t **want = calloc(n, sizeof *want);
+  for (size_t k = 0; k < n; k++) {
+    TfLiteTensor *t = TfLiteInterpreterGetInputTensor(it, (int32_t)k);
+    size_t bytes = TfLiteTensorByteSize(t);
+    want[k] = malloc(bytes ? bytes : 1);
+    for (size_t i = 0; i < bytes; i++)
+      want[k][i] = (uint8_t)(i * 31 + k + 7) & 0x3f; /* small values: valid for every type */
+    CHECK(TfLiteTensorCopyFromBuffer(t, want[k], bytes) == kTfLiteOk);
+  }
+  CHECK(TfLiteInterpreterInvoke(it) == kTfLiteOk);
+  for (size_t k = 0; k < n; k++) {
+    const TfLiteTensor *t = TfLiteInterpreterGetInputTensor(it, (int32_t)k);
+    if (memcmp(TfLiteTensorData(t), want[k], TfLiteTensorByteSize(t)) != 0) kept = false;
+    free(want[k]);
+  }
+  free(want);
+  const TfLiteTensor *o = TfLiteInterpreterGetOutputTensor(it, 0);
+  size_t bytes = TfLiteTensorByteSize(o);
+  CHECK(bytes <= out_size && TfLiteTensorCopyToBuffer(o, out, bytes) == kTfLiteOk);
+  return kept;
+}
+
+/* Inputs keep their bytes across invokes as in TFLite (a second invoke without copying them
+ * again gives the same output); arenaplan_options_set_preserve_inputs(o, false) trades that for
+ * a smaller arena, where the plan then reuses an input's bytes. */
+static void inputs_kept(void) {
+  static const char *const models[] = {"person_detect_int8", "mobilenet_v2_torch_int8",
+                                       "mlperf_ad_fc_int8",  "magic_wand_float",
+                                       "micro_speech_int8",  "mlperf_ic_resnet_int8"};
+  static uint8_t first[1 << 16], second[1 << 16];
+  int smaller = 0, overwritten = 0;
+  for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+    arenaplan_memory kept_mem = {0}, reuse_mem = {0};
+    for (int reuse = 0; reuse < 2; reuse++) {
+      TfLiteModel *m = capi_model(models[i]);
+      TfLiteInterpreterOptions *o = heard_options(&h);
+      if (reuse) CHECK(arenaplan_options_set_preserve_inputs(o, false) == kTfLiteOk);
+      TfLiteInterpreter *it = TfLiteInterpreterCreate(m, o);
+      TfLiteInterpreterOptionsDelete(o);
+      TfLiteModelDelete(m);
+      CHECK(it && TfLiteInterpreterAllocateTensors(it) == kTfLiteOk);
+      if (!it) continue;
+      CHECK(arenaplan_interpreter_memory(it, reuse ? &reuse_mem : &kept_mem) == kTfLiteOk);
+      bool kept = invoke_keeps_inputs(it, first, sizeof first);
+      if (!reuse) {
+        CHECK_MSG(kept, "%s: an invoke changed an input", models[i]);
+        size_t bytes = TfLiteTensorByteSize(TfLiteInterpreterGetOutputTensor(it, 0));
+        CHECK(TfLiteInterpreterInvoke(it) == kTfLiteOk);
+        CHECK(TfLiteTensorCopyToBuffer(TfLiteInterpreterGetOutputTensor(it, 0), second, bytes) ==
+              kTfLiteOk);
+        CHECK_MSG(memcmp(first, second, bytes) == 0, "%s: a second invoke differs", models[i]);
+      } else if (!kept) {
+        overwritten++;
+      }
+      TfLiteInterpreterDelete(it);
+    }
+    CHECK(reuse_mem.arena <= kept_mem.arena);
+    if (reuse_mem.arena < kept_mem.arena) smaller++;
+  }
+  /* The option does something: some plans are smaller and reuse an input's bytes. */
+  CHECK(smaller > 0 && overwritten > 0);
+  printf("preserve_inputs off: %d of 6 arenas smaller, %d inputs overwritten\n", smaller,
+         overwritten);
+}
+
 int main(void) {
   ap_test_require_shared();
   check_table();
+  inputs_kept();
   caller_buffer();
   custom_op();
   return ap_test_done();
