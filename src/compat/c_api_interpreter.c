@@ -112,8 +112,15 @@ TfLiteInterpreter *TfLiteInterpreterCreate(const TfLiteModel *model,
   o.custom_op_count = in->opt.custom_count;
   ap_status s = ap_interpreter_create(model->m, &o, &in->it);
   if (s != AP_OK) {
-    capi_ireport(in, "TfLiteInterpreterCreate: %s",
-                 in->it ? ap_interpreter_error(in->it) : "out of memory");
+    if (in->it)
+      capi_ireport(in, "TfLiteInterpreterCreate: %s", ap_interpreter_error(in->it));
+    else if (s == AP_ERR_ARENA_TOO_SMALL)
+      capi_ireport(in,
+                   "TfLiteInterpreterCreate: arena too small: the buffer of %zu bytes "
+                   "(arenaplan_options_set_arena) cannot hold the interpreter itself",
+                   in->opt.arena_size);
+    else
+      capi_ireport(in, "TfLiteInterpreterCreate: out of memory");
     TfLiteInterpreterDelete(in);
     return NULL;
   }

@@ -158,6 +158,12 @@ static void caller_buffer(void) {
   TfLiteInterpreterDelete(it);
 
   size_t total = (size_t)mem.total;
+  /* A buffer too small for the interpreter's own record: refused at create. */
+  static _Alignas(16) uint8_t tiny[64];
+  CHECK(arenaplan_options_set_arena(o, tiny, sizeof tiny) == kTfLiteOk);
+  heard_reset(&h);
+  CHECK(TfLiteInterpreterCreate(m, o) == NULL);
+  CHECK_CONTAINS(h.text, "arena too small: the buffer of 64 bytes");
   uint8_t *buf = aligned_alloc(16, (total + 15) / 16 * 16);
   /* One byte short: refused at allocate, with the numbers. */
   CHECK(arenaplan_options_set_arena(o, buf, total - 1) == kTfLiteOk);
