@@ -249,6 +249,11 @@ typedef struct ap_interpreter_options {
    * persistent region and counted there) and invoke runs eval alone. Ops whose shapes are known
    * only while running are prepared at every invoke either way. */
   int prepare;
+  /* Subgraph inputs keep their bytes to the end of the invoke (and so after it), as TFLite's
+   * interpreter keeps them: a second invoke without copying the inputs in again sees the same
+   * inputs. Off by default: the plan may reuse an input's bytes once its last reader has run
+   * (a smaller arena). TFLite's C API (src/compat) turns it on. */
+  bool preserve_inputs;
 } ap_interpreter_options;
 
 enum { AP_KERNELS_FAST = 0, AP_KERNELS_REFERENCE = 1, AP_KERNELS_SMALL = 2 };

@@ -211,6 +211,7 @@ static ap_status create(const ap_model *m, const ap_interpreter_options *opt,
   it->custom_op_count = o.custom_op_count;
   it->alignment = o.alignment;
   it->preserve_all = o.preserve_all;
+  it->preserve_inputs = o.preserve_inputs;
   it->max_loop_iterations = o.max_loop_iterations;
   it->inplace = o.inplace && !o.preserve_all;
   it->stream = o.stream && !o.preserve_all;

@@ -106,6 +106,7 @@ static ap_status build(ap_interpreter *it, rt_prep *prep, bool place, plan_state
       st->bytes[id] = !x || (x->flags & (RT_VARIABLE | RT_DYNAMIC)) ? 0 : rt_tensor_bytes(x);
     }
   ap_graph_options go = {.rules = AP_RULES_ARENAPLAN,
+                         .preserve_inputs = it->preserve_inputs,
                          .tensor_bytes = st->bytes,
                          .tensor_bytes_count = total,
                          .inplace = rt_inplace(it),

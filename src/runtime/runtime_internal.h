@@ -106,6 +106,7 @@ struct ap_interpreter {
   size_t custom_op_count;
   uint64_t alignment;
   bool preserve_all;
+  bool preserve_inputs;         /* options.preserve_inputs */
   uint64_t max_loop_iterations; /* 0: none */
   bool inplace;
   bool stream;
