@@ -139,6 +139,7 @@ class ap_interpreter_options(ctypes.Structure):
         ("inplace", ctypes.c_bool),
         ("stream", ctypes.c_bool),
         ("prepare", ctypes.c_int),  # 0: builtins prepared at each invoke, 1: once
+        ("preserve_inputs", ctypes.c_bool),  # inputs kept intact across invokes (TFLite's C API)
     ]
 
 
