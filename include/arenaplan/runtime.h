@@ -277,6 +277,14 @@ ap_status ap_interpreter_allocate(ap_interpreter *it);
 ap_status ap_interpreter_resize_input(ap_interpreter *it, size_t input, const int32_t *dims,
                                       int rank);
 ap_status ap_interpreter_invoke(ap_interpreter *it);
+/* Runs a signature's subgraph as the entry (what TFLite's SignatureRunner does); subgraph 0 is
+ * ap_interpreter_invoke. Its inputs and outputs are read and written with
+ * ap_interpreter_tensor (ap_model_signature_input/output give their indices). The entries
+ * share one arena (graph.h: only one runs at a time), so running one may overwrite the outputs
+ * another left: read them before the next invoke of any entry. Resizing applies to subgraph
+ * 0's inputs only. AP_ERR_RANGE for a subgraph out of range, AP_ERR_ARG for one that is no
+ * signature's (a control-flow body runs only from its op). */
+ap_status ap_interpreter_invoke_subgraph(ap_interpreter *it, size_t subgraph);
 /* Per-op profile ("where does the time go?"). From the next invoke on, each invoke writes into
  * ns_per_op[k] the wall time in nanoseconds of op k of subgraph 0 (the entry), for k < count
  * (count may be smaller or larger than the op count: ops beyond it are not timed, entries

@@ -606,11 +606,27 @@ ap_status ap_interpreter_set_profile(ap_interpreter *it, uint64_t *ns_per_op, si
   return AP_OK;
 }
 
-ap_status ap_interpreter_invoke(ap_interpreter *it) {
+/* Whether subgraph sg is an entry: subgraph 0 or a signature's (the graph plans those as
+ * entries, one after the other in one arena). */
+static bool is_entry(const ap_interpreter *it, size_t sg) {
+  if (sg == 0) return true;
+  for (size_t i = 0, n = ap_model_signature_count(it->model); i < n; i++) {
+    ap_signature_info si;
+    if (ap_model_signature(it->model, i, &si) == AP_OK && si.subgraph == sg) return true;
+  }
+  return false;
+}
+
+static ap_status invoke_entry(ap_interpreter *it, size_t entry) {
   if (!it) return AP_ERR_ARG;
   if (!enter(it)) return AP_ERR_BUSY;
   ap_status s = AP_OK;
-  if (!it->sg) {
+  if (it->sg && (entry >= it->sg_count || !is_entry(it, entry))) {
+    s = rt_fail(it, entry >= it->sg_count ? AP_ERR_RANGE : AP_ERR_ARG,
+                "subgraph %zu is not an entry (subgraph 0 or a signature's subgraph; the model "
+                "has %u subgraphs)",
+                entry, it->sg_count);
+  } else if (!it->sg) {
     s = rt_fail(it, AP_ERR_ARG, "the interpreter failed to create");
   } else if (!it->allocated && it->stale_input >= 0) {
     ap_tensor_info ti;
@@ -629,12 +645,21 @@ ap_status ap_interpreter_invoke(ap_interpreter *it) {
     ap_port_workers_wake(it->exec.workers);
 #ifndef AP_PORT_NONE
     /* Ops inside a streamed segment, or not reached, read 0. */
-    if (it->profile) memset(it->profile, 0, it->profile_count * sizeof *it->profile);
+    if (it->profile && entry == 0)
+      memset(it->profile, 0, it->profile_count * sizeof *it->profile);
 #endif
-    s = rt_run_subgraph(it, 0, 0);
+    s = rt_run_subgraph(it, (uint32_t)entry, 0);
   }
   leave(it);
   return s;
+}
+
+ap_status ap_interpreter_invoke(ap_interpreter *it) {
+  return invoke_entry(it, 0);
+}
+
+ap_status ap_interpreter_invoke_subgraph(ap_interpreter *it, size_t subgraph) {
+  return invoke_entry(it, subgraph);
 }
 
 ap_status ap_interpreter_reset_variables(ap_interpreter *it) {
