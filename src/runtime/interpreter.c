@@ -645,8 +645,7 @@ static ap_status invoke_entry(ap_interpreter *it, size_t entry) {
     ap_port_workers_wake(it->exec.workers);
 #ifndef AP_PORT_NONE
     /* Ops inside a streamed segment, or not reached, read 0. */
-    if (it->profile && entry == 0)
-      memset(it->profile, 0, it->profile_count * sizeof *it->profile);
+    if (it->profile && entry == 0) memset(it->profile, 0, it->profile_count * sizeof *it->profile);
 #endif
     s = rt_run_subgraph(it, (uint32_t)entry, 0);
   }

@@ -14,8 +14,8 @@ static const int32_t vec3[] = {3};
 
 static int32_t tensor(ap_writer *w, uint32_t sg, const char *name, uint32_t buffer) {
   int32_t idx = -1;
-  ap_writer_tensor t = {.name = name, .type = AP_FLOAT32, .shape = vec3, .rank = 1,
-                        .buffer = buffer};
+  ap_writer_tensor t = {
+      .name = name, .type = AP_FLOAT32, .shape = vec3, .rank = 1, .buffer = buffer};
   CHECK_MSG(ap_writer_add_tensor(w, sg, &t, &idx) == AP_OK, "%s", ap_writer_error(w));
   return idx;
 }
@@ -23,8 +23,12 @@ static int32_t tensor(ap_writer *w, uint32_t sg, const char *name, uint32_t buff
 static void op(ap_writer *w, uint32_t sg, uint32_t code, int32_t a, int32_t b, int32_t out) {
   int32_t in[2] = {a, b};
   ap_options o = ap_options_add(AP_ACT_NONE);
-  ap_writer_op x = {.opcode = code, .inputs = in, .input_count = 2, .outputs = &out,
-                    .output_count = 1, .options = &o};
+  ap_writer_op x = {.opcode = code,
+                    .inputs = in,
+                    .input_count = 2,
+                    .outputs = &out,
+                    .output_count = 1,
+                    .options = &o};
   CHECK_MSG(ap_writer_add_op(w, sg, &x, NULL) == AP_OK, "%s", ap_writer_error(w));
 }
 
@@ -78,7 +82,8 @@ int main(void) {
   ap_interpreter *it = NULL;
   CHECK(ap_interpreter_create(m, NULL, &it) == AP_OK);
   CHECK_EQ(ap_interpreter_invoke_subgraph(it, 1), AP_ERR_NOT_ALLOCATED);
-  CHECK_STR(ap_interpreter_error(it), "not allocated: call ap_interpreter_allocate() before invoke");
+  CHECK_STR(ap_interpreter_error(it),
+            "not allocated: call ap_interpreter_allocate() before invoke");
   CHECK_MSG(ap_interpreter_allocate(it) == AP_OK, "%s", ap_interpreter_error(it));
 
   static const float a[3] = {1, 2, 3}, b[3] = {-1, 0.5f, 4};

@@ -1,0 +1,468 @@
+"""TensorFlow Lite's Python Interpreter API (tflite_runtime.interpreter / ai_edge_litert) as
+arenaplan gives it, written from TFLite's documented behaviour and its own interpreter tests:
+constructor arguments and their errors, OpResolverType, load_delegate, custom ops, the lifecycle
+(_safe_to_run), subgraph and op details, signatures of any subgraph, variables, resize and
+quantization. Models: ../shared and models written here (modelwriter)."""
+import ctypes
+import gc
+import os
+import pathlib
+import weakref
+
+import pytest
+
+np = pytest.importorskip("numpy")
+
+import arenaplan  # noqa: E402
+import arenaplan as tflite  # noqa: E402  (the drop-in spelling)
+import modelwriter as mw  # noqa: E402
+
+SHARED = os.environ.get("AP_SHARED", os.path.join(os.path.dirname(__file__), "..", "..", "..",
+                                                  "..", "shared"))
+MODELS = os.path.join(SHARED, "models")
+needs_shared = pytest.mark.skipif(not os.path.isdir(MODELS), reason="../shared is absent")
+PERSON = os.path.join(MODELS, "person_detect_int8.tflite")
+MULTI = os.path.join(MODELS, "multi_signatures.tflite")
+
+
+def entries_model():
+    """Subgraph 0: y = x + c (c = [10, 20, 30]); subgraph 1 "twice": y = x + x; subgraph 2
+    "square": y = x * x; signatures "main" (0), "twice" (1), "square" (2)."""
+    w = mw.Writer()
+    add, mul = w.opcode(mw.ADD), w.opcode(mw.MUL)
+    c = np.array([10, 20, 30], np.float32).tobytes()
+    x = w.tensor(0, "x", mw.FLOAT32, [3])
+    k = w.tensor(0, "c", mw.FLOAT32, [3], data=c)
+    y = w.tensor(0, "y", mw.FLOAT32, [3])
+    w.op(0, add, [x, k], [y], mw.add_options())
+    w.io(0, [x], [y])
+    w.signature("main", 0, {"x": x}, {"y": y})
+    for key, code, opts in (("twice", add, mw.add_options()), ("square", mul, mw.mul_options())):
+        sg = w.subgraph(key)
+        a = w.tensor(sg, key + "_in", mw.FLOAT32, [3])
+        b = w.tensor(sg, key + "_out", mw.FLOAT32, [3])
+        w.op(sg, code, [a, a], [b], opts)
+        w.io(sg, [a], [b])
+        w.signature(key, sg, {"value": a}, {"result": b})
+    return w.finish()
+
+
+def custom_model(name="TimesTwo"):
+    w = mw.Writer()
+    code = w.opcode(custom=name)
+    x = w.tensor(0, "x", mw.FLOAT32, [2, 2])
+    y = w.tensor(0, "y", mw.FLOAT32, [2, 2])
+    w.op(0, code, [x], [y])
+    w.io(0, [x], [y])
+    return w.finish()
+
+
+# ---- constructor ----
+
+def test_unknown_resolver_type_is_a_value_error():
+    with pytest.raises(ValueError, match="^Unrecognized passed in op resolver type: test$"):
+        tflite.Interpreter(model_content=entries_model(), experimental_op_resolver_type="test")
+
+
+@pytest.mark.parametrize("n,msg", [(4.2, "type of num_threads should be int"),
+                                   ("2", "type of num_threads should be int"),
+                                   (-1, "num_threads should >= 1"),
+                                   (0, "num_threads should >= 1")])
+def test_num_threads_is_checked(n, msg):
+    with pytest.raises(ValueError, match="^%s$" % msg):
+        tflite.Interpreter(model_content=entries_model(), num_threads=n)
+
+
+def test_model_arguments(tmp_path):
+    with pytest.raises(ValueError, match="^`model_path` or `model_content` must be specified.$"):
+        tflite.Interpreter()
+    with pytest.raises(ValueError, match="^`model_path` or `model_content` must be specified.$"):
+        tflite.Interpreter(model_path="", model_content=b"")
+    content = entries_model()
+    path = tmp_path / "m.tflite"
+    path.write_bytes(content)
+    with pytest.raises(ValueError, match="^Can't both provide `model_path` and `model_content`$"):
+        tflite.Interpreter(model_path=str(path), model_content=content)
+    with pytest.raises(ValueError, match="^Could not open 'totally_invalid_file_name'"):
+        tflite.Interpreter(model_path="totally_invalid_file_name")
+    with pytest.raises(ValueError, match="^Model provided has model identifier 'age', should be "
+                                         "'TFL3'\n$"):
+        tflite.Interpreter(model_content=b"garbage")
+    # A path-like model_path (pathlib, bytes) is a path.
+    for p in (path, os.fsencode(path)):
+        it = tflite.Interpreter(model_path=p)
+        assert it.get_input_details()[0]["name"] == "x"
+
+
+def test_delegates_are_refused_naming_the_library():
+    with pytest.raises(ValueError) as e:
+        tflite.load_delegate("libedgetpu.so.1", {"device": "usb"})
+    assert str(e.value).startswith("Failed to load delegate from libedgetpu.so.1\n")
+    assert "arenaplan runs no delegates" in str(e.value)
+    with pytest.raises(ValueError, match="^arenaplan runs no delegates"):
+        tflite.Interpreter(model_content=entries_model(), experimental_delegates=[object()])
+    # An empty list is no delegate at all.
+    tflite.Interpreter(model_content=entries_model(), experimental_delegates=[])
+
+
+def test_experimental_flags_are_accepted():
+    it = tflite.Interpreter(entries_model() and None, entries_model(), None, 2,
+                            tflite.OpResolverType.AUTO, True, True, True)
+    it.allocate_tensors()
+    it.set_tensor(0, np.array([1, 2, 3], np.float32))
+    it.invoke()
+    assert it.get_tensor(2).tolist() == [11, 22, 33]
+
+
+def kernels_in_use(it):
+    fn = arenaplan._lib.ap_interpreter_kernels
+    fn.restype, fn.argtypes = ctypes.c_char_p, [ctypes.c_void_p]
+    return fn(it._native_handle()).decode()
+
+
+@needs_shared
+def test_resolver_types_choose_kernels_and_agree():
+    x = (np.arange(96 * 96, dtype=np.int64) % 251 - 125).astype(np.int8).reshape(1, 96, 96, 1)
+    outputs, kernels = [], {}
+    for r in tflite.OpResolverType:
+        it = tflite.Interpreter(model_path=PERSON, experimental_op_resolver_type=r)
+        it.allocate_tensors()
+        kernels[r] = kernels_in_use(it)
+        it.set_tensor(it.get_input_details()[0]["index"], x)
+        it.invoke()
+        outputs.append(it.get_tensor(it.get_output_details()[0]["index"]))
+    assert kernels[tflite.OpResolverType.BUILTIN_REF] == "reference"
+    assert kernels[tflite.OpResolverType.AUTO] != "reference"
+    assert kernels[tflite.OpResolverType.BUILTIN] == kernels[tflite.OpResolverType.AUTO]
+    for o in outputs[1:]:
+        assert o.tobytes() == outputs[0].tobytes()
+    assert [r.value for r in tflite.OpResolverType] == [0, 1, 2, 3]
+
+
+def test_module_path_of_tflite_runtime():
+    import arenaplan.interpreter as interp
+    assert interp.Interpreter is tflite.Interpreter
+    assert interp.OpResolverType.BUILTIN_REF.name == "BUILTIN_REF"
+
+
+# ---- custom ops ----
+
+def test_unknown_registerer_name_is_refused():
+    bogus = "CompletelyBogusRegistererName"
+    with pytest.raises(ValueError, match="^Looking up symbol '%s' failed$" % bogus):
+        tflite.InterpreterWithCustomOps(model_content=custom_model(),
+                                        custom_op_registerers=[bogus])
+
+
+def test_no_custom_ops():
+    it = tflite.InterpreterWithCustomOps(model_content=entries_model())
+    assert it._safe_to_run()
+
+
+def test_custom_op_without_a_kernel_is_refused_at_creation():
+    with pytest.raises(ValueError) as e:
+        tflite.Interpreter(model_content=custom_model("Nope"))
+    assert str(e.value) == ("Didn't find custom op 'Nope' (subgraph 0 op 0): custom op, not "
+                            "built in")
+
+
+def test_python_custom_op():
+    calls = []
+
+    def register(resolver):
+        def prepare(ctx):
+            calls.append("prepare")
+            ctx.set_output_shape(0, ctx.input_shape(0))
+
+        def evaluate(ctx):
+            calls.append("eval")
+            assert (ctx.input_count(), ctx.output_count()) == (1, 1)
+            ctx.output(0)[...] = ctx.input(0) * 2
+        resolver.add("TimesTwo", evaluate, prepare)
+
+    it = tflite.InterpreterWithCustomOps(model_content=custom_model(),
+                                         custom_op_registerers=[register])
+    it.allocate_tensors()
+    it.set_tensor(0, np.array([[1, -2], [3.5, 0]], np.float32))
+    it.invoke()
+    assert it.get_tensor(1).tolist() == [[2, -4], [7, 0]]
+    assert calls[0] == "prepare" and calls[-1] == "eval"
+
+
+def test_python_custom_op_exception_reaches_invoke():
+    def register(resolver):
+        def evaluate(ctx):
+            raise KeyError("from the kernel")
+        resolver.add("TimesTwo", evaluate)
+
+    it = tflite.InterpreterWithCustomOps(model_content=custom_model(),
+                                         custom_op_registerers=[register])
+    it.allocate_tensors()
+    with pytest.raises(KeyError, match="from the kernel"):
+        it.invoke()
+
+
+# ---- lifecycle ----
+
+def test_invoke_before_allocate_tensors():
+    it = tflite.Interpreter(model_content=entries_model())
+    # Details are known before allocate_tensors, as in TFLite.
+    assert list(it.get_input_details()[0]["shape"]) == [3]
+    with pytest.raises(RuntimeError, match="^Invoke called on model that is not ready.$"):
+        it.invoke()
+    with pytest.raises(ValueError, match="^Cannot set tensor: Tensor is unallocated"):
+        it.set_tensor(0, np.zeros(3, np.float32))
+    it.allocate_tensors()
+    it.set_tensor(0, np.zeros(3, np.float32))
+    it.invoke()
+
+
+def test_safe_to_run_counts_live_views():
+    # TFLite's testBase.
+    it = tflite.Interpreter(model_content=entries_model())
+    it.allocate_tensors()
+    assert it._safe_to_run()
+    fn = it.tensor(0)
+    assert it._safe_to_run()
+    a = fn()
+    assert not it._safe_to_run()
+    b = it.tensor(0)()
+    part = b[1:]
+    del b
+    assert not it._safe_to_run()
+    del a
+    assert not it._safe_to_run()  # the slice still points into the interpreter
+    del part
+    assert it._safe_to_run()
+
+
+def test_live_view_blocks_replanning():
+    # TFLite's testBaseProtectsFunctions, and resize.
+    it = tflite.Interpreter(model_content=entries_model())
+    it.allocate_tensors()
+    view = it.tensor(0)()
+    for call in (it.allocate_tensors, it.invoke, lambda: it.resize_tensor_input(0, [3])):
+        with pytest.raises(RuntimeError, match="^There is at least 1 reference"):
+            call()
+    view[...] = [1, 2, 3]  # writing through the view is how TFLite feeds without a copy
+    del view
+    it.invoke()
+    assert it.get_tensor(2).tolist() == [11, 22, 33]
+
+
+def test_view_reads_and_writes_in_place():
+    it = tflite.Interpreter(model_content=entries_model())
+    it.allocate_tensors()
+    inp = it.tensor(0)
+    np.copyto(inp(), np.array([-1, -2, -3], np.float32))
+    assert it.get_tensor(0).tolist() == [-1, -2, -3]
+    copy = it.get_tensor(0)
+    it.set_tensor(0, copy + 1)
+    assert copy.tolist() == [-1, -2, -3]  # get_tensor copies
+    assert inp().tolist() == [0, -1, -2]
+
+
+def test_view_keeps_the_interpreter_alive():
+    it = tflite.Interpreter(model_content=entries_model())
+    it.allocate_tensors()
+    it.set_tensor(0, np.array([4, 5, 6], np.float32))
+    gone = weakref.ref(it)
+    view = it.tensor(0)()
+    del it
+    gc.collect()
+    assert gone() is not None  # the array holds the memory's owner
+    assert view.tolist() == [4, 5, 6]
+    del view
+    gc.collect()
+    assert gone() is None
+
+
+# ---- subgraphs, tensors and ops ----
+
+def test_subgraph_details():
+    it = tflite.Interpreter(model_content=entries_model())
+    assert it.num_subgraphs() == 3
+    names = [d["name"] for d in it.get_tensor_details(2)]
+    assert names == ["square_in", "square_out"]
+    assert [d["index"] for d in it.get_tensor_details(1)] == [0, 1]
+    with pytest.raises(ValueError, match="^subgraph_index is out of range: 3 for the model, "
+                                         "which has 3 subgraphs.$"):
+        it.get_tensor_details(3)
+    it.allocate_tensors()
+    with pytest.raises(ValueError, match="^Invalid tensor index 7 exceeds max tensor index 2$"):
+        it.get_tensor(7)
+    with pytest.raises(ValueError, match="^Invalid subgraph index 5 exceeds max subgraph "
+                                         "index 2$"):
+        it.get_tensor(0, subgraph_index=5)
+    with pytest.raises(ValueError, match="^Tensor with no shape found.$"):
+        it._get_tensor_details(4, 0)
+    c = it._get_tensor_details(1, 0)
+    assert c["name"] == "c" and it.get_tensor(1).tolist() == [10, 20, 30]
+
+
+def test_op_details():
+    it = tflite.Interpreter(model_content=entries_model())
+    ops = it._get_ops_details()
+    assert len(ops) == 1
+    d = it._get_op_details(0)
+    assert d["index"] == 0 and d["op_name"] == "ADD"
+    assert d["inputs"].tolist() == [0, 1] and d["outputs"].tolist() == [2]
+    assert d["operand_types"] == [np.float32, np.float32] and d["result_types"] == [np.float32]
+    assert ops[0]["op_name"] == d["op_name"]
+    with pytest.raises(ValueError, match="^Invalid node index 4 exceeds max node index 0$"):
+        it._get_op_details(4)
+    with pytest.raises(ValueError, match="Invalid node index"):
+        it._get_op_details(-1)
+
+
+def test_custom_op_name():
+    def register(r):
+        r.add("TimesTwo", lambda ctx: None)
+    it = tflite.InterpreterWithCustomOps(model_content=custom_model(),
+                                         custom_op_registerers=[register])
+    assert it._get_op_details(0)["op_name"] == "TimesTwo"
+
+
+# ---- signatures ----
+
+def test_signature_list_and_runners_in_every_subgraph():
+    it = tflite.Interpreter(model_content=entries_model())
+    assert it.get_signature_list() == {
+        "main": {"inputs": ["x"], "outputs": ["y"]},
+        "twice": {"inputs": ["value"], "outputs": ["result"]},
+        "square": {"inputs": ["value"], "outputs": ["result"]}}
+    with pytest.raises(ValueError, match="^SignatureDef signature_key is None and model has 3 "
+                                         "Signatures. None is only allowed when the model has 1 "
+                                         "SignatureDef$"):
+        it.get_signature_runner()
+    with pytest.raises(ValueError, match="^Invalid signature_key provided.$"):
+        it.get_signature_runner("nope")
+    x = np.array([1, -2, 0.5], np.float32)
+    twice, square, main = (it.get_signature_runner(k) for k in ("twice", "square", "main"))
+    assert twice(value=x)["result"].tolist() == [2, -4, 1]
+    assert square(value=x)["result"].tolist() == [1, 4, 0.25]
+    # get_tensor reads any subgraph: subgraph 2's output as the runner left it (entries share
+    # one arena: read it before invoking another entry).
+    assert it.get_tensor(1, subgraph_index=2).tolist() == [1, 4, 0.25]
+    assert main(x=x)["y"].tolist() == [11, 18, 30.5]
+    # Each runner's details are its own subgraph's tensors.
+    d = square.get_input_details()["value"]
+    assert d["name"] == "square_in" and d["index"] == 0 and d["dtype"] == np.float32
+    o = square.get_output_details()["result"]
+    assert o["name"] == "square_out" and o["index"] == 1
+    with pytest.raises(ValueError, match="^Invalid number of inputs provided for running a "
+                                         "SignatureDef, expected 1 vs provided 2$"):
+        twice(value=x, other=x)
+    with pytest.raises(ValueError, match=r"^Invalid Input name \(x\) for SignatureDef$"):
+        twice(x=x)
+
+
+def test_signature_runner_arguments():
+    it = tflite.Interpreter(model_content=entries_model())
+    with pytest.raises(ValueError, match="^None interpreter provided.$"):
+        tflite.SignatureRunner(None, "main")
+    with pytest.raises(ValueError, match="^None signature_key provided.$"):
+        tflite.SignatureRunner(it, None)
+    assert tflite.SignatureRunner(it, "twice")(value=np.ones(3, np.float32))["result"] \
+        .tolist() == [2, 2, 2]
+
+
+@needs_shared
+def test_multi_signatures_model():
+    # LiteRT's test model: "add" (subgraph 0) is x + 2, "sub" (subgraph 1) is x - 3.
+    it = tflite.Interpreter(model_path=MULTI)
+    assert it.get_signature_list() == {"add": {"inputs": ["x"], "outputs": ["output_0"]},
+                                       "sub": {"inputs": ["x"], "outputs": ["output_0"]}}
+    add, sub = it.get_signature_runner("add"), it.get_signature_runner("sub")
+    assert list(sub.get_input_details()["x"]["shape_signature"]) == [-1]
+    assert add(x=np.array([2], np.float32))["output_0"].tolist() == [4]
+    assert sub(x=np.array([2], np.float32))["output_0"].tolist() == [-1]
+    # add resizes subgraph 0's input to the value's shape, as TFLite's runner does.
+    assert add(x=np.array([-1, 2], np.float32))["output_0"].tolist() == [1, 4]
+    with pytest.raises(ValueError, match="resizes subgraph 0's inputs only"):
+        sub(x=np.array([-1, 2], np.float32))
+
+
+# ---- variables, resize, quantization ----
+
+@needs_shared
+def test_reset_all_variables():
+    path = os.path.join(MODELS, "mnist_lstm_float.tflite")  # its LSTM state is variable
+    it = tflite.Interpreter(model_path=path)
+    it.allocate_tensors()
+    d = it.get_input_details()[0]
+    x = np.random.RandomState(0).randint(-20, 20, size=d["shape"]).astype(d["dtype"])
+    out = it.get_output_details()[0]["index"]
+    runs = []
+    for _ in range(2):
+        it.set_tensor(d["index"], x)
+        it.invoke()
+        runs.append(it.get_tensor(out))
+    assert runs[0].tobytes() != runs[1].tobytes()  # the state moved on
+    it.reset_all_variables()
+    it.set_tensor(d["index"], x)
+    it.invoke()
+    assert it.get_tensor(out).tobytes() == runs[0].tobytes()
+
+
+@needs_shared
+def test_resize_tensor_input_strict():
+    it = tflite.Interpreter(model_path=os.path.join(MODELS, "mlperf_ic_resnet_float.tflite"))
+    d = it.get_input_details()[0]
+    assert list(d["shape_signature"]) == [-1, 32, 32, 3]
+    for dims in ([2, 32, 32, 4], [2, 32, 32]):
+        with pytest.raises(ValueError, match="^ResizeInputTensorStrict only allows mutating "
+                                             "unknown dimensions identified by -1.$"):
+            it.resize_tensor_input(d["index"], dims, strict=True)
+    it.resize_tensor_input(d["index"], [3, 32, 32, 3], strict=True)
+    with pytest.raises(RuntimeError, match="^Invoke called on model that is not ready.$"):
+        it.invoke()
+    it.allocate_tensors()
+    assert list(it.get_input_details()[0]["shape"]) == [3, 32, 32, 3]
+    assert list(it.get_output_details()[0]["shape"]) == [3, 10]
+    with pytest.raises(ValueError, match="is not an input"):
+        it.resize_tensor_input(it.get_output_details()[0]["index"], [1, 10])
+
+
+def test_quantization_per_tensor_and_per_channel():
+    w = mw.Writer()
+    x = w.tensor(0, "x", mw.INT8, [1, 2], scales=[0.5], zero_points=[-3])
+    k = w.tensor(0, "k", mw.INT8, [1, 2], data=b"\x01\x02", scales=[0.25, 0.125],
+                 zero_points=[0, 0], quantized_dimension=1)
+    y = w.tensor(0, "y", mw.INT8, [1, 2], scales=[0.5], zero_points=[-3])
+    w.op(0, w.opcode(mw.ADD), [x, k], [y], mw.add_options())
+    w.io(0, [x], [y])
+    it = tflite.Interpreter(model_content=w.finish())
+    d = it.get_input_details()[0]
+    assert d["quantization"] == (0.5, -3)
+    q = d["quantization_parameters"]
+    assert q["scales"].dtype == np.float32 and q["scales"].tolist() == [0.5]
+    assert q["zero_points"].dtype == np.int32 and q["zero_points"].tolist() == [-3]
+    assert q["quantized_dimension"] == 0
+    pc = it._get_tensor_details(k, 0)
+    assert pc["quantization"] == (0.0, 0)  # TFLite: per-tensor pair only for one scale
+    assert pc["quantization_parameters"]["scales"].tolist() == [0.25, 0.125]
+    assert pc["quantization_parameters"]["zero_points"].tolist() == [0, 0]
+    assert pc["quantization_parameters"]["quantized_dimension"] == 1
+    assert pc["sparsity_parameters"] == {}
+    f = tflite.Interpreter(model_content=entries_model()).get_input_details()[0]
+    assert f["quantization"] == (0.0, 0)
+    assert f["quantization_parameters"]["scales"].tolist() == []
+
+
+# ---- TFLite's own outputs ----
+
+@needs_shared
+@pytest.mark.parametrize("seed", [1, 2])
+def test_classic_script_gives_tflites_outputs(seed):
+    ref = os.path.join(SHARED, "oracle", "tflite_ref")
+    it = tflite.Interpreter(model_path=os.path.join(MODELS, "mobilenet_v1_025_128_uint8.tflite"))
+    it.allocate_tensors()
+    d = it.get_input_details()[0]
+    x = np.fromfile(os.path.join(ref, "mobilenet_v1_025_128_uint8.seed%d.input0.bin" % seed),
+                    dtype=d["dtype"]).reshape(d["shape"])
+    it.set_tensor(d["index"], x)
+    it.invoke()
+    y = it.get_tensor(it.get_output_details()[0]["index"])
+    want = pathlib.Path(ref, "mobilenet_v1_025_128_uint8.seed%d.output0.bin" % seed).read_bytes()
+    assert y.tobytes() == want
