@@ -171,6 +171,24 @@ typedef struct ap_op_info {
 } ap_op_info;
 ap_status ap_model_op(const ap_model *m, size_t sg, size_t op, ap_op_info *out);
 
+/* String tensors (STRING): TFLite's buffer format, int32 count n, int32 offsets[n + 1] from the
+ * buffer's start (offsets[0] == 4 * (n + 2); string i is bytes [offsets[i], offsets[i + 1]);
+ * offsets[n] is where the strings end), then the bytes; little-endian, no alignment needed.
+ * check: AP_ERR_FORMAT with the reason in err for a buffer shorter than its header, a negative
+ * or overflowing count, a count other than `count` (SIZE_MAX: any), a first offset not right
+ * after the offsets, offsets out of order or past `size`; *used (may be NULL) gets offsets[n].
+ * The readers below trust a buffer that passed the check (or that this library wrote). */
+ap_status ap_string_buffer_check(const void *data, size_t size, size_t count, size_t *used,
+                                 char *err, size_t err_size);
+size_t ap_string_count(const void *data);
+size_t ap_string_buffer_size(const void *data); /* offsets[n]: the bytes the buffer uses */
+/* String i (false past the end); s points into the buffer (not NUL-terminated). */
+bool ap_string_at(const void *data, size_t i, const uint8_t **s, size_t *len);
+/* Writes n strings as a buffer into out (out_size bytes); *need gets the buffer's size (call
+ * with out NULL to learn it). AP_ERR_OVERFLOW above INT32_MAX bytes, AP_ERR_ARG when out_size
+ * is too small. */
+ap_status ap_string_buffer_write(void *out, size_t out_size, const uint8_t *const *strings,
+                                 const size_t *lens, size_t n, size_t *need);
 
 #ifdef __cplusplus
 }

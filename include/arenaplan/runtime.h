@@ -317,6 +317,19 @@ ap_status ap_interpreter_tensor(const ap_interpreter *it, size_t subgraph, size_
 ap_status ap_interpreter_tensor_by_name(const ap_interpreter *it, const char *name, ap_tensor *out,
                                         size_t *subgraph, size_t *tensor);
 
+/* String tensors (STRING; model.h gives their buffer format) are dynamic tensors (above):
+ * their bytes depend on their values. A string input is set with a whole buffer, copied into
+ * its block in the dynamic region (allocated, or grown, only when it needs more bytes than it
+ * holds), with the tensor's dims, whose element count must be the buffer's string count:
+ * AP_ERR_FORMAT with the reason for a hostile buffer (offsets out of order or past its end, a
+ * count that overflows or differs), AP_ERR_NOT_ALLOCATED before allocate. Ops writing strings
+ * (GATHER, GATHER_ND, RESHAPE, SQUEEZE, EXPAND_DIMS, CONCATENATION, SLICE, FILL, TILE) and
+ * comparing them (EQUAL, NOT_EQUAL) run on them; ap_interpreter_tensor gives a string tensor's
+ * buffer (data) and its size (bytes). */
+ap_status ap_interpreter_set_string(ap_interpreter *it, size_t subgraph, size_t tensor,
+                                    const void *buffer, size_t size, const int32_t *dims,
+                                    int rank);
+
 typedef struct ap_memory_usage {
   uint64_t arena;      /* planned tensors and scratch */
   uint64_t persistent; /* variable tensors, kernels' state, prepared ops (options.prepare) */

@@ -287,10 +287,12 @@ ap_status rt_prepare_all(ap_interpreter *it, int phase, rt_prep *prep) {
                          .prep = prep ? &prep[r->op_base + k] : NULL};
       ap_status s = ap_model_op(it->model, sg, k, &c.info);
       if (s != AP_OK) return rt_fail(it, s, "%s", ap_model_error(it->model));
-      if (phase == RT_PREPARE && !rt_find_kernel(it, &c.info, c.op))
+      if (phase == RT_PREPARE && !rt_string_kernel(&c) && !rt_find_kernel(it, &c.info, c.op))
         return unsupported(it, &c.info, sg, k);
       if (!rt_op_is_custom(c.op)) {
         s = rt_builtin_prepare(&c);
+      } else if (rt_string_op(c.op)) {
+        s = rt_string_prepare(&c);
       } else if (rt_inputs_dynamic(&c)) {
         s = ap_op_fail(&c, AP_ERR_UNSUPPORTED,
                        "an input's shape is known only while running; custom kernels are "
@@ -427,6 +429,8 @@ static ap_status allocate(ap_interpreter *it) {
       reset_tensor(x, &ti);
     }
   apply_input_dims(it, true);
+  ap_status ms = rt_strings_mark(it);
+  if (ms != AP_OK) return ms;
   size_t ops = 0;
   for (uint32_t sg = 0; sg < it->sg_count; sg++)
     ops += it->sg[sg].op_count;

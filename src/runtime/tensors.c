@@ -62,6 +62,7 @@ bool rt_fill_tensor(const ap_interpreter *it, size_t sg, size_t t, ap_tensor *ou
     if (r->rank) memcpy(out->dims, r->dims, (size_t)r->rank * 4);
     out->data = r->data;
     out->bytes = r->data || !(r->flags & RT_DYNAMIC) ? rt_tensor_bytes(r) : 0;
+    if (r->type == AP_STRING) out->bytes = ap_string_buffer_size(r->data); /* its values' */
   } else {
     size_t size = 0;
     out->type = ti.type;

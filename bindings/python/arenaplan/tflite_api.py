@@ -93,6 +93,8 @@ for _name, (_res, _args) in {
     "ap_interpreter_resize_input": (c_status, [_P, c_size, ctypes.POINTER(ctypes.c_int32),
                                                ctypes.c_int]),
     "ap_interpreter_invoke_subgraph": (c_status, [_P, c_size]),
+    "ap_interpreter_set_string": (c_status, [_P, c_size, c_size, ctypes.c_char_p, c_size,
+                                             ctypes.POINTER(ctypes.c_int32), ctypes.c_int]),
     "ap_op_input_count": (c_size, [_P]),
     "ap_op_output_count": (c_size, [_P]),
     "ap_op_input": (ctypes.c_bool, [_P, c_size, ctypes.POINTER(ap_tensor)]),
@@ -318,10 +320,45 @@ class _CustomOps:
         return e
 
 
+def _encode_strings(value):
+    """TFLite's string buffer (count, offsets, bytes) of a numpy array of bytes or str."""
+    if value.dtype.kind == "S" and value.ndim == 0:
+        items = [value.tobytes()]  # a 0-d value keeps its trailing NULs, as TFLite's
+    else:
+        items = [v if isinstance(v, bytes) else str(v).encode("utf-8")
+                 for v in value.reshape(-1).tolist()]
+    n = len(items)
+    offsets, at = [], 4 * (n + 2)
+    for v in items:
+        offsets.append(at)
+        at += len(v)
+    offsets.append(at)
+    return np.array([n] + offsets, dtype="<i4").tobytes() + b"".join(items)
+
+
+def _decode_strings(t):
+    """A string tensor's values: an object array of bytes of its shape (TFLite's form)."""
+    shape = list(t.dims[:t.rank])
+    out = np.empty(shape, dtype=object)
+    if not t.data or not t.bytes:
+        if out.size:
+            raise ValueError("Tensor data is null. Run allocate_tensors() first")
+        return out
+    raw = ctypes.string_at(t.data, t.bytes)
+    n = int.from_bytes(raw[:4], "little", signed=True)
+    off = np.frombuffer(raw, dtype="<i4", count=n + 1, offset=4)
+    flat = out.reshape(-1)
+    for i in range(min(n, flat.size)):
+        flat[i] = raw[off[i]:off[i + 1]]
+    return out
+
+
 def _array(t, owner, allow_null=False):
     """A numpy array over tensor t's bytes (no copy); owner keeps the memory alive."""
     dtype = _NP.get(_dtype_name(t.type))
     shape = list(t.dims[:t.rank])
+    if dtype is np.bytes_ and owner is None:
+        return _decode_strings(t)
     if dtype is None or dtype is np.bytes_:
         raise ValueError("tensor \"%s\" of type %s has no numpy form here"
                          % (_text(t.name), _dtype_name(t.type)))
@@ -571,7 +608,7 @@ class Interpreter:
 
     def get_tensor(self, tensor_index, subgraph_index=0):
         a = _array(self._tensor(tensor_index, subgraph_index), None)
-        return a.copy()
+        return a if a.dtype == object else a.copy()
 
     def tensor(self, tensor_index):
         """A function returning a numpy view of the tensor's current bytes (no copy). While a
@@ -591,7 +628,9 @@ class Interpreter:
         want = _NP.get(name)
         value = np.asarray(value)
         where = "input %d" % tensor_index
-        if want is None or value.dtype != np.dtype(want):
+        if want is np.bytes_ and value.dtype.kind in "SUO":
+            pass  # strings: bytes, str or objects, encoded below
+        elif want is None or value.dtype != np.dtype(want):
             got = _TYPE_NAME.get(value.dtype, str(value.dtype).upper())
             raise ValueError("Cannot set tensor: Got value of type %s but expected type %s for "
                              "%s, name: %s " % (got, name, where, _text(t.name)))
@@ -603,9 +642,16 @@ class Interpreter:
             if value.shape[d] != dims[d]:
                 raise ValueError("Cannot set tensor: Dimension mismatch. Got %d but expected %d "
                                  "for dimension %d of %s." % (value.shape[d], dims[d], d, where))
-        if not self._ready or (not t.data and t.bytes):
+        if not self._ready or (not t.data and t.bytes and want is not np.bytes_):
             raise ValueError("Cannot set tensor: Tensor is unallocated. Try calling "
                              "allocate_tensors() first")
+        if want is np.bytes_:
+            buf = _encode_strings(value)
+            arr = (ctypes.c_int32 * max(1, t.rank))(*dims)
+            if _lib.ap_interpreter_set_string(self._h, subgraph_index, tensor_index, buf,
+                                              len(buf), arr, t.rank) != 0:
+                self._fail(ValueError)
+            return
         raw = np.ascontiguousarray(value).tobytes()
         if len(raw) != t.bytes:
             raise ValueError("Cannot set tensor: %d bytes for a %d-byte tensor"
