@@ -466,3 +466,105 @@ def test_classic_script_gives_tflites_outputs(seed):
     y = it.get_tensor(it.get_output_details()[0]["index"])
     want = pathlib.Path(ref, "mobilenet_v1_025_128_uint8.seed%d.output0.bin" % seed).read_bytes()
     assert y.tobytes() == want
+
+
+# ---- strings ----
+
+def string_buffer(items):
+    n = len(items)
+    offsets, at = [], 4 * (n + 2)
+    for s in items:
+        offsets.append(at)
+        at += len(s)
+    return np.array([n] + offsets + [at], dtype="<i4").tobytes() + b"".join(items)
+
+
+def gather_string_model():
+    """TFLite's testdata/gather_string: GATHER(input string[10], indices int64[3])."""
+    w = mw.Writer()
+    p = w.tensor(0, "input", mw.STRING, [10])
+    i = w.tensor(0, "indices", mw.INT64, [3])
+    o = w.tensor(0, "output", mw.STRING, [3])
+    w.op(0, w.opcode(mw.GATHER), [p, i], [o])
+    w.io(0, [p, i], [o])
+    return w.finish()
+
+
+def test_string_gather_as_tflites_test():
+    # TFLite's testString, step for step.
+    interpreter = tflite.Interpreter(model_content=gather_string_model())
+    interpreter.allocate_tensors()
+    input_details = interpreter.get_input_details()
+    assert len(input_details) == 2
+    assert input_details[0]["name"] == "input" and input_details[0]["dtype"] == np.bytes_
+    assert ([10] == input_details[0]["shape"]).all()
+    assert input_details[0]["quantization"] == (0.0, 0)
+    assert input_details[1]["name"] == "indices" and input_details[1]["dtype"] == np.int64
+    output_details = interpreter.get_output_details()
+    assert output_details[0]["dtype"] == np.bytes_ and ([3] == output_details[0]["shape"]).all()
+    interpreter.set_tensor(input_details[1]["index"], np.array([1, 2, 3], dtype=np.int64))
+    interpreter.set_tensor(input_details[0]["index"],
+                           np.array(["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"]))
+    interpreter.invoke()
+    output_data = interpreter.get_tensor(output_details[0]["index"])
+    assert (np.array([b"b", b"c", b"d"]) == output_data).all()
+    assert output_data.shape == (3,)
+    # Bytes and objects are strings too; values longer than before grow the tensors.
+    interpreter.set_tensor(input_details[0]["index"],
+                           np.array([b"x" * 40 + bytes([k]) for k in range(10)], dtype=object))
+    interpreter.set_tensor(input_details[1]["index"], np.array([9, 0, 9], dtype=np.int64))
+    interpreter.invoke()
+    assert interpreter.get_tensor(output_details[0]["index"]).tolist() == [
+        b"x" * 40 + b"\x09", b"x" * 40 + b"\x00", b"x" * 40 + b"\x09"]
+
+
+def test_string_table_gather():
+    # The done-when model: GATHER over a constant string table.
+    w = mw.Writer()
+    table = w.tensor(0, "labels", mw.STRING, [4],
+                     data=string_buffer([b"cat", b"dog", "\u00e9l\u00e8ve".encode(), b""]))
+    i = w.tensor(0, "class", mw.INT32, [2])
+    o = w.tensor(0, "label", mw.STRING, [2])
+    w.op(0, w.opcode(mw.GATHER), [table, i], [o])
+    w.io(0, [i], [o])
+    it = tflite.Interpreter(model_content=w.finish())
+    it.allocate_tensors()
+    assert it.get_tensor(table).tolist() == [b"cat", b"dog", "\u00e9l\u00e8ve".encode(), b""]
+    it.set_tensor(i, np.array([2, 0], np.int32))
+    it.invoke()
+    assert [s.decode() for s in it.get_tensor(o)] == ["\u00e9l\u00e8ve", "cat"]
+    it.set_tensor(i, np.array([3, 4], np.int32))
+    with pytest.raises(RuntimeError, match=r"^subgraph 0 op 0 \(GATHER\): index 4 out of range "
+                                           r"\(the dimension has 4\)$"):
+        it.invoke()
+
+
+def test_string_zero_dim_keeps_its_bytes():
+    # TFLite's testStringZeroDim: a 0-d value keeps its trailing NULs.
+    w = mw.Writer()
+    s = w.tensor(0, "s", mw.STRING, [])
+    shape = w.tensor(0, "shape", mw.INT32, [1], data=np.array([1], np.int32).tobytes())
+    o = w.tensor(0, "o", mw.STRING, [1])
+    w.op(0, w.opcode(22), [s, shape], [o])  # RESHAPE
+    w.io(0, [s], [o])
+    data = b"abcd" + bytes(16)
+    interpreter = tflite.Interpreter(model_content=w.finish())
+    interpreter.allocate_tensors()
+    interpreter.set_tensor(s, np.array(data))
+    assert len(interpreter.get_tensor(s).item(0)) == len(data)
+    interpreter.invoke()
+    assert interpreter.get_tensor(o).tolist() == [data]
+
+
+def test_string_set_tensor_errors():
+    it = tflite.Interpreter(model_content=gather_string_model())
+    it.allocate_tensors()
+    with pytest.raises(ValueError, match="^Cannot set tensor: Dimension mismatch. Got 9 but "
+                                         "expected 10 for dimension 0 of input 0.$"):
+        it.set_tensor(0, np.array(list("abcdefghi")))
+    with pytest.raises(ValueError, match="^Cannot set tensor: Got value of type FLOAT32 but "
+                                         "expected type STRING"):
+        it.set_tensor(0, np.zeros(10, np.float32))
+    with pytest.raises(RuntimeError, match=r"input 0 has no value yet"):
+        it.set_tensor(1, np.array([0, 1, 2], np.int64))
+        it.invoke()
