@@ -157,6 +157,31 @@ typedef struct ap_tensor_info {
 } ap_tensor_info;
 ap_status ap_model_tensor(const ap_model *m, size_t sg, size_t t, ap_tensor_info *out);
 
+/* A sparse tensor's encoding (Tensor.sparsity, TFLite's TACO-style format): present false for a
+ * dense tensor. Its constant buffer holds the compressed values (fewer bytes than the dense
+ * shape's). dims_table is internal (where dim_metadata sits); read each dimension's metadata
+ * with ap_model_tensor_sparse_dim, k < dim_count. */
+typedef struct ap_sparsity {
+  bool present;
+  ap_ivec traversal_order;
+  ap_ivec block_map;
+  size_t dim_count;
+  size_t dims_table;
+} ap_sparsity;
+typedef struct ap_sparse_index {
+  int type; /* AP_INT32, AP_UINT16 or AP_UINT8; 0 when absent */
+  const void *values;
+  size_t count;
+} ap_sparse_index;
+typedef struct ap_sparse_dim {
+  int format; /* 0 DENSE, 1 SPARSE_CSR */
+  int32_t dense_size;
+  ap_sparse_index array_segments, array_indices;
+} ap_sparse_dim;
+ap_status ap_model_tensor_sparsity(const ap_model *m, size_t sg, size_t t, ap_sparsity *out);
+ap_status ap_model_tensor_sparse_dim(const ap_model *m, size_t sg, size_t t, size_t k,
+                                     ap_sparse_dim *out);
+
 typedef struct ap_op_info {
   uint32_t opcode_index;
   int32_t builtin;           /* resolved from the opcode */

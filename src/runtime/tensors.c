@@ -69,7 +69,8 @@ bool rt_fill_tensor(const ap_interpreter *it, size_t sg, size_t t, ap_tensor *ou
     out->rank = (int)ti.shape.n; /* at most AP_MAX_DIMS: checked at create */
     if (ti.shape.n) memcpy(out->dims, ti.shape.v, ti.shape.n * 4);
     out->data = (void *)ap_model_buffer(it->model, ti.buffer, &size);
-    out->bytes = ti.bytes ? ti.bytes : size; /* strings: what the buffer holds */
+    /* Strings, and sparse tensors (compressed): what the buffer holds. */
+    out->bytes = ti.bytes && ti.bytes <= size ? ti.bytes : size;
   }
   out->scales = ti.scale;
   out->zero_points = ti.zero_point;

@@ -72,8 +72,23 @@ class ap_custom_op(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("builtin", ctypes.c_int32), ("kernel", ap_op_kernel)]
 
 
+class ap_sparsity(ctypes.Structure):
+    _fields_ = [("present", ctypes.c_bool), ("traversal_order", ap_ivec), ("block_map", ap_ivec),
+                ("dim_count", c_size), ("dims_table", c_size)]
+
+
+class ap_sparse_index(ctypes.Structure):
+    _fields_ = [("type", ctypes.c_int), ("values", ctypes.c_void_p), ("count", c_size)]
+
+
+class ap_sparse_dim(ctypes.Structure):
+    _fields_ = [("format", ctypes.c_int), ("dense_size", ctypes.c_int32),
+                ("array_segments", ap_sparse_index), ("array_indices", ap_sparse_index)]
+
+
 # Checked against the headers by tests/test_layout.py, as arenaplan.STRUCTS.
-STRUCTS = [ap_signature_info, ap_tensor_map, ap_op_info, ap_op_kernel, ap_custom_op]
+STRUCTS = [ap_signature_info, ap_tensor_map, ap_op_info, ap_op_kernel, ap_custom_op, ap_sparsity,
+           ap_sparse_index, ap_sparse_dim]
 
 _P = ctypes.c_void_p
 _PP = ctypes.POINTER(ctypes.c_void_p)
@@ -93,6 +108,9 @@ for _name, (_res, _args) in {
     "ap_interpreter_resize_input": (c_status, [_P, c_size, ctypes.POINTER(ctypes.c_int32),
                                                ctypes.c_int]),
     "ap_interpreter_invoke_subgraph": (c_status, [_P, c_size]),
+    "ap_model_tensor_sparsity": (c_status, [_P, c_size, c_size, ctypes.POINTER(ap_sparsity)]),
+    "ap_model_tensor_sparse_dim": (c_status, [_P, c_size, c_size, c_size,
+                                              ctypes.POINTER(ap_sparse_dim)]),
     "ap_interpreter_set_string": (c_status, [_P, c_size, c_size, ctypes.c_char_p, c_size,
                                              ctypes.POINTER(ctypes.c_int32), ctypes.c_int]),
     "ap_op_input_count": (c_size, [_P]),
@@ -353,6 +371,46 @@ def _decode_strings(t):
     return out
 
 
+def elements(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _ivec_array(v):
+    return np.array([v.v[i] for i in range(v.n)] if v.v else [], dtype=np.int32)
+
+
+def _index_array(x):
+    types = {2: np.int32, 16: np.uint16, 3: np.uint8}  # ap_dtype INT32, UINT16, UINT8
+    if not x.values or x.type not in types:
+        return np.array([], dtype=np.int32)
+    dtype = np.dtype(types[x.type])
+    raw = ctypes.string_at(x.values, x.count * dtype.itemsize)
+    return np.frombuffer(raw, dtype=dtype).astype(np.int32)
+
+
+def _sparsity(model, sg, index):
+    """TFLite's sparsity_parameters: {} for a dense tensor."""
+    sp = ap_sparsity()
+    if _lib.ap_model_tensor_sparsity(model._h, sg, index, ctypes.byref(sp)) != 0 or \
+            not sp.present:
+        return {}
+    dims = []
+    for k in range(sp.dim_count):
+        d = ap_sparse_dim()
+        _lib.ap_model_tensor_sparse_dim(model._h, sg, index, k, ctypes.byref(d))
+        if d.format == 0:
+            dims.append({"format": 0, "dense_size": int(d.dense_size)})
+        else:
+            dims.append({"format": int(d.format),
+                         "array_segments": _index_array(d.array_segments),
+                         "array_indices": _index_array(d.array_indices)})
+    return {"traversal_order": _ivec_array(sp.traversal_order),
+            "block_map": _ivec_array(sp.block_map), "dim_metadata": dims}
+
+
 def _array(t, owner, allow_null=False):
     """A numpy array over tensor t's bytes (no copy); owner keeps the memory alive."""
     dtype = _NP.get(_dtype_name(t.type))
@@ -368,6 +426,9 @@ def _array(t, owner, allow_null=False):
         if t.bytes:
             raise ValueError("Tensor data is null. Run allocate_tensors() first")
         return np.zeros(shape, dtype=dtype)
+    if dtype is not np.bytes_ and t.bytes != elements(shape) * np.dtype(dtype).itemsize:
+        # A sparse constant: its compressed values, flat, as TFLite gives them.
+        shape = [t.bytes // np.dtype(dtype).itemsize]
     if isinstance(owner, Interpreter):
         return np.asarray(_View(owner, t.data, shape, dtype))
     raw = (ctypes.c_char * t.bytes).from_address(t.data)
@@ -555,7 +616,7 @@ class Interpreter:
             "shape_signature": signature, "dtype": dtype, "quantization": quant,
             "quantization_parameters": {"scales": scales, "zero_points": zps,
                                         "quantized_dimension": int(t.quantized_dimension)},
-            "sparsity_parameters": {},
+            "sparsity_parameters": _sparsity(self._model, subgraph_index, tensor_index),
         }
 
     def _op(self, op_index):

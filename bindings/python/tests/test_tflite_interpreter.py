@@ -568,3 +568,58 @@ def test_string_set_tensor_errors():
     with pytest.raises(RuntimeError, match=r"input 0 has no value yet"):
         it.set_tensor(1, np.array([0, 1, 2], np.int64))
         it.invoke()
+
+
+# ---- sparse tensors ----
+
+SCHEMA = os.path.join(SHARED, "tflite", "schema.fbs")
+
+
+@pytest.mark.skipif(not os.path.exists(SCHEMA) or not __import__("shutil").which("flatc"),
+                    reason="needs flatc and ../shared/tflite/schema.fbs")
+def test_sparse_tensor_access(tmp_path):
+    # TFLite's testSparseTensorAccess: a 4x4 float constant in 2x2 blocks, block rows dense,
+    # block columns CSR (segments [0, 2, 3], indices [0, 1, 1]): 3 blocks, 12 values.
+    import json
+    import subprocess
+    values = np.array([1, 0, 0, 4, 2, 3, 0, 0, 5, 0, 0, 6], np.float32)
+    model = {
+        "version": 3,
+        "operator_codes": [],
+        "buffers": [{}, {"data": list(values.tobytes())}],
+        "subgraphs": [{
+            "tensors": [
+                {"name": "sparse", "type": "FLOAT32", "shape": [4, 4], "buffer": 1,
+                 "sparsity": {
+                     "traversal_order": [0, 1, 2, 3], "block_map": [0, 1],
+                     "dim_metadata": [
+                         {"format": "DENSE", "dense_size": 2},
+                         {"format": "SPARSE_CSR",
+                          "array_segments_type": "Int32Vector",
+                          "array_segments": {"values": [0, 2, 3]},
+                          "array_indices_type": "Uint8Vector",
+                          "array_indices": {"values": [0, 1, 1]}},
+                         {"format": "DENSE", "dense_size": 2},
+                         {"format": "DENSE", "dense_size": 2}]}},
+                {"name": "x", "type": "FLOAT32", "shape": [1]}],
+            "inputs": [1], "outputs": [1], "operators": []}],
+    }
+    src = tmp_path / "sparse.json"
+    src.write_text(json.dumps(model))
+    subprocess.run(["flatc", "-b", "-o", str(tmp_path), SCHEMA, str(src)], check=True)
+    interpreter = tflite.Interpreter(model_path=tmp_path / "sparse.tflite")  # the file_extension
+    interpreter.allocate_tensors()
+    compressed_buffer = interpreter.get_tensor(0)
+    assert len(compressed_buffer) == 12
+    assert compressed_buffer.tolist() == values.tolist()
+    s_params = interpreter.get_tensor_details()[0]["sparsity_parameters"]
+    assert s_params["traversal_order"].tolist() == [0, 1, 2, 3]
+    assert s_params["block_map"].tolist() == [0, 1]
+    dense_dim_metadata = {"format": 0, "dense_size": 2}
+    for k in (0, 2, 3):
+        assert s_params["dim_metadata"][k] == dense_dim_metadata
+    assert s_params["dim_metadata"][1]["format"] == 1
+    assert s_params["dim_metadata"][1]["array_segments"].tolist() == [0, 2, 3]
+    assert s_params["dim_metadata"][1]["array_indices"].tolist() == [0, 1, 1]
+    assert list(interpreter.get_tensor_details()[0]["shape"]) == [4, 4]  # the dense shape
+    assert interpreter.get_tensor_details()[1]["sparsity_parameters"] == {}
