@@ -276,13 +276,20 @@ ap_status ap_interpreter_allocate(ap_interpreter *it);
  * AP_ERR_NOT_ALLOCATED, naming the input, until the next allocate. */
 ap_status ap_interpreter_resize_input(ap_interpreter *it, size_t input, const int32_t *dims,
                                       int rank);
+/* Sets the dims of an input of a signature's subgraph (what TFLite's SignatureRunner does before
+ * each run), by its tensor index in that subgraph; as ap_interpreter_resize_input for subgraph
+ * 0's (which this also takes), except that max_input_dims applies to subgraph 0 only: the plan
+ * is stale until the next allocate. AP_ERR_ARG for a tensor that is no such input. */
+ap_status ap_interpreter_resize_tensor(ap_interpreter *it, size_t subgraph, size_t tensor,
+                                       const int32_t *dims, int rank);
 ap_status ap_interpreter_invoke(ap_interpreter *it);
 /* Runs a signature's subgraph as the entry (what TFLite's SignatureRunner does); subgraph 0 is
  * ap_interpreter_invoke. Its inputs and outputs are read and written with
  * ap_interpreter_tensor (ap_model_signature_input/output give their indices). The entries
  * share one arena (graph.h: only one runs at a time), so running one may overwrite the outputs
- * another left: read them before the next invoke of any entry. Resizing applies to subgraph
- * 0's inputs only. AP_ERR_RANGE for a subgraph out of range, AP_ERR_ARG for one that is no
+ * another left: read them before the next invoke of any entry. Resize subgraph 0's inputs with
+ * ap_interpreter_resize_input, a signature's with ap_interpreter_resize_tensor.
+ * AP_ERR_RANGE for a subgraph out of range, AP_ERR_ARG for one that is no
  * signature's (a control-flow body runs only from its op). */
 ap_status ap_interpreter_invoke_subgraph(ap_interpreter *it, size_t subgraph);
 /* Per-op profile ("where does the time go?"). From the next invoke on, each invoke writes into

@@ -1,6 +1,7 @@
 /* The interpreter: create, allocate (prepare, plan, place), resize, invoke. */
 #include "runtime_internal.h"
 
+#include <stdio.h>
 #include <string.h>
 
 ap_interpreter_options ap_interpreter_defaults(void) {
@@ -18,7 +19,37 @@ static bool add_part(size_t *at, size_t n, size_t size, size_t *off) {
   return ap_mul_size(n, size, &bytes) && ap_add_size(*off, bytes, at);
 }
 
-static bool compute_layout(const ap_model *m, size_t nin, bool max, layout *l) {
+/* Entry inputs, the inputs a caller may resize: subgraph 0's (slots 0 .. its input count - 1),
+ * then those of every other signature's subgraph, in signature order (a subgraph two signatures
+ * share once). Returns their count; fills *sg and *t for slot `slot` when it is below it. */
+static size_t entry_inputs(const ap_model *m, size_t slot, uint32_t *sg, int32_t *t) {
+  ap_ivec in = ap_model_subgraph_inputs(m, 0);
+  size_t count = in.n;
+  if (slot < count) {
+    *sg = 0;
+    *t = in.v[slot];
+  }
+  for (size_t i = 0, n = ap_model_signature_count(m); i < n; i++) {
+    ap_signature_info si;
+    if (ap_model_signature(m, i, &si) != AP_OK || si.subgraph == 0) continue;
+    bool seen = false;
+    for (size_t j = 0; j < i && !seen; j++) {
+      ap_signature_info sj;
+      seen = ap_model_signature(m, j, &sj) == AP_OK && sj.subgraph == si.subgraph;
+    }
+    if (seen) continue;
+    in = ap_model_subgraph_inputs(m, si.subgraph);
+    if (slot >= count && slot - count < in.n) {
+      *sg = si.subgraph;
+      *t = in.v[slot - count];
+    }
+    count += in.n;
+  }
+  return count;
+}
+
+/* nin: entry inputs (current dims each); nmax: subgraph 0's inputs (max dims, with max). */
+static bool compute_layout(const ap_model *m, size_t nin, size_t nmax, bool max, layout *l) {
   size_t at = sizeof(ap_interpreter), nsg = ap_model_subgraph_count(m), nt = 0, no = 0, nr = 0;
   for (size_t sg = 0; sg < nsg; sg++) {
     size_t records = 0, count = ap_model_tensor_count(m, sg);
@@ -32,7 +63,8 @@ static bool compute_layout(const ap_model *m, size_t nin, bool max, layout *l) {
       return false;
   }
   if (nt > UINT32_MAX || no > UINT32_MAX || nsg > UINT32_MAX) return false;
-  size_t ndims = nin * AP_MAX_DIMS * (max ? 2 : 1), nranks = nin * (max ? 2 : 1);
+  size_t nranks = nin + (max ? nmax : 0), ndims;
+  if (!ap_mul_size(nranks, AP_MAX_DIMS, &ndims)) return false;
   return add_part(&at, nsg, sizeof(rt_subgraph), &l->sg) &&
          add_part(&at, nr, sizeof(rt_tensor), &l->tensors) &&
          add_part(&at, nt, sizeof(uint16_t), &l->slots) &&
@@ -51,14 +83,16 @@ static void reset_tensor(rt_tensor *x, const ap_tensor_info *ti) {
   x->data = NULL;
 }
 
-/* Points subgraph 0's inputs at their resized dims (or their max dims while planning). */
+/* Points the entry inputs at their resized dims (or their max dims while planning). */
 static void apply_input_dims(ap_interpreter *it, bool at_max) {
-  ap_ivec in = ap_model_subgraph_inputs(it->model, 0);
-  for (size_t i = 0; i < in.n; i++) {
-    if (in.v[i] < 0) continue;
-    rt_tensor *x = rt_rec(it, 0, (size_t)in.v[i]);
+  for (size_t i = 0; i < it->entry_input_count; i++) {
+    uint32_t sg = 0;
+    int32_t t = -1;
+    entry_inputs(it->model, i, &sg, &t);
+    if (t < 0) continue;
+    rt_tensor *x = rt_rec(it, sg, (size_t)t);
     if (!x) continue;
-    bool max = at_max && it->has_max && it->max_rank[i] >= 0;
+    bool max = at_max && it->has_max && i < it->input_count && it->max_rank[i] >= 0;
     const int32_t *d = max ? &it->max_dims[i * AP_MAX_DIMS] : &it->input_dims[i * AP_MAX_DIMS];
     int rank = max ? it->max_rank[i] : it->input_rank[i];
     if (rank < 0) continue;
@@ -115,17 +149,18 @@ static ap_status init_tables(ap_interpreter *it, const ap_interpreter_options *o
   it->input_dims = (int32_t *)(base + l->dims);
   it->input_rank = (int8_t *)(base + l->ranks);
   if (it->has_max) {
-    it->max_dims = it->input_dims + it->input_count * AP_MAX_DIMS;
-    it->max_rank = it->input_rank + it->input_count;
+    it->max_dims = it->input_dims + (size_t)it->entry_input_count * AP_MAX_DIMS;
+    it->max_rank = it->input_rank + it->entry_input_count;
   }
   /* Current input dims start as the model's (a non-tensor input index keeps rank -1). */
-  ap_ivec in = ap_model_subgraph_inputs(m, 0);
-  for (uint32_t i = 0; i < it->input_count; i++) {
+  for (uint32_t i = 0; i < it->entry_input_count; i++) {
     it->input_rank[i] = -1;
-    if (it->has_max) it->max_rank[i] = -1;
+    if (it->has_max && i < it->input_count) it->max_rank[i] = -1;
     ap_tensor_info ti;
-    if (in.v[i] < 0 || ap_model_tensor(m, 0, (size_t)in.v[i], &ti) != AP_OK ||
-        ti.shape.n > AP_MAX_DIMS)
+    uint32_t sg = 0;
+    int32_t t = -1;
+    entry_inputs(m, i, &sg, &t);
+    if (t < 0 || ap_model_tensor(m, sg, (size_t)t, &ti) != AP_OK || ti.shape.n > AP_MAX_DIMS)
       continue;
     if (ti.shape.n) memcpy(&it->input_dims[i * AP_MAX_DIMS], ti.shape.v, ti.shape.n * 4);
     it->input_rank[i] = (int8_t)ti.shape.n;
@@ -184,10 +219,14 @@ static ap_status create(const ap_model *m, const ap_interpreter_options *opt,
   *out = NULL;
   ap_interpreter_options o = opt ? *opt : ap_interpreter_defaults();
   ap_interpreter tmp = {.alloc = *alloc};
-  size_t nin = m ? ap_model_subgraph_inputs(m, 0).n : 0;
+  size_t nin = m ? ap_model_subgraph_inputs(m, 0).n : 0, entries = 0;
+  uint32_t esg;
+  int32_t et;
+  if (m) entries = entry_inputs(m, SIZE_MAX, &esg, &et);
   bool has_max = o.max_input_count > 0 && o.max_input_dims;
   layout l = {0};
-  if (m && !compute_layout(m, nin, has_max, &l)) return AP_ERR_OVERFLOW;
+  if (m && (entries > INT32_MAX || !compute_layout(m, entries, nin, has_max, &l)))
+    return AP_ERR_OVERFLOW;
   if (!m) l.total = (sizeof(ap_interpreter) + 15) & ~(size_t)15;
   ap_interpreter *it;
   if (o.arena && o.arena_size) {
@@ -224,6 +263,7 @@ static ap_status create(const ap_model *m, const ap_interpreter_options *opt,
   if (!m) return rt_fail(it, AP_ERR_ARG, "no model");
   it->sg_count = (uint32_t)ap_model_subgraph_count(m);
   it->input_count = (uint32_t)nin;
+  it->entry_input_count = (uint32_t)entries;
   if (it->sg_count == 0) return rt_fail(it, AP_ERR_ARG, "the model has no subgraphs");
   ap_status s = check ? check(it, &o) : AP_OK;
   if (s != AP_OK) return s;
@@ -502,22 +542,26 @@ static bool within_max(const ap_interpreter *it, size_t input, const int32_t *di
   return true;
 }
 
-ap_status ap_interpreter_resize_input(ap_interpreter *it, size_t input, const int32_t *dims,
-                                      int rank) {
+/* Resizes entry input `slot` (entry_inputs); `what` names it in messages ("input 2"). A slot
+ * out of range is `bad`'s status with its message. */
+static ap_status resize_slot(ap_interpreter *it, size_t slot, const int32_t *dims, int rank,
+                             const char *what, ap_status bad, const char *bad_msg) {
   if (!it) return AP_ERR_ARG;
   if (!it->sg) return rt_fail(it, AP_ERR_ARG, "the interpreter failed to create");
   if (!enter(it)) return AP_ERR_BUSY;
   ap_status s = AP_OK;
-  ap_ivec in = ap_model_subgraph_inputs(it->model, 0);
-  if (input >= in.n || in.v[input] < 0) {
-    s = rt_fail(it, AP_ERR_RANGE, "input %zu out of range (the model has %zu)", input, in.n);
+  uint32_t sg = 0;
+  int32_t t = -1;
+  if (slot < it->entry_input_count) entry_inputs(it->model, slot, &sg, &t);
+  if (t < 0) {
+    s = rt_fail(it, bad, "%s", bad_msg);
   } else if (rank < 0 || rank > AP_MAX_DIMS || (rank > 0 && !dims)) {
-    s = rt_fail(it, AP_ERR_ARG, "input %zu: rank %d out of range (0 to %d, with dims)", input, rank,
+    s = rt_fail(it, AP_ERR_ARG, "%s: rank %d out of range (0 to %d, with dims)", what, rank,
                 AP_MAX_DIMS);
   } else {
-    const rt_tensor *x = rt_rec(it, 0, (size_t)in.v[input]);
+    const rt_tensor *x = rt_rec(it, sg, (size_t)t);
     if (!x) {
-      s = rt_fail(it, AP_ERR_ARG, "input %zu is a constant", input);
+      s = rt_fail(it, AP_ERR_ARG, "%s is a constant", what);
     } else {
       rt_tensor probe = *x;
       probe.flags &= (uint8_t)~RT_OWNED_DIMS;
@@ -529,9 +573,9 @@ ap_status ap_interpreter_resize_input(ap_interpreter *it, size_t input, const in
     leave(it);
     return s;
   }
-  if (rank) memcpy(&it->input_dims[input * AP_MAX_DIMS], dims, (size_t)rank * 4);
-  it->input_rank[input] = (int8_t)rank;
-  if (it->allocated && within_max(it, input, dims, rank)) {
+  if (rank) memcpy(&it->input_dims[slot * AP_MAX_DIMS], dims, (size_t)rank * 4);
+  it->input_rank[slot] = (int8_t)rank;
+  if (it->allocated && within_max(it, slot, dims, rank)) {
     /* The plan holds the maximum: shapes and parameters follow without a new plan. */
     apply_input_dims(it, false);
     s = rt_prepare_all(it, RT_RESHAPE, NULL);
@@ -543,12 +587,37 @@ ap_status ap_interpreter_resize_input(ap_interpreter *it, size_t input, const in
     /* The message says why; the plan cannot serve these dims. */
   }
   it->allocated = false;
-  it->stale_input = (int32_t)input;
+  it->stale_input = (int32_t)slot;
   if (s == AP_OK)
-    rt_fail(it, AP_OK, "input %zu was resized: call ap_interpreter_allocate() again before invoke",
-            input);
+    rt_fail(it, AP_OK, "%s was resized: call ap_interpreter_allocate() again before invoke", what);
   leave(it);
   return AP_OK;
+}
+
+ap_status ap_interpreter_resize_input(ap_interpreter *it, size_t input, const int32_t *dims,
+                                      int rank) {
+  char what[48], bad[96];
+  size_t n = it && it->sg ? it->input_count : 0;
+  snprintf(what, sizeof what, "input %zu", input);
+  snprintf(bad, sizeof bad, "input %zu out of range (the model has %zu)", input, n);
+  return resize_slot(it, input < n ? input : SIZE_MAX, dims, rank, what, AP_ERR_RANGE, bad);
+}
+
+ap_status ap_interpreter_resize_tensor(ap_interpreter *it, size_t subgraph, size_t tensor,
+                                       const int32_t *dims, int rank) {
+  char what[64], bad[160];
+  size_t slot = SIZE_MAX;
+  for (size_t i = 0; it && it->sg && i < it->entry_input_count && slot == SIZE_MAX; i++) {
+    uint32_t sg = 0;
+    int32_t t = -1;
+    entry_inputs(it->model, i, &sg, &t);
+    if (sg == subgraph && t >= 0 && (size_t)t == tensor) slot = i;
+  }
+  snprintf(what, sizeof what, "subgraph %zu tensor %zu", subgraph, tensor);
+  snprintf(bad, sizeof bad,
+           "subgraph %zu tensor %zu is no input of subgraph 0 or of a signature's subgraph",
+           subgraph, tensor);
+  return resize_slot(it, slot, dims, rank, what, AP_ERR_ARG, bad);
 }
 
 /* Runs op *k of subgraph sg, or the streamed segment starting there (then *k moves to its last
@@ -634,13 +703,20 @@ static ap_status invoke_entry(ap_interpreter *it, size_t entry) {
     s = rt_fail(it, AP_ERR_ARG, "the interpreter failed to create");
   } else if (!it->allocated && it->stale_input >= 0) {
     ap_tensor_info ti;
-    ap_ivec in = ap_model_subgraph_inputs(it->model, 0);
-    const char *name =
-        ap_model_tensor(it->model, 0, (size_t)in.v[it->stale_input], &ti) == AP_OK ? ti.name : "";
-    s = rt_fail(it, AP_ERR_NOT_ALLOCATED,
-                "input %d (\"%s\") was resized: call ap_interpreter_allocate() again before "
-                "invoke",
-                it->stale_input, name);
+    uint32_t sg = 0;
+    int32_t t = -1;
+    entry_inputs(it->model, (size_t)it->stale_input, &sg, &t);
+    const char *name = ap_model_tensor(it->model, sg, (size_t)t, &ti) == AP_OK ? ti.name : "";
+    if (sg == 0)
+      s = rt_fail(it, AP_ERR_NOT_ALLOCATED,
+                  "input %d (\"%s\") was resized: call ap_interpreter_allocate() again before "
+                  "invoke",
+                  it->stale_input, name);
+    else
+      s = rt_fail(it, AP_ERR_NOT_ALLOCATED,
+                  "subgraph %u tensor %d (\"%s\") was resized: call ap_interpreter_allocate() "
+                  "again before invoke",
+                  sg, t, name);
   } else if (!it->allocated) {
     s = rt_fail(it, AP_ERR_NOT_ALLOCATED,
                 "not allocated: call ap_interpreter_allocate() before invoke");

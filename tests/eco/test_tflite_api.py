@@ -125,7 +125,7 @@ def main():
                                       "ssd_mobilenet_v1_coco_uint8.seed1.input0.bin"),
                     tmp, vpy, run_env, script, 0.1, 4)
         # The SignatureRunner script on signatures of two subgraphs (LiteRT's test model:
-        # add is x + 2, sub is x - 3; one value, as only subgraph 0's inputs resize here).
+        # add is x + 2, sub is x - 3; two values: both runners resize their inputs).
         with open(os.path.join(ROOT, "tests", "eco", "signature_runner_script.py")) as f:
             text = f.read()
         check(text.count(IMPORT) == 1, "the runner script imports tflite_runtime once")
@@ -133,9 +133,9 @@ def main():
         with open(runner, "w") as f:
             f.write(text.replace(IMPORT, "import arenaplan as tflite"))
         r = subprocess.run([vpy, runner, os.path.join(SHARED, "models", "multi_signatures.tflite"),
-                            "2.5"], env=run_env, cwd=tmp, stdout=subprocess.PIPE,
+                            "2.5", "-1"], env=run_env, cwd=tmp, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True)
-        want = "add output_0=[4.5]\nsub output_0=[-0.5]\n"
+        want = "add output_0=[4.5, 1.0]\nsub output_0=[-0.5, -4.0]\n"
         check(r.returncode == 0 and r.stdout == want,
               "signature_runner_script.py printed %r, want %r" % (r.stdout, want))
         r = subprocess.run([vpy, os.path.join(ROOT, "tests", "eco", "tflite_api_checks.py"),

@@ -109,6 +109,35 @@ int main(void) {
   CHECK_EQ(ap_interpreter_invoke_subgraph(it, 1), AP_OK);
   expect(it, 1, -2, 1, 8);
 
+  /* A signature's input resized: stale until allocate, then the subgraph runs at the new dims. */
+  static const int32_t five[] = {5};
+  CHECK_EQ(ap_interpreter_resize_tensor(it, 1, 0, five, 1), AP_OK);
+  CHECK_EQ(ap_interpreter_invoke_subgraph(it, 1), AP_ERR_NOT_ALLOCATED);
+  CHECK_STR(ap_interpreter_error(it), "subgraph 1 tensor 0 (\"x\") was resized: call "
+                                      "ap_interpreter_allocate() again before invoke");
+  CHECK_MSG(ap_interpreter_allocate(it) == AP_OK, "%s", ap_interpreter_error(it));
+  ap_tensor t;
+  CHECK(ap_interpreter_tensor(it, 1, 0, &t) == AP_OK && t.rank == 1 && t.dims[0] == 5);
+  CHECK(t.bytes == 20);
+  memcpy(t.data, (float[]){1, 2, 3, 4, 5}, 20);
+  CHECK_EQ(ap_interpreter_invoke_subgraph(it, 1), AP_OK);
+  CHECK(ap_interpreter_tensor(it, 1, 1, &t) == AP_OK && t.rank == 1 && t.dims[0] == 5);
+  CHECK(memcmp(t.data, (float[]){2, 4, 6, 8, 10}, 20) == 0);
+  /* The other entries keep their dims. */
+  set(it, 2, a);
+  CHECK_EQ(ap_interpreter_invoke_subgraph(it, 2), AP_OK);
+  expect(it, 2, 1, 4, 9);
+  /* Subgraph 0's inputs go either way; anything else is refused. */
+  CHECK_EQ(ap_interpreter_resize_tensor(it, 0, 0, vec3, 1), AP_OK);
+  CHECK_EQ(ap_interpreter_resize_tensor(it, 3, 0, five, 1), AP_ERR_ARG);
+  CHECK_STR(ap_interpreter_error(it),
+            "subgraph 3 tensor 0 is no input of subgraph 0 or of a signature's subgraph");
+  CHECK_EQ(ap_interpreter_resize_tensor(it, 1, 1, five, 1), AP_ERR_ARG);
+  CHECK_EQ(ap_interpreter_resize_tensor(it, 1, 0, five, -1), AP_ERR_ARG);
+  CHECK_STR(ap_interpreter_error(it),
+            "subgraph 1 tensor 0: rank -1 out of range (0 to 8, with dims)");
+  CHECK_EQ(ap_interpreter_resize_tensor(NULL, 1, 0, five, 1), AP_ERR_ARG);
+
   ap_interpreter_destroy(it);
   ap_model_destroy(m);
   ap_writer_destroy(w);

@@ -25,8 +25,9 @@ What differs from TFLite:
 - Custom ops (InterpreterWithCustomOps): a registerer is a Python callable taking a
   CustomOpResolver (add kernels written in Python with numpy), or the name of a C function
   `size_t NAME(const ap_custom_op **ops)` in a loaded library (it points *ops at its table).
-- Signatures of every subgraph run, but the entries share one arena: read a runner's outputs
-  (it returns copies) before invoking another entry. Only subgraph 0's inputs can be resized.
+- Signatures of every subgraph run (and resize their inputs, as TFLite's runner does), but the
+  entries share one arena: read a runner's outputs (it returns copies) before invoking another
+  entry.
 Beyond TFLite's API: memory() (bytes of each region), plan() (the arena plan) and the keyword
 arguments strategy= and arena_bytes= (run inside one caller-owned buffer).
 """
@@ -108,6 +109,8 @@ for _name, (_res, _args) in {
     "ap_interpreter_resize_input": (c_status, [_P, c_size, ctypes.POINTER(ctypes.c_int32),
                                                ctypes.c_int]),
     "ap_interpreter_invoke_subgraph": (c_status, [_P, c_size]),
+    "ap_interpreter_resize_tensor": (c_status, [_P, c_size, c_size,
+                                                ctypes.POINTER(ctypes.c_int32), ctypes.c_int]),
     "ap_model_tensor_sparsity": (c_status, [_P, c_size, c_size, ctypes.POINTER(ap_sparsity)]),
     "ap_model_tensor_sparse_dim": (c_status, [_P, c_size, c_size, c_size,
                                               ctypes.POINTER(ap_sparse_dim)]),
@@ -744,6 +747,17 @@ class Interpreter:
             self._fail(ValueError)
         self._ready = False
 
+    def _resize(self, index, tensor_size, subgraph_index):
+        """Resizes input `index` of an entry subgraph (0 or a signature's)."""
+        self._ensure_safe()
+        dims = [int(d) for d in np.array(tensor_size, dtype=np.int32).reshape(-1)]
+        if len(dims) > AP_MAX_DIMS or any(d < 0 for d in dims):
+            raise ValueError("resize: bad dims %s" % dims)
+        arr = (ctypes.c_int32 * max(1, len(dims)))(*dims)
+        if _lib.ap_interpreter_resize_tensor(self._h, subgraph_index, index, arr, len(dims)) != 0:
+            self._fail(ValueError)
+        self._ready = False
+
     def invoke(self):
         self._invoke(0)
 
@@ -852,12 +866,7 @@ class SignatureRunner:
             t = self._inputs[name]
             current = list(it._get_tensor_details(t, sg)["shape"])
             if list(values[name].shape) != current:
-                if sg != 0:
-                    raise ValueError("input %s of signature %s is %s, got %s: arenaplan resizes "
-                                     "subgraph 0's inputs only" % (name, self._signature_key,
-                                                                   current,
-                                                                   list(values[name].shape)))
-                it.resize_tensor_input(t, values[name].shape)
+                it._resize(t, values[name].shape, sg)
         it.allocate_tensors()
         for name, value in values.items():
             it._set_tensor(self._inputs[name], value, sg)

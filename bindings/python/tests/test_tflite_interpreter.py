@@ -377,10 +377,12 @@ def test_multi_signatures_model():
     assert list(sub.get_input_details()["x"]["shape_signature"]) == [-1]
     assert add(x=np.array([2], np.float32))["output_0"].tolist() == [4]
     assert sub(x=np.array([2], np.float32))["output_0"].tolist() == [-1]
-    # add resizes subgraph 0's input to the value's shape, as TFLite's runner does.
+    # Each runner resizes its subgraph's input to the value's shape, as TFLite's does (LiteRT's
+    # signature runner test: add [-1, 2] -> [1, 4], sub -> [-4, -1]).
     assert add(x=np.array([-1, 2], np.float32))["output_0"].tolist() == [1, 4]
-    with pytest.raises(ValueError, match="resizes subgraph 0's inputs only"):
-        sub(x=np.array([-1, 2], np.float32))
+    assert sub(x=np.array([-1, 2], np.float32))["output_0"].tolist() == [-4, -1]
+    assert list(sub.get_output_details()["output_0"]["shape"]) == [2]
+    assert sub(x=np.array([10], np.float32))["output_0"].tolist() == [7]
 
 
 # ---- variables, resize, quantization ----
