@@ -773,6 +773,12 @@ class Interpreter:
             self._fail()
 
     def _get_full_signature_list(self):
+        """{key: {"inputs": {name: tensor index}, "outputs": {...}}}, as TFLite's."""
+        return {k: {"inputs": v["inputs"], "outputs": v["outputs"]}
+                for k, v in self._signatures().items()}
+
+    def _signatures(self):
+        """_get_full_signature_list with each signature's subgraph_index."""
         m = self._model._h
         out = {}
         for i in range(_lib.ap_model_signature_count(m)):
@@ -845,7 +851,7 @@ class SignatureRunner:
             raise ValueError("None signature_key provided.")
         self._interpreter = interpreter
         self._signature_key = signature_key
-        defs = interpreter._get_full_signature_list()
+        defs = interpreter._signatures()
         if signature_key not in defs:
             raise ValueError("Invalid signature_key provided.")
         self._signature_def = defs[signature_key]

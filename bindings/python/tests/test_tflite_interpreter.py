@@ -337,6 +337,8 @@ def test_signature_list_and_runners_in_every_subgraph():
         it.get_signature_runner()
     with pytest.raises(ValueError, match="^Invalid signature_key provided.$"):
         it.get_signature_runner("nope")
+    assert it._get_full_signature_list()["square"] == {"inputs": {"value": 0},
+                                                       "outputs": {"result": 1}}
     x = np.array([1, -2, 0.5], np.float32)
     twice, square, main = (it.get_signature_runner(k) for k in ("twice", "square", "main"))
     assert twice(value=x)["result"].tolist() == [2, -4, 1]
