@@ -627,3 +627,68 @@ def test_sparse_tensor_access(tmp_path):
     assert s_params["dim_metadata"][1]["array_indices"].tolist() == [0, 1, 1]
     assert list(interpreter.get_tensor_details()[0]["shape"]) == [4, 4]  # the dense shape
     assert interpreter.get_tensor_details()[1]["sparsity_parameters"] == {}
+
+
+@needs_shared
+def test_preserve_all_tensors_gives_every_intermediate():
+    # experimental_preserve_all_tensors: after invoke every intermediate of subgraph 0 is
+    # readable, byte-equal to TFLite Micro's for the oracle's seed-1 input.
+    oracle = os.path.join(SHARED, "oracle", "tflm")
+    it = tflite.Interpreter(model_path=PERSON, experimental_preserve_all_tensors=True)
+    it.allocate_tensors()
+    d = it.get_input_details()[0]
+    x = np.fromfile(os.path.join(oracle, "person_detect_int8.seed1.input0.bin"),
+                    dtype=d["dtype"]).reshape(d["shape"])
+    it.set_tensor(d["index"], x)
+    it.invoke()
+    files = [f for f in os.listdir(os.path.join(oracle, "tensors"))
+             if f.startswith("person_detect_int8.seed1.tensor")]
+    assert len(files) > 20
+    for f in files:
+        t = int(f.split("tensor")[1].split(".")[0])
+        want = pathlib.Path(oracle, "tensors", f).read_bytes()
+        assert it.get_tensor(t).tobytes() == want, f
+
+
+REGISTERER_C = r"""
+#include <arenaplan/arenaplan.h>
+#include <string.h>
+static ap_status prepare(ap_op_context *c) {
+  ap_tensor in;
+  if (!ap_op_input(c, 0, &in)) return AP_ERR_ARG;
+  return ap_op_set_output_shape(c, 0, in.dims, in.rank);
+}
+static ap_status eval(ap_op_context *c) {
+  ap_tensor in, out;
+  if (!ap_op_input(c, 0, &in) || !ap_op_output(c, 0, &out)) return AP_ERR_ARG;
+  const float *x = in.data;
+  float *y = out.data;
+  for (size_t i = 0; i < in.bytes / 4; i++) y[i] = 2 * x[i];
+  return AP_OK;
+}
+static const ap_custom_op ops[] = {{"TimesTwo", 0, {prepare, eval}}};
+size_t ApTestRegisterer(const ap_custom_op **out) { *out = ops; return 1; }
+"""
+
+
+@pytest.mark.skipif(__import__("shutil").which("cc") is None, reason="no C compiler")
+def test_registerer_by_name(tmp_path):
+    # A C registerer in a loaded library, found by name (TFLite's testRegistererByName).
+    import subprocess
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))))
+    src = tmp_path / "registerer.c"
+    src.write_text(REGISTERER_C)
+    lib = tmp_path / "libregisterer.so"
+    arenaplan_so = os.path.realpath(arenaplan._find_library())
+    subprocess.run(["cc", "-std=c11", "-shared", "-fPIC", "-I", os.path.join(root, "include"),
+                    str(src), arenaplan_so, "-Wl,-rpath," + os.path.dirname(arenaplan_so),
+                    "-o", str(lib)], check=True)
+    ctypes.CDLL(str(lib), mode=ctypes.RTLD_GLOBAL)
+    it = tflite.InterpreterWithCustomOps(model_content=custom_model(),
+                                         custom_op_registerers=["ApTestRegisterer"])
+    assert it._safe_to_run()
+    it.allocate_tensors()
+    it.set_tensor(0, np.array([[1, 2], [-3, 0.25]], np.float32))
+    it.invoke()
+    assert it.get_tensor(1).tolist() == [[2, 4], [-6, 0.5]]
