@@ -164,7 +164,7 @@ static ap_status emit(ap_op_context *c, str_map *m) {
     source(m, i, &k, &e);
     ap_string_at(m->in[k].data, e, &s, &len);
     memcpy(p + 4 * (1 + i), &at, 4);
-    if (len) memmove(p + at, s, len); /* an input may be this very block (a malformed graph) */
+    if (len) memcpy(p + at, s, len);
     at += (int32_t)len;
   }
   memcpy(p + 4 * (1 + n), &at, 4);
@@ -416,6 +416,12 @@ static ap_status compare(ap_op_context *c, str_map *m) {
 
 static ap_status string_eval(ap_op_context *c) {
   str_map m = {.builtin = c->info.builtin, .bad = -1};
+  /* A graph feeding an op its own output (loadable, but malformed): growing the output's block
+   * would free the input's bytes under the op. */
+  for (size_t i = 0; i < c->info.inputs.n; i++)
+    if (c->info.outputs.n && c->info.inputs.v[i] == c->info.outputs.v[0])
+      return ap_op_fail(c, AP_ERR_FORMAT, "input %zu is its own output (tensor %d)", i,
+                        c->info.inputs.v[i]);
   ap_op_options o;
   if (ap_model_op_options(c->it->model, c->subgraph, c->index, &o) != AP_OK)
     memset(&o, 0, sizeof o);

@@ -289,8 +289,36 @@ static void every_op(void) {
   ap_writer_destroy(w);
 }
 
+/* RESHAPE(s, shape) -> s: an op fed its own output is refused, not run over freed bytes. */
+static void own_output(void) {
+  ap_writer *w;
+  CHECK(ap_writer_create(NULL, &w) == AP_OK);
+  static const int32_t d1[] = {1};
+  int32_t s = tensor(w, "s", AP_STRING, d1, 1, NULL, 0);
+  int32_t k = tensor(w, "shape", AP_INT32, d1, 1, d1, 4);
+  op(w, OP_RESHAPE, (int32_t[]){s, k}, 2, s, NULL);
+  CHECK(ap_writer_set_subgraph_io(w, 0, &s, 1, &s, 1) == AP_OK);
+  ap_model *m = finish(w, AP_OK, NULL);
+  ap_interpreter *it;
+  CHECK(ap_interpreter_create(m, NULL, &it) == AP_OK);
+  CHECK_MSG(ap_interpreter_allocate(it) == AP_OK, "%s", ap_interpreter_error(it));
+  {
+    uint8_t v[32];
+    static const char *const one[] = {"abc"};
+    size_t vb = strings(v, sizeof v, one, 1);
+    CHECK_EQ(ap_interpreter_set_string(it, 0, (size_t)s, v, vb, d1, 1), AP_OK);
+    CHECK_EQ(ap_interpreter_invoke(it), AP_ERR_FORMAT);
+    CHECK_STR(ap_interpreter_error(it),
+              "subgraph 0 op 0 (RESHAPE): input 0 is its own output (tensor 0)");
+  }
+  ap_interpreter_destroy(it);
+  ap_model_destroy(m);
+  ap_writer_destroy(w);
+}
+
 int main(void) {
   hostile_buffers();
+  own_output();
   gather_table();
   every_op();
   return ap_test_done();
