@@ -742,10 +742,18 @@ class Interpreter:
                                  "dimensions identified by -1.")
         if len(dims) > AP_MAX_DIMS or any(d < 0 for d in dims):
             raise ValueError("resize_tensor_input: bad dims %s" % dims)
+        if self._same_dims(input_index, dims, 0):
+            return  # TFLite's short cut: the plan stays valid
         arr = (ctypes.c_int32 * max(1, len(dims)))(*dims)
         if _lib.ap_interpreter_resize_input(self._h, k, arr, len(dims)) != 0:
             self._fail(ValueError)
         self._ready = False
+
+    def _same_dims(self, index, dims, subgraph_index):
+        if not self._ready:
+            return False
+        t = self._tensor(index, subgraph_index)
+        return list(t.dims[:t.rank]) == list(dims)
 
     def _resize(self, index, tensor_size, subgraph_index):
         """Resizes input `index` of an entry subgraph (0 or a signature's)."""
@@ -753,6 +761,8 @@ class Interpreter:
         dims = [int(d) for d in np.array(tensor_size, dtype=np.int32).reshape(-1)]
         if len(dims) > AP_MAX_DIMS or any(d < 0 for d in dims):
             raise ValueError("resize: bad dims %s" % dims)
+        if self._same_dims(index, dims, subgraph_index):
+            return
         arr = (ctypes.c_int32 * max(1, len(dims)))(*dims)
         if _lib.ap_interpreter_resize_tensor(self._h, subgraph_index, index, arr, len(dims)) != 0:
             self._fail(ValueError)
