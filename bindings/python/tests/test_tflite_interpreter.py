@@ -385,6 +385,8 @@ def test_multi_signatures_model():
     assert sub(x=np.array([-1, 2], np.float32))["output_0"].tolist() == [-4, -1]
     assert list(sub.get_output_details()["output_0"]["shape"]) == [2]
     assert sub(x=np.array([10], np.float32))["output_0"].tolist() == [7]
+    # An empty input runs (TFLite's testEmptyInputTensor).
+    assert sub(x=np.zeros([0], np.float32))["output_0"].shape == (0,)
 
 
 # ---- variables, resize, quantization ----
