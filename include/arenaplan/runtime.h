@@ -331,8 +331,10 @@ ap_status ap_interpreter_tensor_by_name(const ap_interpreter *it, const char *na
  * AP_ERR_FORMAT with the reason for a hostile buffer (offsets out of order or past its end, a
  * count that overflows or differs), AP_ERR_NOT_ALLOCATED before allocate. Ops writing strings
  * (GATHER, GATHER_ND, RESHAPE, SQUEEZE, EXPAND_DIMS, CONCATENATION, SLICE, FILL, TILE) and
- * comparing them (EQUAL, NOT_EQUAL) run on them; ap_interpreter_tensor gives a string tensor's
- * buffer (data) and its size (bytes). */
+ * comparing them (EQUAL, NOT_EQUAL) run on them, and TFLite's static hash tables (HASHTABLE,
+ * HASHTABLE_IMPORT, HASHTABLE_FIND, HASHTABLE_SIZE; int64 -> string or string -> int64, the
+ * entries copied once at import into the dynamic region); ap_interpreter_tensor gives a string
+ * tensor's buffer (data) and its size (bytes). */
 ap_status ap_interpreter_set_string(ap_interpreter *it, size_t subgraph, size_t tensor,
                                     const void *buffer, size_t size, const int32_t *dims,
                                     int rank);

@@ -51,7 +51,8 @@ ap_status ap_op_supported(const ap_model *m, size_t sg, size_t op, char *why, si
     return s;
   }
   bool runtime_own =
-      !info.custom && (rt_control_kernel(info.builtin) || rt_resource_kernel(info.builtin));
+      !info.custom && (rt_control_kernel(info.builtin) || rt_resource_kernel(info.builtin) ||
+                       rt_hashtable_kernel(info.builtin));
   const ap_kernel *k =
       info.custom ? ap_kernel_find_custom(info.custom) : ap_kernel_find(info.builtin);
   if (!k && !runtime_own) {

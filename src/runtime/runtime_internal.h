@@ -356,6 +356,10 @@ ap_status rt_strings_mark(ap_interpreter *it);
 bool rt_string_kernel(ap_op_context *c);
 bool rt_string_op(const rt_op *o);
 ap_status rt_string_prepare(ap_op_context *c);
+/* hashtable.c: HASHTABLE, HASHTABLE_FIND, HASHTABLE_IMPORT, HASHTABLE_SIZE (NULL for any
+ * other builtin), run as string ops are (rt_string_kernel picks them). */
+const ap_op_kernel *rt_hashtable_kernel(int32_t builtin);
+bool rt_hashtable_op(const ap_op_kernel *k);
 /* Frees every block (allocate and destroy call it through rt_release). */
 void rt_dynamic_release(ap_interpreter *it);
 

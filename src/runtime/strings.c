@@ -469,7 +469,8 @@ static ap_status string_eval(ap_op_context *c) {
 static const ap_op_kernel string_kernel = {.prepare = NULL, .eval = string_eval};
 
 bool rt_string_op(const rt_op *o) {
-  return rt_op_is_custom(o) && rt_op_custom(o) == &string_kernel;
+  return rt_op_is_custom(o) &&
+         (rt_op_custom(o) == &string_kernel || rt_hashtable_op(rt_op_custom(o)));
 }
 
 static bool is_string(const ap_op_context *c, ap_ivec v, size_t i) {
@@ -481,6 +482,11 @@ static bool is_string(const ap_op_context *c, ap_ivec v, size_t i) {
 
 bool rt_string_kernel(ap_op_context *c) {
   if (c->info.custom) return false;
+  const ap_op_kernel *table = rt_hashtable_kernel(c->info.builtin);
+  if (table) {
+    c->op->kernel = (uintptr_t)table | 1u;
+    return true;
+  }
   switch (c->info.builtin) {
   case AP_KB_GATHER:
   case AP_KB_GATHER_ND:
@@ -503,8 +509,11 @@ bool rt_string_kernel(ap_op_context *c) {
   return true;
 }
 
-/* Its outputs' shapes and bytes follow from its inputs' values: dynamic. */
+/* Its outputs' shapes and bytes follow from its inputs' values: dynamic. (A hash table op
+ * prepares itself.) */
 ap_status rt_string_prepare(ap_op_context *c) {
+  const ap_op_kernel *k = rt_op_custom(c->op);
+  if (k != &string_kernel) return k->prepare(c);
   return c->phase == RT_PREPARE ? rt_mark_dynamic(c) : AP_OK;
 }
 
