@@ -140,17 +140,26 @@ static void sift(const rt_table *t, uint32_t *o, size_t root, size_t n) {
   }
 }
 
+/* IMPORT's and FIND's inputs: the table, keys (input 1) and `what` (input 2: the values, or the
+ * default value), typed as the table's keys and values. */
+static ap_status table_inputs(ap_op_context *c, rt_table **t, ap_tensor *k, ap_tensor *v,
+                              const char *what) {
+  ap_status s = handle(c, t);
+  if (s != AP_OK) return s;
+  if (!ap_op_input(c, 1, k) || !ap_op_input(c, 2, v) || !k->data || !v->data)
+    return ap_op_fail(c, AP_ERR_NOT_ALLOCATED, "keys or %s have no value yet", what);
+  if (k->type != (*t)->key_type || v->type != (*t)->value_type)
+    return ap_op_fail(c, AP_ERR_FORMAT, "keys %s and %s %s for a %s -> %s table",
+                      ap_dtype_name(k->type), what, ap_dtype_name(v->type),
+                      ap_dtype_name((*t)->key_type), ap_dtype_name((*t)->value_type));
+  return AP_OK;
+}
+
 static ap_status import_eval(ap_op_context *c) {
   rt_table *t;
-  ap_status s = handle(c, &t);
-  if (s != AP_OK || t->imported) return s;
   ap_tensor k, v;
-  if (!ap_op_input(c, 1, &k) || !ap_op_input(c, 2, &v) || !k.data || !v.data)
-    return ap_op_fail(c, AP_ERR_NOT_ALLOCATED, "keys or values have no value yet");
-  if (k.type != t->key_type || v.type != t->value_type)
-    return ap_op_fail(c, AP_ERR_FORMAT, "keys %s and values %s for a %s -> %s table",
-                      ap_dtype_name(k.type), ap_dtype_name(v.type), ap_dtype_name(t->key_type),
-                      ap_dtype_name(t->value_type));
+  ap_status s = table_inputs(c, &t, &k, &v, "values");
+  if (s != AP_OK || t->imported) return s;
   const ap_tensor *ints = k.type == AP_INT64 ? &k : &v, *strs = k.type == AP_STRING ? &k : &v;
   size_t n = ints->bytes / 8, sbytes = strs->bytes, total, order;
   if (ap_string_count(strs->data) != n)
@@ -219,15 +228,9 @@ static int64_t lookup(const rt_table *t, int64_t ik, const uint8_t *s, size_t le
 
 static ap_status find_eval(ap_op_context *c) {
   rt_table *t;
-  ap_status s = handle(c, &t);
-  if (s != AP_OK) return s;
   ap_tensor k, d;
-  if (!ap_op_input(c, 1, &k) || !ap_op_input(c, 2, &d) || !k.data || !d.data)
-    return ap_op_fail(c, AP_ERR_NOT_ALLOCATED, "keys or default_value have no value yet");
-  if (k.type != t->key_type || d.type != t->value_type)
-    return ap_op_fail(c, AP_ERR_FORMAT, "keys %s and default %s for a %s -> %s table",
-                      ap_dtype_name(k.type), ap_dtype_name(d.type), ap_dtype_name(t->key_type),
-                      ap_dtype_name(t->value_type));
+  ap_status s = table_inputs(c, &t, &k, &d, "default_value");
+  if (s != AP_OK) return s;
   size_t n = 1;
   for (int i = 0; i < k.rank; i++)
     if (!ap_mul_size(n, (size_t)k.dims[i], &n)) return ap_op_fail(c, AP_ERR_OVERFLOW, "keys");

@@ -3,22 +3,11 @@
  * of the same id shares the table; a later import is ignored) and int64 -> string (missing keys
  * give the default); unsupported key types and a handle naming no table are refused. */
 #include "arenaplan/arenaplan.h"
-#include "test.h"
+#include "rt_test.h"
 
 #include <string.h>
 
 enum { OP_HASHTABLE = 136, OP_FIND = 137, OP_IMPORT = 138, OP_SIZE = 139 };
-
-static size_t strings(uint8_t *out, size_t cap, const char *const *s, size_t n) {
-  const uint8_t *p[8];
-  size_t len[8], need = 0;
-  for (size_t i = 0; i < n; i++) {
-    p[i] = (const uint8_t *)s[i];
-    len[i] = strlen(s[i]);
-  }
-  CHECK(ap_string_buffer_write(out, cap, p, len, n, &need) == AP_OK);
-  return need;
-}
 
 static int32_t tensor(ap_writer *w, int type, const int32_t *shape, size_t rank, const void *data,
                       size_t bytes) {
@@ -69,7 +58,7 @@ static void string_to_int(void) {
   static const char *const keys[] = {"b", "a", "c", "a"}, *const other[] = {"a"};
   static const int64_t values[] = {2, 1, 3, 9}, dflt[] = {-1}, other_values[] = {100};
   uint8_t kb[64], ob[32];
-  size_t kn = strings(kb, sizeof kb, keys, 4), on = strings(ob, sizeof ob, other, 1);
+  size_t kn = rt_strings(kb, sizeof kb, keys, 4), on = rt_strings(ob, sizeof ob, other, 1);
   int32_t h = tensor(w, AP_RESOURCE, one, 1, NULL, 0), h2 = tensor(w, AP_RESOURCE, one, 1, NULL, 0);
   int32_t k = tensor(w, AP_STRING, four, 1, kb, kn), v = tensor(w, AP_INT64, four, 1, values, 32);
   int32_t k2 = tensor(w, AP_STRING, one, 1, ob, on);
@@ -89,7 +78,7 @@ static void string_to_int(void) {
   CHECK_MSG(ap_interpreter_allocate(it) == AP_OK, "%s", ap_interpreter_error(it));
   static const char *const query[] = {"a", "zz", "c"};
   uint8_t qb[64];
-  size_t qn = strings(qb, sizeof qb, query, 3);
+  size_t qn = rt_strings(qb, sizeof qb, query, 3);
   for (int run = 0; run < 2; run++) {
     CHECK_EQ(ap_interpreter_set_string(it, 0, (size_t)q, qb, qn, three, 1), AP_OK);
     CHECK_MSG(ap_interpreter_invoke(it) == AP_OK, "%s", ap_interpreter_error(it));
@@ -111,7 +100,7 @@ static void int_to_string(void) {
   static const int64_t keys[] = {10, -5, 3};
   static const char *const values[] = {"ten", "minus five", "three"}, *const dflt[] = {"?"};
   uint8_t vb[64], db[16];
-  size_t vn = strings(vb, sizeof vb, values, 3), dn = strings(db, sizeof db, dflt, 1);
+  size_t vn = rt_strings(vb, sizeof vb, values, 3), dn = rt_strings(db, sizeof db, dflt, 1);
   int32_t h = tensor(w, AP_RESOURCE, one, 1, NULL, 0);
   int32_t k = tensor(w, AP_INT64, three, 1, keys, 24), v = tensor(w, AP_STRING, three, 1, vb, vn);
   int32_t d = tensor(w, AP_STRING, NULL, 0, db, dn), q = tensor(w, AP_INT64, four, 1, NULL, 0);

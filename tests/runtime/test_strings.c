@@ -3,7 +3,7 @@
  * a chain of every string op on a value set with ap_interpreter_set_string, and a model whose
  * constant string table is malformed. Every expected value is worked by hand. */
 #include "arenaplan/arenaplan.h"
-#include "test.h"
+#include "rt_test.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -22,18 +22,6 @@ enum {
   OP_GATHER_ND = 107
 };
 
-/* A buffer of n strings (NUL-separated in `joined`) into out; returns its size. */
-static size_t strings(uint8_t *out, size_t cap, const char *const *s, size_t n) {
-  const uint8_t *p[16];
-  size_t len[16], need = 0;
-  for (size_t i = 0; i < n; i++) {
-    p[i] = (const uint8_t *)s[i];
-    len[i] = strlen(s[i]);
-  }
-  CHECK(ap_string_buffer_write(out, cap, p, len, n, &need) == AP_OK);
-  return need;
-}
-
 static void put32(uint8_t *b, size_t word, int32_t v) {
   memcpy(b + 4 * word, &v, 4);
 }
@@ -47,7 +35,7 @@ static void check_buffer(const uint8_t *b, size_t size, size_t count, const char
 static void hostile_buffers(void) {
   uint8_t b[64];
   static const char *const abc[] = {"a", "bc", ""};
-  size_t n = strings(b, sizeof b, abc, 3); /* 20 bytes of header + 3 */
+  size_t n = rt_strings(b, sizeof b, abc, 3); /* 20 bytes of header + 3 */
   CHECK_EQ(n, 23);
   size_t used = 0;
   CHECK_EQ(ap_string_buffer_check(b, n, 3, &used, NULL, 0), AP_OK);
@@ -84,7 +72,7 @@ static void hostile_buffers(void) {
   check_buffer(h, n, 3, "string buffer: string 2 ends at 99, past the buffer's end (23)");
   CHECK_EQ(ap_string_buffer_check(NULL, 4, 0, NULL, NULL, 0), AP_ERR_ARG);
   /* No strings: a count and one offset. */
-  CHECK_EQ(strings(h, sizeof h, NULL, 0), 8);
+  CHECK_EQ(rt_strings(h, sizeof h, NULL, 0), 8);
   CHECK_EQ(ap_string_buffer_check(h, 8, 0, &used, NULL, 0), AP_OK);
   CHECK_EQ(used, 8);
 }
@@ -144,7 +132,7 @@ static void gather_table(void) {
   CHECK(ap_writer_create(NULL, &w) == AP_OK);
   static const char *const words[] = {"zero", "one", "two", "", "four"};
   uint8_t table[128];
-  size_t tb = strings(table, sizeof table, words, 5);
+  size_t tb = rt_strings(table, sizeof table, words, 5);
   static const int32_t five[] = {5}, three[] = {3};
   int32_t p = tensor(w, "table", AP_STRING, five, 1, table, tb);
   int32_t i = tensor(w, "indices", AP_INT32, three, 1, NULL, 0);
@@ -202,7 +190,7 @@ static void every_op(void) {
                        nd[] = {1, 0}, fill3[] = {3};
   uint8_t xbuf[32];
   static const char *const x[] = {"x"};
-  size_t xb = strings(xbuf, sizeof xbuf, x, 1);
+  size_t xb = rt_strings(xbuf, sizeof xbuf, x, 1);
   int32_t s = tensor(w, "s", AP_STRING, d4, 1, NULL, 0);
   int32_t r = tensor(w, "r", AP_STRING, d22, 2, NULL, 0);
   int32_t sl = tensor(w, "sl", AP_STRING, d21, 2, NULL, 0);
@@ -240,7 +228,7 @@ static void every_op(void) {
   CHECK(ap_interpreter_create(m, NULL, &it) == AP_OK);
   uint8_t v[64];
   static const char *const values[] = {"a", "bb", "", "ccc"};
-  size_t vb = strings(v, sizeof v, values, 4);
+  size_t vb = rt_strings(v, sizeof v, values, 4);
   CHECK_EQ(ap_interpreter_set_string(it, 0, (size_t)s, v, vb, d4, 1), AP_ERR_NOT_ALLOCATED);
   CHECK_MSG(ap_interpreter_allocate(it) == AP_OK, "%s", ap_interpreter_error(it));
   /* Before any value: the op says what is missing. */
@@ -305,7 +293,7 @@ static void own_output(void) {
   {
     uint8_t v[32];
     static const char *const one[] = {"abc"};
-    size_t vb = strings(v, sizeof v, one, 1);
+    size_t vb = rt_strings(v, sizeof v, one, 1);
     CHECK_EQ(ap_interpreter_set_string(it, 0, (size_t)s, v, vb, d1, 1), AP_OK);
     CHECK_EQ(ap_interpreter_invoke(it), AP_ERR_FORMAT);
     CHECK_STR(ap_interpreter_error(it),
