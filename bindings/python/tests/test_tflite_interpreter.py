@@ -700,3 +700,31 @@ def test_registerer_by_name(tmp_path):
     it.set_tensor(0, np.array([[1, 2], [-3, 0.25]], np.float32))
     it.invoke()
     assert it.get_tensor(1).tolist() == [[2, 4], [-6, 0.5]]
+
+
+def test_hashtable_vocabulary_lookup():
+    # A vocabulary as TF's StaticHashTable converts: HASHTABLE, HASHTABLE_IMPORT of constant
+    # keys and ids, HASHTABLE_FIND with a default of -1, HASHTABLE_SIZE.
+    w = mw.Writer()
+    opts = mw.ap_options()
+    opts.type, opts.count = 107, 3  # HashtableOptions: table_id, key_dtype, value_dtype
+    for k, (kind, v) in enumerate([(6, 1), (2, mw.STRING), (2, mw.INT64)]):  # INT32, INT8, INT8
+        opts.fields[k].id, opts.fields[k].kind, opts.fields[k].i = k, kind, v
+    h = w.tensor(0, "table", 13, [1])  # RESOURCE
+    keys = w.tensor(0, "keys", mw.STRING, [3], data=string_buffer([b"the", b"cat", b"sat"]))
+    ids = w.tensor(0, "ids", mw.INT64, [3], data=np.array([0, 1, 2], np.int64).tobytes())
+    dflt = w.tensor(0, "oov", mw.INT64, [], data=np.array([-1], np.int64).tobytes())
+    words = w.tensor(0, "words", mw.STRING, [4])
+    out = w.tensor(0, "token_ids", mw.INT64, [4])
+    size = w.tensor(0, "size", mw.INT64, [1])
+    w.op(0, w.opcode(136), [], [h], opts)
+    w.op(0, w.opcode(138), [h, keys, ids], [])
+    w.op(0, w.opcode(137), [h, words, dflt], [out])
+    w.op(0, w.opcode(139), [h], [size])
+    w.io(0, [words], [out, size])
+    it = tflite.Interpreter(model_content=w.finish())
+    it.allocate_tensors()
+    it.set_tensor(words, np.array(["sat", "the", "dog", "cat"]))
+    it.invoke()
+    assert it.get_tensor(out).tolist() == [2, 0, -1, 1]
+    assert it.get_tensor(size).tolist() == [3]
