@@ -6,10 +6,18 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The runtime's own ops (control_flow.c, resource_vars.c): builtin codes in schema order. */
-static const int32_t runtime_ops[] = {
-    118 /* IF */,         119 /* WHILE */,         129 /* CALL_ONCE */,
-    142 /* VAR_HANDLE */, 143 /* READ_VARIABLE */, 144 /* ASSIGN_VARIABLE */};
+/* The runtime's own ops (control_flow.c, hashtable.c, resource_vars.c): builtin codes in schema
+ * order. */
+static const int32_t runtime_ops[] = {118 /* IF */,
+                                      119 /* WHILE */,
+                                      129 /* CALL_ONCE */,
+                                      136 /* HASHTABLE */,
+                                      137 /* HASHTABLE_FIND */,
+                                      138 /* HASHTABLE_IMPORT */,
+                                      139 /* HASHTABLE_SIZE */,
+                                      142 /* VAR_HANDLE */,
+                                      143 /* READ_VARIABLE */,
+                                      144 /* ASSIGN_VARIABLE */};
 #define RUNTIME_OPS (sizeof runtime_ops / sizeof runtime_ops[0])
 
 size_t ap_supported_op_count(void) {
