@@ -362,12 +362,11 @@ static ap_status slice_or_tile(ap_op_context *c, str_map *m) {
   for (int d = 0; d < t->rank; d++) {
     int64_t out;
     if (m->builtin == AP_KB_TILE) {
-      out = a[d] * t->dims[d];
-      if (a[d] < 0 || out > INT32_MAX)
+      if (a[d] < 0 || a[d] > INT32_MAX || (out = a[d] * t->dims[d]) > INT32_MAX)
         return ap_op_fail(c, AP_ERR_FORMAT, "multiple %d is %lld", d, (long long)a[d]);
     } else {
-      out = b[d] == -1 ? t->dims[d] - a[d] : b[d];
-      if (a[d] < 0 || out < 0 || a[d] + out > t->dims[d])
+      out = a[d] >= 0 && a[d] <= t->dims[d] && b[d] == -1 ? t->dims[d] - a[d] : b[d];
+      if (a[d] < 0 || a[d] > t->dims[d] || out < 0 || out > t->dims[d] - a[d])
         return ap_op_fail(c, AP_ERR_FORMAT, "dim %d: begin %lld size %lld outside %d", d,
                           (long long)a[d], (long long)b[d], t->dims[d]);
       m->begin[d] = a[d];

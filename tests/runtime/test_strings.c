@@ -304,7 +304,57 @@ static void own_output(void) {
   ap_writer_destroy(w);
 }
 
+/* TILE and SLICE take their multiples and begin from inputs: values that would overflow are
+ * refused with the value. */
+static void hostile_values(void) {
+  ap_writer *w;
+  CHECK(ap_writer_create(NULL, &w) == AP_OK);
+  static const int32_t d2[] = {2}, d1[] = {1}, d6[] = {6};
+  static const int64_t to_end[] = {-1};
+  int32_t s = tensor(w, "s", AP_STRING, d2, 1, NULL, 0);
+  int32_t mult = tensor(w, "mult", AP_INT64, d1, 1, NULL, 0);
+  int32_t begin = tensor(w, "begin", AP_INT64, d1, 1, NULL, 0);
+  int32_t size = tensor(w, "size", AP_INT64, d1, 1, to_end, 8);
+  int32_t tl = tensor(w, "tile", AP_STRING, d6, 1, NULL, 0);
+  int32_t sl = tensor(w, "slice", AP_STRING, d1, 1, NULL, 0);
+  op(w, OP_TILE, (int32_t[]){s, mult}, 2, tl, NULL);
+  op(w, OP_SLICE, (int32_t[]){s, begin, size}, 3, sl, NULL);
+  CHECK(ap_writer_set_subgraph_io(w, 0, (int32_t[]){s, mult, begin}, 3, (int32_t[]){tl, sl}, 2) ==
+        AP_OK);
+  ap_model *m = finish(w, AP_OK, NULL);
+  ap_interpreter *it;
+  CHECK(ap_interpreter_create(m, NULL, &it) == AP_OK);
+  CHECK_MSG(ap_interpreter_allocate(it) == AP_OK, "%s", ap_interpreter_error(it));
+  uint8_t v[32];
+  static const char *const ab[] = {"a", "b"};
+  size_t vb = rt_strings(v, sizeof v, ab, 2);
+  CHECK_EQ(ap_interpreter_set_string(it, 0, (size_t)s, v, vb, d2, 1), AP_OK);
+  ap_tensor tm, tb;
+  CHECK(ap_interpreter_input(it, 1, &tm) == AP_OK && tm.bytes == 8);
+  CHECK(ap_interpreter_input(it, 2, &tb) == AP_OK && tb.bytes == 8);
+  memcpy(tm.data, (int64_t[]){INT64_MAX}, 8);
+  memcpy(tb.data, (int64_t[]){1}, 8);
+  CHECK_EQ(ap_interpreter_invoke(it), AP_ERR_FORMAT);
+  CHECK_STR(ap_interpreter_error(it), "subgraph 0 op 0 (TILE): multiple 0 is 9223372036854775807");
+  memcpy(tm.data, (int64_t[]){3}, 8);
+  memcpy(tb.data, (int64_t[]){INT64_MAX}, 8);
+  CHECK_EQ(ap_interpreter_invoke(it), AP_ERR_FORMAT);
+  CHECK_STR(ap_interpreter_error(it),
+            "subgraph 0 op 1 (SLICE): dim 0: begin 9223372036854775807 size -1 outside 2");
+  memcpy(tb.data, (int64_t[]){1}, 8);
+  CHECK_MSG(ap_interpreter_invoke(it) == AP_OK, "%s", ap_interpreter_error(it));
+  char got[64];
+  joined(it, (size_t)tl, got, sizeof got);
+  CHECK_STR(got, "a|b|a|b|a|b");
+  joined(it, (size_t)sl, got, sizeof got);
+  CHECK_STR(got, "b");
+  ap_interpreter_destroy(it);
+  ap_model_destroy(m);
+  ap_writer_destroy(w);
+}
+
 int main(void) {
+  hostile_values();
   hostile_buffers();
   own_output();
   gather_table();
