@@ -28,6 +28,10 @@ What differs from TFLite:
 - Signatures of every subgraph run (and resize their inputs, as TFLite's runner does), but the
   entries share one arena: read a runner's outputs (it returns copies) before invoking another
   entry.
+- num_threads must be >= 1 or None (TFLite's own tests refuse -1).
+- String tensors run through GATHER, GATHER_ND, RESHAPE, SQUEEZE, EXPAND_DIMS, CONCATENATION,
+  SLICE, FILL, TILE, EQUAL, NOT_EQUAL and the hash table ops; get_tensor gives an object array
+  of bytes, as TFLite's; tensor() has no view of them.
 Beyond TFLite's API: memory() (bytes of each region), plan() (the arena plan) and the keyword
 arguments strategy= and arena_bytes= (run inside one caller-owned buffer).
 """
