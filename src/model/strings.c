@@ -5,7 +5,6 @@
 #include "arenaplan/model.h"
 #include "base/base.h"
 
-#include <stdio.h>
 #include <string.h>
 
 static int32_t word(const uint8_t *p, size_t i) {
@@ -14,11 +13,21 @@ static int32_t word(const uint8_t *p, size_t i) {
   return v;
 }
 
-#define FAIL(...) (snprintf(err, err_size, __VA_ARGS__), AP_ERR_FORMAT)
+/* The message of e into err (cut to err_size); returns AP_ERR_FORMAT. Through ap_fail, so
+ * that a firmware without messages (AP_NO_MESSAGES) links no formatting. */
+static ap_status refuse(const ap_errbuf *e, char *err, size_t err_size) {
+  size_t n = strlen(e->msg);
+  if (n >= err_size) n = err_size - 1;
+  memcpy(err, e->msg, n);
+  err[n] = '\0';
+  return AP_ERR_FORMAT;
+}
+#define FAIL(...) (ap_fail(&e, AP_ERR_FORMAT, __VA_ARGS__), refuse(&e, err, err_size))
 
 ap_status ap_string_buffer_check(const void *data, size_t size, size_t count, size_t *used,
                                  char *err, size_t err_size) {
   char dummy[1];
+  ap_errbuf e;
   if (!err || !err_size) {
     err = dummy;
     err_size = sizeof dummy;

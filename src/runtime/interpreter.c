@@ -1,7 +1,6 @@
 /* The interpreter: create, allocate (prepare, plan, place), resize, invoke. */
 #include "runtime_internal.h"
 
-#include <stdio.h>
 #include <string.h>
 
 ap_interpreter_options ap_interpreter_defaults(void) {
@@ -10,7 +9,7 @@ ap_interpreter_options ap_interpreter_defaults(void) {
 
 /* Bytes of the records create makes, laid out after the struct in one block. */
 typedef struct layout {
-  size_t sg, slots, tensors, ops, dims, ranks, total;
+  size_t sg, slots, tensors, ops, dims, ranks, map, total;
 } layout;
 
 static bool add_part(size_t *at, size_t n, size_t size, size_t *off) {
@@ -21,7 +20,9 @@ static bool add_part(size_t *at, size_t n, size_t size, size_t *off) {
 
 /* Entry inputs, the inputs a caller may resize: subgraph 0's (slots 0 .. its input count - 1),
  * then those of every other signature's subgraph, in signature order (a subgraph two signatures
- * share once). Returns their count; fills *sg and *t for slot `slot` when it is below it. */
+ * share once). Returns their count; fills *sg and *t for slot `slot` when it is below it.
+ * Walked once, by ap_interpreter_create, into the entry map (entry_at reads it): a planned
+ * firmware's interpreter has subgraph 0's inputs only and links no signature reading. */
 static size_t entry_inputs(const ap_model *m, size_t slot, uint32_t *sg, int32_t *t) {
   ap_ivec in = ap_model_subgraph_inputs(m, 0);
   size_t count = in.n;
@@ -48,6 +49,26 @@ static size_t entry_inputs(const ap_model *m, size_t slot, uint32_t *sg, int32_t
   return count;
 }
 
+/* The entry map: (subgraph, tensor) of each entry input after subgraph 0's, in the tables
+ * after the ranks. */
+static int32_t *entry_map(const ap_interpreter *it) {
+  size_t ranks = it->entry_input_count + (it->has_max ? it->input_count : 0);
+  uintptr_t end = (uintptr_t)(it->input_rank + ranks);
+  return (int32_t *)((end + 7) & ~(uintptr_t)7);
+}
+
+/* Entry input `slot` (below entry_input_count): its subgraph and tensor (-1: none). */
+static void entry_at(const ap_interpreter *it, size_t slot, uint32_t *sg, int32_t *t) {
+  if (slot < it->input_count) {
+    *sg = 0;
+    *t = ap_model_subgraph_inputs(it->model, 0).v[slot];
+    return;
+  }
+  const int32_t *m = entry_map(it) + 2 * (slot - it->input_count);
+  *sg = (uint32_t)m[0];
+  *t = m[1];
+}
+
 /* nin: entry inputs (current dims each); nmax: subgraph 0's inputs (max dims, with max). */
 static bool compute_layout(const ap_model *m, size_t nin, size_t nmax, bool max, layout *l) {
   size_t at = sizeof(ap_interpreter), nsg = ap_model_subgraph_count(m), nt = 0, no = 0, nr = 0;
@@ -70,8 +91,9 @@ static bool compute_layout(const ap_model *m, size_t nin, size_t nmax, bool max,
          add_part(&at, nt, sizeof(uint16_t), &l->slots) &&
          add_part(&at, no, sizeof(rt_op), &l->ops) &&
          add_part(&at, ndims, sizeof(int32_t), &l->dims) &&
-         add_part(&at, nranks, sizeof(int8_t), &l->ranks) && ap_add_size(at, 15, &l->total) &&
-         ((l->total &= ~(size_t)15), true);
+         add_part(&at, nranks, sizeof(int8_t), &l->ranks) &&
+         add_part(&at, 2 * (nin - nmax), sizeof(int32_t), &l->map) &&
+         ap_add_size(at, 15, &l->total) && ((l->total &= ~(size_t)15), true);
 }
 
 /* A tensor's record as the model describes it (and with its resized dims for an input). */
@@ -88,7 +110,7 @@ static void apply_input_dims(ap_interpreter *it, bool at_max) {
   for (size_t i = 0; i < it->entry_input_count; i++) {
     uint32_t sg = 0;
     int32_t t = -1;
-    entry_inputs(it->model, i, &sg, &t);
+    entry_at(it, i, &sg, &t);
     if (t < 0) continue;
     rt_tensor *x = rt_rec(it, sg, (size_t)t);
     if (!x) continue;
@@ -139,7 +161,8 @@ static ap_status check_options(ap_interpreter *it, const ap_interpreter_options 
   return AP_OK;
 }
 
-static ap_status init_tables(ap_interpreter *it, const ap_interpreter_options *o, const layout *l) {
+static ap_status init_tables(ap_interpreter *it, const ap_interpreter_options *o, const layout *l,
+                             size_t (*walk)(const ap_model *, size_t, uint32_t *, int32_t *)) {
   const ap_model *m = it->model;
   uint8_t *base = (uint8_t *)it;
   it->sg = (rt_subgraph *)(base + l->sg);
@@ -152,6 +175,14 @@ static ap_status init_tables(ap_interpreter *it, const ap_interpreter_options *o
     it->max_dims = it->input_dims + (size_t)it->entry_input_count * AP_MAX_DIMS;
     it->max_rank = it->input_rank + it->entry_input_count;
   }
+  int32_t *map = entry_map(it);
+  for (uint32_t i = it->input_count; walk && i < it->entry_input_count; i++) {
+    uint32_t sg = 0;
+    int32_t t = -1;
+    walk(m, i, &sg, &t);
+    map[2 * (i - it->input_count)] = (int32_t)sg;
+    map[2 * (i - it->input_count) + 1] = t;
+  }
   /* Current input dims start as the model's (a non-tensor input index keeps rank -1). */
   for (uint32_t i = 0; i < it->entry_input_count; i++) {
     it->input_rank[i] = -1;
@@ -159,7 +190,7 @@ static ap_status init_tables(ap_interpreter *it, const ap_interpreter_options *o
     ap_tensor_info ti;
     uint32_t sg = 0;
     int32_t t = -1;
-    entry_inputs(m, i, &sg, &t);
+    entry_at(it, i, &sg, &t);
     if (t < 0 || ap_model_tensor(m, sg, (size_t)t, &ti) != AP_OK || ti.shape.n > AP_MAX_DIMS)
       continue;
     if (ti.shape.n) memcpy(&it->input_dims[i * AP_MAX_DIMS], ti.shape.v, ti.shape.n * 4);
@@ -209,11 +240,13 @@ static ap_status init_tables(ap_interpreter *it, const ap_interpreter_options *o
   return AP_OK;
 }
 
-/* alloc: o's allocator resolved (never NULL); check: the options' check (NULL: options the
- * runtime made itself, as a planned interpreter's, so that a firmware does not link it). */
+/* alloc: o's allocator resolved (never NULL); check: the options' check and walk: the entry
+ * inputs' walk (both NULL: options the runtime made itself, as a planned interpreter's, whose
+ * entry inputs are subgraph 0's, so that a firmware links neither). */
 static ap_status create(const ap_model *m, const ap_interpreter_options *opt,
                         const ap_allocator *alloc,
                         ap_status (*check)(ap_interpreter *, const ap_interpreter_options *),
+                        size_t (*walk)(const ap_model *, size_t, uint32_t *, int32_t *),
                         ap_interpreter **out) {
   if (!out) return AP_ERR_ARG;
   *out = NULL;
@@ -222,7 +255,7 @@ static ap_status create(const ap_model *m, const ap_interpreter_options *opt,
   size_t nin = m ? ap_model_subgraph_inputs(m, 0).n : 0, entries = 0;
   uint32_t esg;
   int32_t et;
-  if (m) entries = entry_inputs(m, SIZE_MAX, &esg, &et);
+  entries = m && walk ? walk(m, SIZE_MAX, &esg, &et) : nin;
   bool has_max = o.max_input_count > 0 && o.max_input_dims;
   layout l = {0};
   if (m && (entries > INT32_MAX || !compute_layout(m, entries, nin, has_max, &l)))
@@ -268,20 +301,21 @@ static ap_status create(const ap_model *m, const ap_interpreter_options *opt,
   ap_status s = check ? check(it, &o) : AP_OK;
   if (s != AP_OK) return s;
   it->has_max = has_max;
-  s = init_tables(it, &o, &l);
+  s = init_tables(it, &o, &l, walk);
   if (s != AP_OK) it->sg = NULL; /* unusable: every other call says so */
   return s;
 }
 
 ap_status ap_interpreter_create(const ap_model *m, const ap_interpreter_options *opt,
                                 ap_interpreter **out) {
-  return create(m, opt, ap_alloc_or_default(opt ? opt->allocator : NULL), check_options, out);
+  return create(m, opt, ap_alloc_or_default(opt ? opt->allocator : NULL), check_options,
+                entry_inputs, out);
 }
 
 ap_status rt_create_in_buffer(const ap_model *m, const ap_interpreter_options *o,
                               ap_interpreter **out) {
   if (!o || !o->arena || !o->arena_size) return AP_ERR_ARG;
-  return create(m, o, ap_no_heap(), NULL, out);
+  return create(m, o, ap_no_heap(), NULL, NULL, out);
 }
 
 void ap_interpreter_destroy(ap_interpreter *it) {
@@ -542,26 +576,35 @@ static bool within_max(const ap_interpreter *it, size_t input, const int32_t *di
   return true;
 }
 
-/* Resizes entry input `slot` (entry_inputs); `what` names it in messages ("input 2"). A slot
- * out of range is `bad`'s status with its message. */
+/* Resizes entry input `slot` (entry_inputs; SIZE_MAX: none). Messages name it as subgraph 0's
+ * input a (by_tensor false; b: the input count) or as tensor b of subgraph a (by_tensor): each
+ * message is written whole, so that a firmware without messages links no formatting. */
 static ap_status resize_slot(ap_interpreter *it, size_t slot, const int32_t *dims, int rank,
-                             const char *what, ap_status bad, const char *bad_msg) {
+                             bool by_tensor, size_t a, size_t b) {
   if (!it) return AP_ERR_ARG;
   if (!it->sg) return rt_fail(it, AP_ERR_ARG, "the interpreter failed to create");
   if (!enter(it)) return AP_ERR_BUSY;
   ap_status s = AP_OK;
   uint32_t sg = 0;
   int32_t t = -1;
-  if (slot < it->entry_input_count) entry_inputs(it->model, slot, &sg, &t);
+  if (slot < it->entry_input_count) entry_at(it, slot, &sg, &t);
   if (t < 0) {
-    s = rt_fail(it, bad, "%s", bad_msg);
+    s = by_tensor ? rt_fail(it, AP_ERR_ARG,
+                            "subgraph %zu tensor %zu is no input of subgraph 0 or of a "
+                            "signature's subgraph",
+                            a, b)
+                  : rt_fail(it, AP_ERR_RANGE, "input %zu out of range (the model has %zu)", a, b);
   } else if (rank < 0 || rank > AP_MAX_DIMS || (rank > 0 && !dims)) {
-    s = rt_fail(it, AP_ERR_ARG, "%s: rank %d out of range (0 to %d, with dims)", what, rank,
-                AP_MAX_DIMS);
+    s = by_tensor ? rt_fail(it, AP_ERR_ARG,
+                            "subgraph %zu tensor %zu: rank %d out of range (0 to %d, with dims)", a,
+                            b, rank, AP_MAX_DIMS)
+                  : rt_fail(it, AP_ERR_ARG, "input %zu: rank %d out of range (0 to %d, with dims)",
+                            a, rank, AP_MAX_DIMS);
   } else {
     const rt_tensor *x = rt_rec(it, sg, (size_t)t);
     if (!x) {
-      s = rt_fail(it, AP_ERR_ARG, "%s is a constant", what);
+      s = by_tensor ? rt_fail(it, AP_ERR_ARG, "subgraph %zu tensor %zu is a constant", a, b)
+                    : rt_fail(it, AP_ERR_ARG, "input %zu is a constant", a);
     } else {
       rt_tensor probe = *x;
       probe.flags &= (uint8_t)~RT_OWNED_DIMS;
@@ -588,36 +631,34 @@ static ap_status resize_slot(ap_interpreter *it, size_t slot, const int32_t *dim
   }
   it->allocated = false;
   it->stale_input = (int32_t)slot;
-  if (s == AP_OK)
-    rt_fail(it, AP_OK, "%s was resized: call ap_interpreter_allocate() again before invoke", what);
+  if (s == AP_OK && by_tensor)
+    rt_fail(it, AP_OK,
+            "subgraph %zu tensor %zu was resized: call ap_interpreter_allocate() again before "
+            "invoke",
+            a, b);
+  else if (s == AP_OK)
+    rt_fail(it, AP_OK, "input %zu was resized: call ap_interpreter_allocate() again before invoke",
+            a);
   leave(it);
   return AP_OK;
 }
 
 ap_status ap_interpreter_resize_input(ap_interpreter *it, size_t input, const int32_t *dims,
                                       int rank) {
-  char what[48], bad[96];
   size_t n = it && it->sg ? it->input_count : 0;
-  snprintf(what, sizeof what, "input %zu", input);
-  snprintf(bad, sizeof bad, "input %zu out of range (the model has %zu)", input, n);
-  return resize_slot(it, input < n ? input : SIZE_MAX, dims, rank, what, AP_ERR_RANGE, bad);
+  return resize_slot(it, input < n ? input : SIZE_MAX, dims, rank, false, input, n);
 }
 
 ap_status ap_interpreter_resize_tensor(ap_interpreter *it, size_t subgraph, size_t tensor,
                                        const int32_t *dims, int rank) {
-  char what[64], bad[160];
   size_t slot = SIZE_MAX;
   for (size_t i = 0; it && it->sg && i < it->entry_input_count && slot == SIZE_MAX; i++) {
     uint32_t sg = 0;
     int32_t t = -1;
-    entry_inputs(it->model, i, &sg, &t);
+    entry_at(it, i, &sg, &t);
     if (sg == subgraph && t >= 0 && (size_t)t == tensor) slot = i;
   }
-  snprintf(what, sizeof what, "subgraph %zu tensor %zu", subgraph, tensor);
-  snprintf(bad, sizeof bad,
-           "subgraph %zu tensor %zu is no input of subgraph 0 or of a signature's subgraph",
-           subgraph, tensor);
-  return resize_slot(it, slot, dims, rank, what, AP_ERR_ARG, bad);
+  return resize_slot(it, slot, dims, rank, true, subgraph, tensor);
 }
 
 /* Runs op *k of subgraph sg, or the streamed segment starting there (then *k moves to its last
@@ -682,7 +723,6 @@ ap_status ap_interpreter_set_profile(ap_interpreter *it, uint64_t *ns_per_op, si
 /* Whether subgraph sg is an entry: subgraph 0 or a signature's (the graph plans those as
  * entries, one after the other in one arena). */
 static bool is_entry(const ap_interpreter *it, size_t sg) {
-  if (sg == 0) return true;
   for (size_t i = 0, n = ap_model_signature_count(it->model); i < n; i++) {
     ap_signature_info si;
     if (ap_model_signature(it->model, i, &si) == AP_OK && si.subgraph == sg) return true;
@@ -690,11 +730,15 @@ static bool is_entry(const ap_interpreter *it, size_t sg) {
   return false;
 }
 
-static ap_status invoke_entry(ap_interpreter *it, size_t entry) {
+/* Runs entry subgraph `entry`; check (NULL for subgraph 0) tells whether another is an entry:
+ * given only by ap_interpreter_invoke_subgraph, so that a firmware calling
+ * ap_interpreter_invoke links no signature reading. */
+static ap_status invoke_entry(ap_interpreter *it, size_t entry,
+                              bool (*check)(const ap_interpreter *, size_t)) {
   if (!it) return AP_ERR_ARG;
   if (!enter(it)) return AP_ERR_BUSY;
   ap_status s = AP_OK;
-  if (it->sg && (entry >= it->sg_count || !is_entry(it, entry))) {
+  if (it->sg && entry && (entry >= it->sg_count || !check || !check(it, entry))) {
     s = rt_fail(it, entry >= it->sg_count ? AP_ERR_RANGE : AP_ERR_ARG,
                 "subgraph %zu is not an entry (subgraph 0 or a signature's subgraph; the model "
                 "has %u subgraphs)",
@@ -705,7 +749,7 @@ static ap_status invoke_entry(ap_interpreter *it, size_t entry) {
     ap_tensor_info ti;
     uint32_t sg = 0;
     int32_t t = -1;
-    entry_inputs(it->model, (size_t)it->stale_input, &sg, &t);
+    entry_at(it, (size_t)it->stale_input, &sg, &t);
     const char *name = ap_model_tensor(it->model, sg, (size_t)t, &ti) == AP_OK ? ti.name : "";
     if (sg == 0)
       s = rt_fail(it, AP_ERR_NOT_ALLOCATED,
@@ -734,11 +778,11 @@ static ap_status invoke_entry(ap_interpreter *it, size_t entry) {
 }
 
 ap_status ap_interpreter_invoke(ap_interpreter *it) {
-  return invoke_entry(it, 0);
+  return invoke_entry(it, 0, NULL);
 }
 
 ap_status ap_interpreter_invoke_subgraph(ap_interpreter *it, size_t subgraph) {
-  return invoke_entry(it, subgraph);
+  return invoke_entry(it, subgraph, is_entry);
 }
 
 ap_status ap_interpreter_reset_variables(ap_interpreter *it) {

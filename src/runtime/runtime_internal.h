@@ -145,14 +145,14 @@ struct ap_interpreter {
   rt_subgraph *sg;
   uint32_t sg_count;
   uint32_t input_count;
-  /* Inputs a caller may resize: subgraph 0's, then other signature subgraphs' (interpreter.c);
-   * input_dims and input_rank hold one entry each (max dims: subgraph 0's only). */
-  uint32_t entry_input_count;
   /* Subgraph 0's inputs: current dims when resized (rank -1: as in the model) and max dims
    * (rank -1: not given); AP_MAX_DIMS each. */
   int32_t *input_dims, *max_dims;
   int8_t *input_rank, *max_rank;
   bool has_max;
+  /* Inputs a caller may resize: subgraph 0's, then other signature subgraphs' (interpreter.c:
+   * the entry map); input_dims and input_rank hold one entry each (max dims: subgraph 0's). */
+  uint32_t entry_input_count;
 
   /* Region sizes, each block rounded up to 16 bytes. */
   uint64_t create_tables; /* tables taken at create */
