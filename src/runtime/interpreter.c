@@ -9,7 +9,7 @@ ap_interpreter_options ap_interpreter_defaults(void) {
 
 /* Bytes of the records create makes, laid out after the struct in one block. */
 typedef struct layout {
-  size_t sg, slots, tensors, ops, dims, ranks, map, total;
+  size_t sg, slots, tensors, ops, dims, ranks, total;
 } layout;
 
 static bool add_part(size_t *at, size_t n, size_t size, size_t *off) {
@@ -49,12 +49,11 @@ static size_t entry_inputs(const ap_model *m, size_t slot, uint32_t *sg, int32_t
   return count;
 }
 
-/* The entry map: (subgraph, tensor) of each entry input after subgraph 0's, in the tables
- * after the ranks. */
+/* The entry map: (subgraph, tensor) of each entry input after subgraph 0's, right after the
+ * entry inputs' ranks in the block init_entries makes. */
 static int32_t *entry_map(const ap_interpreter *it) {
-  size_t ranks = it->entry_input_count + (it->has_max ? it->input_count : 0);
-  uintptr_t end = (uintptr_t)(it->input_rank + ranks);
-  return (int32_t *)((end + 7) & ~(uintptr_t)7);
+  uintptr_t end = (uintptr_t)(it->input_rank + it->entry_input_count);
+  return (int32_t *)((end + 3) & ~(uintptr_t)3);
 }
 
 /* Entry input `slot` (below entry_input_count): its subgraph and tensor (-1: none). */
@@ -69,8 +68,7 @@ static void entry_at(const ap_interpreter *it, size_t slot, uint32_t *sg, int32_
   *t = m[1];
 }
 
-/* nin: entry inputs (current dims each); nmax: subgraph 0's inputs (max dims, with max). */
-static bool compute_layout(const ap_model *m, size_t nin, size_t nmax, bool max, layout *l) {
+static bool compute_layout(const ap_model *m, size_t nin, bool max, layout *l) {
   size_t at = sizeof(ap_interpreter), nsg = ap_model_subgraph_count(m), nt = 0, no = 0, nr = 0;
   for (size_t sg = 0; sg < nsg; sg++) {
     size_t records = 0, count = ap_model_tensor_count(m, sg);
@@ -84,16 +82,14 @@ static bool compute_layout(const ap_model *m, size_t nin, size_t nmax, bool max,
       return false;
   }
   if (nt > UINT32_MAX || no > UINT32_MAX || nsg > UINT32_MAX) return false;
-  size_t nranks = nin + (max ? nmax : 0), ndims;
-  if (!ap_mul_size(nranks, AP_MAX_DIMS, &ndims)) return false;
+  size_t ndims = nin * AP_MAX_DIMS * (max ? 2 : 1), nranks = nin * (max ? 2 : 1);
   return add_part(&at, nsg, sizeof(rt_subgraph), &l->sg) &&
          add_part(&at, nr, sizeof(rt_tensor), &l->tensors) &&
          add_part(&at, nt, sizeof(uint16_t), &l->slots) &&
          add_part(&at, no, sizeof(rt_op), &l->ops) &&
          add_part(&at, ndims, sizeof(int32_t), &l->dims) &&
-         add_part(&at, nranks, sizeof(int8_t), &l->ranks) &&
-         add_part(&at, 2 * (nin - nmax), sizeof(int32_t), &l->map) &&
-         ap_add_size(at, 15, &l->total) && ((l->total &= ~(size_t)15), true);
+         add_part(&at, nranks, sizeof(int8_t), &l->ranks) && ap_add_size(at, 15, &l->total) &&
+         ((l->total &= ~(size_t)15), true);
 }
 
 /* A tensor's record as the model describes it (and with its resized dims for an input). */
@@ -161,8 +157,7 @@ static ap_status check_options(ap_interpreter *it, const ap_interpreter_options 
   return AP_OK;
 }
 
-static ap_status init_tables(ap_interpreter *it, const ap_interpreter_options *o, const layout *l,
-                             size_t (*walk)(const ap_model *, size_t, uint32_t *, int32_t *)) {
+static ap_status init_tables(ap_interpreter *it, const ap_interpreter_options *o, const layout *l) {
   const ap_model *m = it->model;
   uint8_t *base = (uint8_t *)it;
   it->sg = (rt_subgraph *)(base + l->sg);
@@ -172,26 +167,18 @@ static ap_status init_tables(ap_interpreter *it, const ap_interpreter_options *o
   it->input_dims = (int32_t *)(base + l->dims);
   it->input_rank = (int8_t *)(base + l->ranks);
   if (it->has_max) {
-    it->max_dims = it->input_dims + (size_t)it->entry_input_count * AP_MAX_DIMS;
-    it->max_rank = it->input_rank + it->entry_input_count;
+    it->max_dims = it->input_dims + it->input_count * AP_MAX_DIMS;
+    it->max_rank = it->input_rank + it->input_count;
   }
-  int32_t *map = entry_map(it);
-  for (uint32_t i = it->input_count; walk && i < it->entry_input_count; i++) {
-    uint32_t sg = 0;
-    int32_t t = -1;
-    walk(m, i, &sg, &t);
-    map[2 * (i - it->input_count)] = (int32_t)sg;
-    map[2 * (i - it->input_count) + 1] = t;
-  }
-  /* Current input dims start as the model's (a non-tensor input index keeps rank -1). */
-  for (uint32_t i = 0; i < it->entry_input_count; i++) {
+  /* Current input dims start as the model's (a non-tensor input index keeps rank -1); those
+   * of the other entries' inputs: init_entries. */
+  ap_ivec in = ap_model_subgraph_inputs(m, 0);
+  for (uint32_t i = 0; i < it->input_count; i++) {
     it->input_rank[i] = -1;
-    if (it->has_max && i < it->input_count) it->max_rank[i] = -1;
+    if (it->has_max) it->max_rank[i] = -1;
     ap_tensor_info ti;
-    uint32_t sg = 0;
-    int32_t t = -1;
-    entry_at(it, i, &sg, &t);
-    if (t < 0 || ap_model_tensor(m, sg, (size_t)t, &ti) != AP_OK || ti.shape.n > AP_MAX_DIMS)
+    if (in.v[i] < 0 || ap_model_tensor(m, 0, (size_t)in.v[i], &ti) != AP_OK ||
+        ti.shape.n > AP_MAX_DIMS)
       continue;
     if (ti.shape.n) memcpy(&it->input_dims[i * AP_MAX_DIMS], ti.shape.v, ti.shape.n * 4);
     it->input_rank[i] = (int8_t)ti.shape.n;
@@ -240,25 +227,61 @@ static ap_status init_tables(ap_interpreter *it, const ap_interpreter_options *o
   return AP_OK;
 }
 
-/* alloc: o's allocator resolved (never NULL); check: the options' check and walk: the entry
- * inputs' walk (both NULL: options the runtime made itself, as a planned interpreter's, whose
- * entry inputs are subgraph 0's, so that a firmware links neither). */
+/* The other entries' inputs (extra of them), after create: dims and ranks for every entry
+ * input (subgraph 0's copied) and the map, in one tables block that replaces create's dims and
+ * ranks (max dims stay where create put them); their current dims are the model's. A planned
+ * interpreter never comes here: its entry inputs are subgraph 0's. */
+/* That block's bytes for n entry inputs, extra of them past subgraph 0's (its dims first, then
+ * the ranks at *ranks); false on overflow. */
+static bool entries_bytes(size_t n, size_t extra, size_t *ranks, size_t *bytes) {
+  size_t map;
+  return n <= INT32_MAX && ap_mul_size(n, AP_MAX_DIMS * 4, ranks) && ap_mul_size(extra, 8, &map) &&
+         ap_add_size(*ranks, n + 3, bytes) && ap_add_size(*bytes, map, bytes);
+}
+
+static void init_entries(ap_interpreter *it, size_t extra) {
+  size_t n = it->input_count + extra, dims = 0, bytes = 0;
+  /* The block is the end of create's allocation (checked there). */
+  entries_bytes(n, extra, &dims, &bytes);
+  uint8_t *block = (uint8_t *)it + it->create_tables - ((bytes + 15) & ~(size_t)15);
+  memcpy(block, it->input_dims, (size_t)it->input_count * AP_MAX_DIMS * 4);
+  memcpy(block + dims, it->input_rank, it->input_count);
+  it->input_dims = (int32_t *)block;
+  it->input_rank = (int8_t *)(block + dims);
+  it->entry_input_count = (uint32_t)n;
+  int32_t *map_at = entry_map(it);
+  for (uint32_t i = it->input_count; i < it->entry_input_count; i++) {
+    uint32_t sg = 0;
+    int32_t t = -1;
+    ap_tensor_info ti;
+    entry_inputs(it->model, i, &sg, &t);
+    map_at[2 * (i - it->input_count)] = (int32_t)sg;
+    map_at[2 * (i - it->input_count) + 1] = t;
+    it->input_rank[i] = -1;
+    if (t < 0 || ap_model_tensor(it->model, sg, (size_t)t, &ti) != AP_OK ||
+        ti.shape.n > AP_MAX_DIMS)
+      continue;
+    if (ti.shape.n) memcpy(&it->input_dims[i * AP_MAX_DIMS], ti.shape.v, ti.shape.n * 4);
+    it->input_rank[i] = (int8_t)ti.shape.n;
+  }
+}
+
+/* alloc: o's allocator resolved (never NULL); check: the options' check (NULL: options the
+ * runtime made itself, as a planned interpreter's, so that a firmware does not link it);
+ * extra: bytes after the layout for init_entries (0 for a planned interpreter, whose entry
+ * inputs are subgraph 0's: its firmware links no signature reading). */
 static ap_status create(const ap_model *m, const ap_interpreter_options *opt,
                         const ap_allocator *alloc,
                         ap_status (*check)(ap_interpreter *, const ap_interpreter_options *),
-                        size_t (*walk)(const ap_model *, size_t, uint32_t *, int32_t *),
-                        ap_interpreter **out) {
+                        size_t extra, ap_interpreter **out) {
   if (!out) return AP_ERR_ARG;
   *out = NULL;
   ap_interpreter_options o = opt ? *opt : ap_interpreter_defaults();
   ap_interpreter tmp = {.alloc = *alloc};
-  size_t nin = m ? ap_model_subgraph_inputs(m, 0).n : 0, entries = 0;
-  uint32_t esg;
-  int32_t et;
-  entries = m && walk ? walk(m, SIZE_MAX, &esg, &et) : nin;
+  size_t nin = m ? ap_model_subgraph_inputs(m, 0).n : 0;
   bool has_max = o.max_input_count > 0 && o.max_input_dims;
   layout l = {0};
-  if (m && (entries > INT32_MAX || !compute_layout(m, entries, nin, has_max, &l)))
+  if (m && (!compute_layout(m, nin, has_max, &l) || !ap_add_size(l.total, extra, &l.total)))
     return AP_ERR_OVERFLOW;
   if (!m) l.total = (sizeof(ap_interpreter) + 15) & ~(size_t)15;
   ap_interpreter *it;
@@ -296,26 +319,33 @@ static ap_status create(const ap_model *m, const ap_interpreter_options *opt,
   if (!m) return rt_fail(it, AP_ERR_ARG, "no model");
   it->sg_count = (uint32_t)ap_model_subgraph_count(m);
   it->input_count = (uint32_t)nin;
-  it->entry_input_count = (uint32_t)entries;
+  it->entry_input_count = (uint32_t)nin;
   if (it->sg_count == 0) return rt_fail(it, AP_ERR_ARG, "the model has no subgraphs");
   ap_status s = check ? check(it, &o) : AP_OK;
   if (s != AP_OK) return s;
   it->has_max = has_max;
-  s = init_tables(it, &o, &l, walk);
+  s = init_tables(it, &o, &l);
   if (s != AP_OK) it->sg = NULL; /* unusable: every other call says so */
   return s;
 }
 
 ap_status ap_interpreter_create(const ap_model *m, const ap_interpreter_options *opt,
                                 ap_interpreter **out) {
-  return create(m, opt, ap_alloc_or_default(opt ? opt->allocator : NULL), check_options,
-                entry_inputs, out);
+  uint32_t sg;
+  int32_t t;
+  size_t extra = m ? entry_inputs(m, SIZE_MAX, &sg, &t) - ap_model_subgraph_inputs(m, 0).n : 0;
+  size_t nin = m ? ap_model_subgraph_inputs(m, 0).n : 0, dims = 0, bytes = 0;
+  if (extra && !entries_bytes(nin + extra, extra, &dims, &bytes)) return AP_ERR_OVERFLOW;
+  ap_status s = create(m, opt, ap_alloc_or_default(opt ? opt->allocator : NULL), check_options,
+                       (bytes + 15) & ~(size_t)15, out);
+  if (s == AP_OK && extra) init_entries(*out, extra);
+  return s;
 }
 
 ap_status rt_create_in_buffer(const ap_model *m, const ap_interpreter_options *o,
                               ap_interpreter **out) {
   if (!o || !o->arena || !o->arena_size) return AP_ERR_ARG;
-  return create(m, o, ap_no_heap(), NULL, NULL, out);
+  return create(m, o, ap_no_heap(), NULL, 0, out);
 }
 
 void ap_interpreter_destroy(ap_interpreter *it) {
@@ -630,7 +660,8 @@ static ap_status resize_slot(ap_interpreter *it, size_t slot, const int32_t *dim
     /* The message says why; the plan cannot serve these dims. */
   }
   it->allocated = false;
-  it->stale_input = (int32_t)slot;
+  /* A signature input's resize leaves the generic message: invoke names only subgraph 0's. */
+  it->stale_input = slot < it->input_count ? (int32_t)slot : -1;
   if (s == AP_OK && by_tensor)
     rt_fail(it, AP_OK,
             "subgraph %zu tensor %zu was resized: call ap_interpreter_allocate() again before "
@@ -730,37 +761,21 @@ static bool is_entry(const ap_interpreter *it, size_t sg) {
   return false;
 }
 
-/* Runs entry subgraph `entry`; check (NULL for subgraph 0) tells whether another is an entry:
- * given only by ap_interpreter_invoke_subgraph, so that a firmware calling
- * ap_interpreter_invoke links no signature reading. */
-static ap_status invoke_entry(ap_interpreter *it, size_t entry,
-                              bool (*check)(const ap_interpreter *, size_t)) {
+static ap_status invoke_entry(ap_interpreter *it, uint32_t entry) {
   if (!it) return AP_ERR_ARG;
   if (!enter(it)) return AP_ERR_BUSY;
   ap_status s = AP_OK;
-  if (it->sg && entry && (entry >= it->sg_count || !check || !check(it, entry))) {
-    s = rt_fail(it, entry >= it->sg_count ? AP_ERR_RANGE : AP_ERR_ARG,
-                "subgraph %zu is not an entry (subgraph 0 or a signature's subgraph; the model "
-                "has %u subgraphs)",
-                entry, it->sg_count);
-  } else if (!it->sg) {
+  if (!it->sg) {
     s = rt_fail(it, AP_ERR_ARG, "the interpreter failed to create");
   } else if (!it->allocated && it->stale_input >= 0) {
     ap_tensor_info ti;
-    uint32_t sg = 0;
-    int32_t t = -1;
-    entry_at(it, (size_t)it->stale_input, &sg, &t);
-    const char *name = ap_model_tensor(it->model, sg, (size_t)t, &ti) == AP_OK ? ti.name : "";
-    if (sg == 0)
-      s = rt_fail(it, AP_ERR_NOT_ALLOCATED,
-                  "input %d (\"%s\") was resized: call ap_interpreter_allocate() again before "
-                  "invoke",
-                  it->stale_input, name);
-    else
-      s = rt_fail(it, AP_ERR_NOT_ALLOCATED,
-                  "subgraph %u tensor %d (\"%s\") was resized: call ap_interpreter_allocate() "
-                  "again before invoke",
-                  sg, t, name);
+    ap_ivec in = ap_model_subgraph_inputs(it->model, 0);
+    const char *name =
+        ap_model_tensor(it->model, 0, (size_t)in.v[it->stale_input], &ti) == AP_OK ? ti.name : "";
+    s = rt_fail(it, AP_ERR_NOT_ALLOCATED,
+                "input %d (\"%s\") was resized: call ap_interpreter_allocate() again before "
+                "invoke",
+                it->stale_input, name);
   } else if (!it->allocated) {
     s = rt_fail(it, AP_ERR_NOT_ALLOCATED,
                 "not allocated: call ap_interpreter_allocate() before invoke");
@@ -771,18 +786,30 @@ static ap_status invoke_entry(ap_interpreter *it, size_t entry,
     /* Ops inside a streamed segment, or not reached, read 0. */
     if (it->profile && entry == 0) memset(it->profile, 0, it->profile_count * sizeof *it->profile);
 #endif
-    s = rt_run_subgraph(it, (uint32_t)entry, 0);
+    s = rt_run_subgraph(it, entry, 0);
   }
   leave(it);
   return s;
 }
 
 ap_status ap_interpreter_invoke(ap_interpreter *it) {
-  return invoke_entry(it, 0, NULL);
+  return invoke_entry(it, 0);
 }
 
+/* The entry check lives here, not in invoke_entry: a firmware calling ap_interpreter_invoke
+ * links no signature reading. */
 ap_status ap_interpreter_invoke_subgraph(ap_interpreter *it, size_t subgraph) {
-  return invoke_entry(it, subgraph, is_entry);
+  if (!it) return AP_ERR_ARG;
+  if (it->sg && subgraph && (subgraph >= it->sg_count || !is_entry(it, subgraph))) {
+    if (!enter(it)) return AP_ERR_BUSY;
+    ap_status s = rt_fail(it, subgraph >= it->sg_count ? AP_ERR_RANGE : AP_ERR_ARG,
+                          "subgraph %zu is not an entry (subgraph 0 or a signature's subgraph; "
+                          "the model has %u subgraphs)",
+                          subgraph, it->sg_count);
+    leave(it);
+    return s;
+  }
+  return invoke_entry(it, (uint32_t)subgraph);
 }
 
 ap_status ap_interpreter_reset_variables(ap_interpreter *it) {

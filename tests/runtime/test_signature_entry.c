@@ -112,9 +112,11 @@ int main(void) {
   /* A signature's input resized: stale until allocate, then the subgraph runs at the new dims. */
   static const int32_t five[] = {5};
   CHECK_EQ(ap_interpreter_resize_tensor(it, 1, 0, five, 1), AP_OK);
-  CHECK_EQ(ap_interpreter_invoke_subgraph(it, 1), AP_ERR_NOT_ALLOCATED);
-  CHECK_STR(ap_interpreter_error(it), "subgraph 1 tensor 0 (\"x\") was resized: call "
+  CHECK_STR(ap_interpreter_error(it), "subgraph 1 tensor 0 was resized: call "
                                       "ap_interpreter_allocate() again before invoke");
+  CHECK_EQ(ap_interpreter_invoke_subgraph(it, 1), AP_ERR_NOT_ALLOCATED);
+  CHECK_STR(ap_interpreter_error(it),
+            "not allocated: call ap_interpreter_allocate() before invoke");
   CHECK_MSG(ap_interpreter_allocate(it) == AP_OK, "%s", ap_interpreter_error(it));
   ap_tensor t;
   CHECK(ap_interpreter_tensor(it, 1, 0, &t) == AP_OK && t.rank == 1 && t.dims[0] == 5);
