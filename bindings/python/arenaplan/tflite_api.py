@@ -304,15 +304,12 @@ class _CustomOps:
             self.count = len(entries)
 
     def _by_name(self, symbol):
-        fn = None
-        for lib in (ctypes.CDLL(None), _lib):
-            try:
-                fn = getattr(lib, symbol)
-                break
-            except AttributeError:
-                continue
-        if fn is None:
-            raise ValueError("Looking up symbol '%s' failed" % symbol)
+        # The process's global symbols (libraries loaded with RTLD_GLOBAL), as TFLite looks
+        # registerers up; libarenaplan's own functions are no registerers.
+        try:
+            fn = getattr(ctypes.CDLL(None), symbol)
+        except AttributeError:
+            raise ValueError("Looking up symbol '%s' failed" % symbol) from None
         fn.restype = c_size
         fn.argtypes = [ctypes.POINTER(ctypes.POINTER(ap_custom_op))]
         ops = ctypes.POINTER(ap_custom_op)()

@@ -152,6 +152,12 @@ def test_unknown_registerer_name_is_refused():
     with pytest.raises(ValueError, match="^Looking up symbol '%s' failed$" % bogus):
         tflite.InterpreterWithCustomOps(model_content=custom_model(),
                                         custom_op_registerers=[bogus])
+    # libarenaplan's own functions are no registerers (its symbols are not global).
+    with pytest.raises(ValueError, match="^Looking up symbol 'ap_version' failed$"):
+        tflite.InterpreterWithCustomOps(model_content=custom_model(),
+                                        custom_op_registerers=["ap_version"])
+    with pytest.raises(ValueError, match="neither a name nor a callable"):
+        tflite.InterpreterWithCustomOps(model_content=custom_model(), custom_op_registerers=[3])
 
 
 def test_no_custom_ops():
