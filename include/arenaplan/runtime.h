@@ -279,7 +279,9 @@ ap_status ap_interpreter_resize_input(ap_interpreter *it, size_t input, const in
 /* Sets the dims of an input of a signature's subgraph (what TFLite's SignatureRunner does before
  * each run), by its tensor index in that subgraph; as ap_interpreter_resize_input for subgraph
  * 0's (which this also takes), except that max_input_dims applies to subgraph 0 only: the plan
- * is stale until the next allocate. AP_ERR_ARG for a tensor that is no such input. */
+ * is stale until the next allocate (invoke then fails with AP_ERR_NOT_ALLOCATED and the
+ * generic "not allocated" message; the resize's own message names the tensor). AP_ERR_ARG for a
+ * tensor that is no such input. */
 ap_status ap_interpreter_resize_tensor(ap_interpreter *it, size_t subgraph, size_t tensor,
                                        const int32_t *dims, int rank);
 ap_status ap_interpreter_invoke(ap_interpreter *it);
