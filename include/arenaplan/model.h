@@ -157,6 +157,31 @@ typedef struct ap_tensor_info {
 } ap_tensor_info;
 ap_status ap_model_tensor(const ap_model *m, size_t sg, size_t t, ap_tensor_info *out);
 
+/* A sparse tensor's encoding (Tensor.sparsity, TFLite's TACO-style format): present false for a
+ * dense tensor. Its constant buffer holds the compressed values (fewer bytes than the dense
+ * shape's). dims_table is internal (where dim_metadata sits); read each dimension's metadata
+ * with ap_model_tensor_sparse_dim, k < dim_count. */
+typedef struct ap_sparsity {
+  bool present;
+  ap_ivec traversal_order;
+  ap_ivec block_map;
+  size_t dim_count;
+  size_t dims_table;
+} ap_sparsity;
+typedef struct ap_sparse_index {
+  int type; /* AP_INT32, AP_UINT16 or AP_UINT8; 0 when absent */
+  const void *values;
+  size_t count;
+} ap_sparse_index;
+typedef struct ap_sparse_dim {
+  int format; /* 0 DENSE, 1 SPARSE_CSR */
+  int32_t dense_size;
+  ap_sparse_index array_segments, array_indices;
+} ap_sparse_dim;
+ap_status ap_model_tensor_sparsity(const ap_model *m, size_t sg, size_t t, ap_sparsity *out);
+ap_status ap_model_tensor_sparse_dim(const ap_model *m, size_t sg, size_t t, size_t k,
+                                     ap_sparse_dim *out);
+
 typedef struct ap_op_info {
   uint32_t opcode_index;
   int32_t builtin;           /* resolved from the opcode */
@@ -171,6 +196,24 @@ typedef struct ap_op_info {
 } ap_op_info;
 ap_status ap_model_op(const ap_model *m, size_t sg, size_t op, ap_op_info *out);
 
+/* String tensors (STRING): TFLite's buffer format, int32 count n, int32 offsets[n + 1] from the
+ * buffer's start (offsets[0] == 4 * (n + 2); string i is bytes [offsets[i], offsets[i + 1]);
+ * offsets[n] is where the strings end), then the bytes; little-endian, no alignment needed.
+ * check: AP_ERR_FORMAT with the reason in err for a buffer shorter than its header, a negative
+ * or overflowing count, a count other than `count` (SIZE_MAX: any), a first offset not right
+ * after the offsets, offsets out of order or past `size`; *used (may be NULL) gets offsets[n].
+ * The readers below trust a buffer that passed the check (or that this library wrote). */
+ap_status ap_string_buffer_check(const void *data, size_t size, size_t count, size_t *used,
+                                 char *err, size_t err_size);
+size_t ap_string_count(const void *data);
+size_t ap_string_buffer_size(const void *data); /* offsets[n]: the bytes the buffer uses */
+/* String i (false past the end); s points into the buffer (not NUL-terminated). */
+bool ap_string_at(const void *data, size_t i, const uint8_t **s, size_t *len);
+/* Writes n strings as a buffer into out (out_size bytes); *need gets the buffer's size (call
+ * with out NULL to learn it). AP_ERR_OVERFLOW above INT32_MAX bytes, AP_ERR_ARG when out_size
+ * is too small. */
+ap_status ap_string_buffer_write(void *out, size_t out_size, const uint8_t *const *strings,
+                                 const size_t *lens, size_t n, size_t *need);
 
 #ifdef __cplusplus
 }

@@ -249,6 +249,11 @@ typedef struct ap_interpreter_options {
    * persistent region and counted there) and invoke runs eval alone. Ops whose shapes are known
    * only while running are prepared at every invoke either way. */
   int prepare;
+  /* Subgraph inputs keep their bytes to the end of the invoke (and so after it), as TFLite's
+   * interpreter keeps them: a second invoke without copying the inputs in again sees the same
+   * inputs. Off by default: the plan may reuse an input's bytes once its last reader has run
+   * (a smaller arena). TFLite's C API (src/compat) turns it on. */
+  bool preserve_inputs;
 } ap_interpreter_options;
 
 enum { AP_KERNELS_FAST = 0, AP_KERNELS_REFERENCE = 1, AP_KERNELS_SMALL = 2 };
@@ -276,7 +281,24 @@ ap_status ap_interpreter_allocate(ap_interpreter *it);
  * AP_ERR_NOT_ALLOCATED, naming the input, until the next allocate. */
 ap_status ap_interpreter_resize_input(ap_interpreter *it, size_t input, const int32_t *dims,
                                       int rank);
+/* Sets the dims of an input of a signature's subgraph (what TFLite's SignatureRunner does before
+ * each run), by its tensor index in that subgraph; as ap_interpreter_resize_input for subgraph
+ * 0's (which this also takes), except that max_input_dims applies to subgraph 0 only: the plan
+ * is stale until the next allocate (invoke then fails with AP_ERR_NOT_ALLOCATED and the
+ * generic "not allocated" message; the resize's own message names the tensor). AP_ERR_ARG for a
+ * tensor that is no such input. */
+ap_status ap_interpreter_resize_tensor(ap_interpreter *it, size_t subgraph, size_t tensor,
+                                       const int32_t *dims, int rank);
 ap_status ap_interpreter_invoke(ap_interpreter *it);
+/* Runs a signature's subgraph as the entry (what TFLite's SignatureRunner does); subgraph 0 is
+ * ap_interpreter_invoke. Its inputs and outputs are read and written with
+ * ap_interpreter_tensor (ap_model_signature_input/output give their indices). The entries
+ * share one arena (graph.h: only one runs at a time), so running one may overwrite the outputs
+ * another left: read them before the next invoke of any entry. Resize subgraph 0's inputs with
+ * ap_interpreter_resize_input, a signature's with ap_interpreter_resize_tensor.
+ * AP_ERR_RANGE for a subgraph out of range, AP_ERR_ARG for one that is no
+ * signature's (a control-flow body runs only from its op). */
+ap_status ap_interpreter_invoke_subgraph(ap_interpreter *it, size_t subgraph);
 /* Per-op profile ("where does the time go?"). From the next invoke on, each invoke writes into
  * ns_per_op[k] the wall time in nanoseconds of op k of subgraph 0 (the entry), for k < count
  * (count may be smaller or larger than the op count: ops beyond it are not timed, entries
@@ -308,6 +330,21 @@ ap_status ap_interpreter_tensor(const ap_interpreter *it, size_t subgraph, size_
                                 ap_tensor *out);
 ap_status ap_interpreter_tensor_by_name(const ap_interpreter *it, const char *name, ap_tensor *out,
                                         size_t *subgraph, size_t *tensor);
+
+/* String tensors (STRING; model.h gives their buffer format) are dynamic tensors (above):
+ * their bytes depend on their values. A string input is set with a whole buffer, copied into
+ * its block in the dynamic region (allocated, or grown, only when it needs more bytes than it
+ * holds), with the tensor's dims, whose element count must be the buffer's string count:
+ * AP_ERR_FORMAT with the reason for a hostile buffer (offsets out of order or past its end, a
+ * count that overflows or differs), AP_ERR_NOT_ALLOCATED before allocate. Ops writing strings
+ * (GATHER, GATHER_ND, RESHAPE, SQUEEZE, EXPAND_DIMS, CONCATENATION, SLICE, FILL, TILE) and
+ * comparing them (EQUAL, NOT_EQUAL) run on them, and TFLite's static hash tables (HASHTABLE,
+ * HASHTABLE_IMPORT, HASHTABLE_FIND, HASHTABLE_SIZE; int64 -> string or string -> int64, the
+ * entries copied once at import into the dynamic region); ap_interpreter_tensor gives a string
+ * tensor's buffer (data) and its size (bytes). */
+ap_status ap_interpreter_set_string(ap_interpreter *it, size_t subgraph, size_t tensor,
+                                    const void *buffer, size_t size, const int32_t *dims,
+                                    int rank);
 
 typedef struct ap_memory_usage {
   uint64_t arena;      /* planned tensors and scratch */

@@ -116,6 +116,15 @@ static ap_status verify_tensor(ap_model *m, fb_verifier *v, size_t sg, size_t i,
       return FAIL("%s: subgraph %zu tensor %zu: quantization has %u scales but %u zero points",
                   m->name, sg, i, scale.n, zp.n);
   }
+  if (type == AP_STRING && buf != 0) {
+    const uint8_t *data;
+    uint64_t have;
+    char why[160];
+    size_t bt = fb_vec_ref(b, m->buffers, buf);
+    if (ap_model_buffer_region(b, m->size, bt, &data, &have) && have &&
+        ap_string_buffer_check(data, (size_t)have, elems, NULL, why, sizeof why) != AP_OK)
+      return FAIL("%s: subgraph %zu tensor %zu: constant buffer %u: %s", m->name, sg, i, buf, why);
+  }
   if (buf != 0 && bytes && !fb_table(b, t, FB_Tensor_sparsity)) {
     const uint8_t *data;
     uint64_t have;

@@ -140,22 +140,57 @@ ap_status rt_mark_dynamic(ap_op_context *c) {
   return new_node(it, c->subgraph, UINT32_MAX, c->index) ? AP_OK : rt_nomem(it);
 }
 
-/* Makes `*d` hold at least `bytes` (at least 1: kernels refuse NULL even for no elements). */
-static ap_status reserve(ap_op_context *c, rt_dyn *d, size_t bytes, const char *what) {
-  ap_interpreter *it = c->it;
+/* Makes `*d` hold at least `bytes` (at least 1: kernels refuse NULL even for no elements):
+ * AP_OK, AP_ERR_OVERFLOW or AP_ERR_NOMEM (the caller words the message). */
+static ap_status grow(ap_interpreter *it, rt_dyn *d, size_t bytes) {
   if (d->block && bytes <= d->cap) return AP_OK;
   size_t want = bytes ? bytes : 1;
-  if (want > SIZE_MAX - 15)
-    return ap_op_fail(c, AP_ERR_OVERFLOW, "%s of %zu bytes overflows", what, bytes);
+  if (want > SIZE_MAX - 15) return AP_ERR_OVERFLOW;
   want = (want + 15) & ~(size_t)15;
   void *p = it->alloc.alloc(it->alloc.ctx, want);
-  if (!p)
-    return ap_op_fail(c, AP_ERR_NOMEM, "out of memory for %zu bytes of %s (dynamic region)", bytes,
-                      what);
+  if (!p) return AP_ERR_NOMEM;
   rt_free(it, d->block);
   it->dynamic_bytes += want - d->cap;
   d->block = p;
   d->cap = want;
+  return AP_OK;
+}
+
+static ap_status reserve(ap_op_context *c, rt_dyn *d, size_t bytes, const char *what) {
+  ap_status s = grow(c->it, d, bytes);
+  if (s == AP_ERR_OVERFLOW)
+    return ap_op_fail(c, AP_ERR_OVERFLOW, "%s of %zu bytes overflows", what, bytes);
+  if (s != AP_OK)
+    return ap_op_fail(c, AP_ERR_NOMEM, "out of memory for %zu bytes of %s (dynamic region)", bytes,
+                      what);
+  return AP_OK;
+}
+
+ap_status rt_dynamic_track(ap_interpreter *it, uint32_t sg, rt_tensor *x) {
+  if (x->flags & RT_DYNAMIC) return AP_OK;
+  rt_dyn *d = new_node(it, sg, x->index, 0);
+  if (!d) return rt_nomem(it);
+  if (x->rank) memcpy(d->dims, x->dims, (size_t)x->rank * 4);
+  x->dims = d->dims;
+  x->flags |= RT_DYNAMIC | RT_OWNED_DIMS;
+  it->dynamic_count++;
+  return AP_OK;
+}
+
+ap_status rt_dynamic_set(ap_interpreter *it, uint32_t sg, rt_tensor *x, const int32_t *dims,
+                         int rank, size_t bytes) {
+  rt_dyn *d = (x->flags & RT_DYNAMIC) ? find(it, sg, x->index) : NULL;
+  if (!d) return rt_fail(it, AP_ERR_ARG, "subgraph %u tensor %u is not dynamic", sg, x->index);
+  if (rank < 0 || rank > AP_MAX_DIMS)
+    return rt_fail(it, AP_ERR_UNSUPPORTED, "subgraph %u tensor %u: rank %d", sg, x->index, rank);
+  ap_status s = grow(it, d, bytes);
+  if (s != AP_OK)
+    return rt_fail(it, s, "subgraph %u tensor %u: no memory for %zu bytes (dynamic region)", sg,
+                   x->index, bytes);
+  if (rank) memcpy(d->dims, dims, (size_t)rank * 4);
+  x->dims = d->dims;
+  x->rank = (uint16_t)rank;
+  x->data = d->block;
   return AP_OK;
 }
 

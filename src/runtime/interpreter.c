@@ -18,6 +18,56 @@ static bool add_part(size_t *at, size_t n, size_t size, size_t *off) {
   return ap_mul_size(n, size, &bytes) && ap_add_size(*off, bytes, at);
 }
 
+/* Entry inputs, the inputs a caller may resize: subgraph 0's (slots 0 .. its input count - 1),
+ * then those of every other signature's subgraph, in signature order (a subgraph two signatures
+ * share once). Returns their count; fills *sg and *t for slot `slot` when it is below it.
+ * Walked once, by ap_interpreter_create, into the entry map (entry_at reads it): a planned
+ * firmware's interpreter has subgraph 0's inputs only and links no signature reading. */
+static size_t entry_inputs(const ap_model *m, size_t slot, uint32_t *sg, int32_t *t) {
+  ap_ivec in = ap_model_subgraph_inputs(m, 0);
+  size_t count = in.n;
+  if (slot < count) {
+    *sg = 0;
+    *t = in.v[slot];
+  }
+  for (size_t i = 0, n = ap_model_signature_count(m); i < n; i++) {
+    ap_signature_info si;
+    if (ap_model_signature(m, i, &si) != AP_OK || si.subgraph == 0) continue;
+    bool seen = false;
+    for (size_t j = 0; j < i && !seen; j++) {
+      ap_signature_info sj;
+      seen = ap_model_signature(m, j, &sj) == AP_OK && sj.subgraph == si.subgraph;
+    }
+    if (seen) continue;
+    in = ap_model_subgraph_inputs(m, si.subgraph);
+    if (slot >= count && slot - count < in.n) {
+      *sg = si.subgraph;
+      *t = in.v[slot - count];
+    }
+    count += in.n;
+  }
+  return count;
+}
+
+/* The entry map: (subgraph, tensor) of each entry input after subgraph 0's, right after the
+ * entry inputs' ranks in the block init_entries makes. */
+static int32_t *entry_map(const ap_interpreter *it) {
+  uintptr_t end = (uintptr_t)(it->input_rank + it->entry_input_count);
+  return (int32_t *)((end + 3) & ~(uintptr_t)3);
+}
+
+/* Entry input `slot` (below entry_input_count): its subgraph and tensor (-1: none). */
+static void entry_at(const ap_interpreter *it, size_t slot, uint32_t *sg, int32_t *t) {
+  if (slot < it->input_count) {
+    *sg = 0;
+    *t = ap_model_subgraph_inputs(it->model, 0).v[slot];
+    return;
+  }
+  const int32_t *m = entry_map(it) + 2 * (slot - it->input_count);
+  *sg = (uint32_t)m[0];
+  *t = m[1];
+}
+
 static bool compute_layout(const ap_model *m, size_t nin, bool max, layout *l) {
   size_t at = sizeof(ap_interpreter), nsg = ap_model_subgraph_count(m), nt = 0, no = 0, nr = 0;
   for (size_t sg = 0; sg < nsg; sg++) {
@@ -51,14 +101,16 @@ static void reset_tensor(rt_tensor *x, const ap_tensor_info *ti) {
   x->data = NULL;
 }
 
-/* Points subgraph 0's inputs at their resized dims (or their max dims while planning). */
+/* Points the entry inputs at their resized dims (or their max dims while planning). */
 static void apply_input_dims(ap_interpreter *it, bool at_max) {
-  ap_ivec in = ap_model_subgraph_inputs(it->model, 0);
-  for (size_t i = 0; i < in.n; i++) {
-    if (in.v[i] < 0) continue;
-    rt_tensor *x = rt_rec(it, 0, (size_t)in.v[i]);
+  for (size_t i = 0; i < it->entry_input_count; i++) {
+    uint32_t sg = 0;
+    int32_t t = -1;
+    entry_at(it, i, &sg, &t);
+    if (t < 0) continue;
+    rt_tensor *x = rt_rec(it, sg, (size_t)t);
     if (!x) continue;
-    bool max = at_max && it->has_max && it->max_rank[i] >= 0;
+    bool max = at_max && it->has_max && i < it->input_count && it->max_rank[i] >= 0;
     const int32_t *d = max ? &it->max_dims[i * AP_MAX_DIMS] : &it->input_dims[i * AP_MAX_DIMS];
     int rank = max ? it->max_rank[i] : it->input_rank[i];
     if (rank < 0) continue;
@@ -118,7 +170,8 @@ static ap_status init_tables(ap_interpreter *it, const ap_interpreter_options *o
     it->max_dims = it->input_dims + it->input_count * AP_MAX_DIMS;
     it->max_rank = it->input_rank + it->input_count;
   }
-  /* Current input dims start as the model's (a non-tensor input index keeps rank -1). */
+  /* Current input dims start as the model's (a non-tensor input index keeps rank -1); those
+   * of the other entries' inputs: init_entries. */
   ap_ivec in = ap_model_subgraph_inputs(m, 0);
   for (uint32_t i = 0; i < it->input_count; i++) {
     it->input_rank[i] = -1;
@@ -174,12 +227,53 @@ static ap_status init_tables(ap_interpreter *it, const ap_interpreter_options *o
   return AP_OK;
 }
 
+/* The other entries' inputs (extra of them), after create: dims and ranks for every entry
+ * input (subgraph 0's copied) and the map, in one tables block that replaces create's dims and
+ * ranks (max dims stay where create put them); their current dims are the model's. A planned
+ * interpreter never comes here: its entry inputs are subgraph 0's. */
+/* That block's bytes for n entry inputs, extra of them past subgraph 0's (its dims first, then
+ * the ranks at *ranks); false on overflow. */
+static bool entries_bytes(size_t n, size_t extra, size_t *ranks, size_t *bytes) {
+  size_t map;
+  return n <= INT32_MAX && ap_mul_size(n, AP_MAX_DIMS * 4, ranks) && ap_mul_size(extra, 8, &map) &&
+         ap_add_size(*ranks, n + 3, bytes) && ap_add_size(*bytes, map, bytes);
+}
+
+static void init_entries(ap_interpreter *it, size_t extra) {
+  size_t n = it->input_count + extra, dims = 0, bytes = 0;
+  /* The block is the end of create's allocation (checked there). */
+  entries_bytes(n, extra, &dims, &bytes);
+  uint8_t *block = (uint8_t *)it + it->create_tables - ((bytes + 15) & ~(size_t)15);
+  memcpy(block, it->input_dims, (size_t)it->input_count * AP_MAX_DIMS * 4);
+  memcpy(block + dims, it->input_rank, it->input_count);
+  it->input_dims = (int32_t *)block;
+  it->input_rank = (int8_t *)(block + dims);
+  it->entry_input_count = (uint32_t)n;
+  int32_t *map_at = entry_map(it);
+  for (uint32_t i = it->input_count; i < it->entry_input_count; i++) {
+    uint32_t sg = 0;
+    int32_t t = -1;
+    ap_tensor_info ti;
+    entry_inputs(it->model, i, &sg, &t);
+    map_at[2 * (i - it->input_count)] = (int32_t)sg;
+    map_at[2 * (i - it->input_count) + 1] = t;
+    it->input_rank[i] = -1;
+    if (t < 0 || ap_model_tensor(it->model, sg, (size_t)t, &ti) != AP_OK ||
+        ti.shape.n > AP_MAX_DIMS)
+      continue;
+    if (ti.shape.n) memcpy(&it->input_dims[i * AP_MAX_DIMS], ti.shape.v, ti.shape.n * 4);
+    it->input_rank[i] = (int8_t)ti.shape.n;
+  }
+}
+
 /* alloc: o's allocator resolved (never NULL); check: the options' check (NULL: options the
- * runtime made itself, as a planned interpreter's, so that a firmware does not link it). */
+ * runtime made itself, as a planned interpreter's, so that a firmware does not link it);
+ * extra: bytes after the layout for init_entries (0 for a planned interpreter, whose entry
+ * inputs are subgraph 0's: its firmware links no signature reading). */
 static ap_status create(const ap_model *m, const ap_interpreter_options *opt,
                         const ap_allocator *alloc,
                         ap_status (*check)(ap_interpreter *, const ap_interpreter_options *),
-                        ap_interpreter **out) {
+                        size_t extra, ap_interpreter **out) {
   if (!out) return AP_ERR_ARG;
   *out = NULL;
   ap_interpreter_options o = opt ? *opt : ap_interpreter_defaults();
@@ -187,7 +281,8 @@ static ap_status create(const ap_model *m, const ap_interpreter_options *opt,
   size_t nin = m ? ap_model_subgraph_inputs(m, 0).n : 0;
   bool has_max = o.max_input_count > 0 && o.max_input_dims;
   layout l = {0};
-  if (m && !compute_layout(m, nin, has_max, &l)) return AP_ERR_OVERFLOW;
+  if (m && (!compute_layout(m, nin, has_max, &l) || !ap_add_size(l.total, extra, &l.total)))
+    return AP_ERR_OVERFLOW;
   if (!m) l.total = (sizeof(ap_interpreter) + 15) & ~(size_t)15;
   ap_interpreter *it;
   if (o.arena && o.arena_size) {
@@ -211,6 +306,7 @@ static ap_status create(const ap_model *m, const ap_interpreter_options *opt,
   it->custom_op_count = o.custom_op_count;
   it->alignment = o.alignment;
   it->preserve_all = o.preserve_all;
+  it->preserve_inputs = o.preserve_inputs;
   it->max_loop_iterations = o.max_loop_iterations;
   it->inplace = o.inplace && !o.preserve_all;
   it->stream = o.stream && !o.preserve_all;
@@ -224,6 +320,7 @@ static ap_status create(const ap_model *m, const ap_interpreter_options *opt,
   if (!m) return rt_fail(it, AP_ERR_ARG, "no model");
   it->sg_count = (uint32_t)ap_model_subgraph_count(m);
   it->input_count = (uint32_t)nin;
+  it->entry_input_count = (uint32_t)nin;
   if (it->sg_count == 0) return rt_fail(it, AP_ERR_ARG, "the model has no subgraphs");
   ap_status s = check ? check(it, &o) : AP_OK;
   if (s != AP_OK) return s;
@@ -235,13 +332,21 @@ static ap_status create(const ap_model *m, const ap_interpreter_options *opt,
 
 ap_status ap_interpreter_create(const ap_model *m, const ap_interpreter_options *opt,
                                 ap_interpreter **out) {
-  return create(m, opt, ap_alloc_or_default(opt ? opt->allocator : NULL), check_options, out);
+  uint32_t sg;
+  int32_t t;
+  size_t extra = m ? entry_inputs(m, SIZE_MAX, &sg, &t) - ap_model_subgraph_inputs(m, 0).n : 0;
+  size_t nin = m ? ap_model_subgraph_inputs(m, 0).n : 0, dims = 0, bytes = 0;
+  if (extra && !entries_bytes(nin + extra, extra, &dims, &bytes)) return AP_ERR_OVERFLOW;
+  ap_status s = create(m, opt, ap_alloc_or_default(opt ? opt->allocator : NULL), check_options,
+                       (bytes + 15) & ~(size_t)15, out);
+  if (s == AP_OK && extra) init_entries(*out, extra);
+  return s;
 }
 
 ap_status rt_create_in_buffer(const ap_model *m, const ap_interpreter_options *o,
                               ap_interpreter **out) {
   if (!o || !o->arena || !o->arena_size) return AP_ERR_ARG;
-  return create(m, o, ap_no_heap(), NULL, out);
+  return create(m, o, ap_no_heap(), NULL, 0, out);
 }
 
 void ap_interpreter_destroy(ap_interpreter *it) {
@@ -287,10 +392,12 @@ ap_status rt_prepare_all(ap_interpreter *it, int phase, rt_prep *prep) {
                          .prep = prep ? &prep[r->op_base + k] : NULL};
       ap_status s = ap_model_op(it->model, sg, k, &c.info);
       if (s != AP_OK) return rt_fail(it, s, "%s", ap_model_error(it->model));
-      if (phase == RT_PREPARE && !rt_find_kernel(it, &c.info, c.op))
+      if (phase == RT_PREPARE && !rt_string_kernel(&c) && !rt_find_kernel(it, &c.info, c.op))
         return unsupported(it, &c.info, sg, k);
       if (!rt_op_is_custom(c.op)) {
         s = rt_builtin_prepare(&c);
+      } else if (rt_string_op(c.op)) {
+        s = rt_string_prepare(&c);
       } else if (rt_inputs_dynamic(&c)) {
         s = ap_op_fail(&c, AP_ERR_UNSUPPORTED,
                        "an input's shape is known only while running; custom kernels are "
@@ -427,6 +534,8 @@ static ap_status allocate(ap_interpreter *it) {
       reset_tensor(x, &ti);
     }
   apply_input_dims(it, true);
+  ap_status ms = rt_strings_mark(it);
+  if (ms != AP_OK) return ms;
   size_t ops = 0;
   for (uint32_t sg = 0; sg < it->sg_count; sg++)
     ops += it->sg[sg].op_count;
@@ -498,22 +607,35 @@ static bool within_max(const ap_interpreter *it, size_t input, const int32_t *di
   return true;
 }
 
-ap_status ap_interpreter_resize_input(ap_interpreter *it, size_t input, const int32_t *dims,
-                                      int rank) {
+/* Resizes entry input `slot` (entry_inputs; SIZE_MAX: none). Messages name it as subgraph 0's
+ * input a (by_tensor false; b: the input count) or as tensor b of subgraph a (by_tensor): each
+ * message is written whole, so that a firmware without messages links no formatting. */
+static ap_status resize_slot(ap_interpreter *it, size_t slot, const int32_t *dims, int rank,
+                             bool by_tensor, size_t a, size_t b) {
   if (!it) return AP_ERR_ARG;
   if (!it->sg) return rt_fail(it, AP_ERR_ARG, "the interpreter failed to create");
   if (!enter(it)) return AP_ERR_BUSY;
   ap_status s = AP_OK;
-  ap_ivec in = ap_model_subgraph_inputs(it->model, 0);
-  if (input >= in.n || in.v[input] < 0) {
-    s = rt_fail(it, AP_ERR_RANGE, "input %zu out of range (the model has %zu)", input, in.n);
+  uint32_t sg = 0;
+  int32_t t = -1;
+  if (slot < it->entry_input_count) entry_at(it, slot, &sg, &t);
+  if (t < 0) {
+    s = by_tensor ? rt_fail(it, AP_ERR_ARG,
+                            "subgraph %zu tensor %zu is no input of subgraph 0 or of a "
+                            "signature's subgraph",
+                            a, b)
+                  : rt_fail(it, AP_ERR_RANGE, "input %zu out of range (the model has %zu)", a, b);
   } else if (rank < 0 || rank > AP_MAX_DIMS || (rank > 0 && !dims)) {
-    s = rt_fail(it, AP_ERR_ARG, "input %zu: rank %d out of range (0 to %d, with dims)", input, rank,
-                AP_MAX_DIMS);
+    s = by_tensor ? rt_fail(it, AP_ERR_ARG,
+                            "subgraph %zu tensor %zu: rank %d out of range (0 to %d, with dims)", a,
+                            b, rank, AP_MAX_DIMS)
+                  : rt_fail(it, AP_ERR_ARG, "input %zu: rank %d out of range (0 to %d, with dims)",
+                            a, rank, AP_MAX_DIMS);
   } else {
-    const rt_tensor *x = rt_rec(it, 0, (size_t)in.v[input]);
+    const rt_tensor *x = rt_rec(it, sg, (size_t)t);
     if (!x) {
-      s = rt_fail(it, AP_ERR_ARG, "input %zu is a constant", input);
+      s = by_tensor ? rt_fail(it, AP_ERR_ARG, "subgraph %zu tensor %zu is a constant", a, b)
+                    : rt_fail(it, AP_ERR_ARG, "input %zu is a constant", a);
     } else {
       rt_tensor probe = *x;
       probe.flags &= (uint8_t)~RT_OWNED_DIMS;
@@ -525,9 +647,9 @@ ap_status ap_interpreter_resize_input(ap_interpreter *it, size_t input, const in
     leave(it);
     return s;
   }
-  if (rank) memcpy(&it->input_dims[input * AP_MAX_DIMS], dims, (size_t)rank * 4);
-  it->input_rank[input] = (int8_t)rank;
-  if (it->allocated && within_max(it, input, dims, rank)) {
+  if (rank) memcpy(&it->input_dims[slot * AP_MAX_DIMS], dims, (size_t)rank * 4);
+  it->input_rank[slot] = (int8_t)rank;
+  if (it->allocated && within_max(it, slot, dims, rank)) {
     /* The plan holds the maximum: shapes and parameters follow without a new plan. */
     apply_input_dims(it, false);
     s = rt_prepare_all(it, RT_RESHAPE, NULL);
@@ -539,12 +661,36 @@ ap_status ap_interpreter_resize_input(ap_interpreter *it, size_t input, const in
     /* The message says why; the plan cannot serve these dims. */
   }
   it->allocated = false;
-  it->stale_input = (int32_t)input;
-  if (s == AP_OK)
+  /* A signature input's resize leaves the generic message: invoke names only subgraph 0's. */
+  it->stale_input = slot < it->input_count ? (int32_t)slot : -1;
+  if (s == AP_OK && by_tensor)
+    rt_fail(it, AP_OK,
+            "subgraph %zu tensor %zu was resized: call ap_interpreter_allocate() again before "
+            "invoke",
+            a, b);
+  else if (s == AP_OK)
     rt_fail(it, AP_OK, "input %zu was resized: call ap_interpreter_allocate() again before invoke",
-            input);
+            a);
   leave(it);
   return AP_OK;
+}
+
+ap_status ap_interpreter_resize_input(ap_interpreter *it, size_t input, const int32_t *dims,
+                                      int rank) {
+  size_t n = it && it->sg ? it->input_count : 0;
+  return resize_slot(it, input < n ? input : SIZE_MAX, dims, rank, false, input, n);
+}
+
+ap_status ap_interpreter_resize_tensor(ap_interpreter *it, size_t subgraph, size_t tensor,
+                                       const int32_t *dims, int rank) {
+  size_t slot = SIZE_MAX;
+  for (size_t i = 0; it && it->sg && i < it->entry_input_count && slot == SIZE_MAX; i++) {
+    uint32_t sg = 0;
+    int32_t t = -1;
+    entry_at(it, i, &sg, &t);
+    if (sg == subgraph && t >= 0 && (size_t)t == tensor) slot = i;
+  }
+  return resize_slot(it, slot, dims, rank, true, subgraph, tensor);
 }
 
 /* Runs op *k of subgraph sg, or the streamed segment starting there (then *k moves to its last
@@ -606,7 +752,17 @@ ap_status ap_interpreter_set_profile(ap_interpreter *it, uint64_t *ns_per_op, si
   return AP_OK;
 }
 
-ap_status ap_interpreter_invoke(ap_interpreter *it) {
+/* Whether subgraph sg is an entry: subgraph 0 or a signature's (the graph plans those as
+ * entries, one after the other in one arena). */
+static bool is_entry(const ap_interpreter *it, size_t sg) {
+  for (size_t i = 0, n = ap_model_signature_count(it->model); i < n; i++) {
+    ap_signature_info si;
+    if (ap_model_signature(it->model, i, &si) == AP_OK && si.subgraph == sg) return true;
+  }
+  return false;
+}
+
+static ap_status invoke_entry(ap_interpreter *it, uint32_t entry) {
   if (!it) return AP_ERR_ARG;
   if (!enter(it)) return AP_ERR_BUSY;
   ap_status s = AP_OK;
@@ -629,12 +785,32 @@ ap_status ap_interpreter_invoke(ap_interpreter *it) {
     ap_port_workers_wake(it->exec.workers);
 #ifndef AP_PORT_NONE
     /* Ops inside a streamed segment, or not reached, read 0. */
-    if (it->profile) memset(it->profile, 0, it->profile_count * sizeof *it->profile);
+    if (it->profile && entry == 0) memset(it->profile, 0, it->profile_count * sizeof *it->profile);
 #endif
-    s = rt_run_subgraph(it, 0, 0);
+    s = rt_run_subgraph(it, entry, 0);
   }
   leave(it);
   return s;
+}
+
+ap_status ap_interpreter_invoke(ap_interpreter *it) {
+  return invoke_entry(it, 0);
+}
+
+/* The entry check lives here, not in invoke_entry: a firmware calling ap_interpreter_invoke
+ * links no signature reading. */
+ap_status ap_interpreter_invoke_subgraph(ap_interpreter *it, size_t subgraph) {
+  if (!it) return AP_ERR_ARG;
+  if (it->sg && subgraph && (subgraph >= it->sg_count || !is_entry(it, subgraph))) {
+    if (!enter(it)) return AP_ERR_BUSY;
+    ap_status s = rt_fail(it, subgraph >= it->sg_count ? AP_ERR_RANGE : AP_ERR_ARG,
+                          "subgraph %zu is not an entry (subgraph 0 or a signature's subgraph; "
+                          "the model has %u subgraphs)",
+                          subgraph, it->sg_count);
+    leave(it);
+    return s;
+  }
+  return invoke_entry(it, (uint32_t)subgraph);
 }
 
 ap_status ap_interpreter_reset_variables(ap_interpreter *it) {

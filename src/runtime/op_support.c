@@ -6,10 +6,18 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The runtime's own ops (control_flow.c, resource_vars.c): builtin codes in schema order. */
-static const int32_t runtime_ops[] = {
-    118 /* IF */,         119 /* WHILE */,         129 /* CALL_ONCE */,
-    142 /* VAR_HANDLE */, 143 /* READ_VARIABLE */, 144 /* ASSIGN_VARIABLE */};
+/* The runtime's own ops (control_flow.c, hashtable.c, resource_vars.c): builtin codes in schema
+ * order. */
+static const int32_t runtime_ops[] = {118 /* IF */,
+                                      119 /* WHILE */,
+                                      129 /* CALL_ONCE */,
+                                      136 /* HASHTABLE */,
+                                      137 /* HASHTABLE_FIND */,
+                                      138 /* HASHTABLE_IMPORT */,
+                                      139 /* HASHTABLE_SIZE */,
+                                      142 /* VAR_HANDLE */,
+                                      143 /* READ_VARIABLE */,
+                                      144 /* ASSIGN_VARIABLE */};
 #define RUNTIME_OPS (sizeof runtime_ops / sizeof runtime_ops[0])
 
 size_t ap_supported_op_count(void) {
@@ -51,7 +59,8 @@ ap_status ap_op_supported(const ap_model *m, size_t sg, size_t op, char *why, si
     return s;
   }
   bool runtime_own =
-      !info.custom && (rt_control_kernel(info.builtin) || rt_resource_kernel(info.builtin));
+      !info.custom && (rt_control_kernel(info.builtin) || rt_resource_kernel(info.builtin) ||
+                       rt_hashtable_kernel(info.builtin));
   const ap_kernel *k =
       info.custom ? ap_kernel_find_custom(info.custom) : ap_kernel_find(info.builtin);
   if (!k && !runtime_own) {

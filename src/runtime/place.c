@@ -8,7 +8,7 @@
 
 typedef struct plan_state {
   ap_allocator *temp; /* the one allocator of a planning: every state points at it */
-  int64_t *fixed; /* the model's offline plan per request, or NULL */
+  int64_t *fixed;     /* the model's offline plan per request, or NULL */
   uint64_t *bytes;
   void ***scratch_target; /* per scratch request id - tensor count: where its address goes */
   ap_graph *g;
@@ -106,6 +106,7 @@ static ap_status build(ap_interpreter *it, rt_prep *prep, bool place, plan_state
       st->bytes[id] = !x || (x->flags & (RT_VARIABLE | RT_DYNAMIC)) ? 0 : rt_tensor_bytes(x);
     }
   ap_graph_options go = {.rules = AP_RULES_ARENAPLAN,
+                         .preserve_inputs = it->preserve_inputs,
                          .tensor_bytes = st->bytes,
                          .tensor_bytes_count = total,
                          .inplace = rt_inplace(it),
@@ -430,7 +431,7 @@ ap_status rt_plan(ap_interpreter *it, rt_prep *prep, bool place, uint64_t *arena
       }
       uint32_t sg, t;
       rt_tensor *x = ap_graph_id_tensor(st.g, id, &sg, &t) ? rt_rec(it, sg, t) : NULL;
-      if (x) x->data = it->arena + off[i];
+      if (x && !(x->flags & RT_DYNAMIC)) x->data = it->arena + off[i];
     }
     /* A tensor sharing another's bytes has no request: it takes its root's address. */
     for (uint64_t id = 0; rt_inplace(it) && id < total; id++) {
@@ -440,7 +441,7 @@ ap_status rt_plan(ap_interpreter *it, rt_prep *prep, bool place, uint64_t *arena
           !ap_graph_id_tensor(st.g, root, &rsg, &rt))
         continue;
       rt_tensor *x = rt_rec(it, sg, t), *r = rt_rec(it, rsg, rt);
-      if (x && r) x->data = r->data;
+      if (x && r && !((x->flags | r->flags) & RT_DYNAMIC)) x->data = r->data;
     }
   }
   plan_state_free(&st);

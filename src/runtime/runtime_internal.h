@@ -106,6 +106,7 @@ struct ap_interpreter {
   size_t custom_op_count;
   uint64_t alignment;
   bool preserve_all;
+  bool preserve_inputs;         /* options.preserve_inputs */
   uint64_t max_loop_iterations; /* 0: none */
   bool inplace;
   bool stream;
@@ -150,6 +151,9 @@ struct ap_interpreter {
   int32_t *input_dims, *max_dims;
   int8_t *input_rank, *max_rank;
   bool has_max;
+  /* Inputs a caller may resize: subgraph 0's, then other signature subgraphs' (interpreter.c:
+   * the entry map); input_dims and input_rank hold one entry each (max dims: subgraph 0's). */
+  uint32_t entry_input_count;
 
   /* Region sizes, each block rounded up to 16 bytes. */
   uint64_t create_tables; /* tables taken at create */
@@ -341,6 +345,22 @@ ap_status rt_mark_dynamic(ap_op_context *c); /* prepare in allocate only */
 ap_status rt_dynamic_output(ap_op_context *c, size_t i, ap_ktensor *v);
 /* Eval: scratch of a dynamic op (the plan has none for it). */
 ap_status rt_dynamic_scratch(ap_op_context *c, size_t bytes, void **out);
+/* A tensor made dynamic by its type (strings: their bytes depend on their values), with a
+ * record of its own. */
+ap_status rt_dynamic_track(ap_interpreter *it, uint32_t sg, rt_tensor *x);
+/* Gives dynamic tensor x the dims and a block of at least `bytes` (grown only when smaller). */
+ap_status rt_dynamic_set(ap_interpreter *it, uint32_t sg, rt_tensor *x, const int32_t *dims,
+                         int rank, size_t bytes);
+/* strings.c: string tensors are dynamic (marked in allocate); ops on them run the runtime's own
+ * string kernels (GATHER, RESHAPE, ...), chosen before the builtins. */
+ap_status rt_strings_mark(ap_interpreter *it);
+bool rt_string_kernel(ap_op_context *c);
+bool rt_string_op(const rt_op *o);
+ap_status rt_string_prepare(ap_op_context *c);
+/* hashtable.c: HASHTABLE, HASHTABLE_FIND, HASHTABLE_IMPORT, HASHTABLE_SIZE (NULL for any
+ * other builtin), run as string ops are (rt_string_kernel picks them). */
+const ap_op_kernel *rt_hashtable_kernel(int32_t builtin);
+bool rt_hashtable_op(const ap_op_kernel *k);
 /* Frees every block (allocate and destroy call it through rt_release). */
 void rt_dynamic_release(ap_interpreter *it);
 

@@ -49,6 +49,14 @@ ap_status rt_set_dims(ap_interpreter *it, rt_tensor *t, const int32_t *dims, int
   return AP_OK;
 }
 
+/* A string tensor's bytes: its buffer's last offset (runtime-written or checked buffers only). */
+static size_t string_bytes(const void *data) {
+  int32_t n, end;
+  memcpy(&n, data, 4);
+  memcpy(&end, (const uint8_t *)data + 4 * (1 + (size_t)n), 4);
+  return (size_t)end;
+}
+
 bool rt_fill_tensor(const ap_interpreter *it, size_t sg, size_t t, ap_tensor *out) {
   if (!it || !it->sg || !out || sg >= it->sg_count || t >= it->sg[sg].tensor_count) return false;
   const rt_tensor *r = rt_rec(it, sg, t);
@@ -62,13 +70,15 @@ bool rt_fill_tensor(const ap_interpreter *it, size_t sg, size_t t, ap_tensor *ou
     if (r->rank) memcpy(out->dims, r->dims, (size_t)r->rank * 4);
     out->data = r->data;
     out->bytes = r->data || !(r->flags & RT_DYNAMIC) ? rt_tensor_bytes(r) : 0;
+    if (r->type == AP_STRING && r->data) out->bytes = string_bytes(r->data); /* its values' */
   } else {
     size_t size = 0;
     out->type = ti.type;
     out->rank = (int)ti.shape.n; /* at most AP_MAX_DIMS: checked at create */
     if (ti.shape.n) memcpy(out->dims, ti.shape.v, ti.shape.n * 4);
     out->data = (void *)ap_model_buffer(it->model, ti.buffer, &size);
-    out->bytes = ti.bytes ? ti.bytes : size; /* strings: what the buffer holds */
+    /* Strings, and sparse tensors (compressed): what the buffer holds. */
+    out->bytes = ti.bytes && ti.bytes <= size ? ti.bytes : size;
   }
   out->scales = ti.scale;
   out->zero_points = ti.zero_point;

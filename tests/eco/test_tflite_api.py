@@ -4,7 +4,9 @@
 that venv and outside the source tree, tflite_runtime_script.py (tflite_runtime's API only) with
 its import changed to `import arenaplan as tflite` writes the same output bytes and prints the
 same detections as `arenaplan run` (person_detect_int8 seeds 1-2, the SSD detector seed 1 at
-score 0.1), and tflite_api_checks.py checks details, errors, resize and signatures.
+score 0.1), signature_runner_script.py (SignatureRunner only) prints TFLite's values for both
+signatures of multi_signatures.tflite (two subgraphs), and tflite_api_checks.py checks details,
+errors, resize and signatures.
 
 Environment: AP_CLI (the arenaplan binary; libarenaplan.so beside it), AP_SHARED.
 """
@@ -122,6 +124,20 @@ def main():
             compare(ssd, os.path.join(SHARED, "detection", "oracle_tflite_ref",
                                       "ssd_mobilenet_v1_coco_uint8.seed1.input0.bin"),
                     tmp, vpy, run_env, script, 0.1, 4)
+        # The SignatureRunner script on signatures of two subgraphs (LiteRT's test model:
+        # add is x + 2, sub is x - 3; two values: both runners resize their inputs).
+        with open(os.path.join(ROOT, "tests", "eco", "signature_runner_script.py")) as f:
+            text = f.read()
+        check(text.count(IMPORT) == 1, "the runner script imports tflite_runtime once")
+        runner = os.path.join(tmp, "runner.py")
+        with open(runner, "w") as f:
+            f.write(text.replace(IMPORT, "import arenaplan as tflite"))
+        r = subprocess.run([vpy, runner, os.path.join(SHARED, "models", "multi_signatures.tflite"),
+                            "2.5", "-1"], env=run_env, cwd=tmp, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
+        want = "add output_0=[4.5, 1.0]\nsub output_0=[-0.5, -4.0]\n"
+        check(r.returncode == 0 and r.stdout == want,
+              "signature_runner_script.py printed %r, want %r" % (r.stdout, want))
         r = subprocess.run([vpy, os.path.join(ROOT, "tests", "eco", "tflite_api_checks.py"),
                             SHARED], env=run_env, cwd=tmp, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True)

@@ -9,6 +9,7 @@
 
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The models issue 4 runs that TFLite Micro also runs (oracle data exists for them). */
 static const char *const rt_oracle_models[] = {
@@ -131,6 +132,19 @@ static inline int32_t rt_float_tensor(ap_writer *w, const char *name, const int3
   int32_t t = -1;
   ap_writer_add_tensor(w, 0, &(ap_writer_tensor){.name = name, .shape = shape, .rank = rank}, &t);
   return t;
+}
+
+/* A string tensor buffer (model.h's format) of n C strings into out; returns its size. */
+static inline size_t rt_strings(uint8_t *out, size_t cap, const char *const *s, size_t n) {
+  const uint8_t *p[16];
+  size_t len[16], need = 0;
+  CHECK(n <= 16);
+  for (size_t i = 0; i < n; i++) {
+    p[i] = (const uint8_t *)s[i];
+    len[i] = strlen(s[i]);
+  }
+  CHECK(ap_string_buffer_write(out, cap, p, len, n, &need) == AP_OK);
+  return need;
 }
 
 #endif

@@ -10,7 +10,8 @@
     y = it.output(0)             # a numpy array when numpy is importable, else bytes
 
 With numpy, arenaplan.Interpreter is TensorFlow Lite's Python interpreter API (see
-tflite_api.py): a tflite_runtime script runs with `import arenaplan as tflite`.
+tflite_api.py): a tflite_runtime script runs with `import arenaplan as tflite` (or
+`import arenaplan.interpreter as tflite`, the module path of tflite_runtime.interpreter).
 
 No compiled extension: the shared library is found through $ARENAPLAN_LIB, then the copy `pip
 install bindings/python` bundles, then build/ of the source tree this package sits in, then the
@@ -27,7 +28,7 @@ except ImportError:  # numpy is optional: outputs are then bytes
     _np = None
 
 __all__ = ["Error", "Model", "Plan", "Interpreter", "ModelInterpreter", "SignatureRunner",
-           "library_version"]
+           "InterpreterWithCustomOps", "OpResolverType", "load_delegate", "library_version"]
 
 
 class Error(Exception):
@@ -139,6 +140,7 @@ class ap_interpreter_options(ctypes.Structure):
         ("inplace", ctypes.c_bool),
         ("stream", ctypes.c_bool),
         ("prepare", ctypes.c_int),  # 0: builtins prepared at each invoke, 1: once
+        ("preserve_inputs", ctypes.c_bool),  # inputs kept intact across invokes (TFLite's C API)
     ]
 
 
@@ -457,7 +459,10 @@ class ModelInterpreter:
 
 
 if _np is not None:
-    from .tflite_api import Interpreter, SignatureRunner  # noqa: E402  (needs the above)
+    from .tflite_api import (Interpreter, InterpreterWithCustomOps, SignatureRunner,  # noqa
+                             OpResolverType, load_delegate, Delegate)  # (needs the above)
+    from . import tflite_api as _tflite_api
+    STRUCTS = STRUCTS + _tflite_api.STRUCTS
 else:  # TFLite's API is numpy's; without numpy arenaplan's own interpreter stands in
     Interpreter = ModelInterpreter
-    SignatureRunner = None
+    SignatureRunner = InterpreterWithCustomOps = OpResolverType = load_delegate = None
