@@ -26,7 +26,7 @@ set(AP_MCU_KERNEL_FILES "/src/kernels/fast/" CACHE STRING
 # ... but for the streamed segments' row-range drivers (rows.c), whose loops are the levels'
 # (int8_dsp.c): at -Os person_detect's streamed firmware is 352 B smaller for 0.1% more
 # instructions (46.10 M instead of 46.05 M).
-set(AP_MCU_KERNEL_EXCLUDE "/src/kernels/fast/rows\\.c$" CACHE STRING
+set(AP_MCU_KERNEL_EXCLUDE "/src/kernels/fast/(rows|conv_int8)\\.c$" CACHE STRING
     "A regex of the sources AP_MCU_KERNEL_FILES matches that stay at -Os")
 if(AP_MCU_KERNEL_FLAGS)
   set(AP_KERNEL_SOURCES ${AP_LIB_SOURCES})

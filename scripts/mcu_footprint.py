@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """One row of footprint.tsv from a firmware's ELF and its QEMU output (scripts/test_mcu.sh).
 Exit status 1 when the outputs differ from the oracle's (seed 1) or the run failed.
-    mcu_footprint.py MODEL CORE fw.elf run.txt ORACLE_DIR
+    mcu_footprint.py MODEL CORE KERNELS fw.elf run.txt ORACLE_DIR
+KERNELS names the kernels the firmware runs (fast, small or reference), printed beside CORE.
 Budgets, when set in the environment (test-mcu sets them to TFLite Micro's figures for the plan
 issue 18 names): FW_MAX_FLASH (code + rodata), FW_MAX_RAM (data + bss + buffer + stack) and
 FW_MAX_INSTRUCTIONS (per invoke); a row over one fails with the figure and the budget."""
@@ -34,7 +35,7 @@ def heap_bytes(elf):
 
 
 def main():
-    model, core, elf, run, oracle = sys.argv[1:6]
+    model, core, kernels, elf, run, oracle = sys.argv[1:7]
     s = sections(elf)
     vals, outputs = {}, {}
     for line in open(run, errors="replace"):
@@ -55,12 +56,12 @@ def main():
     bss = s.get(".bss", 0) - buf - heap_bytes(elf) + vals.get("heap_peak_bytes", 0)
     stack = max(vals.get("stack_setup_bytes", 0), vals.get("stack_invoke_bytes", 0))
     instr = vals.get("timer_ticks", 0) * 1000000000 // max(vals.get("timer_hz", 1), 1)
-    row = [model, core, s.get(".text", 0) + s.get(".ARM.exidx", 0), s.get(".rodata", 0),
+    row = [model, core, kernels, s.get(".text", 0) + s.get(".ARM.exidx", 0), s.get(".rodata", 0),
            s.get(".model", 0), s.get(".data", 0), bss, buf, stack, instr,
            "yes" if match else "no"]
     print("\t".join(str(v) for v in row))
     over = []
-    for name, got in (("FW_MAX_FLASH", row[2] + row[3]), ("FW_MAX_RAM", sum(row[5:9])),
+    for name, got in (("FW_MAX_FLASH", row[3] + row[4]), ("FW_MAX_RAM", sum(row[6:10])),
                       ("FW_MAX_INSTRUCTIONS", instr)):
         limit = os.environ.get(name)
         if limit and got > int(limit):

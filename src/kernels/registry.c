@@ -48,6 +48,14 @@ enum {
 #ifndef AP_REGISTRY_PATH
 #define AP_REGISTRY_PATH 0
 #endif
+/* AP_REGISTRY_FAMILY: the DSP level's kernels a planned interpreter runs on a Cortex-M core, 0
+ * the fast family (int8_dsp.c), 1 the small one (dsp_small.c). */
+#ifndef AP_REGISTRY_FAMILY
+#define AP_REGISTRY_FAMILY 0
+#endif
+const ap_fast_level *ap_kernels_board_level(void) {
+  return AP_REGISTRY_FAMILY == 1 ? ap_fast_dsp_small() : ap_fast_dsp();
+}
 #define REG_FAST (AP_REGISTRY_PATH != 2)
 #define REG_REF (AP_REGISTRY_PATH != 1)
 /* The tensor types whose fast paths the adapters reach (a generated registration sets fewer,

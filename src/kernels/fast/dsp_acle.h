@@ -1,0 +1,96 @@
+/* The DSP extension's instructions the DSP level uses (Armv7E-M / Armv8-M: Cortex-M4, M7, M33,
+ * M55), as ACLE intrinsics on a core that has them and as portable C elsewhere: the same kernel
+ * source then runs in the host's tests (tests/kernels/test_fast_dsp.c) and on the board. The C
+ * forms follow the Arm ARM's pseudocode; sums wrap modulo 2^32 as the instructions do (SMLAD's
+ * Q flag is never read). */
+#ifndef AP_KERNELS_FAST_DSP_ACLE_H
+#define AP_KERNELS_FAST_DSP_ACLE_H
+
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__ARM_FEATURE_SIMD32) && __ARM_FEATURE_SIMD32
+#include <arm_acle.h>
+#define AP_DSP_NATIVE 1
+#else
+#define AP_DSP_NATIVE 0
+#endif
+
+static inline uint32_t ap_dsp_load32(const void *p) {
+  uint32_t v;
+  memcpy(&v, p, 4); /* an unaligned LDR on these cores */
+  return v;
+}
+
+static inline uint32_t ap_dsp_ror8(uint32_t v) {
+  return v >> 8 | v << 24;
+}
+
+#if AP_DSP_NATIVE
+/* Bytes 0 and 2 sign-extended to the two halfwords. */
+static inline uint32_t ap_sxtb16(uint32_t v) {
+  return (uint32_t)__sxtb16((int32_t)v);
+}
+/* Bytes 1 and 3: SXTB16 with ROR #8, one instruction (the compiler does not fold the rotation
+ * into the intrinsic's operand by itself). */
+static inline uint32_t ap_sxtb16_ror8(uint32_t v) {
+  uint32_t r;
+  __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(v));
+  return r;
+}
+/* acc + lo(a) lo(b) + hi(a) hi(b), halfwords signed. */
+static inline uint32_t ap_smlad(uint32_t a, uint32_t b, uint32_t acc) {
+  return (uint32_t)__smlad((int32_t)a, (int32_t)b, (int32_t)acc);
+}
+static inline uint32_t ap_smlabb(uint32_t a, uint32_t b, uint32_t acc) {
+  return (uint32_t)__smlabb((int32_t)a, (int32_t)b, (int32_t)acc);
+}
+static inline uint32_t ap_smlatt(uint32_t a, uint32_t b, uint32_t acc) {
+  return (uint32_t)__smlatt((int32_t)a, (int32_t)b, (int32_t)acc);
+}
+static inline uint32_t ap_smlabt(uint32_t a, uint32_t b, uint32_t acc) {
+  return (uint32_t)__smlabt((int32_t)a, (int32_t)b, (int32_t)acc);
+}
+/* Both halfwords added, each modulo 2^16. */
+static inline uint32_t ap_sadd16(uint32_t a, uint32_t b) {
+  return (uint32_t)__sadd16((int32_t)a, (int32_t)b);
+}
+#else
+static inline int32_t ap_dsp_lo(uint32_t v) {
+  return (int16_t)(uint16_t)(v & 0xffffu);
+}
+static inline int32_t ap_dsp_hi(uint32_t v) {
+  return (int16_t)(uint16_t)(v >> 16);
+}
+static inline uint32_t ap_dsp_pack(int32_t lo, int32_t hi) {
+  return ((uint32_t)lo & 0xffffu) | ((uint32_t)hi & 0xffffu) << 16;
+}
+static inline uint32_t ap_sxtb16(uint32_t v) {
+  return ap_dsp_pack((int8_t)(uint8_t)(v & 0xffu), (int8_t)(uint8_t)(v >> 16 & 0xffu));
+}
+static inline uint32_t ap_sxtb16_ror8(uint32_t v) {
+  return ap_sxtb16(ap_dsp_ror8(v));
+}
+static inline uint32_t ap_smlad(uint32_t a, uint32_t b, uint32_t acc) {
+  return acc + (uint32_t)(ap_dsp_lo(a) * ap_dsp_lo(b)) + (uint32_t)(ap_dsp_hi(a) * ap_dsp_hi(b));
+}
+static inline uint32_t ap_smlabb(uint32_t a, uint32_t b, uint32_t acc) {
+  return acc + (uint32_t)(ap_dsp_lo(a) * ap_dsp_lo(b));
+}
+static inline uint32_t ap_smlatt(uint32_t a, uint32_t b, uint32_t acc) {
+  return acc + (uint32_t)(ap_dsp_hi(a) * ap_dsp_hi(b));
+}
+static inline uint32_t ap_smlabt(uint32_t a, uint32_t b, uint32_t acc) {
+  return acc + (uint32_t)(ap_dsp_lo(a) * ap_dsp_hi(b));
+}
+static inline uint32_t ap_sadd16(uint32_t a, uint32_t b) {
+  return ap_dsp_pack(ap_dsp_lo(a) + ap_dsp_lo(b), ap_dsp_hi(a) + ap_dsp_hi(b));
+}
+#endif
+
+/* A 16-bit value in both halfwords (what SADD16 adds to two widened lanes). */
+static inline uint32_t ap_dsp_dup16(int32_t v) {
+  return ((uint32_t)v & 0xffffu) * 0x10001u;
+}
+
+#endif

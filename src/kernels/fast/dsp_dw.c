@@ -1,0 +1,186 @@
+/* The DSP level's int8 DEPTHWISE_CONV_2D: per output pixel, four channels at a time with their
+ * four sums in registers. A tap's four input bytes are widened by SXTB16 (lanes 0, 2 and, rotated,
+ * 1, 3), the input offset added to both lanes by SADD16 (x + off lies in [-255, 255]: no lane
+ * wraps), the weights widened alike, and SMLABB / SMLATT multiply lane by lane. Taps outside the
+ * input are skipped as the reference skips them; an interior 3x3 window (MobileNet's, DS-CNN's)
+ * runs unrolled. Depth multipliers that are multiples of 4 (one input channel feeding four
+ * adjacent output channels: person_detect's first layer) take the input value in both lanes of
+ * a word against four widened weights. Channel tails and other depth multipliers run one
+ * channel at a time. No workspace is read (the generic level's size is planned, and left
+ * unused). */
+#include "kernels/fast/dsp.h"
+#include "kernels/fast/dsp_acle.h"
+
+/* The taps [t0, t1) of a filter of `taps` at `dil` apart from `start` that fall inside
+ * [0, size). */
+static void tap_range(int32_t start, int32_t dil, int32_t taps, int32_t size, int32_t *t0,
+                      int32_t *t1) {
+  int32_t lo = 0, hi = taps;
+  while (lo < hi && start + dil * lo < 0)
+    lo++;
+  while (hi > lo && start + dil * (hi - 1) >= size)
+    hi--;
+  *t0 = lo;
+  *t1 = hi;
+}
+
+typedef struct sums4 {
+  uint32_t s0, s1, s2, s3;
+} sums4;
+
+/* One tap of four channels: input word v, weight word w. */
+#define DW_TAP(acc, v, w, off2)                                                                    \
+  do {                                                                                             \
+    uint32_t v02_ = ap_sadd16(ap_sxtb16(v), off2), v13_ = ap_sadd16(ap_sxtb16_ror8(v), off2);      \
+    uint32_t w02_ = ap_sxtb16(w), w13_ = ap_sxtb16_ror8(w);                                        \
+    (acc).s0 = ap_smlabb(v02_, w02_, (acc).s0);                                                    \
+    (acc).s2 = ap_smlatt(v02_, w02_, (acc).s2);                                                    \
+    (acc).s1 = ap_smlabb(v13_, w13_, (acc).s1);                                                    \
+    (acc).s3 = ap_smlatt(v13_, w13_, (acc).s3);                                                    \
+  } while (0)
+
+/* One copy of the requantization for every path (flash: see dsp_gemm.c's store). */
+static __attribute__((noinline)) void store4(const ap_qdw *d, int32_t c, sums4 a, int8_t *o) {
+  uint32_t s[4] = {a.s0, a.s1, a.s2, a.s3};
+  for (int32_t j = 0; j < 4; j++)
+    o[c + j] = ap_fast_requant_inline((int32_t)s[j], d->qmult[c + j], d->qshift[c + j], d->out_off,
+                                      d->act_min, d->act_max);
+}
+
+static inline sums4 bias4(const ap_qdw *d, int32_t c) {
+  if (!d->bias) return (sums4){0, 0, 0, 0};
+  return (sums4){(uint32_t)d->bias[c], (uint32_t)d->bias[c + 1], (uint32_t)d->bias[c + 2],
+                 (uint32_t)d->bias[c + 3]};
+}
+
+/* One channel over the valid taps (a channel tail, or any depth multiplier). */
+static __attribute__((noinline)) int8_t one_channel(const ap_qdw *d, const int8_t *in, int32_t y0,
+                                                    int32_t x0, int32_t fy0, int32_t fy1,
+                                                    int32_t fx0, int32_t fx1, int32_t c,
+                                                    int32_t ic) {
+  uint32_t acc = d->bias ? (uint32_t)d->bias[c] : 0u;
+  for (int32_t fy = fy0; fy < fy1; fy++)
+    for (int32_t fx = fx0; fx < fx1; fx++) {
+      int32_t v =
+          in[((size_t)(y0 + d->dil_h * fy) * d->in_w + (size_t)(x0 + d->dil_w * fx)) * d->in_d +
+             ic];
+      int32_t w = d->f[((size_t)fy * d->f_w + fx) * d->out_d + c];
+      acc += (uint32_t)(w * (v + d->in_off));
+    }
+  return ap_fast_requant_inline((int32_t)acc, d->qmult[c], d->qshift[c], d->out_off, d->act_min,
+                                d->act_max);
+}
+
+/* Depth multiplier 1: output channel c reads input channel c. */
+static void dw_mult1(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1) {
+  uint32_t off2 = ap_dsp_dup16(d->in_off);
+  int32_t C = d->out_d;
+  size_t row = (size_t)d->in_w * (size_t)C, sx = (size_t)d->dil_w * (size_t)C;
+  size_t sy = (size_t)d->dil_h * row, wrow = (size_t)d->f_w * (size_t)C;
+  const int8_t *in = d->in + (size_t)b * (size_t)d->in_h * row;
+  bool k3 = d->f_h == 3 && d->f_w == 3;
+  for (int32_t oy = oy0; oy < oy1; oy++) {
+    int32_t y0 = oy * d->stride_h - d->pad_h, fy0, fy1;
+    tap_range(y0, d->dil_h, d->f_h, d->in_h, &fy0, &fy1);
+    int8_t *orow = d->out + ((size_t)b * d->out_h + oy) * d->out_w * (size_t)C;
+    for (int32_t ox = 0; ox < d->out_w; ox++) {
+      int32_t x0 = ox * d->stride_w - d->pad_w, fx0, fx1;
+      tap_range(x0, d->dil_w, d->f_w, d->in_w, &fx0, &fx1);
+      int8_t *o = orow + (size_t)ox * C;
+      /* No tap inside: the bias alone (no window pointer is formed). */
+      bool any = fy0 < fy1 && fx0 < fx1;
+      const int8_t *ip0 =
+          any ? in + (size_t)(y0 + d->dil_h * fy0) * row + (size_t)(x0 + d->dil_w * fx0) * C : in;
+      const int8_t *wp0 = any ? d->f + ((size_t)fy0 * d->f_w + fx0) * C : d->f;
+      int32_t fy_end = any ? fy1 : fy0;
+      bool full3 = k3 && fy0 == 0 && fy1 == 3 && fx0 == 0 && fx1 == 3;
+      int32_t c = 0;
+      if (full3) {
+        for (; c + 4 <= C; c += 4) {
+          sums4 a = bias4(d, c);
+          const int8_t *ip = ip0 + c, *wp = wp0 + c;
+          for (int r = 0; r < 3; r++, ip += sy, wp += wrow) {
+            DW_TAP(a, ap_dsp_load32(ip), ap_dsp_load32(wp), off2);
+            DW_TAP(a, ap_dsp_load32(ip + sx), ap_dsp_load32(wp + C), off2);
+            DW_TAP(a, ap_dsp_load32(ip + 2 * sx), ap_dsp_load32(wp + 2 * C), off2);
+          }
+          store4(d, c, a, o);
+        }
+      } else {
+        for (; c + 4 <= C; c += 4) {
+          sums4 a = bias4(d, c);
+          const int8_t *ip = ip0 + c, *wp = wp0 + c;
+          for (int32_t fy = fy0; fy < fy_end; fy++, ip += sy, wp += wrow) {
+            const int8_t *ipx = ip, *wpx = wp;
+            for (int32_t fx = fx0; fx < fx1; fx++, ipx += sx, wpx += C)
+              DW_TAP(a, ap_dsp_load32(ipx), ap_dsp_load32(wpx), off2);
+          }
+          store4(d, c, a, o);
+        }
+      }
+      for (; c < C; c++)
+        o[c] = one_channel(d, in, y0, x0, fy0, fy1, fx0, fx1, c, c);
+    }
+  }
+}
+
+/* Depth multiplier a multiple of 4: output channels ic * mult + [m, m + 4) read input channel
+ * ic, whose value (plus the offset) sits in both lanes of a word. */
+static void dw_mult4(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1) {
+  size_t row = (size_t)d->in_w * (size_t)d->in_d;
+  const int8_t *in = d->in + (size_t)b * (size_t)d->in_h * row;
+  for (int32_t oy = oy0; oy < oy1; oy++) {
+    int32_t y0 = oy * d->stride_h - d->pad_h, fy0, fy1;
+    tap_range(y0, d->dil_h, d->f_h, d->in_h, &fy0, &fy1);
+    for (int32_t ox = 0; ox < d->out_w; ox++) {
+      int32_t x0 = ox * d->stride_w - d->pad_w, fx0, fx1;
+      tap_range(x0, d->dil_w, d->f_w, d->in_w, &fx0, &fx1);
+      int8_t *o = d->out + (((size_t)b * d->out_h + oy) * d->out_w + ox) * d->out_d;
+      for (int32_t ic = 0; ic < d->in_d; ic++)
+        for (int32_t m = 0; m < d->mult; m += 4) {
+          int32_t c = ic * d->mult + m;
+          sums4 a = bias4(d, c);
+          for (int32_t fy = fy0; fy < fy1; fy++) {
+            const int8_t *ip = in + (size_t)(y0 + d->dil_h * fy) * row + ic;
+            const int8_t *wp = d->f + (size_t)fy * d->f_w * d->out_d + c;
+            for (int32_t fx = fx0; fx < fx1; fx++) {
+              uint32_t v = ap_dsp_dup16(ip[(size_t)(x0 + d->dil_w * fx) * d->in_d] + d->in_off);
+              uint32_t w = ap_dsp_load32(wp + (size_t)fx * d->out_d);
+              uint32_t w02 = ap_sxtb16(w), w13 = ap_sxtb16_ror8(w);
+              a.s0 = ap_smlabb(v, w02, a.s0);
+              a.s2 = ap_smlabt(v, w02, a.s2);
+              a.s1 = ap_smlabb(v, w13, a.s1);
+              a.s3 = ap_smlabt(v, w13, a.s3);
+            }
+          }
+          store4(d, c, a, o);
+        }
+    }
+  }
+}
+
+/* Any other depth multiplier, one channel at a time. */
+static void dw_any(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1) {
+  const int8_t *in = d->in + (size_t)b * (size_t)d->in_h * d->in_w * d->in_d;
+  for (int32_t oy = oy0; oy < oy1; oy++) {
+    int32_t y0 = oy * d->stride_h - d->pad_h, fy0, fy1;
+    tap_range(y0, d->dil_h, d->f_h, d->in_h, &fy0, &fy1);
+    for (int32_t ox = 0; ox < d->out_w; ox++) {
+      int32_t x0 = ox * d->stride_w - d->pad_w, fx0, fx1;
+      tap_range(x0, d->dil_w, d->f_w, d->in_w, &fx0, &fx1);
+      int8_t *o = d->out + (((size_t)b * d->out_h + oy) * d->out_w + ox) * d->out_d;
+      for (int32_t c = 0; c < d->out_d; c++)
+        o[c] = one_channel(d, in, y0, x0, fy0, fy1, fx0, fx1, c, c / d->mult);
+    }
+  }
+}
+
+void ap_fast_dsp_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws) {
+  (void)ws;
+  if (d->mult == 1 && d->in_d == d->out_d)
+    dw_mult1(d, b, oy0, oy1);
+  else if (d->mult > 0 && d->mult % 4 == 0 && d->out_d == d->in_d * d->mult)
+    dw_mult4(d, b, oy0, oy1);
+  else
+    dw_any(d, b, oy0, oy1);
+}
