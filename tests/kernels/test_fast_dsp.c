@@ -184,8 +184,9 @@ static void hand_worked_ties(void) {
   }
 }
 
-/* ap_fast_mul equals ap_kq_mul at the int32 ends, every shift from -40 to 40, the multiplier
- * INT32_MIN (the one saturating product), and both roundings' ties; then at random. */
+/* ap_fast_mul (and the kernels' ap_dsp_requant) equals ap_kq_mul at the int32 ends, every shift
+ * from -40 to 40, the multiplier INT32_MIN (the one saturating product), and both roundings' ties;
+ * then at random. */
 static void mul_edges(void) {
   const int32_t xs[] = {INT32_MIN,  INT32_MIN + 1, -65536,   -3, -2, -1, 0, 1, 2, 3, 65535, 1 << 30,
                         -(1 << 30), INT32_MAX - 1, INT32_MAX};
@@ -193,8 +194,11 @@ static void mul_edges(void) {
   long bad = 0, n = 0;
   for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++)
     for (size_t j = 0; j < sizeof ms / sizeof ms[0]; j++)
-      for (int32_t s = -40; s <= 40; s++, n++)
+      for (int32_t s = -40; s <= 40; s++, n++) {
         bad += ap_fast_mul(xs[i], ms[j], s) != ap_kq_mul(xs[i], ms[j], s);
+        bad += ap_dsp_requant((uint32_t)xs[i], ms[j], s, 0, -128, 127) !=
+               (int8_t)ap_kq_clamp(ap_kq_mul(xs[i], ms[j], s), -128, 127);
+      }
   CHECK_MSG(bad == 0, "%ld of %ld edge products differ", bad, n);
   /* Ties: x odd times 2^30 is exactly half-way for the high mul; then a remainder of exactly
    * half of 2^e (h = q 2^e + 2^(e-1), either sign) for the division. */
@@ -207,6 +211,8 @@ static void mul_edges(void) {
         int32_t x = (int32_t)(2 * h - odd); /* srdhm(x, 2^30) = floor((x + 1) / 2) = h */
         bad += ap_fast_mul(x, 1 << 30, -e) != ap_kq_mul(x, 1 << 30, -e);
         bad += ap_fast_mul(-x, 1 << 30, -e) != ap_kq_mul(-x, 1 << 30, -e);
+        bad += ap_dsp_requant((uint32_t)x, 1 << 30, -e, 3, -128, 127) !=
+               (int8_t)ap_kq_clamp(ap_kq_mul(x, 1 << 30, -e) + 3, -128, 127);
       }
   CHECK_MSG(bad == 0, "%ld of %ld ties differ", bad, n);
   bad = 0;
@@ -215,6 +221,10 @@ static void mul_edges(void) {
     if (i & 1) x >>= rnd(0, 24); /* sums of every size */
     int32_t m = rnd(1 << 30, INT32_MAX), s = rnd(-33, 33);
     bad += ap_fast_mul(x, m, s) != ap_kq_mul(x, m, s);
+    /* The kernels' form, with the offset and a clamp. */
+    int32_t off = rnd(-128, 127), lo = rnd(-128, 0), hi = rnd(0, 127);
+    bad += ap_dsp_requant((uint32_t)x, m, s, off, lo, hi) !=
+           (int8_t)ap_kq_clamp(ap_kq_mul(x, m, s) + off, lo, hi);
   }
   CHECK_MSG(bad == 0, "%ld of %d random products differ", bad, (int)RANDOM_MULS);
 }

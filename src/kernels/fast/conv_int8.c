@@ -199,9 +199,9 @@ static bool conv16_rows(const conv_job *j, const ap_qgemm *g, int64_t r0, int64_
 #endif
 
 /* Rows [r0, r1) of the product, g's outputs at out + row * n: mr rows of patches (col) widened
- * into a, then the kit's gemm; or, for a kit with rows2, two rows of patches at a time (the
- * second built in a), read as they are (1x1 rows in place). One call of patch: a
- * microcontroller's build inlines it once. */
+ * into a, then the kit's gemm; or, for a kit with rows2, two rows of patches at a time, side
+ * by side in a (2k bytes: arow_bytes(k) >= 2k) or in place (1x1 rows), read as they are. One
+ * call of patch: a microcontroller's build inlines it once. */
 static void rows_range(const conv_job *j, const ap_qgemm *g, int64_t r0, int64_t r1, uint8_t *a,
                        int8_t *col, int32_t *acc, int8_t *out) {
   const conv_plan *pl = j->pl;
@@ -213,17 +213,25 @@ static void rows_range(const conv_job *j, const ap_qgemm *g, int64_t r0, int64_t
     int32_t rows = (int32_t)(r1 - r < step ? r1 - r : step);
     const int8_t *src[2] = {NULL, NULL};
     for (int32_t i = 0; i < rows; i++) {
-      int8_t *buf = two ? (i ? (int8_t *)a : col) : col + (size_t)i * colrow;
+      int8_t *buf = two ? (int8_t *)a + (size_t)i * (size_t)pl->k : col + (size_t)i * colrow;
       const int8_t *p = patch(j, (int32_t)r + i, buf);
       if (two)
         src[i] = p;
       else
         j->l->arow(p, pl->k, j->p->input_offset, a + (size_t)i * arow);
     }
-    if (two)
+    if (two) {
+      /* rows2 reads the second row k bytes after the first: rows in place that are not (a 1x1
+       * convolution with stride 2) are copied side by side first. */
+      if (src[1] && src[1] != src[0] + pl->k) {
+        memcpy(a, src[0], (size_t)pl->k);
+        memcpy(a + pl->k, src[1], (size_t)pl->k);
+        src[0] = (const int8_t *)a, src[1] = (const int8_t *)a + pl->k;
+      }
       j->l->rows2(g, src[0], src[1], out + (size_t)r * n, n);
-    else
+    } else {
       j->l->gemm(g, a, rows, acc, out + (size_t)r * n, n);
+    }
   }
 }
 

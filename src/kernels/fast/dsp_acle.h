@@ -6,6 +6,8 @@
 #ifndef AP_KERNELS_FAST_DSP_ACLE_H
 #define AP_KERNELS_FAST_DSP_ACLE_H
 
+#include "kernels/fast/fast.h"
+
 #include <stdint.h>
 #include <string.h>
 
@@ -87,6 +89,30 @@ static inline uint32_t ap_sadd16(uint32_t a, uint32_t b) {
   return ap_dsp_pack(ap_dsp_lo(a) + ap_dsp_lo(b), ap_dsp_hi(a) + ap_dsp_hi(b));
 }
 #endif
+
+/* v clamped to [0, 31] (USAT #5). */
+static inline uint32_t ap_dsp_usat5(int32_t v) {
+#if AP_DSP_NATIVE
+  return (uint32_t)__usat(v, 5);
+#else
+  return v < 0 ? 0u : v > 31 ? 31u : (uint32_t)v;
+#endif
+}
+
+/* The reference's requantization of a sum (ap_kq_mul, the output offset, the clamp) as
+ * ap_fast_mul computes it (kernels/fast/fast.h proves the two equal), written for these
+ * cores: USAT clamps both shifts, SMLAL forms ab + 2^30, and no branch is taken. */
+static inline int8_t ap_dsp_requant(uint32_t acc, int32_t mult, int32_t shift, int32_t off,
+                                    int32_t lo, int32_t hi) {
+  uint32_t left = ap_dsp_usat5(shift), right = ap_dsp_usat5((int32_t)(0u - (uint32_t)shift));
+  int64_t p = (int64_t)(int32_t)(acc << left) * mult + (1 << 30);
+  uint32_t h = (uint32_t)(p >> 31);
+  h -= h == 0x80000000u;
+  uint32_t mask = (1u << right) - 1u;
+  int32_t v = ((int32_t)h >> right) + ((h & mask) > (mask >> 1) + (h >> 31)) + off;
+  v = v < lo ? lo : v;
+  return (int8_t)(v > hi ? hi : v);
+}
 
 /* A 16-bit value in both halfwords (what SADD16 adds to two widened lanes). */
 static inline uint32_t ap_dsp_dup16(int32_t v) {

@@ -39,12 +39,12 @@ typedef struct sums4 {
     (acc).s3 = ap_smlatt(v13_, w13_, (acc).s3);                                                    \
   } while (0)
 
-/* One copy of the requantization for every path (flash: see dsp_gemm.c's store). */
+/* One copy of the requantization for every path (flash: a call per four outputs). */
 static __attribute__((noinline)) void store4(const ap_qdw *d, int32_t c, sums4 a, int8_t *o) {
   uint32_t s[4] = {a.s0, a.s1, a.s2, a.s3};
   for (int32_t j = 0; j < 4; j++)
-    o[c + j] = ap_fast_requant_inline((int32_t)s[j], d->qmult[c + j], d->qshift[c + j], d->out_off,
-                                      d->act_min, d->act_max);
+    o[c + j] =
+        ap_dsp_requant(s[j], d->qmult[c + j], d->qshift[c + j], d->out_off, d->act_min, d->act_max);
 }
 
 static inline sums4 bias4(const ap_qdw *d, int32_t c) {
@@ -67,8 +67,7 @@ static __attribute__((noinline)) int8_t one_channel(const ap_qdw *d, const int8_
       int32_t w = d->f[((size_t)fy * d->f_w + fx) * d->out_d + c];
       acc += (uint32_t)(w * (v + d->in_off));
     }
-  return ap_fast_requant_inline((int32_t)acc, d->qmult[c], d->qshift[c], d->out_off, d->act_min,
-                                d->act_max);
+  return ap_dsp_requant(acc, d->qmult[c], d->qshift[c], d->out_off, d->act_min, d->act_max);
 }
 
 /* Depth multiplier 1: output channel c reads input channel c. */

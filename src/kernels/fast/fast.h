@@ -191,9 +191,10 @@ typedef struct ap_gemm_kit {
    * int32 of workspace. */
   void (*gemm)(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc, int8_t *out,
                size_t out_stride);
-  /* Optional (NULL: arow, then gemm): two rows of int8 patches read where they lie (a1 NULL:
-   * one), outputs at out and out + out_stride, col_bias as pack made it. The convolution driver
-   * then builds a second patch row in the task's row of a (arow_bytes(k) >= k bytes). */
+  /* Optional (NULL: arow, then gemm): two rows of int8 patches read where they lie, the second
+   * k bytes after the first (a1 = a0 + k, or NULL: one row), outputs at out and
+   * out + out_stride, col_bias as pack made it. The convolution driver then builds the two
+   * patch rows side by side in the task's row of a (arow_bytes(k) >= 2k bytes). */
   void (*rows2)(const ap_qgemm *g, const int8_t *a0, const int8_t *a1, int8_t *out,
                 size_t out_stride);
 } ap_gemm_kit;
@@ -414,12 +415,6 @@ static inline int32_t ap_fast_mul(int32_t x, int32_t mult, int32_t shift) {
 static inline int8_t ap_fast_requant(int32_t acc, int32_t mult, int32_t shift, int32_t out_off,
                                      int32_t lo, int32_t hi) {
   return (int8_t)ap_kq_clamp(ap_kq_mul(acc, mult, shift) + out_off, lo, hi);
-}
-
-/* The same, inline (ap_fast_mul): the DSP level's fast family, whose time goes there. */
-static inline int8_t ap_fast_requant_inline(int32_t acc, int32_t mult, int32_t shift,
-                                            int32_t out_off, int32_t lo, int32_t hi) {
-  return (int8_t)ap_kq_clamp(ap_fast_mul(acc, mult, shift) + out_off, lo, hi);
 }
 
 /* ap_kconv_channel_multipliers' values, computed without libm (multipliers.c). */

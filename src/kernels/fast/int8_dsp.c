@@ -41,9 +41,9 @@ static void fc(const ap_qfc *f, int32_t u0, int32_t u1) {
       for (int32_t j = 0; j < (two ? 2 : 1); j++) {
         uint32_t acc = j ? a1 : a0;
         if (f->bias) acc += (uint32_t)f->bias[u + j];
-        f->out[(size_t)b * f->units + u + j] = ap_fast_requant_inline(
-            (int32_t)acc, f->qmult ? f->qmult[u + j] : f->mult1,
-            f->qshift ? f->qshift[u + j] : f->shift1, f->out_off, f->act_min, f->act_max);
+        f->out[(size_t)b * f->units + u + j] = ap_dsp_requant(
+            acc, f->qmult ? f->qmult[u + j] : f->mult1, f->qshift ? f->qshift[u + j] : f->shift1,
+            f->out_off, f->act_min, f->act_max);
       }
     }
   }
