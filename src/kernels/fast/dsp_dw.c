@@ -6,8 +6,8 @@
  * runs unrolled. Depth multipliers that are multiples of 4 (one input channel feeding four
  * adjacent output channels: person_detect's first layer) take the input value in both lanes of
  * a word against four widened weights. Channel tails and other depth multipliers run one
- * channel at a time. No workspace is read (the generic level's size is planned, and left
- * unused). */
+ * channel at a time. A pixel's sums wait in the workspace (the generic level's size, which a
+ * plan holds) until its channels are done, then one loop requantizes them. */
 #include "kernels/fast/dsp.h"
 #include "kernels/fast/dsp_acle.h"
 
@@ -39,12 +39,19 @@ typedef struct sums4 {
     (acc).s3 = ap_smlatt(v13_, w13_, (acc).s3);                                                    \
   } while (0)
 
-/* One copy of the requantization for every path (flash: a call per four outputs). */
-static __attribute__((noinline)) void store4(const ap_qdw *d, int32_t c, sums4 a, int8_t *o) {
-  uint32_t s[4] = {a.s0, a.s1, a.s2, a.s3};
-  for (int32_t j = 0; j < 4; j++)
-    o[c + j] =
-        ap_dsp_requant(s[j], d->qmult[c + j], d->qshift[c + j], d->out_off, d->act_min, d->act_max);
+/* A pixel's sums, kept in the workspace until the pixel's channels are done: then one loop
+ * requantizes them (ap_fast_dw_ws(taps, C) is at least 4C bytes for every C: the generic level's
+ * size, which plans hold). */
+static inline void keep4(uint32_t *acc, int32_t c, sums4 a) {
+  acc[c] = a.s0, acc[c + 1] = a.s1, acc[c + 2] = a.s2, acc[c + 3] = a.s3;
+}
+
+static __attribute__((noinline)) void requant_pixel(const ap_qdw *d, const uint32_t *acc,
+                                                    int8_t *o) {
+  const int32_t *m = d->qmult, *sh = d->qshift;
+  int32_t off = d->out_off, lo = d->act_min, hi = d->act_max;
+  for (int32_t c = 0; c < d->out_d; c++)
+    o[c] = ap_dsp_requant(acc[c], m[c], sh[c], off, lo, hi);
 }
 
 static inline sums4 bias4(const ap_qdw *d, int32_t c) {
@@ -54,10 +61,10 @@ static inline sums4 bias4(const ap_qdw *d, int32_t c) {
 }
 
 /* One channel over the valid taps (a channel tail, or any depth multiplier). */
-static __attribute__((noinline)) int8_t one_channel(const ap_qdw *d, const int8_t *in, int32_t y0,
-                                                    int32_t x0, int32_t fy0, int32_t fy1,
-                                                    int32_t fx0, int32_t fx1, int32_t c,
-                                                    int32_t ic) {
+static __attribute__((noinline)) uint32_t one_channel(const ap_qdw *d, const int8_t *in, int32_t y0,
+                                                      int32_t x0, int32_t fy0, int32_t fy1,
+                                                      int32_t fx0, int32_t fx1, int32_t c,
+                                                      int32_t ic) {
   uint32_t acc = d->bias ? (uint32_t)d->bias[c] : 0u;
   for (int32_t fy = fy0; fy < fy1; fy++)
     for (int32_t fx = fx0; fx < fx1; fx++) {
@@ -67,11 +74,11 @@ static __attribute__((noinline)) int8_t one_channel(const ap_qdw *d, const int8_
       int32_t w = d->f[((size_t)fy * d->f_w + fx) * d->out_d + c];
       acc += (uint32_t)(w * (v + d->in_off));
     }
-  return ap_dsp_requant(acc, d->qmult[c], d->qshift[c], d->out_off, d->act_min, d->act_max);
+  return acc;
 }
 
 /* Depth multiplier 1: output channel c reads input channel c. */
-static void dw_mult1(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1) {
+static void dw_mult1(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, uint32_t *acc) {
   uint32_t off2 = ap_dsp_dup16(d->in_off);
   int32_t C = d->out_d;
   size_t row = (size_t)d->in_w * (size_t)C, sx = (size_t)d->dil_w * (size_t)C;
@@ -103,7 +110,7 @@ static void dw_mult1(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1) {
             DW_TAP(a, ap_dsp_load32(ip + sx), ap_dsp_load32(wp + C), off2);
             DW_TAP(a, ap_dsp_load32(ip + 2 * sx), ap_dsp_load32(wp + 2 * C), off2);
           }
-          store4(d, c, a, o);
+          keep4(acc, c, a);
         }
       } else {
         for (; c + 4 <= C; c += 4) {
@@ -114,18 +121,19 @@ static void dw_mult1(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1) {
             for (int32_t fx = fx0; fx < fx1; fx++, ipx += sx, wpx += C)
               DW_TAP(a, ap_dsp_load32(ipx), ap_dsp_load32(wpx), off2);
           }
-          store4(d, c, a, o);
+          keep4(acc, c, a);
         }
       }
       for (; c < C; c++)
-        o[c] = one_channel(d, in, y0, x0, fy0, fy1, fx0, fx1, c, c);
+        acc[c] = one_channel(d, in, y0, x0, fy0, fy1, fx0, fx1, c, c);
+      requant_pixel(d, acc, o);
     }
   }
 }
 
 /* Depth multiplier a multiple of 4: output channels ic * mult + [m, m + 4) read input channel
  * ic, whose value (plus the offset) sits in both lanes of a word. */
-static void dw_mult4(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1) {
+static void dw_mult4(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, uint32_t *acc) {
   size_t row = (size_t)d->in_w * (size_t)d->in_d;
   const int8_t *in = d->in + (size_t)b * (size_t)d->in_h * row;
   for (int32_t oy = oy0; oy < oy1; oy++) {
@@ -152,14 +160,15 @@ static void dw_mult4(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1) {
               a.s3 = ap_smlabt(v, w13, a.s3);
             }
           }
-          store4(d, c, a, o);
+          keep4(acc, c, a);
         }
+      requant_pixel(d, acc, o);
     }
   }
 }
 
 /* Any other depth multiplier, one channel at a time. */
-static void dw_any(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1) {
+static void dw_any(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, uint32_t *acc) {
   const int8_t *in = d->in + (size_t)b * (size_t)d->in_h * d->in_w * d->in_d;
   for (int32_t oy = oy0; oy < oy1; oy++) {
     int32_t y0 = oy * d->stride_h - d->pad_h, fy0, fy1;
@@ -169,17 +178,18 @@ static void dw_any(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1) {
       tap_range(x0, d->dil_w, d->f_w, d->in_w, &fx0, &fx1);
       int8_t *o = d->out + (((size_t)b * d->out_h + oy) * d->out_w + ox) * d->out_d;
       for (int32_t c = 0; c < d->out_d; c++)
-        o[c] = one_channel(d, in, y0, x0, fy0, fy1, fx0, fx1, c, c / d->mult);
+        acc[c] = one_channel(d, in, y0, x0, fy0, fy1, fx0, fx1, c, c / d->mult);
+      requant_pixel(d, acc, o);
     }
   }
 }
 
 void ap_fast_dsp_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws) {
-  (void)ws;
+  uint32_t *acc = ws;
   if (d->mult == 1 && d->in_d == d->out_d)
-    dw_mult1(d, b, oy0, oy1);
+    dw_mult1(d, b, oy0, oy1, acc);
   else if (d->mult > 0 && d->mult % 4 == 0 && d->out_d == d->in_d * d->mult)
-    dw_mult4(d, b, oy0, oy1);
+    dw_mult4(d, b, oy0, oy1, acc);
   else
-    dw_any(d, b, oy0, oy1);
+    dw_any(d, b, oy0, oy1, acc);
 }
