@@ -40,6 +40,16 @@ static inline uint32_t ap_sxtb16_ror8(uint32_t v) {
   __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(v));
   return r;
 }
+/* a + sxtb16(v), lane by lane modulo 2^16 (SXTAB16: widen and add the offset in one). */
+static inline uint32_t ap_sxtab16(uint32_t a, uint32_t v) {
+  return (uint32_t)__sxtab16((int32_t)a, (int32_t)v);
+}
+/* a + sxtb16_ror8(v) (SXTAB16 with ROR #8). */
+static inline uint32_t ap_sxtab16_ror8(uint32_t a, uint32_t v) {
+  uint32_t r;
+  __asm__("sxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(a), "r"(v));
+  return r;
+}
 /* acc + lo(a) lo(b) + hi(a) hi(b), halfwords signed. */
 static inline uint32_t ap_smlad(uint32_t a, uint32_t b, uint32_t acc) {
   return (uint32_t)__smlad((int32_t)a, (int32_t)b, (int32_t)acc);
@@ -72,6 +82,13 @@ static inline uint32_t ap_sxtb16(uint32_t v) {
 }
 static inline uint32_t ap_sxtb16_ror8(uint32_t v) {
   return ap_sxtb16(ap_dsp_ror8(v));
+}
+static inline uint32_t ap_sxtab16(uint32_t a, uint32_t v) {
+  uint32_t x = ap_sxtb16(v);
+  return ap_dsp_pack(ap_dsp_lo(a) + ap_dsp_lo(x), ap_dsp_hi(a) + ap_dsp_hi(x));
+}
+static inline uint32_t ap_sxtab16_ror8(uint32_t a, uint32_t v) {
+  return ap_sxtab16(a, ap_dsp_ror8(v));
 }
 static inline uint32_t ap_smlad(uint32_t a, uint32_t b, uint32_t acc) {
   return acc + (uint32_t)(ap_dsp_lo(a) * ap_dsp_lo(b)) + (uint32_t)(ap_dsp_hi(a) * ap_dsp_hi(b));

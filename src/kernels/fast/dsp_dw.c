@@ -1,7 +1,7 @@
 /* The DSP level's int8 DEPTHWISE_CONV_2D: per output pixel, four channels at a time with their
- * four sums in registers. A tap's four input bytes are widened by SXTB16 (lanes 0, 2 and, rotated,
- * 1, 3), the input offset added to both lanes by SADD16 (x + off lies in [-255, 255]: no lane
- * wraps), the weights widened alike, and SMLABB / SMLATT multiply lane by lane. Taps outside the
+ * four sums in registers. SXTAB16 widens a tap's four input bytes (lanes 0, 2 and, rotated,
+ * 1, 3) and adds the input offset in one (x + off lies in [-255, 255]: no lane wraps), SXTB16
+ * widens the weights alike, and SMLABB / SMLATT multiply lane by lane. Taps outside the
  * input are skipped as the reference skips them; an interior 3x3 window (MobileNet's, DS-CNN's)
  * runs unrolled. Depth multipliers that are multiples of 4 (one input channel feeding four
  * adjacent output channels: person_detect's first layer) take the input value in both lanes of
@@ -31,7 +31,7 @@ typedef struct sums4 {
 /* One tap of four channels: input word v, weight word w. */
 #define DW_TAP(acc, v, w, off2)                                                                    \
   do {                                                                                             \
-    uint32_t v02_ = ap_sadd16(ap_sxtb16(v), off2), v13_ = ap_sadd16(ap_sxtb16_ror8(v), off2);      \
+    uint32_t v02_ = ap_sxtab16(off2, v), v13_ = ap_sxtab16_ror8(off2, v);                          \
     uint32_t w02_ = ap_sxtb16(w), w13_ = ap_sxtb16_ror8(w);                                        \
     (acc).s0 = ap_smlabb(v02_, w02_, (acc).s0);                                                    \
     (acc).s2 = ap_smlatt(v02_, w02_, (acc).s2);                                                    \
@@ -134,7 +134,7 @@ static void dw_mult1(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, uint3
 /* Depth multiplier a multiple of 4: output channels ic * mult + [m, m + 4) read input channel
  * ic, whose value (plus the offset) sits in both lanes of a word. */
 static void dw_mult4(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, uint32_t *acc) {
-  size_t row = (size_t)d->in_w * (size_t)d->in_d;
+  size_t row = (size_t)d->in_w * (size_t)d->in_d, sx = (size_t)d->dil_w * (size_t)d->in_d;
   const int8_t *in = d->in + (size_t)b * (size_t)d->in_h * row;
   for (int32_t oy = oy0; oy < oy1; oy++) {
     int32_t y0 = oy * d->stride_h - d->pad_h, fy0, fy1;
@@ -147,12 +147,13 @@ static void dw_mult4(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, uint3
         for (int32_t m = 0; m < d->mult; m += 4) {
           int32_t c = ic * d->mult + m;
           sums4 a = bias4(d, c);
-          for (int32_t fy = fy0; fy < fy1; fy++) {
-            const int8_t *ip = in + (size_t)(y0 + d->dil_h * fy) * row + ic;
-            const int8_t *wp = d->f + (size_t)fy * d->f_w * d->out_d + c;
-            for (int32_t fx = fx0; fx < fx1; fx++) {
-              uint32_t v = ap_dsp_dup16(ip[(size_t)(x0 + d->dil_w * fx) * d->in_d] + d->in_off);
-              uint32_t w = ap_dsp_load32(wp + (size_t)fx * d->out_d);
+          for (int32_t fy = fy0; fy < fy1 && fx0 < fx1; fy++) {
+            const int8_t *ip = in + (size_t)(y0 + d->dil_h * fy) * row +
+                               (size_t)(x0 + d->dil_w * fx0) * d->in_d + ic;
+            const int8_t *wp = d->f + ((size_t)fy * d->f_w + fx0) * d->out_d + c;
+            for (int32_t fx = fx0; fx < fx1; fx++, ip += sx, wp += d->out_d) {
+              uint32_t v = ap_dsp_dup16(*ip + d->in_off);
+              uint32_t w = ap_dsp_load32(wp);
               uint32_t w02 = ap_sxtb16(w), w13 = ap_sxtb16_ror8(w);
               a.s0 = ap_smlabb(v, w02, a.s0);
               a.s2 = ap_smlabt(v, w02, a.s2);
