@@ -78,7 +78,7 @@ static __attribute__((noinline)) uint32_t one_channel(const ap_qdw *d, const int
 }
 
 /* Depth multiplier 1: output channel c reads input channel c. */
-static void dw_mult1(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, uint32_t *acc) {
+static __attribute__((noinline)) void dw_mult1(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, uint32_t *acc) {
   uint32_t off2 = ap_dsp_dup16(d->in_off);
   int32_t C = d->out_d;
   size_t row = (size_t)d->in_w * (size_t)C, sx = (size_t)d->dil_w * (size_t)C;
@@ -133,7 +133,7 @@ static void dw_mult1(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, uint3
 
 /* Depth multiplier a multiple of 4: output channels ic * mult + [m, m + 4) read input channel
  * ic, whose value (plus the offset) sits in both lanes of a word. */
-static void dw_mult4(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, uint32_t *acc) {
+static __attribute__((noinline)) void dw_mult4(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, uint32_t *acc) {
   size_t row = (size_t)d->in_w * (size_t)d->in_d, sx = (size_t)d->dil_w * (size_t)d->in_d;
   const int8_t *in = d->in + (size_t)b * (size_t)d->in_h * row;
   for (int32_t oy = oy0; oy < oy1; oy++) {
@@ -169,7 +169,7 @@ static void dw_mult4(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, uint3
 }
 
 /* Any other depth multiplier, one channel at a time. */
-static void dw_any(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, uint32_t *acc) {
+static __attribute__((noinline)) void dw_any(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, uint32_t *acc) {
   const int8_t *in = d->in + (size_t)b * (size_t)d->in_h * d->in_w * d->in_d;
   for (int32_t oy = oy0; oy < oy1; oy++) {
     int32_t y0 = oy * d->stride_h - d->pad_h, fy0, fy1;
