@@ -5,7 +5,8 @@ Exit status 1 when the outputs differ from the oracle's (seed 1) or the run fail
 KERNELS names the kernels the firmware runs (fast, small or reference), printed beside CORE.
 Budgets, when set in the environment (test-mcu sets them to TFLite Micro's figures for the plan
 issue 18 names): FW_MAX_FLASH (code + rodata), FW_MAX_RAM (data + bss + buffer + stack) and
-FW_MAX_INSTRUCTIONS (per invoke); a row over one fails with the figure and the budget."""
+FW_MAX_INSTRUCTIONS (per invoke); and FW_BUDGETS, a TSV of the same three per model, core and
+kernels (scripts/mcu_budgets.tsv); a row over one fails with the figure and the budget."""
 import os
 import subprocess
 import sys
@@ -32,6 +33,20 @@ def heap_bytes(elf):
         if len(f) == 4 and f[3] == "heap" and f[2] in "bB":
             return int(f[1], 16)
     return 0
+
+
+def row_budget(path, model, core, kernels):
+    """(max_flash, max_ram, max_instructions) of the budgets file's row for this firmware, or
+    None (no file, or no row: nothing to hold it to)."""
+    if not path:
+        return None
+    for line in open(path):
+        f = line.rstrip("\n").split("\t")
+        if line.startswith("#") or len(f) != 6 or f[0] == "model":
+            continue
+        if f[:3] == [model, core, kernels]:
+            return f[3], f[4], f[5]
+    return None
 
 
 def main():
@@ -61,11 +76,14 @@ def main():
            "yes" if match else "no"]
     print("\t".join(str(v) for v in row))
     over = []
-    for name, got in (("FW_MAX_FLASH", row[3] + row[4]), ("FW_MAX_RAM", sum(row[6:10])),
-                      ("FW_MAX_INSTRUCTIONS", instr)):
-        limit = os.environ.get(name)
-        if limit and got > int(limit):
-            over.append("%s %d > %s" % (name, got, limit))
+    budget = row_budget(os.environ.get("FW_BUDGETS"), model, core, kernels)
+    for i, (name, got) in enumerate((("FW_MAX_FLASH", row[3] + row[4]),
+                                     ("FW_MAX_RAM", sum(row[6:10])),
+                                     ("FW_MAX_INSTRUCTIONS", instr))):
+        for limit, where in ((os.environ.get(name), name),
+                             (budget[i] if budget else None, "FW_BUDGETS %s" % name[7:].lower())):
+            if limit and got > int(limit):
+                over.append("%s %d > %s" % (where, got, limit))
     if over:
         sys.stderr.write("%s on %s: over budget: %s\n" % (model, core, ", ".join(over)))
     sys.exit(0 if match and not over else 1)

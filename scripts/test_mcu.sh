@@ -15,6 +15,8 @@ KERNELS=${FW_KERNELS:-model}
 # FW_KERNEL_PATH: the conv family's kernels the registration links (scripts/mcu_kernels.py):
 # fast (default; the reference conv rows are 15 KB), both, or reference (planned for them).
 KPATH=${FW_KERNEL_PATH:-fast}
+# FW_BUDGETS: a TSV of flash, RAM and instructions per model, core and kernels
+# (scripts/mcu_budgets.tsv, which make test-mcu passes); a firmware over its row fails the run.
 # FW_FAMILY: the DSP level's kernels the planned firmware runs: fast (default) or small (less
 # flash, more instructions: the streamed, flash-tight build of the Makefile's second run).
 FAMILY=${FW_FAMILY:-fast}
@@ -152,5 +154,5 @@ echo "test-mcu: flash per source file with every kernel linked ($core): $MCU/cod
 fi
 
 column -t -s "$(printf '\t')" "$TSV" 2>/dev/null || cat "$TSV"
-[ $fails -eq 0 ] || { echo "test-mcu: $fails firmware run(s) failed, differ from the oracle or passed a budget (FW_MAX_*)"; exit 1; }
+[ $fails -eq 0 ] || { echo "test-mcu: $fails firmware run(s) failed, differ from the oracle or passed a budget (FW_MAX_*, FW_BUDGETS)"; exit 1; }
 echo "test-mcu: all outputs equal shared/oracle/tflm"
