@@ -78,7 +78,8 @@ static __attribute__((noinline)) uint32_t one_channel(const ap_qdw *d, const int
 }
 
 /* Depth multiplier 1: output channel c reads input channel c. */
-static __attribute__((noinline)) void dw_mult1(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, uint32_t *acc) {
+static __attribute__((noinline)) void dw_mult1(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1,
+                                               uint32_t *acc) {
   uint32_t off2 = ap_dsp_dup16(d->in_off);
   int32_t C = d->out_d;
   size_t row = (size_t)d->in_w * (size_t)C, sx = (size_t)d->dil_w * (size_t)C;
@@ -133,7 +134,8 @@ static __attribute__((noinline)) void dw_mult1(const ap_qdw *d, int32_t b, int32
 
 /* Depth multiplier a multiple of 4: output channels ic * mult + [m, m + 4) read input channel
  * ic, whose value (plus the offset) sits in both lanes of a word. */
-static __attribute__((noinline)) void dw_mult4(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, uint32_t *acc) {
+static __attribute__((noinline)) void dw_mult4(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1,
+                                               uint32_t *acc) {
   size_t row = (size_t)d->in_w * (size_t)d->in_d, sx = (size_t)d->dil_w * (size_t)d->in_d;
   const int8_t *in = d->in + (size_t)b * (size_t)d->in_h * row;
   for (int32_t oy = oy0; oy < oy1; oy++) {
@@ -168,8 +170,53 @@ static __attribute__((noinline)) void dw_mult4(const ap_qdw *d, int32_t b, int32
   }
 }
 
+/* Depth multiplier a multiple of 8 (person_detect's and micro_speech's first layers: one input
+ * channel, eight output channels): eight sums a tap, so each input value is loaded and put in
+ * both lanes once for eight channels. */
+static __attribute__((noinline)) void dw_mult8(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1,
+                                               uint32_t *acc) {
+  size_t row = (size_t)d->in_w * (size_t)d->in_d, sx = (size_t)d->dil_w * (size_t)d->in_d;
+  const int8_t *in = d->in + (size_t)b * (size_t)d->in_h * row;
+  for (int32_t oy = oy0; oy < oy1; oy++) {
+    int32_t y0 = oy * d->stride_h - d->pad_h, fy0, fy1;
+    tap_range(y0, d->dil_h, d->f_h, d->in_h, &fy0, &fy1);
+    for (int32_t ox = 0; ox < d->out_w; ox++) {
+      int32_t x0 = ox * d->stride_w - d->pad_w, fx0, fx1;
+      tap_range(x0, d->dil_w, d->f_w, d->in_w, &fx0, &fx1);
+      int8_t *o = d->out + (((size_t)b * d->out_h + oy) * d->out_w + ox) * d->out_d;
+      for (int32_t ic = 0; ic < d->in_d; ic++)
+        for (int32_t m = 0; m < d->mult; m += 8) {
+          int32_t c = ic * d->mult + m;
+          sums4 a = bias4(d, c), e = bias4(d, c + 4);
+          for (int32_t fy = fy0; fy < fy1 && fx0 < fx1; fy++) {
+            const int8_t *ip = in + (size_t)(y0 + d->dil_h * fy) * row +
+                               (size_t)(x0 + d->dil_w * fx0) * d->in_d + ic;
+            const int8_t *wp = d->f + ((size_t)fy * d->f_w + fx0) * d->out_d + c;
+            for (int32_t fx = fx0; fx < fx1; fx++, ip += sx, wp += d->out_d) {
+              uint32_t v = ap_dsp_dup16(*ip + d->in_off);
+              uint32_t w = ap_dsp_load32(wp), w02 = ap_sxtb16(w), w13 = ap_sxtb16_ror8(w);
+              a.s0 = ap_smlabb(v, w02, a.s0);
+              a.s2 = ap_smlabt(v, w02, a.s2);
+              a.s1 = ap_smlabb(v, w13, a.s1);
+              a.s3 = ap_smlabt(v, w13, a.s3);
+              w = ap_dsp_load32(wp + 4), w02 = ap_sxtb16(w), w13 = ap_sxtb16_ror8(w);
+              e.s0 = ap_smlabb(v, w02, e.s0);
+              e.s2 = ap_smlabt(v, w02, e.s2);
+              e.s1 = ap_smlabb(v, w13, e.s1);
+              e.s3 = ap_smlabt(v, w13, e.s3);
+            }
+          }
+          keep4(acc, c, a);
+          keep4(acc, c + 4, e);
+        }
+      requant_pixel(d, acc, o);
+    }
+  }
+}
+
 /* Any other depth multiplier, one channel at a time. */
-static __attribute__((noinline)) void dw_any(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, uint32_t *acc) {
+static __attribute__((noinline)) void dw_any(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1,
+                                             uint32_t *acc) {
   const int8_t *in = d->in + (size_t)b * (size_t)d->in_h * d->in_w * d->in_d;
   for (int32_t oy = oy0; oy < oy1; oy++) {
     int32_t y0 = oy * d->stride_h - d->pad_h, fy0, fy1;
@@ -189,6 +236,8 @@ void ap_fast_dsp_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *
   uint32_t *acc = ws;
   if (d->mult == 1 && d->in_d == d->out_d)
     dw_mult1(d, b, oy0, oy1, acc);
+  else if (d->mult > 0 && d->mult % 8 == 0 && d->out_d == d->in_d * d->mult)
+    dw_mult8(d, b, oy0, oy1, acc);
   else if (d->mult > 0 && d->mult % 4 == 0 && d->out_d == d->in_d * d->mult)
     dw_mult4(d, b, oy0, oy1, acc);
   else
