@@ -110,6 +110,10 @@ def main():
             % (sys.argv[2].split("/")[-1], ", ".join(sorted(keep)), paths[path], path,
                sum(bits[t] for t in set(types)), ",".join(sorted(set(types))), families[family],
                family))
+    # The DSP fast family's kernels of the model's ops only (registry.c's board_level).
+    head += "#define AP_REGISTRY_OPS 1\n"
+    for op in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"):
+        head += "#define AP_REG_OP_%s %d\n" % (op, int(op in keep))
     # The streamed segments' row kernels (kernels/stream_kernels.h) of the model's ops only.
     for macro, ops in STREAMED:
         head += "#define AP_REG_STREAM_%s %d\n" % (macro, int(any(o in keep for o in ops)))

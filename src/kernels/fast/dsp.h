@@ -36,6 +36,7 @@ void ap_fast_dsp_gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *a
 void ap_fast_dsp_rows2(const ap_qgemm *g, const int8_t *a0, const int8_t *a1, int8_t *out,
                        size_t out_stride);
 void ap_fast_dsp_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws);
+void ap_fast_dsp_fc(const ap_qfc *f, int32_t u0, int32_t u1);
 
 /* 1 where the DSP level is the only level a build can choose (select.c: a 32-bit Arm core with
  * the extension): its table has the int8 matrix product, depthwise and fully connected only,

@@ -13,7 +13,7 @@
 
 /* Fully connected, two units at a time: each word of x widened once (and offset by SADD16)
  * for both units' weights. */
-static void fc(const ap_qfc *f, int32_t u0, int32_t u1) {
+void ap_fast_dsp_fc(const ap_qfc *f, int32_t u0, int32_t u1) {
   uint32_t off2 = ap_dsp_dup16(f->in_off);
   for (int32_t b = 0; b < f->batches; b++) {
     const int8_t *x = f->x + (size_t)b * f->depth;
@@ -58,7 +58,7 @@ const ap_fast_level ap_fast_dsp_level = {
     .gemm = {1, ap_fast_dsp_packed_bytes, ap_fast_dsp_pack, ap_fast_dsp_arow_bytes,
              ap_fast_dsp_arow, ap_fast_dsp_gemm, ap_fast_dsp_rows2},
     .dw = ap_fast_dsp_dw,
-    .fc = fc,
+    .fc = ap_fast_dsp_fc,
 };
 
 const ap_fast_level *ap_fast_dsp(void) {
