@@ -204,6 +204,8 @@ static void mul_edges(void) {
         bad += ap_fast_mul(xs[i], ms[j], s) != ap_kq_mul(xs[i], ms[j], s);
         bad += ap_dsp_requant((uint32_t)xs[i], ms[j], s, 0, -128, 127) !=
                (int8_t)ap_kq_clamp(ap_kq_mul(xs[i], ms[j], s), -128, 127);
+        ap_dsp_rqc q = ap_dsp_rqc_of(ms[j], s);
+        bad += ap_dsp_rqc_apply(&q, (uint32_t)xs[i], s) != ap_kq_mul(xs[i], ms[j], s);
       }
   CHECK_MSG(bad == 0, "%ld of %ld edge products differ", bad, n);
   /* Ties: x odd times 2^30 is exactly half-way for the high mul; then a remainder of exactly
@@ -219,6 +221,9 @@ static void mul_edges(void) {
         bad += ap_fast_mul(-x, 1 << 30, -e) != ap_kq_mul(-x, 1 << 30, -e);
         bad += ap_dsp_requant((uint32_t)x, 1 << 30, -e, 3, -128, 127) !=
                (int8_t)ap_kq_clamp(ap_kq_mul(x, 1 << 30, -e) + 3, -128, 127);
+        ap_dsp_rqc q = ap_dsp_rqc_of(1 << 30, -e);
+        bad += ap_dsp_rqc_apply(&q, (uint32_t)x, -e) != ap_kq_mul(x, 1 << 30, -e);
+        bad += ap_dsp_rqc_apply(&q, (uint32_t)-x, -e) != ap_kq_mul(-x, 1 << 30, -e);
       }
   CHECK_MSG(bad == 0, "%ld of %ld ties differ", bad, n);
   bad = 0;
@@ -231,6 +236,8 @@ static void mul_edges(void) {
     int32_t off = rnd(-128, 127), lo = rnd(-128, 0), hi = rnd(0, 127);
     bad += ap_dsp_requant((uint32_t)x, m, s, off, lo, hi) !=
            (int8_t)ap_kq_clamp(ap_kq_mul(x, m, s) + off, lo, hi);
+    ap_dsp_rqc q = ap_dsp_rqc_of(m, s);
+    bad += ap_dsp_rqc_apply(&q, (uint32_t)x, s) != ap_kq_mul(x, m, s);
   }
   CHECK_MSG(bad == 0, "%ld of %d random products differ", bad, (int)RANDOM_MULS);
 }

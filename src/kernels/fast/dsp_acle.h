@@ -131,6 +131,55 @@ static inline int8_t ap_dsp_requant(uint32_t acc, int32_t mult, int32_t shift, i
   return (int8_t)(v > hi ? hi : v);
 }
 
+/* The same requantization with what depends on the channel computed once (ap_dsp_rqc_of) and a
+ * few instructions a sum (ap_dsp_rqc_apply). For e >= 1 and m >= 0, with x the shifted sum:
+ *  - SaturatingRoundingDoublingHighMul(x, m) is h = floor(P0 / 2^31), P0 = x m + 2^30
+ *    (fast.h's ap_fast_mul proves it; m >= 0 is never INT32_MIN: no saturation);
+ *  - RoundingDivideByPOT(h, e) is floor((h + 2^(e-1) - [h < 0]) / 2^e): with h = q 2^e + r,
+ *    0 <= r < 2^e, the reference adds [r > 2^(e-1) - 1 + [h < 0]] to q, and so does the floor,
+ *    r + 2^(e-1) - [h < 0] lying in [0, 2^(e+1));
+ *  - floor((floor(P0 / 2^31) + c) / 2^e) = floor((P0 + c 2^31) / 2^(31+e)) for an integer c, and
+ *    [h < 0] = [P0 < 0]: the result is (x m + K - [P0 < 0] 2^31) >> (31 + e), K = 2^30 + 2^(30+e);
+ *  - [P0 < 0] may be [x < 0]: they differ only when x < 0 <= P0, i.e. P0 in [0, 2^30], where
+ *    h = 0 and the result 0, and the form gives floor((P0 + 2^(30+e) - 2^31) / 2^(31+e)) = 0
+ *    (the numerator lies in [0, 2^(31+e)));
+ *  - 31 + e >= 32: the result is the high word of that sum shifted right by e - 1.
+ * No term overflows (|x m| <= 2^62, K <= 2^30 + 2^61). So: SUBS/SBC of x's sign bit from K,
+ * SMLAL, ASR. e = 0 and negative multipliers (no valid scale makes one) take ap_fast_mul. */
+typedef struct ap_dsp_rqc {
+  int32_t m;
+  uint32_t left, klo;
+  int32_t khi;
+  uint32_t e1; /* e - 1; UINT32_MAX: ap_fast_mul */
+} ap_dsp_rqc;
+
+static inline ap_dsp_rqc ap_dsp_rqc_of(int32_t mult, int32_t shift) {
+  ap_dsp_rqc q;
+  uint32_t e = ap_dsp_usat5((int32_t)(0u - (uint32_t)shift));
+  uint64_t k = ((uint64_t)1 << 30) + (e ? (uint64_t)1 << (30 + e) : 0u);
+  q.m = mult;
+  q.left = ap_dsp_usat5(shift);
+  q.klo = (uint32_t)k;
+  q.khi = (int32_t)(k >> 32);
+  q.e1 = mult >= 0 && e ? e - 1 : UINT32_MAX;
+  return q;
+}
+
+/* ap_kq_mul(acc, m, shift) for the channel q was made from. */
+static inline int32_t ap_dsp_rqc_apply(const ap_dsp_rqc *q, uint32_t acc, int32_t shift) {
+  if (q->e1 == UINT32_MAX) return ap_fast_mul((int32_t)acc, q->m, shift);
+  int32_t x = (int32_t)(acc << q->left);
+  int64_t k = (int64_t)(((uint64_t)(uint32_t)q->khi << 32) | q->klo);
+  int64_t p = k - (int64_t)((uint32_t)x & 0x80000000u) + (int64_t)x * q->m;
+  return (int32_t)(p >> 32) >> q->e1;
+}
+
+static inline int8_t ap_dsp_clamp8(int32_t v, int32_t off, int32_t lo, int32_t hi) {
+  v += off;
+  v = v < lo ? lo : v;
+  return (int8_t)(v > hi ? hi : v);
+}
+
 /* A 16-bit value in both halfwords (what SADD16 adds to two widened lanes). */
 static inline uint32_t ap_dsp_dup16(int32_t v) {
   return ((uint32_t)v & 0xffffu) * 0x10001u;

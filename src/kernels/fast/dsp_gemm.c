@@ -50,11 +50,12 @@ void ap_fast_dsp_arow(const int8_t *src, int32_t k, int32_t in_off, void *dst) {
 }
 
 /* Channel c's sums s0 (row 0) and s1 (row 1, when o1) into the outputs. */
-static inline void store(const ap_qgemm *g, int32_t c, uint32_t s0, uint32_t s1, int8_t *o0,
-                         int8_t *o1) {
-  int32_t m = g->mult[c], sh = g->shift[c];
-  o0[c] = ap_dsp_requant(s0, m, sh, g->out_off, g->act_min, g->act_max);
-  if (o1) o1[c] = ap_dsp_requant(s1, m, sh, g->out_off, g->act_min, g->act_max);
+static inline __attribute__((always_inline)) void store(const ap_qgemm *g, int32_t c, uint32_t s0,
+                                                        uint32_t s1, int8_t *o0, int8_t *o1) {
+  int32_t sh = g->shift[c];
+  ap_dsp_rqc q = ap_dsp_rqc_of(g->mult[c], sh);
+  o0[c] = ap_dsp_clamp8(ap_dsp_rqc_apply(&q, s0, sh), g->out_off, g->act_min, g->act_max);
+  if (o1) o1[c] = ap_dsp_clamp8(ap_dsp_rqc_apply(&q, s1, sh), g->out_off, g->act_min, g->act_max);
 }
 
 /* Row a alone (the last of an odd count), output channels two at a time. */
