@@ -101,6 +101,10 @@ static int8_t *bytes(size_t n, int lo, int hi) {
   return p;
 }
 
+/* The output scale of conv_case: 0.2 makes every multiplier below 1/2 (right shifts); a tiny
+ * one makes them above 1 (left shifts, no right shift: the requantization's other form). */
+static float out_scale = 0.2f;
+
 typedef struct conv_shape {
   int h, w, cin, cout, fh, fw, stride, dil, padding, act, in_zp, out_zp;
 } conv_shape;
@@ -124,7 +128,7 @@ static void conv_case(bool depthwise, conv_shape c) {
   tf.n_channels = c.cout;
   tf.quantized_dimension = depthwise ? 3 : 0;
   ap_ktensor tb = kt(AP_INT32, bias, 1, c.cout, 0, 0, 0);
-  ap_ktensor to = kout(AP_INT8, NULL, 0.2f, c.out_zp);
+  ap_ktensor to = kout(AP_INT8, NULL, out_scale, c.out_zp);
   const ap_ktensor *ins[3] = {&ti, &tf, &tb};
   ap_kop_options o = {0};
   o.conv = (ap_conv_options){
@@ -292,6 +296,12 @@ int main(void) {
   };
   for (size_t i = 0; i < sizeof dws / sizeof dws[0]; i++)
     conv_case(true, dws[i]);
+  /* Multipliers above 1 (output scale 1e-4: left shifts), for the product and depthwise. */
+  out_scale = 1e-4f;
+  conv_case(false, convs[1]);
+  conv_case(true, dws[3]);
+  conv_case(true, dws[1]);
+  out_scale = 0.2f;
   /* FULLY_CONNECTED: depth tails, an odd unit count (the last unit alone), batches. */
   fc_case(1, 1, 1, 0, 0);
   fc_case(1, 3, 2, -128, 127);

@@ -46,12 +46,44 @@ static inline void keep4(uint32_t *acc, int32_t c, sums4 a) {
   acc[c] = a.s0, acc[c + 1] = a.s1, acc[c + 2] = a.s2, acc[c + 3] = a.s3;
 }
 
+/* When the workspace holds it (20 bytes a channel: the sums, then each channel's constants of
+ * ap_dsp_rqc as m, K's two words and left | (e - 1) << 8, 0xff00 for ap_fast_mul; a 3x3 filter
+ * over a multiple of 8 channels always fits), ap_fast_dsp_dw writes the table once a call. */
+static bool table_fits(const ap_qdw *d) {
+  return ap_fast_dw_ws(d->f_h * d->f_w, d->out_d) >= (size_t)d->out_d * 20;
+}
+
+static void table_fill(const ap_qdw *d, uint32_t *t) {
+  for (int32_t c = 0; c < d->out_d; c++, t += 4) {
+    ap_dsp_rqc q = ap_dsp_rqc_of(d->qmult[c], d->qshift[c]);
+    t[0] = (uint32_t)q.m, t[1] = q.klo, t[2] = (uint32_t)q.khi;
+    t[3] = q.left | (q.e1 == UINT32_MAX ? 0xffu : q.e1) << 8;
+  }
+}
+
 static __attribute__((noinline)) void requant_pixel(const ap_qdw *d, const uint32_t *acc,
                                                     int8_t *o) {
   const int32_t *m = d->qmult, *sh = d->qshift;
-  int32_t off = d->out_off, lo = d->act_min, hi = d->act_max;
-  for (int32_t c = 0; c < d->out_d; c++)
-    o[c] = ap_dsp_requant(acc[c], m[c], sh[c], off, lo, hi);
+  int32_t off = d->out_off, lo = d->act_min, hi = d->act_max, n = d->out_d;
+  if (!table_fits(d)) {
+    for (int32_t c = 0; c < n; c++)
+      o[c] = ap_dsp_requant(acc[c], m[c], sh[c], off, lo, hi);
+    return;
+  }
+  const uint32_t *t = acc + n;
+  for (int32_t c = 0; c < n; c++, t += 4) {
+    uint32_t e1 = t[3] >> 8;
+    int32_t v;
+    if (e1 == 0xffu) {
+      v = ap_fast_mul((int32_t)acc[c], m[c], sh[c]);
+    } else {
+      int32_t x = (int32_t)(acc[c] << (t[3] & 0xffu));
+      int64_t k = (int64_t)(((uint64_t)t[2] << 32) | t[1]);
+      int64_t p = k - (int64_t)((uint32_t)x & 0x80000000u) + (int64_t)x * (int32_t)t[0];
+      v = (int32_t)(p >> 32) >> e1;
+    }
+    o[c] = ap_dsp_clamp8(v, off, lo, hi);
+  }
 }
 
 static inline sums4 bias4(const ap_qdw *d, int32_t c) {
@@ -234,6 +266,7 @@ static __attribute__((noinline)) void dw_any(const ap_qdw *d, int32_t b, int32_t
 
 void ap_fast_dsp_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws) {
   uint32_t *acc = ws;
+  if (table_fits(d)) table_fill(d, acc + d->out_d);
   if (d->mult == 1 && d->in_d == d->out_d)
     dw_mult1(d, b, oy0, oy1, acc);
   else if (d->mult > 0 && d->mult % 8 == 0 && d->out_d == d->in_d * d->mult)
