@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """One row of footprint.tsv from a firmware's ELF and its QEMU output (scripts/test_mcu.sh).
 Exit status 1 when the outputs differ from the oracle's (seed 1) or the run failed.
-    mcu_footprint.py MODEL CORE fw.elf run.txt ORACLE_DIR
+    mcu_footprint.py MODEL CORE KERNELS fw.elf run.txt ORACLE_DIR
+KERNELS names the kernels the firmware runs (fast, small or reference), printed beside CORE.
 Budgets, when set in the environment (test-mcu sets them to TFLite Micro's figures for the plan
 issue 18 names): FW_MAX_FLASH (code + rodata), FW_MAX_RAM (data + bss + buffer + stack) and
-FW_MAX_INSTRUCTIONS (per invoke); a row over one fails with the figure and the budget."""
+FW_MAX_INSTRUCTIONS (per invoke); and FW_BUDGETS, a TSV of the same three per model, core and
+kernels (scripts/mcu_budgets.tsv); a row over one fails with the figure and the budget."""
 import os
 import subprocess
 import sys
@@ -33,8 +35,22 @@ def heap_bytes(elf):
     return 0
 
 
+def row_budget(path, model, core, kernels):
+    """(max_flash, max_ram, max_instructions) of the budgets file's row for this firmware, or
+    None (no file, or no row: nothing to hold it to)."""
+    if not path:
+        return None
+    for line in open(path):
+        f = line.rstrip("\n").split("\t")
+        if line.startswith("#") or len(f) != 6 or f[0] == "model":
+            continue
+        if f[:3] == [model, core, kernels]:
+            return f[3], f[4], f[5]
+    return None
+
+
 def main():
-    model, core, elf, run, oracle = sys.argv[1:6]
+    model, core, kernels, elf, run, oracle = sys.argv[1:7]
     s = sections(elf)
     vals, outputs = {}, {}
     for line in open(run, errors="replace"):
@@ -55,16 +71,19 @@ def main():
     bss = s.get(".bss", 0) - buf - heap_bytes(elf) + vals.get("heap_peak_bytes", 0)
     stack = max(vals.get("stack_setup_bytes", 0), vals.get("stack_invoke_bytes", 0))
     instr = vals.get("timer_ticks", 0) * 1000000000 // max(vals.get("timer_hz", 1), 1)
-    row = [model, core, s.get(".text", 0) + s.get(".ARM.exidx", 0), s.get(".rodata", 0),
+    row = [model, core, kernels, s.get(".text", 0) + s.get(".ARM.exidx", 0), s.get(".rodata", 0),
            s.get(".model", 0), s.get(".data", 0), bss, buf, stack, instr,
            "yes" if match else "no"]
     print("\t".join(str(v) for v in row))
     over = []
-    for name, got in (("FW_MAX_FLASH", row[2] + row[3]), ("FW_MAX_RAM", sum(row[5:9])),
-                      ("FW_MAX_INSTRUCTIONS", instr)):
-        limit = os.environ.get(name)
-        if limit and got > int(limit):
-            over.append("%s %d > %s" % (name, got, limit))
+    budget = row_budget(os.environ.get("FW_BUDGETS"), model, core, kernels)
+    for i, (name, got) in enumerate((("FW_MAX_FLASH", row[3] + row[4]),
+                                     ("FW_MAX_RAM", sum(row[6:10])),
+                                     ("FW_MAX_INSTRUCTIONS", instr))):
+        for limit, where in ((os.environ.get(name), name),
+                             (budget[i] if budget else None, "FW_BUDGETS %s" % name[7:].lower())):
+            if limit and got > int(limit):
+                over.append("%s %d > %s" % (where, got, limit))
     if over:
         sys.stderr.write("%s on %s: over budget: %s\n" % (model, core, ", ".join(over)))
     sys.exit(0 if match and not over else 1)

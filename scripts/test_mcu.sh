@@ -15,6 +15,14 @@ KERNELS=${FW_KERNELS:-model}
 # FW_KERNEL_PATH: the conv family's kernels the registration links (scripts/mcu_kernels.py):
 # fast (default; the reference conv rows are 15 KB), both, or reference (planned for them).
 KPATH=${FW_KERNEL_PATH:-fast}
+# FW_BUDGETS: a TSV of flash, RAM and instructions per model, core and kernels
+# (scripts/mcu_budgets.tsv, which make test-mcu passes); a firmware over its row fails the run.
+# FW_FAMILY: the DSP level's kernels the planned firmware runs: fast (default) or small (less
+# flash, more instructions: the streamed, flash-tight build of the Makefile's second run).
+FAMILY=${FW_FAMILY:-fast}
+# The footprint's kernels column: what the firmware runs.
+KCOL=$FAMILY
+[ "$KPATH" = reference ] && KCOL=reference
 PLANK=portable
 [ "$KPATH" = reference ] && PLANK=reference
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -56,7 +64,7 @@ TAG=${MCU_TAG:-}
 OUT=$MCU/fw$TAG
 mkdir -p "$OUT"
 TSV=$MCU/footprint$TAG.tsv
-printf 'model\tcore\tcode_bytes\trodata_bytes\tmodel_bytes\tdata_bytes\tbss_bytes\tbuffer_bytes\tstack_bytes\tinvoke_instructions\toutputs_match\n' >"$TSV"
+printf 'model\tcore\tkernels\tcode_bytes\trodata_bytes\tmodel_bytes\tdata_bytes\tbss_bytes\tbuffer_bytes\tstack_bytes\tinvoke_instructions\toutputs_match\n' >"$TSV"
 fails=0
 # The header, the model array and the op list: once per model, for every board.
 # FW_TYPES: the tensor types whose fast kernels the registration links (the four models are
@@ -74,7 +82,7 @@ for m in $MODELS; do
     --model-array "$d/model_data.c" --ops "$d/ops.txt" $planarg >"$d/model_arena.h"
   if [ "$KERNELS" = all ]; then cp "$SRC/src/kernels/registry.c" "$d/registry_model.c"
   else python3 "$SRC/scripts/mcu_kernels.py" "$d/ops.txt" "$SRC/src/kernels/registry.c" \
-    "$d/registry_model.c" "$KPATH" "$TYPES"; fi
+    "$d/registry_model.c" "$KPATH" "$TYPES" "$FAMILY"; fi
 done
 for b in $BOARDS; do
   board=${b%%:*}
@@ -117,7 +125,7 @@ for b in $BOARDS; do
     timeout 600 qemu-system-arm -M "$(qemu_machine "$board")" -nographic -monitor none \
       -serial none -semihosting-config enable=on,target=native -icount shift=0 \
       -kernel "$w/fw.elf" >"$w/run.txt" 2>&1 || true
-    python3 "$SRC/scripts/mcu_footprint.py" "$m" "$core" "$w/fw.elf" "$w/run.txt" \
+    python3 "$SRC/scripts/mcu_footprint.py" "$m" "$core" "$KCOL" "$w/fw.elf" "$w/run.txt" \
       "$SHARED/oracle/tflm" >>"$TSV" || fails=$((fails + 1))
   done
 done
@@ -146,5 +154,5 @@ echo "test-mcu: flash per source file with every kernel linked ($core): $MCU/cod
 fi
 
 column -t -s "$(printf '\t')" "$TSV" 2>/dev/null || cat "$TSV"
-[ $fails -eq 0 ] || { echo "test-mcu: $fails firmware run(s) failed, differ from the oracle or passed a budget (FW_MAX_*)"; exit 1; }
+[ $fails -eq 0 ] || { echo "test-mcu: $fails firmware run(s) failed, differ from the oracle or passed a budget (FW_MAX_*, FW_BUDGETS)"; exit 1; }
 echo "test-mcu: all outputs equal shared/oracle/tflm"

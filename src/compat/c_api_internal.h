@@ -5,7 +5,6 @@
 #include "arenaplan/arenaplan.h"
 #include "arenaplan_c_api.h"
 #include "base/base.h"
-#include "runtime/invoke_subgraph.h"
 #include "tensorflow/lite/c/c_api.h"
 #include "tensorflow/lite/c/c_api_experimental.h"
 
@@ -72,6 +71,11 @@ void capi_report(capi_reporter reporter, void *user_data, const char *fmt, ...)
 /* A status as TFLite's: kTfLiteOk for AP_OK, else kTfLiteError after reporting the runtime's
  * message prefixed by `what`. */
 TfLiteStatus capi_status(const TfLiteInterpreter *in, ap_status s, const char *what);
+
+/* Checks dims given to a resize (0 to AP_MAX_DIMS of them, not NULL when any) and copies them
+ * into dims; false after reporting what is wrong, prefixed by `what`. */
+bool capi_dims(const TfLiteInterpreter *in, const char *what, const int *input_dims,
+               int32_t input_dims_size, int32_t dims[AP_MAX_DIMS]);
 
 /* The handle of tensor t of subgraph sg (NULL out of range). */
 TfLiteTensor *capi_tensor(const TfLiteInterpreter *in, size_t sg, int64_t t);

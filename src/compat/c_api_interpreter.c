@@ -177,6 +177,18 @@ TfLiteTensor *TfLiteInterpreterGetTensor(const TfLiteInterpreter *interpreter, i
   return capi_tensor(interpreter, 0, index);
 }
 
+bool capi_dims(const TfLiteInterpreter *in, const char *what, const int *input_dims,
+               int32_t input_dims_size, int32_t dims[AP_MAX_DIMS]) {
+  if (input_dims_size < 0 || input_dims_size > AP_MAX_DIMS || (input_dims_size && !input_dims)) {
+    capi_ireport(in, "%s: %d dims%s: expected 0 to %d dims", what, (int)input_dims_size,
+                 input_dims_size && !input_dims ? " (NULL)" : "", AP_MAX_DIMS);
+    return false;
+  }
+  for (int32_t d = 0; d < input_dims_size; d++)
+    dims[d] = input_dims[d];
+  return true;
+}
+
 TfLiteStatus TfLiteInterpreterResizeInputTensor(TfLiteInterpreter *interpreter, int32_t input_index,
                                                 const int *input_dims, int32_t input_dims_size) {
   if (!interpreter) return kTfLiteError;
@@ -185,15 +197,10 @@ TfLiteStatus TfLiteInterpreterResizeInputTensor(TfLiteInterpreter *interpreter, 
                  (int)input_index, (int)interpreter->input_count);
     return kTfLiteError;
   }
-  if (input_dims_size < 0 || input_dims_size > AP_MAX_DIMS || (input_dims_size && !input_dims)) {
-    capi_ireport(
-        interpreter, "TfLiteInterpreterResizeInputTensor: %d dims%s: expected 0 to %d dims",
-        (int)input_dims_size, input_dims_size && !input_dims ? " (NULL)" : "", AP_MAX_DIMS);
-    return kTfLiteError;
-  }
   int32_t dims[AP_MAX_DIMS];
-  for (int32_t d = 0; d < input_dims_size; d++)
-    dims[d] = input_dims[d];
+  if (!capi_dims(interpreter, "TfLiteInterpreterResizeInputTensor", input_dims, input_dims_size,
+                 dims))
+    return kTfLiteError;
   return capi_status(
       interpreter,
       ap_interpreter_resize_input(interpreter->it, (size_t)input_index, dims, input_dims_size),

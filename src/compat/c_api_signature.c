@@ -140,19 +140,13 @@ TfLiteStatus TfLiteSignatureRunnerResizeInputTensor(TfLiteSignatureRunner *signa
   TfLiteInterpreter *in = signature_runner->owner;
   int64_t t = io_tensor(signature_runner, true, input_name, what);
   if (t < 0) return kTfLiteError;
-  /* The runtime resizes the entry subgraph's inputs only. */
-  if (signature_runner->info.subgraph != 0) {
-    capi_ireport(in,
-                 "%s: signature \"%s\" runs subgraph %u: arenaplan resizes the inputs of "
-                 "subgraph 0 only",
-                 what, signature_runner->info.key, (unsigned)signature_runner->info.subgraph);
-    return kTfLiteError;
-  }
-  for (int32_t k = 0; k < in->input_count; k++)
-    if (in->inputs[k] == t)
-      return TfLiteInterpreterResizeInputTensor(in, k, input_dims, input_dims_size);
-  capi_ireport(in, "%s: tensor %lld is not an input of subgraph 0", what, (long long)t);
-  return kTfLiteError;
+  int32_t dims[AP_MAX_DIMS];
+  if (!capi_dims(in, what, input_dims, input_dims_size, dims)) return kTfLiteError;
+  /* Any signature's subgraph: the plan is stale until the runner's AllocateTensors. */
+  return capi_status(in,
+                     ap_interpreter_resize_tensor(in->it, signature_runner->info.subgraph,
+                                                  (size_t)t, dims, input_dims_size),
+                     what);
 }
 
 TfLiteStatus TfLiteSignatureRunnerAllocateTensors(TfLiteSignatureRunner *signature_runner) {
@@ -163,6 +157,6 @@ TfLiteStatus TfLiteSignatureRunnerAllocateTensors(TfLiteSignatureRunner *signatu
 TfLiteStatus TfLiteSignatureRunnerInvoke(TfLiteSignatureRunner *signature_runner) {
   if (!signature_runner) return kTfLiteError;
   TfLiteInterpreter *in = signature_runner->owner;
-  return capi_status(in, rt_invoke_subgraph(in->it, signature_runner->info.subgraph),
+  return capi_status(in, ap_interpreter_invoke_subgraph(in->it, signature_runner->info.subgraph),
                      "TfLiteSignatureRunnerInvoke");
 }

@@ -48,6 +48,39 @@ enum {
 #ifndef AP_REGISTRY_PATH
 #define AP_REGISTRY_PATH 0
 #endif
+/* AP_REGISTRY_FAMILY: the DSP level's kernels a planned interpreter runs on a Cortex-M core, 0
+ * the fast family (int8_dsp.c), 1 the small one (dsp_small.c). */
+#ifndef AP_REGISTRY_FAMILY
+#define AP_REGISTRY_FAMILY 0
+#endif
+#if defined(AP_REGISTRY_OPS) && AP_REGISTRY_FAMILY == 0 && defined(__ARM_FEATURE_SIMD32) &&        \
+    __ARM_FEATURE_SIMD32
+/* A firmware's copy of this file (scripts/mcu_kernels.py defines AP_REGISTRY_OPS and an
+ * AP_REG_OP_* per op with fast kernels): the fast family's table with its model's kernels only,
+ * for a table links every function it points at (hello_world's firmware, one FULLY_CONNECTED,
+ * then links no convolution). The drivers decline a NULL entry; its op is not registered. */
+static const ap_fast_level board_level = {
+    .name = "dsp",
+    .level = AP_SIMD_GENERIC,
+#if AP_REG_OP_CONV_2D
+    .gemm = {1, ap_fast_dsp_packed_bytes, ap_fast_dsp_pack, ap_fast_dsp_arow_bytes,
+             ap_fast_dsp_arow, ap_fast_dsp_gemm, ap_fast_dsp_rows2},
+#endif
+#if AP_REG_OP_DEPTHWISE_CONV_2D
+    .dw = ap_fast_dsp_dw,
+#endif
+#if AP_REG_OP_FULLY_CONNECTED
+    .fc = ap_fast_dsp_fc,
+#endif
+};
+const ap_fast_level *ap_kernels_board_level(void) {
+  return &board_level;
+}
+#else
+const ap_fast_level *ap_kernels_board_level(void) {
+  return AP_REGISTRY_FAMILY == 1 ? ap_fast_dsp_small() : ap_fast_dsp();
+}
+#endif
 #define REG_FAST (AP_REGISTRY_PATH != 2)
 #define REG_REF (AP_REGISTRY_PATH != 1)
 /* The tensor types whose fast paths the adapters reach (a generated registration sets fewer,

@@ -730,6 +730,16 @@ ap_status rt_run_subgraph(ap_interpreter *it, uint32_t sg, uint32_t depth) {
     s = rt_run_op(it, sg, &k, depth);
     if (prof && first < it->profile_count) prof[first] = ap_port_now_ns() - t0;
   }
+#elif defined(AP_FW_PROFILE)
+  /* A firmware's per-op profile, off by default: built with -DAP_FW_PROFILE, the library calls
+   * the firmware's fw_profile_op(k) before op k and fw_profile_op(UINT32_MAX) at the end, so
+   * the firmware reads its timer there (QEMU -icount: instructions per op). */
+  extern void fw_profile_op(uint32_t k);
+  for (uint32_t k = 0; s == AP_OK && k < r->op_count; k++) {
+    fw_profile_op(k);
+    s = rt_run_op(it, sg, &k, depth);
+  }
+  fw_profile_op(0xffffffffu);
 #else /* no clock: a firmware's flash pays nothing for the profile */
   for (uint32_t k = 0; s == AP_OK && k < r->op_count; k++)
     s = rt_run_op(it, sg, &k, depth);

@@ -44,9 +44,10 @@ static ap_status place(ap_interpreter *it, const uint32_t *plan, const rt_planne
   if (it->sg_count != 1 || it->sg[0].tensor_count != nt || it->sg[0].op_count != no)
     return rt_fail(it, AP_ERR_INVALID_PLAN, "the plan's tensors and ops are not the model's");
   /* The plan's scratch is the portable level's (arenaplan header --plan sets AP_SIMD=generic):
-   * only levels with its sizes may run in it (the DSP level on cores that have the extension,
-   * the generic level elsewhere), and the CPU probe is not linked. */
-  it->exec.level = (plan[PL_FLAGS] & PL_REFERENCE) ? NULL : ap_fast_dsp();
+   * only levels with its sizes may run in it (the DSP level's fast or small family, as the
+   * registration chose, on cores that have the extension; the generic level elsewhere), and the
+   * CPU probe is not linked. */
+  it->exec.level = (plan[PL_FLAGS] & PL_REFERENCE) ? NULL : ap_kernels_board_level();
   it->exec.workers = NULL;
   it->exec.threads = 1;
   if (plan[PL_FLAGS] & PL_SEGMENTS) {

@@ -60,16 +60,6 @@ static void refuse_cancel(void) {
   TfLiteInterpreterDelete(it);
 }
 
-static void refuse_signature_resize(void) {
-  TfLiteInterpreter *it = capi_interpreter("multi_signatures", &h);
-  if (!it) return;
-  TfLiteSignatureRunner *r = TfLiteInterpreterGetSignatureRunner(it, "sub");
-  heard_reset(&h);
-  CHECK(TfLiteSignatureRunnerResizeInputTensor(r, "x", (int[]){4}, 1) == kTfLiteError);
-  TfLiteSignatureRunnerDelete(r);
-  TfLiteInterpreterDelete(it);
-}
-
 static const struct refusal {
   const char *call;
   void (*make)(void);
@@ -80,7 +70,6 @@ static const struct refusal {
     {"TfLiteInterpreterOptionsAddRegistrationExternal", refuse_registration, false},
     {"TfLiteInterpreterOptionsAddOperator", refuse_operator, false},
     {"TfLiteInterpreterCancel", refuse_cancel, false},
-    {"TfLiteSignatureRunnerResizeInputTensor", refuse_signature_resize, false},
 };
 
 /* The text between the first pair of backticks at or after p, into out. */

@@ -146,10 +146,26 @@ int main(void) {
                                  sizeof ys) == kTfLiteOk);
   for (int i = 0; i < 3; i++)
     CHECK(ys[i] == xs[i] + add_c);
-  /* "sub" runs subgraph 1, whose inputs the runtime does not resize (docs/c-api.md). */
+  /* "sub" runs subgraph 1: its inputs resize too; invoke refuses the stale plan until the
+   * runner's AllocateTensors. */
+  CHECK(TfLiteSignatureRunnerResizeInputTensor(sub, "x", (int[]){3}, 1) == kTfLiteOk);
   heard_reset(&h);
-  CHECK(TfLiteSignatureRunnerResizeInputTensor(sub, "x", (int[]){3}, 1) == kTfLiteError);
-  CHECK_CONTAINS(h.text, "arenaplan resizes the inputs of subgraph 0 only");
+  CHECK(TfLiteSignatureRunnerInvoke(sub) == kTfLiteError);
+  CHECK_CONTAINS(h.text, "not allocated");
+  CHECK(TfLiteSignatureRunnerAllocateTensors(sub) == kTfLiteOk);
+  TfLiteTensor *sx = TfLiteSignatureRunnerGetInputTensor(sub, "x");
+  CHECK_EQ(TfLiteTensorDim(sx, 0), 3);
+  CHECK(TfLiteTensorCopyFromBuffer(sx, xs, sizeof xs) == kTfLiteOk);
+  CHECK(TfLiteSignatureRunnerInvoke(sub) == kTfLiteOk);
+  CHECK(TfLiteTensorCopyToBuffer(TfLiteSignatureRunnerGetOutputTensor(sub, "output_0"), ys,
+                                 sizeof ys) == kTfLiteOk);
+  for (int i = 0; i < 3; i++)
+    CHECK(ys[i] == xs[i] - sub_c);
+  CHECK(TfLiteSignatureRunnerResizeInputTensor(sub, "x", (int[]){1}, 1) == kTfLiteOk);
+  CHECK(TfLiteSignatureRunnerAllocateTensors(sub) == kTfLiteOk);
+  heard_reset(&h);
+  CHECK(TfLiteSignatureRunnerResizeInputTensor(sub, "x", (int[]){3}, -1) == kTfLiteError);
+  CHECK_CONTAINS(h.text, "TfLiteSignatureRunnerResizeInputTensor: -1 dims");
   heard_reset(&h);
   CHECK(TfLiteSignatureRunnerResizeInputTensor(add, "nope", (int[]){3}, 1) == kTfLiteError);
   CHECK_CONTAINS(h.text, "has no input \"nope\"");

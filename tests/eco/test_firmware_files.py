@@ -8,7 +8,7 @@ the host (no Arm toolchain needed; `make test-mcu` runs the firmware itself in Q
 - mcu_kernels.py keeps exactly the listed ops' rows of src/kernels/registry.c and the streamed
   segments' row kernels of those ops only (AP_REG_STREAM_*), and the copy compiles -Werror
   against src/, so a change to the registry's layout that the script no longer understands
-  fails here;
+  fails here; its FAMILY argument picks the DSP kernels (AP_REGISTRY_FAMILY);
 - bad options are usage errors.
 
 Environment: AP_CLI, AP_SHARED.
@@ -105,6 +105,15 @@ def main():
                             "-c", reg, "-o", os.path.join(d, "registry_model.o")],
                            capture_output=True, text=True)
         check(c.returncode == 0, "the filtered registry compiles: " + c.stderr)
+
+        # The DSP family (AP_REGISTRY_FAMILY): fast by default, small when named, else refused.
+        check("#define AP_REGISTRY_FAMILY 0 /* fast */" in text, "family fast by default")
+        for fam, want_rc in (("small", 0), ("tiny", 1)):
+            s = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "mcu_kernels.py"),
+                                ops, os.path.join(ROOT, "src", "kernels", "registry.c"), reg,
+                                "fast", "int8", fam], capture_output=True, text=True)
+            check(s.returncode == want_rc, "family %s: %d %s" % (fam, s.returncode, s.stderr))
+        check("#define AP_REGISTRY_FAMILY 1 /* small */" in open(reg).read(), "family small")
 
         r = run("header", model, "--model-array")
         check(r.returncode == 2 and "--model-array" in r.stderr, "missing value: " + r.stderr)

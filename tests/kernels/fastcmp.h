@@ -15,7 +15,7 @@ typedef struct fc_cfg {
   ap_kexec x;
   const char *name;
 } fc_cfg;
-static fc_cfg fc_cfgs[16];
+static fc_cfg fc_cfgs[24];
 static int fc_ncfg;
 static ap_port_workers *fc_w2, *fc_w3;
 

@@ -3,15 +3,20 @@
 #ifndef AP_TESTS_KERNELS_LEVELS_H
 #define AP_TESTS_KERNELS_LEVELS_H
 
+#include "kernels/fast/dsp.h"
 #include "kernels/fast/fast.h"
 #include "port/port.h"
 
-#define AP_TEST_MAX_LEVELS 6
+#define AP_TEST_MAX_LEVELS 7
 
 /* Fills out (AP_TEST_MAX_LEVELS entries) and returns how many. */
 static int ap_test_levels(const ap_fast_level **out) {
   int n = 0;
   out[n++] = &ap_fast_generic;
+  /* The Cortex-M DSP level's two families: native on such a core, their C form of the
+   * instructions elsewhere. */
+  out[n++] = &ap_fast_dsp_level;
+  out[n++] = &ap_fast_dsp_small_level;
 #ifdef AP_FAST_X86
   uint32_t f = ap_port_cpu_features();
   if (f & AP_CPU_SSE41) out[n++] = &ap_fast_sse41;

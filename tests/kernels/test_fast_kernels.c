@@ -3,6 +3,7 @@
  * (channel counts off the vector widths, padding at every border, stride 2 over odd sizes,
  * dilation, depth multipliers above 1, depths off 16 and 32, an int32 sum that wraps), plus
  * hand-worked values. */
+#include "kernels/fast/dsp.h"
 #include "kernels/fast/fast.h"
 #include "kernels/registry.h"
 #include "ktest.h"
@@ -20,7 +21,7 @@ typedef struct cfg {
   ap_kexec x;
   const char *name;
 } cfg;
-static cfg cfgs[16];
+static cfg cfgs[24];
 static int ncfg;
 
 static void add_cfgs(const ap_fast_level *l, ap_port_workers *w2, ap_port_workers *w3) {
@@ -302,6 +303,8 @@ int main(void) {
   CHECK(ap_port_workers_create(NULL, 2, &w2, NULL) == AP_OK);
   CHECK(ap_port_workers_create(NULL, 3, &w3, NULL) == AP_OK);
   add_cfgs(&ap_fast_generic, w2, w3);
+  add_cfgs(&ap_fast_dsp_level, w2, w3);
+  add_cfgs(&ap_fast_dsp_small_level, w2, w3);
 #ifdef AP_FAST_X86
   uint32_t f = ap_port_cpu_features();
   if (f & AP_CPU_SSE41) add_cfgs(&ap_fast_sse41, w2, w3);

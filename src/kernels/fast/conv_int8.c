@@ -53,6 +53,7 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
   int64_t k = (int64_t)f->dims[1] * f->dims[2] * f->dims[3];
   int64_t m = (int64_t)p->out_shape.dims[0] * p->out_shape.dims[1] * p->out_shape.dims[2];
   if (k <= 0 || k > INT32_MAX / 4 || m <= 0 || m > INT32_MAX - 64) return false; /* rows + mr fit */
+  if (!l->gemm.gemm) return false; /* a firmware's table without the product */
   memset(pl, 0, sizeof *pl);
   pl->n = f->dims[0];
   pl->k = (int32_t)k;
@@ -198,26 +199,55 @@ static bool conv16_rows(const conv_job *j, const ap_qgemm *g, int64_t r0, int64_
 }
 #endif
 
+/* Rows [r0, r1) of the product, g's outputs at out + row * n: mr rows of patches (col) widened
+ * into a, then the kit's gemm; or, for a kit with rows2, two rows of patches at a time, side
+ * by side in a (2k bytes: arow_bytes(k) >= 2k) or in place (1x1 rows), read as they are. One
+ * call of patch: a microcontroller's build inlines it once. */
+static void rows_range(const conv_job *j, const ap_qgemm *g, int64_t r0, int64_t r1, uint8_t *a,
+                       int8_t *col, int32_t *acc, int8_t *out) {
+  const conv_plan *pl = j->pl;
+  size_t arow = j->l->arow_bytes(pl->k), colrow = ap_kscratch_round((size_t)pl->k);
+  size_t n = (size_t)pl->n;
+  bool two = j->l->rows2 != NULL;
+  int32_t step = two ? 2 : pl->mr;
+  for (int64_t r = r0; r < r1; r += step) {
+    int32_t rows = (int32_t)(r1 - r < step ? r1 - r : step);
+    const int8_t *src[2] = {NULL, NULL};
+    for (int32_t i = 0; i < rows; i++) {
+      int8_t *buf = two ? (int8_t *)a + (size_t)i * (size_t)pl->k : col + (size_t)i * colrow;
+      const int8_t *p = patch(j, (int32_t)r + i, buf);
+      if (two)
+        src[i] = p;
+      else
+        j->l->arow(p, pl->k, j->p->input_offset, a + (size_t)i * arow);
+    }
+    if (two) {
+      /* rows2 reads the second row k bytes after the first: rows in place that are not (a 1x1
+       * convolution with stride 2) are copied side by side first. */
+      if (src[1] && src[1] != src[0] + pl->k) {
+        memcpy(a, src[0], (size_t)pl->k);
+        memcpy(a + pl->k, src[1], (size_t)pl->k);
+        src[0] = (const int8_t *)a, src[1] = (const int8_t *)a + pl->k;
+      }
+      j->l->rows2(g, src[0], src[1], out + (size_t)r * n, n);
+    } else {
+      j->l->gemm(g, a, rows, acc, out + (size_t)r * n, n);
+    }
+  }
+}
+
 static void conv_task(void *arg, int chunk, int slot) {
   const conv_job *j = arg;
   const conv_plan *pl = j->pl;
   uint8_t *a = j->scratch + pl->a + (size_t)slot * pl->a_task;
   int8_t *col = (int8_t *)j->scratch + pl->col + (size_t)slot * pl->col_task;
   int32_t *acc = (int32_t *)(j->scratch + pl->acc + (size_t)slot * pl->acc_task);
-  size_t arow = j->l->arow_bytes(pl->k), colrow = ap_kscratch_round((size_t)pl->k);
   int64_t begin = (int64_t)chunk * pl->rows_per_chunk, end = begin + pl->rows_per_chunk;
   if (end > pl->m) end = pl->m;
 #if AP_FAST_DIRECT
   if (conv16_rows(j, &j->g, begin, end, j->out)) return;
 #endif
-  for (int64_t r0 = begin; r0 < end; r0 += pl->mr) {
-    int32_t rows = (int32_t)(end - r0 < pl->mr ? end - r0 : pl->mr);
-    for (int32_t i = 0; i < rows; i++) {
-      const int8_t *src = patch(j, (int32_t)r0 + i, col + (size_t)i * colrow);
-      j->l->arow(src, pl->k, j->p->input_offset, a + (size_t)i * arow);
-    }
-    j->l->gemm(&j->g, a, rows, acc, j->out + (size_t)r0 * pl->n, (size_t)pl->n);
-  }
+  rows_range(j, &j->g, begin, end, a, col, acc, j->out);
 }
 
 #if AP_CONV_BY_COLS
@@ -248,15 +278,7 @@ static void conv_cols_task(void *arg, int chunk, int slot) {
   uint8_t *a = j->scratch + pl->a + (size_t)slot * pl->a_task;
   int8_t *col = (int8_t *)j->scratch + pl->col + (size_t)slot * pl->col_task;
   int32_t *acc = (int32_t *)(j->scratch + pl->acc + (size_t)slot * pl->acc_task);
-  size_t arow = j->l->arow_bytes(pl->k), colrow = ap_kscratch_round((size_t)pl->k);
-  for (int32_t r0 = 0; r0 < pl->m; r0 += pl->mr) {
-    int32_t rows = pl->m - r0 < pl->mr ? pl->m - r0 : pl->mr;
-    for (int32_t i = 0; i < rows; i++) {
-      const int8_t *src = patch(j, r0 + i, col + (size_t)i * colrow);
-      j->l->arow(src, pl->k, j->p->input_offset, a + (size_t)i * arow);
-    }
-    j->l->gemm(&g, a, rows, acc, j->out + (size_t)r0 * pl->n + c0, (size_t)pl->n);
-  }
+  rows_range(j, &g, 0, pl->m, a, col, acc, j->out + c0);
 }
 #else
 #define conv_cols_task conv_task

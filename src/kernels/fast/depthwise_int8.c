@@ -4,8 +4,8 @@
 
 static bool applies(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                     const ap_ktensor *f) {
-  return x && x->level && p->kind == AP_KCONV_INT8 && in->rank == 4 && f->rank == 4 &&
-         p->out_shape.rank == 4;
+  return x && x->level && x->level->dw && p->kind == AP_KCONV_INT8 && in->rank == 4 &&
+         f->rank == 4 && p->out_shape.rank == 4;
 }
 
 static int tasks(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *f) {

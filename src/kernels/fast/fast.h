@@ -191,6 +191,12 @@ typedef struct ap_gemm_kit {
    * int32 of workspace. */
   void (*gemm)(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc, int8_t *out,
                size_t out_stride);
+  /* Optional (NULL: arow, then gemm): two rows of int8 patches read where they lie, the second
+   * k bytes after the first (a1 = a0 + k, or NULL: one row), outputs at out and
+   * out + out_stride, col_bias as pack made it. The convolution driver then builds the two
+   * patch rows side by side in the task's row of a (arow_bytes(k) >= 2k bytes). */
+  void (*rows2)(const ap_qgemm *g, const int8_t *a0, const int8_t *a1, int8_t *out,
+                size_t out_stride);
 } ap_gemm_kit;
 
 /* A depthwise task's workspace: interleaved tap pairs of weights for 8-channel blocks and a row
@@ -377,7 +383,35 @@ int ap_fast_slots(const ap_kexec *x, int tasks);
  * so a late or slower thread takes fewer), 1 for one task. */
 int ap_fast_chunks(int tasks, int per_task, int64_t units);
 
-/* The reference's requantization of one int32 sum (every level's scalar tail). */
+/* ap_kq_mul(x, mult, shift), inline, branch-free and without the reference's 64-bit rounding
+ * division: the same value for every input (tests/kernels/test_fast_dsp.c checks the edges).
+ * The reference's SaturatingRoundingDoublingHighMul is trunc((ab + nudge) / 2^31), nudge 2^30
+ * when ab >= 0 and 1 - 2^30 when ab < 0:
+ *  - ab >= 0: the numerator is >= 0, so trunc is floor: floor((ab + 2^30) / 2^31);
+ *  - ab < 0: N = ab + 1 - 2^30 < 0, and for N < 0 trunc(N / 2^31) = ceil(N / 2^31)
+ *    = floor((N + 2^31 - 1) / 2^31) = floor((ab + 2^30) / 2^31).
+ * So it is (ab + 2^30) >> 31, an arithmetic shift. ab lies in [-2^62 + 2^31, 2^62], so the
+ * result lies in [-2^31 + 1, 2^31 - 1] but for ab = 2^62 (a = b = INT32_MIN), whose 2^31 the
+ * reference saturates to INT32_MAX: its low 32 bits, 0x80000000, are produced by no other
+ * input, so that one pattern is mapped to 0x7fffffff. RoundingDivideByPOT is the reference's
+ * (exponent clamped to [0, 31] as ap_kq_rdbpot does; left shifts above 31 clamped as ap_kq_mul's
+ * wshl). On a Cortex-M4: SMLAL and some twenty single-cycle instructions, no call, no branch. */
+static inline int32_t ap_fast_mul(int32_t x, int32_t mult, int32_t shift) {
+  uint32_t left = shift > 0 ? (uint32_t)shift : 0u;
+  left = left > 31u ? 31u : left;
+  uint32_t neg = 0u - (uint32_t)shift; /* -shift without overflow */
+  uint32_t right = (int32_t)neg > 0 ? neg : 0u;
+  right = right > 31u ? 31u : right;
+  int64_t p = (int64_t)(int32_t)((uint32_t)x << left) * mult + (1 << 30);
+  uint32_t h = (uint32_t)(p >> 31);
+  h -= h == 0x80000000u;
+  uint32_t mask = (1u << right) - 1u;
+  uint32_t rem = h & mask, thr = (mask >> 1) + (h >> 31);
+  return ((int32_t)h >> right) + (rem > thr);
+}
+
+/* The reference's requantization of one int32 sum (every level's scalar tail): a call to the
+ * reference's function, the least flash where a firmware links it. */
 static inline int8_t ap_fast_requant(int32_t acc, int32_t mult, int32_t shift, int32_t out_off,
                                      int32_t lo, int32_t hi) {
   return (int8_t)ap_kq_clamp(ap_kq_mul(acc, mult, shift) + out_off, lo, hi);

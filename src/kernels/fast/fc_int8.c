@@ -4,8 +4,9 @@
 #include "kernels/fast/fast.h"
 
 static bool applies(const ap_kexec *x, const ap_fc_params *p) {
-  return x && x->level && (p->kind == AP_KFC_INT8 || p->kind == AP_KFC_INT8_PER_CHANNEL) &&
-         p->accum_depth > 0 && p->units > 0 && p->batches > 0;
+  return x && x->level && x->level->fc &&
+         (p->kind == AP_KFC_INT8 || p->kind == AP_KFC_INT8_PER_CHANNEL) && p->accum_depth > 0 &&
+         p->units > 0 && p->batches > 0;
 }
 
 bool ap_fast_fc_scratch(const ap_kexec *x, const ap_fc_params *p, size_t *scratch) {

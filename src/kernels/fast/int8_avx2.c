@@ -436,7 +436,8 @@ const ap_gemm_kit ap_fast_avx2_outer = {4,
                                         ap_fast_avx2_outer_pack,
                                         ap_fast_avx2_arow_bytes,
                                         ap_fast_avx2_arow,
-                                        outer_gemm};
+                                        outer_gemm,
+                                        NULL};
 
 const ap_fast_level ap_fast_avx2 = {
     .name = "avx2",

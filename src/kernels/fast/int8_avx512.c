@@ -190,7 +190,8 @@ static const ap_gemm_kit outer = {4,
                                   ap_fast_avx2_outer_pack,
                                   ap_fast_avx2_arow_bytes,
                                   ap_fast_avx2_arow,
-                                  outer_gemm_vnni};
+                                  outer_gemm_vnni,
+                                  NULL};
 
 const ap_fast_level ap_fast_avx512 = {
     .name = "avx512",

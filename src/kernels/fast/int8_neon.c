@@ -347,7 +347,7 @@ static void outer_gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *
   }
 }
 
-static const ap_gemm_kit outer = {4, outer_bytes, outer_pack, arow_bytes, arow, outer_gemm};
+static const ap_gemm_kit outer = {4, outer_bytes, outer_pack, arow_bytes, arow, outer_gemm, NULL};
 
 const ap_fast_level ap_fast_neon = {
     .name = "neon",

@@ -96,6 +96,7 @@ static bool rconv_plan(const ap_kexec *x, const ap_conv_params *p, const ap_kten
   int64_t k = (int64_t)f->dims[1] * f->dims[2] * f->dims[3];
   int64_t m = (int64_t)p->out_shape.dims[1] * p->out_shape.dims[2];
   if (k <= 0 || k > INT32_MAX / 4 || m <= 0 || m > INT32_MAX || f->dims[0] <= 0) return false;
+  if (!l->gemm.gemm) return false; /* a firmware's table without the product */
   memset(pl, 0, sizeof *pl);
   pl->n = f->dims[0];
   pl->k = (int32_t)k;
