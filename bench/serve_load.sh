@@ -151,13 +151,20 @@ wrk_run() {
   shift 2
   local threads=2
   [ "$conc" = 1 ] && threads=1
+  local t0
+  t0=$(cpu_ticks)
   wrk -t"$threads" -c"$conc" -d"${secs}s" --timeout 10s -s "$LUA" "$URL" -- "$TMP" "$@" \
     >"$TMP/wrk.out" 2>&1 || fail "wrk failed: $(cat "$TMP/wrk.out")"
+  # The server's CPU time over the run, in cores (the machine is shared: what it was given).
+  CORES=$(python3 -c "import sys; print('%.2f' % ((int(sys.argv[2]) - int(sys.argv[1])) / float(sys.argv[3]) / float(sys.argv[4])))" \
+    "$t0" "$(cpu_ticks)" "$(getconf CLK_TCK)" "$secs")
+  LOADAVG=$(cut -d' ' -f1 /proc/loadavg)
   grep '^serve_load:' "$TMP/wrk.out" >"$TMP/wrk.line" || {
     echo "serve_load: no summary from wrk: $(cat "$TMP/wrk.out")" >&2
     exit 1
   }
 }
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$PID/stat"; } # the server's utime + stime
 field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" "$TMP/wrk.line" | head -1; }
 
 # ---------------------------------------------------------------- the three models
@@ -173,8 +180,8 @@ SAMPLER=$!
 echo
 echo "## Load: three models, budget $BUDGET B, ${PER} s per level (wrk, requests at random over the three)"
 echo
-echo "| concurrency | requests | req/s | 503 | loads | evictions room | evictions idle | p50 ms | p99 ms | classifier p50/p99 ms | detector p50/p99 ms | kws p50/p99 ms |"
-echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|"
+echo "| concurrency | requests | req/s | 503 | loads | evictions room | evictions idle | p50 ms | p99 ms | classifier p50/p99 ms | detector p50/p99 ms | kws p50/p99 ms | server cores | load avg |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---:|---:|"
 for conc in 1 8 64; do
   curl -s "$URL/metrics" >"$TMP/before"
   wrk_run "$conc" "$PER" classifier detector kws
@@ -184,9 +191,9 @@ for conc in 1 8 64; do
   [ "$wrong" = 0 ] || fail "concurrency $conc: $wrong answers differ from arenaplan run"
   [ "$other" = 0 ] || fail "concurrency $conc: $other answers neither 200 nor 503"
   [ "$errs" = 0 ] || fail "concurrency $conc: $errs socket errors or timeouts"
-  python3 - "$TMP" "$conc" "$ok" "$busy" "$(field seconds)" "$(field p50_us)" "$(field p99_us)" <<'EOF'
+  python3 - "$TMP" "$conc" "$ok" "$busy" "$(field seconds)" "$(field p50_us)" "$(field p99_us)" "$CORES" "$LOADAVG" <<'EOF'
 import re, sys
-tmp, conc, ok, busy, secs, p50, p99 = sys.argv[1:]
+tmp, conc, ok, busy, secs, p50, p99, cores, loadavg = sys.argv[1:]
 def load(f):
     m = {}
     for line in open("%s/%s" % (tmp, f)):
@@ -207,11 +214,11 @@ def quantiles(model):
         out.append("-" if le is None else ("<= %g" % (le * 1000) if le != float("inf") else "> 10000"))
     return "%s / %s" % tuple(out)
 total = int(ok) + int(busy)
-print("| %s | %d | %.0f | %d | %d | %d | %d | %.2f | %.2f | %s | %s | %s |" % (
+print("| %s | %d | %.0f | %d | %d | %d | %d | %.2f | %.2f | %s | %s | %s | %s | %s |" % (
     conc, total, total / float(secs), int(busy), d("arenaplan_pool_loads_total"),
     d('arenaplan_pool_evictions_total{reason="room"}'),
     d('arenaplan_pool_evictions_total{reason="idle"}'), int(p50) / 1000.0, int(p99) / 1000.0,
-    quantiles("classifier"), quantiles("detector"), quantiles("kws")))
+    quantiles("classifier"), quantiles("detector"), quantiles("kws"), cores, loadavg))
 EOF
 done
 kill "$SAMPLER" 2>/dev/null || true
@@ -240,18 +247,22 @@ expect detector
 echo
 echo "## Throughput: the detector alone (threads: 2), concurrency 1 and 8 interleaved, ${TP} s each"
 echo
-echo "| round | c1 req/s | c8 req/s |"
-echo "|---:|---:|---:|"
+echo "| round | c1 req/s | c1 server cores | c1 req per CPU-s | c8 req/s | c8 server cores | c8 req per CPU-s | load avg |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
 S1=0
 S8=0
+rate() { python3 -c "import sys; print('%.2f' % (int(sys.argv[1]) / float(sys.argv[2])))" "$@"; }
 for r in $(seq "$TP_ROUNDS"); do
   wrk_run 1 "$TP" detector
   [ "$(field wrong)$(field other)" = 00 ] || fail "throughput c1: wrong or failed answers"
-  r1=$(python3 -c "import sys; print('%.2f' % (int(sys.argv[1]) / float(sys.argv[2])))" "$(field ok)" "$(field seconds)")
+  r1=$(rate "$(field ok)" "$(field seconds)")
+  c1=$CORES
+  e1=$(rate "$(field ok)" "$(python3 -c "print(max($CORES * $(field seconds), 1e-9))")")
   wrk_run 8 "$TP" detector
   [ "$(field wrong)$(field other)" = 00 ] || fail "throughput c8: wrong or failed answers"
-  r8=$(python3 -c "import sys; print('%.2f' % (int(sys.argv[1]) / float(sys.argv[2])))" "$(field ok)" "$(field seconds)")
-  echo "| $r | $r1 | $r8 |"
+  r8=$(rate "$(field ok)" "$(field seconds)")
+  e8=$(rate "$(field ok)" "$(python3 -c "print(max($CORES * $(field seconds), 1e-9))")")
+  echo "| $r | $r1 | $c1 | $e1 | $r8 | $CORES | $e8 | $LOADAVG |"
   S1=$(python3 -c "print($S1 + $r1)")
   S8=$(python3 -c "print($S8 + $r8)")
 done
