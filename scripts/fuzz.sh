@@ -47,6 +47,8 @@ seed() { # seed HARNESS: fills BUILD/seeds/HARNESS from ../shared
     printf '\001\000\213{"inputs":[{"name":"input","datatype":"UINT8","shape":[1,4],"parameters":{"binary_data_size":4}}],"parameters":{"binary_data_output":true}}\001\002\003\004' >"$dir/binary" ;;
   fuzz_serve_config)
     printf 'listen: 127.0.0.1\nport: 0\nbudget: 1.5M\nmax_body: 64K\nrequest_timeout: 250ms\nidle_timeout: never\nmodels:\n  - name: kws\n    model: kws.tflite\n    threads: 2\n    pinned: true\n    kernels: small\n    prepare: once\n' >"$dir/config" ;;
+  # fuzz_cgroup: /proc/self/cgroup of a hybrid v1/v2 system (the server's default budget).
+  fuzz_cgroup) printf '0::/user.slice/a\n4:memory:/docker/x\n7:cpu,memory:/\n' >"$dir/cgroup" ;;
   fuzz_csv) find "$shared/bench/minimalloc" "$shared/bench/tflm_plans" -name '*.csv' \
               -exec cp {} "$dir/" \; 2>/dev/null || true ;;
   # Seeds over 1 MiB make every mutation slow (each input plans thousands of requests).
@@ -61,7 +63,7 @@ for h in $harnesses; do
   dict=""
   case $h in
   fuzz_csv) dict="-dict=$src/fuzz/csv.dict" ;;
-  fuzz_ops) dict="" ;;
+  fuzz_ops | fuzz_cgroup) dict="" ;;
   fuzz_flexbuf) dict="-dict=$src/fuzz/flexbuf.dict" ;;
   fuzz_serve_*) dict="-dict=$src/fuzz/serve.dict" ;;
   *) dict="-dict=$src/fuzz/tflite.dict" ;;
