@@ -11,7 +11,7 @@ CMAKE_FLAGS ?=
 AP_SHARED ?= ../shared
 PREFIX ?= /usr/local
 
-.PHONY: mcu test-mcu test-aarch64 all setup demo test test-fast test-asan test-tsan bench clean format install fuzz fuzz-build fuzz-ci
+.PHONY: mcu test-mcu test-aarch64 all setup setup-demo demo test test-fast test-asan test-tsan bench clean format install fuzz fuzz-build fuzz-ci
 
 all: $(BUILD)/Makefile
 	cmake --build $(BUILD) -j $(JOBS)
@@ -25,8 +25,13 @@ $(ASAN_BUILD)/Makefile: CMakeLists.txt
 $(TSAN_BUILD)/Makefile: CMakeLists.txt
 	cmake -S . -B $(TSAN_BUILD) -DAP_TSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
 
+# setup: everything make test needs; setup-demo: only what make demo needs (compiler, CMake,
+# Python), so a new user's first command downloads tens of MB, not the test toolchains.
 setup:
-	sh scripts/setup.sh
+	sh scripts/setup.sh --test
+
+setup-demo:
+	sh scripts/setup.sh --demo
 
 # The freestanding library for Cortex-M (cmake/arm-none-eabi.cmake), one build per core in
 # build-mcu/<core>/ (libarenaplan.a, -Os, no files/threads/clock).
@@ -77,7 +82,10 @@ test-aarch64:
 	cd $(AARCH64_BUILD) && for t in runtime_test_oracle runtime_test_oracle_ops; do \
 	  qemu-aarch64 -cpu cortex-a72 -L /usr/aarch64-linux-gnu tests/$$t > /dev/null || exit 1; done
 
-demo: setup all
+# Only the CLI is built (not the tests and benchmarks): the demo runs it, nothing else.
+demo: setup-demo
+	$(MAKE) $(BUILD)/Makefile
+	cmake --build $(BUILD) -j $(JOBS) --target arenaplan
 	sh scripts/demo.sh $(BUILD)
 
 # The whole suite, then again under AddressSanitizer + UndefinedBehaviorSanitizer, and the

@@ -29,14 +29,15 @@ def main():
 
     version = run("version").split()[-1]
     overview = run("--help")
-    commands = []
-    in_list = False
-    for line in overview.splitlines():
-        if line.startswith("commands:"):
-            in_list = True
-        elif in_list and line.startswith("  ") and line.strip():
+    # The overview lists the commands in groups: "TITLE:" then "  NAME  SUMMARY" lines.
+    groups = []
+    for line in overview.split("\n\n", 1)[1].splitlines():
+        if line.endswith(":") and not line.startswith(" "):
+            groups.append((line[:-1], []))
+        elif groups and line.startswith("  ") and line.strip():
             name, summary = line.strip().split(None, 1)
-            commands.append((name, summary))
+            groups[-1][1].append((name, summary))
+    commands = [c for _, cs in groups for c in cs]
     page = [
         '.TH ARENAPLAN 1 "" "arenaplan %s" "User Commands"' % version,
         ".SH NAME",
@@ -52,8 +53,10 @@ def main():
         "the user accept suffixes such as 76K and 1.5M.",
         ".SH COMMANDS",
     ]
-    for name, summary in commands:
-        page += [".TP", ".B " + name, roff(summary)]
+    for title, cs in groups:
+        page += [".SS " + roff(title[0].upper() + title[1:])]
+        for name, summary in cs:
+            page += [".TP", ".B " + name, roff(summary)]
     for name, _ in commands:
         r = subprocess.run([cli, "help", name], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                            text=True)

@@ -1,16 +1,31 @@
 #!/bin/sh
 # Installs what a fresh Debian machine lacks for building and testing arenaplan, and says what.
 # Needs root (or sudo) only when something is missing.
+#   sh scripts/setup.sh --demo   only what `make demo` needs: a C compiler, make, CMake, Python
+#   sh scripts/setup.sh [--test] everything `make test` needs (the default): the demo's set, then
+#                                the test-only tools (flatc, Arm NN, chromium, clang, the Arm and
+#                                AArch64 toolchains, QEMU, ...)
 set -e
+mode=test
+case "${1:-}" in
+  --demo) mode=demo ;;
+  --test | "") mode=test ;;
+  *) echo "usage: sh scripts/setup.sh [--demo|--test]" >&2; exit 2 ;;
+esac
 need=""
+# --- the demo's set: build the library and CLI, generate the man page ---
 command -v cmake >/dev/null 2>&1 || need="$need cmake"
 command -v gcc >/dev/null 2>&1 || need="$need gcc"
 command -v make >/dev/null 2>&1 || need="$need make"
 command -v python3 >/dev/null 2>&1 || need="$need python3"
+if [ "$mode" = test ]; then
+# --- the test-only set (make test, make fuzz, make test-mcu, make test-aarch64) ---
 # flatc: an independent FlatBuffers reader the tests check our model reader against.
 command -v flatc >/dev/null 2>&1 || need="$need flatbuffers-compiler"
 # pkg-config: the install test builds a program against the installed arenaplan.pc.
 command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
+# man: the man page test renders build/arenaplan.1 the way `man arenaplan` does.
+command -v man >/dev/null 2>&1 || need="$need man-db"
 # pytest (Debian's, for /usr/bin/python3): the Python binding's tests.
 /usr/bin/python3 -c 'import pytest' >/dev/null 2>&1 || need="$need python3-pytest"
 # Arm NN (TfLite parser, CpuRef backend): a second engine tests/runtime/test_armnn.py checks
@@ -39,13 +54,18 @@ pkg-config --exists yaml-0.1 2>/dev/null || need="$need libyaml-dev"
 command -v curl >/dev/null 2>&1 || need="$need curl"
 # The server's load benchmark (bench/serve_load.sh): wrk, a load generator scripted in Lua.
 command -v wrk >/dev/null 2>&1 || need="$need wrk"
+fi
 if [ -z "$need" ]; then
-  echo "setup: all build and test dependencies present"
+  echo "setup: all $mode dependencies present"
   exit 0
 fi
-echo "setup: installing Debian packages:$need"
+echo "setup: installing Debian packages for make $mode:$need"
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
 $SUDO apt-get update -qq
+# The demo's set with --no-install-recommends: recommends pull in documentation and desktop
+# integration the build never uses (the test set keeps them: chromium's fonts draw the map).
+rec=""
+[ "$mode" = demo ] && rec="--no-install-recommends"
 # shellcheck disable=SC2086
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $need
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $rec $need

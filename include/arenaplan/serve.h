@@ -70,13 +70,13 @@ typedef struct ap_serve_config {
  * resolved against ap_pool_machine_memory() (the smaller of physical memory and the cgroup
  * limit). On failure *out is NULL. */
 ap_status ap_serve_config_load(const char *path, ap_serve_config **out, char *err, size_t err_size);
-/* The same from text in memory; relative model paths are taken against dir (NULL: "."),
- * `name` names the text in messages. */
+/* The same from text in memory; relative model paths are taken against dir (NULL: as
+ * written, from the current folder), `name` names the text in messages. */
 ap_status ap_serve_config_parse(const char *text, size_t len, const char *name, const char *dir,
                                 ap_serve_config **out, char *err, size_t err_size);
 void ap_serve_config_free(ap_serve_config *c);
 
-/* The pool options and per-model options a configuration implies (what the server uses). */
+/* The pool options a configuration implies (budget, idle time): what the server uses. */
 ap_pool_options ap_serve_pool_options(const ap_serve_config *c);
 
 /* The server's own memory beside the pool's: measured, not guessed. */
@@ -101,7 +101,8 @@ size_t ap_serve_model_threads(const ap_serve_config *c, size_t i);
 
 typedef struct ap_server ap_server;
 
-/* Registers every model of c with a new pool (each model's cost measured, nothing loaded).
+/* Registers every model of c with a new pool (each model's cost measured; only the pinned
+ * ones loaded).
  * On failure *out is still a server whose message says why (NULL only when memory ran out);
  * destroy it. c must outlive the server (or until ap_server_reload replaces it). */
 ap_status ap_server_create(const ap_serve_config *c, ap_server **out);
@@ -110,7 +111,8 @@ ap_status ap_server_start(ap_server *s);
 /* The bound port (the ephemeral one when the configuration said 0); 0 before start. */
 uint16_t ap_server_port(const ap_server *s);
 /* Runs the housekeeping (idle unloads) until ap_server_stop; then stops accepting, lets
- * in-flight requests finish (up to drain_timeout), unloads every model and returns. */
+ * in-flight requests finish (up to drain_timeout), stops the workers and returns
+ * (ap_server_destroy then unloads the models). */
 ap_status ap_server_run(ap_server *s);
 /* Asks run to return. Safe from any thread (not from a signal handler: use a thread that
  * waits for signals, as `arenaplan serve` does). */

@@ -447,11 +447,9 @@ ap_status ap_serve_config_load(const char *path, ap_serve_config **out, char *er
     return AP_ERR_NOMEM;
   }
   char *slash = strrchr(dir, '/');
-  if (slash)
-    *(slash == dir ? slash + 1 : slash) = '\0';
-  else
-    strcpy(dir, ".");
-  st = ap_serve_config_parse(text, len, path, dir, out, err, err_size);
+  if (slash) *(slash == dir ? slash + 1 : slash) = '\0';
+  /* A file in the current folder: its model paths stay as written. */
+  st = ap_serve_config_parse(text, len, path, slash ? dir : NULL, out, err, err_size);
   free(dir);
   free(text);
   return st;

@@ -94,6 +94,11 @@ bool serve_metrics(ap_server *s, v2_buf *b) {
     ok = ok && put(b, "arenaplan_http_responses_total{class=\"%dxx\"} %llu\n", c,
                    (unsigned long long)s->http_by_class[c]);
   C("arenaplan_rejected_too_large_total", "Bodies over max_body (413).", s->rejected_too_large);
+  pthread_mutex_lock(&s->conns.mu);
+  uint64_t dropped = s->conns.dropped;
+  pthread_mutex_unlock(&s->conns.mu);
+  C("arenaplan_connections_dropped_total",
+    "Connections cut for not delivering a whole request within connection_timeout.", dropped);
   /* One group per metric family (the text format wants a family's samples together). */
   for (int fam = 0; ok && fam < 9; fam++) {
     static const char *const fams[][3] = {

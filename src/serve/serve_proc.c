@@ -4,31 +4,56 @@
 #include "serve_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 ap_status serve_read_file(const char *path, size_t max, char **text, size_t *len, char *err,
                           size_t err_size) {
   *text = NULL;
   *len = 0;
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    if (err) snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
+  /* Non-blocking: a FIFO without a writer must not hang the open. */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  struct stat st;
+  const char *why = NULL;
+  if (fd < 0)
+    why = strerror(errno);
+  else if (fstat(fd, &st) != 0)
+    why = strerror(errno);
+  else if (S_ISDIR(st.st_mode))
+    why = "is a directory, not a configuration";
+  else if (!S_ISREG(st.st_mode))
+    why = "not a regular file";
+  else if ((uint64_t)st.st_size > max)
+    why = "larger than 1 MiB";
+  if (why) {
+    if (err) snprintf(err, err_size, "%s: %s%s", path, fd < 0 ? "cannot open: " : "", why);
+    if (fd >= 0) close(fd);
     return AP_ERR_IO;
   }
+  /* Up to EOF, not st_size: /proc files say 0. */
   char *buf = malloc(max + 1);
-  size_t n = buf ? fread(buf, 1, max + 1, f) : 0;
-  bool bad = buf && ferror(f);
-  fclose(f);
-  if (!buf || bad || n > max) {
+  size_t n = 0;
+  ssize_t k = 1;
+  while (buf && n <= max && k > 0) {
+    k = read(fd, buf + n, max + 1 - n);
+    if (k < 0 && errno == EINTR)
+      k = 1;
+    else if (k > 0)
+      n += (size_t)k;
+  }
+  close(fd);
+  if (!buf || k < 0 || n > max) {
     free(buf);
     if (err)
       snprintf(err, err_size, "%s: %s", path,
-               !buf  ? "out of memory"
-               : bad ? "cannot read"
-                     : "larger than 1 MiB");
+               !buf    ? "out of memory"
+               : k < 0 ? "cannot read"
+                       : "larger than 1 MiB");
     return buf ? AP_ERR_IO : AP_ERR_NOMEM;
   }
   buf[n] = '\0';

@@ -5,6 +5,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <jansson.h>
 #include <microhttpd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,8 +52,11 @@ static ap_status add_model(ap_server *s, const ap_serve_config *c,
   }
   m->cfg = mc;
   ap_status st = serve_model_probe(m, mc, err, sizeof err);
-  if (st == AP_OK && (st = serve_pool_add(s->pool, c, mc)) != AP_OK)
+  bool named = false; /* the pool's messages name the model themselves */
+  if (st == AP_OK && (st = serve_pool_add(s->pool, c, mc)) != AP_OK) {
     snprintf(err, sizeof err, "%s", ap_pool_error(s->pool));
+    named = !strncmp(err, "model ", 6);
+  }
   if (st == AP_OK) st = ap_pool_cost_of(s->pool, mc->name, &m->cost);
   /* Pinned models are resident from the start: they never leave, so they never wait. */
   if (st == AP_OK && mc->pinned &&
@@ -75,7 +79,10 @@ static ap_status add_model(ap_server *s, const ap_serve_config *c,
     pthread_mutex_unlock(&s->lock);
   }
   if (st != AP_OK) {
-    set_error(s, "%s:%d: model %s: %s", c->path, mc->line, mc->name, err);
+    if (named)
+      set_error(s, "%s:%d: %s", c->path, mc->line, err);
+    else
+      set_error(s, "%s:%d: model %s: %s", c->path, mc->line, mc->name, err);
     serve_model_free(m);
   }
   return st;
@@ -114,6 +121,9 @@ ap_status ap_server_create(const ap_serve_config *c, ap_server **out) {
     return AP_ERR_ARG;
   }
   s->cfg = c;
+  /* jansson's hash seed, set once before the workers start (its documented advice for
+   * threaded programs; a no-op when already seeded). */
+  json_object_seed(0);
   ap_pool_options o = ap_serve_pool_options(c);
   o.on_event = on_pool_event;
   o.event_ctx = s;
@@ -173,11 +183,13 @@ static enum MHD_Result too_large(ap_server *s, struct MHD_Connection *c, uint64_
   return send_reply(s, c, &r);
 }
 
-/* The model a request names, for its metrics ("/v2/models/NAME/infer"). */
+/* The model a request names, for its metrics ("/v2/models/NAME[/versions/1]/infer"). */
 static serve_model *metrics_model(ap_server *s, const char *url) {
   if (strncmp(url, "/v2/models/", 11)) return NULL;
   const char *n = url + 11, *end = strchr(n, '/');
-  if (!end || strcmp(end, "/infer") || (size_t)(end - n) >= 256) return NULL;
+  if (!end || (strcmp(end, "/infer") && strcmp(end, "/versions/1/infer")) ||
+      (size_t)(end - n) >= 256)
+    return NULL;
   char name[256];
   memcpy(name, n, (size_t)(end - n));
   name[end - n] = '\0';

@@ -54,9 +54,10 @@ static size_t listed_commands(char names[][32], size_t max) {
   snprintf(cmd, sizeof cmd, "%s --help", ap_test_cli());
   CHECK_EQ(ap_test_run(cmd, false, &out), 0);
   size_t n = 0;
-  const char *p = out ? strstr(out, "commands:\n") : NULL;
-  for (p = p ? strchr(p, '\n') : NULL; p && p[1] == ' ' && p[2] == ' ' && n < max;
-       p = strchr(p + 1, '\n')) {
+  /* After the usage paragraph, groups: a "title:" line, then "  NAME  summary" lines. */
+  const char *p = out ? strstr(out, "\n\n") : NULL;
+  for (; p && n < max; p = strchr(p + 1, '\n')) {
+    if (p[1] != ' ' || p[2] != ' ') continue;
     if (sscanf(p + 1, " %31s", names[n]) == 1 && strcmp(names[n], "help") != 0 &&
         strcmp(names[n], "version") != 0)
       n++;
@@ -184,6 +185,47 @@ static void test_example(void) {
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     snprintf(args, sizeof args, "example -o y.tflite --seed '%s'", bad[i]);
     expect_error(args, "example", "arenaplan: example: --seed needs a non-negative integer");
+  }
+}
+
+/* serve: its options, and the configuration file like every other input. A build without the
+ * server (no AP_SERVE) says so for every use. */
+static void test_serve(void) {
+  char *err = NULL, *out = NULL;
+  cli("serve", &err, &out);
+  bool built = !(err && strstr(err, "this build has no server"));
+  free(err);
+  free(out);
+  if (!built) {
+    expect_error("serve c.yaml", "serve",
+                 "arenaplan: serve: this build has no server (configure with -DAP_SERVE=ON; it "
+                 "needs libmicrohttpd-dev, libjansson-dev and libyaml-dev)");
+    return;
+  }
+  expect_error("serve", "serve", "arenaplan: serve: no configuration given");
+  expect_error("serve --no-such-option c.yaml", "serve",
+               "arenaplan: serve: unknown option --no-such-option");
+  expect_error("serve a.yaml b.yaml", "serve",
+               "arenaplan: serve: one configuration at a time (got \"b.yaml\" too)");
+  expect_error("serve --json c.yaml", "serve", "arenaplan: serve: --json goes with --check");
+  static const char *const files[][2] = {
+      {"missing.yaml", "cannot open: No such file or directory"},
+      {"adir", "is a directory, not a configuration"},
+      {"afile/x.yaml", "cannot open: Not a directory"},
+      {"fifo.tflite", "not a regular file"},
+      {"empty.tflite", "empty configuration (no models)"},
+      {"notamodel.tflite", "1: configuration: expected a mapping of keys"},
+      {"bad.yaml", "3: unknown key \"modle\" in a model (name, model, threads, pinned, "
+                   "idle_timeout, warmup, inplace, stream, strategy, kernels, prepare)"},
+      {"nomodel.yaml", "2: model m: missing.tflite: cannot open: No such file or directory"}};
+  char args[256], want[512];
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+    for (int check = 0; check < 2; check++) {
+      snprintf(args, sizeof args, "serve %s%s", check ? "--check " : "", files[i][0]);
+      snprintf(want, sizeof want, "arenaplan: %s:%s%s", files[i][0],
+               files[i][1][0] >= '0' && files[i][1][0] <= '9' ? "" : " ", files[i][1]);
+      expect_error(args, "serve", want);
+    }
   }
 }
 
@@ -357,6 +399,8 @@ int main(void) {
   write_file("afile", "not a directory\n");
   write_file("notamodel.tflite", "this is text, not a FlatBuffer with TFL3\n");
   write_file("locked.tflite", "x");
+  write_file("bad.yaml", "budget: 1M\nmodels:\n  - {name: m, modle: m.tflite}\n");
+  write_file("nomodel.yaml", "budget: 1M\nmodels: [{name: m, model: missing.tflite}]\n");
   snprintf(path, sizeof path, "%s/locked.tflite", dir);
   chmod(path, 0);
   snprintf(path, sizeof path, "%s/adir", dir);
@@ -389,6 +433,8 @@ int main(void) {
       test_example();
     else if (strcmp(c, "pool") == 0)
       test_pool();
+    else if (strcmp(c, "serve") == 0)
+      test_serve();
     else if (strcmp(c, "reorder") == 0 || strcmp(c, "embed") == 0)
       test_model_to_file(c);
     else if (strcmp(c, "ops") == 0) { /* takes no model */

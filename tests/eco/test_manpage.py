@@ -43,8 +43,8 @@ def main():
             text = f.read().replace("\\-", "-").replace("\\e", "\\").replace("\\&", "")
     lines = {line.strip() for line in text.splitlines()}
     _, overview = out("--help")
-    commands = [line.split(None, 1) for line in overview.split("commands:\n")[1].splitlines()
-                if line.strip()]
+    commands = [line.split(None, 1) for line in overview.split("\n\n", 1)[1].splitlines()
+                if line.startswith("  ") and line.strip()]
     check(len(commands) >= 12, "the overview lists the commands")
     with_usage = 0
     for name, summary in commands:

@@ -160,6 +160,12 @@ def classify_and_detect(tmp, base, img, ssd_img, cls_ref, ssd_ref):
     check(r["outputs"][0]["name"] == CLS_OUT and r["outputs"][0]["shape"] == [1, 1001],
           "classifier output metadata")
     check(as_bytes(r["outputs"][0]) == cls_ref[0], "urllib JSON classify == arenaplan run")
+    # The versioned path (the one version there is) is the same model.
+    body, headers = binary_request("input", "UINT8", [1, 128, 128, 3], img)
+    st, hd, resp = http(base, "POST", "/v2/models/classifier/versions/1/infer", body, headers)
+    check(st == 200 and split_binary(hd, resp)[1] == cls_ref, "versions/1/infer: %d" % st)
+    st, _, b = http(base, "POST", "/v2/models/classifier/versions/2/infer", body, headers)
+    check(st == 404, "versions/2: %d" % st)
 
     st, hd, body = http(base, "POST", "/v2/models/detector/infer", json.dumps(
         {"inputs": [{"name": "normalized_input_image_tensor", "datatype": "UINT8",
@@ -216,6 +222,30 @@ def classify_and_detect(tmp, base, img, ssd_img, cls_ref, ssd_ref):
     if m:
         head, outs, whole = split_binary({"Inference-Header-Content-Length": m.group(1)}, resp)
         check(whole and outs == ssd_ref, "curl binary detect == arenaplan run")
+
+
+def concurrent(tmp, base, rnd):
+    """8 clients at once, each with its own images: every answer is its own input's (two
+    interpreters serve them in turn; none is shared)."""
+    images = [bytes(rnd.randrange(256) for _ in range(49152)) for _ in range(4)]
+    refs = [run_reference(tmp, MOBILENET, "c%d" % i, im)[1][0] for i, im in enumerate(images)]
+    check(len(set(refs)) == 4, "four different references")
+    bad = []
+
+    def client(k):
+        for j in range(12):
+            i = (k + j) % 4
+            body, headers = binary_request("input", "UINT8", [1, 128, 128, 3], images[i])
+            st, hd, resp = http(base, "POST", "/v2/models/classifier/infer", body, headers)
+            if st != 200 or split_binary(hd, resp)[1] != [refs[i]]:
+                bad.append((k, j, st))
+
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    check(not bad, "concurrent answers that were not their input's: %s" % bad[:5])
 
 
 def errors(base, img, cls_ref):
@@ -324,6 +354,7 @@ def repository_and_metrics(base):
     check(re.search(r'arenaplan_request_seconds_bucket\{model="detector",le="\+Inf"\} [1-9]', text),
           "latency histogram")
     check(re.search(r"arenaplan_overhead_base_bytes [1-9]\d+", text), "overhead in /metrics")
+    check("\narenaplan_connections_dropped_total 0\n" in text, "no slow client dropped")
     check(re.search(r'arenaplan_model_state\{model="classifier",state="ready"\} 1', text),
           "classifier state ready")
     # Every family's samples together, each after its TYPE line (the text format's rule).
@@ -446,6 +477,13 @@ def never_fits(tmp):
     j = json.loads(r.stdout)
     check(r.returncode == 1 and j["never_fit"] == 1 and j["budget"] == 1048576 and
           [m["fits"] for m in j["models"]] == [True, False], "--check --json")
+    # The server itself refuses it before listening, with the bytes and the budget.
+    r = subprocess.run([CLI, "serve", cfg], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=60)
+    check(r.returncode == 1 and r.stdout == "" and re.match(
+        r"arenaplan: .*small\.yaml:5: model detector \(.*\) alone needs 58\d{5} bytes \(weights "
+        r"4183312 \+ handle \d+ \+ interpreter \d+\), more than the budget of 1048576 bytes\n$",
+        r.stderr), "serve refuses a model that never fits: %d %s" % (r.returncode, r.stderr))
     r = subprocess.run([CLI, "serve", cfg + ".missing"], stderr=subprocess.PIPE, text=True)
     check(r.returncode == 2 and "cannot open" in r.stderr, "missing config: exit 2")
 
@@ -460,7 +498,7 @@ def reload_and_stop(tmp, srv, cfg, img, cls_ref):
     with open(cfg, "w") as f:
         f.write("port: 0\nbudget: 64M\nmax_body: 1M\nmodels:\n"
                 "  - name: classifier\n    model: %s\n    threads: 1\n    prepare: once\n"
-                "  - name: kws\n    model: %s\n" % (MOBILENET, KWS))
+                "  - name: kws\n    model: %s\n    idle_timeout: 300ms\n" % (MOBILENET, KWS))
     srv.p.send_signal(signal.SIGHUP)
     deadline, st = time.time() + 30, 0
     while time.time() < deadline and st != 200:
@@ -473,6 +511,17 @@ def reload_and_stop(tmp, srv, cfg, img, cls_ref):
         {"inputs": [{"name": json.loads(http(srv.base, "GET", "/v2/models/kws")[2])["inputs"][0]["name"],
                      "datatype": "INT8", "shape": [1, 49, 10, 1], "data": [0] * 490}]}).encode())
     check(st == 200, "kws infer after SIGHUP: %d %s" % (st, b[:200]))
+    # With no traffic, the server's own timer unloads kws once idle past its 300 ms (polled,
+    # bounded: the event is checked, not the time it took).
+    deadline, state = time.time() + 30, ""
+    while time.time() < deadline and state != "1":
+        text = http(srv.base, "GET", "/metrics")[2].decode()
+        m = re.search(r'arenaplan_model_state\{model="kws",state="unloaded"\} (\d)', text)
+        state = m.group(1) if m else ""
+        time.sleep(0.1)
+    check(state == "1", "kws unloaded when idle")
+    check(re.search(r"arenaplan serve: evict model=kws bytes=\d+ reason=idle", srv.stderr()),
+          "idle eviction log line")
     # The classifier's options changed: registered again with them, and still the same bytes.
     check(good_classify(srv.base, img, cls_ref[0]), "classifier after SIGHUP changed it")
     after = classifier_cost(srv.base)
@@ -538,6 +587,7 @@ def main():
         srv = Server(cfg)
         try:
             classify_and_detect(tmp, srv.base, img, ssd_img, cls_ref, ssd_ref)
+            concurrent(tmp, srv.base, rnd)
             errors(srv.base, img, cls_ref)
             repository_and_metrics(srv.base)
             reload_and_stop(tmp, srv, cfg, img, cls_ref)

@@ -16,12 +16,36 @@ int cli_fail(const char *what, const char *fmt, ...) {
   return AP_EXIT_USAGE;
 }
 
+/* The option an "unknown option X" or "unexpected argument 'X'" message is about, quotes
+ * stripped, in buf; NULL for any other message. Every command words its error so, which
+ * lets one place suggest the nearest option for all of them. */
+static const char *rejected_option(const char *msg, char *buf, size_t size) {
+  static const char *const lead[] = {"unknown option ", "unexpected argument ",
+                                     "unknown or incomplete option "};
+  for (size_t i = 0; i < 3; i++) {
+    size_t n = strlen(lead[i]);
+    if (strncmp(msg, lead[i], n) != 0) continue;
+    const char *p = msg + n;
+    if (*p == '\'' || *p == '"') p++;
+    size_t len = strcspn(p, "'\" ");
+    if (*p != '-' || len == 0 || len >= size) return NULL;
+    memcpy(buf, p, len);
+    buf[len] = '\0';
+    return buf;
+  }
+  return NULL;
+}
+
 int cli_usage_error(const ap_command *cmd, const char *fmt, ...) {
-  fprintf(stderr, "arenaplan: %s: ", cmd->name);
+  char msg[512], opt[64];
   va_list ap;
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  fprintf(stderr, "arenaplan: %s: %s", cmd->name, msg);
+  const char *bad = rejected_option(msg, opt, sizeof opt);
+  const char *near = bad ? cli_suggest_option(cmd, bad) : NULL;
+  if (near) fprintf(stderr, " (did you mean %s?)", near);
   fprintf(stderr, "\n(see 'arenaplan %s --help')\n", cmd->name);
   return AP_EXIT_USAGE;
 }
@@ -30,7 +54,7 @@ bool cli_wants_help(const ap_command *cmd, int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--") == 0) break;
     if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-      fputs(cmd->usage, stdout);
+      cli_print_help(cmd, stdout);
       return true;
     }
   }
@@ -132,7 +156,8 @@ bool cli_check_strategy(const ap_command *cmd, const char *name) {
   for (size_t i = 0; i < ap_strategy_count(); i++)
     if (strcmp(ap_strategy_name(i), name) == 0) return true;
   fprintf(stderr, "arenaplan: %s: unknown strategy \"%s\"; one of:", cmd->name, name);
-  for (size_t i = 0; i < ap_strategy_count(); i++) fprintf(stderr, " %s", ap_strategy_name(i));
+  for (size_t i = 0; i < ap_strategy_count(); i++)
+    fprintf(stderr, " %s", ap_strategy_name(i));
   fputc('\n', stderr);
   return false;
 }

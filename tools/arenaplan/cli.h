@@ -21,6 +21,14 @@ int cli_fail(const char *what, const char *fmt, ...) __attribute__((format(print
 /* Prints the usage text on stderr and returns AP_EXIT_USAGE (for bad usage). */
 int cli_usage_error(const ap_command *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* The help (help.c): a command's usage followed by its example; the overview of every
+ * command in groups; the nearest option of cmd's usage to a mistyped arg, and the nearest
+ * command to a mistyped name (NULL when none is near). */
+void cli_print_help(const ap_command *cmd, FILE *f);
+void cli_print_overview(FILE *f);
+const char *cli_example(const ap_command *cmd);
+const char *cli_suggest_option(const ap_command *cmd, const char *arg);
+const char *cli_suggest_command(const char *name);
 /* True when argv holds -h or --help; prints the usage to stdout. */
 bool cli_wants_help(const ap_command *cmd, int argc, char **argv);
 

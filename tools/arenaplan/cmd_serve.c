@@ -32,7 +32,7 @@ const ap_command cmd_serve = {
     "    - name: classifier     the URL name: /v2/models/classifier/infer\n"
     "      model: mobilenet.tflite\n"
     "      threads: 2           interpreters that may run at once (default 4)\n"
-    "      pinned: false        never unloaded (default false)\n"
+    "      pinned: false        loaded at start, never unloaded (default false)\n"
     "      idle_timeout: 30s    (default: the server's)\n"
     "      warmup: 1            invokes before a new interpreter serves (default 0)\n"
     "      inplace: false       stream: false   kernels: fast|reference|small\n"
@@ -42,11 +42,13 @@ const ap_command cmd_serve = {
     "/v2/models/NAME/ready, /metrics; POST /v2/models/NAME/infer (JSON or binary tensors),\n"
     "/v2/repository/index, /v2/repository/models/NAME/load, .../unload.\n"
     "Signals: SIGTERM or SIGINT drains and exits 0; SIGHUP re-reads CONFIG's models.\n"
-    "\n"
-    "example: arenaplan serve --check serve.yaml && arenaplan serve serve.yaml\n"
     "exit status: 0 served until SIGTERM, or all models can fit; 1 a model can never fit in\n"
-    "the budget; 2 bad usage, a malformed configuration, an unreadable model, a build without\n"
-    "the server\n"};
+    "the budget (the server does not start); 2 bad usage, a malformed configuration, an unreadable "
+    "model, a build without\n"
+    "the server\n"
+    "\n"
+    "example:\n"
+    "  arenaplan serve --check serve.yaml\n"};
 
 #ifndef AP_HAVE_SERVE
 
@@ -254,9 +256,15 @@ static int serve(ap_serve_config *c, const char *path) {
   signal(SIGPIPE, SIG_IGN);
   int rc = AP_EXIT_OK;
   ap_server *s = NULL;
-  if (ap_server_create(c, &s) != AP_OK || ap_server_start(s) != AP_OK) {
-    fprintf(stderr, "arenaplan: serve: %s\n", s ? ap_server_error(s) : "out of memory");
-    rc = AP_EXIT_USAGE;
+  ap_status st = ap_server_create(c, &s);
+  if (st == AP_OK) st = ap_server_start(s);
+  if (st != AP_OK) {
+    /* Messages about the configuration start with its path, like every "arenaplan: FILE: ". */
+    const char *msg = s ? ap_server_error(s) : "out of memory";
+    size_t n = strlen(c->path);
+    fprintf(stderr, "arenaplan: %s%s\n", strncmp(msg, c->path, n) || msg[n] != ':' ? "serve: " : "",
+            msg);
+    rc = st == AP_ERR_BUDGET ? AP_EXIT_CHECK : AP_EXIT_USAGE; /* a model that can never fit */
   } else {
     char a[64];
     printf("arenaplan serve: listening on http://%s:%u (%zu models, budget %s)\n", c->listen,

@@ -14,20 +14,16 @@ const ap_command *const ap_commands[] = {
     &cmd_embed, &cmd_ops,  &cmd_serve,   &cmd_example, &cmd_headline, NULL,
 };
 
-static void print_usage(FILE *f) {
-  fprintf(f, "usage: arenaplan MODEL              the headline: arena, lower bound, weights, IO\n"
-             "       arenaplan COMMAND [ARGS...]  (arenaplan COMMAND --help for each)\n\n"
-             "commands:\n");
-  for (size_t i = 0; ap_commands[i]; i++)
-    fprintf(f, "  %-10s %s\n", ap_commands[i]->name, ap_commands[i]->summary);
-  fprintf(f, "  %-10s %s\n", "help", "help COMMAND: the usage of one command");
-  fprintf(f, "  %-10s %s\n", "version", "the library version");
-}
-
 static const ap_command *find(const char *name) {
   for (size_t i = 0; ap_commands[i]; i++)
     if (strcmp(ap_commands[i]->name, name) == 0) return ap_commands[i];
   return NULL;
+}
+
+static int unknown_command(const char *name) {
+  const char *near = name[0] != '-' ? cli_suggest_command(name) : NULL;
+  if (near) return cli_fail(name, "unknown command (did you mean %s?)", near);
+  return cli_fail(name, "unknown command (see 'arenaplan --help')");
 }
 
 int main(int argc, char **argv) {
@@ -37,7 +33,7 @@ int main(int argc, char **argv) {
   }
   const char *name = argv[1];
   if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0) {
-    print_usage(stdout);
+    cli_print_overview(stdout);
     return AP_EXIT_OK;
   }
   if (strcmp(name, "version") == 0 || strcmp(name, "--version") == 0) {
@@ -46,12 +42,12 @@ int main(int argc, char **argv) {
   }
   if (strcmp(name, "help") == 0) {
     if (argc < 3) {
-      print_usage(stdout);
+      cli_print_overview(stdout);
       return AP_EXIT_OK;
     }
     const ap_command *c = find(argv[2]);
-    if (!c) return cli_fail(argv[2], "unknown command (see 'arenaplan --help')");
-    fputs(c->usage, stdout);
+    if (!c) return unknown_command(argv[2]);
+    cli_print_help(c, stdout);
     return AP_EXIT_OK;
   }
   const ap_command *c = find(name);
@@ -59,5 +55,5 @@ int main(int argc, char **argv) {
   const ap_command *headline = find("headline");
   if (name[0] != '-' && headline && (strchr(name, '.') || strchr(name, '/')))
     return headline->run(argc, argv);
-  return cli_fail(name, "unknown command (see 'arenaplan --help')");
+  return unknown_command(name);
 }
