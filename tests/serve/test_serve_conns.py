@@ -192,6 +192,11 @@ def main():
         before = v2.http(srv.base, "GET", "/metrics")[2].decode()
 
         slow_clients(srv, body, headers, ref)
+        # The five trickling clients were cut by the server's sweep (the silent one may have
+        # gone at libmicrohttpd's own inactivity timeout first).
+        text = v2.http(srv.base, "GET", "/metrics")[2].decode()
+        cut = metric(text, "arenaplan_connections_dropped_total")
+        v2.check(cut in (5, 6), "connections dropped: %s, expected 5 or 6" % cut)
         hang_ups(srv, body, headers, ref)
 
         # Nothing left behind: no request in flight, the model still loaded, the same bytes.
