@@ -52,6 +52,8 @@ seed() { # seed HARNESS: fills BUILD/seeds/HARNESS from ../shared
   fuzz_strings)
     printf '\003\000\000\000\024\000\000\000\025\000\000\000\027\000\000\000\027\000\000\000abc' >"$dir/three"
     printf '\002\000\000\000\020\000\000\000\021\000\000\000\022\000\000\000xx' >"$dir/twice" ;;
+  # fuzz_cgroup: /proc/self/cgroup of a hybrid v1/v2 system (the server's default budget).
+  fuzz_cgroup) printf '0::/user.slice/a\n4:memory:/docker/x\n7:cpu,memory:/\n' >"$dir/cgroup" ;;
   fuzz_csv) find "$shared/bench/minimalloc" "$shared/bench/tflm_plans" -name '*.csv' \
               -exec cp {} "$dir/" \; 2>/dev/null || true ;;
   # Seeds over 1 MiB make every mutation slow (each input plans thousands of requests).
@@ -66,7 +68,7 @@ for h in $harnesses; do
   dict=""
   case $h in
   fuzz_csv) dict="-dict=$src/fuzz/csv.dict" ;;
-  fuzz_ops | fuzz_strings) dict="" ;;
+  fuzz_ops | fuzz_strings | fuzz_cgroup) dict="" ;;
   fuzz_flexbuf) dict="-dict=$src/fuzz/flexbuf.dict" ;;
   fuzz_serve_*) dict="-dict=$src/fuzz/serve.dict" ;;
   *) dict="-dict=$src/fuzz/tflite.dict" ;;

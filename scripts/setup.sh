@@ -52,6 +52,8 @@ pkg-config --exists libmicrohttpd 2>/dev/null || need="$need libmicrohttpd-dev"
 pkg-config --exists jansson 2>/dev/null || need="$need libjansson-dev"
 pkg-config --exists yaml-0.1 2>/dev/null || need="$need libyaml-dev"
 command -v curl >/dev/null 2>&1 || need="$need curl"
+# The server's load benchmark (bench/serve_load.sh): wrk, a load generator scripted in Lua.
+command -v wrk >/dev/null 2>&1 || need="$need wrk"
 fi
 if [ -z "$need" ]; then
   echo "setup: all $mode dependencies present"

@@ -40,6 +40,8 @@ uint64_t ap_port_physical_memory(void);
  * root/unified on a hybrid system) and v1's memory/.../memory.limit_in_bytes. 0 for none
  * ("max", or 2^62 and above). Parameters so that tests can give a made-up tree. */
 uint64_t ap_port_cgroup_memory_limit(const char *cgroup_file, const char *root);
+/* The same from the text of such a file (`len` bytes, no terminator needed). */
+uint64_t ap_port_cgroup_memory_limit_text(const char *text, size_t len, const char *root);
 
 /* ---------- CPU features ---------- */
 enum {

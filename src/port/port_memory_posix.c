@@ -69,35 +69,57 @@ static uint64_t smaller(uint64_t a, uint64_t b) {
   return !a ? b : !b ? a : a < b ? a : b;
 }
 
+/* One line "hierarchy:controllers:path" (the path may itself hold ':'), NUL-terminated. */
+static uint64_t line_limit(char *line, const char *root) {
+  char mount[4096];
+  char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+  if (!c2 || c2[1] != '/') return 0;
+  *c1 = 0;
+  *c2 = 0;
+  const char *controllers = c1 + 1, *dir = c2 + 1;
+  uint64_t best = 0;
+  if (strcmp(line, "0") == 0 && *controllers == 0) {
+    /* v2: mounted at the root (unified) or at root/unified (hybrid) */
+    best = walk_up(root, dir, "memory.max");
+    if (snprintf(mount, sizeof mount, "%s/unified", root) < (int)sizeof mount)
+      best = smaller(best, walk_up(mount, dir, "memory.max"));
+  } else if (has_memory(controllers)) {
+    if (snprintf(mount, sizeof mount, "%s/memory", root) < (int)sizeof mount)
+      best = walk_up(mount, dir, "memory.limit_in_bytes");
+  }
+  return best;
+}
+
+uint64_t ap_port_cgroup_memory_limit_text(const char *text, size_t len, const char *root) {
+  char line[4096];
+  uint64_t best = 0;
+  for (size_t at = 0; at < len;) {
+    const char *nl = memchr(text + at, '\n', len - at);
+    size_t n = nl ? (size_t)(nl - (text + at)) : len - at;
+    /* A line too long to be one we can read, or with a NUL inside, is skipped whole. */
+    if (n < sizeof line && !memchr(text + at, 0, n)) {
+      memcpy(line, text + at, n);
+      line[n] = 0;
+      best = smaller(best, line_limit(line, root));
+    }
+    at += n + 1;
+  }
+  return best;
+}
+
 uint64_t ap_port_cgroup_memory_limit(const char *cgroup_file, const char *root) {
   FILE *f = fopen(cgroup_file, "r");
   if (!f) return 0;
-  char line[4096], mount[4096];
-  uint64_t best = 0;
-  bool rest = false; /* inside a line too long to read: skipped to its end */
-  while (fgets(line, sizeof line, f)) {
-    size_t n = strlen(line);
-    bool whole = n > 0 && line[n - 1] == '\n', skip = rest || !whole;
-    rest = !whole;
-    if (skip) continue;
-    line[n - 1] = 0;
-    /* "hierarchy:controllers:path" (the path may itself hold ':') */
-    char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-    if (!c2 || c2[1] != '/') continue;
-    *c1 = 0;
-    *c2 = 0;
-    const char *controllers = c1 + 1, *dir = c2 + 1;
-    if (strcmp(line, "0") == 0 && *controllers == 0) {
-      /* v2: mounted at the root (unified) or at root/unified (hybrid) */
-      best = smaller(best, walk_up(root, dir, "memory.max"));
-      if (snprintf(mount, sizeof mount, "%s/unified", root) < (int)sizeof mount)
-        best = smaller(best, walk_up(mount, dir, "memory.max"));
-    } else if (has_memory(controllers)) {
-      if (snprintf(mount, sizeof mount, "%s/memory", root) < (int)sizeof mount)
-        best = smaller(best, walk_up(mount, dir, "memory.limit_in_bytes"));
-    }
+  /* /proc/self/cgroup has a line per hierarchy: a few hundred bytes. A longer file's last
+   * line, cut by the buffer, is left out. */
+  static const size_t cap = 16384;
+  char text[16384];
+  size_t n = fread(text, 1, cap, f);
+  if (n == cap) {
+    while (n > 0 && text[n - 1] != '\n')
+      n--;
   }
   fclose(f);
-  return best;
+  return ap_port_cgroup_memory_limit_text(text, n, root);
 }
 #endif

@@ -40,6 +40,13 @@ uint64_t ap_port_cgroup_memory_limit(const char *cgroup_file, const char *root) 
   return 0;
 }
 
+uint64_t ap_port_cgroup_memory_limit_text(const char *text, size_t len, const char *root) {
+  (void)text;
+  (void)len;
+  (void)root;
+  return 0;
+}
+
 uint32_t ap_port_cpu_features(void) {
   return 0;
 }

@@ -121,12 +121,18 @@ static void replay(void) {
     CHECK_EQ(num(j, "requests"), 7);
     CHECK_EQ(num(j, "loads"), 5);
     CHECK_EQ(num(j, "unloads"), 4);
+    CHECK_EQ(num(j, "evictions_room"), 3); /* magic at 300, micro and conv at 400 */
+    CHECK_EQ(num(j, "evictions_idle"), 1); /* magic at 2000 */
     CHECK_EQ(num(j, "hits"), 2);
     CHECK_EQ(num(j, "peak_resident_bytes"), resident(micro) + resident(magic));
     CHECK_EQ(num(j, "models[0].loads"), 2);
     CHECK_EQ(num(j, "models[0].unloads"), 1);
     CHECK_EQ(num(j, "models[0].requests"), 4);
     CHECK_EQ(num(j, "models[1].unloads"), 2);
+    CHECK_EQ(num(j, "models[1].evictions_room"), 1);
+    CHECK_EQ(num(j, "models[1].evictions_idle"), 1);
+    CHECK_EQ(num(j, "models[0].evictions_room"), 1);
+    CHECK_EQ(num(j, "models[2].evictions_room"), 1);
     CHECK_EQ(num(j, "models[2].loads"), 1);
     double p50 = -1, p90 = -1, p99 = -1, max = -1;
     CHECK(ap_json_f64(j, "latency_p50_us", &p50) && ap_json_f64(j, "latency_p90_us", &p90) &&
@@ -140,6 +146,8 @@ static void replay(void) {
   ap_json *j = ap_json_parse(out ? out : "");
   CHECK_EQ(num(j, "loads"), 5);
   CHECK_EQ(num(j, "unloads"), 3);
+  CHECK_EQ(num(j, "evictions_room"), 3);
+  CHECK_EQ(num(j, "evictions_idle"), 0);
   ap_json_free(j);
   free(out);
   snprintf(args, sizeof args, "--budget 64000 --idle 1 --trace %s %s", trace, models);

@@ -43,6 +43,12 @@ def metric(text, name, labels=""):
     return int(m.group(1)) if m else None
 
 
+def sanitized():
+    """Whether the server binary was built with AddressSanitizer."""
+    with open(v2.CLI, "rb") as f:
+        return b"__asan_init" in f.read()
+
+
 def config(path, budget, models):
     with open(path, "w") as f:
         f.write("port: 0\nbudget: %d\nmax_body: 512K\nrequest_timeout: 5s\nworkers: 4\n"
@@ -183,8 +189,14 @@ def main():
             loads, room))
         hwm = metric(text, "arenaplan_process_peak_resident_bytes")
         overhead = metric(text, "arenaplan_overhead_bytes")
-        v2.check(hwm and overhead and hwm <= budget + overhead,
-                 "VmHWM %s <= budget %d + overhead %s" % (hwm, budget, overhead))
+        if sanitized():
+            # ASan's shadow memory, redzones and quarantine of freed blocks (every eviction
+            # frees an interpreter's buffer) are not the server's: the bound is checked in the
+            # plain build, the sanitized run checks for leaks and errors.
+            print("VmHWM %s not checked: a sanitizer build" % hwm)
+        else:
+            v2.check(hwm and overhead and hwm <= budget + overhead,
+                     "VmHWM %s <= budget %d + overhead %s" % (hwm, budget, overhead))
         print("budget %d: pool peak %d, VmHWM %d (budget + overhead %d)" % (
             budget, peak or 0, hwm or 0, budget + (overhead or 0)))
         rc, out, err = srv.stop()

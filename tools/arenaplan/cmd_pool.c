@@ -186,20 +186,24 @@ static void print_json(const pool_args *a, const pool_view *v) {
            (unsigned long long)m->cost.tables, (unsigned long long)m->cost.interpreter,
            (unsigned long long)m->cost.resident);
     if (a->trace)
-      printf(", \"requests\": %llu, \"loads\": %llu, \"unloads\": %llu",
+      printf(", \"requests\": %llu, \"loads\": %llu, \"unloads\": %llu, "
+             "\"evictions_room\": %llu, \"evictions_idle\": %llu",
              (unsigned long long)v->rr.requests[i], (unsigned long long)m->loads,
-             (unsigned long long)m->unloads);
+             (unsigned long long)m->unloads, (unsigned long long)m->evictions_room,
+             (unsigned long long)m->evictions_idle);
     printf("}");
   }
   printf("\n  ]");
   if (a->trace) {
     printf(",\n  \"idle_ms\": %llu,\n  \"requests\": %zu,\n  \"loads\": %llu,\n"
-           "  \"unloads\": %llu,\n  \"hits\": %llu,\n  \"peak_resident_bytes\": %llu,\n"
+           "  \"unloads\": %llu,\n  \"evictions_room\": %llu,\n  \"evictions_idle\": %llu,\n"
+           "  \"hits\": %llu,\n  \"peak_resident_bytes\": %llu,\n"
            "  \"latency_p50_us\": %.1f,\n  \"latency_p90_us\": %.1f,\n"
            "  \"latency_p99_us\": %.1f,\n  \"latency_max_us\": %.1f,\n"
            "  \"acquire_p50_us\": %.1f,\n  \"acquire_max_us\": %.1f",
            (unsigned long long)a->idle_ms, v->requests, (unsigned long long)v->st.loads,
-           (unsigned long long)v->st.unloads, (unsigned long long)v->st.hits,
+           (unsigned long long)v->st.unloads, (unsigned long long)v->st.evictions_room,
+           (unsigned long long)v->st.evictions_idle, (unsigned long long)v->st.hits,
            (unsigned long long)v->st.peak_resident_bytes, v->p50, v->p90, v->p99, v->max,
            v->acquire_p50, v->acquire_max);
   }
