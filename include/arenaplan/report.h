@@ -102,6 +102,7 @@ typedef struct ap_report_options {
    * their scratch is in the arena. */
   int kernels;
   size_t small_scratch;
+  uint64_t budget; /* ap_interpreter_options.budget (with AP_KERNELS_AUTO) */
 } ap_report_options;
 
 /* The estimate. total = weights + io + intermediates + persistent + tables, each byte once:
@@ -173,7 +174,7 @@ typedef struct ap_report ap_report;
  * fast kernels' scratch (packed weights, patch rows, workspaces) next to the reference
  * kernels'. */
 typedef struct ap_report_kernels {
-  int kernels;          /* AP_KERNELS_REFERENCE, AP_KERNELS_SMALL or AP_KERNELS_FAST */
+  int kernels;          /* AP_KERNELS_REFERENCE, _SMALL, _FAST or _AUTO (the report's budget) */
   bool ok;              /* false: the runtime could not allocate the model with them */
   const char *level;    /* "reference" or the SIMD level ("avx2", ...) */
   uint64_t arena;       /* the runtime's arena */

@@ -31,7 +31,8 @@ struct ap_report {
   char model_alt_name[48];
   int kernels; /* AP_KERNELS_* the plan is for */
   size_t small_scratch;
-  ap_report_kernels kc[3]; /* indexed by AP_KERNELS_* (kernel_costs.c) */
+  uint64_t budget;
+  ap_report_kernels kc[4]; /* indexed by AP_KERNELS_* (kernel_costs.c) */
 };
 
 /* Fills r->kc, one interpreter per kernel choice (kernel_costs.c); frees them. */

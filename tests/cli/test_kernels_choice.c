@@ -29,7 +29,7 @@ int main(void) {
   free(out);
   snprintf(args, sizeof args, "run '%s' --kernels tiny", path);
   CHECK_EQ(cli(args, &out), 2);
-  CHECK_CONTAINS(out, "--kernels \"tiny\": expected fast, small or reference");
+  CHECK_CONTAINS(out, "--kernels \"tiny\": expected auto, fast, small or reference");
   free(out);
   snprintf(args, sizeof args, "run '%s' --small-scratch 0", path);
   CHECK_EQ(cli(args, &out), 2);
