@@ -324,6 +324,7 @@ void ap_report_destroy(ap_report *r) {
   if (!r) return;
   ap_model_plan_destroy(r->mp);
   report_kernel_costs_free(r);
+  report_kernel_curve_free(r);
   ap_free(r->alloc, r->tensor_bytes);
   ap_free(r->alloc, r->scratch);
   ap_free(r->alloc, r->dyn);

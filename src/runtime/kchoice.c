@@ -327,21 +327,25 @@ ap_status rt_kchoice(ap_interpreter *it, rt_prep *prep) {
     if (!v || !small) s = rt_fail(it, AP_ERR_NOMEM, "out of memory for planning");
   }
   uint64_t fast = 0, least = 0, limit = 0;
-  if (s == AP_OK && S.n) {
-    memset(v, 0, S.n);
+  /* With no choice to make, only a budget given is checked (one plan). */
+  bool given = it->kernels == AP_KERNELS_AUTO && it->budget;
+  bool search = S.n || given;
+  if (s == AP_OK && search) {
+    if (S.n) memset(v, 0, S.n);
     for (size_t i = 0; i < S.n; i++)
       small[i] = (uint8_t)(S.c[i].n - 1);
     s = total_of(&S, small, &least);
   }
-  if (s == AP_OK && S.n) {
+  if (s == AP_OK && search) {
     uint64_t extra = it->budget ? it->budget : AP_SMALL_SCRATCH_DEFAULT;
     if (it->kernels == AP_KERNELS_SMALL)
       limit = least + extra;
     else
-      limit = it->budget ? it->budget : least + least / 50;
-    s = total_of(&S, v, &fast);
+      limit = given ? it->budget : least + least / 50;
+    fast = least;
+    if (S.n) s = total_of(&S, v, &fast);
   }
-  if (s == AP_OK && S.n && fast > limit) {
+  if (s == AP_OK && search && fast > limit) {
     if (least > limit) {
       char b[32], n[32], d[32];
       format_bytes(b, sizeof b, limit);

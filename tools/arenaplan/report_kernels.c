@@ -65,6 +65,49 @@ void report_print_kernels(const ap_report *r, const cli_kernels *planned) {
     }
 }
 
+/* "in place: ops 3, 5; reference: op 11" for the ops of point p whose kernel is not the fast
+ * one ("every op fast" when none), from column `col`, wrapped before column 100. */
+static void print_choices(const ap_report_kernel_point *p, int col) {
+  const int indent = col;
+  bool any = false;
+  char w[64];
+  for (int kind = 1; kind <= 3; kind++) {
+    size_t n = 0;
+    for (size_t i = 0; i < p->op_count; i++)
+      n += p->kernel[i] == kind;
+    if (!n) continue;
+    for (size_t i = 0, j = 0; i < p->op_count; i++) {
+      if (p->kernel[i] != kind) continue;
+      int len = j++ ? snprintf(w, sizeof w, ", %zu", i)
+                    : snprintf(w, sizeof w, "%s%s: op%s %zu", any ? "; " : "",
+                               ap_report_kernel_name(kind), n > 1 ? "s" : "", i);
+      if (col + len > 99 && col > indent) {
+        printf("\n%*s", indent, "");
+        col = indent;
+      }
+      col += printf("%s", w);
+    }
+    any = true;
+  }
+  if (!any) printf("every op fast");
+}
+
+void report_print_curve(const ap_report *r) {
+  size_t n;
+  const ap_report_kernel_point *p = ap_report_kernel_curve(r, &n);
+  if (!n) return;
+  char b[32], e[32];
+  printf("\nkernels: speed against memory (Pareto points, one thread; each the fastest "
+         "estimated plan\nwithin its total: `--budget TOTAL` plans it; op indices model-wide)\n");
+  printf("          total   estimated   kernels other than the fast ones\n");
+  for (size_t i = 0; i < n; i++) {
+    snprintf(e, sizeof e, "%.1f us", (double)p[i].estimate_ns / 1000.0);
+    int col = printf("  %13s %11s   ", cli_thousands(b, sizeof b, p[i].total), e);
+    print_choices(&p[i], col);
+    printf("\n");
+  }
+}
+
 void report_json_kernels(const ap_report *r, const cli_kernels *planned) {
   printf(",\n  \"kernels\": \"%s\",\n  \"kernel_choices\": [", cli_kernels_name(planned->kernels));
   for (int i = 0; i < 3; i++) {
@@ -80,6 +123,22 @@ void report_json_kernels(const ap_report *r, const cli_kernels *planned) {
       printf("%s{\"subgraph\": %zu, \"op\": %zu, \"bytes\": %llu}", j ? ", " : "",
              k->scratch_ops[j].subgraph, k->scratch_ops[j].op,
              (unsigned long long)k->scratch_ops[j].bytes);
+    printf("]}");
+  }
+  printf("\n  ]");
+  size_t n;
+  const ap_report_kernel_point *p = ap_report_kernel_curve(r, &n);
+  printf(",\n  \"kernel_curve\": [");
+  for (size_t i = 0; i < n; i++) {
+    printf("%s\n    {\"total_bytes\": %llu, \"estimate_ns\": %llu, \"budget_bytes\": ",
+           i ? "," : "", (unsigned long long)p[i].total, (unsigned long long)p[i].estimate_ns);
+    if (p[i].budget == UINT64_MAX)
+      printf("null");
+    else
+      printf("%llu", (unsigned long long)p[i].budget);
+    printf(", \"kernels\": [");
+    for (size_t k = 0; k < p[i].op_count; k++)
+      printf("%s\"%s\"", k ? ", " : "", ap_report_kernel_name(p[i].kernel[k]));
     printf("]}");
   }
   printf("\n  ]");
