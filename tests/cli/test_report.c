@@ -26,17 +26,7 @@ static const char *model(const char *name) {
   return ap_test_path(p, 1024, "models/%s", name);
 }
 
-/* "93,568": the test's own grouping, so a CLI bug there cannot hide. */
-static const char *cli_thousands(char *buf, size_t size, uint64_t v) {
-  char d[32];
-  int n = snprintf(d, sizeof d, "%llu", (unsigned long long)v), o = 0;
-  for (int i = 0; i < n && (size_t)o + 2 < size; i++) {
-    if (i && (n - i) % 3 == 0) buf[o++] = ',';
-    buf[o++] = d[i];
-  }
-  buf[o] = '\0';
-  return buf;
-}
+#define cli_thousands ap_test_thousands
 
 static size_t widest(const char *s) {
   size_t w = 0, cur = 0;

@@ -135,6 +135,7 @@ static int run(int argc, char **argv) {
                          .kernels = a.kernels.kernels,
                          .small_scratch = (size_t)a.kernels.small,
                          .budget = a.has_budget && !a.kernels.kernels ? a.budget : 0};
+  a.kernels.budget = o.budget; /* the kernels section names it */
   cli_reordered x = {0};
   if (a.reorder && !cli_reorder(a.model, m, NULL, &x)) {
     rc = AP_EXIT_USAGE;
@@ -151,6 +152,8 @@ static int run(int argc, char **argv) {
     r = NULL;
     o.budget = 0;
     o.kernels = AP_KERNELS_REFERENCE;
+    a.kernels.budget = 0;
+    a.kernels.kernels = AP_KERNELS_REFERENCE;
     if (ap_report_create(cli_reordered_model(&x, m), &o, NULL, &r) != AP_OK) {
       rc = cli_fail(a.model, "%s", ap_report_error(r));
       goto done;

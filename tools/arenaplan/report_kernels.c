@@ -21,25 +21,33 @@ void report_print_kernels(const ap_report *r, const cli_kernels *planned) {
     k[i] = ap_report_kernel_costs(r, order[i]);
   printf("\nkernels (one thread each)            scratch, all ops   largest op         arena"
          "         total\n");
-  for (int i = 0; i < 3; i++) {
-    const char *name = cli_kernels_name(order[i]);
-    if (order[i] == AP_KERNELS_REFERENCE)
+  /* auto (the choice per op within the budget) between small and fast. */
+  static const int rows[4] = {AP_KERNELS_REFERENCE, AP_KERNELS_SMALL, AP_KERNELS_AUTO,
+                              AP_KERNELS_FAST};
+  for (int i = 0; i < 4; i++) {
+    const char *name = cli_kernels_name(rows[i]);
+    const ap_report_kernels *x = ap_report_kernel_costs(r, rows[i]);
+    if (rows[i] == AP_KERNELS_REFERENCE)
       snprintf(label, sizeof label, "%s", name);
-    else if (order[i] == AP_KERNELS_SMALL)
-      snprintf(label, sizeof label, "%s (%s, +%s B budget)", name, k[i]->level,
+    else if (rows[i] == AP_KERNELS_SMALL)
+      snprintf(label, sizeof label, "%s (%s, +%s B budget)", name, x->level,
                cli_thousands(b[0], sizeof b[0],
                              planned->small ? planned->small : AP_SMALL_SCRATCH_DEFAULT));
+    else if (rows[i] == AP_KERNELS_AUTO && planned->budget)
+      snprintf(label, sizeof label, "%s (%s, %s B budget)", name, x->level,
+               cli_thousands(b[0], sizeof b[0], planned->budget));
+    else if (rows[i] == AP_KERNELS_AUTO)
+      snprintf(label, sizeof label, "%s (%s, 1.02 x reference)", name, x->level);
     else
-      snprintf(label, sizeof label, "%s (%s)", name, k[i]->level);
-    if (order[i] == planned->kernels) strcat(label, " *");
-    if (!k[i]->ok) {
+      snprintf(label, sizeof label, "%s (%s)", name, x->level);
+    if (rows[i] == planned->kernels) strcat(label, " *");
+    if (!x->ok) {
       printf("  %-34s cannot allocate\n", label);
       continue;
     }
-    printf("  %-34s %16s %12s %13s %13s\n", label, cli_thousands(b[0], sizeof b[0], k[i]->scratch),
-           cli_thousands(b[1], sizeof b[1], k[i]->scratch_max),
-           cli_thousands(b[2], sizeof b[2], k[i]->arena),
-           cli_thousands(b[3], sizeof b[3], k[i]->total));
+    printf("  %-34s %16s %12s %13s %13s\n", label, cli_thousands(b[0], sizeof b[0], x->scratch),
+           cli_thousands(b[1], sizeof b[1], x->scratch_max),
+           cli_thousands(b[2], sizeof b[2], x->arena), cli_thousands(b[3], sizeof b[3], x->total));
   }
   printf("  (* the kernels this plan is for: --kernels; bytes)\n");
   for (int i = 0; i < 3; i++)
