@@ -82,6 +82,9 @@ uint8_t *ap_test_read_file(const char *path, size_t *size);
 int ap_test_run(const char *cmd, bool merge_stderr, char **out);
 /* The CLI binary's path. */
 const char *ap_test_cli(void);
+/* "93,568" into buf: the tests' own grouping of the CLI's sizes, so a CLI bug there cannot
+ * hide. */
+const char *ap_test_thousands(char *buf, size_t size, uint64_t v);
 
 /* Appends n random requests shaped like a network's tensors (seeded: the same problem for
  * the same seed): mostly short lifetimes, some long, a few for the whole run. */

@@ -102,6 +102,7 @@ typedef struct ap_report_options {
    * their scratch is in the arena. */
   int kernels;
   size_t small_scratch;
+  uint64_t budget; /* ap_interpreter_options.budget (with AP_KERNELS_AUTO) */
 } ap_report_options;
 
 /* The estimate. total = weights + io + intermediates + persistent + tables, each byte once:
@@ -173,7 +174,7 @@ typedef struct ap_report ap_report;
  * fast kernels' scratch (packed weights, patch rows, workspaces) next to the reference
  * kernels'. */
 typedef struct ap_report_kernels {
-  int kernels;          /* AP_KERNELS_REFERENCE, AP_KERNELS_SMALL or AP_KERNELS_FAST */
+  int kernels;          /* AP_KERNELS_REFERENCE, _SMALL, _FAST or _AUTO (the report's budget) */
   bool ok;              /* false: the runtime could not allocate the model with them */
   const char *level;    /* "reference" or the SIMD level ("avx2", ...) */
   uint64_t arena;       /* the runtime's arena */
@@ -185,6 +186,23 @@ typedef struct ap_report_kernels {
 } ap_report_kernels;
 /* kernels: an AP_KERNELS_* value; NULL for another value or a NULL report. */
 const ap_report_kernels *ap_report_kernel_costs(const ap_report *r, int kernels);
+
+/* The speed-memory curve of the kernel choice (AP_KERNELS_AUTO, the report's strategy,
+ * alignment, inplace and stream, one thread): its Pareto points from the fastest plan (budget
+ * UINT64_MAX) to the smallest, each the runtime's choice for a budget one byte below the total
+ * of the point before (points no faster than a smaller one are left out), at most 48 (then the
+ * last is the reference kernels' plan). Totals fall and estimates rise along it. Each point
+ * allocates the model once: computed on the first call and kept. */
+typedef struct ap_report_kernel_point {
+  uint64_t budget;       /* the budget it was planned with (UINT64_MAX: none) */
+  uint64_t total;        /* ap_memory_usage.total */
+  uint64_t estimate_ns;  /* ap_interpreter_estimate_ns */
+  size_t op_count;       /* every subgraph's ops, in order */
+  const uint8_t *kernel; /* per op: 0 fast, 1 one thread, 2 in place, 3 reference, 4 custom */
+} ap_report_kernel_point;
+const ap_report_kernel_point *ap_report_kernel_curve(const ap_report *r, size_t *count);
+/* "fast", "one thread", "in place", "reference", "-" (custom) for a point's kernel[i]. */
+const char *ap_report_kernel_name(int kernel);
 
 /* Plans the model (with the runtime's shapes and scratch when an interpreter can allocate it)
  * and gathers the estimate, the requests, the live bytes per step and the other plans. The

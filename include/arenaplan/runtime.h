@@ -199,21 +199,29 @@ typedef struct ap_interpreter_options {
    * the same bytes for every thread count (integer sums in any order are exact; a float output
    * keeps its one-thread sum order). The interpreters of an ap_pool run with 0 (pool.h). */
   int threads;
-  /* AP_KERNELS_FAST (0, the default): SIMD kernels for the level the CPU has, capped by the
-   * environment variable AP_SIMD (generic; sse41, avx2, avx512 on x86-64;
-   * neon, neondot on AArch64), bit-exact with the reference
-   * ones, which run for whatever they do not cover. Their scratch (packed weights, patch rows,
-   * one workspace per thread) is planned in the arena like any other.
-   * AP_KERNELS_REFERENCE: the reference kernels only (the specification: plain loops, one
-   * thread, smallest scratch).
-   * AP_KERNELS_SMALL: the fast kernels within a scratch budget, for memory-tight targets: an
-   * op's scratch never exceeds its reference kernel's by more than small_scratch bytes. An op
-   * whose fast path needs more runs it on one thread (one workspace), and if that still needs
-   * more, runs the reference kernel. Every op's scratch then fits in the reference kernels' plus
-   * the budget, so an exact plan's arena grows by at most small_scratch over the reference
-   * kernels' arena (ops' scratch is never live at once). Same output bytes as every choice. */
+  /* Which kernel each builtin op runs. Candidates per op, fastest first: the fast kernels (SIMD
+   * for the level the CPU has, capped by the environment variable AP_SIMD: generic; sse41,
+   * avx2, avx512 on x86-64; neon, neondot on AArch64) on `threads` threads (one workspace per
+   * thread), on one thread, on one thread without packed weights, and the reference kernel
+   * (the specification: plain loops, smallest scratch). Every choice gives the same output
+   * bytes. Their scratch is planned in the arena with the tensors, so scratch that fits in the
+   * free space at its op's step costs nothing.
+   * AP_KERNELS_AUTO (0, the default): allocate chooses, per op, the set with the fastest
+   * estimated invoke (a model of each candidate's multiply-adds and bytes moved per SIMD
+   * level, ap_interpreter_estimate_ns) whose total (arena + persistent + tables, as
+   * ap_memory_usage.total) is within `budget`, or with budget 0 within 1.02 x the reference
+   * kernels' total: the memory of the smallest kernels at nearly the speed of the fastest.
+   * Exhaustive when the candidates' combinations are few (64 or fewer), else greedy (from
+   * every op fastest, the op saving the most bytes per estimated nanosecond lost steps down,
+   * re-planned each time) with a pass that steps ops back up while the total stays within.
+   * No set fits: allocate fails with AP_ERR_ARENA_TOO_SMALL and "budget B bytes: the smallest
+   * plan (reference kernels) needs N bytes, M over".
+   * AP_KERNELS_FAST: the fast kernels on every op they cover (the fastest plan, whatever its
+   * memory). AP_KERNELS_REFERENCE: the reference kernels only (one thread).
+   * AP_KERNELS_SMALL: AP_KERNELS_AUTO with the budget the reference kernels' total plus
+   * small_scratch bytes (0: AP_SMALL_SCRATCH_DEFAULT), for memory-tight targets. */
   int kernels;
-  /* AP_KERNELS_SMALL's budget in bytes (0: AP_SMALL_SCRATCH_DEFAULT); ignored otherwise. */
+  /* AP_KERNELS_SMALL's bytes over the reference total (0: AP_SMALL_SCRATCH_DEFAULT). */
   size_t small_scratch;
   const ap_custom_op *custom_ops; /* must outlive the interpreter */
   size_t custom_op_count;
@@ -254,9 +262,13 @@ typedef struct ap_interpreter_options {
    * inputs. Off by default: the plan may reuse an input's bytes once its last reader has run
    * (a smaller arena). TFLite's C API (src/compat) turns it on. */
   bool preserve_inputs;
+  /* Bytes the whole interpreter may take (ap_memory_usage.total) when allocate chooses the
+   * kernels (AP_KERNELS_AUTO): the fastest estimated plan within it. 0: 1.02 x the reference
+   * kernels' total. Ignored with AP_KERNELS_FAST, _REFERENCE and _SMALL. */
+  uint64_t budget;
 } ap_interpreter_options;
 
-enum { AP_KERNELS_FAST = 0, AP_KERNELS_REFERENCE = 1, AP_KERNELS_SMALL = 2 };
+enum { AP_KERNELS_AUTO = 0, AP_KERNELS_REFERENCE = 1, AP_KERNELS_SMALL = 2, AP_KERNELS_FAST = 3 };
 #define AP_SMALL_SCRATCH_DEFAULT 8192
 enum { AP_PREPARE_EACH_INVOKE = 0, AP_PREPARE_ONCE = 1 };
 #define AP_MAX_THREADS 64
@@ -382,6 +394,14 @@ uint64_t ap_interpreter_dynamic_bytes(const ap_interpreter *it);
  * "avx2", ...); before allocate, "none". And the threads they run on (1: the caller only). */
 const char *ap_interpreter_kernels(const ap_interpreter *it);
 int ap_interpreter_threads(const ap_interpreter *it);
+/* After allocate: op `op` of subgraph `sg`'s kernel: "fast", "one thread" (the fast kernel on
+ * one thread), "in place" (on one thread, weights read in place, not packed), "reference";
+ * "-" for a custom op, and NULL out of range or before allocate. The fast kernel of an op they
+ * do not cover is its reference kernel. */
+const char *ap_interpreter_op_kernel(const ap_interpreter *it, size_t sg, size_t op);
+/* After allocate: the estimated invoke time in nanoseconds of the kernels chosen (the model
+ * allocate's choice minimises; not a measurement); 0 before. */
+uint64_t ap_interpreter_estimate_ns(const ap_interpreter *it);
 
 /* The scratch buffers the kernels asked for in the last allocate, in op order (0 before
  * allocate): a report re-plans exactly the runtime's problem from these and the tensors'

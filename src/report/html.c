@@ -36,6 +36,36 @@ static void row(FILE *f, const char *what, uint64_t bytes, uint64_t total, const
           total ? 100.0 * (double)bytes / (double)total : 0.0, note);
 }
 
+/* The kernel choice's Pareto points: total, estimated time, the ops off the fast kernels. */
+static void curve(const ap_report *r, FILE *f) {
+  size_t n;
+  const ap_report_kernel_point *p = ap_report_kernel_curve(r, &n);
+  if (!n) return;
+  fprintf(f, "<h2>Kernels: speed against memory</h2>\n<p>Each point is the fastest estimated "
+             "plan within its total (<code>--budget</code> plans it); op indices model-wide."
+             "</p>\n<table>\n<tr><th>total bytes</th><th>estimated</th><th>kernels other "
+             "than the fast ones</th></tr>\n");
+  for (size_t i = 0; i < n; i++) {
+    fprintf(f, "<tr><td>");
+    thousands(f, p[i].total);
+    fprintf(f, "</td><td>%.1f us</td><td>", (double)p[i].estimate_ns / 1000.0);
+    bool any = false;
+    for (int kind = 1; kind <= 3; kind++) {
+      size_t j = 0;
+      for (size_t k = 0; k < p[i].op_count; k++) {
+        if (p[i].kernel[k] != kind) continue;
+        if (j++)
+          fprintf(f, ", %zu", k);
+        else
+          fprintf(f, "%s%s: op %zu", any ? "; " : "", ap_report_kernel_name(kind), k);
+        any = true;
+      }
+    }
+    fprintf(f, "%s</td></tr>\n", any ? "" : "every op fast");
+  }
+  fprintf(f, "</table>\n");
+}
+
 ap_status ap_report_write_html(const ap_report *r, FILE *f) {
   if (!r || !f || !r->mp) return AP_ERR_ARG;
   const ap_estimate *e = &r->est;
@@ -58,7 +88,9 @@ ap_status ap_report_write_html(const ap_report *r, FILE *f) {
   row(f, "interpreter tables", e->tables, e->total,
       e->from_runtime ? "measured" : "unknown: the runtime could not allocate the model");
   row(f, "total", e->total, e->total, "");
-  fprintf(f, "</table>\n<p>Hover a rectangle to see its tensor.%s</p>\n<div id=\"map\">\n",
+  fprintf(f, "</table>\n");
+  curve(r, f);
+  fprintf(f, "<p>Hover a rectangle to see its tensor.%s</p>\n<div id=\"map\">\n",
           report_has_rings(r)
               ? " Hatched: a streamed segment's ring, a few rows of a map that never exists "
                 "whole."

@@ -78,6 +78,7 @@ static bool from_runtime(ap_report *r, const ap_report_options *o) {
   io.stream = o->stream;
   io.kernels = o->kernels;
   io.small_scratch = o->small_scratch;
+  io.budget = o->budget;
   ap_interpreter *it = NULL;
   bool ok = false;
   ap_memory_usage mu;
@@ -315,6 +316,7 @@ ap_status ap_report_create(const ap_model *m, const ap_report_options *opt, cons
   r->stream = o.stream;
   r->kernels = o.kernels;
   r->small_scratch = o.small_scratch;
+  r->budget = o.budget;
   return build(r, &o);
 }
 
@@ -322,6 +324,7 @@ void ap_report_destroy(ap_report *r) {
   if (!r) return;
   ap_model_plan_destroy(r->mp);
   report_kernel_costs_free(r);
+  report_kernel_curve_free(r);
   ap_free(r->alloc, r->tensor_bytes);
   ap_free(r->alloc, r->scratch);
   ap_free(r->alloc, r->dyn);

@@ -31,12 +31,17 @@ struct ap_report {
   char model_alt_name[48];
   int kernels; /* AP_KERNELS_* the plan is for */
   size_t small_scratch;
-  ap_report_kernels kc[3]; /* indexed by AP_KERNELS_* (kernel_costs.c) */
+  uint64_t budget;
+  ap_report_kernels kc[4]; /* indexed by AP_KERNELS_* (kernel_costs.c) */
+  ap_report_kernel_point *curve; /* kernel_curve.c, on the first call */
+  size_t curve_count;
+  bool curve_done;
 };
 
 /* Fills r->kc, one interpreter per kernel choice (kernel_costs.c); frees them. */
 void report_kernel_costs(ap_report *r);
 void report_kernel_costs_free(ap_report *r);
+void report_kernel_curve_free(ap_report *r);
 /* The C header's lines for the kernel choices (kernel_costs.c). */
 void report_kernels_macros(const ap_report *r, const char *prefix, FILE *f);
 

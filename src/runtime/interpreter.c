@@ -135,10 +135,10 @@ static ap_status check_options(ap_interpreter *it, const ap_interpreter_options 
   if (o->max_input_count > it->input_count)
     return rt_fail(it, AP_ERR_ARG, "max_input_dims has %zu entries, the model %u inputs",
                    o->max_input_count, it->input_count);
-  if (o->kernels != AP_KERNELS_FAST && o->kernels != AP_KERNELS_REFERENCE &&
-      o->kernels != AP_KERNELS_SMALL)
+  if (o->kernels < AP_KERNELS_AUTO || o->kernels > AP_KERNELS_FAST)
     return rt_fail(it, AP_ERR_ARG,
-                   "kernels %d: expected AP_KERNELS_FAST, AP_KERNELS_REFERENCE or AP_KERNELS_SMALL",
+                   "kernels %d: expected AP_KERNELS_AUTO, AP_KERNELS_FAST, AP_KERNELS_REFERENCE or "
+                   "AP_KERNELS_SMALL",
                    o->kernels);
   if (o->prepare != AP_PREPARE_EACH_INVOKE && o->prepare != AP_PREPARE_ONCE)
     return rt_fail(it, AP_ERR_ARG, "prepare %d: expected AP_PREPARE_EACH_INVOKE or AP_PREPARE_ONCE",
@@ -311,7 +311,7 @@ static ap_status create(const ap_model *m, const ap_interpreter_options *opt,
   it->inplace = o.inplace && !o.preserve_all;
   it->stream = o.stream && !o.preserve_all;
   it->kernels = o.kernels;
-  it->small_scratch = o.small_scratch;
+  it->budget = o.kernels == AP_KERNELS_SMALL ? o.small_scratch : o.budget;
   it->threads = o.threads > 1 ? o.threads : 1;
   it->keep_prepared = o.prepare == AP_PREPARE_ONCE;
   it->stale_input = -1;
@@ -499,9 +499,7 @@ static bool inputs_at_max(const ap_interpreter *it) {
 /* The kernels' level and workers, chosen once: kernels read them in every prepare and eval. */
 static ap_status choose_kernels(ap_interpreter *it) {
   it->exec.level = it->kernels != AP_KERNELS_REFERENCE ? ap_fast_select() : NULL;
-  it->exec.small_extra = 0;
-  if (it->kernels == AP_KERNELS_SMALL)
-    it->exec.small_extra = it->small_scratch ? it->small_scratch : AP_SMALL_SCRATCH_DEFAULT;
+  it->exec.small_extra = 0; /* AP_KERNELS_SMALL is a budget for the choice (kchoice.c) */
   if (it->exec.level && it->threads > 1 && !it->workers) {
     ap_errbuf e = {{0}};
     ap_status s = ap_port_workers_create(&it->alloc, it->threads, &it->workers, &e);
@@ -551,6 +549,7 @@ static ap_status allocate(ap_interpreter *it) {
   if (s == AP_OK) s = place_variables(it);
   if (s == AP_OK && it->has_max) s = prepare_for_resizes(it);
   uint64_t arena;
+  if (s == AP_OK && rt_kchoice_on(it)) s = rt_kchoice(it, prep);
   if (s == AP_OK) s = rt_plan(it, prep, true, &arena);
   if (s == AP_OK) s = rt_ready_bind(it);
   /* Only headers are read here: the arena placed over the buffer's temporaries holds no data

@@ -23,8 +23,12 @@ static ap_status plannable(ap_interpreter *it, size_t model_size) {
   if (model_size > UINT32_MAX || it->arena_bytes >= PL_RING)
     return refuse(it, "the model or arena exceeds 1 GiB");
   const rt_subgraph *r = &it->sg[0];
-  for (uint32_t k = 0; k < r->op_count; k++)
+  for (uint32_t k = 0; k < r->op_count; k++) {
     if (rt_op_is_custom(&r->ops[k])) return refuse(it, "custom or control-flow ops");
+    if (rt_op_choice(&r->ops[k]) != RT_K_FAST)
+      return refuse(it, "ops whose kernels a budget chose (a device runs the same kernel for "
+                        "every op: plan with --kernels fast or reference)");
+  }
   for (uint32_t i = 0; i < r->record_count; i++) {
     const rt_tensor *x = &r->tensors[i];
     ap_tensor_info ti;

@@ -132,9 +132,17 @@ ap_status rt_ready_eval(ap_interpreter *it, uint32_t sg, uint32_t k, const rt_re
   bool unplanned = r->scratch && !o->ext;
   ap_errbuf e;
   e.msg[0] = 0;
+  const ap_kop_options *run = it->run;
+  ap_kop_options own; /* an op whose kernel is not the interpreter's (kchoice.c) */
+  ap_kexec one;
+  ap_fast_level flat;
+  if (rt_op_choice(o) != RT_K_FAST && run) {
+    own = *run;
+    own.exec = rt_kexec_op(it, o, &one, &flat);
+    run = &own;
+  }
   ap_kctx kc = {
-      r->in, (int)r->n_in, r->out, (int)r->n_out, it->run, r->params, r->scratch ? o->ext : NULL,
-      &e};
+      r->in, (int)r->n_in, r->out, (int)r->n_out, run, r->params, r->scratch ? o->ext : NULL, &e};
   ap_status s = unplanned ? AP_ERR_KERNEL : rt_op_builtin(o)->eval(&kc);
   if (s == AP_OK) return AP_OK;
   /* The failure path only: the op's context, for its message. */

@@ -44,7 +44,9 @@ typedef struct rt_custom {
 } rt_custom;
 
 /* `kernel` is a const ap_kernel * (builtin) or, with bit 0 set, a const ap_op_kernel *
- * (custom). `ext`: a builtin's one scratch buffer (or NULL), a custom op's rt_custom. */
+ * (custom). A builtin's bits 1-2 hold its kernel choice (RT_K_*, kchoice.c): kept in the
+ * pointer's alignment bits so that choosing costs no table byte. `ext`: a builtin's one
+ * scratch buffer (or NULL), a custom op's rt_custom. */
 typedef struct rt_op {
   uintptr_t kernel;
   void *ext;
@@ -56,7 +58,19 @@ static inline bool rt_op_is_custom(const rt_op *o) {
   return o->kernel & 1u;
 }
 static inline const ap_kernel *rt_op_builtin(const rt_op *o) {
-  return (const ap_kernel *)o->kernel;
+  return (const ap_kernel *)(o->kernel & ~(uintptr_t)7);
+}
+_Static_assert(_Alignof(ap_kernel) >= 8, "a builtin's kernel choice lives in bits 1-2");
+
+/* A builtin op's kernel (kchoice.c), fastest first: the fast kernels on the interpreter's
+ * threads; on one thread (one workspace); on one thread without packed weights (the level's
+ * in-place matrix product); the reference kernel. */
+enum { RT_K_FAST = 0, RT_K_ONE = 1, RT_K_FLAT = 2, RT_K_REF = 3, RT_K_COUNT = 4 };
+static inline unsigned rt_op_choice(const rt_op *o) {
+  return (o->kernel & 1u) ? RT_K_FAST : (unsigned)(o->kernel >> 1) & 3u;
+}
+static inline void rt_op_set_choice(rt_op *o, unsigned k) {
+  if (!(o->kernel & 1u)) o->kernel = (o->kernel & ~(uintptr_t)6) | ((uintptr_t)(k & 3u) << 1);
 }
 static inline const ap_op_kernel *rt_op_custom(const rt_op *o) {
   return (const ap_op_kernel *)(o->kernel & ~(uintptr_t)1);
@@ -185,7 +199,8 @@ struct ap_interpreter {
   /* Kernels: fast or reference (options.kernels), the SIMD level and the worker group chosen
    * at allocate (workers are kept until destroy). */
   int kernels, threads;
-  size_t small_scratch; /* AP_KERNELS_SMALL's budget as given (0: the default) */
+  /* options.budget, or AP_KERNELS_SMALL's small_scratch (0: the default rule of each) */
+  uint64_t budget;
   ap_kexec exec;
   ap_port_workers *workers;
   /* Caller's per-op wall times of subgraph 0 (ap_interpreter_set_profile); NULL: off. */
@@ -200,6 +215,16 @@ struct ap_interpreter {
 static inline const ap_kexec *rt_kexec(const ap_interpreter *it) {
   return it->exec.level ? &it->exec : NULL;
 }
+/* What op o's kernel gets under its choice: rt_kexec, or that on one thread (in *one), or on
+ * one thread without packed weights (in *one and *flat), or NULL (the reference kernel). */
+const ap_kexec *rt_kexec_op(const ap_interpreter *it, const rt_op *o, ap_kexec *one,
+                            ap_fast_level *flat);
+/* kchoice.c: allocate's search for each builtin op's kernel (the fastest estimated invoke
+ * whose total is within the budget), after every op was prepared with RT_K_FAST; leaves the
+ * choice in the ops, each chosen op prepared again and prep's scratch requests sized for it. */
+ap_status rt_kchoice(ap_interpreter *it, rt_prep *prep);
+/* Whether allocate searches (options.kernels AUTO or SMALL, or a budget). */
+bool rt_kchoice_on(const ap_interpreter *it);
 
 /* A builtin op's scratch bytes as its prepare computes them now (the plan holds that much). */
 ap_status rt_builtin_scratch_bytes(ap_op_context *c, size_t *scratch);

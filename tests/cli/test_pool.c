@@ -184,7 +184,7 @@ static void kernel_choices(void) {
   CHECK(got[0] <= got[1] && got[1] <= got[2]);
   CHECK(got[1] <= got[0] + AP_SMALL_SCRATCH_DEFAULT);
   expect_error("--budget 1M --kernels quick x.tflite", 2,
-               "arenaplan: pool: --kernels \"quick\": expected fast, small or reference");
+               "arenaplan: pool: --kernels \"quick\": expected auto, fast, small or reference");
 }
 
 static void expect_error(const char *args, int rc, const char *msg) {

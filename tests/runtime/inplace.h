@@ -16,6 +16,9 @@ static inline ap_interpreter *make_threads(const ap_model *m, const char *strate
   o.strategy = strategy;
   o.inplace = inplace;
   o.threads = threads;
+  /* The fast kernels on every op: arenas are compared between plans, and a budget's choice
+   * of kernels (the default) would differ between them. */
+  o.kernels = AP_KERNELS_FAST;
   return oracle_make(m, &o);
 }
 

@@ -96,6 +96,7 @@ static void resize_then_allocate(const char *name) {
 
   /* max_input_dims: plan once for 4 rows; 1 to 4 rows then need no allocate. */
   ap_interpreter_options o = ap_interpreter_defaults();
+  o.kernels = AP_KERNELS_FAST;
   dims[0] = 4;
   ap_dims max = {dims, in.rank};
   o.max_input_dims = &max;
@@ -111,10 +112,13 @@ static void resize_then_allocate(const char *name) {
     check_rows(it, (size_t)rows, inputs, in_row, want, out_row, "max dims, no new allocate");
   }
   /* What planning for 4 rows costs: the plan made for 4 rows vs one for the current row, each
-   * equal to what a plain interpreter at that size plans. */
+   * equal to what a plain interpreter at that size plans with the same kernels (the fast ones
+   * on every op: a budget's choice would differ between the sizes). */
   uint64_t planned, current;
   CHECK(ap_interpreter_max_dims_cost(it, &planned, &current) == AP_OK);
-  ap_interpreter *at4 = make(m, NULL), *at1 = make(m, NULL);
+  ap_interpreter_options fo = ap_interpreter_defaults();
+  fo.kernels = AP_KERNELS_FAST;
+  ap_interpreter *at4 = make(m, &fo), *at1 = make(m, &fo);
   CHECK(ap_interpreter_resize_input(at4, 0, dims, in.rank) == AP_OK);
   CHECK(ap_interpreter_allocate(at4) == AP_OK && ap_interpreter_allocate(at1) == AP_OK);
   ap_memory_usage u4, u1, um;

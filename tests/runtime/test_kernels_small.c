@@ -1,7 +1,8 @@
-/* AP_KERNELS_SMALL and the kernel choices' scratch, on real models: exact scratch and arena
- * bytes for mobilenet_v1_025_128_uint8 under each choice (generic and AVX2 levels), the
- * budget's promise op by op (never more than the reference's scratch plus small_scratch, with
- * 1 and 2 threads and a tight budget), and the same output bytes from every choice. */
+/* AP_KERNELS_SMALL (the kernel choice within the reference kernels' total plus small_scratch)
+ * and the kernel choices' scratch, on real models: exact scratch and arena bytes for
+ * mobilenet_v1_025_128_uint8 under each choice (generic and AVX2 levels), the budget's promise
+ * (the total never more than the reference's plus small_scratch, with 1 and 2 threads and a
+ * tight budget), and the same output bytes from every choice. */
 #include "port/port.h"
 #include "rt_test.h"
 
@@ -9,7 +10,7 @@
 #include <string.h>
 
 typedef struct cost {
-  uint64_t arena, scratch, largest;
+  uint64_t arena, scratch, largest, total;
   size_t n;
   ap_scratch_info ops[256];
   uint8_t out[4096];
@@ -50,25 +51,15 @@ static bool measure(ap_model *m, const char *name, int kernels, int threads, siz
     c->out_bytes = t.bytes;
   }
   c->arena = ok ? mu.arena : 0;
+  c->total = ok ? mu.total : 0;
   ap_interpreter_destroy(it);
   return ok;
 }
 
-static uint64_t op_bytes(const cost *c, size_t sg, size_t op) {
-  for (size_t i = 0; i < c->n; i++)
-    if (c->ops[i].subgraph == sg && c->ops[i].op == op) return c->ops[i].bytes;
-  return 0; /* no request: no scratch */
-}
-
-/* Every op's scratch within the reference's plus the budget; the same outputs. */
+/* The total within the reference's plus the budget; the same outputs. */
 static void within(const char *what, const cost *ref, const cost *small, size_t budget) {
-  for (size_t i = 0; i < small->n; i++) {
-    uint64_t r = op_bytes(ref, small->ops[i].subgraph, small->ops[i].op);
-    CHECK_MSG(small->ops[i].bytes <= r + budget,
-              "%s: op %zu has %llu bytes of scratch, reference %llu + budget %zu", what,
-              small->ops[i].op, (unsigned long long)small->ops[i].bytes, (unsigned long long)r,
-              budget);
-  }
+  CHECK_MSG(small->total <= ref->total + budget, "%s: total %llu, reference %llu + budget %zu",
+            what, (unsigned long long)small->total, (unsigned long long)ref->total, budget);
   CHECK_MSG(small->out_bytes == ref->out_bytes && memcmp(small->out, ref->out, ref->out_bytes) == 0,
             "%s: output differs from the reference kernels'", what);
 }
@@ -93,7 +84,7 @@ static void exact(const char *level, const uint64_t want[3][3]) {
   ap_model_destroy(m);
 }
 
-/* The budget holds op by op for a tighter budget and for 2 threads, on both models. */
+/* The budget holds for a tighter budget and for 2 threads, on every model. */
 static void budgets(const char *name) {
   ap_model *m = rt_load(name);
   static cost ref, small;
@@ -128,9 +119,10 @@ int main(void) {
   exact("generic", generic);
 #if defined(__x86_64__) || defined(_M_X64)
   /* AVX2 rows are padded to 16 values, and convolutions over 128 rows or more pack their
-   * weights: one (8,192 bytes of packing) exceeds small's budget and reads them in place. */
+   * weights (8,192 bytes of packing): the fast kernels' total is within small's budget (the
+   * reference total + 8 KiB), so small runs them all. */
   static const uint64_t avx2[3][3] = {
-      {98304, 0, 0}, {98688, 46864 + SOFTMAX_TABLE, 5392}, {98688, 55056 + SOFTMAX_TABLE, 8704}};
+      {98304, 0, 0}, {98688, 55056 + SOFTMAX_TABLE, 8704}, {98688, 55056 + SOFTMAX_TABLE, 8704}};
   if (ap_port_cpu_features() & AP_CPU_AVX2) exact("avx2", avx2);
 #endif
   unsetenv("AP_SIMD");
@@ -140,7 +132,7 @@ int main(void) {
   /* Unknown kernels are refused with a message. */
   ap_model *m = rt_load("mlperf_ic_resnet_int8");
   ap_interpreter_options o = ap_interpreter_defaults();
-  o.kernels = 3;
+  o.kernels = 4;
   ap_interpreter *it = NULL;
   CHECK(m && ap_interpreter_create(m, &o, &it) != AP_OK);
   CHECK_CONTAINS(ap_interpreter_error(it), "AP_KERNELS_SMALL");

@@ -157,3 +157,14 @@ long long ap_test_tflm_value(const char *model, const char *col) {
   free(f);
   return v;
 }
+
+const char *ap_test_thousands(char *buf, size_t size, uint64_t v) {
+  char d[32];
+  int n = snprintf(d, sizeof d, "%llu", (unsigned long long)v), o = 0;
+  for (int i = 0; i < n && (size_t)o + 2 < size; i++) {
+    if (i && (n - i) % 3 == 0) buf[o++] = ',';
+    buf[o++] = d[i];
+  }
+  buf[o] = '\0';
+  return buf;
+}

@@ -43,6 +43,7 @@ const ap_command cmd_header = {
     "                 NAME_PLAN_BUFFER_BYTES. Sizes are then for the kernels of\n"
     "                 --plan-kernels: portable (default: the fast kernels' C level, as a\n"
     "                 Cortex-M runs them, AP_SIMD=generic) or reference\n" CLI_KERNELS_USAGE
+        CLI_BUDGET_USAGE
     "                       (NAME_ARENA_BYTES is for them; NAME_ARENA_BYTES_REFERENCE,\n"
     "                       _SMALL and _FAST give each choice's arena, one thread; small and\n"
     "                       reference define NAME_KERNELS)\n"
@@ -114,9 +115,10 @@ static int run(int argc, char **argv) {
   const char *path = NULL, *strategy = NULL, *prefix = NULL, *array = NULL, *ops = NULL, *v;
   const char *plan_out = NULL;
   bool inplace = false, what_if = false, stream = false, reorder = false, reference = false;
-  cli_kernels kernels = {AP_KERNELS_FAST, 0};
+  cli_kernels kernels = {AP_KERNELS_AUTO, 0, 0};
   for (int i = 1; i < argc; i++) {
     int k = cli_kernels_arg(&cmd_header, argc, argv, &i, &kernels);
+    if (k == 0) k = cli_budget_arg(&cmd_header, argc, argv, &i, &kernels);
     if (k < 0) return AP_EXIT_USAGE;
     if (k > 0) continue;
     if (strcmp(argv[i], "--inplace") == 0) {
@@ -176,6 +178,11 @@ static int run(int argc, char **argv) {
   /* A plan is for the device's kernels: their scratch sizes are the ones it holds. */
   if (plan_out && !reference) setenv("AP_SIMD", "generic", 1);
   if (plan_out && reference) kernels.kernels = AP_KERNELS_REFERENCE;
+  /* The device runs one kernel per op family (its plan carries no per-op choice): the
+   * portable fast kernels everywhere, unless a budget asks for a choice (then the plan is
+   * refused when it mixes them). */
+  if (plan_out && kernels.kernels == AP_KERNELS_AUTO && !kernels.budget)
+    kernels.kernels = AP_KERNELS_FAST;
   ap_model *m = cli_open_model(path);
   if (!m) return AP_EXIT_USAGE;
   header_plan plan = {0};
@@ -184,7 +191,8 @@ static int run(int argc, char **argv) {
                          .inplace = inplace,
                          .stream = stream,
                          .kernels = kernels.kernels,
-                         .small_scratch = (size_t)kernels.small};
+                         .small_scratch = (size_t)kernels.small,
+                         .budget = kernels.budget};
   int rc = AP_EXIT_OK;
   whatif w;
   char why[512];

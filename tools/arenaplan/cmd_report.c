@@ -18,8 +18,9 @@ const ap_command cmd_report = {
     "  --html FILE    write a self-contained HTML page with the memory map (hover for tensors)\n"
     "  --soak CSV     with --html: plot the memory curve in CSV (written by `arenaplan stress`)\n"
     "  --svg FILE     write the memory map as SVG\n"
-    "  --budget SIZE  exit 1 when the device total (arena + persistent + tables) is larger\n"
-    "                 than SIZE (76800, 75K, 1.5M, 2MiB)\n"
+    "  --budget SIZE  plan the fastest kernels whose device total (arena + persistent +\n"
+    "                 tables) fits SIZE (76800, 75K, 1.5M, 2MiB); exit 1 saying by how much\n"
+    "                 when even the smallest plan is larger\n"
     "  --wide         do not shorten tensor names to fit 100 columns\n"
     "  --reorder      report the model with its operators in the order `arenaplan reorder`\n"
     "                 finds (nothing is written)\n"
@@ -45,7 +46,13 @@ static int parse(int argc, char **argv, report_args *a) {
     int k = cli_kernels_arg(&cmd_report, argc, argv, &i, &a->kernels);
     if (k < 0) return AP_EXIT_USAGE;
     if (k > 0) continue;
-    if (strcmp(arg, "--strategy") == 0) {
+    if (strcmp(arg, "--budget") == 0) {
+      if (!(v = cli_value(&cmd_report, argc, argv, &i))) return AP_EXIT_USAGE;
+      if (!cli_parse_size(v, &a->budget))
+        return cli_usage_error(&cmd_report,
+                               "--budget \"%s\": expected a size like 76800, 75K, 1.5M, 2MiB", v);
+      a->has_budget = true;
+    } else if (strcmp(arg, "--strategy") == 0) {
       if (!(v = cli_value(&cmd_report, argc, argv, &i))) return AP_EXIT_USAGE;
       if (!cli_check_strategy(&cmd_report, v)) return AP_EXIT_USAGE;
       a->strategy = v;
@@ -55,12 +62,6 @@ static int parse(int argc, char **argv, report_args *a) {
       if (!(a->soak = cli_value(&cmd_report, argc, argv, &i))) return AP_EXIT_USAGE;
     } else if (strcmp(arg, "--svg") == 0) {
       if (!(a->svg = cli_value(&cmd_report, argc, argv, &i))) return AP_EXIT_USAGE;
-    } else if (strcmp(arg, "--budget") == 0) {
-      if (!(v = cli_value(&cmd_report, argc, argv, &i))) return AP_EXIT_USAGE;
-      if (!cli_parse_size(v, &a->budget))
-        return cli_usage_error(&cmd_report,
-                               "--budget \"%s\": expected a size like 76800, 75K, 1.5M, 2MiB", v);
-      a->has_budget = true;
     } else if (strcmp(arg, "--wide") == 0) {
       a->wide = true;
     } else if (strcmp(arg, "--reorder") == 0) {
@@ -132,7 +133,9 @@ static int run(int argc, char **argv) {
                          .inplace = a.inplace,
                          .stream = a.stream,
                          .kernels = a.kernels.kernels,
-                         .small_scratch = (size_t)a.kernels.small};
+                         .small_scratch = (size_t)a.kernels.small,
+                         .budget = a.has_budget && !a.kernels.kernels ? a.budget : 0};
+  a.kernels.budget = o.budget; /* the kernels section names it */
   cli_reordered x = {0};
   if (a.reorder && !cli_reorder(a.model, m, NULL, &x)) {
     rc = AP_EXIT_USAGE;
@@ -141,6 +144,20 @@ static int run(int argc, char **argv) {
   if (ap_report_create(cli_reordered_model(&x, m), &o, NULL, &r) != AP_OK) {
     rc = cli_fail(a.model, "%s", ap_report_error(r));
     goto done;
+  }
+  const ap_estimate *est = ap_report_estimate(r);
+  if (o.budget && !est->from_runtime && strstr(est->runtime_error, "budget ")) {
+    /* No kernels fit: the report is of the smallest plan, and says by how much it misses. */
+    ap_report_destroy(r);
+    r = NULL;
+    o.budget = 0;
+    o.kernels = AP_KERNELS_REFERENCE;
+    a.kernels.budget = 0;
+    a.kernels.kernels = AP_KERNELS_REFERENCE;
+    if (ap_report_create(cli_reordered_model(&x, m), &o, NULL, &r) != AP_OK) {
+      rc = cli_fail(a.model, "%s", ap_report_error(r));
+      goto done;
+    }
   }
   whatif w;
   if (a.what_if) {

@@ -34,7 +34,7 @@ const ap_command cmd_run = {
     "  --output DIR         write output K's raw bytes to DIR/outputK.bin\n"
     "  --dump-tensors DIR   plan with no reuse and write every non-constant tensor of\n"
     "                       subgraph 0 after the first invoke to "
-    "DIR/tensorT.bin\n" CLI_KERNELS_USAGE
+    "DIR/tensorT.bin\n" CLI_KERNELS_USAGE CLI_BUDGET_USAGE
     "  --threads N          threads for large ops of the fast kernels (default 1)\n"
     "  --profile            each op's median wall time over the iterations and its share\n"
     "                       of the invoke (with --json: a \"profile\" array)\n"
@@ -116,7 +116,8 @@ static int parse(int argc, char **argv, run_args *a) {
       if (strcmp(v, "once") != 0 && strcmp(v, "each") != 0)
         return cli_usage_error(&cmd_run, "--prepare \"%s\": expected each or once", v);
       a->prepare_once = strcmp(v, "once") == 0;
-    } else if ((k = cli_kernels_arg(&cmd_run, argc, argv, &i, &a->kernels)) != 0) {
+    } else if ((k = cli_kernels_arg(&cmd_run, argc, argv, &i, &a->kernels)) != 0 ||
+               (k = cli_budget_arg(&cmd_run, argc, argv, &i, &a->kernels)) != 0) {
       if (k < 0) return AP_EXIT_USAGE;
     } else if (strcmp(arg, "--threads") == 0) {
       if (!(v = cli_value(&cmd_run, argc, argv, &i))) return AP_EXIT_USAGE;
@@ -396,6 +397,7 @@ static int allocate(const run_args *a, run_state *s) {
   o.stream = a->stream;
   o.kernels = a->kernels.kernels;
   o.small_scratch = (size_t)a->kernels.small;
+  o.budget = a->kernels.budget;
   o.threads = (int)a->threads;
   o.prepare = a->prepare_once ? AP_PREPARE_ONCE : AP_PREPARE_EACH_INVOKE;
   if (a->has_arena) {

@@ -9,12 +9,14 @@ int cli_kernels_arg(const ap_command *cmd, int argc, char **argv, int *i, cli_ke
     if (!(v = cli_value(cmd, argc, argv, i))) return -1;
     if (strcmp(v, "fast") == 0)
       k->kernels = AP_KERNELS_FAST;
+    else if (strcmp(v, "auto") == 0)
+      k->kernels = AP_KERNELS_AUTO;
     else if (strcmp(v, "small") == 0)
       k->kernels = AP_KERNELS_SMALL;
     else if (strcmp(v, "reference") == 0)
       k->kernels = AP_KERNELS_REFERENCE;
     else {
-      cli_usage_error(cmd, "--kernels \"%s\": expected fast, small or reference", v);
+      cli_usage_error(cmd, "--kernels \"%s\": expected auto, fast, small or reference", v);
       return -1;
     }
     return 1;
@@ -31,8 +33,23 @@ int cli_kernels_arg(const ap_command *cmd, int argc, char **argv, int *i, cli_ke
   return 0;
 }
 
+int cli_budget_arg(const ap_command *cmd, int argc, char **argv, int *i, cli_kernels *k) {
+  const char *v;
+  if (strcmp(argv[*i], "--budget") == 0) {
+    if (!(v = cli_value(cmd, argc, argv, i))) return -1;
+    if (!cli_parse_size(v, &k->budget) || k->budget == 0) {
+      cli_usage_error(cmd, "--budget \"%s\": expected a size in bytes (76800, 75K, 1.5M)", v);
+      return -1;
+    }
+    k->kernels = AP_KERNELS_AUTO;
+    return 1;
+  }
+  return 0;
+}
+
 const char *cli_kernels_name(int kernels) {
   return kernels == AP_KERNELS_REFERENCE ? "reference"
          : kernels == AP_KERNELS_SMALL   ? "small"
-                                         : "fast";
+         : kernels == AP_KERNELS_FAST    ? "fast"
+                                         : "auto";
 }

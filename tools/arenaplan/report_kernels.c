@@ -21,25 +21,33 @@ void report_print_kernels(const ap_report *r, const cli_kernels *planned) {
     k[i] = ap_report_kernel_costs(r, order[i]);
   printf("\nkernels (one thread each)            scratch, all ops   largest op         arena"
          "         total\n");
-  for (int i = 0; i < 3; i++) {
-    const char *name = cli_kernels_name(order[i]);
-    if (order[i] == AP_KERNELS_REFERENCE)
+  /* auto (the choice per op within the budget) between small and fast. */
+  static const int rows[4] = {AP_KERNELS_REFERENCE, AP_KERNELS_SMALL, AP_KERNELS_AUTO,
+                              AP_KERNELS_FAST};
+  for (int i = 0; i < 4; i++) {
+    const char *name = cli_kernels_name(rows[i]);
+    const ap_report_kernels *x = ap_report_kernel_costs(r, rows[i]);
+    if (rows[i] == AP_KERNELS_REFERENCE)
       snprintf(label, sizeof label, "%s", name);
-    else if (order[i] == AP_KERNELS_SMALL)
-      snprintf(label, sizeof label, "%s (%s, +%s B budget)", name, k[i]->level,
+    else if (rows[i] == AP_KERNELS_SMALL)
+      snprintf(label, sizeof label, "%s (%s, +%s B budget)", name, x->level,
                cli_thousands(b[0], sizeof b[0],
                              planned->small ? planned->small : AP_SMALL_SCRATCH_DEFAULT));
+    else if (rows[i] == AP_KERNELS_AUTO && planned->budget)
+      snprintf(label, sizeof label, "%s (%s, %s B budget)", name, x->level,
+               cli_thousands(b[0], sizeof b[0], planned->budget));
+    else if (rows[i] == AP_KERNELS_AUTO)
+      snprintf(label, sizeof label, "%s (%s, 1.02 x reference)", name, x->level);
     else
-      snprintf(label, sizeof label, "%s (%s)", name, k[i]->level);
-    if (order[i] == planned->kernels) strcat(label, " *");
-    if (!k[i]->ok) {
+      snprintf(label, sizeof label, "%s (%s)", name, x->level);
+    if (rows[i] == planned->kernels) strcat(label, " *");
+    if (!x->ok) {
       printf("  %-34s cannot allocate\n", label);
       continue;
     }
-    printf("  %-34s %16s %12s %13s %13s\n", label, cli_thousands(b[0], sizeof b[0], k[i]->scratch),
-           cli_thousands(b[1], sizeof b[1], k[i]->scratch_max),
-           cli_thousands(b[2], sizeof b[2], k[i]->arena),
-           cli_thousands(b[3], sizeof b[3], k[i]->total));
+    printf("  %-34s %16s %12s %13s %13s\n", label, cli_thousands(b[0], sizeof b[0], x->scratch),
+           cli_thousands(b[1], sizeof b[1], x->scratch_max),
+           cli_thousands(b[2], sizeof b[2], x->arena), cli_thousands(b[3], sizeof b[3], x->total));
   }
   printf("  (* the kernels this plan is for: --kernels; bytes)\n");
   for (int i = 0; i < 3; i++)
@@ -65,6 +73,49 @@ void report_print_kernels(const ap_report *r, const cli_kernels *planned) {
     }
 }
 
+/* "in place: ops 3, 5; reference: op 11" for the ops of point p whose kernel is not the fast
+ * one ("every op fast" when none), from column `col`, wrapped before column 100. */
+static void print_choices(const ap_report_kernel_point *p, int col) {
+  const int indent = col;
+  bool any = false;
+  char w[64];
+  for (int kind = 1; kind <= 3; kind++) {
+    size_t n = 0;
+    for (size_t i = 0; i < p->op_count; i++)
+      n += p->kernel[i] == kind;
+    if (!n) continue;
+    for (size_t i = 0, j = 0; i < p->op_count; i++) {
+      if (p->kernel[i] != kind) continue;
+      int len = j++ ? snprintf(w, sizeof w, ", %zu", i)
+                    : snprintf(w, sizeof w, "%s%s: op%s %zu", any ? "; " : "",
+                               ap_report_kernel_name(kind), n > 1 ? "s" : "", i);
+      if (col + len > 99 && col > indent) {
+        printf("\n%*s", indent, "");
+        col = indent;
+      }
+      col += printf("%s", w);
+    }
+    any = true;
+  }
+  if (!any) printf("every op fast");
+}
+
+void report_print_curve(const ap_report *r) {
+  size_t n;
+  const ap_report_kernel_point *p = ap_report_kernel_curve(r, &n);
+  if (!n) return;
+  char b[32], e[32];
+  printf("\nkernels: speed against memory (Pareto points, one thread; each the fastest "
+         "estimated plan\nwithin its total: `--budget TOTAL` plans it; op indices model-wide)\n");
+  printf("          total   estimated   kernels other than the fast ones\n");
+  for (size_t i = 0; i < n; i++) {
+    snprintf(e, sizeof e, "%.1f us", (double)p[i].estimate_ns / 1000.0);
+    int col = printf("  %13s %11s   ", cli_thousands(b, sizeof b, p[i].total), e);
+    print_choices(&p[i], col);
+    printf("\n");
+  }
+}
+
 void report_json_kernels(const ap_report *r, const cli_kernels *planned) {
   printf(",\n  \"kernels\": \"%s\",\n  \"kernel_choices\": [", cli_kernels_name(planned->kernels));
   for (int i = 0; i < 3; i++) {
@@ -80,6 +131,22 @@ void report_json_kernels(const ap_report *r, const cli_kernels *planned) {
       printf("%s{\"subgraph\": %zu, \"op\": %zu, \"bytes\": %llu}", j ? ", " : "",
              k->scratch_ops[j].subgraph, k->scratch_ops[j].op,
              (unsigned long long)k->scratch_ops[j].bytes);
+    printf("]}");
+  }
+  printf("\n  ]");
+  size_t n;
+  const ap_report_kernel_point *p = ap_report_kernel_curve(r, &n);
+  printf(",\n  \"kernel_curve\": [");
+  for (size_t i = 0; i < n; i++) {
+    printf("%s\n    {\"total_bytes\": %llu, \"estimate_ns\": %llu, \"budget_bytes\": ",
+           i ? "," : "", (unsigned long long)p[i].total, (unsigned long long)p[i].estimate_ns);
+    if (p[i].budget == UINT64_MAX)
+      printf("null");
+    else
+      printf("%llu", (unsigned long long)p[i].budget);
+    printf(", \"kernels\": [");
+    for (size_t k = 0; k < p[i].op_count; k++)
+      printf("%s\"%s\"", k ? ", " : "", ap_report_kernel_name(p[i].kernel[k]));
     printf("]}");
   }
   printf("\n  ]");

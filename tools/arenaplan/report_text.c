@@ -266,6 +266,7 @@ void report_print_text(const ap_report *r, const report_args *a) {
   peak(r, a);
   plans(r);
   report_print_kernels(r, &a->kernels);
+  report_print_curve(r);
   table(r, a);
   dynamic(r, a);
   printf("\narena: %llu bytes, %zu requests, %zu reused\n",

@@ -129,8 +129,9 @@ class ap_interpreter_options(ctypes.Structure):
         ("arena", ctypes.c_void_p),
         ("arena_size", c_size),
         ("threads", ctypes.c_int),
-        ("kernels", ctypes.c_int),  # 0: fast (SIMD), 1: reference, 2: small (scratch budget)
-        ("small_scratch", c_size),  # small's budget in bytes (0: 8192)
+        # 0: auto (each op's kernel chosen within budget), 1: reference, 2: small, 3: fast
+        ("kernels", ctypes.c_int),
+        ("small_scratch", c_size),  # small's bytes over the reference total (0: 8192)
         ("custom_ops", ctypes.c_void_p),
         ("custom_op_count", c_size),
         ("preserve_all", ctypes.c_bool),
@@ -141,6 +142,7 @@ class ap_interpreter_options(ctypes.Structure):
         ("stream", ctypes.c_bool),
         ("prepare", ctypes.c_int),  # 0: builtins prepared at each invoke, 1: once
         ("preserve_inputs", ctypes.c_bool),  # inputs kept intact across invokes (TFLite's C API)
+        ("budget", ctypes.c_uint64),  # auto's bytes for the total (0: 1.02 x reference's)
     ]
 
 

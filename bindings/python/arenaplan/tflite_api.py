@@ -131,7 +131,7 @@ for _name, (_res, _args) in {
     _f.restype = _res
     _f.argtypes = _args
 
-_AP_KERNELS_FAST, _AP_KERNELS_REFERENCE = 0, 1
+_AP_KERNELS_AUTO, _AP_KERNELS_REFERENCE, _AP_KERNELS_FAST = 0, 1, 3  # runtime.h
 _AP_ERR_UNSUPPORTED = 5  # ap_status in base.h
 _AP_MAX_THREADS = 64
 
@@ -146,7 +146,8 @@ _TYPE_NAME = {np.dtype(v): k for k, v in _NP.items() if k != "STRING"}
 
 @enum.unique
 class OpResolverType(enum.Enum):
-    """TFLite's op resolvers, mapped to arenaplan's kernel choices: AUTO, BUILTIN and
+    """TFLite's op resolvers, mapped to arenaplan's kernel choices: AUTO the default (the
+    fastest kernels whose plan stays within 1.02 x the reference kernels' bytes), BUILTIN and
     BUILTIN_WITHOUT_DEFAULT_DELEGATES the fast kernels, BUILTIN_REF the reference kernels."""
     AUTO = 0
     BUILTIN = 1
@@ -155,7 +156,7 @@ class OpResolverType(enum.Enum):
 
 
 def _kernels_for(resolver_type):
-    return {OpResolverType.AUTO: _AP_KERNELS_FAST, OpResolverType.BUILTIN: _AP_KERNELS_FAST,
+    return {OpResolverType.AUTO: _AP_KERNELS_AUTO, OpResolverType.BUILTIN: _AP_KERNELS_FAST,
             OpResolverType.BUILTIN_REF: _AP_KERNELS_REFERENCE,
             OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES: _AP_KERNELS_FAST,
             }.get(resolver_type) if isinstance(resolver_type, OpResolverType) else None

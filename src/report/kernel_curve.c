@@ -1,0 +1,105 @@
+/* The speed-memory curve of the kernel choice: the Pareto points (total bytes against the
+ * estimated invoke time) from the fastest plan down to the smallest, each the runtime's own
+ * choice for a budget one byte below the point before it, with every op's kernel there.
+ * Computed once, on the first call (each point is an allocate). */
+#include "report_internal.h"
+
+#include <string.h>
+
+/* Points planned at most (a model with many ops whose kernels trade bytes for time gives a
+ * dense curve; its ends are always kept). */
+enum { CURVE_MAX = 48 };
+
+static const char *const kernel_names[] = {"fast", "one thread", "in place", "reference", "-"};
+
+const char *ap_report_kernel_name(int kernel) {
+  return kernel >= 0 && kernel < 5 ? kernel_names[kernel] : "?";
+}
+
+/* One interpreter with `kernels` at `budget` (UINT64_MAX: the fastest plan); false when
+ * nothing fits. */
+static bool point_at(ap_report *r, int kernels, uint64_t budget, size_t ops,
+                     ap_report_kernel_point *p) {
+  ap_interpreter_options io = ap_interpreter_defaults();
+  io.strategy = r->strategy;
+  io.alignment = r->alignment;
+  io.allocator = r->alloc;
+  io.inplace = r->inplace;
+  io.stream = r->stream;
+  io.kernels = kernels;
+  io.budget = budget;
+  ap_interpreter *it = NULL;
+  ap_memory_usage mu;
+  bool ok = ap_interpreter_create(r->model, &io, &it) == AP_OK &&
+            ap_interpreter_allocate(it) == AP_OK && ap_interpreter_memory(it, &mu) == AP_OK;
+  uint8_t *kernel = ok ? ap_alloc(r->alloc, ops ? ops : 1) : NULL;
+  ok = ok && kernel;
+  for (size_t sg = 0, i = 0; ok && sg < ap_model_subgraph_count(r->model); sg++)
+    for (size_t k = 0; k < ap_model_op_count(r->model, sg); k++, i++) {
+      const char *name = ap_interpreter_op_kernel(it, sg, k);
+      kernel[i] = 4;
+      for (uint8_t j = 0; name && j < 4; j++)
+        if (strcmp(name, kernel_names[j]) == 0) kernel[i] = j;
+    }
+  if (ok)
+    *p = (ap_report_kernel_point){.budget = budget,
+                                  .total = mu.total,
+                                  .estimate_ns = ap_interpreter_estimate_ns(it),
+                                  .op_count = ops,
+                                  .kernel = kernel};
+  else
+    ap_free(r->alloc, kernel);
+  ap_interpreter_destroy(it);
+  return ok;
+}
+
+static void compute(ap_report *r) {
+  size_t ops = 0;
+  for (size_t sg = 0; sg < ap_model_subgraph_count(r->model); sg++)
+    ops += ap_model_op_count(r->model, sg);
+  r->curve = ap_alloc(r->alloc, CURVE_MAX * sizeof *r->curve);
+  if (!r->curve) return;
+  size_t n = 0;
+  uint64_t budget = UINT64_MAX;
+  while (n < CURVE_MAX && budget > 0 && point_at(r, AP_KERNELS_AUTO, budget, ops, &r->curve[n])) {
+    if (r->curve[n].total > budget) { /* (the runtime keeps its budgets: not reached) */
+      ap_free(r->alloc, (void *)r->curve[n].kernel);
+      break;
+    }
+    budget = r->curve[n].total - 1;
+    /* A smaller plan as fast as the one before it dominates that one. */
+    if (n && r->curve[n].estimate_ns <= r->curve[n - 1].estimate_ns) {
+      ap_free(r->alloc, (void *)r->curve[n - 1].kernel);
+      r->curve[n - 1] = r->curve[n];
+    } else {
+      n++;
+    }
+  }
+  /* Cut short: the last point gives way to the other end, the reference kernels' plan. */
+  ap_report_kernel_point last;
+  if (n == CURVE_MAX && point_at(r, AP_KERNELS_REFERENCE, 0, ops, &last)) {
+    ap_free(r->alloc, (void *)r->curve[n - 1].kernel);
+    r->curve[n - 1] = last;
+  }
+  r->curve_count = n;
+}
+
+const ap_report_kernel_point *ap_report_kernel_curve(const ap_report *cr, size_t *count) {
+  if (count) *count = 0;
+  if (!cr || !count) return NULL;
+  ap_report *r = (ap_report *)cr; /* a cache: the report is otherwise unchanged */
+  if (!r->curve_done) {
+    r->curve_done = true;
+    compute(r);
+  }
+  *count = r->curve_count;
+  return r->curve;
+}
+
+void report_kernel_curve_free(ap_report *r) {
+  for (size_t i = 0; r->curve && i < r->curve_count; i++)
+    ap_free(r->alloc, (void *)r->curve[i].kernel);
+  ap_free(r->alloc, r->curve);
+  r->curve = NULL;
+  r->curve_count = 0;
+}
