@@ -53,8 +53,8 @@
  * tensors its last user left (ap_interpreter_reset_variables() for a fresh state).
  * ap_pool_error() is the calling thread's message of its last failed call on the pool.
  *
- * Kernel threads. The pool's interpreters run the fast kernels (AP_KERNELS_FAST) on one thread
- * each (ap_interpreter_options.threads 0): a pool's parallelism is its callers' threads, one
+ * Kernel threads. The pool's interpreters run their kernels (AP_KERNELS_AUTO unless options
+ * say otherwise: the fastest within 1.02 x the reference kernels' bytes) on one thread each (ap_interpreter_options.threads 0): a pool's parallelism is its callers' threads, one
  * request per interpreter. Kernel threads would multiply with those (N callers x T kernel
  * threads on C cores) and only pay off when callers are fewer than cores; a process serving
  * one model at a time gets them from its own interpreter instead. Workers of an interpreter
@@ -82,7 +82,7 @@ typedef struct ap_pool_options {
   bool warm_up; /* on load and new interpreters: one invoke on zeroed inputs (models whose own
                    warmup is 0) */
   const char *strategy; /* NULL: "best"; must outlive the pool */
-  int kernels;          /* the interpreters' kernels: AP_KERNELS_FAST (0), _REFERENCE or _SMALL */
+  int kernels;          /* AP_KERNELS_AUTO (0), _FAST, _REFERENCE or _SMALL */
   size_t small_scratch; /* AP_KERNELS_SMALL's budget (ap_interpreter_options.small_scratch) */
   const ap_allocator *allocator; /* copied; NULL: malloc/free */
   /* Optional: the time in milliseconds for idle ages (NULL: CLOCK_MONOTONIC). Called with

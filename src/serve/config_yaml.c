@@ -218,14 +218,16 @@ static ap_status model_pair(cfg_reader *r, const char *key, yaml_node_t *v, void
   if (!strcmp(key, "kernels")) {
     const char *s = scalar(r, v, key, &st);
     if (!s) return st;
-    if (!strcmp(s, "fast"))
+    if (!strcmp(s, "auto"))
+      m->kernels = AP_KERNELS_AUTO;
+    else if (!strcmp(s, "fast"))
       m->kernels = AP_KERNELS_FAST;
     else if (!strcmp(s, "reference"))
       m->kernels = AP_KERNELS_REFERENCE;
     else if (!strcmp(s, "small"))
       m->kernels = AP_KERNELS_SMALL;
     else
-      return fail(r, v, "kernels: \"%s\" is not fast, reference or small", s);
+      return fail(r, v, "kernels: \"%s\" is not auto, fast, reference or small", s);
     return AP_OK;
   }
   if (!strcmp(key, "prepare")) {
