@@ -7,7 +7,8 @@
 #
 # Corpora live in BUILD/corpus/HARNESS (kept between runs, never committed); seeds are copied
 # at run time from ../shared: models for fuzz_model and fuzz_run, the MiniMalloc benchmark and
-# TFLite Micro's planner inputs for fuzz_csv, two string buffers for fuzz_strings; fuzz_ops
+# TFLite Micro's planner inputs for fuzz_csv, two string buffers for fuzz_strings and
+# fuzz_c_api_strings; fuzz_ops
 # starts from nothing (its input is a recipe, not a file). Each run's log is BUILD/logs/HARNESS.log; its
 # last lines (cov, ft, corpus size, executions) are printed.
 set -eu
@@ -40,9 +41,9 @@ seed() { # seed HARNESS: fills BUILD/seeds/HARNESS from ../shared
   fuzz_flexbuf)
     printf '\141\000\001\003\001\001\001\005\004\002\044\001' >"$dir/map"
     printf '\002\001\002\002\054\001' >"$dir/vector" ;;
-  # fuzz_strings: two hand-laid string buffers, ["a", "bc", ""] and ["x", "x"] (a duplicate
-  # key for its hash table).
-  fuzz_strings)
+  # fuzz_strings and fuzz_c_api_strings: two hand-laid string buffers, ["a", "bc", ""] and
+  # ["x", "x"] (a duplicate key for fuzz_strings' hash table).
+  fuzz_strings | fuzz_c_api_strings)
     printf '\003\000\000\000\024\000\000\000\025\000\000\000\027\000\000\000\027\000\000\000abc' >"$dir/three"
     printf '\002\000\000\000\020\000\000\000\021\000\000\000\022\000\000\000xx' >"$dir/twice" ;;
   fuzz_csv) find "$shared/bench/minimalloc" "$shared/bench/tflm_plans" -name '*.csv' \
@@ -59,7 +60,7 @@ for h in $harnesses; do
   dict=""
   case $h in
   fuzz_csv) dict="-dict=$src/fuzz/csv.dict" ;;
-  fuzz_ops | fuzz_strings) dict="" ;;
+  fuzz_ops | fuzz_strings | fuzz_c_api_strings) dict="" ;;
   fuzz_flexbuf) dict="-dict=$src/fuzz/flexbuf.dict" ;;
   *) dict="-dict=$src/fuzz/tflite.dict" ;;
   esac
