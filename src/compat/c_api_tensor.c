@@ -90,10 +90,14 @@ static TfLiteStatus copy_string(TfLiteTensor *t, const ap_tensor *v, const void 
                  v->name, size, used);
     return kTfLiteError;
   }
-  return capi_status(
-      t->owner,
-      ap_interpreter_set_string(t->owner->it, t->subgraph, t->index, buf, size, v->dims, v->rank),
-      what);
+  ap_status s =
+      ap_interpreter_set_string(t->owner->it, t->subgraph, t->index, buf, size, v->dims, v->rank);
+  if (s == AP_ERR_NOT_ALLOCATED) { /* the runtime's message names its own call */
+    capi_ireport(t->owner, "%s: tensor \"%s\": call TfLiteInterpreterAllocateTensors first", what,
+                 v->name);
+    return kTfLiteError;
+  }
+  return capi_status(t->owner, s, what);
 }
 
 TfLiteStatus TfLiteTensorCopyFromBuffer(TfLiteTensor *tensor, const void *input_data,

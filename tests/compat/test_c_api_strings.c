@@ -192,8 +192,9 @@ static void string_in_out(void) {
   CHECK_EQ(abn, 19);
   heard_reset(&h);
   CHECK(TfLiteTensorCopyFromBuffer(in, ab, abn) == kTfLiteError);
-  CHECK_STR(h.text, "TfLiteTensorCopyFromBuffer: not allocated: call ap_interpreter_allocate() "
-                    "before setting a string\n");
+  CHECK_STR(
+      h.text,
+      "TfLiteTensorCopyFromBuffer: tensor \"text\": call TfLiteInterpreterAllocateTensors first\n");
   CHECK(TfLiteInterpreterAllocateTensors(it) == kTfLiteOk);
   CHECK_EQ(TfLiteTensorByteSize(in), 0);
   CHECK(TfLiteTensorData(in) == NULL);
@@ -210,6 +211,12 @@ static void string_in_out(void) {
   CHECK(TfLiteInterpreterResizeInputTensor(it, 0, (int[]){3}, 1) == kTfLiteOk);
   CHECK(TfLiteInterpreterAllocateTensors(it) == kTfLiteOk);
   CHECK_EQ(TfLiteTensorDim(in, 0), 3);
+  /* The allocate after the resize dropped the old value: nothing stale is run. */
+  CHECK_EQ(TfLiteTensorByteSize(in), 0);
+  CHECK(TfLiteTensorData(in) == NULL);
+  heard_reset(&h);
+  CHECK(TfLiteInterpreterInvoke(it) == kTfLiteError);
+  CHECK_CONTAINS(h.text, "op 0 (TILE): input 0 has no value yet");
   heard_reset(&h);
   CHECK(TfLiteTensorCopyFromBuffer(in, ab, abn) == kTfLiteError);
   CHECK_STR(h.text, "TfLiteTensorCopyFromBuffer: subgraph 0 tensor 0: string buffer holds 2 "
@@ -257,6 +264,19 @@ static void string_in_out(void) {
           good, gn);
   CHECK_MSG(TfLiteInterpreterInvoke(it) == kTfLiteOk, "%s", h.text);
   check_strings(out, (const char *const[]){"x", "", "yz", "x", "", "yz"}, 6);
+  CHECK(TfLiteInterpreterResizeInputTensor(it, 0, (int[]){5}, 1) == kTfLiteOk);
+  /* Resized and not allocated again: the tensor keeps its dims and value until the allocate,
+   * and neither invoke nor a new value goes through. */
+  CHECK_EQ(TfLiteTensorDim(in, 0), 3);
+  CHECK_EQ(TfLiteTensorByteSize(in), gn);
+  heard_reset(&h);
+  CHECK(TfLiteInterpreterInvoke(it) == kTfLiteError);
+  CHECK_CONTAINS(h.text, "input 0 (\"text\") was resized");
+  heard_reset(&h);
+  CHECK(TfLiteTensorCopyFromBuffer(in, good, gn) == kTfLiteError);
+  CHECK_STR(
+      h.text,
+      "TfLiteTensorCopyFromBuffer: tensor \"text\": call TfLiteInterpreterAllocateTensors first\n");
   TfLiteInterpreterDelete(it);
   ap_writer_destroy(w);
 }
