@@ -1,8 +1,10 @@
 /* fuzz_c_api: an untrusted model through TFLite's C API (src/compat): load, create, and every
  * getter of every tensor of subgraph 0, of the inputs, the outputs and each signature runner,
- * before allocate. A NULL model or interpreter must come with exactly one reporter message
- * (load) or at least one (create); nothing may crash. Allocate and invoke are fuzz_run's (with
- * an allocator that caps memory, which the C API has no way to take). */
+ * before allocate: a string tensor's data must be a valid string buffer, and a string input's
+ * value given before allocate is refused with one message. A NULL model or interpreter must
+ * come with exactly one reporter message (load) or at least one (create); nothing may crash.
+ * Allocate and invoke are fuzz_run's (with an allocator that caps memory, which the C API has
+ * no way to take). */
 #include "fuzz_common.h"
 #include "tensorflow/lite/c/c_api.h"
 
@@ -26,9 +28,22 @@ static void touch(const TfLiteTensor *t) {
   if (!name) fuzz_die("TfLiteTensorName", "NULL for a tensor");
   for (int32_t d = -1; d <= TfLiteTensorNumDims(t); d++)
     (void)TfLiteTensorDim(t, d);
-  (void)TfLiteTensorByteSize(t);
-  (void)TfLiteTensorData(t);
+  size_t bytes = TfLiteTensorByteSize(t);
+  const void *data = TfLiteTensorData(t);
   (void)TfLiteTensorQuantizationParams(t);
+  /* A string tensor's data (a constant's, before allocate) is a buffer every reader can walk. */
+  if (TfLiteTensorType(t) == kTfLiteString && data &&
+      ap_string_buffer_check(data, bytes, SIZE_MAX, NULL, NULL, 0) != AP_OK)
+    fuzz_die("TfLiteTensorData", "a string tensor's buffer that is not valid");
+}
+
+/* A string input's value given before allocate, here the model's own bytes: refused, with one
+ * message (the buffer checked first, then the allocation). */
+static void set_string(TfLiteTensor *t, const uint8_t *bytes, size_t size) {
+  if (!t || TfLiteTensorType(t) != kTfLiteString) return;
+  messages = 0;
+  if (TfLiteTensorCopyFromBuffer(t, bytes, size) != kTfLiteError || messages != 1)
+    fuzz_die("TfLiteTensorCopyFromBuffer", "a string before allocate, not refused once");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -48,8 +63,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (it) {
     for (int t = 0; TfLiteInterpreterGetTensor(it, t); t++)
       touch(TfLiteInterpreterGetTensor(it, t));
-    for (int32_t k = 0; k < TfLiteInterpreterGetInputTensorCount(it); k++)
+    for (int32_t k = 0; k < TfLiteInterpreterGetInputTensorCount(it); k++) {
       touch(TfLiteInterpreterGetInputTensor(it, k));
+      set_string(TfLiteInterpreterGetInputTensor(it, k), copy, size);
+    }
     for (int32_t k = 0; k < TfLiteInterpreterGetOutputTensorCount(it); k++)
       touch(TfLiteInterpreterGetOutputTensor(it, k));
     int32_t n = TfLiteInterpreterGetSignatureCount(it);

@@ -7,7 +7,8 @@
 #
 # Corpora live in BUILD/corpus/HARNESS (kept between runs, never committed); seeds are copied
 # at run time from ../shared: models for fuzz_model and fuzz_run, the MiniMalloc benchmark and
-# TFLite Micro's planner inputs for fuzz_csv, two string buffers for fuzz_strings; fuzz_ops
+# TFLite Micro's planner inputs for fuzz_csv, two string buffers for fuzz_strings and
+# fuzz_c_api_strings; fuzz_ops
 # starts from nothing (its input is a recipe, not a file). Each run's log is BUILD/logs/HARNESS.log; its
 # last lines (cov, ft, corpus size, executions) are printed.
 set -eu
@@ -47,9 +48,9 @@ seed() { # seed HARNESS: fills BUILD/seeds/HARNESS from ../shared
     printf '\001\000\213{"inputs":[{"name":"input","datatype":"UINT8","shape":[1,4],"parameters":{"binary_data_size":4}}],"parameters":{"binary_data_output":true}}\001\002\003\004' >"$dir/binary" ;;
   fuzz_serve_config)
     printf 'listen: 127.0.0.1\nport: 0\nbudget: 1.5M\nmax_body: 64K\nrequest_timeout: 250ms\nidle_timeout: never\nmodels:\n  - name: kws\n    model: kws.tflite\n    threads: 2\n    pinned: true\n    kernels: small\n    prepare: once\n' >"$dir/config" ;;
-  # fuzz_strings: two hand-laid string buffers, ["a", "bc", ""] and ["x", "x"] (a duplicate
-  # key for its hash table).
-  fuzz_strings)
+  # fuzz_strings and fuzz_c_api_strings: two hand-laid string buffers, ["a", "bc", ""] and
+  # ["x", "x"] (a duplicate key for fuzz_strings' hash table).
+  fuzz_strings | fuzz_c_api_strings)
     printf '\003\000\000\000\024\000\000\000\025\000\000\000\027\000\000\000\027\000\000\000abc' >"$dir/three"
     printf '\002\000\000\000\020\000\000\000\021\000\000\000\022\000\000\000xx' >"$dir/twice" ;;
   # fuzz_cgroup: /proc/self/cgroup of a hybrid v1/v2 system (the server's default budget).
@@ -68,7 +69,7 @@ for h in $harnesses; do
   dict=""
   case $h in
   fuzz_csv) dict="-dict=$src/fuzz/csv.dict" ;;
-  fuzz_ops | fuzz_strings | fuzz_cgroup) dict="" ;;
+  fuzz_ops | fuzz_strings | fuzz_c_api_strings | fuzz_cgroup) dict="" ;;
   fuzz_flexbuf) dict="-dict=$src/fuzz/flexbuf.dict" ;;
   fuzz_serve_*) dict="-dict=$src/fuzz/serve.dict" ;;
   *) dict="-dict=$src/fuzz/tflite.dict" ;;

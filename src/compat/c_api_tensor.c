@@ -72,10 +72,40 @@ static TfLiteStatus copy_check(const TfLiteTensor *t, const ap_tensor *v, const 
   return kTfLiteOk;
 }
 
+/* A string tensor's value is a whole buffer (count, offsets, bytes: model.h) of any size, as
+ * TfLiteTensorByteSize and TfLiteTensorData give it back; TFLite itself accepts only the size
+ * the tensor holds already (0 before a first value), so this is a superset of its rule. The
+ * buffer's count must be the tensor's element count (resize first), its size exactly where its
+ * strings end; the runtime checks the rest (ap_string_buffer_check) and keeps a copy. */
+static TfLiteStatus copy_string(TfLiteTensor *t, const ap_tensor *v, const void *buf, size_t size) {
+  static const char what[] = "TfLiteTensorCopyFromBuffer";
+  if (!buf) {
+    capi_ireport(t->owner, "%s: tensor \"%s\": the buffer is NULL", what, v->name);
+    return kTfLiteError;
+  }
+  size_t used = 0;
+  if (ap_string_buffer_check(buf, size, SIZE_MAX, &used, NULL, 0) == AP_OK && used != size) {
+    capi_ireport(t->owner,
+                 "%s: tensor \"%s\": the string buffer is %zu bytes, its strings end at %zu", what,
+                 v->name, size, used);
+    return kTfLiteError;
+  }
+  ap_status s =
+      ap_interpreter_set_string(t->owner->it, t->subgraph, t->index, buf, size, v->dims, v->rank);
+  if (s == AP_ERR_NOT_ALLOCATED) { /* the runtime's message names its own call */
+    capi_ireport(t->owner, "%s: tensor \"%s\": call TfLiteInterpreterAllocateTensors first", what,
+                 v->name);
+    return kTfLiteError;
+  }
+  return capi_status(t->owner, s, what);
+}
+
 TfLiteStatus TfLiteTensorCopyFromBuffer(TfLiteTensor *tensor, const void *input_data,
                                         size_t input_data_size) {
   ap_tensor v;
   if (!view(tensor, &v)) return kTfLiteError;
+  if (v.type == AP_STRING && !v.is_constant)
+    return copy_string(tensor, &v, input_data, input_data_size);
   if (copy_check(tensor, &v, input_data, input_data_size, "TfLiteTensorCopyFromBuffer") !=
       kTfLiteOk)
     return kTfLiteError;
