@@ -181,7 +181,7 @@ static void options_and_cost(void) {
   o = ap_pool_model_defaults();
   o.kernels = 7;
   CHECK_EQ(ap_pool_add_with(p, "k7", path_micro, &o), AP_ERR_ARG);
-  CHECK_CONTAINS(ap_pool_error(p), "kernels 7: expected AP_KERNELS_FAST");
+  CHECK_CONTAINS(ap_pool_error(p), "kernels 7: expected AP_KERNELS_AUTO");
   o = ap_pool_model_defaults();
   o.prepare = 3;
   CHECK_EQ(ap_pool_add_with(p, "p3", path_micro, &o), AP_ERR_ARG);
