@@ -253,6 +253,13 @@ int main(void) {
       {1, 12, 13, 40, 40, 3, 3, 1, 1, S, AP_KACT_RELU6},
       {1, 3, 3, 37, 37, 5, 5, 1, 1, S, AP_KACT_NONE},        /* taps wholly outside */
       {1, 4, 4, 3, 48, 3, 3, 2, 1, S, AP_KACT_RELU_N1_TO_1}, /* multiplier 16 */
+      /* 8, 16 or 24 channels: four pixels at a time across rows (magic_wand's shape first),
+       * pixel counts off the block of four, batches, dilation, taps wholly outside. */
+      {1, 128, 3, 1, 8, 4, 3, 1, 1, S, AP_KACT_RELU},
+      {2, 7, 5, 8, 8, 3, 3, 1, 1, S, AP_KACT_NONE},
+      {1, 9, 7, 24, 24, 3, 3, 2, 2, S, AP_KACT_RELU6},
+      {2, 5, 3, 3, 24, 3, 2, 1, 1, V, AP_KACT_NONE},  /* multiplier 8, three inputs */
+      {1, 3, 2, 16, 16, 7, 5, 1, 1, S, AP_KACT_NONE}, /* taps wholly outside */
   };
   for (size_t i = 0; i < sizeof dws / sizeof dws[0]; i++) {
     conv_case(true, dws[i], i % 3 != 1, i % 2 == 1, 0);
