@@ -234,6 +234,11 @@ int main(void) {
       {1, 10, 10, 8, 64, 3, 3, 1, 3, S, AP_KACT_RELU6}, /* dilation 3 */
       {1, 9, 30, 1, 1, 3, 5, 2, 1, V, AP_KACT_NONE},
       {1, 5, 13, 32, 16, 1, 1, 2, 1, S, AP_KACT_NONE},
+      /* One pixel wide (on one thread turned into one row): magic_wand's shape first. */
+      {1, 42, 1, 8, 16, 4, 1, 1, 1, S, AP_KACT_RELU},
+      {2, 9, 1, 3, 17, 3, 1, 2, 1, V, AP_KACT_NONE},
+      {1, 20, 1, 5, 9, 3, 1, 1, 2, S, AP_KACT_RELU6},
+      {1, 2, 1, 4, 8, 5, 1, 1, 1, S, AP_KACT_NONE}, /* taps wholly outside */
   };
   for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++) {
     conv_case(false, convs[i], i % 3 != 1, i % 2 == 1, 0);
