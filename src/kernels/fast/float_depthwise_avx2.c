@@ -66,21 +66,12 @@ static void tail(const ap_fdw *d, const float *in_b, int32_t y0, int32_t x0, int
  * in pixel order, so an output overlapping its input (in place) is written no earlier than
  * one pixel at a time would write it. */
 static inline __attribute__((always_inline)) void pix4(const ap_fdw *d, int32_t px,
-                                                       const bool one) {
+                                                       const int32_t y0[4], const int32_t x0[4],
+                                                       const ptrdiff_t o[4], const bool one) {
   const int32_t in_w = d->in_w, in_h = d->in_h, f_w = d->f_w, f_h = d->f_h;
   const int32_t dil_w = d->dil_w, dil_h = d->dil_h;
   const ptrdiff_t xstep = (ptrdiff_t)dil_w * d->in_d, ystep = (ptrdiff_t)dil_h * in_w * d->in_d;
-  /* Per pixel: the offset in d->in of its window's first tap (possibly outside the input: only
-   * ever added to, never dereferenced unless the tap is inside), its window's corner. */
-  ptrdiff_t o[4];
-  int32_t y0[4], x0[4];
   __m256 res[4][3];
-  _Pragma("GCC unroll 4") for (int p = 0; p < 4; p++) {
-    int32_t r = (px + p) / d->out_w, ox = (px + p) % d->out_w;
-    y0[p] = (r % d->out_h) * d->stride_h - d->pad_h;
-    x0[p] = ox * d->stride_w - d->pad_w;
-    o[p] = (((ptrdiff_t)(r / d->out_h) * in_h + y0[p]) * in_w + x0[p]) * d->in_d;
-  }
   int nv = (int)(d->out_d / 8);
   for (int v = 0; v < nv; v++) {
     int32_t c0 = 8 * v, ci = one ? c0 : c0 / d->mult;
@@ -116,15 +107,33 @@ static inline __attribute__((always_inline)) void pix4(const ap_fdw *d, int32_t 
 
 /* Out_d 8, 16 or 24: blocks of four pixels (pix4) over the rows' flattened pixels, the last
  * ones (fewer than four) one by one. */
-static void narrow(const ap_fdw *d, int32_t r0, int32_t r1, const bool one) {
+static inline __attribute__((always_inline)) void narrow(const ap_fdw *d, int32_t r0, int32_t r1,
+                                                         const bool one) {
   int32_t first = r0 * d->out_w, end = r1 * d->out_w, i = first;
-  for (; i + 4 <= end; i += 4)
-    pix4(d, i, one);
+  /* The pixels' positions carried from one to the next (no division per pixel): batch b, row
+   * oy, column ox of pixel i; per pixel of a block its window's corner (y0, x0) and the offset
+   * in d->in of its first tap (possibly outside the input: only ever added to, never
+   * dereferenced unless the tap is inside). */
+  int32_t b = r0 / d->out_h, oy = r0 % d->out_h, ox = 0;
+  for (; i + 4 <= end; i += 4) {
+    int32_t y0[4], x0[4];
+    ptrdiff_t o[4];
+    for (int p = 0; p < 4; p++) {
+      y0[p] = oy * d->stride_h - d->pad_h;
+      x0[p] = ox * d->stride_w - d->pad_w;
+      o[p] = (((ptrdiff_t)b * d->in_h + y0[p]) * d->in_w + x0[p]) * d->in_d;
+      if (++ox == d->out_w) {
+        ox = 0;
+        if (++oy == d->out_h) oy = 0, b++;
+      }
+    }
+    pix4(d, i, y0, x0, o, one);
+  }
   for (; i < end; i++) {
-    int32_t r = i / d->out_w, ox = i % d->out_w;
+    int32_t r = i / d->out_w, col = i % d->out_w;
     const float *in_b = d->in + (size_t)(r / d->out_h) * d->in_h * d->in_w * d->in_d;
     for (int32_t c0 = 0; c0 < d->out_d; c0 += 8)
-      chans(d, in_b, (r % d->out_h) * d->stride_h - d->pad_h, ox * d->stride_w - d->pad_w, c0,
+      chans(d, in_b, (r % d->out_h) * d->stride_h - d->pad_h, col * d->stride_w - d->pad_w, c0,
             d->out + (size_t)i * d->out_d, 1, one);
   }
 }
