@@ -81,12 +81,14 @@ xnnpack() {
   echo
   echo "\`AP=$BUILD/arenaplan bench/xnnpack_gap.sh\` (ROUNDS=${ROUNDS_XNN:-5}): per model, the reference kernels and the"
   echo "default kernels at the avx2 level (AP_SIMD=avx2) on 1 and 2 threads, \`run --prepare once"
-  echo "--inplace\`, interleaved in rotating order; each run invokes back to back for about 0.3 s"
-  echo "(3 to 200 invokes). Speed-up: reference / avx2 1 thread; 2 / 1: 1 thread / 2 threads, by"
-  echo "the medians over rounds of each run's median (as the issue's table) and by the mins over"
-  echo "rounds of each run's min (load only ever adds time: the least disturbed figure on a shared"
-  echo "machine). XNNPACK and issue: the issue's figures (TFLite with XNNPACK, and ours when it was"
-  echo "filed). The 2-thread target applies to models of 150 us or more."
+  echo "--inplace --profile\`, interleaved in rotating order; each run invokes back to back for about"
+  echo "0.3 s (3 to 200 invokes). Speed-up: reference / avx2 1 thread; 2 / 1: 1 thread / 2 threads."
+  echo "ops: the profile's sum of the ops' median times (median over rounds), the least disturbed"
+  echo "figure on a loaded machine (a long reference invoke is preempted, its short ops mostly are"
+  echo "not) and the one the verdict uses; medians and mins: the runs' invoke medians (median over"
+  echo "rounds, the issue's estimator) and mins (min over rounds). XNNPACK and issue: the issue's"
+  echo "figures (TFLite with XNNPACK, and ours when it was filed). The 2-thread target applies to"
+  echo "models of 150 us or more."
   echo
   AP="$BUILD/arenaplan" ROUNDS="${ROUNDS_XNN:-5}" sh bench/xnnpack_gap.sh
   echo
