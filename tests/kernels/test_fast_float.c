@@ -263,8 +263,10 @@ int main(void) {
       {1, 128, 3, 1, 8, 4, 3, 1, 1, S, AP_KACT_RELU},
       {2, 7, 5, 8, 8, 3, 3, 1, 1, S, AP_KACT_NONE},
       {1, 9, 7, 24, 24, 3, 3, 2, 2, S, AP_KACT_RELU6},
-      {2, 5, 3, 3, 24, 3, 2, 1, 1, V, AP_KACT_NONE},  /* multiplier 8, three inputs */
-      {1, 3, 2, 16, 16, 7, 5, 1, 1, S, AP_KACT_NONE}, /* taps wholly outside */
+      {2, 5, 3, 3, 24, 3, 2, 1, 1, V, AP_KACT_NONE},   /* multiplier 8, three inputs */
+      {1, 3, 2, 16, 16, 7, 5, 1, 1, S, AP_KACT_NONE},  /* taps wholly outside */
+      {1, 12, 11, 8, 8, 9, 9, 1, 1, S, AP_KACT_NONE},  /* 81 taps: one pixel at a time */
+      {1, 10, 10, 2, 16, 8, 8, 1, 1, S, AP_KACT_RELU}, /* 64 taps, multiplier 8 */
   };
   for (size_t i = 0; i < sizeof dws / sizeof dws[0]; i++) {
     conv_case(true, dws[i], i % 3 != 1, i % 2 == 1, 0);
