@@ -58,6 +58,10 @@ for m in "$@"; do
   row=$(echo "$XNN" | awk -v m="$m" '$1 == m')
   xs=$(echo "$row" | cut -d' ' -f2); xt=$(echo "$row" | cut -d' ' -f3)
   os=$(echo "$row" | cut -d' ' -f4); ot=$(echo "$row" | cut -d' ' -f5)
+  if [ -z "$(invoke_us "$m" fast 1 1 | cut -d' ' -f1)" ]; then
+    printf '| %s | did not run (%s) |\n' "$m" "$MODELS/$m.tflite"
+    continue
+  fi
   nr=$(invoke_us "$m" reference 1 1 | count)
   nf=$(invoke_us "$m" fast 1 3 | count)
   ro=""; rm_=""; rl=""; ao=""; am=""; al=""; bo=""; bm=""; bl=""
@@ -78,7 +82,7 @@ for m in "$@"; do
   so=$(ratio "$ro" "$ao"); sm=$(ratio "$rm_" "$am"); sl=$(ratio "$rl" "$al")
   to=$(ratio2 "$ao" "$bo"); tm=$(ratio2 "$am" "$bm"); tl=$(ratio2 "$al" "$bl")
   # The issue's 2-thread target applies to models of 150 us or more (one thread).
-  verdict=$(echo "$so $xs $to $xt $ao" | awk '{
+  verdict=$(echo "$so ${xs:-0} $to ${xt:-0} $ao" | awk '$2 == 0 { print "no XNNPACK figure"; next } {
     sp = ($1 >= $2) ? "speed-up yes" : "speed-up no"
     if ($5 < 150) th = "2 threads n/a (under 150 us)"
     else th = ($3 >= $4) ? "2 threads yes" : "2 threads no"
