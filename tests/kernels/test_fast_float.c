@@ -234,6 +234,11 @@ int main(void) {
       {1, 10, 10, 8, 64, 3, 3, 1, 3, S, AP_KACT_RELU6}, /* dilation 3 */
       {1, 9, 30, 1, 1, 3, 5, 2, 1, V, AP_KACT_NONE},
       {1, 5, 13, 32, 16, 1, 1, 2, 1, S, AP_KACT_NONE},
+      /* One pixel wide (on one thread turned into one row): magic_wand's shape first. */
+      {1, 42, 1, 8, 16, 4, 1, 1, 1, S, AP_KACT_RELU},
+      {2, 9, 1, 3, 17, 3, 1, 2, 1, V, AP_KACT_NONE},
+      {1, 20, 1, 5, 9, 3, 1, 1, 2, S, AP_KACT_RELU6},
+      {1, 2, 1, 4, 8, 5, 1, 1, 1, S, AP_KACT_NONE}, /* taps wholly outside */
   };
   for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++) {
     conv_case(false, convs[i], i % 3 != 1, i % 2 == 1, 0);
@@ -253,6 +258,15 @@ int main(void) {
       {1, 12, 13, 40, 40, 3, 3, 1, 1, S, AP_KACT_RELU6},
       {1, 3, 3, 37, 37, 5, 5, 1, 1, S, AP_KACT_NONE},        /* taps wholly outside */
       {1, 4, 4, 3, 48, 3, 3, 2, 1, S, AP_KACT_RELU_N1_TO_1}, /* multiplier 16 */
+      /* 8, 16 or 24 channels: four pixels at a time across rows (magic_wand's shape first),
+       * pixel counts off the block of four, batches, dilation, taps wholly outside. */
+      {1, 128, 3, 1, 8, 4, 3, 1, 1, S, AP_KACT_RELU},
+      {2, 7, 5, 8, 8, 3, 3, 1, 1, S, AP_KACT_NONE},
+      {1, 9, 7, 24, 24, 3, 3, 2, 2, S, AP_KACT_RELU6},
+      {2, 5, 3, 3, 24, 3, 2, 1, 1, V, AP_KACT_NONE},   /* multiplier 8, three inputs */
+      {1, 3, 2, 16, 16, 7, 5, 1, 1, S, AP_KACT_NONE},  /* taps wholly outside */
+      {1, 12, 11, 8, 8, 9, 9, 1, 1, S, AP_KACT_NONE},  /* 81 taps: one pixel at a time */
+      {1, 10, 10, 2, 16, 8, 8, 1, 1, S, AP_KACT_RELU}, /* 64 taps, multiplier 8 */
   };
   for (size_t i = 0; i < sizeof dws / sizeof dws[0]; i++) {
     conv_case(true, dws[i], i % 3 != 1, i % 2 == 1, 0);

@@ -64,6 +64,22 @@ static void fconv_task(void *arg, int task) {
   if (r0 < r1) j->l->fconv(j->c, r0, r1);
 }
 
+/* A map one pixel wide (a 1-D convolution over rows: in_w, out_w, f_w 1) has the same bytes as
+ * one a row long, whose pixels the level's kernel blocks several at a time (one pixel a row
+ * leaves a single chain of adds per panel): the geometry turned a quarter. Each output's sum
+ * is unchanged (the same taps in the same order, filter rows becoming filter columns). */
+static void column_as_row(ap_fast_geom *g) {
+  int32_t t;
+#define AP_SWAP(a, b) (t = g->a, g->a = g->b, g->b = t)
+  AP_SWAP(in_h, in_w);
+  AP_SWAP(out_h, out_w);
+  AP_SWAP(f_h, f_w);
+  AP_SWAP(stride_h, stride_w);
+  AP_SWAP(dil_h, dil_w);
+  AP_SWAP(pad_h, pad_w);
+#undef AP_SWAP
+}
+
 bool ap_fast_fconv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                         const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
                         ap_status *s) {
@@ -96,6 +112,11 @@ bool ap_fast_fconv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kte
   /* A float multiply-add costs about 4 of an int8 convolution's. */
   uint64_t work = (uint64_t)rows * (uint64_t)out->dims[2] * (uint64_t)n * k * 4;
   fconv_job j = {&c, x->level, rows, ap_fast_chunks(ap_fast_tasks(x, work, rows), 4, rows)};
+  /* One task only: turned, a batch is one row and no longer splits. */
+  if (j.tasks == 1 && c.in_w == 1 && c.out_w == 1 && c.f_w == 1 && c.out_h > 1) {
+    column_as_row(&c.geom);
+    j.rows = out->dims[0];
+  }
   ap_fast_parallel(x, fconv_task, &j, j.tasks);
   *s = AP_OK;
   return true;

@@ -1,12 +1,15 @@
 /* Float DEPTHWISE_CONV_2D for the AVX2 level (depth multiplier 1, or a multiple of 8: each
  * register's channels then read one input channel; others: the generic level's): channels in
- * lanes, four registers of channels per pass so their sums' adds overlap. Each
+ * lanes, four registers of channels per pass so their sums' adds overlap (8, 16 or 24
+ * channels: eight pixels per pass instead, for the same reason). Each
  * output's taps are summed in the reference's order from 0.0f, those outside the input skipped
  * (the decision is per pixel, common to every lane), then the bias and the clamp; no FMA. */
 #if defined(__x86_64__) || defined(_M_X64)
 #include "kernels/fast/float_x86.h"
 
 #include <immintrin.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 /* Channels [c0, c0 + 8 * V) of one output pixel. */
@@ -56,10 +59,103 @@ static void tail(const ap_fdw *d, const float *in_b, int32_t y0, int32_t x0, int
   }
 }
 
+/* All channels (out_d, a multiple of 8 below 32) of NP output pixels at once (flattened
+ * indices px..px + NP - 1 of rows * out_w): one register of channels leaves one chain of
+ * dependent adds per pixel, so NP pixels' chains are interleaved; each output still sums its taps
+ * in the reference's order. The NP pixels' inputs are all read before their outputs are written, in
+ * pixel order, so an output overlapping its input (in place) is written no earlier than one pixel
+ * at a time would write it. */
+enum { NP = 8 }; /* pixels per pass (8: 4% faster than 4 on magic_wand) */
+
+static inline __attribute__((always_inline)) void pixels(const ap_fdw *d, int32_t px,
+                                                         const int32_t y0[NP], const int32_t x0[NP],
+                                                         const ptrdiff_t o[NP], const bool one,
+                                                         const int FW) {
+  const int32_t in_w = d->in_w, in_h = d->in_h, f_w = FW ? FW : d->f_w, f_h = d->f_h;
+  const int32_t dil_w = d->dil_w, dil_h = d->dil_h;
+  const ptrdiff_t xstep = (ptrdiff_t)dil_w * d->in_d, ystep = (ptrdiff_t)dil_h * in_w * d->in_d;
+  __m256 res[NP][3];
+  int nv = (int)(d->out_d / 8);
+  for (int v = 0; v < nv; v++) {
+    int32_t c0 = 8 * v, ci = one ? c0 : c0 / d->mult;
+    const float *in = d->in + ci;
+    __m256 acc[NP];
+    _Pragma("GCC unroll 8") for (int p = 0; p < NP; p++) acc[p] = _mm256_setzero_ps();
+    const float *w = d->f + c0;
+    for (int32_t fy = 0, oy = 0; fy < f_h; fy++, oy += dil_h) {
+      /* A tap row outside the input moves the pixel's columns out of reach. */
+      ptrdiff_t ro[NP];
+      int32_t xs[NP];
+      _Pragma("GCC unroll 8") for (int p = 0; p < NP; p++) {
+        ro[p] = o[p] + fy * ystep;
+        xs[p] = (uint32_t)(y0[p] + oy) < (uint32_t)in_h ? x0[p] : INT32_MIN / 2;
+      }
+      _Pragma("GCC unroll 3") for (int32_t fx = 0, ox = 0; fx < f_w;
+                                   fx++, ox += dil_w, w += d->out_d) {
+        __m256 wv = _mm256_loadu_ps(w);
+        _Pragma("GCC unroll 8") for (int p = 0; p < NP; p++) {
+          if ((uint32_t)(xs[p] + ox) >= (uint32_t)in_w) continue;
+          const float *src = in + (ro[p] + fx * xstep);
+          __m256 xv = one ? _mm256_loadu_ps(src) : _mm256_broadcast_ss(src);
+          acc[p] = _mm256_add_ps(acc[p], _mm256_mul_ps(xv, wv));
+        }
+      }
+    }
+    __m256 bv = d->bias ? _mm256_loadu_ps(d->bias + c0) : _mm256_setzero_ps();
+    _Pragma("GCC unroll 8") for (int p = 0; p < NP; p++) res[p][v] =
+        ap_clampf8(_mm256_add_ps(acc[p], bv), d->lo, d->hi);
+  }
+  _Pragma("GCC unroll 8") for (int p = 0; p < NP; p++) for (int v = 0; v < nv; v++)
+      _mm256_storeu_ps(d->out + (size_t)(px + p) * d->out_d + 8 * v, res[p][v]);
+}
+
+/* Out_d 8, 16 or 24: blocks of NP pixels (pixels) over the rows' flattened pixels, the last
+ * ones (fewer than NP) one by one. */
+static inline __attribute__((always_inline)) void narrow(const ap_fdw *d, int32_t r0, int32_t r1,
+                                                         const bool one) {
+  int32_t first = r0 * d->out_w, end = r1 * d->out_w, i = first;
+  /* The pixels' positions carried from one to the next (no division per pixel): batch b, row
+   * oy, column ox of pixel i; per pixel of a block its window's corner (y0, x0) and the offset
+   * in d->in of its first tap (possibly outside the input: only ever added to, never
+   * dereferenced unless the tap is inside). */
+  int32_t b = r0 / d->out_h, oy = r0 % d->out_h, ox = 0;
+  for (; i + NP <= end; i += NP) {
+    int32_t y0[NP], x0[NP];
+    ptrdiff_t o[NP];
+    for (int p = 0; p < NP; p++) {
+      y0[p] = oy * d->stride_h - d->pad_h;
+      x0[p] = ox * d->stride_w - d->pad_w;
+      o[p] = (((ptrdiff_t)b * d->in_h + y0[p]) * d->in_w + x0[p]) * d->in_d;
+      if (++ox == d->out_w) {
+        ox = 0;
+        if (++oy == d->out_h) oy = 0, b++;
+      }
+    }
+    if (d->f_w == 3) /* 3 taps a row (most models): unrolled */
+      pixels(d, i, y0, x0, o, one, 3);
+    else
+      pixels(d, i, y0, x0, o, one, 0);
+  }
+  for (; i < end; i++) {
+    int32_t r = i / d->out_w, col = i % d->out_w;
+    const float *in_b = d->in + (size_t)(r / d->out_h) * d->in_h * d->in_w * d->in_d;
+    for (int32_t c0 = 0; c0 < d->out_d; c0 += 8)
+      chans(d, in_b, (r % d->out_h) * d->stride_h - d->pad_h, col * d->stride_w - d->pad_w, c0,
+            d->out + (size_t)i * d->out_d, 1, one);
+  }
+}
+
 void ap_fast_avx2_fdw(const ap_fdw *d, int32_t r0, int32_t r1) {
   bool one = d->mult == 1;
   if (!one && d->mult % 8) {
     ap_fast_generic_fdw(d, r0, r1);
+    return;
+  }
+  if (d->out_d < 32 && d->out_d % 8 == 0) {
+    if (one)
+      narrow(d, r0, r1, true);
+    else
+      narrow(d, r0, r1, false);
     return;
   }
   for (int32_t r = r0; r < r1; r++) {

@@ -390,6 +390,28 @@ static inline void outer_store(const ap_qgemm *g, __m256i acc, int32_t c, int8_t
                         g->shift[c + i], g->out_off, g->act_min, g->act_max);
 }
 
+/* A block of at most 8 channels (the last, n % 16 <= 8): its upper 8 lanes' weights are zeros,
+ * so only the lower half is multiplied (the same products and sums as the whole block's). */
+static void half_block(const ap_qgemm *g, const int16_t *b, int32_t k2, const int16_t *const r[4],
+                       int32_t rows, int32_t c, int8_t *out, size_t out_stride) {
+  __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
+  for (int32_t j = 0; j < k2; j++) {
+    __m256i b0 = _mm256_loadu_si256((const __m256i *)(b + (size_t)j * 32));
+    int32_t p0, p1, p2, p3;
+    memcpy(&p0, r[0] + 2 * j, 4);
+    memcpy(&p1, r[1] + 2 * j, 4);
+    memcpy(&p2, r[2] + 2 * j, 4);
+    memcpy(&p3, r[3] + 2 * j, 4);
+    s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(_mm256_set1_epi32(p0), b0));
+    s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(_mm256_set1_epi32(p1), b0));
+    s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(_mm256_set1_epi32(p2), b0));
+    s3 = _mm256_add_epi32(s3, _mm256_madd_epi16(_mm256_set1_epi32(p3), b0));
+  }
+  __m256i s[4] = {s0, s1, s2, s3};
+  for (int32_t i = 0; i < rows; i++)
+    outer_store(g, s[i], c, out + (size_t)i * out_stride);
+}
+
 static void outer_gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc_ws, int8_t *out,
                        size_t out_stride) {
   (void)acc_ws;
@@ -401,6 +423,10 @@ static void outer_gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *
   const int16_t *packed = g->packed;
   for (int32_t bl = 0; bl < blocks; bl++) {
     const int16_t *b = packed + (size_t)bl * k2 * 32;
+    if (g->n - bl * 16 <= 8) { /* the block's upper 8 channels are all past n: half the work */
+      half_block(g, b, k2, r, rows, bl * 16, out, out_stride);
+      continue;
+    }
     __m256i s00 = _mm256_setzero_si256(), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00,
             s30 = s00, s31 = s00;
     for (int32_t j = 0; j < k2; j++) {

@@ -139,25 +139,39 @@ static void u8gemm_packed(const ap_u8gemm *g, const void *packed, const int16_t 
     const int16_t *w0 = pk + (size_t)(c0 / 8) * pairs * 16, *w1 = w0 + (size_t)pairs * 16;
     __m256i s00 = _mm256_setzero_si256(), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00,
             s30 = s00, s31 = s00;
-    for (int32_t kk = 0; kk < pairs; kk++) {
-      __m256i v0 = _mm256_loadu_si256((const __m256i *)(w0 + (size_t)kk * 16));
-      __m256i v1 = _mm256_loadu_si256((const __m256i *)(w1 + (size_t)kk * 16));
-      int32_t p0, p1, p2, p3;
-      memcpy(&p0, r[0] + 2 * kk, 4);
-      memcpy(&p1, r[1] + 2 * kk, 4);
-      memcpy(&p2, r[2] + 2 * kk, 4);
-      memcpy(&p3, r[3] + 2 * kk, 4);
-      __m256i x0 = _mm256_set1_epi32(p0), x1 = _mm256_set1_epi32(p1), x2 = _mm256_set1_epi32(p2),
-              x3 = _mm256_set1_epi32(p3);
-      s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(x0, v0));
-      s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(x0, v1));
-      s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(x1, v0));
-      s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(x1, v1));
-      s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(x2, v0));
-      s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(x2, v1));
-      s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(x3, v0));
-      s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(x3, v1));
-    }
+    if (n - c0 <= 8) /* the last 8 channels or fewer: the second half is never stored */
+      for (int32_t kk = 0; kk < pairs; kk++) {
+        __m256i v0 = _mm256_loadu_si256((const __m256i *)(w0 + (size_t)kk * 16));
+        int32_t p0, p1, p2, p3;
+        memcpy(&p0, r[0] + 2 * kk, 4);
+        memcpy(&p1, r[1] + 2 * kk, 4);
+        memcpy(&p2, r[2] + 2 * kk, 4);
+        memcpy(&p3, r[3] + 2 * kk, 4);
+        s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(_mm256_set1_epi32(p0), v0));
+        s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(_mm256_set1_epi32(p1), v0));
+        s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(_mm256_set1_epi32(p2), v0));
+        s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(_mm256_set1_epi32(p3), v0));
+      }
+    else
+      for (int32_t kk = 0; kk < pairs; kk++) {
+        __m256i v0 = _mm256_loadu_si256((const __m256i *)(w0 + (size_t)kk * 16));
+        __m256i v1 = _mm256_loadu_si256((const __m256i *)(w1 + (size_t)kk * 16));
+        int32_t p0, p1, p2, p3;
+        memcpy(&p0, r[0] + 2 * kk, 4);
+        memcpy(&p1, r[1] + 2 * kk, 4);
+        memcpy(&p2, r[2] + 2 * kk, 4);
+        memcpy(&p3, r[3] + 2 * kk, 4);
+        __m256i x0 = _mm256_set1_epi32(p0), x1 = _mm256_set1_epi32(p1), x2 = _mm256_set1_epi32(p2),
+                x3 = _mm256_set1_epi32(p3);
+        s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(x0, v0));
+        s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(x0, v1));
+        s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(x1, v0));
+        s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(x1, v1));
+        s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(x2, v0));
+        s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(x2, v1));
+        s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(x3, v0));
+        s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(x3, v1));
+      }
     __m256i s[4][2] = {{s00, s01}, {s10, s11}, {s20, s21}, {s30, s31}};
     for (int h = 0; h < 2; h++) {
       int32_t c = c0 + 8 * h, cn = n - c < 8 ? n - c : 8;
