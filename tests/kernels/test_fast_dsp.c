@@ -351,7 +351,7 @@ int main(void) {
     conv_case(false, convs[i]);
   /* DEPTHWISE_CONV_2D: channel tails (3, 13), the interior 3x3 window and its borders, stride
    * 2, dilation, a 5x5 window larger than the input, multipliers 4 and 8 (one input channel:
-   * person_detect's first layer), 3 (one channel at a time), a 1x1 filter. */
+   * person_detect's first layer), 3 (one channel at a time), a 1x1 filter, 12 on one channel. */
   static const conv_shape dws[] = {
       {5, 5, 3, 3, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE, 0, 0},
       {7, 6, 13, 13, 3, 3, 2, 1, AP_KPAD_SAME, AP_KACT_RELU6, -128, 127},
@@ -363,6 +363,9 @@ int main(void) {
       {9, 8, 1, 8, 3, 3, 2, 1, AP_KPAD_SAME, AP_KACT_RELU6, -128, -128},
       {5, 6, 2, 6, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE, 7, 7},
       {4, 5, 6, 6, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE, 127, 127},
+      /* One input channel, multiplier 12: the MVE level's broadcast input, 8 channels and a
+       * tail of 4. */
+      {7, 6, 1, 12, 3, 3, 2, 1, AP_KPAD_SAME, AP_KACT_RELU, -128, 5},
   };
   for (size_t i = 0; i < sizeof dws / sizeof dws[0]; i++)
     conv_case(true, dws[i]);

@@ -5,8 +5,9 @@
  * accumulates, over the window's taps that fall inside the input (the others skipped, as the
  * reference skips them). The even and odd channels' sums requantize as two vectors
  * (ap_mve_requant, their constants gathered at stride 2), VMOVNB / VMOVNT interleave them back
- * and one VSTRB.16 stores eight bytes. The channel tail is the same block predicated. Other
- * depth multipliers run the DSP level's kernel. No workspace is used (the generic level's size
+ * and one VSTRB.16 stores eight bytes. The channel tail is the same block predicated. One input
+ * channel with any multiplier broadcasts its value to the lanes; other depth multipliers run the
+ * DSP level's kernel. No workspace is used (the generic level's size
  * stays what the plan holds). */
 #include "kernels/fast/mve.h"
 
@@ -25,10 +26,9 @@ static void tap_range(int32_t start, int32_t dil, int32_t taps, int32_t size, in
 
 /* One pixel's eight channels from c (n - c of them when `tail`): x and f its first tap inside
  * the input and the filter, nx by ny taps, tap_x / tap_y / frow bytes apart. */
-static inline __attribute__((always_inline)) void block8(const ap_qdw *d, const int8_t *x,
-                                                         const int8_t *f, int32_t nx, int32_t ny,
-                                                         size_t tap_x, size_t tap_y, size_t frow,
-                                                         int32_t c, int8_t *o, bool tail) {
+static inline __attribute__((always_inline)) void
+block8(const ap_qdw *d, const int8_t *x, const int8_t *f, int32_t nx, int32_t ny, size_t tap_x,
+       size_t tap_y, size_t frow, int32_t c, int8_t *o, bool tail, bool bcast) {
   int32_t n = d->out_d, left = n - c;
   mve_pred16_t p = vctp16q((uint32_t)left), pe = vctp32q((uint32_t)(left + 1) / 2u);
   mve_pred16_t po = vctp32q((uint32_t)left / 2u);
@@ -44,7 +44,7 @@ static inline __attribute__((always_inline)) void block8(const ap_qdw *d, const 
   for (int32_t ty = 0; ty < ny; ty++, x += tap_y, f += frow) {
     const int8_t *xt = x, *ft = f;
     for (int32_t tx = 0; tx < nx; tx++, xt += tap_x, ft += n) {
-      int16x8_t xv = tail ? vldrbq_z_s16(xt, p) : vldrbq_s16(xt);
+      int16x8_t xv = bcast ? vdupq_n_s16(*xt) : tail ? vldrbq_z_s16(xt, p) : vldrbq_s16(xt);
       int16x8_t wv = tail ? vldrbq_z_s16(ft, p) : vldrbq_s16(ft);
       xv = vaddq_n_s16(xv, off);
       ae = vaddq_s32(ae, vmullbq_int_s16(xv, wv));
@@ -69,12 +69,15 @@ static inline __attribute__((always_inline)) void block8(const ap_qdw *d, const 
 }
 
 void ap_fast_mve_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws) {
-  if (d->mult != 1) {
+  /* One input channel (person_detect's first layer: multiplier 8) feeds every output channel:
+   * its value broadcast to the lanes. */
+  bool bcast = d->in_d == 1;
+  if (d->mult != 1 && !bcast) {
     ap_fast_dsp_dw(d, b, oy0, oy1, ws);
     return;
   }
-  int32_t n = d->out_d, n8 = n & ~7;
-  size_t row = (size_t)d->in_w * (size_t)n, tap_x = (size_t)d->dil_w * (size_t)n;
+  int32_t n = d->out_d, n8 = n & ~7, in_d = d->in_d;
+  size_t row = (size_t)d->in_w * (size_t)in_d, tap_x = (size_t)d->dil_w * (size_t)in_d;
   size_t tap_y = (size_t)d->dil_h * row, frow = (size_t)d->f_w * (size_t)n;
   const int8_t *in_b = d->in + (size_t)b * (size_t)d->in_h * row;
   for (int32_t oy = oy0; oy < oy1; oy++) {
@@ -87,12 +90,18 @@ void ap_fast_mve_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *
       tap_range(ix, d->dil_w, d->f_w, d->in_w, &kx0, &kx1);
       /* The first tap inside the input, in the input and in the filter. */
       const int8_t *x0 =
-          in_b + (size_t)(iy + ky0 * d->dil_h) * row + (size_t)(ix + kx0 * d->dil_w) * (size_t)n;
+          in_b + (size_t)(iy + ky0 * d->dil_h) * row + (size_t)(ix + kx0 * d->dil_w) * (size_t)in_d;
       const int8_t *f0 = d->f + (size_t)ky0 * frow + (size_t)kx0 * (size_t)n;
       int32_t nx = kx1 - kx0, ny = ky1 - ky0, c = 0;
+      if (bcast) {
+        for (; c < n8; c += 8)
+          block8(d, x0, f0 + c, nx, ny, tap_x, tap_y, frow, c, o, false, true);
+        if (c < n) block8(d, x0, f0 + c, nx, ny, tap_x, tap_y, frow, c, o, true, true);
+        continue;
+      }
       for (; c < n8; c += 8)
-        block8(d, x0 + c, f0 + c, nx, ny, tap_x, tap_y, frow, c, o, false);
-      if (c < n) block8(d, x0 + c, f0 + c, nx, ny, tap_x, tap_y, frow, c, o, true);
+        block8(d, x0 + c, f0 + c, nx, ny, tap_x, tap_y, frow, c, o, false, false);
+      if (c < n) block8(d, x0 + c, f0 + c, nx, ny, tap_x, tap_y, frow, c, o, true, false);
     }
   }
 }
