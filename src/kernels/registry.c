@@ -70,8 +70,8 @@ static const ap_fast_level board_level = {
     .name = AP_MVE_NATIVE ? "mve" : "dsp",
     .level = AP_SIMD_GENERIC,
 #if AP_REG_OP_CONV_2D
-    .gemm = {1, ap_fast_dsp_packed_bytes, ap_fast_dsp_pack, ap_fast_dsp_arow_bytes,
-             ap_fast_dsp_arow, BOARD_K(gemm), BOARD_K(rows2)},
+    .gemm = {1, ap_fast_dsp_packed_bytes, BOARD_K(pack), ap_fast_dsp_arow_bytes, ap_fast_dsp_arow,
+             BOARD_K(gemm), BOARD_K(rows2)},
 #endif
 #if AP_REG_OP_DEPTHWISE_CONV_2D
     .dw = BOARD_K(dw),

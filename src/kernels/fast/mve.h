@@ -23,6 +23,8 @@ const ap_fast_level *ap_fast_mve(void);
 #if AP_MVE_NATIVE
 extern const ap_fast_level ap_fast_mve_level;
 
+void ap_fast_mve_pack(const int8_t *w, int32_t n, int32_t k, const int32_t *bias, int32_t in_off,
+                      void *packed, int32_t *col_bias);
 void ap_fast_mve_gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc_ws, int8_t *out,
                       size_t out_stride);
 void ap_fast_mve_rows2(const ap_qgemm *g, const int8_t *a0, const int8_t *a1, int8_t *out,

@@ -4,10 +4,10 @@
  * VMULLT multiply the even and the odd lanes into two vectors of 32-bit products, which VADD
  * accumulates, over the window's taps that fall inside the input (the others skipped, as the
  * reference skips them). The even and odd channels' sums requantize as two vectors
- * (ap_mve_requant, their constants gathered at stride 2), VMOVNB / VMOVNT interleave them back
- * and one VSTRB.16 stores eight bytes. The channel tail is the same block predicated. One input
- * channel with any multiplier broadcasts its value to the lanes; other depth multipliers run the
- * DSP level's kernel. No workspace is used (the generic level's size
+ * (ap_mve_requant, their constants deinterleaved by VLD2, gathered at stride 2 in the tail), VMOVNB
+ * / VMOVNT interleave them back and one VSTRB.16 stores eight bytes. The channel tail is the same
+ * block predicated. One input channel with any multiplier broadcasts its value to the lanes; other
+ * depth multipliers run the DSP level's kernel. No workspace is used (the generic level's size
  * stays what the plan holds). */
 #include "kernels/fast/mve.h"
 
@@ -32,13 +32,16 @@ block8(const ap_qdw *d, const int8_t *x, const int8_t *f, int32_t nx, int32_t ny
   int32_t n = d->out_d, left = n - c;
   mve_pred16_t p = vctp16q((uint32_t)left), pe = vctp32q((uint32_t)(left + 1) / 2u);
   mve_pred16_t po = vctp32q((uint32_t)left / 2u);
-  uint32x4_t even = vmulq_n_u32(vidupq_n_u32(0, 1), 2u), odd = vaddq_n_u32(even, 1u);
   int32x4_t ae = vdupq_n_s32(0), ao = ae;
+  uint32x4_t even = vmulq_n_u32(vidupq_n_u32(0, 1), 2u), odd = vaddq_n_u32(even, 1u);
   if (d->bias) {
-    ae = tail ? vldrwq_gather_shifted_offset_z_s32(d->bias + c, even, pe)
-              : vldrwq_gather_shifted_offset_s32(d->bias + c, even);
-    ao = tail ? vldrwq_gather_shifted_offset_z_s32(d->bias + c, odd, po)
-              : vldrwq_gather_shifted_offset_s32(d->bias + c, odd);
+    if (tail) {
+      ae = vldrwq_gather_shifted_offset_z_s32(d->bias + c, even, pe);
+      ao = vldrwq_gather_shifted_offset_z_s32(d->bias + c, odd, po);
+    } else {
+      int32x4x2_t b2 = vld2q_s32(d->bias + c);
+      ae = b2.val[0], ao = b2.val[1];
+    }
   }
   int16_t off = (int16_t)d->in_off;
   for (int32_t ty = 0; ty < ny; ty++, x += tap_y, f += frow) {
@@ -51,14 +54,16 @@ block8(const ap_qdw *d, const int8_t *x, const int8_t *f, int32_t nx, int32_t ny
       ao = vaddq_s32(ao, vmulltq_int_s16(xv, wv));
     }
   }
-  int32x4_t me = tail ? vldrwq_gather_shifted_offset_z_s32(d->qmult + c, even, pe)
-                      : vldrwq_gather_shifted_offset_s32(d->qmult + c, even);
-  int32x4_t se = tail ? vldrwq_gather_shifted_offset_z_s32(d->qshift + c, even, pe)
-                      : vldrwq_gather_shifted_offset_s32(d->qshift + c, even);
-  int32x4_t mo = tail ? vldrwq_gather_shifted_offset_z_s32(d->qmult + c, odd, po)
-                      : vldrwq_gather_shifted_offset_s32(d->qmult + c, odd);
-  int32x4_t so = tail ? vldrwq_gather_shifted_offset_z_s32(d->qshift + c, odd, po)
-                      : vldrwq_gather_shifted_offset_s32(d->qshift + c, odd);
+  int32x4_t me, se, mo, so;
+  if (tail) {
+    me = vldrwq_gather_shifted_offset_z_s32(d->qmult + c, even, pe);
+    se = vldrwq_gather_shifted_offset_z_s32(d->qshift + c, even, pe);
+    mo = vldrwq_gather_shifted_offset_z_s32(d->qmult + c, odd, po);
+    so = vldrwq_gather_shifted_offset_z_s32(d->qshift + c, odd, po);
+  } else { /* VLD2: the even and odd channels' constants, deinterleaved by the load */
+    int32x4x2_t m2 = vld2q_s32(d->qmult + c), s2 = vld2q_s32(d->qshift + c);
+    me = m2.val[0], mo = m2.val[1], se = s2.val[0], so = s2.val[1];
+  }
   ae = ap_mve_clamp(ap_mve_requant(ae, me, se), d->out_off, d->act_min, d->act_max);
   ao = ap_mve_clamp(ap_mve_requant(ao, mo, so), d->out_off, d->act_min, d->act_max);
   int16x8_t r = vmovntq_s32(vmovnbq_s32(vdupq_n_s16(0), ae), ao);

@@ -33,7 +33,7 @@ void ap_fast_mve_fc(const ap_qfc *f, int32_t u0, int32_t u1) {
 const ap_fast_level ap_fast_mve_level = {
     .name = "mve",
     .level = AP_SIMD_GENERIC,
-    .gemm = {1, ap_fast_dsp_packed_bytes, ap_fast_dsp_pack, ap_fast_dsp_arow_bytes,
+    .gemm = {1, ap_fast_dsp_packed_bytes, ap_fast_mve_pack, ap_fast_dsp_arow_bytes,
              ap_fast_dsp_arow, ap_fast_mve_gemm, ap_fast_mve_rows2},
     .dw = ap_fast_mve_dw,
     .fc = ap_fast_mve_fc,

@@ -61,6 +61,19 @@ static void rows(const ap_qgemm *g, const int8_t *a0, const int8_t *a1, int8_t *
   }
 }
 
+/* ap_fast_dsp_pack's col_bias (bias + in_off sum_k w, modulo 2^32; nothing packed), each
+ * channel's weights summed sixteen at a time by VADDVA: it runs at every invoke. */
+void ap_fast_mve_pack(const int8_t *w, int32_t n, int32_t k, const int32_t *bias, int32_t in_off,
+                      void *packed, int32_t *col_bias) {
+  (void)packed;
+  for (int32_t c = 0; c < n; c++, w += k) {
+    int32_t s = 0;
+    for (int32_t i = 0; in_off != 0 && i < k; i += 16)
+      s = vaddvaq_s8(s, vldrbq_z_s8(w + i, vctp8q((uint32_t)(k - i))));
+    col_bias[c] = (int32_t)((bias ? (uint32_t)bias[c] : 0u) + (uint32_t)s * (uint32_t)in_off);
+  }
+}
+
 /* Two rows (a1 = a0 + k, or NULL). */
 void ap_fast_mve_rows2(const ap_qgemm *g, const int8_t *a0, const int8_t *a1, int8_t *out,
                        size_t out_stride) {
