@@ -9,20 +9,10 @@
  * block predicated. One input channel with any multiplier broadcasts its value to the lanes; other
  * depth multipliers run the DSP level's kernel. No workspace is used (the generic level's size
  * stays what the plan holds). */
+#include "kernels/fast/dw_taps.h"
 #include "kernels/fast/mve.h"
 
 #if AP_MVE_NATIVE
-/* The taps [t0, t1) of a filter of `taps` at `dil` apart from `start` inside [0, size). */
-static void tap_range(int32_t start, int32_t dil, int32_t taps, int32_t size, int32_t *t0,
-                      int32_t *t1) {
-  int32_t lo = 0, hi = taps;
-  while (lo < hi && start + dil * lo < 0)
-    lo++;
-  while (hi > lo && start + dil * (hi - 1) >= size)
-    hi--;
-  *t0 = lo;
-  *t1 = hi;
-}
 
 /* One pixel's eight channels from c (n - c of them when `tail`): x and f its first tap inside
  * the input and the filter, nx by ny taps, tap_x / tap_y / frow bytes apart. */
@@ -87,12 +77,12 @@ void ap_fast_mve_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *
   const int8_t *in_b = d->in + (size_t)b * (size_t)d->in_h * row;
   for (int32_t oy = oy0; oy < oy1; oy++) {
     int32_t iy = oy * d->stride_h - d->pad_h, ky0, ky1;
-    tap_range(iy, d->dil_h, d->f_h, d->in_h, &ky0, &ky1);
+    ap_fast_dw_tap_range(iy, d->dil_h, d->f_h, d->in_h, &ky0, &ky1);
     int8_t *o =
         d->out + (((size_t)b * (size_t)d->out_h + (size_t)oy) * (size_t)d->out_w) * (size_t)n;
     for (int32_t ox = 0; ox < d->out_w; ox++, o += n) {
       int32_t ix = ox * d->stride_w - d->pad_w, kx0, kx1;
-      tap_range(ix, d->dil_w, d->f_w, d->in_w, &kx0, &kx1);
+      ap_fast_dw_tap_range(ix, d->dil_w, d->f_w, d->in_w, &kx0, &kx1);
       /* The first tap inside the input, in the input and in the filter. */
       const int8_t *x0 =
           in_b + (size_t)(iy + ky0 * d->dil_h) * row + (size_t)(ix + kx0 * d->dil_w) * (size_t)in_d;
