@@ -4,6 +4,7 @@
 #include "kernels/fast/dsp.h"
 #include "kernels/fast/fast.h"
 #include "kernels/fast/fastops.h"
+#include "kernels/fast/mve.h"
 #include "kernels/kops.h"
 #include "kernels/kops_datamove.h"
 #include "kernels/kops_detect.h"
@@ -59,18 +60,24 @@ enum {
  * AP_REG_OP_* per op with fast kernels): the fast family's table with its model's kernels only,
  * for a table links every function it points at (hello_world's firmware, one FULLY_CONNECTED,
  * then links no convolution). The drivers decline a NULL entry; its op is not registered. */
+/* On a core with Helium (Cortex-M55, M85) the MVE level's kernels (mve.h), else the DSP's. */
+#if AP_MVE_NATIVE
+#define BOARD_K(name) ap_fast_mve_##name
+#else
+#define BOARD_K(name) ap_fast_dsp_##name
+#endif
 static const ap_fast_level board_level = {
-    .name = "dsp",
+    .name = AP_MVE_NATIVE ? "mve" : "dsp",
     .level = AP_SIMD_GENERIC,
 #if AP_REG_OP_CONV_2D
-    .gemm = {1, ap_fast_dsp_packed_bytes, ap_fast_dsp_pack, ap_fast_dsp_arow_bytes,
-             ap_fast_dsp_arow, ap_fast_dsp_gemm, ap_fast_dsp_rows2},
+    .gemm = {1, ap_fast_dsp_packed_bytes, BOARD_K(pack), ap_fast_dsp_arow_bytes, ap_fast_dsp_arow,
+             BOARD_K(gemm), BOARD_K(rows2)},
 #endif
 #if AP_REG_OP_DEPTHWISE_CONV_2D
-    .dw = ap_fast_dsp_dw,
+    .dw = BOARD_K(dw),
 #endif
 #if AP_REG_OP_FULLY_CONNECTED
-    .fc = ap_fast_dsp_fc,
+    .fc = BOARD_K(fc),
 #endif
 };
 const ap_fast_level *ap_kernels_board_level(void) {
@@ -78,7 +85,7 @@ const ap_fast_level *ap_kernels_board_level(void) {
 }
 #else
 const ap_fast_level *ap_kernels_board_level(void) {
-  return AP_REGISTRY_FAMILY == 1 ? ap_fast_dsp_small() : ap_fast_dsp();
+  return AP_REGISTRY_FAMILY == 1 ? ap_fast_dsp_small() : ap_fast_mve();
 }
 #endif
 #define REG_FAST (AP_REGISTRY_PATH != 2)

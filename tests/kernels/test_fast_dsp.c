@@ -6,10 +6,13 @@
  * instructions themselves. The edges: odd channel counts and depth tails (k % 4), odd row
  * counts (the 2x2 product's last row alone), padding at every border, stride 2, dilation,
  * depth multipliers 1, 3, 4 and 8, zero points at the int8 ends, hand-worked outputs at the
- * rounding ties, and the int32 ends of the requantization. */
+ * rounding ties, and the int32 ends of the requantization. On a core with Helium (QEMU's
+ * Cortex-M55) the same cases run the MVE level (kernels/fast/mve*.c) too, and its vector
+ * requantization (ap_mve_requant) is checked against ap_kq_mul on the same edges. */
 #include "kernels/fast/dsp.h"
 #include "kernels/fast/dsp_acle.h"
 #include "kernels/fast/fast.h"
+#include "kernels/fast/mve.h"
 #include "kernels/registry.h"
 #include "ktest.h"
 
@@ -28,7 +31,9 @@ static int32_t rnd(int32_t lo, int32_t hi) {
   return lo + (int32_t)(ap_test_rand(&rng) % (uint64_t)((int64_t)hi - lo + 1));
 }
 
-static const ap_fast_level *levels[2];
+/* The fast and small families, and on a core with Helium (QEMU's Cortex-M55) the MVE level. */
+static const ap_fast_level *levels[3];
+static int n_levels = 2;
 
 /* Prepare and eval of `builtin` with level l (NULL: reference) on one thread: the output
  * bytes (malloc'd), or NULL with *s the failure. */
@@ -76,7 +81,7 @@ static void compare(const char *what, int32_t builtin, const ap_kop_options *o,
   ap_status sref;
   int8_t *ref = run(builtin, o, ins, n, out, NULL, &nref, &sref);
   CHECK_MSG(ref && sref == AP_OK, "%s: the reference failed (%d)", what, (int)sref);
-  for (int i = 0; ref && i < 2; i++) {
+  for (int i = 0; ref && i < n_levels; i++) {
     size_t ng = 0;
     ap_status sg;
     int8_t *got = run(builtin, o, ins, n, out, levels[i], &ng, &sg);
@@ -180,8 +185,8 @@ static void hand_worked_ties(void) {
     const ap_ktensor *ins[2] = {&ti, &tf};
     ap_kop_options o = {0};
     o.conv = (ap_conv_options){AP_KPAD_VALID, 1, 1, 1, 1, AP_KACT_NONE, 0, 0};
-    for (int i = 0; i < 3; i++) {
-      const ap_fast_level *l = i < 2 ? levels[i] : NULL;
+    for (int i = 0; i <= n_levels; i++) {
+      const ap_fast_level *l = i < n_levels ? levels[i] : NULL;
       size_t n = 0;
       ap_status s;
       int8_t *got = run(B_CONV, &o, ins, 2, &to, l, &n, &s);
@@ -246,6 +251,67 @@ static void mul_edges(void) {
   CHECK_MSG(bad == 0, "%ld of %d random products differ", bad, (int)RANDOM_MULS);
 }
 
+#if AP_MVE_NATIVE
+/* ap_mve_requant, four lanes at once, equals ap_kq_mul on mul_edges' values: the int32 ends,
+ * every shift from -40 to 40 (clamped as the reference clamps), INT32_MIN times INT32_MIN (the
+ * saturating VQRDMULH), both roundings' ties of either sign (VRSHL alone rounds the negative
+ * ones up: the fix-up's case), then at random. Each lane gets another multiplier and shift. */
+static long mve_check4(const int32_t x[4], const int32_t m[4], const int32_t s[4]) {
+  int32_t got[4];
+  vst1q_s32(got, ap_mve_requant(vld1q_s32(x), vld1q_s32(m), vld1q_s32(s)));
+  long bad = 0;
+  for (int l = 0; l < 4; l++)
+    bad += got[l] != ap_kq_mul(x[l], m[l], s[l]);
+  return bad;
+}
+
+static void mve_requant_edges(void) {
+  const int32_t xs[] = {INT32_MIN,  INT32_MIN + 1, -65536,   -3, -2, -1, 0, 1, 2, 3, 65535, 1 << 30,
+                        -(1 << 30), INT32_MAX - 1, INT32_MAX};
+  const int32_t ms[] = {0, 1, 1 << 30, (1 << 30) + 1, INT32_MAX, INT32_MIN, 1518500250, 2147483000};
+  long bad = 0, n = 0;
+  for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++)
+    for (size_t j = 0; j < sizeof ms / sizeof ms[0]; j++)
+      for (int32_t s = -40; s <= 40; s++, n++) {
+        int32_t x[4] = {xs[i], -xs[i], xs[(i + 1) % 15], xs[i]};
+        int32_t m[4] = {ms[j], ms[j], ms[(j + 3) % 8], ms[j]};
+        int32_t sh[4] = {s, -s, s, s > 0 ? 0 : s / 2};
+        bad += mve_check4(x, m, sh);
+      }
+  CHECK_MSG(bad == 0, "mve: %ld of %ld edge products differ", bad, n * 4);
+  bad = 0, n = 0;
+  for (int32_t e = 1; e <= 31; e++)
+    for (int32_t q = -5; q <= 5; q++)
+      for (int32_t odd = 0; odd < 2; odd++, n++) {
+        int64_t h = (int64_t)q * ((int64_t)1 << e) + ((int64_t)1 << (e - 1));
+        if (h >= INT32_MAX / 2 || h <= INT32_MIN / 2) continue;
+        int32_t x = (int32_t)(2 * h - odd); /* srdhm(x, 2^30) = floor((x + 1) / 2) = h */
+        int32_t xv[4] = {x, -x, x, -x}, m[4] = {1 << 30, 1 << 30, 1 << 30, 1 << 30};
+        int32_t sh[4] = {-e, -e, e > 1 ? 1 - e : -e, -e};
+        bad += mve_check4(xv, m, sh);
+      }
+  CHECK_MSG(bad == 0, "mve: %ld of %ld ties differ", bad, n * 4);
+  /* The tie the fix-up exists for, by hand: x = -3, m = 2^30: h = -1, e = 1: -1/2 rounds away
+   * from zero to -1 (VRSHL alone gives 0); -1 and 1 are 0 and 1 after the high mul. */
+  int32_t x1[4] = {-3, 3, -1, 1}, m1[4] = {1 << 30, 1 << 30, 1 << 30, 1 << 30};
+  int32_t s1[4] = {-1, -1, -1, -1}, want[4] = {-1, 1, 0, 1}, got[4];
+  vst1q_s32(got, ap_mve_requant(vld1q_s32(x1), vld1q_s32(m1), vld1q_s32(s1)));
+  for (int l = 0; l < 4; l++)
+    CHECK_MSG(got[l] == want[l], "mve tie lane %d: %d, want %d", l, got[l], want[l]);
+  bad = 0;
+  for (long i = 0; i < RANDOM_MULS; i++) {
+    int32_t x[4], m[4], sh[4];
+    for (int l = 0; l < 4; l++) {
+      x[l] = (int32_t)(uint32_t)ap_test_rand(&rng);
+      if ((i + l) & 1) x[l] >>= rnd(0, 24);
+      m[l] = rnd(1 << 30, INT32_MAX), sh[l] = rnd(-33, 33);
+    }
+    bad += mve_check4(x, m, sh);
+  }
+  CHECK_MSG(bad == 0, "mve: %ld of %d random products differ", bad, (int)RANDOM_MULS * 4);
+}
+#endif
+
 /* The DSP instructions' C forms (or the instructions) on the lane edges. */
 static void instructions(void) {
   CHECK_EQ(ap_sxtb16(0x80FF7F01u), 0xFFFF0001u);
@@ -261,6 +327,10 @@ static void instructions(void) {
 int main(void) {
   levels[0] = &ap_fast_dsp_level;
   levels[1] = &ap_fast_dsp_small_level;
+#if AP_MVE_NATIVE
+  levels[n_levels++] = &ap_fast_mve_level;
+  mve_requant_edges();
+#endif
   instructions();
   mul_edges();
   hand_worked_ties();
@@ -281,7 +351,7 @@ int main(void) {
     conv_case(false, convs[i]);
   /* DEPTHWISE_CONV_2D: channel tails (3, 13), the interior 3x3 window and its borders, stride
    * 2, dilation, a 5x5 window larger than the input, multipliers 4 and 8 (one input channel:
-   * person_detect's first layer), 3 (one channel at a time), a 1x1 filter. */
+   * person_detect's first layer), 3 (one channel at a time), a 1x1 filter, 12 on one channel. */
   static const conv_shape dws[] = {
       {5, 5, 3, 3, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE, 0, 0},
       {7, 6, 13, 13, 3, 3, 2, 1, AP_KPAD_SAME, AP_KACT_RELU6, -128, 127},
@@ -293,6 +363,9 @@ int main(void) {
       {9, 8, 1, 8, 3, 3, 2, 1, AP_KPAD_SAME, AP_KACT_RELU6, -128, -128},
       {5, 6, 2, 6, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE, 7, 7},
       {4, 5, 6, 6, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE, 127, 127},
+      /* One input channel, multiplier 12: the MVE level's broadcast input, 8 channels and a
+       * tail of 4. */
+      {7, 6, 1, 12, 3, 3, 2, 1, AP_KPAD_SAME, AP_KACT_RELU, -128, 5},
   };
   for (size_t i = 0; i < sizeof dws / sizeof dws[0]; i++)
     conv_case(true, dws[i]);

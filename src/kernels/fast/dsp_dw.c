@@ -10,19 +10,7 @@
  * plan holds) until its channels are done, then one loop requantizes them. */
 #include "kernels/fast/dsp.h"
 #include "kernels/fast/dsp_acle.h"
-
-/* The taps [t0, t1) of a filter of `taps` at `dil` apart from `start` that fall inside
- * [0, size). */
-static void tap_range(int32_t start, int32_t dil, int32_t taps, int32_t size, int32_t *t0,
-                      int32_t *t1) {
-  int32_t lo = 0, hi = taps;
-  while (lo < hi && start + dil * lo < 0)
-    lo++;
-  while (hi > lo && start + dil * (hi - 1) >= size)
-    hi--;
-  *t0 = lo;
-  *t1 = hi;
-}
+#include "kernels/fast/dw_taps.h"
 
 typedef struct sums4 {
   uint32_t s0, s1, s2, s3;
@@ -120,11 +108,11 @@ static __attribute__((noinline)) void dw_mult1(const ap_qdw *d, int32_t b, int32
   bool k3 = d->f_h == 3 && d->f_w == 3;
   for (int32_t oy = oy0; oy < oy1; oy++) {
     int32_t y0 = oy * d->stride_h - d->pad_h, fy0, fy1;
-    tap_range(y0, d->dil_h, d->f_h, d->in_h, &fy0, &fy1);
+    ap_fast_dw_tap_range(y0, d->dil_h, d->f_h, d->in_h, &fy0, &fy1);
     int8_t *orow = d->out + ((size_t)b * d->out_h + oy) * d->out_w * (size_t)C;
     for (int32_t ox = 0; ox < d->out_w; ox++) {
       int32_t x0 = ox * d->stride_w - d->pad_w, fx0, fx1;
-      tap_range(x0, d->dil_w, d->f_w, d->in_w, &fx0, &fx1);
+      ap_fast_dw_tap_range(x0, d->dil_w, d->f_w, d->in_w, &fx0, &fx1);
       int8_t *o = orow + (size_t)ox * C;
       /* No tap inside: the bias alone (no window pointer is formed). */
       bool any = fy0 < fy1 && fx0 < fx1;
@@ -172,10 +160,10 @@ static __attribute__((noinline)) void dw_mult4(const ap_qdw *d, int32_t b, int32
   const int8_t *in = d->in + (size_t)b * (size_t)d->in_h * row;
   for (int32_t oy = oy0; oy < oy1; oy++) {
     int32_t y0 = oy * d->stride_h - d->pad_h, fy0, fy1;
-    tap_range(y0, d->dil_h, d->f_h, d->in_h, &fy0, &fy1);
+    ap_fast_dw_tap_range(y0, d->dil_h, d->f_h, d->in_h, &fy0, &fy1);
     for (int32_t ox = 0; ox < d->out_w; ox++) {
       int32_t x0 = ox * d->stride_w - d->pad_w, fx0, fx1;
-      tap_range(x0, d->dil_w, d->f_w, d->in_w, &fx0, &fx1);
+      ap_fast_dw_tap_range(x0, d->dil_w, d->f_w, d->in_w, &fx0, &fx1);
       int8_t *o = d->out + (((size_t)b * d->out_h + oy) * d->out_w + ox) * d->out_d;
       for (int32_t ic = 0; ic < d->in_d; ic++)
         for (int32_t m = 0; m < d->mult; m += 4) {
@@ -211,10 +199,10 @@ static __attribute__((noinline)) void dw_mult8(const ap_qdw *d, int32_t b, int32
   const int8_t *in = d->in + (size_t)b * (size_t)d->in_h * row;
   for (int32_t oy = oy0; oy < oy1; oy++) {
     int32_t y0 = oy * d->stride_h - d->pad_h, fy0, fy1;
-    tap_range(y0, d->dil_h, d->f_h, d->in_h, &fy0, &fy1);
+    ap_fast_dw_tap_range(y0, d->dil_h, d->f_h, d->in_h, &fy0, &fy1);
     for (int32_t ox = 0; ox < d->out_w; ox++) {
       int32_t x0 = ox * d->stride_w - d->pad_w, fx0, fx1;
-      tap_range(x0, d->dil_w, d->f_w, d->in_w, &fx0, &fx1);
+      ap_fast_dw_tap_range(x0, d->dil_w, d->f_w, d->in_w, &fx0, &fx1);
       int8_t *o = d->out + (((size_t)b * d->out_h + oy) * d->out_w + ox) * d->out_d;
       for (int32_t ic = 0; ic < d->in_d; ic++)
         for (int32_t m = 0; m < d->mult; m += 8) {
@@ -252,10 +240,10 @@ static __attribute__((noinline)) void dw_any(const ap_qdw *d, int32_t b, int32_t
   const int8_t *in = d->in + (size_t)b * (size_t)d->in_h * d->in_w * d->in_d;
   for (int32_t oy = oy0; oy < oy1; oy++) {
     int32_t y0 = oy * d->stride_h - d->pad_h, fy0, fy1;
-    tap_range(y0, d->dil_h, d->f_h, d->in_h, &fy0, &fy1);
+    ap_fast_dw_tap_range(y0, d->dil_h, d->f_h, d->in_h, &fy0, &fy1);
     for (int32_t ox = 0; ox < d->out_w; ox++) {
       int32_t x0 = ox * d->stride_w - d->pad_w, fx0, fx1;
-      tap_range(x0, d->dil_w, d->f_w, d->in_w, &fx0, &fx1);
+      ap_fast_dw_tap_range(x0, d->dil_w, d->f_w, d->in_w, &fx0, &fx1);
       int8_t *o = d->out + (((size_t)b * d->out_h + oy) * d->out_w + ox) * d->out_d;
       for (int32_t c = 0; c < d->out_d; c++)
         acc[c] = one_channel(d, in, y0, x0, fy0, fy1, fx0, fx1, c, c / d->mult);

@@ -8,6 +8,7 @@
 #include "kernels/fast/dsp.h"
 
 #include "kernels/fast/dsp_acle.h"
+#include "kernels/fast/dw_taps.h"
 
 #define load32 ap_dsp_load32
 #define ror8 ap_dsp_ror8
@@ -113,19 +114,6 @@ static void fc(const ap_qfc *f, int32_t u0, int32_t u1) {
   }
 }
 
-/* The taps [t0, t1) of a filter of `taps` at `dil` apart from `start` that fall inside
- * [0, size): the padded ones are skipped, as the reference does. */
-static void tap_range(int32_t start, int32_t dil, int32_t taps, int32_t size, int32_t *t0,
-                      int32_t *t1) {
-  int32_t lo = 0, hi = taps;
-  while (lo < hi && start + dil * lo < 0)
-    lo++;
-  while (hi > lo && start + dil * (hi - 1) >= size)
-    hi--;
-  *t0 = lo;
-  *t1 = hi;
-}
-
 /* Depthwise, one channel per input channel and channels in fours: per output pixel and four
  * channels, the valid taps' products go to four sums in registers (SMLABB / SMLATT take the
  * widened lanes one at a time); padded taps are skipped, as the reference does. Any other
@@ -140,10 +128,10 @@ static void dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws) {
   const int8_t *in = d->in + (size_t)b * d->in_h * row;
   for (int32_t oy = oy0; oy < oy1; oy++) {
     int32_t y0 = oy * d->stride_h - d->pad_h, fy0, fy1;
-    tap_range(y0, d->dil_h, d->f_h, d->in_h, &fy0, &fy1);
+    ap_fast_dw_tap_range(y0, d->dil_h, d->f_h, d->in_h, &fy0, &fy1);
     for (int32_t ox = 0; ox < d->out_w; ox++) {
       int32_t x0 = ox * d->stride_w - d->pad_w, fx0, fx1;
-      tap_range(x0, d->dil_w, d->f_w, d->in_w, &fx0, &fx1);
+      ap_fast_dw_tap_range(x0, d->dil_w, d->f_w, d->in_w, &fx0, &fx1);
       int8_t *o = d->out + (((size_t)b * d->out_h + oy) * d->out_w + ox) * d->out_d;
       for (int32_t c = 0; c < d->out_d; c += 4) {
         uint32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;

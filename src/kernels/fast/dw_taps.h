@@ -1,11 +1,26 @@
 /* The depthwise kernels that read each output pixel's window through one pointer per tap
- * (int8_avx2.c, int8_neon.c, dwrows_avx512.c): where those pointers come from, once. */
+ * (int8_avx2.c, int8_neon.c, dwrows_avx512.c): where those pointers come from, once; and the
+ * range of taps inside the input that the Cortex-M kernels (dsp_dw.c, dsp_small.c, mve_dw.c)
+ * loop over. */
 #ifndef AP_FAST_DW_TAPS_H
 #define AP_FAST_DW_TAPS_H
 
 #include "kernels/fast/fast.h"
 
 #include <stddef.h>
+
+/* The taps [t0, t1) of a filter of `taps` at `dil` apart from `start` that fall inside
+ * [0, size). */
+static __attribute__((unused)) void ap_fast_dw_tap_range(int32_t start, int32_t dil, int32_t taps,
+                                                         int32_t size, int32_t *t0, int32_t *t1) {
+  int32_t lo = 0, hi = taps;
+  while (lo < hi && start + dil * lo < 0)
+    lo++;
+  while (hi > lo && start + dil * (hi - 1) >= size)
+    hi--;
+  *t0 = lo;
+  *t1 = hi;
+}
 
 /* Each tap's offset from its window's top-left pixel, in bytes of an input of C channels. */
 static inline void ap_fast_dw_inner(const ap_qdw *d, int32_t C, ptrdiff_t *inner) {

@@ -1,0 +1,103 @@
+/* The Helium level's int8 DEPTHWISE_CONV_2D with depth multiplier 1 (MobileNet's, DS-CNN's):
+ * per output pixel, eight channels a vector. VLDRB.S16 widens eight input bytes and eight weight
+ * bytes to 16-bit lanes (x + the input offset lies in [-255, 255]: no lane wraps), VMULLB and
+ * VMULLT multiply the even and the odd lanes into two vectors of 32-bit products, which VADD
+ * accumulates, over the window's taps that fall inside the input (the others skipped, as the
+ * reference skips them). The even and odd channels' sums requantize as two vectors
+ * (ap_mve_requant, their constants deinterleaved by VLD2, gathered at stride 2 in the tail), VMOVNB
+ * / VMOVNT interleave them back and one VSTRB.16 stores eight bytes. The channel tail is the same
+ * block predicated. One input channel with any multiplier broadcasts its value to the lanes; other
+ * depth multipliers run the DSP level's kernel. No workspace is used (the generic level's size
+ * stays what the plan holds). */
+#include "kernels/fast/dw_taps.h"
+#include "kernels/fast/mve.h"
+
+#if AP_MVE_NATIVE
+
+/* One pixel's eight channels from c (n - c of them when `tail`): x and f its first tap inside
+ * the input and the filter, nx by ny taps, tap_x / tap_y / frow bytes apart. */
+static inline __attribute__((always_inline)) void
+block8(const ap_qdw *d, const int8_t *x, const int8_t *f, int32_t nx, int32_t ny, size_t tap_x,
+       size_t tap_y, size_t frow, int32_t c, int8_t *o, bool tail, bool bcast) {
+  int32_t n = d->out_d, left = n - c;
+  mve_pred16_t p = vctp16q((uint32_t)left), pe = vctp32q((uint32_t)(left + 1) / 2u);
+  mve_pred16_t po = vctp32q((uint32_t)left / 2u);
+  int32x4_t ae = vdupq_n_s32(0), ao = ae;
+  uint32x4_t even = vmulq_n_u32(vidupq_n_u32(0, 1), 2u), odd = vaddq_n_u32(even, 1u);
+  if (d->bias) {
+    if (tail) {
+      ae = vldrwq_gather_shifted_offset_z_s32(d->bias + c, even, pe);
+      ao = vldrwq_gather_shifted_offset_z_s32(d->bias + c, odd, po);
+    } else {
+      int32x4x2_t b2 = vld2q_s32(d->bias + c);
+      ae = b2.val[0], ao = b2.val[1];
+    }
+  }
+  int16_t off = (int16_t)d->in_off;
+  for (int32_t ty = 0; ty < ny; ty++, x += tap_y, f += frow) {
+    const int8_t *xt = x, *ft = f;
+    for (int32_t tx = 0; tx < nx; tx++, xt += tap_x, ft += n) {
+      int16x8_t xv = bcast ? vdupq_n_s16(*xt) : tail ? vldrbq_z_s16(xt, p) : vldrbq_s16(xt);
+      int16x8_t wv = tail ? vldrbq_z_s16(ft, p) : vldrbq_s16(ft);
+      xv = vaddq_n_s16(xv, off);
+      ae = vaddq_s32(ae, vmullbq_int_s16(xv, wv));
+      ao = vaddq_s32(ao, vmulltq_int_s16(xv, wv));
+    }
+  }
+  int32x4_t me, se, mo, so;
+  if (tail) {
+    me = vldrwq_gather_shifted_offset_z_s32(d->qmult + c, even, pe);
+    se = vldrwq_gather_shifted_offset_z_s32(d->qshift + c, even, pe);
+    mo = vldrwq_gather_shifted_offset_z_s32(d->qmult + c, odd, po);
+    so = vldrwq_gather_shifted_offset_z_s32(d->qshift + c, odd, po);
+  } else { /* VLD2: the even and odd channels' constants, deinterleaved by the load */
+    int32x4x2_t m2 = vld2q_s32(d->qmult + c), s2 = vld2q_s32(d->qshift + c);
+    me = m2.val[0], mo = m2.val[1], se = s2.val[0], so = s2.val[1];
+  }
+  ae = ap_mve_clamp(ap_mve_requant(ae, me, se), d->out_off, d->act_min, d->act_max);
+  ao = ap_mve_clamp(ap_mve_requant(ao, mo, so), d->out_off, d->act_min, d->act_max);
+  int16x8_t r = vmovntq_s32(vmovnbq_s32(vdupq_n_s16(0), ae), ao);
+  if (tail)
+    vstrbq_p_s16(o + c, r, p);
+  else
+    vstrbq_s16(o + c, r);
+}
+
+void ap_fast_mve_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws) {
+  /* One input channel (person_detect's first layer: multiplier 8) feeds every output channel:
+   * its value broadcast to the lanes. */
+  bool bcast = d->in_d == 1;
+  if (d->mult != 1 && !bcast) {
+    ap_fast_dsp_dw(d, b, oy0, oy1, ws);
+    return;
+  }
+  int32_t n = d->out_d, n8 = n & ~7, in_d = d->in_d;
+  size_t row = (size_t)d->in_w * (size_t)in_d, tap_x = (size_t)d->dil_w * (size_t)in_d;
+  size_t tap_y = (size_t)d->dil_h * row, frow = (size_t)d->f_w * (size_t)n;
+  const int8_t *in_b = d->in + (size_t)b * (size_t)d->in_h * row;
+  for (int32_t oy = oy0; oy < oy1; oy++) {
+    int32_t iy = oy * d->stride_h - d->pad_h, ky0, ky1;
+    ap_fast_dw_tap_range(iy, d->dil_h, d->f_h, d->in_h, &ky0, &ky1);
+    int8_t *o =
+        d->out + (((size_t)b * (size_t)d->out_h + (size_t)oy) * (size_t)d->out_w) * (size_t)n;
+    for (int32_t ox = 0; ox < d->out_w; ox++, o += n) {
+      int32_t ix = ox * d->stride_w - d->pad_w, kx0, kx1;
+      ap_fast_dw_tap_range(ix, d->dil_w, d->f_w, d->in_w, &kx0, &kx1);
+      /* The first tap inside the input, in the input and in the filter. */
+      const int8_t *x0 =
+          in_b + (size_t)(iy + ky0 * d->dil_h) * row + (size_t)(ix + kx0 * d->dil_w) * (size_t)in_d;
+      const int8_t *f0 = d->f + (size_t)ky0 * frow + (size_t)kx0 * (size_t)n;
+      int32_t nx = kx1 - kx0, ny = ky1 - ky0, c = 0;
+      if (bcast) {
+        for (; c < n8; c += 8)
+          block8(d, x0, f0 + c, nx, ny, tap_x, tap_y, frow, c, o, false, true);
+        if (c < n) block8(d, x0, f0 + c, nx, ny, tap_x, tap_y, frow, c, o, true, true);
+        continue;
+      }
+      for (; c < n8; c += 8)
+        block8(d, x0 + c, f0 + c, nx, ny, tap_x, tap_y, frow, c, o, false, false);
+      if (c < n) block8(d, x0 + c, f0 + c, nx, ny, tap_x, tap_y, frow, c, o, true, false);
+    }
+  }
+}
+#endif
