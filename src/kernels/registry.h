@@ -87,8 +87,10 @@ typedef struct ap_kstate {
   size_t bytes;
 } ap_kstate;
 
+/* 8-aligned on every target: the runtime keeps an op's kernel choice in bits 1-2 of its
+ * kernel's address (runtime_internal.h), which a 32-bit target's 4-byte alignment lacks. */
 typedef struct ap_kernel {
-  int32_t builtin;
+  _Alignas(8) int32_t builtin;
   const char *name;
   size_t params_size; /* bytes of `params` this kernel uses (at most AP_KPARAMS_SIZE) */
   ap_status (*prepare)(ap_kctx *c, size_t *scratch_bytes);
