@@ -198,9 +198,8 @@ static ap_status run_prepare(ap_op_context *c, int data, ap_ktensor *kin, ap_kte
   kopt.custom_options = c->info.custom_options;
   kopt.custom_options_size = c->info.custom_options_size;
   ap_errbuf e = {{0}};
-  ap_kexec one;
-  ap_fast_level flat;
-  kopt.exec = rt_kexec_op(c->it, c->op, &one, &flat);
+  RT_KEXEC_ROOM(room);
+  kopt.exec = rt_kexec_op(c->it, c->op, room);
   ap_kctx k = {(const ap_ktensor *const *)pin, (int)nin, pout, (int)nout, &kopt, params, NULL, &e};
   *scratch = 0;
   c->kernel_called = true;
@@ -298,9 +297,8 @@ ap_status rt_builtin_eval(ap_op_context *c) {
   ap_errbuf e = {{0}};
   ap_kop_options run; /* eval reads no model options, only how to run */
   memset(&run, 0, sizeof run);
-  ap_kexec one;
-  ap_fast_level flat;
-  run.exec = rt_kexec_op(c->it, c->op, &one, &flat);
+  RT_KEXEC_ROOM(room);
+  run.exec = rt_kexec_op(c->it, c->op, room);
   if (state) ap_kernel_state(rt_op_builtin(c->op), &params)->data = state;
   ap_kctx k = {(const ap_ktensor *const *)pin, (int)nin, pout, (int)nout, &run, &params,
                scratch ? scratch_at : NULL,    &e};

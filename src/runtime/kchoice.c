@@ -45,21 +45,25 @@ static double level_speedup(const ap_fast_level *l, bool is_float) {
   return 1;
 }
 
-const ap_kexec *rt_kexec_op(const ap_interpreter *it, const rt_op *o, ap_kexec *one,
-                            ap_fast_level *flat) {
+const ap_kexec *rt_kexec_op(const ap_interpreter *it, const rt_op *o, rt_kexec_room *room) {
   const ap_kexec *x = rt_kexec(it);
   unsigned k = rt_op_choice(o);
   if (!x || k == RT_K_FAST) return x;
   if (k == RT_K_REF) return NULL;
-  *one = *x;
-  one->workers = NULL;
-  one->threads = 1;
+#ifdef AP_PORT_NONE
+  (void)room;
+  return x;
+#else
+  room->one = *x;
+  room->one.workers = NULL;
+  room->one.threads = 1;
   if (k == RT_K_FLAT && x->level->outer) {
-    *flat = *x->level;
-    flat->outer = NULL;
-    one->level = flat;
+    room->flat = *x->level;
+    room->flat.outer = NULL;
+    room->one.level = &room->flat;
   }
-  return one;
+  return &room->one;
+#endif
 }
 
 bool rt_kchoice_on(const ap_interpreter *it) {

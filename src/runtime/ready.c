@@ -134,11 +134,10 @@ ap_status rt_ready_eval(ap_interpreter *it, uint32_t sg, uint32_t k, const rt_re
   e.msg[0] = 0;
   const ap_kop_options *run = it->run;
   ap_kop_options own; /* an op whose kernel is not the interpreter's (kchoice.c) */
-  ap_kexec one;
-  ap_fast_level flat;
+  RT_KEXEC_ROOM(room);
   if (rt_op_choice(o) != RT_K_FAST && run) {
     own = *run;
-    own.exec = rt_kexec_op(it, o, &one, &flat);
+    own.exec = rt_kexec_op(it, o, room);
     run = &own;
   }
   ap_kctx kc = {

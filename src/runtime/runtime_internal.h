@@ -215,10 +215,22 @@ struct ap_interpreter {
 static inline const ap_kexec *rt_kexec(const ap_interpreter *it) {
   return it->exec.level ? &it->exec : NULL;
 }
-/* What op o's kernel gets under its choice: rt_kexec, or that on one thread (in *one), or on
- * one thread without packed weights (in *one and *flat), or NULL (the reference kernel). */
-const ap_kexec *rt_kexec_op(const ap_interpreter *it, const rt_op *o, ap_kexec *one,
-                            ap_fast_level *flat);
+/* Room for what rt_kexec_op builds on the caller's stack. A build without an OS has no threads
+ * and needs none: there RT_K_ONE and RT_K_FLAT run as RT_K_FAST, so they size as it and
+ * kchoice.c never offers them (a firmware's invoke keeps the stack it had before the choice). */
+#ifndef AP_PORT_NONE
+typedef struct rt_kexec_room {
+  ap_kexec one;
+  ap_fast_level flat;
+} rt_kexec_room;
+#define RT_KEXEC_ROOM(v) rt_kexec_room v##_store, *v = &v##_store
+#else
+typedef struct rt_kexec_room rt_kexec_room; /* nothing to build: never defined */
+#define RT_KEXEC_ROOM(v) rt_kexec_room *v = NULL
+#endif
+/* What op o's kernel gets under its choice: rt_kexec, or that on one thread, or on one thread
+ * without packed weights (built in *room), or NULL (the reference kernel). */
+const ap_kexec *rt_kexec_op(const ap_interpreter *it, const rt_op *o, rt_kexec_room *room);
 /* kchoice.c: allocate's search for each builtin op's kernel (the fastest estimated invoke
  * whose total is within the budget), after every op was prepared with RT_K_FAST; leaves the
  * choice in the ops, each chosen op prepared again and prep's scratch requests sized for it. */
