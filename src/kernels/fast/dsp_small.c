@@ -165,7 +165,12 @@ static void dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws) {
 const ap_fast_level ap_fast_dsp_small_level = {
     .name = "dsp-small",
     .level = AP_SIMD_GENERIC,
-    .gemm = {1, packed_bytes, pack, arow_bytes, arow, gemm},
+    .gemm = {.mr = 1,
+             .packed_bytes = packed_bytes,
+             .pack = pack,
+             .arow_bytes = arow_bytes,
+             .arow = arow,
+             .gemm = gemm},
     .dw = dw,
     .fc = fc,
 };

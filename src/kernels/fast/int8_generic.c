@@ -90,7 +90,12 @@ static void fc(const ap_qfc *f, int32_t u0, int32_t u1) {
 const ap_fast_level ap_fast_generic = {
     .name = "generic",
     .level = AP_SIMD_GENERIC,
-    .gemm = {1, packed_bytes, pack, arow_bytes, arow, gemm},
+    .gemm = {.mr = 1,
+             .packed_bytes = packed_bytes,
+             .pack = pack,
+             .arow_bytes = arow_bytes,
+             .arow = arow,
+             .gemm = gemm},
     .dw = ap_fast_generic_dw,
     .fc = fc,
     /* -- int8speed -- */

@@ -131,7 +131,12 @@ static void dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws) {
 const ap_fast_level ap_fast_sse41 = {
     .name = "sse41",
     .level = AP_SIMD_SSE41,
-    .gemm = {4, packed_bytes, pack, arow_bytes, arow, gemm},
+    .gemm = {.mr = 4,
+             .packed_bytes = packed_bytes,
+             .pack = pack,
+             .arow_bytes = arow_bytes,
+             .arow = arow,
+             .gemm = gemm},
     .dw = dw,
     .fc = fc,
     /* -- int8speed -- */
