@@ -74,6 +74,15 @@ class Server:
         return rc, self.p.stdout.read(), self.stderr()
 
 
+def stop_clean(srv):
+    """SIGTERM: the server exits 0 with nothing from the sanitizers; returns (out, err)."""
+    rc, out, err = srv.stop()
+    check(rc == 0, "exit %s on SIGTERM: %s" % (rc, err[-2000:]))
+    check("ERROR: AddressSanitizer" not in err and "LeakSanitizer" not in err,
+          "sanitizers quiet: %s" % err[-2000:])
+    return out, err
+
+
 def http(base, method, path, body=None, headers=None, timeout=60):
     """(status, headers, body bytes) with urllib; error statuses are answers too."""
     req = urllib.request.Request(base + path, data=body, method=method, headers=headers or {})

@@ -232,10 +232,7 @@ def main():
                            re.M), "kws loaded, no interpreter left acquired")
         st, _, _ = v2.http(srv.base, "GET", "/v2/models/kws/ready")
         v2.check(st == 200, "kws ready: %d" % st)
-        rc, out, err = srv.stop()
-        v2.check(rc == 0, "exit %s on SIGTERM: %s" % (rc, err[-2000:]))
-        v2.check("ERROR: AddressSanitizer" not in err and "LeakSanitizer" not in err,
-                 "sanitizers quiet: %s" % err[-2000:])
+        v2.stop_clean(srv)
     finally:
         if srv and srv.p.poll() is None:
             srv.p.kill()

@@ -199,10 +199,7 @@ def main():
                      "VmHWM %s <= budget %d + overhead %s" % (hwm, budget, overhead))
         print("budget %d: pool peak %d, VmHWM %d (budget + overhead %d)" % (
             budget, peak or 0, hwm or 0, budget + (overhead or 0)))
-        rc, out, err = srv.stop()
-        v2.check(rc == 0, "exit %s on SIGTERM: %s" % (rc, err[-2000:]))
-        v2.check("ERROR: AddressSanitizer" not in err and "LeakSanitizer" not in err,
-                 "sanitizers quiet: %s" % err[-2000:])
+        v2.stop_clean(srv)
     finally:
         if srv and srv.p.poll() is None:
             srv.p.kill()
