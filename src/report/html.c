@@ -41,14 +41,18 @@ static void curve(const ap_report *r, FILE *f) {
   size_t n;
   const ap_report_kernel_point *p = ap_report_kernel_curve(r, &n);
   if (!n) return;
-  fprintf(f, "<h2>Kernels: speed against memory</h2>\n<p>Each point is the fastest estimated "
-             "plan within its total (<code>--budget</code> plans it); op indices model-wide."
-             "</p>\n<table>\n<tr><th>total bytes</th><th>estimated</th><th>kernels other "
-             "than the fast ones</th></tr>\n");
+  bool measured = p[0].measured_ns != 0;
+  fprintf(f,
+          "<h2>Kernels: speed against memory</h2>\n<p>Each point is the fastest estimated "
+          "plan within its total (<code>--budget</code> plans it); op indices model-wide."
+          "</p>\n<table>\n<tr><th>total bytes</th><th>estimated</th>%s<th>kernels other "
+          "than the fast ones</th></tr>\n",
+          measured ? "<th>measured (median)</th>" : "");
   for (size_t i = 0; i < n; i++) {
     fprintf(f, "<tr><td>");
     thousands(f, p[i].total);
     fprintf(f, "</td><td>%.1f us</td><td>", (double)p[i].estimate_ns / 1000.0);
+    if (measured) fprintf(f, "%.1f us</td><td>", (double)p[i].measured_ns / 1000.0);
     bool any = false;
     for (int kind = 1; kind <= 3; kind++) {
       size_t j = 0;

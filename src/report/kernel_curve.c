@@ -4,6 +4,9 @@
  * Computed once, on the first call (each point is an allocate). */
 #include "report_internal.h"
 
+#include "port/port.h"
+
+#include <stdlib.h>
 #include <string.h>
 
 /* Points planned at most (a model with many ops whose kernels trade bytes for time gives a
@@ -14,6 +17,49 @@ static const char *const kernel_names[] = {"fast", "one thread", "in place", "re
 
 const char *ap_report_kernel_name(int kernel) {
   return kernel >= 0 && kernel < 5 ? kernel_names[kernel] : "?";
+}
+
+/* Inputs by a fixed pattern: floats in [-1, 1] (no NaN or subnormal to slow a kernel down),
+ * other types byte by byte. */
+static void fill_inputs(ap_interpreter *it) {
+  for (size_t i = 0; i < ap_interpreter_input_count(it); i++) {
+    ap_tensor t;
+    if (ap_interpreter_input(it, i, &t) != AP_OK || !t.data || t.is_constant) continue;
+    if (t.type == AP_FLOAT32) {
+      float *f = t.data;
+      for (size_t j = 0; j < t.bytes / sizeof *f; j++)
+        f[j] = (float)((int)(j % 17) - 8) / 8.0f;
+    } else if (t.type != AP_STRING) {
+      uint8_t *b = t.data;
+      for (size_t j = 0; j < t.bytes; j++)
+        b[j] = (uint8_t)(j * 37 + 11);
+    }
+  }
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The median of n timed invokes after an untimed one; 0 when an invoke fails. */
+static uint64_t measure(ap_report *r, ap_interpreter *it, int n) {
+  uint64_t *t = ap_alloc(r->alloc, (size_t)n * sizeof *t);
+  if (!t) return 0;
+  fill_inputs(it);
+  bool ok = ap_interpreter_invoke(it) == AP_OK;
+  for (int i = 0; ok && i < n; i++) {
+    uint64_t t0 = ap_port_now_ns();
+    ok = ap_interpreter_invoke(it) == AP_OK;
+    t[i] = ap_port_now_ns() - t0;
+  }
+  uint64_t m = 0;
+  if (ok) {
+    qsort(t, (size_t)n, sizeof *t, cmp_u64);
+    m = t[n / 2] ? t[n / 2] : 1; /* (0 means "not measured") */
+  }
+  ap_free(r->alloc, t);
+  return m;
 }
 
 /* One interpreter with `kernels` at `budget` (UINT64_MAX: the fastest plan); false when
@@ -45,6 +91,7 @@ static bool point_at(ap_report *r, int kernels, uint64_t budget, size_t ops,
     *p = (ap_report_kernel_point){.budget = budget,
                                   .total = mu.total,
                                   .estimate_ns = ap_interpreter_estimate_ns(it),
+                                  .measured_ns = r->measure ? measure(r, it, r->measure) : 0,
                                   .op_count = ops,
                                   .kernel = kernel};
   else

@@ -317,6 +317,9 @@ ap_status ap_report_create(const ap_model *m, const ap_report_options *opt, cons
   r->kernels = o.kernels;
   r->small_scratch = o.small_scratch;
   r->budget = o.budget;
+  if (o.measure < 0 || o.measure > 1000)
+    return ap_fail(&r->err, AP_ERR_ARG, "measure: %d invokes (0 to 1000)", o.measure);
+  r->measure = o.measure;
   return build(r, &o);
 }
 

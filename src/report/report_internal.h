@@ -32,6 +32,7 @@ struct ap_report {
   int kernels; /* AP_KERNELS_* the plan is for */
   size_t small_scratch;
   uint64_t budget;
+  int measure; /* invokes timed per curve point */
   ap_report_kernels kc[4]; /* indexed by AP_KERNELS_* (kernel_costs.c) */
   ap_report_kernel_point *curve; /* kernel_curve.c, on the first call */
   size_t curve_count;

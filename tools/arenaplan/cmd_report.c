@@ -21,6 +21,8 @@ const ap_command cmd_report = {
     "  --budget SIZE  plan the fastest kernels whose device total (arena + persistent +\n"
     "                 tables) fits SIZE (76800, 75K, 1.5M, 2MiB); exit 1 saying by how much\n"
     "                 when even the smallest plan is larger\n"
+    "  --measure N    time N invokes (after one untimed) at each point of the kernels' curve\n"
+    "                 and show the median beside the estimate (default: estimates only)\n"
     "  --wide         do not shorten tensor names to fit 100 columns\n"
     "  --reorder      report the model with its operators in the order `arenaplan reorder`\n"
     "                 finds (nothing is written)\n"
@@ -52,6 +54,10 @@ static int parse(int argc, char **argv, report_args *a) {
         return cli_usage_error(&cmd_report,
                                "--budget \"%s\": expected a size like 76800, 75K, 1.5M, 2MiB", v);
       a->has_budget = true;
+    } else if (strcmp(arg, "--measure") == 0) {
+      if (!(v = cli_value(&cmd_report, argc, argv, &i))) return AP_EXIT_USAGE;
+      if (!cli_parse_uint(v, 1000, &a->measure) || a->measure == 0)
+        return cli_usage_error(&cmd_report, "--measure \"%s\": expected 1 to 1000 invokes", v);
     } else if (strcmp(arg, "--strategy") == 0) {
       if (!(v = cli_value(&cmd_report, argc, argv, &i))) return AP_EXIT_USAGE;
       if (!cli_check_strategy(&cmd_report, v)) return AP_EXIT_USAGE;
@@ -134,7 +140,8 @@ static int run(int argc, char **argv) {
                          .stream = a.stream,
                          .kernels = a.kernels.kernels,
                          .small_scratch = (size_t)a.kernels.small,
-                         .budget = a.has_budget && !a.kernels.kernels ? a.budget : 0};
+                         .budget = a.has_budget && !a.kernels.kernels ? a.budget : 0,
+                         .measure = (int)a.measure};
   a.kernels.budget = o.budget; /* the kernels section names it */
   cli_reordered x = {0};
   if (a.reorder && !cli_reorder(a.model, m, NULL, &x)) {

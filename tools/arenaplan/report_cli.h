@@ -9,6 +9,7 @@ typedef struct report_args {
   const char *model, *strategy, *html, *svg, *soak;
   bool json, wide, has_budget, reorder, inplace, stream;
   uint64_t budget;
+  uint64_t measure;              /* --measure N: invokes timed per curve point */
   cli_kernels kernels;          /* --kernels, --small-scratch */
   const struct whatif *what_if; /* --what-if int8, else NULL */
   uint64_t what_if_extra;       /* what the re-typed device adds to arena + variables */

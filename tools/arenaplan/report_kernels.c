@@ -104,13 +104,19 @@ void report_print_curve(const ap_report *r) {
   size_t n;
   const ap_report_kernel_point *p = ap_report_kernel_curve(r, &n);
   if (!n) return;
-  char b[32], e[32];
+  char b[32], e[32], m[40] = "", t[32];
+  bool measured = p[0].measured_ns != 0;
   printf("\nkernels: speed against memory (Pareto points, one thread; each the fastest "
          "estimated plan\nwithin its total: `--budget TOTAL` plans it; op indices model-wide)\n");
-  printf("          total   estimated   kernels other than the fast ones\n");
+  printf("          total   estimated%s   kernels other than the fast ones\n",
+         measured ? "    measured" : "");
   for (size_t i = 0; i < n; i++) {
     snprintf(e, sizeof e, "%.1f us", (double)p[i].estimate_ns / 1000.0);
-    int col = printf("  %13s %11s   ", cli_thousands(b, sizeof b, p[i].total), e);
+    if (measured) {
+      snprintf(t, sizeof t, "%.1f us", (double)p[i].measured_ns / 1000.0);
+      snprintf(m, sizeof m, " %11s", t);
+    }
+    int col = printf("  %13s %11s%s   ", cli_thousands(b, sizeof b, p[i].total), e, m);
     print_choices(&p[i], col);
     printf("\n");
   }
@@ -144,6 +150,11 @@ void report_json_kernels(const ap_report *r, const cli_kernels *planned) {
       printf("null");
     else
       printf("%llu", (unsigned long long)p[i].budget);
+    printf(", \"measured_ns\": ");
+    if (p[i].measured_ns)
+      printf("%llu", (unsigned long long)p[i].measured_ns);
+    else
+      printf("null");
     printf(", \"kernels\": [");
     for (size_t k = 0; k < p[i].op_count; k++)
       printf("%s\"%s\"", k ? ", " : "", ap_report_kernel_name(p[i].kernel[k]));
