@@ -50,12 +50,14 @@ mcu:
 # The firmware example in QEMU (mps2-an386 Cortex-M4, mps3-an547 Cortex-M55): four models,
 # outputs checked byte for byte against ../shared/oracle/tflm, $(MCU_BUILD)/footprint.tsv, each
 # held to its flash, RAM and instructions in scripts/mcu_budgets.tsv; the DSP kernels'
-# hand-worked cases (tests/kernels/test_fast_dsp.c) on both cores.
+# hand-worked cases (tests/kernels/test_fast_dsp.c) on both cores; the fast rows of the README's
+# and docs/reference/footprint.md's tables checked against footprint.tsv (mcu_docs_check.py).
 # Then issue 18's figure: person_detect on the M4 with the smallest plan (streamed, in place)
 # and the small kernel family (FW_FAMILY=small), failing when its flash, RAM or instructions per
 # invoke pass TFLite Micro's reference build's (37,352 B; 0.6 x 84,544 B; 95.7 M).
 test-mcu: all mcu
 	FW_BUDGETS=scripts/mcu_budgets.tsv sh scripts/test_mcu.sh $(BUILD) $(MCU_BUILD) $(AP_SHARED)
+	python3 scripts/mcu_docs_check.py $(MCU_BUILD)/footprint.tsv .
 	sh scripts/test_mcu_kernels.sh $(MCU_BUILD)
 	FW_STREAM=1 FW_FAMILY=small MCU_TAG=-stream MCU_PRICE=0 MCU_BOARDS=mps2_an386:cortex-m4 \
 	  MCU_MODELS=person_detect_int8 FW_MAX_FLASH=37352 FW_MAX_RAM=50726 \
