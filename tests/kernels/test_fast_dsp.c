@@ -56,6 +56,9 @@ static int8_t *run(int32_t builtin, const ap_kop_options *o, const ap_ktensor *c
   ap_ktensor_count(&out, &count);
   *bytes = count;
   out.data = malloc(count ? count : 1);
+  /* Poisoned too: malloc may hand back the block the previous level's run freed, holding its
+   * (correct) outputs, which a kernel writing nothing would leave in place. */
+  memset(out.data, 0x5A, count ? count : 1);
   /* The scratch exactly as prepare sized it, poisoned: a kernel reading what it did not write,
    * or past the end, shows. */
   size_t sb = ap_kscratch_round(scratch);
@@ -374,6 +377,19 @@ int main(void) {
   conv_case(false, convs[1]);
   conv_case(true, dws[3]);
   conv_case(true, dws[1]);
+  out_scale = 0.2f;
+  /* The MVE level's 1x1 rows in place, four channels a vector and four rows a group: channel
+   * tails of 3, 2 and 1 (n % 4), depths with and without a tail past sixteen (33, 16, 40), row
+   * counts 63, 15 and 6 (the last group short), zero points at the int8 ends, then left shifts. */
+  static const conv_shape ones[] = {
+      {9, 7, 33, 7, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE, -128, 127},
+      {3, 5, 16, 6, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_RELU6, 127, -128},
+      {2, 3, 40, 9, 1, 1, 1, 1, AP_KPAD_SAME, AP_KACT_RELU, 0, -1},
+  };
+  for (size_t i = 0; i < sizeof ones / sizeof ones[0]; i++)
+    conv_case(false, ones[i]);
+  out_scale = 1e-4f;
+  conv_case(false, ones[0]);
   out_scale = 0.2f;
   /* FULLY_CONNECTED: depth tails, an odd unit count (the last unit alone), batches. */
   fc_case(1, 1, 1, 0, 0);
