@@ -391,6 +391,19 @@ int main(void) {
   out_scale = 1e-4f;
   conv_case(false, ones[0]);
   out_scale = 0.2f;
+  /* The MVE depthwise's interior pixels (constants prepared in the workspace, the input offset
+   * folded into the bias): a 5x5 window on 24 channels, one input channel broadcast to 16, 20
+   * channels (two full blocks and a tail of 4) with dilation 2, then left shifts. */
+  static const conv_shape dw_inside[] = {
+      {10, 9, 24, 24, 5, 5, 1, 1, AP_KPAD_SAME, AP_KACT_RELU6, -128, 127},
+      {9, 9, 1, 16, 3, 3, 1, 1, AP_KPAD_VALID, AP_KACT_NONE, 127, -128},
+      {8, 8, 20, 20, 3, 3, 1, 2, AP_KPAD_SAME, AP_KACT_NONE, 5, -5},
+  };
+  for (size_t i = 0; i < sizeof dw_inside / sizeof dw_inside[0]; i++)
+    conv_case(true, dw_inside[i]);
+  out_scale = 1e-4f;
+  conv_case(true, dw_inside[2]);
+  out_scale = 0.2f;
   /* FULLY_CONNECTED: depth tails, an odd unit count (the last unit alone), batches. */
   fc_case(1, 1, 1, 0, 0);
   fc_case(1, 3, 2, -128, 127);
