@@ -174,15 +174,17 @@ static void fc_case(int batches, int depth, int units, int in_zp, int out_zp) {
  * by 2^30 halves with ties up (3 -> 2, -3 -> -1, 6 -> 3, -6 -> -3), then RoundingDivideByPOT by
  * 2 rounds ties away from zero (2 -> 1, -1 -> -1, 3 -> 2, -3 -> -2): 1, -1, 2, -2. With output
  * zero point 126: 127, 125, 128 clamped to 127, 124. */
-static void hand_worked_ties(void) {
-  int8_t in[1] = {1}, f[4] = {3, -3, 6, -6};
+/* The ties above on `pixels` pixels in a row (in[]), the outputs want[0] with output zero point
+ * 0 and want[1] with 126, four channels per pixel. */
+static void ties_case(const int8_t *in, int pixels, const int8_t *const want[2]) {
+  int8_t f[4] = {3, -3, 6, -6};
   float scales[4] = {0.25f, 0.25f, 0.25f, 0.25f};
-  ap_ktensor ti = ktq(AP_INT8, in, 4, 1, 1, 1, 1, 1.0f, 0);
+  ap_ktensor ti = ktq(AP_INT8, (void *)in, 4, 1, 1, pixels, 1, 1.0f, 0);
   ap_ktensor tf = kt(AP_INT8, f, 4, 4, 1, 1, 1);
   tf.scale = 0.25f;
   tf.channel_scales = scales;
   tf.n_channels = 4;
-  const int8_t want[2][4] = {{1, -1, 2, -2}, {127, 125, 127, 124}};
+  size_t count = (size_t)pixels * 4;
   for (int z = 0; z < 2; z++) {
     ap_ktensor to = kout(AP_INT8, NULL, 1.0f, z ? 126 : 0);
     const ap_ktensor *ins[2] = {&ti, &tf};
@@ -193,13 +195,26 @@ static void hand_worked_ties(void) {
       size_t n = 0;
       ap_status s;
       int8_t *got = run(B_CONV, &o, ins, 2, &to, l, &n, &s);
-      CHECK(got && s == AP_OK && n == 4);
-      for (int j = 0; got && n == 4 && j < 4; j++)
-        CHECK_MSG(got[j] == want[z][j], "%s, zero point %d: [%d] = %d, want %d",
-                  l ? l->name : "reference", z ? 126 : 0, j, got[j], want[z][j]);
+      CHECK(got && s == AP_OK && n == count);
+      for (size_t j = 0; got && n == count && j < count; j++)
+        CHECK_MSG(got[j] == want[z][j], "%s, %d pixels, zero point %d: [%d] = %d, want %d",
+                  l ? l->name : "reference", pixels, z ? 126 : 0, (int)j, got[j], want[z][j]);
       free(got);
     }
   }
+}
+
+static void hand_worked_ties(void) {
+  static const int8_t in1[1] = {1}, w1a[4] = {1, -1, 2, -2}, w1b[4] = {127, 125, 127, 124};
+  ties_case(in1, 1, (const int8_t *const[2]){w1a, w1b});
+  /* Four pixels 1, -1, 2, -2 (the MVE level's 1x1 rows four at a time): x = 2 gives the sums
+   * 6, -6, 12, -12, halved with ties up to 3, -3, 6, -6 (floor((x + 1) / 2)), then halved with
+   * ties away from zero to 2, -2, 3, -3; x = -2 the negatives. */
+  static const int8_t in4[4] = {1, -1, 2, -2};
+  static const int8_t w4a[16] = {1, -1, 2, -2, -1, 1, -2, 2, 2, -2, 3, -3, -2, 2, -3, 3};
+  static const int8_t w4b[16] = {127, 125, 127, 124, 125, 127, 124, 127,
+                                 127, 124, 127, 123, 124, 127, 123, 127};
+  ties_case(in4, 4, (const int8_t *const[2]){w4a, w4b});
 }
 
 /* ap_fast_mul (and the kernels' ap_dsp_requant) equals ap_kq_mul at the int32 ends, every shift

@@ -14,8 +14,6 @@
  * (ap_fast_dsp_arow), so the scratch sizes are the generic level's. */
 #include "kernels/fast/mve.h"
 
-#include <string.h>
-
 #if AP_MVE_NATIVE
 /* One row x against four channels' weights w0..w3 (k bytes each, sixteen at a time, the tail
  * predicated): the four sums as one vector, lane i channel i. */
@@ -90,6 +88,147 @@ void ap_fast_mve_rows2(const ap_qgemm *g, const int8_t *a0, const int8_t *a1, in
   rows(g, a0, a1 ? 2 : 1, out, out_stride);
 }
 
+/* Four rows x, x + k, ... (now of them; the others read row x and are not stored) against every
+ * channel, rows in lanes: one channel's weights are the loaded vector of dot4 and the rows its
+ * four others, so a channel costs its scalar constants (bias, multiplier, shifts: VSHL, VQRDMULH
+ * and VRSHL by a scalar register) and one VSTRB scatter to buf[r n + c], and the weights run on
+ * through the channels without a reset. */
+static void group4(const ap_qgemm *g, const int8_t *x, int32_t now, int8_t *buf) {
+  int32_t k = g->k, n = g->n, k16 = k >> 4;
+  bool tail = (k & 15) != 0;
+  mve_pred16_t pt = vctp8q((uint32_t)(k & 15)), p = vctp32q((uint32_t)now);
+  const int8_t *x1 = now > 1 ? x + k : x, *x2 = now > 2 ? x + 2 * (size_t)k : x;
+  const int8_t *x3 = now > 3 ? x + 3 * (size_t)k : x;
+  uint32x4_t offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)n);
+  int32x4_t lo = vdupq_n_s32(g->act_min), hi = vdupq_n_s32(g->act_max);
+  int32_t off = g->out_off;
+  const int8_t *w = g->w;
+  for (int32_t c = 0; c < n; c++, w += k) {
+    int32_t s = g->shift[c];
+    int32_t left = s > 0 ? (s > 31 ? 31 : s) : 0, negr = s < 0 ? (s < -31 ? -31 : s) : 0;
+    int32x4_t v = vaddq_n_s32(dot4(w, x, x1, x2, x3, k16, pt, tail), g->col_bias[c]);
+    /* ap_mve_requant_by with one channel's constants (mve.h proves each step). */
+    v = vqrdmulhq_n_s32(vshlq_r_s32(v, left), g->mult[c]);
+    if (negr) v = vqaddq_s32(v, vshrq_n_s32(v, 31));
+    v = vrshlq_n_s32(v, negr);
+    v = vminq_s32(vmaxq_s32(vaddq_n_s32(v, off), lo), hi);
+    vstrbq_scatter_offset_p_s32(buf + c, offs, v, p);
+  }
+}
+
+/* group4 for four rows, in assembly: GCC at -Os spilled the pointers and constants around the
+ * inner loop to the stack, which cost as much as the products at a depth of 64. The same
+ * arithmetic step for step (each instruction the intrinsic's in group4), channel c's scalar
+ * constants at mult + 4c, that + r bytes (shift) and + 2r (col_bias): the conv driver's
+ * scratch layout, which the caller checks. VPR is saved and restored (GCC names no clobber for
+ * it). */
+typedef struct g4_args {
+  const int8_t *x;     /* 0: row 0; row i at x + i k */
+  int32_t k;           /* 4 */
+  const int8_t *w;     /* 8: channel 0's weights; the others follow, k bytes each */
+  const int32_t *mult; /* 12 */
+  int32_t r;           /* 16: bytes from mult to shift and from shift to col_bias */
+  int8_t *buf;         /* 20: outputs, row i at buf + i n */
+  int8_t *buf_end;     /* 24: buf + n */
+  int32_t k16, ktail;  /* 28, 32 */
+  int32_t out_off;     /* 36 */
+  int32_t lo, hi;      /* 40, 44 */
+  uint32_t offs[4];    /* 48: 0, n, 2n, 3n */
+} g4_args;
+
+static void group4_asm(const g4_args *a) {
+  __asm__ volatile("push {r4-r11, lr}\n\t"
+                   "vmrs r0, p0\n\t"
+                   "push {r0}\n\t"
+                   "mov r12, %[a]\n\t"
+                   "ldr r8, [r12, #8]\n\t"
+                   "ldr r10, [r12, #12]\n\t"
+                   "ldr r11, [r12, #16]\n\t"
+                   "ldr r9, [r12, #20]\n\t"
+                   "vldrw.u32 q0, [r12, #48]\n\t"
+                   "ldr r0, [r12, #40]\n\t"
+                   "vdup.32 q1, r0\n\t"
+                   "ldr r0, [r12, #44]\n\t"
+                   "vdup.32 q2, r0\n"
+                   "1:\n\t" /* channel c: its four sums over the rows */
+                   "ldr r1, [r12, #0]\n\t"
+                   "ldr r0, [r12, #4]\n\t"
+                   "add r3, r1, r0\n\t"
+                   "add r5, r3, r0\n\t"
+                   "add r7, r5, r0\n\t"
+                   "movs r0, #0\n\t"
+                   "movs r2, #0\n\t"
+                   "movs r4, #0\n\t"
+                   "movs r6, #0\n\t"
+                   "ldr lr, [r12, #28]\n\t"
+                   "wls lr, lr, 3f\n"
+                   "2:\n\t"
+                   "vldrb.8 q3, [r8], #16\n\t"
+                   "vldrb.8 q4, [r1], #16\n\t"
+                   "vmladava.s8 r0, q4, q3\n\t"
+                   "vldrb.8 q5, [r3], #16\n\t"
+                   "vmladava.s8 r2, q5, q3\n\t"
+                   "vldrb.8 q6, [r5], #16\n\t"
+                   "vmladava.s8 r4, q6, q3\n\t"
+                   "vldrb.8 q7, [r7], #16\n\t"
+                   "vmladava.s8 r6, q7, q3\n\t"
+                   "le lr, 2b\n"
+                   "3:\n\t" /* the depth's tail: lanes past k load zero */
+                   "ldr lr, [r12, #32]\n\t"
+                   "cmp lr, #0\n\t"
+                   "beq 4f\n\t"
+                   "vctp.8 lr\n\t"
+                   "vpstttt\n\t"
+                   "vldrbt.8 q3, [r8]\n\t"
+                   "vldrbt.8 q4, [r1]\n\t"
+                   "vldrbt.8 q5, [r3]\n\t"
+                   "vldrbt.8 q6, [r5]\n\t"
+                   "vpst\n\t"
+                   "vldrbt.8 q7, [r7]\n\t"
+                   "add r8, r8, lr\n\t"
+                   "vmladava.s8 r0, q4, q3\n\t"
+                   "vmladava.s8 r2, q5, q3\n\t"
+                   "vmladava.s8 r4, q6, q3\n\t"
+                   "vmladava.s8 r6, q7, q3\n"
+                   "4:\n\t" /* lanes = rows; + col_bias[c]; requantized as group4 */
+                   "vmov.32 q4[0], r0\n\t"
+                   "vmov.32 q4[1], r2\n\t"
+                   "vmov.32 q4[2], r4\n\t"
+                   "vmov.32 q4[3], r6\n\t"
+                   "ldr r0, [r10, r11, lsl #1]\n\t"
+                   "vadd.i32 q4, q4, r0\n\t"
+                   "ldr r2, [r10, r11]\n\t"
+                   "usat r4, #5, r2\n\t" /* left = clamp(s, 0, 31) */
+                   "vshl.s32 q4, r4\n\t"
+                   "ldr r0, [r10], #4\n\t"
+                   "vqrdmulh.s32 q4, q4, r0\n\t"
+                   "ssat r2, #6, r2\n\t" /* e = clamp(-s, 0, 31) */
+                   "rsbs r2, r2, #0\n\t"
+                   "usat r2, #5, r2\n\t"
+                   "cbz r2, 5f\n\t"
+                   "vshr.s32 q5, q4, #31\n\t" /* h - [h < 0], saturating */
+                   "vqadd.s32 q4, q4, q5\n\t"
+                   "rsbs r2, r2, #0\n\t"
+                   "vrshl.s32 q4, r2\n"
+                   "5:\n\t"
+                   "ldr r0, [r12, #36]\n\t"
+                   "vadd.i32 q4, q4, r0\n\t"
+                   "vmax.s32 q4, q4, q1\n\t"
+                   "vmin.s32 q4, q4, q2\n\t"
+                   "vstrb.32 q4, [r9, q0]\n\t"
+                   "adds r9, #1\n\t"
+                   "ldr r0, [r12, #24]\n\t"
+                   "cmp r9, r0\n\t"
+                   "bne 1b\n\t"
+                   "pop {r0}\n\t"
+                   "vmsr p0, r0\n\t"
+                   "pop {r4-r11, lr}\n\t"
+                   :
+                   : [a] "r"(a)
+                   : "r0", "r1", "r2", "r3", "r12", "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7",
+                     "cc", "memory");
+}
+
 /* nrows rows in place, k bytes apart, four at a time: each four rows' outputs go to acc_ws
  * (4 n bytes: the mr = 1 rows of n int32 the plan holds for every level) and from there to out,
  * so outputs planned over their rows (in place) overwrite only rows every channel has read. */
@@ -97,11 +236,39 @@ void ap_fast_mve_rowsn(const ap_qgemm *g, const int8_t *a, int32_t nrows, int32_
                        int8_t *out, size_t out_stride) {
   int8_t *buf = (int8_t *)acc_ws;
   size_t n = (size_t)g->n;
+  /* The asm's constants: mult, shift and col_bias equally far apart (conv_int8.c's layout). */
+  ptrdiff_t rb = (const char *)g->shift - (const char *)g->mult;
+  bool layout = (const char *)g->col_bias - (const char *)g->shift == rb && rb >= 0;
+  g4_args args = {NULL,
+                  g->k,
+                  g->w,
+                  g->mult,
+                  (int32_t)rb,
+                  buf,
+                  buf + n,
+                  g->k >> 4,
+                  g->k & 15,
+                  g->out_off,
+                  g->act_min,
+                  g->act_max,
+                  {0, (uint32_t)n, 2 * (uint32_t)n, 3 * (uint32_t)n}};
   for (int32_t r = 0; r < nrows; r += 4) {
     int32_t now = nrows - r < 4 ? nrows - r : 4;
-    rows(g, a + (size_t)r * (size_t)g->k, now, buf, n);
-    for (int32_t i = 0; i < now; i++)
-      memcpy(out + (size_t)(r + i) * out_stride, buf + (size_t)i * n, n);
+    const int8_t *x = a + (size_t)r * (size_t)g->k;
+    if (now == 4 && layout) {
+      args.x = x;
+      group4_asm(&args);
+    } else {
+      group4(g, x, now, buf);
+    }
+    for (int32_t i = 0; i < now; i++) {
+      int8_t *o = out + (size_t)(r + i) * out_stride;
+      const int8_t *b = buf + (size_t)i * n;
+      for (size_t j = 0; j < n; j += 16) {
+        mve_pred16_t q = vctp8q((uint32_t)(n - j));
+        vstrbq_p_s8(o + j, vldrbq_z_s8(b + j, q), q);
+      }
+    }
   }
 }
 
