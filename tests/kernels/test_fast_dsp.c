@@ -18,7 +18,7 @@
 
 #include <string.h>
 
-enum { B_CONV = 3, B_DW = 4, B_FC = 9 };
+enum { B_AVG = 1, B_CONV = 3, B_DW = 4, B_FC = 9, B_MAX = 17 };
 
 #ifdef AP_TEST_QEMU
 enum { RANDOM_MULS = 20000 };
@@ -166,6 +166,26 @@ static void fc_case(int batches, int depth, int units, int in_zp, int out_zp) {
            in_zp, out_zp);
   compare(what, B_FC, &o, ins, 3, &to);
   free(in), free(w), free(bias);
+}
+
+/* AVERAGE_POOL_2D or MAX_POOL_2D, int8, against the reference (the MVE level's pools). */
+typedef struct pool_shape {
+  int builtin, h, w, c, fh, fw, stride, padding, act, zp;
+} pool_shape;
+
+static void pool_case(pool_shape c) {
+  int8_t *in = bytes((size_t)c.h * c.w * c.c, -128, 127);
+  ap_ktensor ti = ktq(AP_INT8, in, 4, 1, c.h, c.w, c.c, 0.05f, c.zp);
+  ap_ktensor to = kout(AP_INT8, NULL, 0.05f, c.zp);
+  const ap_ktensor *ins[1] = {&ti};
+  ap_kop_options o = {0};
+  o.pool = (ap_pool_options){c.padding, c.stride, c.stride, c.fw, c.fh, c.act};
+  char what[128];
+  snprintf(what, sizeof what, "%s %dx%dx%d, %dx%d, stride %d, %s, zp %d",
+           c.builtin == B_AVG ? "AVERAGE_POOL_2D" : "MAX_POOL_2D", c.h, c.w, c.c, c.fh, c.fw,
+           c.stride, c.padding == AP_KPAD_SAME ? "SAME" : "VALID", c.zp);
+  compare(what, c.builtin, &o, ins, 1, &to);
+  free(in);
 }
 
 /* 1x1 convolution of one pixel x = 1 (zero point 0) by four one-weight filters 3, -3, 6, -6,
@@ -419,6 +439,21 @@ int main(void) {
   out_scale = 1e-4f;
   conv_case(true, dw_inside[2]);
   out_scale = 0.2f;
+  /* Pools: windows cut by SAME padding (averages over 4, 6 and 9 taps), channel tails of 1 and
+   * 3 (c % 4), 1x2 windows (every odd sum a tie, rounded away from zero), kws's global 25x5
+   * average, activations with zero points at the int8 ends. */
+  static const pool_shape pools[] = {
+      {B_AVG, 7, 6, 13, 3, 3, 2, AP_KPAD_SAME, AP_KACT_RELU6, -128},
+      {B_AVG, 6, 7, 8, 1, 2, 1, AP_KPAD_VALID, AP_KACT_NONE, 0},
+      {B_AVG, 25, 5, 64, 25, 5, 1, AP_KPAD_VALID, AP_KACT_NONE, 127},
+      {B_MAX, 8, 8, 8, 2, 2, 2, AP_KPAD_VALID, AP_KACT_NONE, 0},
+      /* 1x2 windows: some pairs both below -100, where a max started above -128 shows. */
+      {B_MAX, 6, 7, 8, 1, 2, 1, AP_KPAD_VALID, AP_KACT_NONE, -128},
+      {B_MAX, 5, 5, 3, 3, 3, 1, AP_KPAD_SAME, AP_KACT_RELU, -128},
+      {B_MAX, 6, 5, 7, 3, 2, 2, AP_KPAD_SAME, AP_KACT_RELU6, 127},
+  };
+  for (size_t i = 0; i < sizeof pools / sizeof pools[0]; i++)
+    pool_case(pools[i]);
   /* FULLY_CONNECTED: depth tails, an odd unit count (the last unit alone), batches. */
   fc_case(1, 1, 1, 0, 0);
   fc_case(1, 3, 2, -128, 127);

@@ -33,6 +33,10 @@ void ap_fast_mve_rowsn(const ap_qgemm *g, const int8_t *a, int32_t nrows, int32_
                        int8_t *out, size_t out_stride);
 void ap_fast_mve_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws);
 void ap_fast_mve_fc(const ap_qfc *f, int32_t u0, int32_t u1);
+/* int8 AVERAGE_POOL_2D and MAX_POOL_2D on one thread (mve_pool.c); false: not this op (any
+ * other type), *s set otherwise. */
+bool ap_fast_mve_pool_eval(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,
+                           ap_ktensor *out, ap_status *s);
 
 /* The reference's MultiplyByQuantizedMultiplier (ap_kq_mul) on four lanes, each with its own
  * multiplier m and shift s, both shifts clamped to [0, 31] as ap_fast_mul clamps them (the
