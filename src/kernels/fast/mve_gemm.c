@@ -123,17 +123,16 @@ static void group4(const ap_qgemm *g, const int8_t *x, int32_t now, int8_t *buf)
  * scratch layout, which the caller checks. VPR is saved and restored (GCC names no clobber for
  * it). */
 typedef struct g4_args {
-  const int8_t *x;     /* 0: row 0; row i at x + i k */
-  int32_t k;           /* 4 */
-  const int8_t *w;     /* 8: channel 0's weights; the others follow, k bytes each */
-  const int32_t *mult; /* 12 */
-  int32_t r;           /* 16: bytes from mult to shift and from shift to col_bias */
-  int8_t *buf;         /* 20: outputs, row i at buf + i n */
-  int8_t *buf_end;     /* 24: buf + n */
-  int32_t k16, ktail;  /* 28, 32 */
-  int32_t out_off;     /* 36 */
-  int32_t lo, hi;      /* 40, 44 */
-  uint32_t offs[4];    /* 48: 0, n, 2n, 3n */
+  const int8_t *x[4];  /* 0: the four rows, k bytes apart */
+  const int8_t *w;     /* 16: channel 0's weights; the others follow, k bytes each */
+  const int32_t *mult; /* 20 */
+  int32_t r;           /* 24: bytes from mult to shift and from shift to col_bias */
+  int8_t *buf;         /* 28: outputs, row i at buf + i n */
+  int8_t *buf_end;     /* 32: buf + n */
+  int32_t k16, ktail;  /* 36, 40 */
+  int32_t out_off;     /* 44 */
+  int32_t lo, hi;      /* 48, 52 */
+  uint32_t offs[4];    /* 56: 0, n, 2n, 3n */
 } g4_args;
 
 static void group4_asm(const g4_args *a) {
@@ -141,26 +140,22 @@ static void group4_asm(const g4_args *a) {
                    "vmrs r0, p0\n\t"
                    "push {r0}\n\t"
                    "mov r12, %[a]\n\t"
-                   "ldr r8, [r12, #8]\n\t"
-                   "ldr r10, [r12, #12]\n\t"
-                   "ldr r11, [r12, #16]\n\t"
-                   "ldr r9, [r12, #20]\n\t"
-                   "vldrw.u32 q0, [r12, #48]\n\t"
-                   "ldr r0, [r12, #40]\n\t"
+                   "ldr r8, [r12, #16]\n\t"
+                   "ldr r10, [r12, #20]\n\t"
+                   "ldr r11, [r12, #24]\n\t"
+                   "ldr r9, [r12, #28]\n\t"
+                   "vldrw.u32 q0, [r12, #56]\n\t"
+                   "ldr r0, [r12, #48]\n\t"
                    "vdup.32 q1, r0\n\t"
-                   "ldr r0, [r12, #44]\n\t"
+                   "ldr r0, [r12, #52]\n\t"
                    "vdup.32 q2, r0\n"
                    "1:\n\t" /* channel c: its four sums over the rows */
-                   "ldr r1, [r12, #0]\n\t"
-                   "ldr r0, [r12, #4]\n\t"
-                   "add r3, r1, r0\n\t"
-                   "add r5, r3, r0\n\t"
-                   "add r7, r5, r0\n\t"
+                   "ldm r12, {r1, r3, r5, r7}\n\t"
                    "movs r0, #0\n\t"
                    "movs r2, #0\n\t"
                    "movs r4, #0\n\t"
                    "movs r6, #0\n\t"
-                   "ldr lr, [r12, #28]\n\t"
+                   "ldr lr, [r12, #36]\n\t"
                    "wls lr, lr, 3f\n"
                    "2:\n\t"
                    "vldrb.8 q3, [r8], #16\n\t"
@@ -174,7 +169,7 @@ static void group4_asm(const g4_args *a) {
                    "vmladava.s8 r6, q7, q3\n\t"
                    "le lr, 2b\n"
                    "3:\n\t" /* the depth's tail: lanes past k load zero */
-                   "ldr lr, [r12, #32]\n\t"
+                   "ldr lr, [r12, #40]\n\t"
                    "cmp lr, #0\n\t"
                    "beq 4f\n\t"
                    "vctp.8 lr\n\t"
@@ -211,13 +206,13 @@ static void group4_asm(const g4_args *a) {
                    "rsbs r2, r2, #0\n\t"
                    "vrshl.s32 q4, r2\n"
                    "5:\n\t"
-                   "ldr r0, [r12, #36]\n\t"
+                   "ldr r0, [r12, #44]\n\t"
                    "vadd.i32 q4, q4, r0\n\t"
                    "vmax.s32 q4, q4, q1\n\t"
                    "vmin.s32 q4, q4, q2\n\t"
                    "vstrb.32 q4, [r9, q0]\n\t"
                    "adds r9, #1\n\t"
-                   "ldr r0, [r12, #24]\n\t"
+                   "ldr r0, [r12, #32]\n\t"
                    "cmp r9, r0\n\t"
                    "bne 1b\n\t"
                    "pop {r0}\n\t"
@@ -239,8 +234,7 @@ void ap_fast_mve_rowsn(const ap_qgemm *g, const int8_t *a, int32_t nrows, int32_
   /* The asm's constants: mult, shift and col_bias equally far apart (conv_int8.c's layout). */
   ptrdiff_t rb = (const char *)g->shift - (const char *)g->mult;
   bool layout = (const char *)g->col_bias - (const char *)g->shift == rb && rb >= 0;
-  g4_args args = {NULL,
-                  g->k,
+  g4_args args = {{NULL, NULL, NULL, NULL},
                   g->w,
                   g->mult,
                   (int32_t)rb,
@@ -256,7 +250,8 @@ void ap_fast_mve_rowsn(const ap_qgemm *g, const int8_t *a, int32_t nrows, int32_
     int32_t now = nrows - r < 4 ? nrows - r : 4;
     const int8_t *x = a + (size_t)r * (size_t)g->k;
     if (now == 4 && layout) {
-      args.x = x;
+      for (int i = 0; i < 4; i++)
+        args.x[i] = x + (size_t)i * (size_t)g->k;
       group4_asm(&args);
     } else {
       group4(g, x, now, buf);
