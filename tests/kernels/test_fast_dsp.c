@@ -423,6 +423,16 @@ int main(void) {
   };
   for (size_t i = 0; i < sizeof ones / sizeof ones[0]; i++)
     conv_case(false, ones[i]);
+  /* Patches at most as long as the channels are many (k <= n): the MVE level's four rows at a
+   * time from its workspace, the rest in a pair: 3x3 windows with padding (k = 18, 27: depth
+   * tails of 2 and 11) and dilation, a 1x1 with stride 2 (rows copied, k = 8: no full step). */
+  static const conv_shape fours[] = {
+      {6, 5, 2, 20, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE, -128, 127},
+      {8, 7, 3, 28, 3, 3, 1, 2, AP_KPAD_SAME, AP_KACT_RELU6, 127, -128},
+      {7, 7, 8, 12, 1, 1, 2, 1, AP_KPAD_VALID, AP_KACT_NONE, 3, -7},
+  };
+  for (size_t i = 0; i < sizeof fours / sizeof fours[0]; i++)
+    conv_case(false, fours[i]);
   out_scale = 1e-4f;
   conv_case(false, ones[0]);
   out_scale = 0.2f;

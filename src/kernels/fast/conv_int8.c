@@ -222,6 +222,19 @@ static void rows_range(const conv_job *j, const ap_qgemm *g, int64_t r0, int64_t
                       n);
     return;
   }
+  /* Other rows four at a time, their patches side by side in acc (4 n bytes: when k <= n), then
+   * the rest in pairs. Each output row is written after its patch is built, as the pairs do. */
+  if (j->l->rows2 == ap_fast_mve_rows2 && pl->k <= pl->n) {
+    int8_t *four = (int8_t *)acc;
+    size_t k = (size_t)pl->k;
+    for (; r1 - r0 >= 4; r0 += 4) {
+      for (int32_t i = 0; i < 4; i++) {
+        const int8_t *p = patch(j, (int32_t)r0 + i, four + (size_t)i * k);
+        if (p != four + (size_t)i * k) memcpy(four + (size_t)i * k, p, k);
+      }
+      ap_fast_mve_rows4(g, four, out + (size_t)r0 * n, n);
+    }
+  }
 #endif
   for (int64_t r = r0; r < r1; r += step) {
     int32_t rows = (int32_t)(r1 - r < step ? r1 - r : step);

@@ -31,6 +31,7 @@ void ap_fast_mve_rows2(const ap_qgemm *g, const int8_t *a0, const int8_t *a1, in
                        size_t out_stride);
 void ap_fast_mve_rowsn(const ap_qgemm *g, const int8_t *a, int32_t nrows, int32_t *acc_ws,
                        int8_t *out, size_t out_stride);
+void ap_fast_mve_rows4(const ap_qgemm *g, const int8_t *a, int8_t *out, size_t stride);
 void ap_fast_mve_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws);
 void ap_fast_mve_fc(const ap_qfc *f, int32_t u0, int32_t u1);
 /* int8 AVERAGE_POOL_2D and MAX_POOL_2D on one thread (mve_pool.c); false: not this op (any

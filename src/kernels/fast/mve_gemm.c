@@ -93,13 +93,13 @@ void ap_fast_mve_rows2(const ap_qgemm *g, const int8_t *a0, const int8_t *a1, in
  * four others, so a channel costs its scalar constants (bias, multiplier, shifts: VSHL, VQRDMULH
  * and VRSHL by a scalar register) and one VSTRB scatter to buf[r n + c], and the weights run on
  * through the channels without a reset. */
-static void group4(const ap_qgemm *g, const int8_t *x, int32_t now, int8_t *buf) {
+static void group4(const ap_qgemm *g, const int8_t *x, int32_t now, int8_t *buf, size_t stride) {
   int32_t k = g->k, n = g->n, k16 = k >> 4;
   bool tail = (k & 15) != 0;
   mve_pred16_t pt = vctp8q((uint32_t)(k & 15)), p = vctp32q((uint32_t)now);
   const int8_t *x1 = now > 1 ? x + k : x, *x2 = now > 2 ? x + 2 * (size_t)k : x;
   const int8_t *x3 = now > 3 ? x + 3 * (size_t)k : x;
-  uint32x4_t offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)n);
+  uint32x4_t offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)stride);
   int32x4_t lo = vdupq_n_s32(g->act_min), hi = vdupq_n_s32(g->act_max);
   int32_t off = g->out_off;
   const int8_t *w = g->w;
@@ -254,7 +254,7 @@ void ap_fast_mve_rowsn(const ap_qgemm *g, const int8_t *a, int32_t nrows, int32_
         args.x[i] = x + (size_t)i * (size_t)g->k;
       group4_asm(&args);
     } else {
-      group4(g, x, now, buf);
+      group4(g, x, now, buf, n);
     }
     for (int32_t i = 0; i < now; i++) {
       int8_t *o = out + (size_t)(r + i) * out_stride;
@@ -265,6 +265,32 @@ void ap_fast_mve_rowsn(const ap_qgemm *g, const int8_t *a, int32_t nrows, int32_
       }
     }
   }
+}
+
+/* Four rows k bytes apart (patches the driver built side by side), outputs at out + i stride
+ * written directly: the rows are copies, which no output overlaps. */
+void ap_fast_mve_rows4(const ap_qgemm *g, const int8_t *a, int8_t *out, size_t stride) {
+  ptrdiff_t rb = (const char *)g->shift - (const char *)g->mult;
+  if ((const char *)g->col_bias - (const char *)g->shift != rb || rb < 0 ||
+      stride > INT32_MAX / 3) {
+    group4(g, a, 4, out, stride);
+    return;
+  }
+  uint32_t st = (uint32_t)stride;
+  size_t k = (size_t)g->k;
+  g4_args args = {{a, a + k, a + 2 * k, a + 3 * k},
+                  g->w,
+                  g->mult,
+                  (int32_t)rb,
+                  out,
+                  out + g->n,
+                  g->k >> 4,
+                  g->k & 15,
+                  g->out_off,
+                  g->act_min,
+                  g->act_max,
+                  {0, st, 2 * st, 3 * st}};
+  group4_asm(&args);
 }
 
 /* The kit's product over rows of a (arow_bytes apart), two at a time. */
