@@ -123,6 +123,98 @@ block8_inside(const ap_qdw *d, const int8_t *x, const int8_t *f, size_t tap_x, s
   vstrbq_s16(o, vmovntq_s32(vmovnbq_s32(vdupq_n_s16(0), ae), ao));
 }
 
+/* block8_inside for a 3x3 window without broadcast, every full block of a pixel, in assembly:
+ * GCC at -Os kept the nine taps' pointers on the stack (about 11 instructions a tap); here a
+ * tap is its two loads, the two widening products and their sums (VMULLB / VMULLT, VADD), and
+ * a block's constants come from the prepared vectors as in block8_inside (the same
+ * requantization, instruction for instruction). */
+typedef struct dw3_args {
+  const int8_t *x;         /* 0: the window's top-left tap, channel 0 */
+  const int8_t *f;         /* 4: the filter's tap 0, channel 0 */
+  int32_t tap_x;           /* 8: bytes between a row's taps */
+  int32_t tap_y;           /* 12: bytes between the window's rows */
+  int32_t n;               /* 16: channels (bytes between the filter's taps) */
+  const int32_t *pc;       /* 20: the prepared constants, DW_PREP vectors a block */
+  int8_t *o;               /* 24 */
+  int32_t nb;              /* 28: full blocks (>= 1) */
+  int32_t out_off, lo, hi; /* 32, 36, 40 */
+} dw3_args;
+
+#define AP_DW3_TAP(X)                                                                              \
+  "vldrb.s16 q2, [" X "]\n\t"                                                                      \
+  "vldrb.s16 q3, [r7]\n\t"                                                                         \
+  "vmullb.s16 q4, q2, q3\n\t"                                                                      \
+  "vadd.i32 q0, q0, q4\n\t"                                                                        \
+  "vmullt.s16 q4, q2, q3\n\t"                                                                      \
+  "vadd.i32 q1, q1, q4\n\t"                                                                        \
+  "add r7, r7, r3\n\t"
+#define AP_DW3_ROW                                                                                 \
+  "add r5, r4, r1\n\t"                                                                             \
+  "add r6, r5, r1\n\t" AP_DW3_TAP("r4") AP_DW3_TAP("r5") AP_DW3_TAP("r6") "add r4, r4, r2\n\t"
+#define AP_DW3_REQUANT(Q, M, L, R)                                                                 \
+  "vldrw.u32 q2, [r9, #" M "]\n\t"                                                                 \
+  "vldrw.u32 q3, [r9, #" L "]\n\t"                                                                 \
+  "vldrw.u32 q4, [r9, #" R "]\n\t"                                                                 \
+  "vshl.s32 " Q ", " Q ", q3\n\t"                                                                  \
+  "vqrdmulh.s32 " Q ", " Q ", q2\n\t"                                                              \
+  "vand q5, " Q ", q4\n\t"                                                                         \
+  "vshr.s32 q5, q5, #31\n\t"                                                                       \
+  "vqadd.s32 " Q ", " Q ", q5\n\t"                                                                 \
+  "vrshl.s32 " Q ", " Q ", q4\n\t"                                                                 \
+  "vadd.i32 " Q ", " Q ", r11\n\t"                                                                 \
+  "vmax.s32 " Q ", " Q ", q6\n\t"                                                                  \
+  "vmin.s32 " Q ", " Q ", q7\n\t"
+
+/* Not inlined: its arguments' block and saved registers stay off the stack of the layers that
+ * never take it (micro_speech's). */
+static __attribute__((noinline)) void dw3(const ap_qdw *d, const int8_t *x, const int8_t *f,
+                                          size_t tap_x, size_t tap_y, const int32_t *pc, int8_t *o,
+                                          int32_t nb) {
+  dw3_args args = {x, f,  (int32_t)tap_x, (int32_t)tap_y, d->out_d,  pc,
+                   o, nb, d->out_off,     d->act_min,     d->act_max};
+  const dw3_args *a = &args;
+  __asm__ volatile(
+      "push {r4-r11, lr}\n\t"
+      "mov r12, %[a]\n\t"
+      "ldr r0, [r12, #0]\n\t"
+      "ldr r8, [r12, #4]\n\t"
+      "ldr r1, [r12, #8]\n\t"
+      "ldr r2, [r12, #12]\n\t"
+      "ldr r3, [r12, #16]\n\t"
+      "ldr r9, [r12, #20]\n\t"
+      "ldr r10, [r12, #24]\n\t"
+      "ldr r11, [r12, #32]\n\t"
+      "ldr r4, [r12, #36]\n\t"
+      "vdup.32 q6, r4\n\t"
+      "ldr r4, [r12, #40]\n\t"
+      "vdup.32 q7, r4\n\t"
+      "ldr lr, [r12, #28]\n\t"
+      "dls lr, lr\n"
+      "1:\n\t"
+      "vldrw.u32 q0, [r9]\n\t"
+      "vldrw.u32 q1, [r9, #16]\n\t"
+      "mov r4, r0\n\t"
+      "mov r7, r8\n\t" AP_DW3_ROW AP_DW3_ROW AP_DW3_ROW AP_DW3_REQUANT("q0", "32", "64", "96")
+          AP_DW3_REQUANT("q1", "48", "80",
+                         "112") "vmovnb.i32 q2, q0\n\t"
+                                "vmovnt.i32 q2, q1\n\t"
+                                "mov r5, r10\n\t" /* a narrowing store takes a low register */
+                                "vstrb.16 q2, [r5]\n\t"
+                                "add r0, r0, #8\n\t"
+                                "add r8, r8, #8\n\t"
+                                "add r9, r9, #128\n\t"
+                                "add r10, r10, #8\n\t"
+                                "le lr, 1b\n\t"
+                                "pop {r4-r11, lr}\n\t"
+      :
+      : [a] "r"(a)
+      : "r0", "r1", "r2", "r3", "r12", "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "cc",
+        "memory");
+}
+#undef AP_DW3_TAP
+#undef AP_DW3_ROW
+#undef AP_DW3_REQUANT
+
 void ap_fast_mve_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws) {
   /* One input channel (person_detect's first layer: multiplier 8) feeds every output channel:
    * its value broadcast to the lanes. */
@@ -161,10 +253,10 @@ void ap_fast_mve_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *
         if (bcast)
           for (; c < n8; c += 8, pc += DW_PREP * 4)
             block8_inside(d, x0, f0 + c, tap_x, tap_y, frow, pc, o + c, true, false);
-        else if (three)
-          for (; c < n8; c += 8, pc += DW_PREP * 4)
-            block8_inside(d, x0 + c, f0 + c, tap_x, tap_y, frow, pc, o + c, false, true);
-        else
+        else if (three) {
+          dw3(d, x0, f0, tap_x, tap_y, pc, o, nb);
+          c = n8;
+        } else
           for (; c < n8; c += 8, pc += DW_PREP * 4)
             block8_inside(d, x0 + c, f0 + c, tap_x, tap_y, frow, pc, o + c, false, false);
       }
