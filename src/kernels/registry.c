@@ -282,6 +282,10 @@ static ap_status pool_run(ap_kctx *c) {
   ap_status s;
   ap_kexec serial;
   const ap_kexec *x = ap_fast_in_order(c->options->exec, in(c, 0), c->outputs[0], &serial);
+#if AP_MVE_NATIVE
+  if (REG_T(AP_REG_INT8) && ap_fast_mve_pool_eval(x, c->params, in(c, 0), c->outputs[0], &s))
+    return s;
+#endif
   if ((REG_T(AP_REG_INT8 | AP_REG_UINT8 | AP_REG_INT16) && !AP_FAST_DSP_ONLY &&
        ap_fast_pool_eval(x, c->params, in(c, 0), c->outputs[0], &s)) ||
       (REG_T(AP_REG_FLOAT) && ap_fast_fpool_eval(x, c->params, in(c, 0), c->outputs[0], &s)))

@@ -18,7 +18,7 @@
 
 #include <string.h>
 
-enum { B_CONV = 3, B_DW = 4, B_FC = 9 };
+enum { B_AVG = 1, B_CONV = 3, B_DW = 4, B_FC = 9, B_MAX = 17 };
 
 #ifdef AP_TEST_QEMU
 enum { RANDOM_MULS = 20000 };
@@ -56,6 +56,9 @@ static int8_t *run(int32_t builtin, const ap_kop_options *o, const ap_ktensor *c
   ap_ktensor_count(&out, &count);
   *bytes = count;
   out.data = malloc(count ? count : 1);
+  /* Poisoned too: malloc may hand back the block the previous level's run freed, holding its
+   * (correct) outputs, which a kernel writing nothing would leave in place. */
+  memset(out.data, 0x5A, count ? count : 1);
   /* The scratch exactly as prepare sized it, poisoned: a kernel reading what it did not write,
    * or past the end, shows. */
   size_t sb = ap_kscratch_round(scratch);
@@ -165,21 +168,43 @@ static void fc_case(int batches, int depth, int units, int in_zp, int out_zp) {
   free(in), free(w), free(bias);
 }
 
+/* AVERAGE_POOL_2D or MAX_POOL_2D, int8, against the reference (the MVE level's pools). */
+typedef struct pool_shape {
+  int builtin, h, w, c, fh, fw, stride, padding, act, zp;
+} pool_shape;
+
+static void pool_case(pool_shape c) {
+  int8_t *in = bytes((size_t)c.h * c.w * c.c, -128, 127);
+  ap_ktensor ti = ktq(AP_INT8, in, 4, 1, c.h, c.w, c.c, 0.05f, c.zp);
+  ap_ktensor to = kout(AP_INT8, NULL, 0.05f, c.zp);
+  const ap_ktensor *ins[1] = {&ti};
+  ap_kop_options o = {0};
+  o.pool = (ap_pool_options){c.padding, c.stride, c.stride, c.fw, c.fh, c.act};
+  char what[128];
+  snprintf(what, sizeof what, "%s %dx%dx%d, %dx%d, stride %d, %s, zp %d",
+           c.builtin == B_AVG ? "AVERAGE_POOL_2D" : "MAX_POOL_2D", c.h, c.w, c.c, c.fh, c.fw,
+           c.stride, c.padding == AP_KPAD_SAME ? "SAME" : "VALID", c.zp);
+  compare(what, c.builtin, &o, ins, 1, &to);
+  free(in);
+}
+
 /* 1x1 convolution of one pixel x = 1 (zero point 0) by four one-weight filters 3, -3, 6, -6,
  * no bias; input scale 1, filter scales 0.25, output scale 1: the multiplier 0.25 is 2^30 with
  * shift -1, so each output is two roundings at their ties. SaturatingRoundingDoublingHighMul
  * by 2^30 halves with ties up (3 -> 2, -3 -> -1, 6 -> 3, -6 -> -3), then RoundingDivideByPOT by
  * 2 rounds ties away from zero (2 -> 1, -1 -> -1, 3 -> 2, -3 -> -2): 1, -1, 2, -2. With output
  * zero point 126: 127, 125, 128 clamped to 127, 124. */
-static void hand_worked_ties(void) {
-  int8_t in[1] = {1}, f[4] = {3, -3, 6, -6};
+/* The ties above on `pixels` pixels in a row (in[]), the outputs want[0] with output zero point
+ * 0 and want[1] with 126, four channels per pixel. */
+static void ties_case(const int8_t *in, int pixels, const int8_t *const want[2]) {
+  int8_t f[4] = {3, -3, 6, -6};
   float scales[4] = {0.25f, 0.25f, 0.25f, 0.25f};
-  ap_ktensor ti = ktq(AP_INT8, in, 4, 1, 1, 1, 1, 1.0f, 0);
+  ap_ktensor ti = ktq(AP_INT8, (void *)in, 4, 1, 1, pixels, 1, 1.0f, 0);
   ap_ktensor tf = kt(AP_INT8, f, 4, 4, 1, 1, 1);
   tf.scale = 0.25f;
   tf.channel_scales = scales;
   tf.n_channels = 4;
-  const int8_t want[2][4] = {{1, -1, 2, -2}, {127, 125, 127, 124}};
+  size_t count = (size_t)pixels * 4;
   for (int z = 0; z < 2; z++) {
     ap_ktensor to = kout(AP_INT8, NULL, 1.0f, z ? 126 : 0);
     const ap_ktensor *ins[2] = {&ti, &tf};
@@ -190,13 +215,26 @@ static void hand_worked_ties(void) {
       size_t n = 0;
       ap_status s;
       int8_t *got = run(B_CONV, &o, ins, 2, &to, l, &n, &s);
-      CHECK(got && s == AP_OK && n == 4);
-      for (int j = 0; got && n == 4 && j < 4; j++)
-        CHECK_MSG(got[j] == want[z][j], "%s, zero point %d: [%d] = %d, want %d",
-                  l ? l->name : "reference", z ? 126 : 0, j, got[j], want[z][j]);
+      CHECK(got && s == AP_OK && n == count);
+      for (size_t j = 0; got && n == count && j < count; j++)
+        CHECK_MSG(got[j] == want[z][j], "%s, %d pixels, zero point %d: [%d] = %d, want %d",
+                  l ? l->name : "reference", pixels, z ? 126 : 0, (int)j, got[j], want[z][j]);
       free(got);
     }
   }
+}
+
+static void hand_worked_ties(void) {
+  static const int8_t in1[1] = {1}, w1a[4] = {1, -1, 2, -2}, w1b[4] = {127, 125, 127, 124};
+  ties_case(in1, 1, (const int8_t *const[2]){w1a, w1b});
+  /* Four pixels 1, -1, 2, -2 (the MVE level's 1x1 rows four at a time): x = 2 gives the sums
+   * 6, -6, 12, -12, halved with ties up to 3, -3, 6, -6 (floor((x + 1) / 2)), then halved with
+   * ties away from zero to 2, -2, 3, -3; x = -2 the negatives. */
+  static const int8_t in4[4] = {1, -1, 2, -2};
+  static const int8_t w4a[16] = {1, -1, 2, -2, -1, 1, -2, 2, 2, -2, 3, -3, -2, 2, -3, 3};
+  static const int8_t w4b[16] = {127, 125, 127, 124, 125, 127, 124, 127,
+                                 127, 124, 127, 123, 124, 127, 123, 127};
+  ties_case(in4, 4, (const int8_t *const[2]){w4a, w4b});
 }
 
 /* ap_fast_mul (and the kernels' ap_dsp_requant) equals ap_kq_mul at the int32 ends, every shift
@@ -375,6 +413,53 @@ int main(void) {
   conv_case(true, dws[3]);
   conv_case(true, dws[1]);
   out_scale = 0.2f;
+  /* The MVE level's four rows a vector: 1x1 rows in place (the first three) with channel tails
+   * of 3, 2 and 1 (n % 4), depths with and without a tail past sixteen (33, 16, 40), row counts
+   * 63, 15 and 6 (the last group short), zero points at the int8 ends; then patches at most as
+   * long as the channels are many (k <= n), four rows at a time from its workspace and the rest
+   * in a pair: 3x3 windows with padding (k = 18, 27: depth tails of 2 and 11) and dilation, a
+   * 1x1 with stride 2 (rows copied, k = 8: no full step). Then left shifts. */
+  static const conv_shape ones[] = {
+      {9, 7, 33, 7, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE, -128, 127},
+      {3, 5, 16, 6, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_RELU6, 127, -128},
+      {2, 3, 40, 9, 1, 1, 1, 1, AP_KPAD_SAME, AP_KACT_RELU, 0, -1},
+      {6, 5, 2, 20, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE, -128, 127},
+      {8, 7, 3, 28, 3, 3, 1, 2, AP_KPAD_SAME, AP_KACT_RELU6, 127, -128},
+      {7, 7, 8, 12, 1, 1, 2, 1, AP_KPAD_VALID, AP_KACT_NONE, 3, -7},
+  };
+  for (size_t i = 0; i < sizeof ones / sizeof ones[0]; i++)
+    conv_case(false, ones[i]);
+  out_scale = 1e-4f;
+  conv_case(false, ones[0]);
+  out_scale = 0.2f;
+  /* The MVE depthwise's interior pixels (constants prepared in the workspace, the input offset
+   * folded into the bias): a 5x5 window on 24 channels, one input channel broadcast to 16, 20
+   * channels (two full blocks and a tail of 4) with dilation 2, then left shifts. */
+  static const conv_shape dw_inside[] = {
+      {10, 9, 24, 24, 5, 5, 1, 1, AP_KPAD_SAME, AP_KACT_RELU6, -128, 127},
+      {9, 9, 1, 16, 3, 3, 1, 1, AP_KPAD_VALID, AP_KACT_NONE, 127, -128},
+      {8, 8, 20, 20, 3, 3, 1, 2, AP_KPAD_SAME, AP_KACT_NONE, 5, -5},
+  };
+  for (size_t i = 0; i < sizeof dw_inside / sizeof dw_inside[0]; i++)
+    conv_case(true, dw_inside[i]);
+  out_scale = 1e-4f;
+  conv_case(true, dw_inside[2]);
+  out_scale = 0.2f;
+  /* Pools: windows cut by SAME padding (averages over 4, 6 and 9 taps), channel tails of 1 and
+   * 3 (c % 4), 1x2 windows (every odd sum a tie, rounded away from zero), kws's global 25x5
+   * average, activations with zero points at the int8 ends. */
+  static const pool_shape pools[] = {
+      {B_AVG, 7, 6, 13, 3, 3, 2, AP_KPAD_SAME, AP_KACT_RELU6, -128},
+      {B_AVG, 6, 7, 8, 1, 2, 1, AP_KPAD_VALID, AP_KACT_NONE, 0},
+      {B_AVG, 25, 5, 64, 25, 5, 1, AP_KPAD_VALID, AP_KACT_NONE, 127},
+      {B_MAX, 8, 8, 8, 2, 2, 2, AP_KPAD_VALID, AP_KACT_NONE, 0},
+      /* 1x2 windows: some pairs both below -100, where a max started above -128 shows. */
+      {B_MAX, 6, 7, 8, 1, 2, 1, AP_KPAD_VALID, AP_KACT_NONE, -128},
+      {B_MAX, 5, 5, 3, 3, 3, 1, AP_KPAD_SAME, AP_KACT_RELU, -128},
+      {B_MAX, 6, 5, 7, 3, 2, 2, AP_KPAD_SAME, AP_KACT_RELU6, 127},
+  };
+  for (size_t i = 0; i < sizeof pools / sizeof pools[0]; i++)
+    pool_case(pools[i]);
   /* FULLY_CONNECTED: depth tails, an odd unit count (the last unit alone), batches. */
   fc_case(1, 1, 1, 0, 0);
   fc_case(1, 3, 2, -128, 127);

@@ -3,6 +3,7 @@
  * in padded positions, which adds nothing once offset) into the task's scratch. The level packs
  * the weights into scratch at each eval (the interpreter keeps no per-op state). */
 #include "kernels/fast/conv_win.h"
+#include "kernels/fast/mve.h"
 #include "kernels/kops_stream6.h"
 
 #include <string.h>
@@ -210,6 +211,31 @@ static void rows_range(const conv_job *j, const ap_qgemm *g, int64_t r0, int64_t
   size_t n = (size_t)pl->n;
   bool two = j->l->rows2 != NULL;
   int32_t step = two ? 2 : pl->mr;
+#if AP_MVE_NATIVE
+  /* The Helium kit's rows in place, consecutive pixels (a 1x1 convolution with stride 1): all
+   * at once, acc (mr * n int32) its workspace (mve_gemm.c). Only an MVE build links it; its
+   * table's rows2 names the kit (no field for it in ap_gemm_kit, whose copies sit on the
+   * firmware's stack). */
+  if (j->l->rows2 == ap_fast_mve_rows2 && pl->direct && j->p->stride_h == 1 &&
+      j->p->stride_w == 1 && r1 > r0) {
+    ap_fast_mve_rowsn(g, patch(j, (int32_t)r0, NULL), (int32_t)(r1 - r0), acc, out + (size_t)r0 * n,
+                      n);
+    return;
+  }
+  /* Other rows four at a time, their patches side by side in acc (4 n bytes: when k <= n), then
+   * the rest in pairs. Each output row is written after its patch is built, as the pairs do. */
+  if (j->l->rows2 == ap_fast_mve_rows2 && pl->k <= pl->n) {
+    int8_t *four = (int8_t *)acc;
+    size_t k = (size_t)pl->k;
+    for (; r1 - r0 >= 4; r0 += 4) {
+      for (int32_t i = 0; i < 4; i++) {
+        const int8_t *p = patch(j, (int32_t)r0 + i, four + (size_t)i * k);
+        if (p != four + (size_t)i * k) memcpy(four + (size_t)i * k, p, k);
+      }
+      ap_fast_mve_rows4(g, four, out + (size_t)r0 * n, n);
+    }
+  }
+#endif
   for (int64_t r = r0; r < r1; r += step) {
     int32_t rows = (int32_t)(r1 - r < step ? r1 - r : step);
     const int8_t *src[2] = {NULL, NULL};

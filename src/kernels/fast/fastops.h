@@ -57,6 +57,10 @@ typedef struct ap_qpool {
   int32_t act_min, act_max;
 } ap_qpool;
 
+/* q for the pool p of in into out (pool_fast.c); false when a tensor has no data or its shape
+ * is not p's (the callers' AP_ERR_ARG). */
+bool ap_fast_qpool_of(const ap_pool_params *p, const ap_ktensor *in, ap_ktensor *out, ap_qpool *q);
+
 /* TRANSPOSE_CONV float32 (float_tconv.c): y (zeroed) += the reference's scatter of x over wt,
  * the filter as [ky][kx][ci][co]. */
 typedef struct ap_ftconv {

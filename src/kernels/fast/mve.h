@@ -29,8 +29,15 @@ void ap_fast_mve_gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *a
                       size_t out_stride);
 void ap_fast_mve_rows2(const ap_qgemm *g, const int8_t *a0, const int8_t *a1, int8_t *out,
                        size_t out_stride);
+void ap_fast_mve_rowsn(const ap_qgemm *g, const int8_t *a, int32_t nrows, int32_t *acc_ws,
+                       int8_t *out, size_t out_stride);
+void ap_fast_mve_rows4(const ap_qgemm *g, const int8_t *a, int8_t *out, size_t stride);
 void ap_fast_mve_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws);
 void ap_fast_mve_fc(const ap_qfc *f, int32_t u0, int32_t u1);
+/* int8 AVERAGE_POOL_2D and MAX_POOL_2D on one thread (mve_pool.c); false: not this op (any
+ * other type), *s set otherwise. */
+bool ap_fast_mve_pool_eval(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,
+                           ap_ktensor *out, ap_status *s);
 
 /* The reference's MultiplyByQuantizedMultiplier (ap_kq_mul) on four lanes, each with its own
  * multiplier m and shift s, both shifts clamped to [0, 31] as ap_fast_mul clamps them (the
@@ -48,13 +55,25 @@ void ap_fast_mve_fc(const ap_qfc *f, int32_t u0, int32_t u1);
  *    leaves h, and floor((-2^31 + 2^(e-1)) / 2^e) = -2^(31-e) is the reference's too.
  * Without that fix-up VRSHL differs from the reference on every negative tie (h = -(2j+1)
  * 2^(e-1)): the hand-worked ties of test_fast_dsp.c show it. */
-static inline int32x4_t ap_mve_requant(int32x4_t x, int32x4_t m, int32x4_t s) {
+/* The requantization in two halves: the shifts of s (left in [0, 31], negr = -e in [-31, 0]),
+ * made once for a block of channels, then each vector of sums those channels reach. */
+static inline void ap_mve_shifts(int32x4_t s, int32x4_t *left, int32x4_t *negr) {
   int32x4_t zero = vdupq_n_s32(0);
-  int32x4_t left = vminq_s32(vmaxq_s32(s, zero), vdupq_n_s32(31));
-  int32x4_t negr = vmaxq_s32(vminq_s32(s, zero), vdupq_n_s32(-31));
+  *left = vminq_s32(vmaxq_s32(s, zero), vdupq_n_s32(31));
+  *negr = vmaxq_s32(vminq_s32(s, zero), vdupq_n_s32(-31));
+}
+
+static inline int32x4_t ap_mve_requant_by(int32x4_t x, int32x4_t m, int32x4_t left,
+                                          int32x4_t negr) {
   int32x4_t h = vqrdmulhq_s32(vshlq_s32(x, left), m);
   h = vqaddq_s32(h, vshrq_n_s32(vandq_s32(h, negr), 31));
   return vrshlq_s32(h, negr);
+}
+
+static inline int32x4_t ap_mve_requant(int32x4_t x, int32x4_t m, int32x4_t s) {
+  int32x4_t left, negr;
+  ap_mve_shifts(s, &left, &negr);
+  return ap_mve_requant_by(x, m, left, negr);
 }
 
 /* v + off clamped to [lo, hi]: the int8 outputs in 32-bit lanes. */

@@ -24,6 +24,16 @@ static void pool_task(void *arg, int task) {
   j->ok[task] = ok;
 }
 
+bool ap_fast_qpool_of(const ap_pool_params *p, const ap_ktensor *in, ap_ktensor *out, ap_qpool *q) {
+  if (!in->data || !out->data || !ap_kshape_is(in, &p->in_shape) ||
+      !ap_kshape_is(out, &p->out_shape))
+    return false;
+  *q = (ap_qpool){in->data,    out->data,    in->type,     p->kind,     in->dims[1], in->dims[2],
+                  in->dims[3], out->dims[1], out->dims[2], p->filter_h, p->filter_w, p->stride_h,
+                  p->stride_w, p->pad.pad_h, p->pad.pad_w, p->act_min,  p->act_max};
+  return true;
+}
+
 bool ap_fast_pool_eval(const ap_kexec *x, const ap_pool_params *p, const ap_ktensor *in,
                        ap_ktensor *out, ap_status *s) {
   if (!x || !x->level || !x->level->ops || !x->level->ops->pool || !p || !in || !out ||
@@ -31,14 +41,11 @@ bool ap_fast_pool_eval(const ap_kexec *x, const ap_pool_params *p, const ap_kten
       (in->type != AP_INT8 && in->type != AP_UINT8 && in->type != AP_INT16) ||
       out->type != in->type || in->rank != 4)
     return false;
-  if (!in->data || !out->data || !ap_kshape_is(in, &p->in_shape) ||
-      !ap_kshape_is(out, &p->out_shape)) {
+  ap_qpool q;
+  if (!ap_fast_qpool_of(p, in, out, &q)) {
     *s = AP_ERR_ARG;
     return true;
   }
-  ap_qpool q = {in->data,    out->data,    in->type,     p->kind,     in->dims[1], in->dims[2],
-                in->dims[3], out->dims[1], out->dims[2], p->filter_h, p->filter_w, p->stride_h,
-                p->stride_w, p->pad.pad_h, p->pad.pad_w, p->act_min,  p->act_max};
   const int32_t *o = p->out_shape.dims;
   uint64_t work = (uint64_t)o[0] * (uint64_t)o[1] * (uint64_t)o[2] * (uint64_t)o[3] *
                   (uint64_t)p->filter_h * (uint64_t)p->filter_w;
