@@ -83,6 +83,10 @@ static const ap_fast_level board_level = {
 const ap_fast_level *ap_kernels_board_level(void) {
   return &board_level;
 }
+#if !AP_MVE_NATIVE && AP_REG_OP_CONV_2D
+/* The fast DSP product's shift preparation (kernels/fast/conv_int8.c reads it). */
+const ap_gemm_prep_fn ap_board_gemm_prep = ap_fast_dsp_prep;
+#endif
 #else
 const ap_fast_level *ap_kernels_board_level(void) {
   return AP_REGISTRY_FAMILY == 1 ? ap_fast_dsp_small() : ap_fast_mve();

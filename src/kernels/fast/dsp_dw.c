@@ -34,43 +34,39 @@ static inline void keep4(uint32_t *acc, int32_t c, sums4 a) {
   acc[c] = a.s0, acc[c + 1] = a.s1, acc[c + 2] = a.s2, acc[c + 3] = a.s3;
 }
 
-/* When the workspace holds it (20 bytes a channel: the sums, then each channel's constants of
- * ap_dsp_rqc as m, K's two words and left | (e - 1) << 8, 0xff00 for ap_fast_mul; a 3x3 filter
- * over a multiple of 8 channels always fits), ap_fast_dsp_dw writes the table once a call. */
+/* When the workspace holds it (12 bytes a channel: the sums, then each channel's multiplier and
+ * ap_dsp_rqb_of's word; a 3x3 filter over a multiple of 8 channels always fits),
+ * ap_fast_dsp_dw writes the table once a call. */
 static bool table_fits(const ap_qdw *d) {
-  return ap_fast_dw_ws(d->f_h * d->f_w, d->out_d) >= (size_t)d->out_d * 20;
+  return ap_fast_dw_ws(d->f_h * d->f_w, d->out_d) >= (size_t)d->out_d * 12;
 }
 
 static void table_fill(const ap_qdw *d, uint32_t *t) {
-  for (int32_t c = 0; c < d->out_d; c++, t += 4) {
-    ap_dsp_rqc q = ap_dsp_rqc_of(d->qmult[c], d->qshift[c]);
-    t[0] = (uint32_t)q.m, t[1] = q.klo, t[2] = (uint32_t)q.khi;
-    t[3] = q.left | (q.e1 == UINT32_MAX ? 0xffu : q.e1) << 8;
-  }
+  for (int32_t c = 0; c < d->out_d; c++, t += 2)
+    t[0] = (uint32_t)d->qmult[c], t[1] = ap_dsp_rqb_of(d->qmult[c], d->qshift[c]);
+}
+
+/* Channel c's sum by ap_fast_mul (a shift outside the prepared form), out of line. */
+static __attribute__((noinline)) int32_t requant_slow(const ap_qdw *d, uint32_t acc, int32_t c) {
+  return ap_fast_mul((int32_t)acc, d->qmult[c], d->qshift[c]);
 }
 
 static __attribute__((noinline)) void requant_pixel(const ap_qdw *d, const uint32_t *acc,
                                                     int8_t *o) {
-  const int32_t *m = d->qmult, *sh = d->qshift;
   int32_t off = d->out_off, lo = d->act_min, hi = d->act_max, n = d->out_d;
   if (!table_fits(d)) {
     for (int32_t c = 0; c < n; c++)
-      o[c] = ap_dsp_requant(acc[c], m[c], sh[c], off, lo, hi);
+      o[c] = ap_dsp_requant(acc[c], d->qmult[c], d->qshift[c], off, lo, hi);
     return;
   }
   const uint32_t *t = acc + n;
-  for (int32_t c = 0; c < n; c++, t += 4) {
-    uint32_t e1 = t[3] >> 8;
-    int32_t v;
-    if (e1 == 0xffu) {
-      v = ap_fast_mul((int32_t)acc[c], m[c], sh[c]);
-    } else {
-      int32_t x = (int32_t)(acc[c] << (t[3] & 0xffu));
-      int64_t k = (int64_t)(((uint64_t)t[2] << 32) | t[1]);
-      int64_t p = k - (int64_t)((uint32_t)x & 0x80000000u) + (int64_t)x * (int32_t)t[0];
-      v = (int32_t)(p >> 32) >> e1;
-    }
-    o[c] = ap_dsp_clamp8(v, off, lo, hi);
+  for (int8_t *end = o + n; o < end; o++, t += 2) {
+    uint32_t s = *acc++, b = t[1];
+    int32_t v = ap_dsp_rqb_fast(b) ? ap_dsp_rqb_apply(s, (int32_t)t[0], b)
+                                   : requant_slow(d, s, n - (int32_t)(end - o));
+    v += off;
+    v = v < lo ? lo : v;
+    *o = (int8_t)(v > hi ? hi : v);
   }
 }
 
