@@ -290,7 +290,7 @@ static void mve_requant_edges(void) {
   const int32_t xs[] = {INT32_MIN,  INT32_MIN + 1, -65536,   -3, -2, -1, 0, 1, 2, 3, 65535, 1 << 30,
                         -(1 << 30), INT32_MAX - 1, INT32_MAX};
   const int32_t ms[] = {0, 1, 1 << 30, (1 << 30) + 1, INT32_MAX, INT32_MIN, 1518500250, 2147483000};
-  long bad = 0, n = 0, fast = 0;
+  long bad = 0, n = 0;
   for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++)
     for (size_t j = 0; j < sizeof ms / sizeof ms[0]; j++)
       for (int32_t s = -40; s <= 40; s++, n++) {
