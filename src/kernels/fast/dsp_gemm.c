@@ -122,6 +122,51 @@ static inline __attribute__((always_inline)) int32_t rq_fast(uint32_t s, int32_t
   return v > hi ? hi : v;
 }
 
+#if AP_DSP_NATIVE
+/* The C loop below (quads of depths of rows x, x + k by channels w, w + k), written out: every
+ * load post-increments its pointer (the second row and channel sit k - 4 bytes past the
+ * incremented pointer), so a quad is four LDRs, eight SXTB16s, eight SMLADs and the count's
+ * SUBS and BNE, all fourteen registers in use (the compiler's version spilled its end pointer
+ * and added both pointers apart: 25 instructions a quad, 22 here). */
+static inline __attribute__((always_inline)) void quad_loop(uint32_t *p00, uint32_t *p01,
+                                                            uint32_t *p10, uint32_t *p11,
+                                                            const int8_t **px, const int8_t **pw,
+                                                            int32_t k, int32_t quads) {
+  uint32_t s00 = *p00, s01 = *p01, s10 = *p10, s11 = *p11, t0, t1, t2, t3, t4, t5;
+  const int8_t *x = *px, *w = *pw;
+  int32_t kk = k - 4, n = quads;
+  __asm__ volatile("1:\n\t"
+                   "ldr %[t0], [%[x]], #4\n\t"
+                   "ldr %[t1], [%[x], %[kk]]\n\t"
+                   "ldr %[t2], [%[w]], #4\n\t"
+                   "sxtb16 %[t3], %[t0]\n\t"
+                   "sxtb16 %[t0], %[t0], ror #8\n\t"
+                   "sxtb16 %[t4], %[t1]\n\t"
+                   "sxtb16 %[t1], %[t1], ror #8\n\t"
+                   "sxtb16 %[t5], %[t2]\n\t"
+                   "sxtb16 %[t2], %[t2], ror #8\n\t"
+                   "smlad %[s00], %[t3], %[t5], %[s00]\n\t"
+                   "smlad %[s00], %[t0], %[t2], %[s00]\n\t"
+                   "smlad %[s10], %[t4], %[t5], %[s10]\n\t"
+                   "smlad %[s10], %[t1], %[t2], %[s10]\n\t"
+                   "ldr %[t2], [%[w], %[kk]]\n\t"
+                   "sxtb16 %[t5], %[t2]\n\t"
+                   "sxtb16 %[t2], %[t2], ror #8\n\t"
+                   "smlad %[s01], %[t3], %[t5], %[s01]\n\t"
+                   "smlad %[s01], %[t0], %[t2], %[s01]\n\t"
+                   "smlad %[s11], %[t4], %[t5], %[s11]\n\t"
+                   "smlad %[s11], %[t1], %[t2], %[s11]\n\t"
+                   "subs %[n], %[n], #1\n\t"
+                   "bne 1b"
+                   : [s00] "+r"(s00), [s01] "+r"(s01), [s10] "+r"(s10), [s11] "+r"(s11),
+                     [x] "+r"(x), [w] "+r"(w), [n] "+r"(n), [t0] "=&r"(t0), [t1] "=&r"(t1),
+                     [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5)
+                   : [kk] "r"(kk)
+                   : "cc", "memory");
+  *p00 = s00, *p01 = s01, *p10 = s10, *p11 = s11, *px = x, *pw = w;
+}
+#endif
+
 /* Two rows (a1 = a0 + k) by two output channels (w1 = w0 + k): one register holds k for both
  * second operands, so the loop's pointers, sums and widened words fit the core's registers.
  * The four sums of a pair of prepared channels are stored with the constants loaded once. */
@@ -139,6 +184,9 @@ void ap_fast_dsp_rows2(const ap_qgemm *g, const int8_t *a0, const int8_t *a1, in
     uint32_t s00 = (uint32_t)cb[c], s01 = (uint32_t)cb[c + 1];
     uint32_t s10 = s00, s11 = s01;
     const int8_t *x = a0, *wp = w;
+#if AP_DSP_NATIVE
+    if (quads > 0) quad_loop(&s00, &s01, &s10, &s11, &x, &wp, k, quads);
+#else
     for (int32_t q = quads; q > 0; q--, x += 4, wp += 4) {
       uint32_t x0 = ap_dsp_load32(x), x1 = ap_dsp_load32(x + k);
       uint32_t x0e = ap_sxtb16(x0), x0o = ap_sxtb16_ror8(x0);
@@ -154,6 +202,7 @@ void ap_fast_dsp_rows2(const ap_qgemm *g, const int8_t *a0, const int8_t *a1, in
       s11 = ap_smlad(x1e, ve, s11);
       s11 = ap_smlad(x1o, vo, s11);
     }
+#endif
     for (int32_t i = quads * 4; i < k; i++, wp++) {
       s00 += (uint32_t)(a0[i] * wp[0]);
       s01 += (uint32_t)(a0[i] * wp[k]);
