@@ -50,13 +50,18 @@ mcu:
 # The firmware example in QEMU (mps2-an386 Cortex-M4, mps3-an547 Cortex-M55): four models,
 # outputs checked byte for byte against ../shared/oracle/tflm, $(MCU_BUILD)/footprint.tsv, each
 # held to its flash, RAM and instructions in scripts/mcu_budgets.tsv; the DSP kernels'
-# hand-worked cases (tests/kernels/test_fast_dsp.c) on both cores.
+# hand-worked cases (tests/kernels/test_fast_dsp.c) on both cores. The float firmware on the M4F
+# (hello_world_float, magic_wand_float, float kernels only), byte for byte too; every M4
+# firmware fails when it links libgcc's double-precision helpers (__aeabi_d*, nm on the ELF).
 # Then issue 18's figure: person_detect on the M4 with the smallest plan (streamed, in place)
 # and the small kernel family (FW_FAMILY=small), failing when its flash, RAM or instructions per
 # invoke pass TFLite Micro's reference build's (37,352 B; 0.6 x 84,544 B; 95.7 M).
 test-mcu: all mcu
 	FW_BUDGETS=scripts/mcu_budgets.tsv sh scripts/test_mcu.sh $(BUILD) $(MCU_BUILD) $(AP_SHARED)
 	sh scripts/test_mcu_kernels.sh $(MCU_BUILD)
+	MCU_MODELS="hello_world_float magic_wand_float" FW_TYPES=float FW_KERNEL_PATH=both \
+	  MCU_TAG=-float MCU_PRICE=0 MCU_BOARDS=mps2_an386:cortex-m4 \
+	  sh scripts/test_mcu.sh $(BUILD) $(MCU_BUILD) $(AP_SHARED)
 	FW_STREAM=1 FW_FAMILY=small MCU_TAG=-stream MCU_PRICE=0 MCU_BOARDS=mps2_an386:cortex-m4 \
 	  MCU_MODELS=person_detect_int8 FW_MAX_FLASH=37352 FW_MAX_RAM=50726 \
 	  FW_MAX_INSTRUCTIONS=95700000 sh scripts/test_mcu.sh $(BUILD) $(MCU_BUILD) $(AP_SHARED)
