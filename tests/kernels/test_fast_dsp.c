@@ -232,6 +232,12 @@ static void mul_edges(void) {
         bad += rqb_differs(xs[i], ms[j], s, &fast);
       }
   CHECK_MSG(bad == 0, "%ld of %ld edge products differ", bad, n);
+  /* SSAT #8, the clamp of a layer whose activation range is all of int8. */
+  const int32_t sat_in[] = {INT32_MIN, -65536, -129, -128, -1, 0, 127, 128, 65535, INT32_MAX};
+  const int32_t sat_out[] = {-128, -128, -128, -128, -1, 0, 127, 127, 127, 127};
+  for (size_t i = 0; i < sizeof sat_in / sizeof sat_in[0]; i++)
+    CHECK_MSG(ap_dsp_ssat8(sat_in[i]) == sat_out[i], "ssat8(%ld) = %ld", (long)sat_in[i],
+              (long)ap_dsp_ssat8(sat_in[i]));
   /* 15 sums by the 7 multipliers >= 0 by the 23 shifts -24 .. -2 take the prepared form. */
   CHECK_MSG(fast == 15 * 7 * 23, "%ld edge products prepared", fast);
   /* Ties: x odd times 2^30 is exactly half-way for the high mul; then a remainder of exactly

@@ -217,6 +217,16 @@ static inline int32_t ap_dsp_rqb_apply(uint32_t acc, int32_t m, uint32_t b) {
 #endif
 }
 
+/* v clamped to [-128, 127] (SSAT #8): the clamp of an output whose activation range is the whole
+ * int8 range (no activation, or a ReLU whose zero point is -128). */
+static inline int32_t ap_dsp_ssat8(int32_t v) {
+#if AP_DSP_NATIVE
+  return __ssat(v, 8);
+#else
+  return v < -128 ? -128 : v > 127 ? 127 : v;
+#endif
+}
+
 static inline int8_t ap_dsp_clamp8(int32_t v, int32_t off, int32_t lo, int32_t hi) {
   v += off;
   v = v < lo ? lo : v;

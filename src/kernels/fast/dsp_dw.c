@@ -60,7 +60,17 @@ static __attribute__((noinline)) void requant_pixel(const ap_qdw *d, const uint3
     return;
   }
   const uint32_t *t = acc + n;
-  for (int8_t *end = o + n; o < end; o++, t += 2) {
+  int8_t *end = o + n;
+  if (lo == -128 && hi == 127) { /* the whole int8 range: SSAT clamps */
+    for (; o < end; o++, t += 2) {
+      uint32_t s = *acc++, b = t[1];
+      int32_t v = ap_dsp_rqb_fast(b) ? ap_dsp_rqb_apply(s, (int32_t)t[0], b)
+                                     : requant_slow(d, s, n - (int32_t)(end - o));
+      *o = (int8_t)ap_dsp_ssat8(v + off);
+    }
+    return;
+  }
+  for (; o < end; o++, t += 2) {
     uint32_t s = *acc++, b = t[1];
     int32_t v = ap_dsp_rqb_fast(b) ? ap_dsp_rqb_apply(s, (int32_t)t[0], b)
                                    : requant_slow(d, s, n - (int32_t)(end - o));

@@ -180,6 +180,7 @@ void ap_fast_dsp_rows2(const ap_qgemm *g, const int8_t *a0, const int8_t *a1, in
   const int32_t *cb = g->col_bias, *mult = g->mult, *shift = g->shift;
   const int8_t *w = g->w;
   int32_t k = g->k, quads = k >> 2, n = g->n, c = 0;
+  bool full = g->act_min == -128 && g->act_max == 127; /* SSAT clamps */
   for (; c + 2 <= n; c += 2, w += 2 * (size_t)k) {
     uint32_t s00 = (uint32_t)cb[c], s01 = (uint32_t)cb[c + 1];
     uint32_t s10 = s00, s11 = s01;
@@ -210,7 +211,13 @@ void ap_fast_dsp_rows2(const ap_qgemm *g, const int8_t *a0, const int8_t *a1, in
       s11 += (uint32_t)(a1[i] * wp[k]);
     }
     uint32_t b0 = (uint32_t)shift[c], b1 = (uint32_t)shift[c + 1];
-    if (ap_dsp_rqb_fast(b0) && ap_dsp_rqb_fast(b1)) {
+    if (ap_dsp_rqb_fast(b0) && ap_dsp_rqb_fast(b1) && full) {
+      int32_t m0 = mult[c], m1 = mult[c + 1], off = g->out_off;
+      out[c] = (int8_t)ap_dsp_ssat8(ap_dsp_rqb_apply(s00, m0, b0) + off);
+      o1[c] = (int8_t)ap_dsp_ssat8(ap_dsp_rqb_apply(s10, m0, b0) + off);
+      out[c + 1] = (int8_t)ap_dsp_ssat8(ap_dsp_rqb_apply(s01, m1, b1) + off);
+      o1[c + 1] = (int8_t)ap_dsp_ssat8(ap_dsp_rqb_apply(s11, m1, b1) + off);
+    } else if (ap_dsp_rqb_fast(b0) && ap_dsp_rqb_fast(b1)) {
       int32_t m0 = mult[c], m1 = mult[c + 1], off = g->out_off, lo = g->act_min, hi = g->act_max;
       out[c] = (int8_t)rq_fast(s00, m0, b0, off, lo, hi);
       o1[c] = (int8_t)rq_fast(s10, m0, b0, off, lo, hi);
