@@ -27,6 +27,48 @@ typedef struct sums4 {
     (acc).s3 = ap_smlatt(v13_, w13_, (acc).s3);                                                    \
   } while (0)
 
+#if AP_DSP_NATIVE
+/* One tap of DW_TAP in the assembly below: input word v, weight word w (v and w then hold the
+ * odd lanes). */
+#define DW_TAP_ASM                                                                                 \
+  "sxtab16 %[v02], %[off2], %[v]\n\t"                                                              \
+  "sxtab16 %[v], %[off2], %[v], ror #8\n\t"                                                        \
+  "sxtb16 %[w02], %[w]\n\t"                                                                        \
+  "sxtb16 %[w], %[w], ror #8\n\t"                                                                  \
+  "smlabb %[s0], %[v02], %[w02], %[s0]\n\t"                                                        \
+  "smlatt %[s2], %[v02], %[w02], %[s2]\n\t"                                                        \
+  "smlabb %[s1], %[v], %[w], %[s1]\n\t"                                                            \
+  "smlatt %[s3], %[v], %[w], %[s3]\n\t"
+/* One row of three taps at ip (sx apart) and wp (C apart), then both pointers to the next row
+ * (sy, 3 C). The third tap's addresses are formed in the registers its words load into. */
+#define DW_ROW_ASM                                                                                 \
+  "ldr %[v], [%[ip]]\n\t"                                                                          \
+  "ldr %[w], [%[wp]]\n\t" DW_TAP_ASM "ldr %[v], [%[ip], %[sx]]\n\t"                                \
+  "ldr %[w], [%[wp], %[c]]\n\t" DW_TAP_ASM "add %[v], %[ip], %[sx], lsl #1\n\t"                    \
+  "ldr %[v], [%[v]]\n\t"                                                                           \
+  "add %[w], %[wp], %[c], lsl #1\n\t"                                                              \
+  "ldr %[w], [%[w]]\n\t" DW_TAP_ASM "ldr %[v], %[sy]\n\t"                                          \
+  "add %[ip], %[ip], %[v]\n\t"                                                                     \
+  "add %[wp], %[wp], %[c]\n\t"                                                                     \
+  "add %[wp], %[wp], %[c], lsl #1\n\t"
+
+/* The interior 3x3 window of four channels (DW_TAP nine times), written out: the compiler's
+ * loop kept its nine offsets on the stack (about 15 instructions a tap; 11 here). The row
+ * stride is read from memory: thirteen registers are what the compiler can give here. */
+static inline __attribute__((always_inline)) void window3x3(sums4 *a, const int8_t *ip,
+                                                            const int8_t *wp, uint32_t sx,
+                                                            uint32_t sy, uint32_t c,
+                                                            uint32_t off2) {
+  uint32_t s0 = a->s0, s1 = a->s1, s2 = a->s2, s3 = a->s3, v, w, v02, w02;
+  __asm__(DW_ROW_ASM DW_ROW_ASM DW_ROW_ASM
+          : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [ip] "+r"(ip),
+            [wp] "+r"(wp), [v] "=&r"(v), [w] "=&r"(w), [v02] "=&r"(v02), [w02] "=&r"(w02)
+          : [sx] "r"(sx), [sy] "m"(sy), [c] "r"(c), [off2] "r"(off2)
+          : "memory");
+  a->s0 = s0, a->s1 = s1, a->s2 = s2, a->s3 = s3;
+}
+#endif
+
 /* A pixel's sums, kept in the workspace until the pixel's channels are done: then one loop
  * requantizes them (ap_fast_dw_ws(taps, C) is at least 4C bytes for every C: the generic level's
  * size, which plans hold). */
@@ -132,11 +174,16 @@ static __attribute__((noinline)) void dw_mult1(const ap_qdw *d, int32_t b, int32
         for (; c + 4 <= C; c += 4) {
           sums4 a = bias4(d, c);
           const int8_t *ip = ip0 + c, *wp = wp0 + c;
+#if AP_DSP_NATIVE
+          (void)wrow;
+          window3x3(&a, ip, wp, (uint32_t)sx, (uint32_t)sy, (uint32_t)C, off2);
+#else
           for (int r = 0; r < 3; r++, ip += sy, wp += wrow) {
             DW_TAP(a, ap_dsp_load32(ip), ap_dsp_load32(wp), off2);
             DW_TAP(a, ap_dsp_load32(ip + sx), ap_dsp_load32(wp + C), off2);
             DW_TAP(a, ap_dsp_load32(ip + 2 * sx), ap_dsp_load32(wp + 2 * C), off2);
           }
+#endif
           keep4(acc, c, a);
         }
       } else {
