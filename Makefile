@@ -51,7 +51,10 @@ mcu:
 # outputs checked byte for byte against ../shared/oracle/tflm, $(MCU_BUILD)/footprint.tsv, each
 # held to its flash, RAM and instructions in scripts/mcu_budgets.tsv; the DSP kernels'
 # hand-worked cases (tests/kernels/test_fast_dsp.c) on both cores; the fast rows of the README's
-# and docs/reference/footprint.md's tables checked against footprint.tsv (mcu_docs_check.py).
+# and docs/reference/footprint.md's tables checked against footprint.tsv (mcu_docs_check.py). The
+# float firmware on the M4F (hello_world_float, magic_wand_float, float kernels only), byte for
+# byte too; every M4 firmware fails when it links libgcc's double-precision helpers (__aeabi_d*,
+# nm on the ELF).
 # Then issue 18's figure: person_detect on the M4 with the smallest plan (streamed, in place)
 # and the small kernel family (FW_FAMILY=small), failing when its flash, RAM or instructions per
 # invoke pass TFLite Micro's reference build's (37,352 B; 0.6 x 84,544 B; 95.7 M).
@@ -59,6 +62,9 @@ test-mcu: all mcu
 	FW_BUDGETS=scripts/mcu_budgets.tsv sh scripts/test_mcu.sh $(BUILD) $(MCU_BUILD) $(AP_SHARED)
 	python3 scripts/mcu_docs_check.py $(MCU_BUILD)/footprint.tsv .
 	sh scripts/test_mcu_kernels.sh $(MCU_BUILD)
+	MCU_MODELS="hello_world_float magic_wand_float" FW_TYPES=float FW_KERNEL_PATH=both \
+	  MCU_TAG=-float MCU_PRICE=0 MCU_BOARDS=mps2_an386:cortex-m4 \
+	  sh scripts/test_mcu.sh $(BUILD) $(MCU_BUILD) $(AP_SHARED)
 	FW_STREAM=1 FW_FAMILY=small MCU_TAG=-stream MCU_PRICE=0 MCU_BOARDS=mps2_an386:cortex-m4 \
 	  MCU_MODELS=person_detect_int8 FW_MAX_FLASH=37352 FW_MAX_RAM=50726 \
 	  FW_MAX_INSTRUCTIONS=95700000 sh scripts/test_mcu.sh $(BUILD) $(MCU_BUILD) $(AP_SHARED)

@@ -122,6 +122,15 @@ for b in $BOARDS; do
     arm-none-eabi-gcc $arch -nostartfiles --specs=nano.specs -Wl,--gc-sections -L"$FW" \
       -T"$FW/$board.ld" -Wl,-Map="$w/fw.map" "$bd/startup.o" "$bd/board.o" "$w/main.o" \
       "$w/model_data.o" "$w/registry.o" "$w/strategies.o" $plan_o "$lib" -lm -o "$w/fw.elf"
+    # A single-precision core (the M4F: FW_NO_DOUBLE defaults to 1 there) must not link libgcc's
+    # soft double (__aeabi_d*): a double operation in what the firmware links (issue 30).
+    nodouble=${FW_NO_DOUBLE:-}
+    [ -n "$nodouble" ] || { [ "$core" = cortex-m4 ] && nodouble=1 || nodouble=0; }
+    dbl=$(arm-none-eabi-nm "$w/fw.elf" | grep -o ' __aeabi_d[a-z0-9]*$' | sort -u | tr -d ' ' | tr '\n' ' ')
+    if [ "$nodouble" = 1 ] && [ -n "$dbl" ]; then
+      echo "test-mcu: $m on $core links double-precision helpers: $dbl"
+      fails=$((fails + 1))
+    fi
     timeout 600 qemu-system-arm -M "$(qemu_machine "$board")" -nographic -monitor none \
       -serial none -semihosting-config enable=on,target=native -icount shift=0 \
       -kernel "$w/fw.elf" >"$w/run.txt" 2>&1 || true

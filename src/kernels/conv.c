@@ -108,6 +108,11 @@ ap_status ap_kconv_setup(const char *op, int activation, const ap_ktensor *input
       return ap_fail(err, AP_ERR_UNSUPPORTED, "%s: unsupported fused activation %d", op,
                      activation);
     }
+    if (p->kind != AP_KCONV_FLOAT && !ap_khybrid_linked()) {
+      return ap_fail(err, AP_ERR_UNSUPPORTED,
+                     "%s: hybrid (float input, int8 weights) is not registered (AP_REGISTRY_TYPES)",
+                     op);
+    }
     if (p->kind != AP_KCONV_FLOAT && !ap_kq_channel_scales_ok(filter)) {
       return ap_fail(err, AP_ERR_FORMAT, "%s: hybrid filter has no positive scale", op);
     }

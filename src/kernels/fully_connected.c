@@ -102,6 +102,11 @@ static ap_status fc_prepare(const ap_fc_options *o, const ap_ktensor *input,
                      o->activation);
     }
     if (p->kind == AP_KFC_HYBRID) {
+      if (!ap_khybrid_linked()) {
+        return ap_fail(err, AP_ERR_UNSUPPORTED,
+                       "FULLY_CONNECTED: hybrid (float input, int8 weights) is not registered "
+                       "(AP_REGISTRY_TYPES)");
+      }
       if (!ap_kq_channel_scales_ok(filter)) {
         return ap_fail(err, AP_ERR_FORMAT, "FULLY_CONNECTED: hybrid filter has no scale");
       }

@@ -92,10 +92,24 @@ ap_status ap_kconv_window(const char *op, const ap_conv_options *o, const ap_kte
 /* After a successful prepare: the NHWC output's dims and the shapes eval checks against. */
 void ap_kconv_output(const ap_ktensor *input, const ap_ktensor *filter, ap_ktensor *output,
                      int32_t out_channels, ap_conv_params *p);
-/* PortableAsymmetricQuantizeFloats / PortableSymmetricQuantizeFloats (tensor_utils). */
+/* PortableAsymmetricQuantizeFloats / PortableSymmetricQuantizeFloats (tensor_utils), the
+ * hybrid kernels' (hybrid.c). Weak references on a freestanding build: a firmware registration
+ * whose types lack float or int8 (a float firmware's: scripts/mcu_kernels.py) does not link
+ * hybrid.c, whose double arithmetic would pull libgcc's soft double into a single-precision
+ * core's firmware, and the prepares refuse hybrids there (ap_khybrid_linked); registry.c links
+ * it through ap_khybrid_anchor. A hosted build links it with every prepare. */
 void ap_kquantize_asymmetric(const float *v, size_t n, int8_t *q, float *scaling_factor,
-                             int32_t *offset);
-void ap_kquantize_symmetric(const float *v, size_t n, int8_t *q, float *scaling_factor);
+                             int32_t *offset) __attribute__((weak));
+void ap_kquantize_symmetric(const float *v, size_t n, int8_t *q, float *scaling_factor)
+    __attribute__((weak));
+extern const int ap_khybrid_anchor;
+static inline bool ap_khybrid_linked(void) {
+#ifdef AP_PORT_NONE
+  return ap_kquantize_asymmetric != NULL; /* hybrid.c defines both or neither is linked */
+#else
+  return ap_khybrid_anchor != 0; /* a strong reference: a hosted build links them always */
+#endif
+}
 
 /* ---------- FULLY_CONNECTED (fully_connected.c) ---------- */
 typedef struct ap_fc_options {

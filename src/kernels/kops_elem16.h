@@ -36,6 +36,10 @@ ap_status ap_softmax_eval_scratch(const ap_softmax_params *p, const ap_ktensor *
  * softmax16.c nor expf. */
 ap_status ap_softmax_prepare_8bit(float beta, const ap_ktensor *input, ap_ktensor *output,
                                   ap_softmax_params *p, ap_errbuf *err);
+/* ap_softmax_prepare for float32 and the 8-bit kinds (int16 refused): a registration with float
+ * and without int16 links no softmax16.c setup (its double multiplier). */
+ap_status ap_softmax_prepare_float(float beta, const ap_ktensor *input, ap_ktensor *output,
+                                   ap_softmax_params *p, ap_errbuf *err);
 ap_status ap_softmax_eval_8bit(const ap_softmax_params *p, const ap_ktensor *input,
                                ap_ktensor *output, void *scratch);
 

@@ -83,6 +83,10 @@ static const ap_fast_level board_level = {
 const ap_fast_level *ap_kernels_board_level(void) {
   return &board_level;
 }
+#if !AP_MVE_NATIVE && AP_REG_OP_CONV_2D
+/* The fast DSP product's shift preparation (kernels/fast/conv_int8.c reads it). */
+const ap_gemm_prep_fn ap_board_gemm_prep = ap_fast_dsp_prep;
+#endif
 #else
 const ap_fast_level *ap_kernels_board_level(void) {
   return AP_REGISTRY_FAMILY == 1 ? ap_fast_dsp_small() : ap_fast_mve();
@@ -101,6 +105,12 @@ enum { AP_REG_INT8 = 1, AP_REG_FLOAT = 2, AP_REG_UINT8 = 4, AP_REG_INT16 = 8 };
 #define AP_REGISTRY_TYPES 15
 #endif
 #define REG_T(t) (REG_FAST && (AP_REGISTRY_TYPES & (t)))
+/* The hybrid kernels (float input, int8 weights: kernels/hybrid.c) with both their types: the
+ * reference kernels reach them through weak references (kernels.h), so a float firmware's
+ * registration links neither them nor the soft double their quantization needs. */
+#if (AP_REGISTRY_TYPES & 3) == 3 /* AP_REG_INT8 | AP_REG_FLOAT: an enum, which #if cannot read */
+const int *const ap_registry_hybrid = &ap_khybrid_anchor;
+#endif
 
 static ap_status no_reference(ap_kctx *c, const char *op) {
   return ap_fail(c->err, AP_ERR_UNSUPPORTED,
@@ -298,8 +308,9 @@ static ap_status softmax_prep(ap_kctx *c, size_t *scratch) {
   ap_softmax_params *p = c->params;
   /* int16 and float32 are reference kernels of their own (softmax16.c, expf): left out with
    * their types. */
-  ap_status s = (AP_REGISTRY_TYPES & (AP_REG_INT16 | AP_REG_FLOAT) ? ap_softmax_prepare
-                                                                   : ap_softmax_prepare_8bit)(
+  ap_status s = (AP_REGISTRY_TYPES & AP_REG_INT16   ? ap_softmax_prepare
+                 : AP_REGISTRY_TYPES & AP_REG_FLOAT ? ap_softmax_prepare_float
+                                                    : ap_softmax_prepare_8bit)(
       c->options->beta, in(c, 0), c->outputs[0], p, c->err);
   *scratch = s == AP_OK ? p->scratch_bytes : 0; /* int16: its tables */
   size_t fast;

@@ -237,6 +237,20 @@ static void hand_worked_ties(void) {
   ties_case(in4, 4, (const int8_t *const[2]){w4a, w4b});
 }
 
+/* The prepared word's form (ap_dsp_rqb_of, ap_dsp_rqb_apply: the product's and the depthwise's
+ * requantization) against ap_kq_mul: 1 when they differ. A shift outside the form (e = -shift
+ * outside [2, 24], a negative multiplier) stays the shift itself; preparing a prepared word again
+ * leaves it (each eval prepares the layer's shifts in place). *fast counts the words prepared. */
+static int rqb_differs(int32_t x, int32_t m, int32_t s, long *fast) {
+  uint32_t b = ap_dsp_rqb_of(m, s);
+  bool want = m >= 0 && s <= -2 && s >= -24;
+  if (ap_dsp_rqb_fast(b) != want) return 1;
+  if (!want) return b != (uint32_t)s;
+  ++*fast;
+  return ap_dsp_rqb_apply((uint32_t)x, m, b) != ap_kq_mul(x, m, s) ||
+         ap_dsp_rqb_of(m, (int32_t)b) != b;
+}
+
 /* ap_fast_mul (and the kernels' ap_dsp_requant) equals ap_kq_mul at the int32 ends, every shift
  * from -40 to 40, the multiplier INT32_MIN (the one saturating product), and both roundings' ties;
  * then at random. */
@@ -244,7 +258,7 @@ static void mul_edges(void) {
   const int32_t xs[] = {INT32_MIN,  INT32_MIN + 1, -65536,   -3, -2, -1, 0, 1, 2, 3, 65535, 1 << 30,
                         -(1 << 30), INT32_MAX - 1, INT32_MAX};
   const int32_t ms[] = {0, 1, 1 << 30, (1 << 30) + 1, INT32_MAX, INT32_MIN, 1518500250, 2147483000};
-  long bad = 0, n = 0;
+  long bad = 0, n = 0, fast = 0;
   for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++)
     for (size_t j = 0; j < sizeof ms / sizeof ms[0]; j++)
       for (int32_t s = -40; s <= 40; s++, n++) {
@@ -253,8 +267,17 @@ static void mul_edges(void) {
                (int8_t)ap_kq_clamp(ap_kq_mul(xs[i], ms[j], s), -128, 127);
         ap_dsp_rqc q = ap_dsp_rqc_of(ms[j], s);
         bad += ap_dsp_rqc_apply(&q, (uint32_t)xs[i], s) != ap_kq_mul(xs[i], ms[j], s);
+        bad += rqb_differs(xs[i], ms[j], s, &fast);
       }
   CHECK_MSG(bad == 0, "%ld of %ld edge products differ", bad, n);
+  /* SSAT #8, the clamp of a layer whose activation range is all of int8. */
+  const int32_t sat_in[] = {INT32_MIN, -65536, -129, -128, -1, 0, 127, 128, 65535, INT32_MAX};
+  const int32_t sat_out[] = {-128, -128, -128, -128, -1, 0, 127, 127, 127, 127};
+  for (size_t i = 0; i < sizeof sat_in / sizeof sat_in[0]; i++)
+    CHECK_MSG(ap_dsp_ssat8(sat_in[i]) == sat_out[i], "ssat8(%ld) = %ld", (long)sat_in[i],
+              (long)ap_dsp_ssat8(sat_in[i]));
+  /* 15 sums by the 7 multipliers >= 0 by the 23 shifts -24 .. -2 take the prepared form. */
+  CHECK_MSG(fast == 15 * 7 * 23, "%ld edge products prepared", fast);
   /* Ties: x odd times 2^30 is exactly half-way for the high mul; then a remainder of exactly
    * half of 2^e (h = q 2^e + 2^(e-1), either sign) for the division. */
   bad = 0, n = 0;
@@ -271,6 +294,9 @@ static void mul_edges(void) {
         ap_dsp_rqc q = ap_dsp_rqc_of(1 << 30, -e);
         bad += ap_dsp_rqc_apply(&q, (uint32_t)x, -e) != ap_kq_mul(x, 1 << 30, -e);
         bad += ap_dsp_rqc_apply(&q, (uint32_t)-x, -e) != ap_kq_mul(-x, 1 << 30, -e);
+        bad += rqb_differs(x, 1 << 30, -e, &fast) + rqb_differs(-x, 1 << 30, -e, &fast);
+        /* The multiplier one below: the high product's tie missed by one. */
+        bad += rqb_differs(x, (1 << 30) - 1, -e, &fast);
       }
   CHECK_MSG(bad == 0, "%ld of %ld ties differ", bad, n);
   bad = 0;
@@ -285,6 +311,7 @@ static void mul_edges(void) {
            (int8_t)ap_kq_clamp(ap_kq_mul(x, m, s) + off, lo, hi);
     ap_dsp_rqc q = ap_dsp_rqc_of(m, s);
     bad += ap_dsp_rqc_apply(&q, (uint32_t)x, s) != ap_kq_mul(x, m, s);
+    bad += rqb_differs(x, m, s, &fast);
   }
   CHECK_MSG(bad == 0, "%ld of %d random products differ", bad, (int)RANDOM_MULS);
 }

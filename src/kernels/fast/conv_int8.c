@@ -125,6 +125,29 @@ bool ap_fast_conv_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_k
   return true;
 }
 
+/* The DSP level's product (its fast family, named "dsp") reads its shifts rewritten once an
+ * eval (ap_fast_dsp_prep). Not a field of the kit: a kit is copied on the stack of every op's
+ * run (ap_fast_small), which a firmware counts. A firmware reaches it through its registration
+ * (registry.c's fast DSP table defines ap_board_gemm_prep; a weak reference here, so that a
+ * firmware of another family links none of it). */
+typedef void (*ap_gemm_prep_fn)(int32_t n, const int32_t *mult, int32_t *shift);
+#ifdef AP_PORT_NONE
+extern const ap_gemm_prep_fn ap_board_gemm_prep __attribute__((weak));
+#else
+void ap_fast_dsp_prep(int32_t n, const int32_t *mult, int32_t *shift);
+extern const ap_fast_level ap_fast_dsp_level;
+#endif
+static void prep_shifts(const ap_kexec *x, const ap_gemm_kit *l, int32_t n, const int32_t *mult,
+                        int32_t *shift) {
+#ifdef AP_PORT_NONE
+  (void)x, (void)l; /* the registration defines it only where its one kit is the DSP's */
+  if (&ap_board_gemm_prep && ap_board_gemm_prep) ap_board_gemm_prep(n, mult, shift);
+#else
+  if (l == &ap_fast_dsp_level.gemm || (l == &x->level->gemm && strcmp(x->level->name, "dsp") == 0))
+    ap_fast_dsp_prep(n, mult, shift);
+#endif
+}
+
 typedef struct conv_job {
   const conv_plan *pl;
   const ap_conv_params *p;
@@ -135,6 +158,7 @@ typedef struct conv_job {
   uint8_t *scratch;
   AP_FAST_GEOM;
 #if AP_CONV_BY_COLS
+  const ap_kexec *x;
   const ap_ktensor *f;
   const int32_t *bias;                /* NULL: none */
   int32_t *qmult, *qshift, *col_bias; /* by columns: each piece fills its channels' */
@@ -290,6 +314,7 @@ static void conv_cols_task(void *arg, int chunk, int slot) {
   if (f.channel_scales && f.n_channels > 1) f.channel_scales += c0;
   ap_fast_channel_multipliers(j->p->input_scale, &f, j->p->output_scale, c1 - c0, mult + c0,
                               shift + c0);
+  prep_shifts(j->x, j->l, c1 - c0, mult + c0, shift + c0);
   j->l->pack(j->g.w + (size_t)c0 * pl->k, c1 - c0, pl->k, j->bias ? j->bias + c0 : NULL,
              j->p->input_offset, NULL, col_bias + c0);
   ap_qgemm g = j->g;
@@ -339,6 +364,7 @@ bool ap_fast_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kten
     .scratch = sc,
     .geom = ap_fast_geom_of(p, in, f, out),
 #if AP_CONV_BY_COLS
+    .x = x,
     .f = f,
     .bias = bias ? bias->data : NULL,
     .qmult = mult,
@@ -348,6 +374,7 @@ bool ap_fast_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kten
   };
   if (!AP_CONV_BY_COLS || !pl.by_cols) { /* by columns, each piece prepares its own channels */
     ap_fast_channel_multipliers(p->input_scale, f, p->output_scale, pl.n, mult, shift);
+    prep_shifts(x, l, pl.n, mult, shift);
     l->pack(f->data, pl.n, pl.k, bias ? bias->data : NULL, p->input_offset, sc + pl.packed,
             col_bias);
   }

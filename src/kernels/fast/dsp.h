@@ -31,6 +31,9 @@ void ap_fast_dsp_pack(const int8_t *w, int32_t n, int32_t k, const int32_t *bias
                       void *packed, int32_t *col_bias);
 size_t ap_fast_dsp_arow_bytes(int32_t k);
 void ap_fast_dsp_arow(const int8_t *src, int32_t k, int32_t in_off, void *dst);
+void ap_fast_dsp_prep(int32_t n, const int32_t *mult, int32_t *shift);
+typedef void (*ap_gemm_prep_fn)(int32_t n, const int32_t *mult, int32_t *shift);
+extern const ap_gemm_prep_fn ap_board_gemm_prep;
 void ap_fast_dsp_gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc_ws, int8_t *out,
                       size_t out_stride);
 void ap_fast_dsp_rows2(const ap_qgemm *g, const int8_t *a0, const int8_t *a1, int8_t *out,

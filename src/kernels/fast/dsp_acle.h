@@ -174,6 +174,59 @@ static inline int32_t ap_dsp_rqc_apply(const ap_dsp_rqc *q, uint32_t acc, int32_
   return (int32_t)(p >> 32) >> q->e1;
 }
 
+/* A channel's requantization prepared once a layer into one word b (ap_dsp_rqb_of), for the
+ * shifts e = -shift in [2, 24] with m >= 0, where the sum is not shifted left (shift <= 0).
+ * From ap_dsp_rqc's form, the result is floor((x m + K - [x < 0] 2^31) / 2^(31+e)),
+ * K = 2^30 + 2^(30+e). Write P = x m + L, L = 2^30 - [x < 0] 2^31 (+-2^30: its high word is x's
+ * sign, its low word 2^30 with bit 31 from x), P = H 2^32 + l, 0 <= l < 2^32, and
+ * R = 2^(e-2) (e >= 2: 2^(30+e) = R 2^32). Then the result is
+ * floor((H + R + l / 2^32) / 2^(e-1)) = floor((H + R) / 2^(e-1)), H + R an integer and
+ * l / 2^32 in [0, 1). |H| <= 2^30 and R <= 2^22: no term overflows, and b (R << 8) stays
+ * positive as an int32. So: AND, EOR and ASR set up
+ * L, SMLAL, one ADD of R and one ASR. b holds e - 1 in its low byte (the ASR by a register
+ * reads that byte only) and R above it; b > 255 tells a prepared word from a shift (|shift| <=
+ * 31), which keeps the general form. */
+static inline uint32_t ap_dsp_rqb_of(int32_t mult, int32_t shift) {
+  if (mult < 0 || shift > -2 || shift < -24) return (uint32_t)shift;
+  uint32_t e1 = (uint32_t)-shift - 1u;
+  return e1 | (1u << (e1 - 1u)) << 8;
+}
+
+static inline bool ap_dsp_rqb_fast(uint32_t b) {
+  return (int32_t)b > 255;
+}
+
+/* ap_kq_mul(acc, m, shift) for the b that ap_dsp_rqb_of(m, shift) made when ap_dsp_rqb_fast. */
+static inline int32_t ap_dsp_rqb_apply(uint32_t acc, int32_t m, uint32_t b) {
+#if AP_DSP_NATIVE
+  uint32_t lo, hi;
+  __asm__("and %0, %2, #0x80000000\n\t"
+          "eor %0, %0, #0x40000000\n\t"
+          "asr %1, %2, #31\n\t"
+          "smlal %0, %1, %2, %3\n\t"
+          "add %1, %1, %4, lsr #8\n\t"
+          "asr %1, %1, %4"
+          : "=&r"(lo), "=&r"(hi)
+          : "r"(acc), "r"(m), "r"(b));
+  return (int32_t)hi;
+#else
+  int32_t x = (int32_t)acc;
+  int64_t p = (int64_t)x * m + (x < 0 ? -(INT64_C(1) << 30) : INT64_C(1) << 30);
+  int32_t h = (int32_t)(p >> 32); /* floor(P / 2^32): the high word */
+  return (h + (int32_t)(b >> 8)) >> (b & 0xffu);
+#endif
+}
+
+/* v clamped to [-128, 127] (SSAT #8): the clamp of an output whose activation range is the whole
+ * int8 range (no activation, or a ReLU whose zero point is -128). */
+static inline int32_t ap_dsp_ssat8(int32_t v) {
+#if AP_DSP_NATIVE
+  return __ssat(v, 8);
+#else
+  return v < -128 ? -128 : v > 127 ? 127 : v;
+#endif
+}
+
 static inline int8_t ap_dsp_clamp8(int32_t v, int32_t off, int32_t lo, int32_t hi) {
   v += off;
   v = v < lo ? lo : v;

@@ -27,6 +27,48 @@ typedef struct sums4 {
     (acc).s3 = ap_smlatt(v13_, w13_, (acc).s3);                                                    \
   } while (0)
 
+#if AP_DSP_NATIVE
+/* One tap of DW_TAP in the assembly below: input word v, weight word w (v and w then hold the
+ * odd lanes). */
+#define DW_TAP_ASM                                                                                 \
+  "sxtab16 %[v02], %[off2], %[v]\n\t"                                                              \
+  "sxtab16 %[v], %[off2], %[v], ror #8\n\t"                                                        \
+  "sxtb16 %[w02], %[w]\n\t"                                                                        \
+  "sxtb16 %[w], %[w], ror #8\n\t"                                                                  \
+  "smlabb %[s0], %[v02], %[w02], %[s0]\n\t"                                                        \
+  "smlatt %[s2], %[v02], %[w02], %[s2]\n\t"                                                        \
+  "smlabb %[s1], %[v], %[w], %[s1]\n\t"                                                            \
+  "smlatt %[s3], %[v], %[w], %[s3]\n\t"
+/* One row of three taps at ip (sx apart) and wp (C apart), then both pointers to the next row
+ * (sy, 3 C). The third tap's addresses are formed in the registers its words load into. */
+#define DW_ROW_ASM                                                                                 \
+  "ldr %[v], [%[ip]]\n\t"                                                                          \
+  "ldr %[w], [%[wp]]\n\t" DW_TAP_ASM "ldr %[v], [%[ip], %[sx]]\n\t"                                \
+  "ldr %[w], [%[wp], %[c]]\n\t" DW_TAP_ASM "add %[v], %[ip], %[sx], lsl #1\n\t"                    \
+  "ldr %[v], [%[v]]\n\t"                                                                           \
+  "add %[w], %[wp], %[c], lsl #1\n\t"                                                              \
+  "ldr %[w], [%[w]]\n\t" DW_TAP_ASM "ldr %[v], %[sy]\n\t"                                          \
+  "add %[ip], %[ip], %[v]\n\t"                                                                     \
+  "add %[wp], %[wp], %[c]\n\t"                                                                     \
+  "add %[wp], %[wp], %[c], lsl #1\n\t"
+
+/* The interior 3x3 window of four channels (DW_TAP nine times), written out: the compiler's
+ * loop kept its nine offsets on the stack (about 15 instructions a tap; 11 here). The row
+ * stride is read from memory: thirteen registers are what the compiler can give here. */
+static inline __attribute__((always_inline)) void window3x3(sums4 *a, const int8_t *ip,
+                                                            const int8_t *wp, uint32_t sx,
+                                                            uint32_t sy, uint32_t c,
+                                                            uint32_t off2) {
+  uint32_t s0 = a->s0, s1 = a->s1, s2 = a->s2, s3 = a->s3, v, w, v02, w02;
+  __asm__(DW_ROW_ASM DW_ROW_ASM DW_ROW_ASM
+          : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [ip] "+r"(ip),
+            [wp] "+r"(wp), [v] "=&r"(v), [w] "=&r"(w), [v02] "=&r"(v02), [w02] "=&r"(w02)
+          : [sx] "r"(sx), [sy] "m"(sy), [c] "r"(c), [off2] "r"(off2)
+          : "memory");
+  a->s0 = s0, a->s1 = s1, a->s2 = s2, a->s3 = s3;
+}
+#endif
+
 /* A pixel's sums, kept in the workspace until the pixel's channels are done: then one loop
  * requantizes them (ap_fast_dw_ws(taps, C) is at least 4C bytes for every C: the generic level's
  * size, which plans hold). */
@@ -34,43 +76,49 @@ static inline void keep4(uint32_t *acc, int32_t c, sums4 a) {
   acc[c] = a.s0, acc[c + 1] = a.s1, acc[c + 2] = a.s2, acc[c + 3] = a.s3;
 }
 
-/* When the workspace holds it (20 bytes a channel: the sums, then each channel's constants of
- * ap_dsp_rqc as m, K's two words and left | (e - 1) << 8, 0xff00 for ap_fast_mul; a 3x3 filter
- * over a multiple of 8 channels always fits), ap_fast_dsp_dw writes the table once a call. */
+/* When the workspace holds it (12 bytes a channel: the sums, then each channel's multiplier and
+ * ap_dsp_rqb_of's word; a 3x3 filter over a multiple of 8 channels always fits),
+ * ap_fast_dsp_dw writes the table once a call. */
 static bool table_fits(const ap_qdw *d) {
-  return ap_fast_dw_ws(d->f_h * d->f_w, d->out_d) >= (size_t)d->out_d * 20;
+  return ap_fast_dw_ws(d->f_h * d->f_w, d->out_d) >= (size_t)d->out_d * 12;
 }
 
 static void table_fill(const ap_qdw *d, uint32_t *t) {
-  for (int32_t c = 0; c < d->out_d; c++, t += 4) {
-    ap_dsp_rqc q = ap_dsp_rqc_of(d->qmult[c], d->qshift[c]);
-    t[0] = (uint32_t)q.m, t[1] = q.klo, t[2] = (uint32_t)q.khi;
-    t[3] = q.left | (q.e1 == UINT32_MAX ? 0xffu : q.e1) << 8;
-  }
+  for (int32_t c = 0; c < d->out_d; c++, t += 2)
+    t[0] = (uint32_t)d->qmult[c], t[1] = ap_dsp_rqb_of(d->qmult[c], d->qshift[c]);
+}
+
+/* Channel c's sum by ap_fast_mul (a shift outside the prepared form), out of line. */
+static __attribute__((noinline)) int32_t requant_slow(const ap_qdw *d, uint32_t acc, int32_t c) {
+  return ap_fast_mul((int32_t)acc, d->qmult[c], d->qshift[c]);
 }
 
 static __attribute__((noinline)) void requant_pixel(const ap_qdw *d, const uint32_t *acc,
                                                     int8_t *o) {
-  const int32_t *m = d->qmult, *sh = d->qshift;
   int32_t off = d->out_off, lo = d->act_min, hi = d->act_max, n = d->out_d;
   if (!table_fits(d)) {
     for (int32_t c = 0; c < n; c++)
-      o[c] = ap_dsp_requant(acc[c], m[c], sh[c], off, lo, hi);
+      o[c] = ap_dsp_requant(acc[c], d->qmult[c], d->qshift[c], off, lo, hi);
     return;
   }
   const uint32_t *t = acc + n;
-  for (int32_t c = 0; c < n; c++, t += 4) {
-    uint32_t e1 = t[3] >> 8;
-    int32_t v;
-    if (e1 == 0xffu) {
-      v = ap_fast_mul((int32_t)acc[c], m[c], sh[c]);
-    } else {
-      int32_t x = (int32_t)(acc[c] << (t[3] & 0xffu));
-      int64_t k = (int64_t)(((uint64_t)t[2] << 32) | t[1]);
-      int64_t p = k - (int64_t)((uint32_t)x & 0x80000000u) + (int64_t)x * (int32_t)t[0];
-      v = (int32_t)(p >> 32) >> e1;
+  int8_t *end = o + n;
+  if (lo == -128 && hi == 127) { /* the whole int8 range: SSAT clamps */
+    for (; o < end; o++, t += 2) {
+      uint32_t s = *acc++, b = t[1];
+      int32_t v = ap_dsp_rqb_fast(b) ? ap_dsp_rqb_apply(s, (int32_t)t[0], b)
+                                     : requant_slow(d, s, n - (int32_t)(end - o));
+      *o = (int8_t)ap_dsp_ssat8(v + off);
     }
-    o[c] = ap_dsp_clamp8(v, off, lo, hi);
+    return;
+  }
+  for (; o < end; o++, t += 2) {
+    uint32_t s = *acc++, b = t[1];
+    int32_t v = ap_dsp_rqb_fast(b) ? ap_dsp_rqb_apply(s, (int32_t)t[0], b)
+                                   : requant_slow(d, s, n - (int32_t)(end - o));
+    v += off;
+    v = v < lo ? lo : v;
+    *o = (int8_t)(v > hi ? hi : v);
   }
 }
 
@@ -126,11 +174,16 @@ static __attribute__((noinline)) void dw_mult1(const ap_qdw *d, int32_t b, int32
         for (; c + 4 <= C; c += 4) {
           sums4 a = bias4(d, c);
           const int8_t *ip = ip0 + c, *wp = wp0 + c;
+#if AP_DSP_NATIVE
+          (void)wrow;
+          window3x3(&a, ip, wp, (uint32_t)sx, (uint32_t)sy, (uint32_t)C, off2);
+#else
           for (int r = 0; r < 3; r++, ip += sy, wp += wrow) {
             DW_TAP(a, ap_dsp_load32(ip), ap_dsp_load32(wp), off2);
             DW_TAP(a, ap_dsp_load32(ip + sx), ap_dsp_load32(wp + C), off2);
             DW_TAP(a, ap_dsp_load32(ip + 2 * sx), ap_dsp_load32(wp + 2 * C), off2);
           }
+#endif
           keep4(acc, c, a);
         }
       } else {
