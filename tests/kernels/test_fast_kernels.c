@@ -334,6 +334,11 @@ int main(void) {
       {1, 7, 7, 160, 200, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_RELU6},
       {1, 5, 6, 24, 100, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_RELU},
       {2, 4, 4, 40, 77, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      /* Patch runs of 18 and 21 values (a full block of 16 and an overlapping last one), the
+       * last run ending at the input's last byte; over 128 rows (packed weights). */
+      {2, 5, 5, 6, 9, 3, 3, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      {1, 12, 12, 7, 19, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_RELU},
+      {1, 13, 11, 3, 5, 3, 3, 2, 1, AP_KPAD_VALID, AP_KACT_NONE},
   };
   for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++) {
     const int *c = convs[i];

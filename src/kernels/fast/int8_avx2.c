@@ -36,6 +36,76 @@ void ap_fast_avx2_arow(const int8_t *src, int32_t k, int32_t in_off, void *dst) 
     a[i] = 0;
 }
 
+/* Elements [at, at + len) of a row of a (input + offset as int16; src NULL: padding, which is
+ * 0 once offset) from src, widened 16 at a time. A short last block is widened whole where
+ * its 16 source bytes lie before src_end and its 16 elements before cap: the elements past
+ * at + len are the next run's (or the zeros past k), written after these. */
+static inline void arow_part(int16_t *a, int32_t at, int32_t len, const int8_t *src,
+                             const int8_t *src_end, __m256i off, int32_t cap) {
+  int16_t *d = a + at;
+  int32_t i = 0;
+  if (!src) {
+    const __m256i z = _mm256_setzero_si256();
+    for (; i + 16 <= len; i += 16)
+      _mm256_storeu_si256((__m256i *)(d + i), z);
+    if (i < len && at + i + 16 <= cap) {
+      _mm256_storeu_si256((__m256i *)(d + i), z);
+      return;
+    }
+    for (; i < len; i++)
+      d[i] = 0;
+    return;
+  }
+  for (; i + 16 <= len; i += 16)
+    _mm256_storeu_si256(
+        (__m256i *)(d + i),
+        _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(src + i))), off));
+  if (i == len) return;
+  if (len >= 16) { /* the last 16, overlapping the block before (the same values again) */
+    i = len - 16;
+  } else if (at + 16 > cap || src_end - src < 16) {
+    int16_t o = (int16_t)_mm256_extract_epi16(off, 0);
+    for (; i < len; i++)
+      d[i] = (int16_t)(src[i] + o);
+    return;
+  }
+  _mm256_storeu_si256(
+      (__m256i *)(d + i),
+      _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(src + i))), off));
+}
+
+void ap_fast_avx2_patch16(const ap_fast_geom *g, const int8_t *in, const int8_t *in_end,
+                          int32_t in_off, int32_t r, int32_t k, int32_t kp, int16_t *a) {
+  const int32_t out_w = g->out_w, out_h = g->out_h, in_h = g->in_h, in_w = g->in_w, d = g->in_d,
+                f_h = g->f_h, f_w = g->f_w, dil_h = g->dil_h, dil_w = g->dil_w;
+  int32_t ox = r % out_w, oy = r / out_w % out_h, b = r / out_w / out_h;
+  int32_t y0 = oy * g->stride_h - g->pad_h, x0 = ox * g->stride_w - g->pad_w;
+  int32_t run = f_w * d; /* one filter row's values */
+  const __m256i off = _mm256_set1_epi16((int16_t)in_off);
+  const size_t row_bytes = (size_t)in_w * (size_t)d;
+  const int8_t *in_b = in + (size_t)b * (size_t)in_h * row_bytes;
+  if (x0 >= 0 && x0 + dil_w * (f_w - 1) < in_w && dil_w == 1) { /* each row's taps adjacent */
+    for (int32_t fy = 0, at = 0; fy < f_h; fy++, at += run) {
+      int32_t iy = y0 + dil_h * fy;
+      bool in_row = iy >= 0 && iy < in_h;
+      arow_part(a, at, run, in_row ? in_b + (size_t)iy * row_bytes + (size_t)x0 * d : NULL, in_end,
+                off, k);
+    }
+  } else {
+    for (int32_t fy = 0, at = 0; fy < f_h; fy++) {
+      int32_t iy = y0 + dil_h * fy;
+      const int8_t *src = iy >= 0 && iy < in_h ? in_b + (size_t)iy * row_bytes : NULL;
+      for (int32_t fx = 0; fx < f_w; fx++, at += d) {
+        int32_t ix = x0 + dil_w * fx;
+        bool in_px = src && ix >= 0 && ix < in_w;
+        arow_part(a, at, d, in_px ? src + (size_t)ix * d : NULL, in_end, off, k);
+      }
+    }
+  }
+  for (int32_t i = k; i < kp; i++) /* arow's zeros past k */
+    a[i] = 0;
+}
+
 /* 16 weights of channel row w from d, zero past k; reads in place when 16 bytes fit before
  * `end` (the bytes past k are the next row's, multiplied by the row of a's zeros). */
 static inline __m256i wload(const int8_t *w, int32_t d, int32_t k, const int8_t *end) {
