@@ -150,9 +150,20 @@ static void gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc, i
       if (c + 1 < n) acc[(size_t)i * n + c + 1] = t[2 * i + 1];
     }
   }
-  for (int32_t i = 0; i < rows; i++)
-    requant_row(acc + (size_t)i * n, g->col_bias, n, g->mult, g->shift, g->out_off, g->act_min,
-                g->act_max, out + (size_t)i * out_stride);
+  /* Eight channels at a time over the rows, their terms loaded once; the tail one by one. */
+  __m256i off = _mm256_set1_epi32(g->out_off), lo = _mm256_set1_epi32(g->act_min),
+          hi = _mm256_set1_epi32(g->act_max);
+  int32_t c = 0;
+  for (; c + 8 <= n; c += 8) {
+    rq8 q = rq8_load(g->mult + c, g->shift + c, g->col_bias + c);
+    for (int32_t i = 0; i < rows; i++)
+      store8(out + (size_t)i * out_stride + (size_t)c,
+             rq8_apply(_mm256_loadu_si256((const __m256i *)(acc + (size_t)i * n + c)), &q, off, lo,
+                       hi));
+  }
+  for (int32_t i = 0; c < n && i < rows; i++)
+    requant_row(acc + (size_t)i * n + c, g->col_bias + c, n - c, g->mult + c, g->shift + c,
+                g->out_off, g->act_min, g->act_max, out + (size_t)i * out_stride + c);
 }
 
 extern const ap_fast_level ap_fast_generic;
@@ -427,10 +438,38 @@ void ap_fast_avx2_outer_pack(const int8_t *w, int32_t n, int32_t k, const int32_
     for (int32_t j = 0; j < k2; j++)
       memset(last + (size_t)j * 32 + (size_t)(n % 16) * 2, 0, (size_t)(16 - n % 16) * 4);
   }
+  /* Eight channels by eight pairs at a time: each channel's 16 weights widened (a pair per
+   * int32 lane), the 8 x 8 lanes transposed, each pair's 8 channels stored in one go. */
+  int32_t n8 = n / 8 * 8, jv = k / 16 * 8;
+  for (int32_t c0 = 0; c0 < n8; c0 += 8) {
+    int16_t *dst = p + (size_t)(c0 / 16) * k2 * 32 + (size_t)(c0 % 16) * 2;
+    for (int32_t j0 = 0; j0 < jv; j0 += 8) {
+      __m256i r[8], t[8], u[8];
+      for (int i = 0; i < 8; i++)
+        r[i] = _mm256_cvtepi8_epi16(
+            _mm_loadu_si128((const __m128i *)(w + (size_t)(c0 + i) * k + 2 * (size_t)j0)));
+      for (int i = 0; i < 8; i += 2) {
+        t[i] = _mm256_unpacklo_epi32(r[i], r[i + 1]);
+        t[i + 1] = _mm256_unpackhi_epi32(r[i], r[i + 1]);
+      }
+      for (int i = 0; i < 8; i += 4) {
+        u[i] = _mm256_unpacklo_epi64(t[i], t[i + 2]);
+        u[i + 1] = _mm256_unpackhi_epi64(t[i], t[i + 2]);
+        u[i + 2] = _mm256_unpacklo_epi64(t[i + 1], t[i + 3]);
+        u[i + 3] = _mm256_unpackhi_epi64(t[i + 1], t[i + 3]);
+      }
+      for (int i = 0; i < 4; i++) { /* pairs j0 + i and j0 + 4 + i */
+        _mm256_storeu_si256((__m256i *)(dst + (size_t)(j0 + i) * 32),
+                            _mm256_permute2x128_si256(u[i], u[4 + i], 0x20));
+        _mm256_storeu_si256((__m256i *)(dst + (size_t)(j0 + 4 + i) * 32),
+                            _mm256_permute2x128_si256(u[i], u[4 + i], 0x31));
+      }
+    }
+  }
   for (int32_t c = 0; c < n; c++) {
     const int8_t *row = w + (size_t)c * k;
     int16_t *dst = p + (size_t)(c / 16) * k2 * 32 + (size_t)(c % 16) * 2;
-    int32_t j = 0;
+    int32_t j = c < n8 ? jv : 0; /* the pairs the blocks above left */
     for (; 2 * j + 1 < k; j++) { /* one (k, k + 1) pair as one 32-bit store */
       uint32_t v = (uint32_t)(uint16_t)row[2 * j] | (uint32_t)(uint16_t)row[2 * j + 1] << 16;
       memcpy(dst + (size_t)j * 32, &v, 4);
@@ -443,21 +482,37 @@ void ap_fast_avx2_outer_pack(const int8_t *w, int32_t n, int32_t k, const int32_
   }
 }
 
-static inline void outer_store(const ap_qgemm *g, __m256i acc, int32_t c, int8_t *out) {
+/* Channels [c, c + 8) of rows [0, rows) (accumulators s[0..rows)), out rows out_stride
+ * apart: a whole 8 requantized with the channels' terms loaded once for the rows, a tail
+ * (the last block's, fewer than 8 channels) one by one. */
+static inline void outer_store(const ap_qgemm *g, const __m256i *s, int32_t rows, int32_t c,
+                               int8_t *out, size_t out_stride) {
   int32_t cols = g->n - c < 8 ? g->n - c : 8;
   if (cols <= 0) return;
+  out += c;
   if (cols == 8) {
-    acc = _mm256_add_epi32(acc, _mm256_loadu_si256((const __m256i *)(g->col_bias + c)));
-    store8(out + c, requant8(acc, g->mult + c, g->shift + c, _mm256_set1_epi32(g->out_off),
-                             _mm256_set1_epi32(g->act_min), _mm256_set1_epi32(g->act_max)));
+    rq8 q = rq8_load(g->mult + c, g->shift + c, g->col_bias + c);
+    __m256i off = _mm256_set1_epi32(g->out_off), lo = _mm256_set1_epi32(g->act_min),
+            hi = _mm256_set1_epi32(g->act_max);
+    for (int32_t i = 0; i < rows; i++)
+      store8(out + (size_t)i * out_stride, rq8_apply(s[i], &q, off, lo, hi));
     return;
   }
-  int32_t t[8];
-  _mm256_storeu_si256((__m256i *)t, acc);
-  for (int32_t i = 0; i < cols; i++)
-    out[c + i] =
-        ap_fast_requant((int32_t)((uint32_t)t[i] + (uint32_t)g->col_bias[c + i]), g->mult[c + i],
-                        g->shift[c + i], g->out_off, g->act_min, g->act_max);
+  for (int32_t i = 0; i < rows; i++) {
+    int32_t t[8];
+    _mm256_storeu_si256((__m256i *)t, s[i]);
+    for (int32_t q = 0; q < cols; q++)
+      out[(size_t)i * out_stride + (size_t)q] =
+          ap_fast_requant((int32_t)((uint32_t)t[q] + (uint32_t)g->col_bias[c + q]), g->mult[c + q],
+                          g->shift[c + q], g->out_off, g->act_min, g->act_max);
+  }
+}
+
+/* The broadcast pair j of each row (its two int16 as one int32). */
+static inline __m256i pair(const int16_t *r, int32_t j) {
+  int32_t p;
+  memcpy(&p, r + 2 * j, 4);
+  return _mm256_set1_epi32(p);
 }
 
 /* A block of at most 8 channels (the last, n % 16 <= 8): its upper 8 lanes' weights are zeros,
@@ -467,19 +522,13 @@ static void half_block(const ap_qgemm *g, const int16_t *b, int32_t k2, const in
   __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
   for (int32_t j = 0; j < k2; j++) {
     __m256i b0 = _mm256_loadu_si256((const __m256i *)(b + (size_t)j * 32));
-    int32_t p0, p1, p2, p3;
-    memcpy(&p0, r[0] + 2 * j, 4);
-    memcpy(&p1, r[1] + 2 * j, 4);
-    memcpy(&p2, r[2] + 2 * j, 4);
-    memcpy(&p3, r[3] + 2 * j, 4);
-    s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(_mm256_set1_epi32(p0), b0));
-    s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(_mm256_set1_epi32(p1), b0));
-    s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(_mm256_set1_epi32(p2), b0));
-    s3 = _mm256_add_epi32(s3, _mm256_madd_epi16(_mm256_set1_epi32(p3), b0));
+    s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(pair(r[0], j), b0));
+    s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(pair(r[1], j), b0));
+    s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(pair(r[2], j), b0));
+    s3 = _mm256_add_epi32(s3, _mm256_madd_epi16(pair(r[3], j), b0));
   }
   __m256i s[4] = {s0, s1, s2, s3};
-  for (int32_t i = 0; i < rows; i++)
-    outer_store(g, s[i], c, out + (size_t)i * out_stride);
+  outer_store(g, s, rows, c, out, out_stride);
 }
 
 static void outer_gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc_ws, int8_t *out,
@@ -499,31 +548,32 @@ static void outer_gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *
     }
     __m256i s00 = _mm256_setzero_si256(), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00,
             s30 = s00, s31 = s00;
-    for (int32_t j = 0; j < k2; j++) {
-      __m256i b0 = _mm256_loadu_si256((const __m256i *)(b + (size_t)j * 32));
-      __m256i b1 = _mm256_loadu_si256((const __m256i *)(b + (size_t)j * 32 + 16));
-      int32_t p0, p1, p2, p3;
-      memcpy(&p0, r[0] + 2 * j, 4);
-      memcpy(&p1, r[1] + 2 * j, 4);
-      memcpy(&p2, r[2] + 2 * j, 4);
-      memcpy(&p3, r[3] + 2 * j, 4);
-      __m256i x0 = _mm256_set1_epi32(p0), x1 = _mm256_set1_epi32(p1), x2 = _mm256_set1_epi32(p2),
-              x3 = _mm256_set1_epi32(p3);
-      s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(x0, b0));
-      s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(x0, b1));
-      s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(x1, b0));
-      s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(x1, b1));
-      s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(x2, b0));
-      s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(x2, b1));
-      s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(x3, b0));
-      s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(x3, b1));
+    /* Two pairs a step (half the loop's own instructions), then the odd one. */
+#define AP_OUTER_STEP(J)                                                                           \
+  do {                                                                                             \
+    __m256i b0 = _mm256_loadu_si256((const __m256i *)(b + (size_t)(J)*32));                        \
+    __m256i b1 = _mm256_loadu_si256((const __m256i *)(b + (size_t)(J)*32 + 16));                   \
+    __m256i x0 = pair(r[0], J), x1 = pair(r[1], J), x2 = pair(r[2], J), x3 = pair(r[3], J);        \
+    s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(x0, b0));                                        \
+    s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(x0, b1));                                        \
+    s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(x1, b0));                                        \
+    s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(x1, b1));                                        \
+    s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(x2, b0));                                        \
+    s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(x2, b1));                                        \
+    s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(x3, b0));                                        \
+    s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(x3, b1));                                        \
+  } while (0)
+    int32_t j = 0;
+    for (; j + 2 <= k2; j += 2) {
+      AP_OUTER_STEP(j);
+      AP_OUTER_STEP(j + 1);
     }
+    if (j < k2) AP_OUTER_STEP(j);
+#undef AP_OUTER_STEP
     int32_t c = bl * 16;
-    __m256i s[4][2] = {{s00, s01}, {s10, s11}, {s20, s21}, {s30, s31}};
-    for (int32_t i = 0; i < rows; i++) {
-      outer_store(g, s[i][0], c, out + (size_t)i * out_stride);
-      outer_store(g, s[i][1], c + 8, out + (size_t)i * out_stride);
-    }
+    __m256i lo[4] = {s00, s10, s20, s30}, hi[4] = {s01, s11, s21, s31};
+    outer_store(g, lo, rows, c, out, out_stride);
+    outer_store(g, hi, rows, c + 8, out, out_stride);
   }
 }
 
