@@ -217,19 +217,20 @@ static void rows_range(const conv_job *j, const ap_qgemm *g, int64_t r0, int64_t
 #ifdef AP_FAST_X86
   /* Patch rows widened straight into the AVX2 kits' int16 rows, no byte copy between (1x1
    * rows in place: arow). */
-  bool wide = !pl->direct && j->l->arow == ap_fast_avx2_arow;
+  bool wide = !two && !pl->direct && j->l->arow == ap_fast_avx2_arow;
 #endif
   for (int64_t r = r0; r < r1; r += step) {
     int32_t rows = (int32_t)(r1 - r < step ? r1 - r : step);
     const int8_t *src[2] = {NULL, NULL};
-    for (int32_t i = 0; i < rows; i++) {
 #ifdef AP_FAST_X86
-      if (wide) {
-        ap_fast_avx2_patch16(&j->geom, j->in, j->in_end, j->p->input_offset, (int32_t)r + i, pl->k,
-                             (int32_t)(arow / 2), (int16_t *)(a + (size_t)i * arow));
-        continue;
-      }
+    if (wide) {
+      ap_fast_avx2_patch16(&j->geom, j->in, j->in_end, j->p->input_offset, (int32_t)r, rows, pl->k,
+                           (int32_t)(arow / 2), (int16_t *)a);
+      j->l->gemm(g, a, rows, acc, out + (size_t)r * n, n);
+      continue;
+    }
 #endif
+    for (int32_t i = 0; i < rows; i++) {
       int8_t *buf = two ? (int8_t *)a + (size_t)i * (size_t)pl->k : col + (size_t)i * colrow;
       const int8_t *p = patch(j, (int32_t)r + i, buf);
       if (two)

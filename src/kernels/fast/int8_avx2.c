@@ -64,6 +64,12 @@ static inline void arow_part(int16_t *a, int32_t at, int32_t len, const int8_t *
   if (len >= 16) { /* the last 16, overlapping the block before (the same values again) */
     i = len - 16;
   } else if (at + 16 > cap || src_end - src < 16) {
+    if (len >= 8) { /* 8 through the lower half, then one by one */
+      _mm_storeu_si128((__m128i *)d,
+                       _mm_add_epi16(_mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)src)),
+                                     _mm256_castsi256_si128(off)));
+      i = 8;
+    }
     int16_t o = (int16_t)_mm256_extract_epi16(off, 0);
     for (; i < len; i++)
       d[i] = (int16_t)(src[i] + o);
@@ -75,35 +81,42 @@ static inline void arow_part(int16_t *a, int32_t at, int32_t len, const int8_t *
 }
 
 void ap_fast_avx2_patch16(const ap_fast_geom *g, const int8_t *in, const int8_t *in_end,
-                          int32_t in_off, int32_t r, int32_t k, int32_t kp, int16_t *a) {
+                          int32_t in_off, int32_t r, int32_t rows, int32_t k, int32_t kp,
+                          int16_t *a) {
   const int32_t out_w = g->out_w, out_h = g->out_h, in_h = g->in_h, in_w = g->in_w, d = g->in_d,
                 f_h = g->f_h, f_w = g->f_w, dil_h = g->dil_h, dil_w = g->dil_w;
   int32_t ox = r % out_w, oy = r / out_w % out_h, b = r / out_w / out_h;
-  int32_t y0 = oy * g->stride_h - g->pad_h, x0 = ox * g->stride_w - g->pad_w;
   int32_t run = f_w * d; /* one filter row's values */
   const __m256i off = _mm256_set1_epi16((int16_t)in_off);
   const size_t row_bytes = (size_t)in_w * (size_t)d;
-  const int8_t *in_b = in + (size_t)b * (size_t)in_h * row_bytes;
-  if (x0 >= 0 && x0 + dil_w * (f_w - 1) < in_w && dil_w == 1) { /* each row's taps adjacent */
-    for (int32_t fy = 0, at = 0; fy < f_h; fy++, at += run) {
-      int32_t iy = y0 + dil_h * fy;
-      bool in_row = iy >= 0 && iy < in_h;
-      arow_part(a, at, run, in_row ? in_b + (size_t)iy * row_bytes + (size_t)x0 * d : NULL, in_end,
-                off, k);
-    }
-  } else {
-    for (int32_t fy = 0, at = 0; fy < f_h; fy++) {
-      int32_t iy = y0 + dil_h * fy;
-      const int8_t *src = iy >= 0 && iy < in_h ? in_b + (size_t)iy * row_bytes : NULL;
-      for (int32_t fx = 0; fx < f_w; fx++, at += d) {
-        int32_t ix = x0 + dil_w * fx;
-        bool in_px = src && ix >= 0 && ix < in_w;
-        arow_part(a, at, d, in_px ? src + (size_t)ix * d : NULL, in_end, off, k);
+  for (int32_t q = 0; q < rows; q++, a += kp) {
+    int32_t y0 = oy * g->stride_h - g->pad_h, x0 = ox * g->stride_w - g->pad_w;
+    const int8_t *in_b = in + (size_t)b * (size_t)in_h * row_bytes;
+    if (x0 >= 0 && x0 + dil_w * (f_w - 1) < in_w && dil_w == 1) { /* each row's taps adjacent */
+      for (int32_t fy = 0, at = 0; fy < f_h; fy++, at += run) {
+        int32_t iy = y0 + dil_h * fy;
+        bool in_row = iy >= 0 && iy < in_h;
+        arow_part(a, at, run, in_row ? in_b + (size_t)iy * row_bytes + (size_t)x0 * d : NULL,
+                  in_end, off, k);
+      }
+    } else {
+      for (int32_t fy = 0, at = 0; fy < f_h; fy++) {
+        int32_t iy = y0 + dil_h * fy;
+        const int8_t *src = iy >= 0 && iy < in_h ? in_b + (size_t)iy * row_bytes : NULL;
+        for (int32_t fx = 0; fx < f_w; fx++, at += d) {
+          int32_t ix = x0 + dil_w * fx;
+          bool in_px = src && ix >= 0 && ix < in_w;
+          arow_part(a, at, d, in_px ? src + (size_t)ix * d : NULL, in_end, off, k);
+        }
       }
     }
+    for (int32_t i = k; i < kp; i++) /* arow's zeros past k */
+      a[i] = 0;
+    if (++ox == out_w) { /* the next output pixel */
+      ox = 0;
+      if (++oy == out_h) oy = 0, b++;
+    }
   }
-  for (int32_t i = k; i < kp; i++) /* arow's zeros past k */
-    a[i] = 0;
 }
 
 /* 16 weights of channel row w from d, zero past k; reads in place when 16 bytes fit before
@@ -116,6 +129,42 @@ static inline __m256i wload(const int8_t *w, int32_t d, int32_t k, const int8_t 
   return _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)t));
 }
 
+/* Channels c and c + 1 (c + 1 < n or not) over the four rows: the 8 sums' vectors reduced to
+ * lanes (row 0 c, row 0 c + 1, row 1 c, row 1 c + 1) in *r01 and the same for rows 2, 3. */
+static inline __attribute__((always_inline)) void
+gemm_pair(const int8_t *w0, const int8_t *w1, int32_t k, int32_t kp, const int8_t *end,
+          const int16_t *const r[4], __m128i *r01, __m128i *r23) {
+  const int16_t *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3];
+  __m256i s00 = _mm256_setzero_si256(), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00,
+          s30 = s00, s31 = s00;
+#define AP_GEMM_STEP(V0, V1, D)                                                                    \
+  do {                                                                                             \
+    __m256i v0 = V0, v1 = V1;                                                                      \
+    __m256i x0 = _mm256_loadu_si256((const __m256i *)(r0 + (D)));                                  \
+    __m256i x1 = _mm256_loadu_si256((const __m256i *)(r1 + (D)));                                  \
+    __m256i x2 = _mm256_loadu_si256((const __m256i *)(r2 + (D)));                                  \
+    __m256i x3 = _mm256_loadu_si256((const __m256i *)(r3 + (D)));                                  \
+    s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(x0, v0));                                        \
+    s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(x0, v1));                                        \
+    s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(x1, v0));                                        \
+    s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(x1, v1));                                        \
+    s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(x2, v0));                                        \
+    s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(x2, v1));                                        \
+    s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(x3, v0));                                        \
+    s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(x3, v1));                                        \
+  } while (0)
+  /* Whole blocks of 16 weights with no test in the loop (a copy for the tail in the loop
+   * spilled every accumulator each step), then the tail's block. */
+  int32_t kf = k / 16 * 16;
+  for (int32_t d = 0; d < kf; d += 16)
+    AP_GEMM_STEP(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w0 + d))),
+                 _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w1 + d))), d);
+  if (kf < kp) AP_GEMM_STEP(wload(w0, kf, k, end), wload(w1, kf, k, end), kf);
+#undef AP_GEMM_STEP
+  *r01 = hsum4(s00, s01, s10, s11);
+  *r23 = hsum4(s20, s21, s30, s31);
+}
+
 static void gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc, int8_t *out,
                  size_t out_stride) {
   int32_t n = g->n, k = g->k, kp = (k + 15) / 16 * 16;
@@ -123,45 +172,42 @@ static void gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc, i
   for (int i = 0; i < 4; i++)
     r[i] = a0 + (size_t)(i < rows ? i : 0) * (size_t)kp;
   const int8_t *end = g->w + (size_t)n * (size_t)k;
-  for (int32_t c = 0; c < n; c += 2) {
-    const int8_t *w0 = g->w + (size_t)c * k, *w1 = c + 1 < n ? w0 + k : w0;
-    __m256i s00 = _mm256_setzero_si256(), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00,
-            s30 = s00, s31 = s00;
-    for (int32_t d = 0; d < kp; d += 16) {
-      __m256i v0 = wload(w0, d, k, end), v1 = wload(w1, d, k, end);
-      __m256i x0 = _mm256_loadu_si256((const __m256i *)(r[0] + d));
-      __m256i x1 = _mm256_loadu_si256((const __m256i *)(r[1] + d));
-      __m256i x2 = _mm256_loadu_si256((const __m256i *)(r[2] + d));
-      __m256i x3 = _mm256_loadu_si256((const __m256i *)(r[3] + d));
-      s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(x0, v0));
-      s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(x0, v1));
-      s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(x1, v0));
-      s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(x1, v1));
-      s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(x2, v0));
-      s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(x2, v1));
-      s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(x3, v0));
-      s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(x3, v1));
-    }
-    int32_t t[8];
-    _mm_storeu_si128((__m128i *)t, hsum4(s00, s01, s10, s11));
-    _mm_storeu_si128((__m128i *)(t + 4), hsum4(s20, s21, s30, s31));
-    for (int32_t i = 0; i < rows; i++) {
-      acc[(size_t)i * n + c] = t[2 * i];
-      if (c + 1 < n) acc[(size_t)i * n + c + 1] = t[2 * i + 1];
-    }
-  }
-  /* Eight channels at a time over the rows, their terms loaded once; the tail one by one. */
   __m256i off = _mm256_set1_epi32(g->out_off), lo = _mm256_set1_epi32(g->act_min),
           hi = _mm256_set1_epi32(g->act_max);
+  /* Eight channels at a time: four pairs' sums gathered into one vector per row (no trip
+   * through memory), requantized with the channels' terms loaded once for the rows. */
   int32_t c = 0;
   for (; c + 8 <= n; c += 8) {
+    __m128i p01[4], p23[4];
+    for (int q = 0; q < 4; q++) {
+      const int8_t *w0 = g->w + (size_t)(c + 2 * q) * k;
+      gemm_pair(w0, w0 + k, k, kp, end, r, &p01[q], &p23[q]);
+    }
+    /* p01[q] = (row 0: c+2q, c+2q+1; row 1: the same): rows' 64-bit halves side by side. */
+    __m256i v[4] = {
+        _mm256_set_m128i(_mm_unpacklo_epi64(p01[2], p01[3]), _mm_unpacklo_epi64(p01[0], p01[1])),
+        _mm256_set_m128i(_mm_unpackhi_epi64(p01[2], p01[3]), _mm_unpackhi_epi64(p01[0], p01[1])),
+        _mm256_set_m128i(_mm_unpacklo_epi64(p23[2], p23[3]), _mm_unpacklo_epi64(p23[0], p23[1])),
+        _mm256_set_m128i(_mm_unpackhi_epi64(p23[2], p23[3]), _mm_unpackhi_epi64(p23[0], p23[1]))};
     rq8 q = rq8_load(g->mult + c, g->shift + c, g->col_bias + c);
     for (int32_t i = 0; i < rows; i++)
-      store8(out + (size_t)i * out_stride + (size_t)c,
-             rq8_apply(_mm256_loadu_si256((const __m256i *)(acc + (size_t)i * n + c)), &q, off, lo,
-                       hi));
+      store8(out + (size_t)i * out_stride + (size_t)c, rq8_apply(v[i], &q, off, lo, hi));
   }
-  for (int32_t i = 0; c < n && i < rows; i++)
+  if (c == n) return;
+  /* The last n % 8 channels: sums through acc, then one by one. */
+  for (int32_t cc = c; cc < n; cc += 2) {
+    const int8_t *w0 = g->w + (size_t)cc * k, *w1 = cc + 1 < n ? w0 + k : w0;
+    int32_t t[8];
+    __m128i p01, p23;
+    gemm_pair(w0, w1, k, kp, end, r, &p01, &p23);
+    _mm_storeu_si128((__m128i *)t, p01);
+    _mm_storeu_si128((__m128i *)(t + 4), p23);
+    for (int32_t i = 0; i < rows; i++) {
+      acc[(size_t)i * n + cc] = t[2 * i];
+      if (cc + 1 < n) acc[(size_t)i * n + cc + 1] = t[2 * i + 1];
+    }
+  }
+  for (int32_t i = 0; i < rows; i++)
     requant_row(acc + (size_t)i * n + c, g->col_bias + c, n - c, g->mult + c, g->shift + c,
                 g->out_off, g->act_min, g->act_max, out + (size_t)i * out_stride + c);
 }

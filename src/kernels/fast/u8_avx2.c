@@ -50,27 +50,39 @@ static void u8gemm(const ap_u8gemm *g, const int16_t *a, int32_t rows, uint8_t *
     r[i] = a + (size_t)(i < rows ? i : 0) * (size_t)kp;
   const uint8_t *end = g->w + (size_t)n * (size_t)k;
   const __m256i off = _mm256_set1_epi16((int16_t)g->w_off);
+  const int16_t *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3];
+  int32_t kf = k / 16 * 16;
   for (int32_t c0 = 0; c0 < n; c0 += 8) {
     _Alignas(32) int32_t acc[4][8] = {{0}};
     for (int32_t c = c0; c < c0 + 8 && c < n; c += 2) {
       const uint8_t *w0 = g->w + (size_t)c * k, *w1 = c + 1 < n ? w0 + k : w0;
       __m256i s00 = _mm256_setzero_si256(), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00,
               s30 = s00, s31 = s00;
-      for (int32_t d = 0; d < kp; d += 16) {
-        __m256i v0 = wload(w0, d, k, end, off), v1 = wload(w1, d, k, end, off);
-        __m256i x0 = _mm256_loadu_si256((const __m256i *)(r[0] + d));
-        __m256i x1 = _mm256_loadu_si256((const __m256i *)(r[1] + d));
-        __m256i x2 = _mm256_loadu_si256((const __m256i *)(r[2] + d));
-        __m256i x3 = _mm256_loadu_si256((const __m256i *)(r[3] + d));
-        s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(x0, v0));
-        s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(x0, v1));
-        s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(x1, v0));
-        s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(x1, v1));
-        s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(x2, v0));
-        s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(x2, v1));
-        s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(x3, v0));
-        s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(x3, v1));
-      }
+#define AP_U8_STEP(V0, V1, D)                                                                      \
+  do {                                                                                             \
+    __m256i v0 = V0, v1 = V1;                                                                      \
+    __m256i x0 = _mm256_loadu_si256((const __m256i *)(r0 + (D)));                                  \
+    __m256i x1 = _mm256_loadu_si256((const __m256i *)(r1 + (D)));                                  \
+    __m256i x2 = _mm256_loadu_si256((const __m256i *)(r2 + (D)));                                  \
+    __m256i x3 = _mm256_loadu_si256((const __m256i *)(r3 + (D)));                                  \
+    s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(x0, v0));                                        \
+    s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(x0, v1));                                        \
+    s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(x1, v0));                                        \
+    s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(x1, v1));                                        \
+    s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(x2, v0));                                        \
+    s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(x2, v1));                                        \
+    s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(x3, v0));                                        \
+    s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(x3, v1));                                        \
+  } while (0)
+      /* Whole blocks of 16 weights with no test in the loop (a copy for the tail in the loop
+       * spilled every accumulator each step), then the tail's block. */
+      for (int32_t d = 0; d < kf; d += 16)
+        AP_U8_STEP(
+            _mm256_add_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(w0 + d))), off),
+            _mm256_add_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(w1 + d))), off),
+            d);
+      if (kf < kp) AP_U8_STEP(wload(w0, kf, k, end, off), wload(w1, kf, k, end, off), kf);
+#undef AP_U8_STEP
       int32_t t[8];
       _mm_storeu_si128((__m128i *)t, hsum4(s00, s01, s10, s11));
       _mm_storeu_si128((__m128i *)(t + 4), hsum4(s20, s21, s30, s31));
