@@ -165,6 +165,24 @@ gemm_pair(const int8_t *w0, const int8_t *w1, int32_t k, int32_t kp, const int8_
   *r23 = hsum4(s20, s21, s30, s31);
 }
 
+/* Channels [c, c + 8) over the four rows: four pairs' sums, one vector of 8 channels a row
+ * (p01[q] holds rows 0 and 1 of channels c + 2q and c + 2q + 1: their 64-bit halves side by
+ * side). */
+static inline __attribute__((always_inline)) void gemm_eight(const ap_qgemm *g, int32_t c,
+                                                             int32_t kp, const int8_t *end,
+                                                             const int16_t *const r[4],
+                                                             __m256i v[4]) {
+  __m128i p01[4], p23[4];
+  for (int q = 0; q < 4; q++) {
+    const int8_t *w0 = g->w + (size_t)(c + 2 * q) * g->k;
+    gemm_pair(w0, w0 + g->k, g->k, kp, end, r, &p01[q], &p23[q]);
+  }
+  v[0] = _mm256_set_m128i(_mm_unpacklo_epi64(p01[2], p01[3]), _mm_unpacklo_epi64(p01[0], p01[1]));
+  v[1] = _mm256_set_m128i(_mm_unpackhi_epi64(p01[2], p01[3]), _mm_unpackhi_epi64(p01[0], p01[1]));
+  v[2] = _mm256_set_m128i(_mm_unpacklo_epi64(p23[2], p23[3]), _mm_unpacklo_epi64(p23[0], p23[1]));
+  v[3] = _mm256_set_m128i(_mm_unpackhi_epi64(p23[2], p23[3]), _mm_unpackhi_epi64(p23[0], p23[1]));
+}
+
 static void gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc, int8_t *out,
                  size_t out_stride) {
   int32_t n = g->n, k = g->k, kp = (k + 15) / 16 * 16;
@@ -175,20 +193,24 @@ static void gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc, i
   __m256i off = _mm256_set1_epi32(g->out_off), lo = _mm256_set1_epi32(g->act_min),
           hi = _mm256_set1_epi32(g->act_max);
   /* Eight channels at a time: four pairs' sums gathered into one vector per row (no trip
-   * through memory), requantized with the channels' terms loaded once for the rows. */
+   * through memory), requantized with the channels' terms loaded once for the rows; two
+   * eights make one 16-byte store a row. */
+  __m256i off16 = _mm256_set1_epi16((int16_t)g->out_off);
+  __m128i lo8 = _mm_set1_epi8((int8_t)g->act_min), hi8 = _mm_set1_epi8((int8_t)g->act_max);
   int32_t c = 0;
   for (; c + 8 <= n; c += 8) {
-    __m128i p01[4], p23[4];
-    for (int q = 0; q < 4; q++) {
-      const int8_t *w0 = g->w + (size_t)(c + 2 * q) * k;
-      gemm_pair(w0, w0 + k, k, kp, end, r, &p01[q], &p23[q]);
+    __m256i v[4], u[4];
+    gemm_eight(g, c, kp, end, r, v);
+    if (c + 16 <= n) {
+      gemm_eight(g, c + 8, kp, end, r, u);
+      rq8 q0 = rq8_load(g->mult + c, g->shift + c, g->col_bias + c);
+      rq8 q1 = rq8_load(g->mult + c + 8, g->shift + c + 8, g->col_bias + c + 8);
+      for (int32_t i = 0; i < rows; i++)
+        _mm_storeu_si128((__m128i *)(out + (size_t)i * out_stride + (size_t)c),
+                         rq16_bytes(rq8_mul(v[i], &q0), rq8_mul(u[i], &q1), off16, lo8, hi8));
+      c += 8;
+      continue;
     }
-    /* p01[q] = (row 0: c+2q, c+2q+1; row 1: the same): rows' 64-bit halves side by side. */
-    __m256i v[4] = {
-        _mm256_set_m128i(_mm_unpacklo_epi64(p01[2], p01[3]), _mm_unpacklo_epi64(p01[0], p01[1])),
-        _mm256_set_m128i(_mm_unpackhi_epi64(p01[2], p01[3]), _mm_unpackhi_epi64(p01[0], p01[1])),
-        _mm256_set_m128i(_mm_unpacklo_epi64(p23[2], p23[3]), _mm_unpacklo_epi64(p23[0], p23[1])),
-        _mm256_set_m128i(_mm_unpackhi_epi64(p23[2], p23[3]), _mm_unpackhi_epi64(p23[0], p23[1]))};
     rq8 q = rq8_load(g->mult + c, g->shift + c, g->col_bias + c);
     for (int32_t i = 0; i < rows; i++)
       store8(out + (size_t)i * out_stride + (size_t)c, rq8_apply(v[i], &q, off, lo, hi));
@@ -618,6 +640,16 @@ static void outer_gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *
 #undef AP_OUTER_STEP
     int32_t c = bl * 16;
     __m256i lo[4] = {s00, s10, s20, s30}, hi[4] = {s01, s11, s21, s31};
+    if (c + 16 <= g->n) { /* a whole block: 16 outputs a row in one store */
+      rq8 q0 = rq8_load(g->mult + c, g->shift + c, g->col_bias + c);
+      rq8 q1 = rq8_load(g->mult + c + 8, g->shift + c + 8, g->col_bias + c + 8);
+      __m256i off16 = _mm256_set1_epi16((int16_t)g->out_off);
+      __m128i lo8 = _mm_set1_epi8((int8_t)g->act_min), hi8 = _mm_set1_epi8((int8_t)g->act_max);
+      for (int32_t i = 0; i < rows; i++)
+        _mm_storeu_si128((__m128i *)(out + (size_t)i * out_stride + (size_t)c),
+                         rq16_bytes(rq8_mul(lo[i], &q0), rq8_mul(hi[i], &q1), off16, lo8, hi8));
+      continue;
+    }
     outer_store(g, lo, rows, c, out, out_stride);
     outer_store(g, hi, rows, c + 8, out, out_stride);
   }

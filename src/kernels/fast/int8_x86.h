@@ -54,6 +54,29 @@ static inline rq8 rq8_load(const int32_t *mult, const int32_t *shift, const int3
   return q;
 }
 
+/* ap_kq_mul(x + the bias) with q's terms: mulq8v's arithmetic, the same bits. */
+static inline __m256i rq8_mul(__m256i x, const rq8 *q) {
+  const __m256i nudge = _mm256_set1_epi64x(1ll << 30);
+  x = _mm256_sllv_epi32(_mm256_add_epi32(x, q->bias), q->left);
+  __m256i even = _mm256_add_epi64(_mm256_mul_epi32(x, q->m), nudge);
+  __m256i odd = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), q->m_odd), nudge);
+  __m256i h = _mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_slli_epi64(odd, 1), 0xAA);
+  __m256i rem = _mm256_and_si256(h, q->mask);
+  __m256i thr = _mm256_add_epi32(q->half, _mm256_srli_epi32(h, 31));
+  return _mm256_sub_epi32(_mm256_srav_epi32(h, q->right), _mm256_cmpgt_epi32(rem, thr));
+}
+
+/* 16 outputs from two vectors of products (rq8_mul's): packed with saturation to int16, the
+ * offset added with saturation (|off| <= 128: a value saturated at either int16 end stays
+ * beyond the int8 range, as its exact sum is), packed to int8 with saturation and clamped
+ * there (the clamp's bounds lie in int8, so the saturations change nothing it keeps). */
+static inline __m128i rq16_bytes(__m256i a, __m256i b, __m256i off16, __m128i lo8, __m128i hi8) {
+  __m256i p = _mm256_permute4x64_epi64(_mm256_packs_epi32(a, b), 0xD8);
+  p = _mm256_adds_epi16(p, off16);
+  __m128i v = _mm_packs_epi16(_mm256_castsi256_si128(p), _mm256_extracti128_si256(p, 1));
+  return _mm_min_epi8(_mm_max_epi8(v, lo8), hi8);
+}
+
 /* requant8 of (x + the bias) with q's terms: mulq8v's arithmetic, the same bits. */
 static inline __m256i rq8_apply(__m256i x, const rq8 *q, __m256i off, __m256i lo, __m256i hi) {
   const __m256i nudge = _mm256_set1_epi64x(1ll << 30);
