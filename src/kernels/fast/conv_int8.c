@@ -19,6 +19,7 @@ typedef struct conv_plan {
   const ap_gemm_kit *kit;
   int32_t n, k, m, mr, tasks, slots, chunks, rows_per_chunk, cblocks;
   bool direct;
+  bool flat;    /* direct with stride 1: row r is input pixel r, k bytes from the one before */
   bool by_cols; /* pieces are output channels (all rows each), not rows */
   size_t mult, shift, bias, packed, a, a_task, col, col_task, acc, acc_task, total;
 } conv_plan;
@@ -66,6 +67,8 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
     pl->kit = l->outer;
   pl->mr = pl->kit->mr;
   pl->direct = f->dims[1] == 1 && f->dims[2] == 1 && p->pad.pad_h == 0 && p->pad.pad_w == 0;
+  pl->flat = pl->direct && p->stride_h == 1 && p->stride_w == 1 &&
+             p->out_shape.dims[1] == in->dims[1] && p->out_shape.dims[2] == in->dims[2];
   int64_t blocks = (m + pl->mr - 1) / pl->mr, cblocks = ((int64_t)pl->n + 15) / 16;
   int64_t units = AP_CONV_BY_COLS && cblocks > blocks ? cblocks : blocks;
   pl->tasks = ap_fast_tasks(x, (uint64_t)m * (uint64_t)pl->n * (uint64_t)k, units);
@@ -232,7 +235,8 @@ static void rows_range(const conv_job *j, const ap_qgemm *g, int64_t r0, int64_t
 #endif
     for (int32_t i = 0; i < rows; i++) {
       int8_t *buf = two ? (int8_t *)a + (size_t)i * (size_t)pl->k : col + (size_t)i * colrow;
-      const int8_t *p = patch(j, (int32_t)r + i, buf);
+      const int8_t *p = pl->flat ? j->in + (size_t)(r + i) * (size_t)pl->k /* no arithmetic */
+                                 : patch(j, (int32_t)r + i, buf);
       if (two)
         src[i] = p;
       else

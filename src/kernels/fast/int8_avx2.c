@@ -92,7 +92,38 @@ void ap_fast_avx2_patch16(const ap_fast_geom *g, const int8_t *in, const int8_t 
   for (int32_t q = 0; q < rows; q++, a += kp) {
     int32_t y0 = oy * g->stride_h - g->pad_h, x0 = ox * g->stride_w - g->pad_w;
     const int8_t *in_b = in + (size_t)b * (size_t)in_h * row_bytes;
-    if (x0 >= 0 && x0 + dil_w * (f_w - 1) < in_w && dil_w == 1) { /* each row's taps adjacent */
+    bool cols_in = x0 >= 0 && x0 + dil_w * (f_w - 1) < in_w && dil_w == 1;
+    if (cols_in && y0 >= 0 && y0 + dil_h * (f_h - 1) < in_h) {
+      /* The whole window inside: runs of 16 or more in blocks of 16, the last one overlapping
+       * the block before (the same values again); a shorter run in one block of 16 where its
+       * bytes can be read, the values past it landing in this row's later runs, its zeros past
+       * k or the next row (each written after), never past the last row. */
+      const int8_t *src = in_b + (size_t)y0 * row_bytes + (size_t)x0 * d;
+      const size_t step = (size_t)dil_h * row_bytes;
+      for (int32_t fy = 0, at = 0; fy < f_h; fy++, src += step, at += run) {
+        int16_t *dst = a + at;
+        if (run < 16) {
+          if (in_end - src >= 16 && (at + 16 <= kp || q + 1 < rows))
+            _mm256_storeu_si256(
+                (__m256i *)dst,
+                _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)src)), off));
+          else
+            arow_part(a, at, run, src, in_end, off, k);
+          continue;
+        }
+        int32_t i = 0;
+        for (; i + 16 <= run; i += 16)
+          _mm256_storeu_si256(
+              (__m256i *)(dst + i),
+              _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(src + i))),
+                               off));
+        if (i < run)
+          _mm256_storeu_si256(
+              (__m256i *)(dst + run - 16),
+              _mm256_add_epi16(
+                  _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(src + run - 16))), off));
+      }
+    } else if (cols_in) { /* each row's taps adjacent */
       for (int32_t fy = 0, at = 0; fy < f_h; fy++, at += run) {
         int32_t iy = y0 + dil_h * fy;
         bool in_row = iy >= 0 && iy < in_h;
@@ -634,6 +665,11 @@ static void outer_gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *
     int32_t j = 0;
     for (; j + 2 <= k2; j += 2) {
       AP_OUTER_STEP(j);
+      /* Keeps each step's sums in their registers: summing two steps' products first (the
+       * compiler's reassociation) spilled two of them every step. */
+      __asm__(""
+              : "+x"(s00), "+x"(s01), "+x"(s10), "+x"(s11), "+x"(s20), "+x"(s21), "+x"(s30),
+                "+x"(s31));
       AP_OUTER_STEP(j + 1);
     }
     if (j < k2) AP_OUTER_STEP(j);
