@@ -141,8 +141,11 @@ void ap_fast_avx2_patch16(const ap_fast_geom *g, const int8_t *in, const int8_t 
         }
       }
     }
-    for (int32_t i = k; i < kp; i++) /* arow's zeros past k */
-      a[i] = 0;
+    if (k < kp && q + 1 < rows) /* arow's zeros past k, the rest on the next row's values */
+      _mm256_storeu_si256((__m256i *)(a + k), _mm256_setzero_si256());
+    else
+      for (int32_t i = k; i < kp; i++)
+        a[i] = 0;
     if (++ox == out_w) { /* the next output pixel */
       ox = 0;
       if (++oy == out_h) oy = 0, b++;

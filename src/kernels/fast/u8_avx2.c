@@ -53,7 +53,9 @@ static void u8gemm(const ap_u8gemm *g, const int16_t *a, int32_t rows, uint8_t *
   const int16_t *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3];
   int32_t kf = k / 16 * 16;
   for (int32_t c0 = 0; c0 < n; c0 += 8) {
-    _Alignas(32) int32_t acc[4][8] = {{0}};
+    __m128i p01[4], p23[4];
+    for (int q = 0; q < 4; q++) /* pairs past n stay 0 (their lanes are never stored) */
+      p01[q] = p23[q] = _mm_setzero_si128();
     for (int32_t c = c0; c < c0 + 8 && c < n; c += 2) {
       const uint8_t *w0 = g->w + (size_t)c * k, *w1 = c + 1 < n ? w0 + k : w0;
       __m256i s00 = _mm256_setzero_si256(), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00,
@@ -83,14 +85,16 @@ static void u8gemm(const ap_u8gemm *g, const int16_t *a, int32_t rows, uint8_t *
             d);
       if (kf < kp) AP_U8_STEP(wload(w0, kf, k, end, off), wload(w1, kf, k, end, off), kf);
 #undef AP_U8_STEP
-      int32_t t[8];
-      _mm_storeu_si128((__m128i *)t, hsum4(s00, s01, s10, s11));
-      _mm_storeu_si128((__m128i *)(t + 4), hsum4(s20, s21, s30, s31));
-      for (int i = 0; i < 4; i++) {
-        acc[i][c - c0] = t[2 * i];
-        acc[i][c - c0 + 1] = t[2 * i + 1];
-      }
+      p01[(c - c0) / 2] = hsum4(s00, s01, s10, s11);
+      p23[(c - c0) / 2] = hsum4(s20, s21, s30, s31);
     }
+    /* p01[q] = (row 0: c0+2q, c0+2q+1; row 1: the same): rows' 64-bit halves side by side,
+     * one vector of the 8 channels a row, no trip through memory. */
+    __m256i acc[4] = {
+        _mm256_set_m128i(_mm_unpacklo_epi64(p01[2], p01[3]), _mm_unpacklo_epi64(p01[0], p01[1])),
+        _mm256_set_m128i(_mm_unpackhi_epi64(p01[2], p01[3]), _mm_unpackhi_epi64(p01[0], p01[1])),
+        _mm256_set_m128i(_mm_unpacklo_epi64(p23[2], p23[3]), _mm_unpacklo_epi64(p23[0], p23[1])),
+        _mm256_set_m128i(_mm_unpackhi_epi64(p23[2], p23[3]), _mm_unpackhi_epi64(p23[0], p23[1]))};
     int32_t cn = n - c0 < 8 ? n - c0 : 8;
     __m256i bias = _mm256_setzero_si256();
     if (g->bias && cn == 8) {
@@ -101,7 +105,7 @@ static void u8gemm(const ap_u8gemm *g, const int16_t *a, int32_t rows, uint8_t *
       bias = _mm256_loadu_si256((const __m256i *)t);
     }
     for (int32_t i = 0; i < rows; i++) {
-      __m256i v = _mm256_add_epi32(_mm256_load_si256((const __m256i *)acc[i]), bias);
+      __m256i v = _mm256_add_epi32(acc[i], bias);
       store8u(out + (size_t)i * out_stride + (size_t)c0, u8rq(v, &g->q), cn);
     }
   }
