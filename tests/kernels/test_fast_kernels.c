@@ -110,8 +110,10 @@ static float *rand_scales(int n, float lo, float hi) {
   return s;
 }
 
-static void conv_case(bool depthwise, int b, int h, int w, int cin, int cout, int fh, int fw,
-                      int stride, int dil, int padding, int act) {
+/* in_zp, out_zp: the input's and output's zero points; out_scale: the output's. */
+static void conv_case_q(bool depthwise, int b, int h, int w, int cin, int cout, int fh, int fw,
+                        int stride, int dil, int padding, int act, int in_zp, int out_zp,
+                        float out_scale) {
   int mult = depthwise ? cout / cin : 1;
   size_t nin = (size_t)b * h * w * cin, nf = (size_t)cout * fh * fw * (depthwise ? 1 : cin);
   int8_t *in = rand_bytes(nin, -128, 127), *f = rand_bytes(nf, -127, 127);
@@ -119,7 +121,7 @@ static void conv_case(bool depthwise, int b, int h, int w, int cin, int cout, in
   for (int i = 0; i < cout; i++)
     bias[i] = rnd(-20000, 20000);
   float *scales = rand_scales(cout, 0.002f, 0.05f);
-  ap_ktensor ti = ktq(AP_INT8, in, 4, b, h, w, cin, 0.05f, rnd(-20, 20));
+  ap_ktensor ti = ktq(AP_INT8, in, 4, b, h, w, cin, 0.05f, in_zp);
   ap_ktensor tf =
       depthwise ? kt(AP_INT8, f, 4, 1, fh, fw, cout) : kt(AP_INT8, f, 4, cout, fh, fw, cin);
   tf.scale = scales[0];
@@ -127,7 +129,7 @@ static void conv_case(bool depthwise, int b, int h, int w, int cin, int cout, in
   tf.n_channels = cout;
   tf.quantized_dimension = depthwise ? 3 : 0;
   ap_ktensor tb = kt(AP_INT32, bias, 1, cout, 0, 0, 0);
-  ap_ktensor to = kout(AP_INT8, NULL, 0.1f + (float)rnd(0, 100) / 200.0f, rnd(-10, 10));
+  ap_ktensor to = kout(AP_INT8, NULL, out_scale, out_zp);
   const ap_ktensor *ins[3] = {&ti, &tf, &tb};
   ap_kop_options o = {0};
   o.conv = (ap_conv_options){padding, stride, stride, dil, dil, act, depthwise ? mult : 0, 0};
@@ -137,6 +139,14 @@ static void conv_case(bool depthwise, int b, int h, int w, int cin, int cout, in
            padding == AP_KPAD_SAME ? "SAME" : "VALID");
   compare_all(what, depthwise ? B_DW : B_CONV, &o, ins, 3, &to);
   free(in), free(f), free(bias), free(scales);
+}
+
+static void conv_case(bool depthwise, int b, int h, int w, int cin, int cout, int fh, int fw,
+                      int stride, int dil, int padding, int act) {
+  int in_zp = rnd(-20, 20), out_zp = rnd(-10, 10);
+  float out_scale = 0.1f + (float)rnd(0, 100) / 200.0f;
+  conv_case_q(depthwise, b, h, w, cin, cout, fh, fw, stride, dil, padding, act, in_zp, out_zp,
+              out_scale);
 }
 
 static void fc_case(int batches, int depth, int units, bool per_channel, int filter_zp,
@@ -334,10 +344,27 @@ int main(void) {
       {1, 7, 7, 160, 200, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_RELU6},
       {1, 5, 6, 24, 100, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_RELU},
       {2, 4, 4, 40, 77, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      /* Patch runs of 18 and 21 values (a full block of 16 and an overlapping last one), the
+       * last run ending at the input's last byte; over 128 rows (packed weights). */
+      {2, 5, 5, 6, 9, 3, 3, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      {1, 12, 12, 7, 19, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_RELU},
+      {1, 13, 11, 3, 5, 3, 3, 2, 1, AP_KPAD_VALID, AP_KACT_NONE},
   };
   for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++) {
     const int *c = convs[i];
     conv_case(false, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10]);
+  }
+  /* Zero points at the int8 ends and outputs that saturate both ways (a small output scale):
+   * the 16-channel stores pack with saturation before the offset and the clamp. Rows in place
+   * (1x1, few rows), packed (many rows), 16 and 8 channel tails. */
+  static const int zps[][3] = {{-128, 127, 0}, {127, -128, 0}, {-128, -128, 1}, {127, 127, 1}};
+  for (size_t i = 0; i < sizeof zps / sizeof zps[0]; i++) {
+    int act = zps[i][2] ? AP_KACT_RELU6 : AP_KACT_NONE;
+    conv_case_q(false, 1, 5, 5, 40, 40, 1, 1, 1, 1, AP_KPAD_VALID, act, zps[i][0], zps[i][1],
+                0.004f);
+    conv_case_q(false, 1, 12, 12, 9, 24, 3, 3, 1, 1, AP_KPAD_SAME, act, zps[i][0], zps[i][1],
+                0.01f);
+    conv_case_q(false, 1, 3, 3, 48, 32, 1, 1, 1, 1, AP_KPAD_VALID, act, zps[i][0], zps[i][1], 0.5f);
   }
   /* Depthwise: channel tails of 8, multipliers 1 to 3, 3x3 and 5x5, stride 2 on odd sizes,
    * dilation, every border. */

@@ -19,8 +19,9 @@ static uint8_t *bytes(size_t n, int lo, int hi) {
   return p;
 }
 
-static void conv_case(bool dw, int b, int h, int w, int cin, int cout, int fh, int fw, int stride,
-                      int dil, int padding, int act, int in_zp, int f_zp) {
+/* out_scale: the output's scale, 0 for a random one. */
+static void conv_case_s(bool dw, int b, int h, int w, int cin, int cout, int fh, int fw, int stride,
+                        int dil, int padding, int act, int in_zp, int f_zp, float out_scale) {
   int mult = dw ? cout / cin : 1;
   size_t nin = (size_t)b * h * w * cin, nf = (size_t)cout * fh * fw * (dw ? 1 : cin);
   uint8_t *in = bytes(nin, 0, 255), *f = bytes(nf, 0, 255);
@@ -31,7 +32,8 @@ static void conv_case(bool dw, int b, int h, int w, int cin, int cout, int fh, i
   ap_ktensor tf = dw ? ktq(AP_UINT8, f, 4, 1, fh, fw, cout, 0.01f, f_zp)
                      : ktq(AP_UINT8, f, 4, cout, fh, fw, cin, 0.01f, f_zp);
   ap_ktensor tb = kt(AP_INT32, bias, 1, cout, 0, 0, 0);
-  ap_ktensor to = kout(AP_UINT8, NULL, 0.05f + (float)rnd(0, 100) / 100.0f, rnd(0, 255));
+  float so = out_scale > 0 ? out_scale : 0.05f + (float)rnd(0, 100) / 100.0f;
+  ap_ktensor to = kout(AP_UINT8, NULL, so, rnd(0, 255));
   const ap_ktensor *ins[3] = {&ti, &tf, &tb};
   ap_kop_options o = {0};
   o.conv = (ap_conv_options){padding, stride, stride, dil, dil, act, dw ? mult : 0, 0};
@@ -44,6 +46,11 @@ static void conv_case(bool dw, int b, int h, int w, int cin, int cout, int fh, i
   /* Without a bias too. */
   fc_compare(what, dw ? B_DW : B_CONV, &o, ins, 2, &to);
   free(in), free(f), free(bias);
+}
+
+static void conv_case(bool dw, int b, int h, int w, int cin, int cout, int fh, int fw, int stride,
+                      int dil, int padding, int act, int in_zp, int f_zp) {
+  conv_case_s(dw, b, h, w, cin, cout, fh, fw, stride, dil, padding, act, in_zp, f_zp, 0);
 }
 
 static void fc_case(int batches, int depth, int units, int in_zp, int f_zp, bool extreme) {
@@ -104,6 +111,8 @@ int main(void) {
       {1, 9, 9, 4, 6, 3, 3, 1, 2, AP_KPAD_SAME, AP_KACT_RELU},
       {1, 19, 17, 16, 24, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_RELU6},
       {1, 1, 1, 70, 1, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      /* Packed weights (over 128 rows): two blocks of 16 channels stored whole, then 8. */
+      {1, 12, 12, 8, 40, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
   };
   for (size_t z = 0; z < sizeof zps / sizeof zps[0]; z++)
     for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++) {
@@ -111,6 +120,11 @@ int main(void) {
       conv_case(false, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], zps[z][0],
                 zps[z][1]);
     }
+  /* Outputs that saturate both ways (a small output scale), zero points at the ends: the
+   * packed product's 16-channel stores pack with saturation before the offset and clamp. */
+  for (size_t z = 0; z < sizeof zps / sizeof zps[0]; z++)
+    conv_case_s(false, 1, 12, 12, 8, 40, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE, zps[z][0],
+                zps[z][1], 0.0005f);
   static const int dws[][11] = {
       {1, 5, 5, 3, 3, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
       {1, 7, 7, 9, 9, 3, 3, 2, 1, AP_KPAD_SAME, AP_KACT_RELU6},

@@ -20,6 +20,7 @@ typedef struct conv_plan {
   const ap_gemm_kit *kit;
   int32_t n, k, m, mr, tasks, slots, chunks, rows_per_chunk, cblocks;
   bool direct;
+  bool flat;    /* direct with stride 1: row r is input pixel r, k bytes from the one before */
   bool by_cols; /* pieces are output channels (all rows each), not rows */
   size_t mult, shift, bias, packed, a, a_task, col, col_task, acc, acc_task, total;
 } conv_plan;
@@ -67,6 +68,8 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
     pl->kit = l->outer;
   pl->mr = pl->kit->mr;
   pl->direct = f->dims[1] == 1 && f->dims[2] == 1 && p->pad.pad_h == 0 && p->pad.pad_w == 0;
+  pl->flat = pl->direct && p->stride_h == 1 && p->stride_w == 1 &&
+             p->out_shape.dims[1] == in->dims[1] && p->out_shape.dims[2] == in->dims[2];
   int64_t blocks = (m + pl->mr - 1) / pl->mr, cblocks = ((int64_t)pl->n + 15) / 16;
   int64_t units = AP_CONV_BY_COLS && cblocks > blocks ? cblocks : blocks;
   pl->tasks = ap_fast_tasks(x, (uint64_t)m * (uint64_t)pl->n * (uint64_t)k, units);
@@ -98,7 +101,11 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
   size_t n4 = (size_t)pl->n * 4, at = 0, t, acc;
   bool one = pl->slots == 1; /* one workspace: no neighbour, no spare lines */
   pl->a_task = (size_t)pl->mr * pl->kit->arow_bytes(pl->k);
-  pl->col_task = pl->direct ? 0 : (size_t)pl->mr * ap_kscratch_round((size_t)pl->k);
+  bool no_col = pl->direct;
+#ifdef AP_FAST_X86
+  no_col = no_col || pl->kit->arow == ap_fast_avx2_arow; /* patch16 builds a's rows itself */
+#endif
+  pl->col_task = no_col ? 0 : (size_t)pl->mr * ap_kscratch_round((size_t)pl->k);
   if (!ap_mul_size(n4, (size_t)pl->mr, &acc)) return false;
   pl->acc_task = acc;
   if (!one && (!task_block(pl->a_task, &pl->a_task) ||
@@ -153,7 +160,7 @@ typedef struct conv_job {
   const ap_conv_params *p;
   const ap_gemm_kit *l;
   ap_qgemm g;
-  const int8_t *in;
+  const int8_t *in, *in_end; /* in_end: past the input's last byte */
   int8_t *out;
   uint8_t *scratch;
   AP_FAST_GEOM;
@@ -260,12 +267,26 @@ static void rows_range(const conv_job *j, const ap_qgemm *g, int64_t r0, int64_t
     }
   }
 #endif
+#ifdef AP_FAST_X86
+  /* Patch rows widened straight into the AVX2 kits' int16 rows, no byte copy between (1x1
+   * rows in place: arow). */
+  bool wide = !two && !pl->direct && j->l->arow == ap_fast_avx2_arow;
+#endif
   for (int64_t r = r0; r < r1; r += step) {
     int32_t rows = (int32_t)(r1 - r < step ? r1 - r : step);
     const int8_t *src[2] = {NULL, NULL};
+#ifdef AP_FAST_X86
+    if (wide) {
+      ap_fast_avx2_patch16(&j->geom, j->in, j->in_end, j->p->input_offset, (int32_t)r, rows, pl->k,
+                           (int32_t)(arow / 2), (int16_t *)a);
+      j->l->gemm(g, a, rows, acc, out + (size_t)r * n, n);
+      continue;
+    }
+#endif
     for (int32_t i = 0; i < rows; i++) {
       int8_t *buf = two ? (int8_t *)a + (size_t)i * (size_t)pl->k : col + (size_t)i * colrow;
-      const int8_t *p = patch(j, (int32_t)r + i, buf);
+      const int8_t *p = pl->flat ? j->in + (size_t)(r + i) * (size_t)pl->k /* no arithmetic */
+                                 : patch(j, (int32_t)r + i, buf);
       if (two)
         src[i] = p;
       else
@@ -360,6 +381,8 @@ bool ap_fast_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kten
     .g = {pl.n, pl.k, f->data, sc + pl.packed, col_bias, mult, shift, p->output_offset, p->act_min,
           p->act_max},
     .in = in->data,
+    .in_end = (const int8_t *)in->data +
+              (size_t)in->dims[0] * (size_t)in->dims[1] * (size_t)in->dims[2] * (size_t)in->dims[3],
     .out = out->data,
     .scratch = sc,
     .geom = ap_fast_geom_of(p, in, f, out),

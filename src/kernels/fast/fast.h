@@ -296,6 +296,12 @@ extern const ap_gemm_kit ap_fast_avx2_outer;
  * level's outer kit. */
 size_t ap_fast_avx2_arow_bytes(int32_t k);
 void ap_fast_avx2_arow(const int8_t *src, int32_t k, int32_t in_off, void *dst);
+/* Patch rows [r, r + rows) of a convolution of geometry g (output pixels in batch, row,
+ * column order) as such rows of kp values kp apart, widened straight from the input (padding:
+ * 0 once offset). */
+void ap_fast_avx2_patch16(const ap_fast_geom *g, const int8_t *in, const int8_t *in_end,
+                          int32_t in_off, int32_t r, int32_t rows, int32_t k, int32_t kp,
+                          int16_t *a);
 size_t ap_fast_avx2_outer_bytes(int32_t n, int32_t k);
 void ap_fast_avx2_outer_pack(const int8_t *w, int32_t n, int32_t k, const int32_t *bias,
                              int32_t in_off, void *packed, int32_t *col_bias);

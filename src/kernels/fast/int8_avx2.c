@@ -36,6 +36,123 @@ void ap_fast_avx2_arow(const int8_t *src, int32_t k, int32_t in_off, void *dst) 
     a[i] = 0;
 }
 
+/* Elements [at, at + len) of a row of a (input + offset as int16; src NULL: padding, which is
+ * 0 once offset) from src, widened 16 at a time. A short last block is widened whole where
+ * its 16 source bytes lie before src_end and its 16 elements before cap: the elements past
+ * at + len are the next run's (or the zeros past k), written after these. */
+static inline void arow_part(int16_t *a, int32_t at, int32_t len, const int8_t *src,
+                             const int8_t *src_end, __m256i off, int32_t cap) {
+  int16_t *d = a + at;
+  int32_t i = 0;
+  if (!src) {
+    const __m256i z = _mm256_setzero_si256();
+    for (; i + 16 <= len; i += 16)
+      _mm256_storeu_si256((__m256i *)(d + i), z);
+    if (i < len && at + i + 16 <= cap) {
+      _mm256_storeu_si256((__m256i *)(d + i), z);
+      return;
+    }
+    for (; i < len; i++)
+      d[i] = 0;
+    return;
+  }
+  for (; i + 16 <= len; i += 16)
+    _mm256_storeu_si256(
+        (__m256i *)(d + i),
+        _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(src + i))), off));
+  if (i == len) return;
+  if (len >= 16) { /* the last 16, overlapping the block before (the same values again) */
+    i = len - 16;
+  } else if (at + 16 > cap || src_end - src < 16) {
+    if (len >= 8) { /* 8 through the lower half, then one by one */
+      _mm_storeu_si128((__m128i *)d,
+                       _mm_add_epi16(_mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)src)),
+                                     _mm256_castsi256_si128(off)));
+      i = 8;
+    }
+    int16_t o = (int16_t)_mm256_extract_epi16(off, 0);
+    for (; i < len; i++)
+      d[i] = (int16_t)(src[i] + o);
+    return;
+  }
+  _mm256_storeu_si256(
+      (__m256i *)(d + i),
+      _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(src + i))), off));
+}
+
+void ap_fast_avx2_patch16(const ap_fast_geom *g, const int8_t *in, const int8_t *in_end,
+                          int32_t in_off, int32_t r, int32_t rows, int32_t k, int32_t kp,
+                          int16_t *a) {
+  const int32_t out_w = g->out_w, out_h = g->out_h, in_h = g->in_h, in_w = g->in_w, d = g->in_d,
+                f_h = g->f_h, f_w = g->f_w, dil_h = g->dil_h, dil_w = g->dil_w;
+  int32_t ox = r % out_w, oy = r / out_w % out_h, b = r / out_w / out_h;
+  int32_t run = f_w * d; /* one filter row's values */
+  const __m256i off = _mm256_set1_epi16((int16_t)in_off);
+  const size_t row_bytes = (size_t)in_w * (size_t)d;
+  for (int32_t q = 0; q < rows; q++, a += kp) {
+    int32_t y0 = oy * g->stride_h - g->pad_h, x0 = ox * g->stride_w - g->pad_w;
+    const int8_t *in_b = in + (size_t)b * (size_t)in_h * row_bytes;
+    bool cols_in = x0 >= 0 && x0 + dil_w * (f_w - 1) < in_w && dil_w == 1;
+    if (cols_in && y0 >= 0 && y0 + dil_h * (f_h - 1) < in_h) {
+      /* The whole window inside: runs of 16 or more in blocks of 16, the last one overlapping
+       * the block before (the same values again); a shorter run in one block of 16 where its
+       * bytes can be read, the values past it landing in this row's later runs, its zeros past
+       * k or the next row (each written after), never past the last row. */
+      const int8_t *src = in_b + (size_t)y0 * row_bytes + (size_t)x0 * d;
+      const size_t step = (size_t)dil_h * row_bytes;
+      for (int32_t fy = 0, at = 0; fy < f_h; fy++, src += step, at += run) {
+        int16_t *dst = a + at;
+        if (run < 16) {
+          if (in_end - src >= 16 && (at + 16 <= kp || q + 1 < rows))
+            _mm256_storeu_si256(
+                (__m256i *)dst,
+                _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)src)), off));
+          else
+            arow_part(a, at, run, src, in_end, off, k);
+          continue;
+        }
+        int32_t i = 0;
+        for (; i + 16 <= run; i += 16)
+          _mm256_storeu_si256(
+              (__m256i *)(dst + i),
+              _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(src + i))),
+                               off));
+        if (i < run)
+          _mm256_storeu_si256(
+              (__m256i *)(dst + run - 16),
+              _mm256_add_epi16(
+                  _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(src + run - 16))), off));
+      }
+    } else if (cols_in) { /* each row's taps adjacent */
+      for (int32_t fy = 0, at = 0; fy < f_h; fy++, at += run) {
+        int32_t iy = y0 + dil_h * fy;
+        bool in_row = iy >= 0 && iy < in_h;
+        arow_part(a, at, run, in_row ? in_b + (size_t)iy * row_bytes + (size_t)x0 * d : NULL,
+                  in_end, off, k);
+      }
+    } else {
+      for (int32_t fy = 0, at = 0; fy < f_h; fy++) {
+        int32_t iy = y0 + dil_h * fy;
+        const int8_t *src = iy >= 0 && iy < in_h ? in_b + (size_t)iy * row_bytes : NULL;
+        for (int32_t fx = 0; fx < f_w; fx++, at += d) {
+          int32_t ix = x0 + dil_w * fx;
+          bool in_px = src && ix >= 0 && ix < in_w;
+          arow_part(a, at, d, in_px ? src + (size_t)ix * d : NULL, in_end, off, k);
+        }
+      }
+    }
+    if (k < kp && q + 1 < rows) /* arow's zeros past k, the rest on the next row's values */
+      _mm256_storeu_si256((__m256i *)(a + k), _mm256_setzero_si256());
+    else
+      for (int32_t i = k; i < kp; i++)
+        a[i] = 0;
+    if (++ox == out_w) { /* the next output pixel */
+      ox = 0;
+      if (++oy == out_h) oy = 0, b++;
+    }
+  }
+}
+
 /* 16 weights of channel row w from d, zero past k; reads in place when 16 bytes fit before
  * `end` (the bytes past k are the next row's, multiplied by the row of a's zeros). */
 static inline __m256i wload(const int8_t *w, int32_t d, int32_t k, const int8_t *end) {
@@ -46,6 +163,60 @@ static inline __m256i wload(const int8_t *w, int32_t d, int32_t k, const int8_t 
   return _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)t));
 }
 
+/* Channels c and c + 1 (c + 1 < n or not) over the four rows: the 8 sums' vectors reduced to
+ * lanes (row 0 c, row 0 c + 1, row 1 c, row 1 c + 1) in *r01 and the same for rows 2, 3. */
+static inline __attribute__((always_inline)) void
+gemm_pair(const int8_t *w0, const int8_t *w1, int32_t k, int32_t kp, const int8_t *end,
+          const int16_t *const r[4], __m128i *r01, __m128i *r23) {
+  const int16_t *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3];
+  __m256i s00 = _mm256_setzero_si256(), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00,
+          s30 = s00, s31 = s00;
+#define AP_GEMM_STEP(V0, V1, D)                                                                    \
+  do {                                                                                             \
+    __m256i v0 = V0, v1 = V1;                                                                      \
+    __m256i x0 = _mm256_loadu_si256((const __m256i *)(r0 + (D)));                                  \
+    __m256i x1 = _mm256_loadu_si256((const __m256i *)(r1 + (D)));                                  \
+    __m256i x2 = _mm256_loadu_si256((const __m256i *)(r2 + (D)));                                  \
+    __m256i x3 = _mm256_loadu_si256((const __m256i *)(r3 + (D)));                                  \
+    s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(x0, v0));                                        \
+    s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(x0, v1));                                        \
+    s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(x1, v0));                                        \
+    s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(x1, v1));                                        \
+    s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(x2, v0));                                        \
+    s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(x2, v1));                                        \
+    s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(x3, v0));                                        \
+    s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(x3, v1));                                        \
+  } while (0)
+  /* Whole blocks of 16 weights with no test in the loop (a copy for the tail in the loop
+   * spilled every accumulator each step), then the tail's block. */
+  int32_t kf = k / 16 * 16;
+  for (int32_t d = 0; d < kf; d += 16)
+    AP_GEMM_STEP(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w0 + d))),
+                 _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w1 + d))), d);
+  if (kf < kp) AP_GEMM_STEP(wload(w0, kf, k, end), wload(w1, kf, k, end), kf);
+#undef AP_GEMM_STEP
+  *r01 = hsum4(s00, s01, s10, s11);
+  *r23 = hsum4(s20, s21, s30, s31);
+}
+
+/* Channels [c, c + 8) over the four rows: four pairs' sums, one vector of 8 channels a row
+ * (p01[q] holds rows 0 and 1 of channels c + 2q and c + 2q + 1: their 64-bit halves side by
+ * side). */
+static inline __attribute__((always_inline)) void gemm_eight(const ap_qgemm *g, int32_t c,
+                                                             int32_t kp, const int8_t *end,
+                                                             const int16_t *const r[4],
+                                                             __m256i v[4]) {
+  __m128i p01[4], p23[4];
+  for (int q = 0; q < 4; q++) {
+    const int8_t *w0 = g->w + (size_t)(c + 2 * q) * g->k;
+    gemm_pair(w0, w0 + g->k, g->k, kp, end, r, &p01[q], &p23[q]);
+  }
+  v[0] = _mm256_set_m128i(_mm_unpacklo_epi64(p01[2], p01[3]), _mm_unpacklo_epi64(p01[0], p01[1]));
+  v[1] = _mm256_set_m128i(_mm_unpackhi_epi64(p01[2], p01[3]), _mm_unpackhi_epi64(p01[0], p01[1]));
+  v[2] = _mm256_set_m128i(_mm_unpacklo_epi64(p23[2], p23[3]), _mm_unpacklo_epi64(p23[0], p23[1]));
+  v[3] = _mm256_set_m128i(_mm_unpackhi_epi64(p23[2], p23[3]), _mm_unpackhi_epi64(p23[0], p23[1]));
+}
+
 static void gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc, int8_t *out,
                  size_t out_stride) {
   int32_t n = g->n, k = g->k, kp = (k + 15) / 16 * 16;
@@ -53,36 +224,48 @@ static void gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc, i
   for (int i = 0; i < 4; i++)
     r[i] = a0 + (size_t)(i < rows ? i : 0) * (size_t)kp;
   const int8_t *end = g->w + (size_t)n * (size_t)k;
-  for (int32_t c = 0; c < n; c += 2) {
-    const int8_t *w0 = g->w + (size_t)c * k, *w1 = c + 1 < n ? w0 + k : w0;
-    __m256i s00 = _mm256_setzero_si256(), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00,
-            s30 = s00, s31 = s00;
-    for (int32_t d = 0; d < kp; d += 16) {
-      __m256i v0 = wload(w0, d, k, end), v1 = wload(w1, d, k, end);
-      __m256i x0 = _mm256_loadu_si256((const __m256i *)(r[0] + d));
-      __m256i x1 = _mm256_loadu_si256((const __m256i *)(r[1] + d));
-      __m256i x2 = _mm256_loadu_si256((const __m256i *)(r[2] + d));
-      __m256i x3 = _mm256_loadu_si256((const __m256i *)(r[3] + d));
-      s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(x0, v0));
-      s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(x0, v1));
-      s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(x1, v0));
-      s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(x1, v1));
-      s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(x2, v0));
-      s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(x2, v1));
-      s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(x3, v0));
-      s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(x3, v1));
+  __m256i off = _mm256_set1_epi32(g->out_off), lo = _mm256_set1_epi32(g->act_min),
+          hi = _mm256_set1_epi32(g->act_max);
+  /* Eight channels at a time: four pairs' sums gathered into one vector per row (no trip
+   * through memory), requantized with the channels' terms loaded once for the rows; two
+   * eights make one 16-byte store a row. */
+  __m256i off16 = _mm256_set1_epi16((int16_t)g->out_off);
+  __m128i lo8 = _mm_set1_epi8((int8_t)g->act_min), hi8 = _mm_set1_epi8((int8_t)g->act_max);
+  int32_t c = 0;
+  for (; c + 8 <= n; c += 8) {
+    __m256i v[4], u[4];
+    gemm_eight(g, c, kp, end, r, v);
+    if (c + 16 <= n) {
+      gemm_eight(g, c + 8, kp, end, r, u);
+      rq8 q0 = rq8_load(g->mult + c, g->shift + c, g->col_bias + c);
+      rq8 q1 = rq8_load(g->mult + c + 8, g->shift + c + 8, g->col_bias + c + 8);
+      for (int32_t i = 0; i < rows; i++)
+        _mm_storeu_si128((__m128i *)(out + (size_t)i * out_stride + (size_t)c),
+                         rq16_bytes(rq8_mul(v[i], &q0), rq8_mul(u[i], &q1), off16, lo8, hi8));
+      c += 8;
+      continue;
     }
+    rq8 q = rq8_load(g->mult + c, g->shift + c, g->col_bias + c);
+    for (int32_t i = 0; i < rows; i++)
+      store8(out + (size_t)i * out_stride + (size_t)c, rq8_apply(v[i], &q, off, lo, hi));
+  }
+  if (c == n) return;
+  /* The last n % 8 channels: sums through acc, then one by one. */
+  for (int32_t cc = c; cc < n; cc += 2) {
+    const int8_t *w0 = g->w + (size_t)cc * k, *w1 = cc + 1 < n ? w0 + k : w0;
     int32_t t[8];
-    _mm_storeu_si128((__m128i *)t, hsum4(s00, s01, s10, s11));
-    _mm_storeu_si128((__m128i *)(t + 4), hsum4(s20, s21, s30, s31));
+    __m128i p01, p23;
+    gemm_pair(w0, w1, k, kp, end, r, &p01, &p23);
+    _mm_storeu_si128((__m128i *)t, p01);
+    _mm_storeu_si128((__m128i *)(t + 4), p23);
     for (int32_t i = 0; i < rows; i++) {
-      acc[(size_t)i * n + c] = t[2 * i];
-      if (c + 1 < n) acc[(size_t)i * n + c + 1] = t[2 * i + 1];
+      acc[(size_t)i * n + cc] = t[2 * i];
+      if (cc + 1 < n) acc[(size_t)i * n + cc + 1] = t[2 * i + 1];
     }
   }
   for (int32_t i = 0; i < rows; i++)
-    requant_row(acc + (size_t)i * n, g->col_bias, n, g->mult, g->shift, g->out_off, g->act_min,
-                g->act_max, out + (size_t)i * out_stride);
+    requant_row(acc + (size_t)i * n + c, g->col_bias + c, n - c, g->mult + c, g->shift + c,
+                g->out_off, g->act_min, g->act_max, out + (size_t)i * out_stride + c);
 }
 
 extern const ap_fast_level ap_fast_generic;
@@ -357,10 +540,38 @@ void ap_fast_avx2_outer_pack(const int8_t *w, int32_t n, int32_t k, const int32_
     for (int32_t j = 0; j < k2; j++)
       memset(last + (size_t)j * 32 + (size_t)(n % 16) * 2, 0, (size_t)(16 - n % 16) * 4);
   }
+  /* Eight channels by eight pairs at a time: each channel's 16 weights widened (a pair per
+   * int32 lane), the 8 x 8 lanes transposed, each pair's 8 channels stored in one go. */
+  int32_t n8 = n / 8 * 8, jv = k / 16 * 8;
+  for (int32_t c0 = 0; c0 < n8; c0 += 8) {
+    int16_t *dst = p + (size_t)(c0 / 16) * k2 * 32 + (size_t)(c0 % 16) * 2;
+    for (int32_t j0 = 0; j0 < jv; j0 += 8) {
+      __m256i r[8], t[8], u[8];
+      for (int i = 0; i < 8; i++)
+        r[i] = _mm256_cvtepi8_epi16(
+            _mm_loadu_si128((const __m128i *)(w + (size_t)(c0 + i) * k + 2 * (size_t)j0)));
+      for (int i = 0; i < 8; i += 2) {
+        t[i] = _mm256_unpacklo_epi32(r[i], r[i + 1]);
+        t[i + 1] = _mm256_unpackhi_epi32(r[i], r[i + 1]);
+      }
+      for (int i = 0; i < 8; i += 4) {
+        u[i] = _mm256_unpacklo_epi64(t[i], t[i + 2]);
+        u[i + 1] = _mm256_unpackhi_epi64(t[i], t[i + 2]);
+        u[i + 2] = _mm256_unpacklo_epi64(t[i + 1], t[i + 3]);
+        u[i + 3] = _mm256_unpackhi_epi64(t[i + 1], t[i + 3]);
+      }
+      for (int i = 0; i < 4; i++) { /* pairs j0 + i and j0 + 4 + i */
+        _mm256_storeu_si256((__m256i *)(dst + (size_t)(j0 + i) * 32),
+                            _mm256_permute2x128_si256(u[i], u[4 + i], 0x20));
+        _mm256_storeu_si256((__m256i *)(dst + (size_t)(j0 + 4 + i) * 32),
+                            _mm256_permute2x128_si256(u[i], u[4 + i], 0x31));
+      }
+    }
+  }
   for (int32_t c = 0; c < n; c++) {
     const int8_t *row = w + (size_t)c * k;
     int16_t *dst = p + (size_t)(c / 16) * k2 * 32 + (size_t)(c % 16) * 2;
-    int32_t j = 0;
+    int32_t j = c < n8 ? jv : 0; /* the pairs the blocks above left */
     for (; 2 * j + 1 < k; j++) { /* one (k, k + 1) pair as one 32-bit store */
       uint32_t v = (uint32_t)(uint16_t)row[2 * j] | (uint32_t)(uint16_t)row[2 * j + 1] << 16;
       memcpy(dst + (size_t)j * 32, &v, 4);
@@ -373,21 +584,37 @@ void ap_fast_avx2_outer_pack(const int8_t *w, int32_t n, int32_t k, const int32_
   }
 }
 
-static inline void outer_store(const ap_qgemm *g, __m256i acc, int32_t c, int8_t *out) {
+/* Channels [c, c + 8) of rows [0, rows) (accumulators s[0..rows)), out rows out_stride
+ * apart: a whole 8 requantized with the channels' terms loaded once for the rows, a tail
+ * (the last block's, fewer than 8 channels) one by one. */
+static inline void outer_store(const ap_qgemm *g, const __m256i *s, int32_t rows, int32_t c,
+                               int8_t *out, size_t out_stride) {
   int32_t cols = g->n - c < 8 ? g->n - c : 8;
   if (cols <= 0) return;
+  out += c;
   if (cols == 8) {
-    acc = _mm256_add_epi32(acc, _mm256_loadu_si256((const __m256i *)(g->col_bias + c)));
-    store8(out + c, requant8(acc, g->mult + c, g->shift + c, _mm256_set1_epi32(g->out_off),
-                             _mm256_set1_epi32(g->act_min), _mm256_set1_epi32(g->act_max)));
+    rq8 q = rq8_load(g->mult + c, g->shift + c, g->col_bias + c);
+    __m256i off = _mm256_set1_epi32(g->out_off), lo = _mm256_set1_epi32(g->act_min),
+            hi = _mm256_set1_epi32(g->act_max);
+    for (int32_t i = 0; i < rows; i++)
+      store8(out + (size_t)i * out_stride, rq8_apply(s[i], &q, off, lo, hi));
     return;
   }
-  int32_t t[8];
-  _mm256_storeu_si256((__m256i *)t, acc);
-  for (int32_t i = 0; i < cols; i++)
-    out[c + i] =
-        ap_fast_requant((int32_t)((uint32_t)t[i] + (uint32_t)g->col_bias[c + i]), g->mult[c + i],
-                        g->shift[c + i], g->out_off, g->act_min, g->act_max);
+  for (int32_t i = 0; i < rows; i++) {
+    int32_t t[8];
+    _mm256_storeu_si256((__m256i *)t, s[i]);
+    for (int32_t q = 0; q < cols; q++)
+      out[(size_t)i * out_stride + (size_t)q] =
+          ap_fast_requant((int32_t)((uint32_t)t[q] + (uint32_t)g->col_bias[c + q]), g->mult[c + q],
+                          g->shift[c + q], g->out_off, g->act_min, g->act_max);
+  }
+}
+
+/* The broadcast pair j of each row (its two int16 as one int32). */
+static inline __m256i pair(const int16_t *r, int32_t j) {
+  int32_t p;
+  memcpy(&p, r + 2 * j, 4);
+  return _mm256_set1_epi32(p);
 }
 
 /* A block of at most 8 channels (the last, n % 16 <= 8): its upper 8 lanes' weights are zeros,
@@ -397,19 +624,13 @@ static void half_block(const ap_qgemm *g, const int16_t *b, int32_t k2, const in
   __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
   for (int32_t j = 0; j < k2; j++) {
     __m256i b0 = _mm256_loadu_si256((const __m256i *)(b + (size_t)j * 32));
-    int32_t p0, p1, p2, p3;
-    memcpy(&p0, r[0] + 2 * j, 4);
-    memcpy(&p1, r[1] + 2 * j, 4);
-    memcpy(&p2, r[2] + 2 * j, 4);
-    memcpy(&p3, r[3] + 2 * j, 4);
-    s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(_mm256_set1_epi32(p0), b0));
-    s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(_mm256_set1_epi32(p1), b0));
-    s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(_mm256_set1_epi32(p2), b0));
-    s3 = _mm256_add_epi32(s3, _mm256_madd_epi16(_mm256_set1_epi32(p3), b0));
+    s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(pair(r[0], j), b0));
+    s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(pair(r[1], j), b0));
+    s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(pair(r[2], j), b0));
+    s3 = _mm256_add_epi32(s3, _mm256_madd_epi16(pair(r[3], j), b0));
   }
   __m256i s[4] = {s0, s1, s2, s3};
-  for (int32_t i = 0; i < rows; i++)
-    outer_store(g, s[i], c, out + (size_t)i * out_stride);
+  outer_store(g, s, rows, c, out, out_stride);
 }
 
 static void outer_gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc_ws, int8_t *out,
@@ -429,31 +650,47 @@ static void outer_gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *
     }
     __m256i s00 = _mm256_setzero_si256(), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00,
             s30 = s00, s31 = s00;
-    for (int32_t j = 0; j < k2; j++) {
-      __m256i b0 = _mm256_loadu_si256((const __m256i *)(b + (size_t)j * 32));
-      __m256i b1 = _mm256_loadu_si256((const __m256i *)(b + (size_t)j * 32 + 16));
-      int32_t p0, p1, p2, p3;
-      memcpy(&p0, r[0] + 2 * j, 4);
-      memcpy(&p1, r[1] + 2 * j, 4);
-      memcpy(&p2, r[2] + 2 * j, 4);
-      memcpy(&p3, r[3] + 2 * j, 4);
-      __m256i x0 = _mm256_set1_epi32(p0), x1 = _mm256_set1_epi32(p1), x2 = _mm256_set1_epi32(p2),
-              x3 = _mm256_set1_epi32(p3);
-      s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(x0, b0));
-      s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(x0, b1));
-      s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(x1, b0));
-      s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(x1, b1));
-      s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(x2, b0));
-      s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(x2, b1));
-      s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(x3, b0));
-      s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(x3, b1));
+    /* Two pairs a step (half the loop's own instructions), then the odd one. */
+#define AP_OUTER_STEP(J)                                                                           \
+  do {                                                                                             \
+    __m256i b0 = _mm256_loadu_si256((const __m256i *)(b + (size_t)(J)*32));                        \
+    __m256i b1 = _mm256_loadu_si256((const __m256i *)(b + (size_t)(J)*32 + 16));                   \
+    __m256i x0 = pair(r[0], J), x1 = pair(r[1], J), x2 = pair(r[2], J), x3 = pair(r[3], J);        \
+    s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(x0, b0));                                        \
+    s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(x0, b1));                                        \
+    s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(x1, b0));                                        \
+    s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(x1, b1));                                        \
+    s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(x2, b0));                                        \
+    s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(x2, b1));                                        \
+    s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(x3, b0));                                        \
+    s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(x3, b1));                                        \
+  } while (0)
+    int32_t j = 0;
+    for (; j + 2 <= k2; j += 2) {
+      AP_OUTER_STEP(j);
+      /* Keeps each step's sums in their registers: summing two steps' products first (the
+       * compiler's reassociation) spilled two of them every step. */
+      __asm__(""
+              : "+x"(s00), "+x"(s01), "+x"(s10), "+x"(s11), "+x"(s20), "+x"(s21), "+x"(s30),
+                "+x"(s31));
+      AP_OUTER_STEP(j + 1);
     }
+    if (j < k2) AP_OUTER_STEP(j);
+#undef AP_OUTER_STEP
     int32_t c = bl * 16;
-    __m256i s[4][2] = {{s00, s01}, {s10, s11}, {s20, s21}, {s30, s31}};
-    for (int32_t i = 0; i < rows; i++) {
-      outer_store(g, s[i][0], c, out + (size_t)i * out_stride);
-      outer_store(g, s[i][1], c + 8, out + (size_t)i * out_stride);
+    __m256i lo[4] = {s00, s10, s20, s30}, hi[4] = {s01, s11, s21, s31};
+    if (c + 16 <= g->n) { /* a whole block: 16 outputs a row in one store */
+      rq8 q0 = rq8_load(g->mult + c, g->shift + c, g->col_bias + c);
+      rq8 q1 = rq8_load(g->mult + c + 8, g->shift + c + 8, g->col_bias + c + 8);
+      __m256i off16 = _mm256_set1_epi16((int16_t)g->out_off);
+      __m128i lo8 = _mm_set1_epi8((int8_t)g->act_min), hi8 = _mm_set1_epi8((int8_t)g->act_max);
+      for (int32_t i = 0; i < rows; i++)
+        _mm_storeu_si128((__m128i *)(out + (size_t)i * out_stride + (size_t)c),
+                         rq16_bytes(rq8_mul(lo[i], &q0), rq8_mul(hi[i], &q1), off16, lo8, hi8));
+      continue;
     }
+    outer_store(g, lo, rows, c, out, out_stride);
+    outer_store(g, hi, rows, c + 8, out, out_stride);
   }
 }
 

@@ -24,13 +24,71 @@ static inline __m256i mulq8v(__m256i x, __m256i m, __m256i sh) {
   __m256i odd =
       _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), _mm256_srli_epi64(m, 32)), nudge);
   __m256i h = _mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_slli_epi64(odd, 1), 0xAA);
-  /* Rounding divide by 2^right: remainder against half, ties away from zero. */
+  /* Rounding divide by 2^right: remainder against half (plus one when negative: the sign
+   * bit shifted down), ties away from zero; a true compare is -1, so it is subtracted. */
   __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(one, right), one);
   __m256i rem = _mm256_and_si256(h, mask);
-  __m256i thr = _mm256_add_epi32(_mm256_srai_epi32(mask, 1),
-                                 _mm256_and_si256(_mm256_cmpgt_epi32(zero, h), one));
-  return _mm256_add_epi32(_mm256_srav_epi32(h, right),
-                          _mm256_and_si256(_mm256_cmpgt_epi32(rem, thr), one));
+  __m256i thr = _mm256_add_epi32(_mm256_srai_epi32(mask, 1), _mm256_srli_epi32(h, 31));
+  return _mm256_sub_epi32(_mm256_srav_epi32(h, right), _mm256_cmpgt_epi32(rem, thr));
+}
+
+/* mulq8v's per-channel terms for 8 channels, computed once for many rows: the multiplier
+ * (and its odd lanes moved down), the clamped shifts, the remainder mask and its half, and
+ * the column's bias. */
+typedef struct rq8 {
+  __m256i m, m_odd, left, right, mask, half, bias;
+} rq8;
+
+static inline rq8 rq8_load(const int32_t *mult, const int32_t *shift, const int32_t *bias) {
+  const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi32(1),
+                max_shift = _mm256_set1_epi32(31);
+  __m256i sh = _mm256_loadu_si256((const __m256i *)shift);
+  rq8 q;
+  q.m = _mm256_loadu_si256((const __m256i *)mult);
+  q.m_odd = _mm256_srli_epi64(q.m, 32);
+  q.left = _mm256_min_epi32(_mm256_max_epi32(sh, zero), max_shift);
+  q.right = _mm256_min_epi32(_mm256_max_epi32(_mm256_sub_epi32(zero, sh), zero), max_shift);
+  q.mask = _mm256_sub_epi32(_mm256_sllv_epi32(one, q.right), one);
+  q.half = _mm256_srai_epi32(q.mask, 1);
+  q.bias = bias ? _mm256_loadu_si256((const __m256i *)bias) : zero;
+  return q;
+}
+
+/* ap_kq_mul(x + the bias) with q's terms: mulq8v's arithmetic, the same bits. */
+static inline __m256i rq8_mul(__m256i x, const rq8 *q) {
+  const __m256i nudge = _mm256_set1_epi64x(1ll << 30);
+  x = _mm256_sllv_epi32(_mm256_add_epi32(x, q->bias), q->left);
+  __m256i even = _mm256_add_epi64(_mm256_mul_epi32(x, q->m), nudge);
+  __m256i odd = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), q->m_odd), nudge);
+  __m256i h = _mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_slli_epi64(odd, 1), 0xAA);
+  __m256i rem = _mm256_and_si256(h, q->mask);
+  __m256i thr = _mm256_add_epi32(q->half, _mm256_srli_epi32(h, 31));
+  return _mm256_sub_epi32(_mm256_srav_epi32(h, q->right), _mm256_cmpgt_epi32(rem, thr));
+}
+
+/* 16 outputs from two vectors of products (rq8_mul's): packed with saturation to int16, the
+ * offset added with saturation (|off| <= 128: a value saturated at either int16 end stays
+ * beyond the int8 range, as its exact sum is), packed to int8 with saturation and clamped
+ * there (the clamp's bounds lie in int8, so the saturations change nothing it keeps). */
+static inline __m128i rq16_bytes(__m256i a, __m256i b, __m256i off16, __m128i lo8, __m128i hi8) {
+  __m256i p = _mm256_permute4x64_epi64(_mm256_packs_epi32(a, b), 0xD8);
+  p = _mm256_adds_epi16(p, off16);
+  __m128i v = _mm_packs_epi16(_mm256_castsi256_si128(p), _mm256_extracti128_si256(p, 1));
+  return _mm_min_epi8(_mm_max_epi8(v, lo8), hi8);
+}
+
+/* requant8 of (x + the bias) with q's terms: mulq8v's arithmetic, the same bits. */
+static inline __m256i rq8_apply(__m256i x, const rq8 *q, __m256i off, __m256i lo, __m256i hi) {
+  const __m256i nudge = _mm256_set1_epi64x(1ll << 30);
+  x = _mm256_sllv_epi32(_mm256_add_epi32(x, q->bias), q->left);
+  __m256i even = _mm256_add_epi64(_mm256_mul_epi32(x, q->m), nudge);
+  __m256i odd = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), q->m_odd), nudge);
+  __m256i h = _mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_slli_epi64(odd, 1), 0xAA);
+  __m256i rem = _mm256_and_si256(h, q->mask);
+  __m256i thr = _mm256_add_epi32(q->half, _mm256_srli_epi32(h, 31));
+  __m256i r = _mm256_sub_epi32(_mm256_srav_epi32(h, q->right), _mm256_cmpgt_epi32(rem, thr));
+  r = _mm256_add_epi32(r, off);
+  return _mm256_min_epi32(_mm256_max_epi32(r, lo), hi);
 }
 
 static inline __m256i requant8(__m256i x, const int32_t *mult, const int32_t *shift, __m256i off,

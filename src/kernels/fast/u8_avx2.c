@@ -50,35 +50,51 @@ static void u8gemm(const ap_u8gemm *g, const int16_t *a, int32_t rows, uint8_t *
     r[i] = a + (size_t)(i < rows ? i : 0) * (size_t)kp;
   const uint8_t *end = g->w + (size_t)n * (size_t)k;
   const __m256i off = _mm256_set1_epi16((int16_t)g->w_off);
+  const int16_t *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3];
+  int32_t kf = k / 16 * 16;
   for (int32_t c0 = 0; c0 < n; c0 += 8) {
-    _Alignas(32) int32_t acc[4][8] = {{0}};
+    __m128i p01[4], p23[4];
+    for (int q = 0; q < 4; q++) /* pairs past n stay 0 (their lanes are never stored) */
+      p01[q] = p23[q] = _mm_setzero_si128();
     for (int32_t c = c0; c < c0 + 8 && c < n; c += 2) {
       const uint8_t *w0 = g->w + (size_t)c * k, *w1 = c + 1 < n ? w0 + k : w0;
       __m256i s00 = _mm256_setzero_si256(), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00,
               s30 = s00, s31 = s00;
-      for (int32_t d = 0; d < kp; d += 16) {
-        __m256i v0 = wload(w0, d, k, end, off), v1 = wload(w1, d, k, end, off);
-        __m256i x0 = _mm256_loadu_si256((const __m256i *)(r[0] + d));
-        __m256i x1 = _mm256_loadu_si256((const __m256i *)(r[1] + d));
-        __m256i x2 = _mm256_loadu_si256((const __m256i *)(r[2] + d));
-        __m256i x3 = _mm256_loadu_si256((const __m256i *)(r[3] + d));
-        s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(x0, v0));
-        s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(x0, v1));
-        s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(x1, v0));
-        s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(x1, v1));
-        s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(x2, v0));
-        s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(x2, v1));
-        s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(x3, v0));
-        s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(x3, v1));
-      }
-      int32_t t[8];
-      _mm_storeu_si128((__m128i *)t, hsum4(s00, s01, s10, s11));
-      _mm_storeu_si128((__m128i *)(t + 4), hsum4(s20, s21, s30, s31));
-      for (int i = 0; i < 4; i++) {
-        acc[i][c - c0] = t[2 * i];
-        acc[i][c - c0 + 1] = t[2 * i + 1];
-      }
+#define AP_U8_STEP(V0, V1, D)                                                                      \
+  do {                                                                                             \
+    __m256i v0 = V0, v1 = V1;                                                                      \
+    __m256i x0 = _mm256_loadu_si256((const __m256i *)(r0 + (D)));                                  \
+    __m256i x1 = _mm256_loadu_si256((const __m256i *)(r1 + (D)));                                  \
+    __m256i x2 = _mm256_loadu_si256((const __m256i *)(r2 + (D)));                                  \
+    __m256i x3 = _mm256_loadu_si256((const __m256i *)(r3 + (D)));                                  \
+    s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(x0, v0));                                        \
+    s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(x0, v1));                                        \
+    s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(x1, v0));                                        \
+    s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(x1, v1));                                        \
+    s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(x2, v0));                                        \
+    s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(x2, v1));                                        \
+    s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(x3, v0));                                        \
+    s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(x3, v1));                                        \
+  } while (0)
+      /* Whole blocks of 16 weights with no test in the loop (a copy for the tail in the loop
+       * spilled every accumulator each step), then the tail's block. */
+      for (int32_t d = 0; d < kf; d += 16)
+        AP_U8_STEP(
+            _mm256_add_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(w0 + d))), off),
+            _mm256_add_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(w1 + d))), off),
+            d);
+      if (kf < kp) AP_U8_STEP(wload(w0, kf, k, end, off), wload(w1, kf, k, end, off), kf);
+#undef AP_U8_STEP
+      p01[(c - c0) / 2] = hsum4(s00, s01, s10, s11);
+      p23[(c - c0) / 2] = hsum4(s20, s21, s30, s31);
     }
+    /* p01[q] = (row 0: c0+2q, c0+2q+1; row 1: the same): rows' 64-bit halves side by side,
+     * one vector of the 8 channels a row, no trip through memory. */
+    __m256i acc[4] = {
+        _mm256_set_m128i(_mm_unpacklo_epi64(p01[2], p01[3]), _mm_unpacklo_epi64(p01[0], p01[1])),
+        _mm256_set_m128i(_mm_unpackhi_epi64(p01[2], p01[3]), _mm_unpackhi_epi64(p01[0], p01[1])),
+        _mm256_set_m128i(_mm_unpacklo_epi64(p23[2], p23[3]), _mm_unpacklo_epi64(p23[0], p23[1])),
+        _mm256_set_m128i(_mm_unpackhi_epi64(p23[2], p23[3]), _mm_unpackhi_epi64(p23[0], p23[1]))};
     int32_t cn = n - c0 < 8 ? n - c0 : 8;
     __m256i bias = _mm256_setzero_si256();
     if (g->bias && cn == 8) {
@@ -89,7 +105,7 @@ static void u8gemm(const ap_u8gemm *g, const int16_t *a, int32_t rows, uint8_t *
       bias = _mm256_loadu_si256((const __m256i *)t);
     }
     for (int32_t i = 0; i < rows; i++) {
-      __m256i v = _mm256_add_epi32(_mm256_load_si256((const __m256i *)acc[i]), bias);
+      __m256i v = _mm256_add_epi32(acc[i], bias);
       store8u(out + (size_t)i * out_stride + (size_t)c0, u8rq(v, &g->q), cn);
     }
   }
@@ -126,53 +142,85 @@ static void u8pack(const ap_u8gemm *g, void *packed) {
   }
 }
 
+/* One multiplier's rq8 terms (every lane the same) with the bias of channels [c, c + cn),
+ * zeros past them. */
+static inline rq8 u8rq8(const ap_u8gemm *g, int32_t c, int32_t cn) {
+  int32_t m[8], sh[8], bias[8] = {0};
+  for (int i = 0; i < 8; i++)
+    m[i] = g->q.mult, sh[i] = g->q.shift;
+  if (g->bias) memcpy(bias, g->bias + c, (size_t)(cn < 8 ? cn : 8) * sizeof(int32_t));
+  return rq8_load(m, sh, bias);
+}
+
+/* The broadcast pair j of a row (its two int16 as one int32). */
+static inline __m256i u8pair(const int16_t *r, int32_t j) {
+  int32_t p;
+  memcpy(&p, r + 2 * j, 4);
+  return _mm256_set1_epi32(p);
+}
+
 /* Rows in fours, 16 output channels at a time in two vectors per row: each pair of a row's
- * values (broadcast) times the packed pair of 8 channels through vpmaddwd; no horizontal sums. */
+ * values (broadcast) times the packed pair of 8 channels through vpmaddwd; no horizontal sums.
+ * A whole 16 goes out as one store a row: packed with saturation to int16, the offset added
+ * with saturation (a value saturated at either end stays outside [0, 255], as its exact sum
+ * is), packed to uint8 with saturation and clamped there. */
 static void u8gemm_packed(const ap_u8gemm *g, const void *packed, const int16_t *a, int32_t rows,
                           uint8_t *out, size_t out_stride) {
   int32_t n = g->n, pairs = (g->k + 1) / 2;
-  const int16_t *r[4];
-  for (int i = 0; i < 4; i++)
-    r[i] = a + (size_t)(i < rows ? i : 0) * (size_t)g->kp;
+  const int16_t *r0 = a, *r1 = a + (size_t)(rows > 1) * (size_t)g->kp,
+                *r2 = a + (size_t)(rows > 2 ? 2 : 0) * (size_t)g->kp,
+                *r3 = a + (size_t)(rows > 3 ? 3 : 0) * (size_t)g->kp;
   const int16_t *pk = packed;
+  const __m256i off16 = _mm256_set1_epi16((int16_t)g->q.out_off);
+  const __m128i lo8 = _mm_set1_epi8((char)g->q.lo), hi8 = _mm_set1_epi8((char)g->q.hi);
   for (int32_t c0 = 0; c0 < n; c0 += 16) {
     const int16_t *w0 = pk + (size_t)(c0 / 8) * pairs * 16, *w1 = w0 + (size_t)pairs * 16;
     __m256i s00 = _mm256_setzero_si256(), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00,
             s30 = s00, s31 = s00;
-    if (n - c0 <= 8) /* the last 8 channels or fewer: the second half is never stored */
+    if (n - c0 <= 8) { /* the last 8 channels or fewer: the second half is never stored */
       for (int32_t kk = 0; kk < pairs; kk++) {
         __m256i v0 = _mm256_loadu_si256((const __m256i *)(w0 + (size_t)kk * 16));
-        int32_t p0, p1, p2, p3;
-        memcpy(&p0, r[0] + 2 * kk, 4);
-        memcpy(&p1, r[1] + 2 * kk, 4);
-        memcpy(&p2, r[2] + 2 * kk, 4);
-        memcpy(&p3, r[3] + 2 * kk, 4);
-        s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(_mm256_set1_epi32(p0), v0));
-        s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(_mm256_set1_epi32(p1), v0));
-        s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(_mm256_set1_epi32(p2), v0));
-        s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(_mm256_set1_epi32(p3), v0));
+        s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(u8pair(r0, kk), v0));
+        s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(u8pair(r1, kk), v0));
+        s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(u8pair(r2, kk), v0));
+        s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(u8pair(r3, kk), v0));
       }
-    else
-      for (int32_t kk = 0; kk < pairs; kk++) {
-        __m256i v0 = _mm256_loadu_si256((const __m256i *)(w0 + (size_t)kk * 16));
-        __m256i v1 = _mm256_loadu_si256((const __m256i *)(w1 + (size_t)kk * 16));
-        int32_t p0, p1, p2, p3;
-        memcpy(&p0, r[0] + 2 * kk, 4);
-        memcpy(&p1, r[1] + 2 * kk, 4);
-        memcpy(&p2, r[2] + 2 * kk, 4);
-        memcpy(&p3, r[3] + 2 * kk, 4);
-        __m256i x0 = _mm256_set1_epi32(p0), x1 = _mm256_set1_epi32(p1), x2 = _mm256_set1_epi32(p2),
-                x3 = _mm256_set1_epi32(p3);
-        s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(x0, v0));
-        s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(x0, v1));
-        s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(x1, v0));
-        s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(x1, v1));
-        s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(x2, v0));
-        s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(x2, v1));
-        s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(x3, v0));
-        s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(x3, v1));
+    } else {
+#define AP_U8P_STEP(KK)                                                                            \
+  do {                                                                                             \
+    __m256i v0 = _mm256_loadu_si256((const __m256i *)(w0 + (size_t)(KK)*16));                      \
+    __m256i v1 = _mm256_loadu_si256((const __m256i *)(w1 + (size_t)(KK)*16));                      \
+    __m256i x0 = u8pair(r0, KK), x1 = u8pair(r1, KK), x2 = u8pair(r2, KK), x3 = u8pair(r3, KK);    \
+    s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(x0, v0));                                        \
+    s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(x0, v1));                                        \
+    s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(x1, v0));                                        \
+    s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(x1, v1));                                        \
+    s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(x2, v0));                                        \
+    s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(x2, v1));                                        \
+    s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(x3, v0));                                        \
+    s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(x3, v1));                                        \
+  } while (0)
+      int32_t kk = 0; /* two pairs a step (half the loop's own instructions), then the odd one */
+      for (; kk + 2 <= pairs; kk += 2) {
+        AP_U8P_STEP(kk);
+        AP_U8P_STEP(kk + 1);
       }
+      if (kk < pairs) AP_U8P_STEP(kk);
+#undef AP_U8P_STEP
+    }
     __m256i s[4][2] = {{s00, s01}, {s10, s11}, {s20, s21}, {s30, s31}};
+    if (n - c0 >= 16) {
+      rq8 q0 = u8rq8(g, c0, 8), q1 = u8rq8(g, c0 + 8, 8);
+      for (int32_t i = 0; i < rows; i++) {
+        __m256i p = _mm256_permute4x64_epi64(
+            _mm256_packs_epi32(rq8_mul(s[i][0], &q0), rq8_mul(s[i][1], &q1)), 0xD8);
+        p = _mm256_adds_epi16(p, off16);
+        __m128i v = _mm_packus_epi16(_mm256_castsi256_si128(p), _mm256_extracti128_si256(p, 1));
+        _mm_storeu_si128((__m128i *)(out + (size_t)i * out_stride + (size_t)c0),
+                         _mm_min_epu8(_mm_max_epu8(v, lo8), hi8));
+      }
+      continue;
+    }
     for (int h = 0; h < 2; h++) {
       int32_t c = c0 + 8 * h, cn = n - c < 8 ? n - c : 8;
       if (cn <= 0) break;
