@@ -1,0 +1,142 @@
+/* The AVX2 level's int8 depthwise kernel for a depth multiplier of 1 (int8_avx2.c's
+ * ap_fast_avx2_dw calls it; the other multipliers stay there). Channels are in lanes, 16 a
+ * block: each tap's 16 input bytes widen to int16 (vpmovsxbw from memory) plus the input
+ * offset, two taps' vectors interleave (vpunpcklwd / vpunpckhwd: channels 0-3 and 8-11, 4-7 and
+ * 12-15) and vpmaddwd sums each channel's two products into an int32 lane, against the weights
+ * interleaved the same way at the start of the call (in the task's workspace, as many bytes as
+ * the 8-channel layout they replace). A tap outside the input reads a row of zero points, whose
+ * offset input is 0: it adds nothing, as the reference's skipped tap. An 8-channel block takes
+ * the 8-lane form (bytes interleaved, then widened), the last C % 8 channels scalar code.
+ * Products (x + in_off) * w lie in [-255 * 128, 255 * 128], so the int16 pairs are exact; sums
+ * wrap as the reference's; requantization is int8_x86.h's, bit for bit. */
+#if defined(__x86_64__) || defined(_M_X64)
+#include "kernels/fast/dw_taps.h"
+#include "kernels/fast/int8_x86.h"
+
+static inline __m256i widen16(const int8_t *p) {
+  return _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)p));
+}
+
+/* The weights of the 16-channel blocks ([block][pair][2 vectors]) and of the 8-channel block
+ * after them ([pair][1 vector]); the second tap of an odd count's last pair is 0. */
+static void pack_weights(const int8_t *f, int32_t C, int32_t taps, int16_t *wp) {
+  int32_t pairs = (taps + 1) / 2, b16 = C / 16;
+  const __m128i zero = _mm_setzero_si128();
+  for (int32_t k = 0; k < b16; k++)
+    for (int32_t q = 0; q < pairs; q++) {
+      const int8_t *f0 = f + (size_t)(2 * q) * C + (size_t)k * 16;
+      __m256i a = widen16(f0);
+      __m256i b = 2 * q + 1 < taps ? widen16(f0 + C) : _mm256_setzero_si256();
+      __m256i *dst = (__m256i *)(wp + ((size_t)k * pairs + q) * 32);
+      _mm256_storeu_si256(dst, _mm256_unpacklo_epi16(a, b));
+      _mm256_storeu_si256(dst + 1, _mm256_unpackhi_epi16(a, b));
+    }
+  if (C % 16 >= 8) {
+    int16_t *w8 = wp + (size_t)b16 * pairs * 32;
+    for (int32_t q = 0; q < pairs; q++) {
+      const int8_t *f0 = f + (size_t)(2 * q) * C + (size_t)b16 * 16;
+      __m128i w0 = _mm_loadl_epi64((const __m128i *)f0);
+      __m128i w1 = 2 * q + 1 < taps ? _mm_loadl_epi64((const __m128i *)(f0 + C)) : zero;
+      _mm256_storeu_si256((__m256i *)(w8 + (size_t)q * 16),
+                          _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(w0, w1)));
+    }
+  }
+}
+
+typedef struct dw_consts {
+  __m256i off, lo, hi, vin16;
+} dw_consts;
+
+/* Requantizes channels [c, c + 8) of one pixel and stores them. */
+static inline void finish8(const ap_qdw *d, const dw_consts *k, __m256i acc, size_t c, int8_t *o) {
+  if (d->bias) acc = _mm256_add_epi32(acc, _mm256_loadu_si256((const __m256i *)(d->bias + c)));
+  store8(o + c, requant8(acc, d->qmult + c, d->qshift + c, k->off, k->lo, k->hi));
+}
+
+/* One pixel's 16-channel block at c: pairs of taps px[2q], px[2q + 1] against w. PAIRS: a
+ * constant for the common filters (the loop unrolled, the tap pointers kept in registers across
+ * blocks), or 0 for `pairs` at run time. */
+static inline __attribute__((always_inline)) void block16(const ap_qdw *d, const dw_consts *k,
+                                                          const int8_t *const *px, size_t c,
+                                                          const int16_t *w, int32_t pairs,
+                                                          int8_t *o) {
+  __m256i a = _mm256_setzero_si256(), b = a;
+  for (int32_t q = 0; q < pairs; q++, w += 32) {
+    __m256i x0 = _mm256_add_epi16(widen16(px[2 * q] + c), k->vin16);
+    __m256i x1 = _mm256_add_epi16(widen16(px[2 * q + 1] + c), k->vin16);
+    a = _mm256_add_epi32(a, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1),
+                                              _mm256_loadu_si256((const __m256i *)w)));
+    b = _mm256_add_epi32(b, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1),
+                                              _mm256_loadu_si256((const __m256i *)(w + 16))));
+  }
+  /* a: channels 0-3 and 8-11, b: 4-7 and 12-15 */
+  finish8(d, k, _mm256_permute2x128_si256(a, b, 0x20), c, o);
+  finish8(d, k, _mm256_permute2x128_si256(a, b, 0x31), c + 8, o);
+}
+
+static inline __attribute__((always_inline)) void pixel(const ap_qdw *d, const dw_consts *k,
+                                                        const int8_t *const *px, const int16_t *wp,
+                                                        int32_t taps, int32_t pairs, int8_t *o) {
+  int32_t C = d->out_d, b16 = C / 16;
+  for (int32_t bk = 0; bk < b16; bk++)
+    block16(d, k, px, (size_t)bk * 16, wp + (size_t)bk * pairs * 32, pairs, o);
+  int32_t c = b16 * 16;
+  if (C - c >= 8) {
+    const int16_t *w = wp + (size_t)b16 * pairs * 32;
+    __m256i acc = _mm256_setzero_si256();
+    for (int32_t q = 0; q < pairs; q++, w += 16) {
+      __m128i x0 = _mm_loadl_epi64((const __m128i *)(px[2 * q] + c));
+      __m128i x1 = _mm_loadl_epi64((const __m128i *)(px[2 * q + 1] + c));
+      __m256i x = _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_unpacklo_epi8(x0, x1)), k->vin16);
+      acc = _mm256_add_epi32(acc, _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i *)w)));
+    }
+    finish8(d, k, acc, (size_t)c, o);
+    c += 8;
+  }
+  for (; c < C; c++) {
+    uint32_t acc = 0;
+    for (int32_t t = 0; t < taps; t++)
+      acc += (uint32_t)(d->f[(size_t)t * C + c] * (px[t][c] + d->in_off));
+    if (d->bias) acc += (uint32_t)d->bias[c];
+    o[c] = ap_fast_requant((int32_t)acc, d->qmult[c], d->qshift[c], d->out_off, d->act_min,
+                           d->act_max);
+  }
+}
+
+/* Output rows [oy0, oy1) of batch b with `pairs` (PAIRS when a constant) of taps. */
+static inline __attribute__((always_inline)) void rows(const ap_qdw *d, int32_t b, int32_t oy0,
+                                                       int32_t oy1, const int16_t *wp,
+                                                       const int8_t *zp, int32_t pairs) {
+  int32_t C = d->out_d, taps = d->f_h * d->f_w;
+  dw_consts k = {_mm256_set1_epi32(d->out_off), _mm256_set1_epi32(d->act_min),
+                 _mm256_set1_epi32(d->act_max), _mm256_set1_epi16((int16_t)d->in_off)};
+  ptrdiff_t inner[64];
+  ap_fast_dw_inner(d, C, inner);
+  const int8_t *px[66];
+  const int8_t *in_b = d->in + (size_t)b * d->in_h * d->in_w * C;
+  for (int32_t oy = oy0; oy < oy1; oy++) {
+    int8_t *o = d->out + (((size_t)b * d->out_h + oy) * d->out_w) * C;
+    for (int32_t ox = 0; ox < d->out_w; ox++, o += C) {
+      ap_fast_dw_taps(d, in_b, C, inner, zp, oy, ox, px);
+      px[taps] = zp;
+      pixel(d, &k, px, wp, taps, pairs, o);
+    }
+  }
+}
+
+void ap_fast_avx2_dw1(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws) {
+  int32_t C = d->out_d, taps = d->f_h * d->f_w, pairs = (taps + 1) / 2;
+  int16_t *wp = ws;
+  int8_t *zp = (int8_t *)ws + (size_t)pairs * (size_t)(C / 8) * 32;
+  memset(zp, -d->in_off, (size_t)C);
+  pack_weights(d->f, C, taps, wp);
+  if (taps == 9)
+    rows(d, b, oy0, oy1, wp, zp, 5);
+  else if (taps == 25)
+    rows(d, b, oy0, oy1, wp, zp, 13);
+  else
+    rows(d, b, oy0, oy1, wp, zp, pairs);
+}
+#else
+typedef int ap_fast_dw_avx2_unused; /* x86-64 only */
+#endif
