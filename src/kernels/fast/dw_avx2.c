@@ -47,10 +47,33 @@ typedef struct dw_consts {
   __m256i off, lo, hi, vin16;
 } dw_consts;
 
+/* requant8 of int8_x86.h (mulq8v, then offset and clamp) for shifts in [-31, 0], the common
+ * case (multipliers below 1): no left shift and no clamps of the shift; the rounding threshold
+ * (half, plus 1 below zero) as half - (h >> 31), its increment subtracted as the compare's -1.
+ * The same value for every input. */
+static inline __m256i requant_right(__m256i x, const int32_t *mult, const int32_t *shift,
+                                    const dw_consts *k) {
+  const __m256i one = _mm256_set1_epi32(1), nudge = _mm256_set1_epi64x(1ll << 30);
+  __m256i m = _mm256_loadu_si256((const __m256i *)mult);
+  __m256i right =
+      _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_loadu_si256((const __m256i *)shift));
+  __m256i even = _mm256_add_epi64(_mm256_mul_epi32(x, m), nudge);
+  __m256i odd =
+      _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), _mm256_srli_epi64(m, 32)), nudge);
+  __m256i h = _mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_slli_epi64(odd, 1), 0xAA);
+  __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(one, right), one);
+  __m256i thr = _mm256_sub_epi32(_mm256_srai_epi32(mask, 1), _mm256_srai_epi32(h, 31));
+  __m256i r = _mm256_sub_epi32(_mm256_srav_epi32(h, right),
+                               _mm256_cmpgt_epi32(_mm256_and_si256(h, mask), thr));
+  return _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(r, k->off), k->lo), k->hi);
+}
+
 /* Requantizes channels [c, c + 8) of one pixel and stores them. */
-static inline void finish8(const ap_qdw *d, const dw_consts *k, __m256i acc, size_t c, int8_t *o) {
+static inline __attribute__((always_inline)) void
+finish8(const ap_qdw *d, const dw_consts *k, __m256i acc, size_t c, int8_t *o, bool right) {
   if (d->bias) acc = _mm256_add_epi32(acc, _mm256_loadu_si256((const __m256i *)(d->bias + c)));
-  store8(o + c, requant8(acc, d->qmult + c, d->qshift + c, k->off, k->lo, k->hi));
+  store8(o + c, right ? requant_right(acc, d->qmult + c, d->qshift + c, k)
+                      : requant8(acc, d->qmult + c, d->qshift + c, k->off, k->lo, k->hi));
 }
 
 /* One pixel's 16-channel block at c: pairs of taps px[2q], px[2q + 1] against w. PAIRS: a
@@ -59,8 +82,9 @@ static inline void finish8(const ap_qdw *d, const dw_consts *k, __m256i acc, siz
 static inline __attribute__((always_inline)) void block16(const ap_qdw *d, const dw_consts *k,
                                                           const int8_t *const *px, size_t c,
                                                           const int16_t *w, int32_t pairs,
-                                                          int8_t *o) {
+                                                          int8_t *o, bool right) {
   __m256i a = _mm256_setzero_si256(), b = a;
+#pragma GCC unroll 13
   for (int32_t q = 0; q < pairs; q++, w += 32) {
     __m256i x0 = _mm256_add_epi16(widen16(px[2 * q] + c), k->vin16);
     __m256i x1 = _mm256_add_epi16(widen16(px[2 * q + 1] + c), k->vin16);
@@ -70,16 +94,17 @@ static inline __attribute__((always_inline)) void block16(const ap_qdw *d, const
                                               _mm256_loadu_si256((const __m256i *)(w + 16))));
   }
   /* a: channels 0-3 and 8-11, b: 4-7 and 12-15 */
-  finish8(d, k, _mm256_permute2x128_si256(a, b, 0x20), c, o);
-  finish8(d, k, _mm256_permute2x128_si256(a, b, 0x31), c + 8, o);
+  finish8(d, k, _mm256_permute2x128_si256(a, b, 0x20), c, o, right);
+  finish8(d, k, _mm256_permute2x128_si256(a, b, 0x31), c + 8, o, right);
 }
 
 static inline __attribute__((always_inline)) void pixel(const ap_qdw *d, const dw_consts *k,
                                                         const int8_t *const *px, const int16_t *wp,
-                                                        int32_t taps, int32_t pairs, int8_t *o) {
+                                                        int32_t taps, int32_t pairs, int8_t *o,
+                                                        bool right) {
   int32_t C = d->out_d, b16 = C / 16;
   for (int32_t bk = 0; bk < b16; bk++)
-    block16(d, k, px, (size_t)bk * 16, wp + (size_t)bk * pairs * 32, pairs, o);
+    block16(d, k, px, (size_t)bk * 16, wp + (size_t)bk * pairs * 32, pairs, o, right);
   int32_t c = b16 * 16;
   if (C - c >= 8) {
     const int16_t *w = wp + (size_t)b16 * pairs * 32;
@@ -90,7 +115,7 @@ static inline __attribute__((always_inline)) void pixel(const ap_qdw *d, const d
       __m256i x = _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_unpacklo_epi8(x0, x1)), k->vin16);
       acc = _mm256_add_epi32(acc, _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i *)w)));
     }
-    finish8(d, k, acc, (size_t)c, o);
+    finish8(d, k, acc, (size_t)c, o, right);
     c += 8;
   }
   for (; c < C; c++) {
@@ -103,23 +128,55 @@ static inline __attribute__((always_inline)) void pixel(const ap_qdw *d, const d
   }
 }
 
-/* Output rows [oy0, oy1) of batch b with `pairs` (PAIRS when a constant) of taps. */
+/* Output rows [oy0, oy1) of batch b with `pairs` (PAIRS when a constant) of taps. Tap
+ * pointers: each output row's filter rows once (NULL outside the input); pixels whose window
+ * lies inside the input's columns (a range of ox) advance the previous pixel's pointers by
+ * the stride, the others take each tap's column or the zero points. */
 static inline __attribute__((always_inline)) void rows(const ap_qdw *d, int32_t b, int32_t oy0,
                                                        int32_t oy1, const int16_t *wp,
-                                                       const int8_t *zp, int32_t pairs) {
-  int32_t C = d->out_d, taps = d->f_h * d->f_w;
+                                                       const int8_t *zp, int32_t pairs,
+                                                       bool right) {
+  int32_t C = d->out_d, taps = d->f_h * d->f_w, fh = d->f_h, fw = d->f_w;
   dw_consts k = {_mm256_set1_epi32(d->out_off), _mm256_set1_epi32(d->act_min),
                  _mm256_set1_epi32(d->act_max), _mm256_set1_epi16((int16_t)d->in_off)};
-  ptrdiff_t inner[64];
-  ap_fast_dw_inner(d, C, inner);
-  const int8_t *px[66];
+  const int8_t *px[66], *row[64];
   const int8_t *in_b = d->in + (size_t)b * d->in_h * d->in_w * C;
+  size_t step = (size_t)d->stride_w * C, dx = (size_t)d->dil_w * C;
+  /* [lo, hi): the pixels whose columns are all inside */
+  int32_t span = d->dil_w * (fw - 1), lo = 0, hi = d->out_w;
+  while (lo < hi && lo * d->stride_w - d->pad_w < 0)
+    lo++;
+  while (hi > lo && (hi - 1) * d->stride_w - d->pad_w + span >= d->in_w)
+    hi--;
+  px[taps] = zp;
   for (int32_t oy = oy0; oy < oy1; oy++) {
     int8_t *o = d->out + (((size_t)b * d->out_h + oy) * d->out_w) * C;
+    int32_t y0 = oy * d->stride_h - d->pad_h;
+    bool rows_in = true;
+    for (int32_t fy = 0; fy < fh; fy++) {
+      int32_t iy = y0 + d->dil_h * fy;
+      bool in = iy >= 0 && iy < d->in_h;
+      row[fy] = in ? in_b + (size_t)iy * d->in_w * C : NULL;
+      rows_in = rows_in && in;
+    }
     for (int32_t ox = 0; ox < d->out_w; ox++, o += C) {
-      ap_fast_dw_taps(d, in_b, C, inner, zp, oy, ox, px);
-      px[taps] = zp;
-      pixel(d, &k, px, wp, taps, pairs, o);
+      int32_t x0 = ox * d->stride_w - d->pad_w;
+      if (rows_in && ox > lo && ox < hi) {
+        for (int32_t t = 0; t < taps; t++)
+          px[t] += step;
+      } else if (rows_in && ox == lo && lo < hi) {
+        for (int32_t fy = 0, t = 0; fy < fh; fy++)
+          for (int32_t fx = 0; fx < fw; fx++, t++)
+            px[t] = row[fy] + (size_t)x0 * C + (size_t)fx * dx;
+      } else {
+        for (int32_t fx = 0; fx < fw; fx++) {
+          int32_t ix = x0 + d->dil_w * fx;
+          bool in = ix >= 0 && ix < d->in_w;
+          for (int32_t fy = 0; fy < fh; fy++)
+            px[fy * fw + fx] = in && row[fy] ? row[fy] + (size_t)ix * C : zp;
+        }
+      }
+      pixel(d, &k, px, wp, taps, pairs, o, right);
     }
   }
 }
@@ -130,12 +187,15 @@ void ap_fast_avx2_dw1(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void
   int8_t *zp = (int8_t *)ws + (size_t)pairs * (size_t)(C / 8) * 32;
   memset(zp, -d->in_off, (size_t)C);
   pack_weights(d->f, C, taps, wp);
-  if (taps == 9)
-    rows(d, b, oy0, oy1, wp, zp, 5);
-  else if (taps == 25)
-    rows(d, b, oy0, oy1, wp, zp, 13);
+  bool right = true; /* every shift in [-31, 0] */
+  for (int32_t c = 0; c < C; c++)
+    right = right && d->qshift[c] <= 0 && d->qshift[c] >= -31;
+  if (taps == 9 && right)
+    rows(d, b, oy0, oy1, wp, zp, 5, true);
+  else if (taps == 25 && right)
+    rows(d, b, oy0, oy1, wp, zp, 13, true);
   else
-    rows(d, b, oy0, oy1, wp, zp, pairs);
+    rows(d, b, oy0, oy1, wp, zp, pairs, false);
 }
 #else
 typedef int ap_fast_dw_avx2_unused; /* x86-64 only */
