@@ -45,35 +45,48 @@ static void pack_weights(const int8_t *f, int32_t C, int32_t taps, int16_t *wp) 
 
 typedef struct dw_consts {
   __m256i off, lo, hi, vin16;
+  /* Folded (below): per channel, the bias plus in_off times the sum of the channel's weights,
+   * and the requantization's right shift, its mask and half the mask. */
+  const int32_t *fbias, *right, *mask, *half;
 } dw_consts;
 
-/* requant8 of int8_x86.h (mulq8v, then offset and clamp) for shifts in [-31, 0], the common
- * case (multipliers below 1): no left shift and no clamps of the shift; the rounding threshold
- * (half, plus 1 below zero) as half - (h >> 31), its increment subtracted as the compare's -1.
- * The same value for every input. */
-static inline __m256i requant_right(__m256i x, const int32_t *mult, const int32_t *shift,
-                                    const dw_consts *k) {
-  const __m256i one = _mm256_set1_epi32(1), nudge = _mm256_set1_epi64x(1ll << 30);
-  __m256i m = _mm256_loadu_si256((const __m256i *)mult);
-  __m256i right =
-      _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_loadu_si256((const __m256i *)shift));
+/* requant8 of int8_x86.h (mulq8v, then offset and clamp) for shifts in [-31, 0] (multipliers
+ * below 1, the common case), whose right shift, mask and half the call tabulated: no left shift
+ * and no clamps; the rounding threshold (half, plus 1 below zero) as half - (h >> 31), its
+ * increment subtracted as the compare's -1. The same value for every input. */
+static inline __m256i requant_tab(__m256i x, const ap_qdw *d, const dw_consts *k, size_t c) {
+  const __m256i nudge = _mm256_set1_epi64x(1ll << 30);
+  __m256i m = _mm256_loadu_si256((const __m256i *)(d->qmult + c));
+  __m256i right = _mm256_loadu_si256((const __m256i *)(k->right + c));
+  __m256i mask = _mm256_loadu_si256((const __m256i *)(k->mask + c));
+  __m256i half = _mm256_loadu_si256((const __m256i *)(k->half + c));
   __m256i even = _mm256_add_epi64(_mm256_mul_epi32(x, m), nudge);
   __m256i odd =
       _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), _mm256_srli_epi64(m, 32)), nudge);
   __m256i h = _mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_slli_epi64(odd, 1), 0xAA);
-  __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(one, right), one);
-  __m256i thr = _mm256_sub_epi32(_mm256_srai_epi32(mask, 1), _mm256_srai_epi32(h, 31));
+  __m256i thr = _mm256_sub_epi32(half, _mm256_srai_epi32(h, 31));
   __m256i r = _mm256_sub_epi32(_mm256_srav_epi32(h, right),
                                _mm256_cmpgt_epi32(_mm256_and_si256(h, mask), thr));
   return _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(r, k->off), k->lo), k->hi);
 }
 
-/* Requantizes channels [c, c + 8) of one pixel and stores them. */
+/* Requantizes channels [c, c + 8) of one pixel and stores them. fold: the sums lack the input
+ * offset's products, which the folded bias holds. */
 static inline __attribute__((always_inline)) void
-finish8(const ap_qdw *d, const dw_consts *k, __m256i acc, size_t c, int8_t *o, bool right) {
+finish8(const ap_qdw *d, const dw_consts *k, __m256i acc, size_t c, int8_t *o, bool fold) {
+  if (fold) {
+    acc = _mm256_add_epi32(acc, _mm256_loadu_si256((const __m256i *)(k->fbias + c)));
+    store8(o + c, requant_tab(acc, d, k, c));
+    return;
+  }
   if (d->bias) acc = _mm256_add_epi32(acc, _mm256_loadu_si256((const __m256i *)(d->bias + c)));
-  store8(o + c, right ? requant_right(acc, d->qmult + c, d->qshift + c, k)
-                      : requant8(acc, d->qmult + c, d->qshift + c, k->off, k->lo, k->hi));
+  store8(o + c, requant8(acc, d->qmult + c, d->qshift + c, k->off, k->lo, k->hi));
+}
+
+/* Input bytes of one tap (16 channels) as int16, plus the input offset unless folded. */
+static inline __m256i tap16(const int8_t *p, const dw_consts *k, bool fold) {
+  __m256i x = widen16(p);
+  return fold ? x : _mm256_add_epi16(x, k->vin16);
 }
 
 /* One pixel's 16-channel block at c: pairs of taps px[2q], px[2q + 1] against w. PAIRS: a
@@ -82,40 +95,41 @@ finish8(const ap_qdw *d, const dw_consts *k, __m256i acc, size_t c, int8_t *o, b
 static inline __attribute__((always_inline)) void block16(const ap_qdw *d, const dw_consts *k,
                                                           const int8_t *const *px, size_t c,
                                                           const int16_t *w, int32_t pairs,
-                                                          int8_t *o, bool right) {
+                                                          int8_t *o, bool fold) {
   __m256i a = _mm256_setzero_si256(), b = a;
 #pragma GCC unroll 13
   for (int32_t q = 0; q < pairs; q++, w += 32) {
-    __m256i x0 = _mm256_add_epi16(widen16(px[2 * q] + c), k->vin16);
-    __m256i x1 = _mm256_add_epi16(widen16(px[2 * q + 1] + c), k->vin16);
+    __m256i x0 = tap16(px[2 * q] + c, k, fold), x1 = tap16(px[2 * q + 1] + c, k, fold);
     a = _mm256_add_epi32(a, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1),
                                               _mm256_loadu_si256((const __m256i *)w)));
     b = _mm256_add_epi32(b, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1),
                                               _mm256_loadu_si256((const __m256i *)(w + 16))));
   }
   /* a: channels 0-3 and 8-11, b: 4-7 and 12-15 */
-  finish8(d, k, _mm256_permute2x128_si256(a, b, 0x20), c, o, right);
-  finish8(d, k, _mm256_permute2x128_si256(a, b, 0x31), c + 8, o, right);
+  finish8(d, k, _mm256_permute2x128_si256(a, b, 0x20), c, o, fold);
+  finish8(d, k, _mm256_permute2x128_si256(a, b, 0x31), c + 8, o, fold);
 }
 
 static inline __attribute__((always_inline)) void pixel(const ap_qdw *d, const dw_consts *k,
                                                         const int8_t *const *px, const int16_t *wp,
                                                         int32_t taps, int32_t pairs, int8_t *o,
-                                                        bool right) {
+                                                        bool fold) {
   int32_t C = d->out_d, b16 = C / 16;
   for (int32_t bk = 0; bk < b16; bk++)
-    block16(d, k, px, (size_t)bk * 16, wp + (size_t)bk * pairs * 32, pairs, o, right);
+    block16(d, k, px, (size_t)bk * 16, wp + (size_t)bk * pairs * 32, pairs, o, fold);
   int32_t c = b16 * 16;
   if (C - c >= 8) {
     const int16_t *w = wp + (size_t)b16 * pairs * 32;
     __m256i acc = _mm256_setzero_si256();
+#pragma GCC unroll 13
     for (int32_t q = 0; q < pairs; q++, w += 16) {
       __m128i x0 = _mm_loadl_epi64((const __m128i *)(px[2 * q] + c));
       __m128i x1 = _mm_loadl_epi64((const __m128i *)(px[2 * q + 1] + c));
-      __m256i x = _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_unpacklo_epi8(x0, x1)), k->vin16);
+      __m256i x = _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(x0, x1));
+      if (!fold) x = _mm256_add_epi16(x, k->vin16);
       acc = _mm256_add_epi32(acc, _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i *)w)));
     }
-    finish8(d, k, acc, (size_t)c, o, right);
+    finish8(d, k, acc, (size_t)c, o, fold);
     c += 8;
   }
   for (; c < C; c++) {
@@ -132,13 +146,10 @@ static inline __attribute__((always_inline)) void pixel(const ap_qdw *d, const d
  * pointers: each output row's filter rows once (NULL outside the input); pixels whose window
  * lies inside the input's columns (a range of ox) advance the previous pixel's pointers by
  * the stride, the others take each tap's column or the zero points. */
-static inline __attribute__((always_inline)) void rows(const ap_qdw *d, int32_t b, int32_t oy0,
-                                                       int32_t oy1, const int16_t *wp,
-                                                       const int8_t *zp, int32_t pairs,
-                                                       bool right) {
-  int32_t C = d->out_d, taps = d->f_h * d->f_w, fh = d->f_h, fw = d->f_w;
-  dw_consts k = {_mm256_set1_epi32(d->out_off), _mm256_set1_epi32(d->act_min),
-                 _mm256_set1_epi32(d->act_max), _mm256_set1_epi16((int16_t)d->in_off)};
+static inline __attribute__((always_inline)) void
+rows(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, const int16_t *wp, const int8_t *zp,
+     const dw_consts *k, int32_t fh, int32_t fw, int32_t pairs, bool fold) {
+  int32_t C = d->out_d, taps = fh * fw;
   const int8_t *px[66], *row[64];
   const int8_t *in_b = d->in + (size_t)b * d->in_h * d->in_w * C;
   size_t step = (size_t)d->stride_w * C, dx = (size_t)d->dil_w * C;
@@ -162,6 +173,7 @@ static inline __attribute__((always_inline)) void rows(const ap_qdw *d, int32_t 
     for (int32_t ox = 0; ox < d->out_w; ox++, o += C) {
       int32_t x0 = ox * d->stride_w - d->pad_w;
       if (rows_in && ox > lo && ox < hi) {
+#pragma GCC unroll 25
         for (int32_t t = 0; t < taps; t++)
           px[t] += step;
       } else if (rows_in && ox == lo && lo < hi) {
@@ -176,10 +188,14 @@ static inline __attribute__((always_inline)) void rows(const ap_qdw *d, int32_t 
             px[fy * fw + fx] = in && row[fy] ? row[fy] + (size_t)ix * C : zp;
         }
       }
-      pixel(d, &k, px, wp, taps, pairs, o, right);
+      pixel(d, k, px, wp, taps, pairs, o, fold);
     }
   }
 }
+
+/* Channels up to which the input offset is folded into the bias and the requantization
+ * tabulated (tables on the stack: 16 bytes a channel). */
+enum { FOLD_MAX = 1024 };
 
 void ap_fast_avx2_dw1(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws) {
   int32_t C = d->out_d, taps = d->f_h * d->f_w, pairs = (taps + 1) / 2;
@@ -187,15 +203,39 @@ void ap_fast_avx2_dw1(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void
   int8_t *zp = (int8_t *)ws + (size_t)pairs * (size_t)(C / 8) * 32;
   memset(zp, -d->in_off, (size_t)C);
   pack_weights(d->f, C, taps, wp);
-  bool right = true; /* every shift in [-31, 0] */
-  for (int32_t c = 0; c < C; c++)
-    right = right && d->qshift[c] <= 0 && d->qshift[c] >= -31;
-  if (taps == 9 && right)
-    rows(d, b, oy0, oy1, wp, zp, 5, true);
-  else if (taps == 25 && right)
-    rows(d, b, oy0, oy1, wp, zp, 13, true);
+  _Alignas(32) int32_t fbias[FOLD_MAX], right[FOLD_MAX], mask[FOLD_MAX], half[FOLD_MAX];
+  dw_consts k = {_mm256_set1_epi32(d->out_off),
+                 _mm256_set1_epi32(d->act_min),
+                 _mm256_set1_epi32(d->act_max),
+                 _mm256_set1_epi16((int16_t)d->in_off),
+                 fbias,
+                 right,
+                 mask,
+                 half};
+  /* Folding: sum (x + in_off) w = sum x w + in_off sum w (modulo 2^32); a tap outside the input
+   * reads the zero points' row, -in_off, whose product cancels its part of in_off sum w, as the
+   * reference's skipped tap adds nothing. Only for shifts in [-31, 0] (requant_tab). */
+  bool fold = C <= FOLD_MAX;
+  for (int32_t c = 0; fold && c < C; c++)
+    fold = d->qshift[c] <= 0 && d->qshift[c] >= -31;
+  for (int32_t c = 0; fold && c < C; c++) {
+    uint32_t sw = 0;
+    for (int32_t t = 0; t < taps; t++)
+      sw += (uint32_t)d->f[(size_t)t * C + c];
+    fbias[c] = (int32_t)((d->bias ? (uint32_t)d->bias[c] : 0u) + (uint32_t)d->in_off * sw);
+    right[c] = -d->qshift[c];
+    mask[c] = (int32_t)((1u << right[c]) - 1u);
+    half[c] = mask[c] >> 1;
+  }
+  /* the common filters with constant extents: every tap loop unrolled */
+  if (d->f_h == 3 && d->f_w == 3 && fold)
+    rows(d, b, oy0, oy1, wp, zp, &k, 3, 3, 5, true);
+  else if (d->f_h == 5 && d->f_w == 5 && fold)
+    rows(d, b, oy0, oy1, wp, zp, &k, 5, 5, 13, true);
+  else if (fold)
+    rows(d, b, oy0, oy1, wp, zp, &k, d->f_h, d->f_w, pairs, true);
   else
-    rows(d, b, oy0, oy1, wp, zp, pairs, false);
+    rows(d, b, oy0, oy1, wp, zp, &k, d->f_h, d->f_w, pairs, false);
 }
 #else
 typedef int ap_fast_dw_avx2_unused; /* x86-64 only */
