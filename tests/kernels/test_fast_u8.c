@@ -19,8 +19,9 @@ static uint8_t *bytes(size_t n, int lo, int hi) {
   return p;
 }
 
+/* out_scale: 0 for a random one in [0.05, 1.05]. */
 static void conv_case(bool dw, int b, int h, int w, int cin, int cout, int fh, int fw, int stride,
-                      int dil, int padding, int act, int in_zp, int f_zp) {
+                      int dil, int padding, int act, int in_zp, int f_zp, float out_scale) {
   int mult = dw ? cout / cin : 1;
   size_t nin = (size_t)b * h * w * cin, nf = (size_t)cout * fh * fw * (dw ? 1 : cin);
   uint8_t *in = bytes(nin, 0, 255), *f = bytes(nf, 0, 255);
@@ -31,7 +32,8 @@ static void conv_case(bool dw, int b, int h, int w, int cin, int cout, int fh, i
   ap_ktensor tf = dw ? ktq(AP_UINT8, f, 4, 1, fh, fw, cout, 0.01f, f_zp)
                      : ktq(AP_UINT8, f, 4, cout, fh, fw, cin, 0.01f, f_zp);
   ap_ktensor tb = kt(AP_INT32, bias, 1, cout, 0, 0, 0);
-  ap_ktensor to = kout(AP_UINT8, NULL, 0.05f + (float)rnd(0, 100) / 100.0f, rnd(0, 255));
+  ap_ktensor to = kout(AP_UINT8, NULL, out_scale ? out_scale : 0.05f + (float)rnd(0, 100) / 100.0f,
+                       rnd(0, 255));
   const ap_ktensor *ins[3] = {&ti, &tf, &tb};
   ap_kop_options o = {0};
   o.conv = (ap_conv_options){padding, stride, stride, dil, dil, act, dw ? mult : 0, 0};
@@ -109,7 +111,7 @@ int main(void) {
     for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++) {
       const int *c = convs[i];
       conv_case(false, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], zps[z][0],
-                zps[z][1]);
+                zps[z][1], 0.0f);
     }
   static const int dws[][11] = {
       {1, 5, 5, 3, 3, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
@@ -126,8 +128,27 @@ int main(void) {
     for (size_t i = 0; i < sizeof dws / sizeof dws[0]; i++) {
       const int *c = dws[i];
       conv_case(true, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], zps[z][0],
-                zps[z][1]);
+                zps[z][1], 0.0f);
     }
+  /* Multiplier 1 (AVX2: 16-channel blocks, an 8-channel one, scalar channels; 3x3 and 5x5
+   * unrolled, others counted at run time), and a requantization multiplier above 1 (a left
+   * shift: the table's kernel). */
+  static const int dw1s[][11] = {
+      {1, 6, 5, 24, 24, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      {1, 9, 8, 33, 33, 3, 3, 2, 1, AP_KPAD_SAME, AP_KACT_RELU6},
+      {1, 25, 5, 64, 64, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_RELU},
+      {1, 8, 9, 48, 48, 5, 5, 2, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      {1, 4, 5, 7, 7, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      {1, 9, 10, 41, 41, 7, 7, 2, 1, AP_KPAD_SAME, AP_KACT_RELU},
+      {1, 2, 1, 32, 32, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
+  };
+  for (size_t z = 0; z < sizeof zps / sizeof zps[0]; z++)
+    for (size_t i = 0; i < sizeof dw1s / sizeof dw1s[0]; i++) {
+      const int *c = dw1s[i];
+      conv_case(true, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], zps[z][0],
+                zps[z][1], 0.0f);
+    }
+  conv_case(true, 1, 7, 6, 24, 24, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE, 3, 140, 1e-5f);
   for (size_t z = 0; z < sizeof zps / sizeof zps[0]; z++) {
     fc_case(1, 1, 1, zps[z][0], zps[z][1], false);
     fc_case(1, 7, 3, zps[z][0], zps[z][1], false);

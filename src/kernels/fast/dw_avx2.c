@@ -1,32 +1,60 @@
-/* The AVX2 level's int8 depthwise kernel for a depth multiplier of 1 (int8_avx2.c's
- * ap_fast_avx2_dw calls it; the other multipliers stay there). Channels are in lanes, 16 a
- * block: each tap's 16 input bytes widen to int16 (vpmovsxbw from memory) plus the input
- * offset, two taps' vectors interleave (vpunpcklwd / vpunpckhwd: channels 0-3 and 8-11, 4-7 and
- * 12-15) and vpmaddwd sums each channel's two products into an int32 lane, against the weights
- * interleaved the same way at the start of the call (in the task's workspace, as many bytes as
- * the 8-channel layout they replace). A tap outside the input reads a row of zero points, whose
- * offset input is 0: it adds nothing, as the reference's skipped tap. An 8-channel block takes
- * the 8-lane form (bytes interleaved, then widened), the last C % 8 channels scalar code.
- * Products (x + in_off) * w lie in [-255 * 128, 255 * 128], so the int16 pairs are exact; sums
- * wrap as the reference's; requantization is int8_x86.h's, bit for bit. */
+/* The AVX2 level's depthwise kernel for a depth multiplier of 1, int8 (per channel; int8_avx2.c's
+ * ap_fast_avx2_dw calls it, the other multipliers stay there) and uint8 (per tensor; u8_dw.c
+ * calls it before the uint8 table's kernel). Channels are in lanes, 16 a block: each tap's 16
+ * input bytes widen to int16 (vpmovsxbw or vpmovzxbw from memory), two taps' vectors
+ * interleave (vpunpcklwd / vpunpckhwd: channels 0-3 and 8-11, 4-7 and 12-15) and vpmaddwd
+ * sums each channel's two products into an int32 lane, against the weights (uint8: plus the
+ * filter offset) interleaved the same way at the start of the call (in the task's workspace,
+ * as many bytes as the 8-channel layout it replaced). An 8-channel block takes the 8-lane form
+ * (bytes interleaved, then widened), the last C % 8 channels scalar code.
+ *
+ * The input offset: added to each widened input (int8 with shifts outside [-31, 0] or more
+ * than FOLD_MAX channels), or folded into the bias once per call,
+ *   sum (x + in_off) w = sum x w + in_off sum w   (modulo 2^32),
+ * and a tap outside the input reads a row of zero points, -in_off, whose product cancels its
+ * share of in_off sum w, as the reference's skipped tap adds nothing. Products: int8 within
+ * [-255, 255] x [-128, 127] or [-128, 127]^2, uint8 [0, 255] x [-255, 255] (folded) or
+ * [-255, 255]^2 (fastops.h): exact int16 pairs, int32 sums wrapping as the reference's.
+ * Requantization: int8_x86.h's, or (folded) the same steps with the shifts tabulated. */
 #if defined(__x86_64__) || defined(_M_X64)
 #include "kernels/fast/dw_taps.h"
+#include "kernels/fast/fastops.h"
 #include "kernels/fast/int8_x86.h"
 
-static inline __m256i widen16(const int8_t *p) {
-  return _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)p));
+/* One call's operands, int8 or uint8 (bytes read as the type says). */
+typedef struct dwk {
+  const int8_t *in, *f;
+  const int32_t *bias; /* NULL: none */
+  int8_t *out;
+  AP_FAST_GEOM;
+  int32_t in_off, f_off, out_off, act_min, act_max;
+  const int32_t *qmult, *qshift; /* int8: per channel */
+  int32_t mult1, shift1;         /* uint8: per tensor */
+} dwk;
+
+static inline __m256i widen16(const int8_t *p, bool u8) {
+  __m128i v = _mm_loadu_si128((const __m128i *)p);
+  return u8 ? _mm256_cvtepu8_epi16(v) : _mm256_cvtepi8_epi16(v);
 }
 
-/* The weights of the 16-channel blocks ([block][pair][2 vectors]) and of the 8-channel block
- * after them ([pair][1 vector]); the second tap of an odd count's last pair is 0. */
-static void pack_weights(const int8_t *f, int32_t C, int32_t taps, int16_t *wp) {
-  int32_t pairs = (taps + 1) / 2, b16 = C / 16;
-  const __m128i zero = _mm_setzero_si128();
+static inline __m256i widen8x2(__m128i a, __m128i b, bool u8) {
+  __m128i v = _mm_unpacklo_epi8(a, b);
+  return u8 ? _mm256_cvtepu8_epi16(v) : _mm256_cvtepi8_epi16(v);
+}
+
+/* The weights (plus the filter offset) of the 16-channel blocks ([block][pair][2 vectors]) and
+ * of the 8-channel block after them ([pair][1 vector]); the second tap of an odd count's last
+ * pair is 0. */
+static inline __attribute__((always_inline)) void pack_weights(const dwk *d, int32_t taps,
+                                                               int16_t *wp, bool u8) {
+  int32_t C = d->out_d, pairs = (taps + 1) / 2, b16 = C / 16;
+  const __m256i foff = _mm256_set1_epi16((int16_t)d->f_off);
   for (int32_t k = 0; k < b16; k++)
     for (int32_t q = 0; q < pairs; q++) {
-      const int8_t *f0 = f + (size_t)(2 * q) * C + (size_t)k * 16;
-      __m256i a = widen16(f0);
-      __m256i b = 2 * q + 1 < taps ? widen16(f0 + C) : _mm256_setzero_si256();
+      const int8_t *f0 = d->f + (size_t)(2 * q) * C + (size_t)k * 16;
+      __m256i a = _mm256_add_epi16(widen16(f0, u8), foff);
+      __m256i b =
+          2 * q + 1 < taps ? _mm256_add_epi16(widen16(f0 + C, u8), foff) : _mm256_setzero_si256();
       __m256i *dst = (__m256i *)(wp + ((size_t)k * pairs + q) * 32);
       _mm256_storeu_si256(dst, _mm256_unpacklo_epi16(a, b));
       _mm256_storeu_si256(dst + 1, _mm256_unpackhi_epi16(a, b));
@@ -34,32 +62,37 @@ static void pack_weights(const int8_t *f, int32_t C, int32_t taps, int16_t *wp) 
   if (C % 16 >= 8) {
     int16_t *w8 = wp + (size_t)b16 * pairs * 32;
     for (int32_t q = 0; q < pairs; q++) {
-      const int8_t *f0 = f + (size_t)(2 * q) * C + (size_t)b16 * 16;
+      const int8_t *f0 = d->f + (size_t)(2 * q) * C + (size_t)b16 * 16;
       __m128i w0 = _mm_loadl_epi64((const __m128i *)f0);
-      __m128i w1 = 2 * q + 1 < taps ? _mm_loadl_epi64((const __m128i *)(f0 + C)) : zero;
-      _mm256_storeu_si256((__m256i *)(w8 + (size_t)q * 16),
-                          _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(w0, w1)));
+      __m128i w1 = w0;
+      if (2 * q + 1 < taps) w1 = _mm_loadl_epi64((const __m128i *)(f0 + C));
+      __m256i w = _mm256_add_epi16(widen8x2(w0, w1, u8), foff);
+      /* the odd count's missing tap: weight 0 (odd lanes) */
+      if (2 * q + 1 >= taps) w = _mm256_blend_epi16(w, _mm256_setzero_si256(), 0xAA);
+      _mm256_storeu_si256((__m256i *)(w8 + (size_t)q * 16), w);
     }
   }
 }
 
 typedef struct dw_consts {
   __m256i off, lo, hi, vin16;
-  /* Folded (below): per channel, the bias plus in_off times the sum of the channel's weights,
-   * and the requantization's right shift, its mask and half the mask. */
+  /* Folded: per channel (int8) the bias plus in_off times the sum of the channel's weights, the
+   * requantization's right shift, its mask and half the mask; uint8's one multiplier, shift,
+   * mask and half in every lane. */
   const int32_t *fbias, *right, *mask, *half;
+  __m256i m1, right1, mask1, half1;
 } dw_consts;
 
 /* requant8 of int8_x86.h (mulq8v, then offset and clamp) for shifts in [-31, 0] (multipliers
  * below 1, the common case), whose right shift, mask and half the call tabulated: no left shift
  * and no clamps; the rounding threshold (half, plus 1 below zero) as half - (h >> 31), its
  * increment subtracted as the compare's -1. The same value for every input. */
-static inline __m256i requant_tab(__m256i x, const ap_qdw *d, const dw_consts *k, size_t c) {
+static inline __m256i requant_tab(__m256i x, const dwk *d, const dw_consts *k, size_t c, bool u8) {
   const __m256i nudge = _mm256_set1_epi64x(1ll << 30);
-  __m256i m = _mm256_loadu_si256((const __m256i *)(d->qmult + c));
-  __m256i right = _mm256_loadu_si256((const __m256i *)(k->right + c));
-  __m256i mask = _mm256_loadu_si256((const __m256i *)(k->mask + c));
-  __m256i half = _mm256_loadu_si256((const __m256i *)(k->half + c));
+  __m256i m = u8 ? k->m1 : _mm256_loadu_si256((const __m256i *)(d->qmult + c));
+  __m256i right = u8 ? k->right1 : _mm256_loadu_si256((const __m256i *)(k->right + c));
+  __m256i mask = u8 ? k->mask1 : _mm256_loadu_si256((const __m256i *)(k->mask + c));
+  __m256i half = u8 ? k->half1 : _mm256_loadu_si256((const __m256i *)(k->half + c));
   __m256i even = _mm256_add_epi64(_mm256_mul_epi32(x, m), nudge);
   __m256i odd =
       _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), _mm256_srli_epi64(m, 32)), nudge);
@@ -73,50 +106,56 @@ static inline __m256i requant_tab(__m256i x, const ap_qdw *d, const dw_consts *k
 /* Requantizes channels [c, c + 8) of one pixel and stores them. fold: the sums lack the input
  * offset's products, which the folded bias holds. */
 static inline __attribute__((always_inline)) void
-finish8(const ap_qdw *d, const dw_consts *k, __m256i acc, size_t c, int8_t *o, bool fold) {
+finish8(const dwk *d, const dw_consts *k, __m256i acc, size_t c, int8_t *o, bool fold, bool u8) {
+  __m256i r;
   if (fold) {
     acc = _mm256_add_epi32(acc, _mm256_loadu_si256((const __m256i *)(k->fbias + c)));
-    store8(o + c, requant_tab(acc, d, k, c));
+    r = requant_tab(acc, d, k, c, u8);
+  } else {
+    if (d->bias) acc = _mm256_add_epi32(acc, _mm256_loadu_si256((const __m256i *)(d->bias + c)));
+    r = requant8(acc, d->qmult + c, d->qshift + c, k->off, k->lo, k->hi);
+  }
+  if (!u8) {
+    store8(o + c, r);
     return;
   }
-  if (d->bias) acc = _mm256_add_epi32(acc, _mm256_loadu_si256((const __m256i *)(d->bias + c)));
-  store8(o + c, requant8(acc, d->qmult + c, d->qshift + c, k->off, k->lo, k->hi));
+  __m128i p = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+  _mm_storel_epi64((__m128i *)(o + c), _mm_packus_epi16(p, p));
 }
 
 /* Input bytes of one tap (16 channels) as int16, plus the input offset unless folded. */
-static inline __m256i tap16(const int8_t *p, const dw_consts *k, bool fold) {
-  __m256i x = widen16(p);
+static inline __m256i tap16(const int8_t *p, const dw_consts *k, bool fold, bool u8) {
+  __m256i x = widen16(p, u8);
   return fold ? x : _mm256_add_epi16(x, k->vin16);
 }
 
-/* One pixel's 16-channel block at c: pairs of taps px[2q], px[2q + 1] against w. PAIRS: a
- * constant for the common filters (the loop unrolled, the tap pointers kept in registers across
- * blocks), or 0 for `pairs` at run time. */
-static inline __attribute__((always_inline)) void block16(const ap_qdw *d, const dw_consts *k,
+/* One pixel's 16-channel block at c: pairs of taps px[2q], px[2q + 1] against w. pairs: a
+ * constant for the common filters (the loop unrolled) or counted at run time. */
+static inline __attribute__((always_inline)) void block16(const dwk *d, const dw_consts *k,
                                                           const int8_t *const *px, size_t c,
                                                           const int16_t *w, int32_t pairs,
-                                                          int8_t *o, bool fold) {
+                                                          int8_t *o, bool fold, bool u8) {
   __m256i a = _mm256_setzero_si256(), b = a;
 #pragma GCC unroll 13
   for (int32_t q = 0; q < pairs; q++, w += 32) {
-    __m256i x0 = tap16(px[2 * q] + c, k, fold), x1 = tap16(px[2 * q + 1] + c, k, fold);
+    __m256i x0 = tap16(px[2 * q] + c, k, fold, u8), x1 = tap16(px[2 * q + 1] + c, k, fold, u8);
     a = _mm256_add_epi32(a, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1),
                                               _mm256_loadu_si256((const __m256i *)w)));
     b = _mm256_add_epi32(b, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1),
                                               _mm256_loadu_si256((const __m256i *)(w + 16))));
   }
   /* a: channels 0-3 and 8-11, b: 4-7 and 12-15 */
-  finish8(d, k, _mm256_permute2x128_si256(a, b, 0x20), c, o, fold);
-  finish8(d, k, _mm256_permute2x128_si256(a, b, 0x31), c + 8, o, fold);
+  finish8(d, k, _mm256_permute2x128_si256(a, b, 0x20), c, o, fold, u8);
+  finish8(d, k, _mm256_permute2x128_si256(a, b, 0x31), c + 8, o, fold, u8);
 }
 
-static inline __attribute__((always_inline)) void pixel(const ap_qdw *d, const dw_consts *k,
+static inline __attribute__((always_inline)) void pixel(const dwk *d, const dw_consts *k,
                                                         const int8_t *const *px, const int16_t *wp,
                                                         int32_t taps, int32_t pairs, int8_t *o,
-                                                        bool fold) {
+                                                        bool fold, bool u8) {
   int32_t C = d->out_d, b16 = C / 16;
   for (int32_t bk = 0; bk < b16; bk++)
-    block16(d, k, px, (size_t)bk * 16, wp + (size_t)bk * pairs * 32, pairs, o, fold);
+    block16(d, k, px, (size_t)bk * 16, wp + (size_t)bk * pairs * 32, pairs, o, fold, u8);
   int32_t c = b16 * 16;
   if (C - c >= 8) {
     const int16_t *w = wp + (size_t)b16 * pairs * 32;
@@ -125,20 +164,22 @@ static inline __attribute__((always_inline)) void pixel(const ap_qdw *d, const d
     for (int32_t q = 0; q < pairs; q++, w += 16) {
       __m128i x0 = _mm_loadl_epi64((const __m128i *)(px[2 * q] + c));
       __m128i x1 = _mm_loadl_epi64((const __m128i *)(px[2 * q + 1] + c));
-      __m256i x = _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(x0, x1));
+      __m256i x = widen8x2(x0, x1, u8);
       if (!fold) x = _mm256_add_epi16(x, k->vin16);
       acc = _mm256_add_epi32(acc, _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i *)w)));
     }
-    finish8(d, k, acc, (size_t)c, o, fold);
+    finish8(d, k, acc, (size_t)c, o, fold, u8);
     c += 8;
   }
   for (; c < C; c++) {
-    uint32_t acc = 0;
-    for (int32_t t = 0; t < taps; t++)
-      acc += (uint32_t)(d->f[(size_t)t * C + c] * (px[t][c] + d->in_off));
-    if (d->bias) acc += (uint32_t)d->bias[c];
-    o[c] = ap_fast_requant((int32_t)acc, d->qmult[c], d->qshift[c], d->out_off, d->act_min,
-                           d->act_max);
+    uint32_t acc = d->bias ? (uint32_t)d->bias[c] : 0u;
+    for (int32_t t = 0; t < taps; t++) {
+      int32_t x = u8 ? (int32_t)(uint8_t)px[t][c] : (int32_t)px[t][c];
+      int32_t w = u8 ? (int32_t)(uint8_t)d->f[(size_t)t * C + c] : (int32_t)d->f[(size_t)t * C + c];
+      acc += (uint32_t)((w + d->f_off) * (x + d->in_off));
+    }
+    int32_t m = u8 ? d->mult1 : d->qmult[c], sh = u8 ? d->shift1 : d->qshift[c];
+    o[c] = (int8_t)ap_kq_clamp(ap_kq_mul((int32_t)acc, m, sh) + d->out_off, d->act_min, d->act_max);
   }
 }
 
@@ -147,8 +188,8 @@ static inline __attribute__((always_inline)) void pixel(const ap_qdw *d, const d
  * lies inside the input's columns (a range of ox) advance the previous pixel's pointers by
  * the stride, the others take each tap's column or the zero points. */
 static inline __attribute__((always_inline)) void
-rows(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, const int16_t *wp, const int8_t *zp,
-     const dw_consts *k, int32_t fh, int32_t fw, int32_t pairs, bool fold) {
+rows(const dwk *d, int32_t b, int32_t oy0, int32_t oy1, const int16_t *wp, const int8_t *zp,
+     const dw_consts *k, int32_t fh, int32_t fw, int32_t pairs, bool fold, bool u8) {
   int32_t C = d->out_d, taps = fh * fw;
   const int8_t *px[66], *row[64];
   const int8_t *in_b = d->in + (size_t)b * d->in_h * d->in_w * C;
@@ -188,7 +229,7 @@ rows(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, const int16_t *wp, co
             px[fy * fw + fx] = in && row[fy] ? row[fy] + (size_t)ix * C : zp;
         }
       }
-      pixel(d, k, px, wp, taps, pairs, o, fold);
+      pixel(d, k, px, wp, taps, pairs, o, fold, u8);
     }
   }
 }
@@ -197,13 +238,22 @@ rows(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, const int16_t *wp, co
  * tabulated (tables on the stack: 16 bytes a channel). */
 enum { FOLD_MAX = 1024 };
 
-void ap_fast_avx2_dw1(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws) {
+static inline __attribute__((always_inline)) bool run(const dwk *d, int32_t b, int32_t oy0,
+                                                      int32_t oy1, void *ws, bool u8) {
   int32_t C = d->out_d, taps = d->f_h * d->f_w, pairs = (taps + 1) / 2;
+  /* Folding needs shifts in [-31, 0] (requant_tab) and the tables' room. */
+  bool fold = C <= FOLD_MAX;
+  for (int32_t c = 0; fold && c < (u8 ? 1 : C); c++) {
+    int32_t sh = u8 ? d->shift1 : d->qshift[c];
+    fold = sh <= 0 && sh >= -31;
+  }
+  if (u8 && !fold) return false; /* the uint8 table's kernel */
   int16_t *wp = ws;
   int8_t *zp = (int8_t *)ws + (size_t)pairs * (size_t)(C / 8) * 32;
   memset(zp, -d->in_off, (size_t)C);
-  pack_weights(d->f, C, taps, wp);
+  pack_weights(d, taps, wp, u8);
   _Alignas(32) int32_t fbias[FOLD_MAX], right[FOLD_MAX], mask[FOLD_MAX], half[FOLD_MAX];
+  int32_t r1 = u8 ? -d->shift1 : 0, mask1 = (int32_t)((1u << (r1 & 31)) - 1u);
   dw_consts k = {_mm256_set1_epi32(d->out_off),
                  _mm256_set1_epi32(d->act_min),
                  _mm256_set1_epi32(d->act_max),
@@ -211,31 +261,65 @@ void ap_fast_avx2_dw1(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void
                  fbias,
                  right,
                  mask,
-                 half};
-  /* Folding: sum (x + in_off) w = sum x w + in_off sum w (modulo 2^32); a tap outside the input
-   * reads the zero points' row, -in_off, whose product cancels its part of in_off sum w, as the
-   * reference's skipped tap adds nothing. Only for shifts in [-31, 0] (requant_tab). */
-  bool fold = C <= FOLD_MAX;
-  for (int32_t c = 0; fold && c < C; c++)
-    fold = d->qshift[c] <= 0 && d->qshift[c] >= -31;
+                 half,
+                 _mm256_set1_epi32(d->mult1),
+                 _mm256_set1_epi32(r1),
+                 _mm256_set1_epi32(mask1),
+                 _mm256_set1_epi32(mask1 >> 1)};
   for (int32_t c = 0; fold && c < C; c++) {
     uint32_t sw = 0;
-    for (int32_t t = 0; t < taps; t++)
-      sw += (uint32_t)d->f[(size_t)t * C + c];
+    for (int32_t t = 0; t < taps; t++) {
+      int8_t w = d->f[(size_t)t * C + c];
+      sw += (uint32_t)((u8 ? (int32_t)(uint8_t)w : (int32_t)w) + d->f_off);
+    }
     fbias[c] = (int32_t)((d->bias ? (uint32_t)d->bias[c] : 0u) + (uint32_t)d->in_off * sw);
+    if (u8) continue;
     right[c] = -d->qshift[c];
     mask[c] = (int32_t)((1u << right[c]) - 1u);
     half[c] = mask[c] >> 1;
   }
   /* the common filters with constant extents: every tap loop unrolled */
   if (d->f_h == 3 && d->f_w == 3 && fold)
-    rows(d, b, oy0, oy1, wp, zp, &k, 3, 3, 5, true);
+    rows(d, b, oy0, oy1, wp, zp, &k, 3, 3, 5, true, u8);
   else if (d->f_h == 5 && d->f_w == 5 && fold)
-    rows(d, b, oy0, oy1, wp, zp, &k, 5, 5, 13, true);
+    rows(d, b, oy0, oy1, wp, zp, &k, 5, 5, 13, true, u8);
   else if (fold)
-    rows(d, b, oy0, oy1, wp, zp, &k, d->f_h, d->f_w, pairs, true);
-  else
-    rows(d, b, oy0, oy1, wp, zp, &k, d->f_h, d->f_w, pairs, false);
+    rows(d, b, oy0, oy1, wp, zp, &k, d->f_h, d->f_w, pairs, true, u8);
+  else if (!u8)
+    rows(d, b, oy0, oy1, wp, zp, &k, d->f_h, d->f_w, pairs, false, false);
+  return true;
+}
+
+void ap_fast_avx2_dw1(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws) {
+  dwk k = {.in = d->in,
+           .f = d->f,
+           .bias = d->bias,
+           .out = d->out,
+           .geom = d->geom,
+           .in_off = d->in_off,
+           .out_off = d->out_off,
+           .act_min = d->act_min,
+           .act_max = d->act_max,
+           .qmult = d->qmult,
+           .qshift = d->qshift};
+  run(&k, b, oy0, oy1, ws, false);
+}
+
+bool ap_fast_avx2_u8dw1(const ap_u8dw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws) {
+  if (d->mult != 1 || d->f_h * d->f_w > 64) return false;
+  dwk k = {.in = (const int8_t *)d->in,
+           .f = (const int8_t *)d->f,
+           .bias = d->bias,
+           .out = (int8_t *)d->out,
+           .geom = d->geom,
+           .in_off = d->in_off,
+           .f_off = d->f_off,
+           .out_off = d->q.out_off,
+           .act_min = d->q.lo,
+           .act_max = d->q.hi,
+           .mult1 = d->q.mult,
+           .shift1 = d->q.shift};
+  return run(&k, b, oy0, oy1, ws, true);
 }
 #else
 typedef int ap_fast_dw_avx2_unused; /* x86-64 only */
