@@ -5,6 +5,7 @@
 #if defined(__x86_64__) || defined(_M_X64)
 #include "kernels/fast/dw_taps.h"
 #include "kernels/fast/int8_x86.h"
+#include "kernels/fast/rq8_x86.h"
 
 static size_t packed_bytes(int32_t n, int32_t k) {
   (void)n, (void)k;
@@ -247,17 +248,20 @@ void ap_fast_avx2_fc(const ap_qfc *f, int32_t u0, int32_t u1) {
 }
 
 /* quant_add_sub of the reference on 8 lanes: offset, left shift, each input's multiplier,
- * sum or difference, the output's multiplier, offset and clamp. */
+ * sum or difference, the output's multiplier, offset and clamp; the three multipliers' shifts
+ * taken apart once (rq8_x86.h). */
 void ap_fast_avx2_add(const ap_binary_params *p, const void *a, const void *b, void *out, size_t n,
                       bool is_unsigned) {
   const __m256i o1 = _mm256_set1_epi32(p->input1_offset), o2 = _mm256_set1_epi32(p->input2_offset),
-                m1 = _mm256_set1_epi32(p->input1_multiplier),
+                off = _mm256_set1_epi32(p->output_offset), lo = _mm256_set1_epi32(p->act_min),
+                hi = _mm256_set1_epi32(p->act_max);
+  const __m256i m1 = _mm256_set1_epi32(p->input1_multiplier),
                 s1 = _mm256_set1_epi32(p->input1_shift),
                 m2 = _mm256_set1_epi32(p->input2_multiplier),
                 s2 = _mm256_set1_epi32(p->input2_shift),
                 mo = _mm256_set1_epi32(p->output_multiplier),
-                so = _mm256_set1_epi32(p->output_shift), off = _mm256_set1_epi32(p->output_offset),
-                lo = _mm256_set1_epi32(p->act_min), hi = _mm256_set1_epi32(p->act_max);
+                so = _mm256_set1_epi32(p->output_shift);
+  const rq8 q1 = rq8_of(m1, s1), q2 = rq8_of(m2, s2), qo = rq8_of(mo, so);
   const __m128i ls = _mm_cvtsi32_si128(p->left_shift);
   const uint8_t *x = a, *y = b;
   uint8_t *o = out;
@@ -268,10 +272,10 @@ void ap_fast_avx2_add(const ap_binary_params *p, const void *a, const void *b, v
             yb = _mm_loadl_epi64((const __m128i *)(y + i));
     __m256i xv = is_unsigned ? _mm256_cvtepu8_epi32(xb) : _mm256_cvtepi8_epi32(xb);
     __m256i yv = is_unsigned ? _mm256_cvtepu8_epi32(yb) : _mm256_cvtepi8_epi32(yb);
-    __m256i xr = mulq8v(_mm256_sll_epi32(_mm256_add_epi32(xv, o1), ls), m1, s1);
-    __m256i yr = mulq8v(_mm256_sll_epi32(_mm256_add_epi32(yv, o2), ls), m2, s2);
+    __m256i xr = rq8_mul(&q1, _mm256_sll_epi32(_mm256_add_epi32(xv, o1), ls));
+    __m256i yr = rq8_mul(&q2, _mm256_sll_epi32(_mm256_add_epi32(yv, o2), ls));
     __m256i raw = sub ? _mm256_sub_epi32(xr, yr) : _mm256_add_epi32(xr, yr);
-    __m256i r = _mm256_add_epi32(mulq8v(raw, mo, so), off);
+    __m256i r = _mm256_add_epi32(rq8_mul(&qo, raw), off);
     r = _mm256_min_epi32(_mm256_max_epi32(r, lo), hi);
     __m128i p16 = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
     _mm_storel_epi64((__m128i *)(o + i),
