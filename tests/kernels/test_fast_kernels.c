@@ -110,9 +110,11 @@ static float *rand_scales(int n, float lo, float hi) {
   return s;
 }
 
-/* in_zp, out_zp: the zero points, or 999 for random ones in [-20, 20] and [-10, 10]. */
+/* in_zp, out_zp: the zero points, or 999 for random ones in [-20, 20] and [-10, 10]; out_scale:
+ * 0 for a random one in [0.1, 0.6]. */
 static void conv_case_zp(bool depthwise, int b, int h, int w, int cin, int cout, int fh, int fw,
-                         int stride, int dil, int padding, int act, int in_zp, int out_zp) {
+                         int stride, int dil, int padding, int act, int in_zp, int out_zp,
+                         float out_scale) {
   int mult = depthwise ? cout / cin : 1;
   size_t nin = (size_t)b * h * w * cin, nf = (size_t)cout * fh * fw * (depthwise ? 1 : cin);
   int8_t *in = rand_bytes(nin, -128, 127), *f = rand_bytes(nf, -127, 127);
@@ -128,7 +130,7 @@ static void conv_case_zp(bool depthwise, int b, int h, int w, int cin, int cout,
   tf.n_channels = cout;
   tf.quantized_dimension = depthwise ? 3 : 0;
   ap_ktensor tb = kt(AP_INT32, bias, 1, cout, 0, 0, 0);
-  ap_ktensor to = kout(AP_INT8, NULL, 0.1f + (float)rnd(0, 100) / 200.0f,
+  ap_ktensor to = kout(AP_INT8, NULL, out_scale ? out_scale : 0.1f + (float)rnd(0, 100) / 200.0f,
                        out_zp == 999 ? rnd(-10, 10) : out_zp);
   const ap_ktensor *ins[3] = {&ti, &tf, &tb};
   ap_kop_options o = {0};
@@ -144,7 +146,7 @@ static void conv_case_zp(bool depthwise, int b, int h, int w, int cin, int cout,
 
 static void conv_case(bool depthwise, int b, int h, int w, int cin, int cout, int fh, int fw,
                       int stride, int dil, int padding, int act) {
-  conv_case_zp(depthwise, b, h, w, cin, cout, fh, fw, stride, dil, padding, act, 999, 999);
+  conv_case_zp(depthwise, b, h, w, cin, cout, fh, fw, stride, dil, padding, act, 999, 999, 0.0f);
 }
 
 static void fc_case(int batches, int depth, int units, bool per_channel, int filter_zp,
@@ -390,8 +392,11 @@ int main(void) {
     for (size_t z = 0; z < sizeof dw1_zps / sizeof dw1_zps[0]; z++) {
       const int *c = dw1s[i];
       conv_case_zp(true, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10],
-                   dw1_zps[z][0], dw1_zps[z][1]);
+                   dw1_zps[z][0], dw1_zps[z][1], 0.0f);
     }
+  /* Multipliers above 1 for some channels (left shifts: no folding), 16 and 8 channel blocks. */
+  conv_case_zp(true, 1, 6, 7, 24, 24, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE, 999, 999, 0.0004f);
+  conv_case_zp(true, 1, 5, 5, 40, 40, 5, 5, 1, 1, AP_KPAD_SAME, AP_KACT_NONE, -128, 127, 0.0004f);
   /* Fully connected: depths off 16, unit tails of 4, batches, a nonzero filter zero point
    * (per-tensor), per channel, and a depth whose int32 sum wraps. */
   fc_case(1, 1, 1, false, 0, false);

@@ -241,18 +241,38 @@ enum { FOLD_MAX = 1024 };
 static inline __attribute__((always_inline)) bool run(const dwk *d, int32_t b, int32_t oy0,
                                                       int32_t oy1, void *ws, bool u8) {
   int32_t C = d->out_d, taps = d->f_h * d->f_w, pairs = (taps + 1) / 2;
-  /* Folding needs shifts in [-31, 0] (requant_tab) and the tables' room. */
-  bool fold = C <= FOLD_MAX;
-  for (int32_t c = 0; fold && c < (u8 ? 1 : C); c++) {
-    int32_t sh = u8 ? d->shift1 : d->qshift[c];
-    fold = sh <= 0 && sh >= -31;
-  }
+  _Alignas(32) int32_t fbias[FOLD_MAX], right[FOLD_MAX], mask[FOLD_MAX], half[FOLD_MAX];
+  /* Folding needs shifts in [-31, 0] (requant_tab) and the tables' room; int8's right shifts,
+   * masks and halves tabulated on the way (8 channels a step). */
+  bool fold = C <= FOLD_MAX && (!u8 || (d->shift1 <= 0 && d->shift1 >= -31));
   if (u8 && !fold) return false; /* the uint8 table's kernel */
+  if (!u8 && fold) {
+    const __m256i one = _mm256_set1_epi32(1), lo = _mm256_set1_epi32(-32);
+    __m256i bad = _mm256_setzero_si256();
+    int32_t c = 0;
+    for (; c + 8 <= C; c += 8) {
+      __m256i sh = _mm256_loadu_si256((const __m256i *)(d->qshift + c));
+      bad =
+          _mm256_or_si256(bad, _mm256_or_si256(_mm256_cmpgt_epi32(sh, _mm256_setzero_si256()),
+                                               _mm256_cmpgt_epi32(lo, _mm256_sub_epi32(sh, one))));
+      __m256i r = _mm256_sub_epi32(_mm256_setzero_si256(), sh);
+      __m256i m = _mm256_sub_epi32(_mm256_sllv_epi32(one, r), one);
+      _mm256_store_si256((__m256i *)(right + c), r);
+      _mm256_store_si256((__m256i *)(mask + c), m);
+      _mm256_store_si256((__m256i *)(half + c), _mm256_srai_epi32(m, 1));
+    }
+    fold = _mm256_testz_si256(bad, bad);
+    for (; fold && c < C; c++) {
+      fold = d->qshift[c] <= 0 && d->qshift[c] >= -31;
+      right[c] = -d->qshift[c];
+      mask[c] = (int32_t)((1u << (right[c] & 31)) - 1u);
+      half[c] = mask[c] >> 1;
+    }
+  }
   int16_t *wp = ws;
   int8_t *zp = (int8_t *)ws + (size_t)pairs * (size_t)(C / 8) * 32;
   memset(zp, -d->in_off, (size_t)C);
   pack_weights(d, taps, wp, u8);
-  _Alignas(32) int32_t fbias[FOLD_MAX], right[FOLD_MAX], mask[FOLD_MAX], half[FOLD_MAX];
   int32_t r1 = u8 ? -d->shift1 : 0, mask1 = (int32_t)((1u << (r1 & 31)) - 1u);
   dw_consts k = {_mm256_set1_epi32(d->out_off),
                  _mm256_set1_epi32(d->act_min),
@@ -266,17 +286,28 @@ static inline __attribute__((always_inline)) bool run(const dwk *d, int32_t b, i
                  _mm256_set1_epi32(r1),
                  _mm256_set1_epi32(mask1),
                  _mm256_set1_epi32(mask1 >> 1)};
-  for (int32_t c = 0; fold && c < C; c++) {
-    uint32_t sw = 0;
-    for (int32_t t = 0; t < taps; t++) {
-      int8_t w = d->f[(size_t)t * C + c];
-      sw += (uint32_t)((u8 ? (int32_t)(uint8_t)w : (int32_t)w) + d->f_off);
+  if (fold) { /* fbias = bias + in_off * (sum of the weights + taps * f_off), 8 channels a step */
+    const __m256i ioff = _mm256_set1_epi32(d->in_off), wsum0 = _mm256_set1_epi32(taps * d->f_off);
+    int32_t c = 0;
+    for (; c + 8 <= C; c += 8) {
+      __m256i sw = wsum0;
+      for (int32_t t = 0; t < taps; t++) {
+        __m128i v = _mm_loadl_epi64((const __m128i *)(d->f + (size_t)t * C + (size_t)c));
+        sw = _mm256_add_epi32(sw, u8 ? _mm256_cvtepu8_epi32(v) : _mm256_cvtepi8_epi32(v));
+      }
+      __m256i bv =
+          d->bias ? _mm256_loadu_si256((const __m256i *)(d->bias + c)) : _mm256_setzero_si256();
+      _mm256_storeu_si256((__m256i *)(fbias + c),
+                          _mm256_add_epi32(bv, _mm256_mullo_epi32(ioff, sw)));
     }
-    fbias[c] = (int32_t)((d->bias ? (uint32_t)d->bias[c] : 0u) + (uint32_t)d->in_off * sw);
-    if (u8) continue;
-    right[c] = -d->qshift[c];
-    mask[c] = (int32_t)((1u << right[c]) - 1u);
-    half[c] = mask[c] >> 1;
+    for (; c < C; c++) {
+      uint32_t sw = (uint32_t)taps * (uint32_t)d->f_off;
+      for (int32_t t = 0; t < taps; t++) {
+        int8_t w = d->f[(size_t)t * C + c];
+        sw += (uint32_t)(u8 ? (int32_t)(uint8_t)w : (int32_t)w);
+      }
+      fbias[c] = (int32_t)((d->bias ? (uint32_t)d->bias[c] : 0u) + (uint32_t)d->in_off * sw);
+    }
   }
   /* the common filters with constant extents: every tap loop unrolled */
   if (d->f_h == 3 && d->f_w == 3 && fold)
