@@ -386,6 +386,10 @@ int main(void) {
       {1, 7, 6, 56, 56, 3, 1, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
       {1, 9, 10, 17, 17, 7, 7, 2, 1, AP_KPAD_SAME, AP_KACT_RELU},
       {1, 2, 1, 32, 32, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      /* 8 channels, stride 1 across: pixels inside in twos (an odd and an even run); stride 2 */
+      {1, 9, 12, 8, 8, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_RELU6},
+      {1, 8, 11, 8, 8, 5, 5, 1, 2, AP_KPAD_SAME, AP_KACT_NONE},
+      {1, 6, 9, 8, 8, 2, 2, 2, 1, AP_KPAD_VALID, AP_KACT_NONE},
   };
   static const int dw1_zps[][2] = {{-128, 127}, {127, -128}, {0, 0}, {999, 999}};
   for (size_t i = 0; i < sizeof dw1s / sizeof dw1s[0]; i++)

@@ -141,6 +141,8 @@ int main(void) {
       {1, 4, 5, 7, 7, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
       {1, 9, 10, 41, 41, 7, 7, 2, 1, AP_KPAD_SAME, AP_KACT_RELU},
       {1, 2, 1, 32, 32, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      {1, 7, 10, 8, 8, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_RELU},
+      {1, 6, 9, 8, 8, 5, 5, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
   };
   for (size_t z = 0; z < sizeof zps / sizeof zps[0]; z++)
     for (size_t i = 0; i < sizeof dw1s / sizeof dw1s[0]; i++) {

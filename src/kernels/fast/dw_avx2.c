@@ -32,9 +32,12 @@ typedef struct dwk {
   int32_t mult1, shift1;         /* uint8: per tensor */
 } dwk;
 
-static inline __m256i widen16(const int8_t *p, bool u8) {
-  __m128i v = _mm_loadu_si128((const __m128i *)p);
+static inline __m256i widen_v(__m128i v, bool u8) {
   return u8 ? _mm256_cvtepu8_epi16(v) : _mm256_cvtepi8_epi16(v);
+}
+
+static inline __m256i widen16(const int8_t *p, bool u8) {
+  return widen_v(_mm_loadu_si128((const __m128i *)p), u8);
 }
 
 static inline __m256i widen8x2(__m128i a, __m128i b, bool u8) {
@@ -79,7 +82,7 @@ typedef struct dw_consts {
   /* Folded: per channel (int8) the bias plus in_off times the sum of the channel's weights, the
    * requantization's right shift, its mask and half the mask; uint8's one multiplier, shift,
    * mask and half in every lane. */
-  const int32_t *fbias, *right, *mask, *half;
+  const int32_t *fbias, *right, *mask, *half, *mult;
   __m256i m1, right1, mask1, half1;
 } dw_consts;
 
@@ -87,9 +90,9 @@ typedef struct dw_consts {
  * below 1, the common case), whose right shift, mask and half the call tabulated: no left shift
  * and no clamps; the rounding threshold (half, plus 1 below zero) as half - (h >> 31), its
  * increment subtracted as the compare's -1. The same value for every input. */
-static inline __m256i requant_tab(__m256i x, const dwk *d, const dw_consts *k, size_t c, bool u8) {
+static inline __m256i requant_tab(__m256i x, const dw_consts *k, size_t c, bool u8) {
   const __m256i nudge = _mm256_set1_epi64x(1ll << 30);
-  __m256i m = u8 ? k->m1 : _mm256_loadu_si256((const __m256i *)(d->qmult + c));
+  __m256i m = u8 ? k->m1 : _mm256_loadu_si256((const __m256i *)(k->mult + c));
   __m256i right = u8 ? k->right1 : _mm256_loadu_si256((const __m256i *)(k->right + c));
   __m256i mask = u8 ? k->mask1 : _mm256_loadu_si256((const __m256i *)(k->mask + c));
   __m256i half = u8 ? k->half1 : _mm256_loadu_si256((const __m256i *)(k->half + c));
@@ -110,7 +113,7 @@ finish8(const dwk *d, const dw_consts *k, __m256i acc, size_t c, int8_t *o, bool
   __m256i r;
   if (fold) {
     acc = _mm256_add_epi32(acc, _mm256_loadu_si256((const __m256i *)(k->fbias + c)));
-    r = requant_tab(acc, d, k, c, u8);
+    r = requant_tab(acc, k, c, u8);
   } else {
     if (d->bias) acc = _mm256_add_epi32(acc, _mm256_loadu_si256((const __m256i *)(d->bias + c)));
     r = requant8(acc, d->qmult + c, d->qshift + c, k->off, k->lo, k->hi);
@@ -183,13 +186,16 @@ static inline __attribute__((always_inline)) void pixel(const dwk *d, const dw_c
   }
 }
 
-/* Output rows [oy0, oy1) of batch b with `pairs` (PAIRS when a constant) of taps. Tap
+/* Output rows [oy0, oy1) of batch b with `pairs` (PAIRS when a constant) of taps. k2, wp2 (8
+ * channels, stride 1 across; else NULL): two neighbouring pixels inside are one 16-lane block
+ * (a tap's 16 bytes are both pixels' 8 channels) against the weights and tables repeated. Tap
  * pointers: each output row's filter rows once (NULL outside the input); pixels whose window
  * lies inside the input's columns (a range of ox) advance the previous pixel's pointers by
  * the stride, the others take each tap's column or the zero points. */
 static inline __attribute__((always_inline)) void
 rows(const dwk *d, int32_t b, int32_t oy0, int32_t oy1, const int16_t *wp, const int8_t *zp,
-     const dw_consts *k, int32_t fh, int32_t fw, int32_t pairs, bool fold, bool u8) {
+     const dw_consts *k, const dw_consts *k2, const int16_t *wp2, int32_t fh, int32_t fw,
+     int32_t pairs, bool fold, bool u8) {
   int32_t C = d->out_d, taps = fh * fw;
   const int8_t *px[66], *row[64];
   const int8_t *in_b = d->in + (size_t)b * d->in_h * d->in_w * C;
@@ -228,6 +234,14 @@ rows(const dwk *d, int32_t b, int32_t oy0, int32_t oy1, const int16_t *wp, const
           for (int32_t fy = 0; fy < fh; fy++)
             px[fy * fw + fx] = in && row[fy] ? row[fy] + (size_t)ix * C : zp;
         }
+      }
+      if (k2 && rows_in && ox >= lo && ox + 1 < hi) { /* this pixel and the next, inside */
+        block16(d, k2, px, 0, wp2, pairs, o, fold, u8);
+#pragma GCC unroll 25
+        for (int32_t t = 0; t < taps; t++)
+          px[t] += step;
+        ox++, o += C;
+        continue;
       }
       pixel(d, k, px, wp, taps, pairs, o, fold, u8);
     }
@@ -282,6 +296,7 @@ static inline __attribute__((always_inline)) bool run(const dwk *d, int32_t b, i
                  right,
                  mask,
                  half,
+                 d->qmult,
                  _mm256_set1_epi32(d->mult1),
                  _mm256_set1_epi32(r1),
                  _mm256_set1_epi32(mask1),
@@ -309,15 +324,43 @@ static inline __attribute__((always_inline)) bool run(const dwk *d, int32_t b, i
       fbias[c] = (int32_t)((d->bias ? (uint32_t)d->bias[c] : 0u) + (uint32_t)d->in_off * sw);
     }
   }
+  /* 8 channels with stride 1 across: pixels in twos (rows' k2) */
+  _Alignas(32) int16_t wp2[32 * 32];
+  _Alignas(32) int32_t fbias2[16], right2[16], mask2[16], half2[16], mult2[16];
+  dw_consts k2 = k;
+  const dw_consts *two = NULL;
+  if (C == 8 && d->stride_w == 1 && fold) {
+    const __m256i foff = _mm256_set1_epi16((int16_t)d->f_off);
+    for (int32_t q = 0; q < pairs; q++) {
+      __m128i wa = _mm_loadl_epi64((const __m128i *)(d->f + (size_t)(2 * q) * C));
+      __m128i wb = 2 * q + 1 < taps
+                       ? _mm_loadl_epi64((const __m128i *)(d->f + (size_t)(2 * q + 1) * C))
+                       : _mm_setzero_si128();
+      __m256i a = _mm256_add_epi16(widen_v(_mm_unpacklo_epi64(wa, wa), u8), foff);
+      __m256i bb = widen_v(_mm_unpacklo_epi64(wb, wb), u8);
+      bb = 2 * q + 1 < taps ? _mm256_add_epi16(bb, foff) : _mm256_setzero_si256();
+      _mm256_store_si256((__m256i *)(wp2 + (size_t)q * 32), _mm256_unpacklo_epi16(a, bb));
+      _mm256_store_si256((__m256i *)(wp2 + (size_t)q * 32 + 16), _mm256_unpackhi_epi16(a, bb));
+    }
+    for (int32_t i = 0; i < 16; i++) {
+      fbias2[i] = fbias[i % 8];
+      right2[i] = right[i % 8];
+      mask2[i] = mask[i % 8];
+      half2[i] = half[i % 8];
+      mult2[i] = u8 ? 0 : d->qmult[i % 8];
+    }
+    k2.fbias = fbias2, k2.right = right2, k2.mask = mask2, k2.half = half2, k2.mult = mult2;
+    two = &k2;
+  }
   /* the common filters with constant extents: every tap loop unrolled */
   if (d->f_h == 3 && d->f_w == 3 && fold)
-    rows(d, b, oy0, oy1, wp, zp, &k, 3, 3, 5, true, u8);
+    rows(d, b, oy0, oy1, wp, zp, &k, two, wp2, 3, 3, 5, true, u8);
   else if (d->f_h == 5 && d->f_w == 5 && fold)
-    rows(d, b, oy0, oy1, wp, zp, &k, 5, 5, 13, true, u8);
+    rows(d, b, oy0, oy1, wp, zp, &k, two, wp2, 5, 5, 13, true, u8);
   else if (fold)
-    rows(d, b, oy0, oy1, wp, zp, &k, d->f_h, d->f_w, pairs, true, u8);
+    rows(d, b, oy0, oy1, wp, zp, &k, two, wp2, d->f_h, d->f_w, pairs, true, u8);
   else if (!u8)
-    rows(d, b, oy0, oy1, wp, zp, &k, d->f_h, d->f_w, pairs, false, false);
+    rows(d, b, oy0, oy1, wp, zp, &k, NULL, NULL, d->f_h, d->f_w, pairs, false, false);
   return true;
 }
 
