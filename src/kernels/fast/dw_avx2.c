@@ -148,8 +148,20 @@ static inline __attribute__((always_inline)) void block16(const dwk *d, const dw
                                               _mm256_loadu_si256((const __m256i *)(w + 16))));
   }
   /* a: channels 0-3 and 8-11, b: 4-7 and 12-15 */
-  finish8(d, k, _mm256_permute2x128_si256(a, b, 0x20), c, o, fold, u8);
-  finish8(d, k, _mm256_permute2x128_si256(a, b, 0x31), c + 8, o, fold, u8);
+  if (!fold) {
+    finish8(d, k, _mm256_permute2x128_si256(a, b, 0x20), c, o, fold, u8);
+    finish8(d, k, _mm256_permute2x128_si256(a, b, 0x31), c + 8, o, fold, u8);
+    return;
+  }
+  /* Folded: the tables hold a 16-channel group in a's and b's order (grouped16), and the packs
+   * restore the channels' order: [a 0-3, b 4-7 | a 8-11, b 12-15]. */
+  a = requant_tab(_mm256_add_epi32(a, _mm256_loadu_si256((const __m256i *)(k->fbias + c))), k, c,
+                  u8);
+  b = requant_tab(_mm256_add_epi32(b, _mm256_loadu_si256((const __m256i *)(k->fbias + c + 8))), k,
+                  c + 8, u8);
+  __m256i p = _mm256_packs_epi32(a, b);
+  p = u8 ? _mm256_packus_epi16(p, p) : _mm256_packs_epi16(p, p);
+  _mm_storeu_si128((__m128i *)(o + c), _mm256_castsi256_si128(_mm256_permute4x64_epi64(p, 0x08)));
 }
 
 static inline __attribute__((always_inline)) void pixel(const dwk *d, const dw_consts *k,
@@ -248,6 +260,17 @@ rows(const dwk *d, int32_t b, int32_t oy0, int32_t oy1, const int16_t *wp, const
   }
 }
 
+/* A table of C channels (t) in block16's order: each 16-channel group's channels 4-7 and 8-11
+ * swapped (the 8-channel block after the groups keeps its order). */
+static void grouped16(int32_t *t, int32_t C) {
+  for (int32_t g = 0; g + 16 <= C; g += 16)
+    for (int32_t i = 4; i < 8; i++) {
+      int32_t v = t[g + i];
+      t[g + i] = t[g + i + 4];
+      t[g + i + 4] = v;
+    }
+}
+
 /* Channels up to which the input offset is folded into the bias and the requantization
  * tabulated (tables on the stack: 16 bytes a channel). */
 enum { FOLD_MAX = 1024 };
@@ -255,7 +278,8 @@ enum { FOLD_MAX = 1024 };
 static inline __attribute__((always_inline)) bool run(const dwk *d, int32_t b, int32_t oy0,
                                                       int32_t oy1, void *ws, bool u8) {
   int32_t C = d->out_d, taps = d->f_h * d->f_w, pairs = (taps + 1) / 2;
-  _Alignas(32) int32_t fbias[FOLD_MAX], right[FOLD_MAX], mask[FOLD_MAX], half[FOLD_MAX];
+  _Alignas(32) int32_t fbias[FOLD_MAX], right[FOLD_MAX], mask[FOLD_MAX], half[FOLD_MAX],
+      mult[FOLD_MAX];
   /* Folding needs shifts in [-31, 0] (requant_tab) and the tables' room; int8's right shifts,
    * masks and halves tabulated on the way (8 channels a step). */
   bool fold = C <= FOLD_MAX && (!u8 || (d->shift1 <= 0 && d->shift1 >= -31));
@@ -274,6 +298,8 @@ static inline __attribute__((always_inline)) bool run(const dwk *d, int32_t b, i
       _mm256_store_si256((__m256i *)(right + c), r);
       _mm256_store_si256((__m256i *)(mask + c), m);
       _mm256_store_si256((__m256i *)(half + c), _mm256_srai_epi32(m, 1));
+      _mm256_store_si256((__m256i *)(mult + c),
+                         _mm256_loadu_si256((const __m256i *)(d->qmult + c)));
     }
     fold = _mm256_testz_si256(bad, bad);
     for (; fold && c < C; c++) {
@@ -281,6 +307,7 @@ static inline __attribute__((always_inline)) bool run(const dwk *d, int32_t b, i
       right[c] = -d->qshift[c];
       mask[c] = (int32_t)((1u << (right[c] & 31)) - 1u);
       half[c] = mask[c] >> 1;
+      mult[c] = d->qmult[c];
     }
   }
   int16_t *wp = ws;
@@ -296,7 +323,7 @@ static inline __attribute__((always_inline)) bool run(const dwk *d, int32_t b, i
                  right,
                  mask,
                  half,
-                 d->qmult,
+                 mult,
                  _mm256_set1_epi32(d->mult1),
                  _mm256_set1_epi32(r1),
                  _mm256_set1_epi32(mask1),
@@ -324,7 +351,7 @@ static inline __attribute__((always_inline)) bool run(const dwk *d, int32_t b, i
       fbias[c] = (int32_t)((d->bias ? (uint32_t)d->bias[c] : 0u) + (uint32_t)d->in_off * sw);
     }
   }
-  /* 8 channels with stride 1 across: pixels in twos (rows' k2) */
+  /* 8 channels with stride 1 across: pixels in twos (rows' k2), from the tables in order */
   _Alignas(32) int16_t wp2[32 * 32];
   _Alignas(32) int32_t fbias2[16], right2[16], mask2[16], half2[16], mult2[16];
   dw_consts k2 = k;
@@ -349,8 +376,14 @@ static inline __attribute__((always_inline)) bool run(const dwk *d, int32_t b, i
       half2[i] = half[i % 8];
       mult2[i] = u8 ? 0 : d->qmult[i % 8];
     }
+    grouped16(fbias2, 16), grouped16(right2, 16), grouped16(mask2, 16), grouped16(half2, 16);
+    grouped16(mult2, 16);
     k2.fbias = fbias2, k2.right = right2, k2.mask = mask2, k2.half = half2, k2.mult = mult2;
     two = &k2;
+  }
+  if (fold) { /* in block16's order (the two pixels' tables above were already) */
+    grouped16(fbias, C);
+    if (!u8) grouped16(right, C), grouped16(mask, C), grouped16(half, C), grouped16(mult, C);
   }
   /* the common filters with constant extents: every tap loop unrolled */
   if (d->f_h == 3 && d->f_w == 3 && fold)
