@@ -123,17 +123,8 @@ int main(void) {
       {1, 20, 17, 40, 40, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_RELU6},
       {1, 3, 3, 8, 8, 5, 5, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
       {1, 4, 4, 8, 8, 2, 2, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
-  };
-  for (size_t z = 0; z < sizeof zps / sizeof zps[0]; z++)
-    for (size_t i = 0; i < sizeof dws / sizeof dws[0]; i++) {
-      const int *c = dws[i];
-      conv_case(true, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], zps[z][0],
-                zps[z][1], 0.0f);
-    }
-  /* Multiplier 1 (AVX2: 16-channel blocks, an 8-channel one, scalar channels; 3x3 and 5x5
-   * unrolled, others counted at run time), and a requantization multiplier above 1 (a left
-   * shift: the table's kernel). */
-  static const int dw1s[][11] = {
+      /* Multiplier 1 (AVX2: 16-channel blocks, an 8-channel one, scalar channels; 3x3 and 5x5
+       * unrolled, others counted at run time; 8 channels with stride 1: pixels in twos) */
       {1, 6, 5, 24, 24, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
       {1, 9, 8, 33, 33, 3, 3, 2, 1, AP_KPAD_SAME, AP_KACT_RELU6},
       {1, 25, 5, 64, 64, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_RELU},
@@ -145,11 +136,12 @@ int main(void) {
       {1, 6, 9, 8, 8, 5, 5, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
   };
   for (size_t z = 0; z < sizeof zps / sizeof zps[0]; z++)
-    for (size_t i = 0; i < sizeof dw1s / sizeof dw1s[0]; i++) {
-      const int *c = dw1s[i];
+    for (size_t i = 0; i < sizeof dws / sizeof dws[0]; i++) {
+      const int *c = dws[i];
       conv_case(true, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], zps[z][0],
                 zps[z][1], 0.0f);
     }
+  /* A requantization multiplier above 1 (a left shift: the table's kernel). */
   conv_case(true, 1, 7, 6, 24, 24, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE, 3, 140, 1e-5f);
   for (size_t z = 0; z < sizeof zps / sizeof zps[0]; z++) {
     fc_case(1, 1, 1, zps[z][0], zps[z][1], false);
