@@ -199,8 +199,9 @@ typedef struct ap_gemm_kit {
                 size_t out_stride);
 } ap_gemm_kit;
 
-/* A depthwise task's workspace: interleaved tap pairs of weights for 8-channel blocks and a row
- * of zero points (with room for reads past its end). */
+/* A depthwise task's workspace: interleaved tap pairs of weights for 8-channel blocks (dw_avx2.c
+ * lays out 16-channel blocks in the same bytes) and a row of zero points (with room for reads
+ * past its end). */
 static inline size_t ap_fast_dw_ws(int32_t taps, int32_t channels) {
   return ap_kscratch_round((size_t)(taps + 1) / 2 * (size_t)(channels / 8) * 32 + (size_t)channels +
                            16);
