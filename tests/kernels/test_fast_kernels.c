@@ -110,10 +110,11 @@ static float *rand_scales(int n, float lo, float hi) {
   return s;
 }
 
-/* in_zp, out_zp: the input's and output's zero points; out_scale: the output's. */
-static void conv_case_q(bool depthwise, int b, int h, int w, int cin, int cout, int fh, int fw,
-                        int stride, int dil, int padding, int act, int in_zp, int out_zp,
-                        float out_scale) {
+/* in_zp, out_zp: the zero points, or 999 for random ones in [-20, 20] and [-10, 10]; out_scale:
+ * 0 for a random one in [0.1, 0.6]. */
+static void conv_case_zp(bool depthwise, int b, int h, int w, int cin, int cout, int fh, int fw,
+                         int stride, int dil, int padding, int act, int in_zp, int out_zp,
+                         float out_scale) {
   int mult = depthwise ? cout / cin : 1;
   size_t nin = (size_t)b * h * w * cin, nf = (size_t)cout * fh * fw * (depthwise ? 1 : cin);
   int8_t *in = rand_bytes(nin, -128, 127), *f = rand_bytes(nf, -127, 127);
@@ -121,7 +122,7 @@ static void conv_case_q(bool depthwise, int b, int h, int w, int cin, int cout, 
   for (int i = 0; i < cout; i++)
     bias[i] = rnd(-20000, 20000);
   float *scales = rand_scales(cout, 0.002f, 0.05f);
-  ap_ktensor ti = ktq(AP_INT8, in, 4, b, h, w, cin, 0.05f, in_zp);
+  ap_ktensor ti = ktq(AP_INT8, in, 4, b, h, w, cin, 0.05f, in_zp == 999 ? rnd(-20, 20) : in_zp);
   ap_ktensor tf =
       depthwise ? kt(AP_INT8, f, 4, 1, fh, fw, cout) : kt(AP_INT8, f, 4, cout, fh, fw, cin);
   tf.scale = scales[0];
@@ -129,24 +130,23 @@ static void conv_case_q(bool depthwise, int b, int h, int w, int cin, int cout, 
   tf.n_channels = cout;
   tf.quantized_dimension = depthwise ? 3 : 0;
   ap_ktensor tb = kt(AP_INT32, bias, 1, cout, 0, 0, 0);
-  ap_ktensor to = kout(AP_INT8, NULL, out_scale, out_zp);
+  ap_ktensor to = kout(AP_INT8, NULL, out_scale ? out_scale : 0.1f + (float)rnd(0, 100) / 200.0f,
+                       out_zp == 999 ? rnd(-10, 10) : out_zp);
   const ap_ktensor *ins[3] = {&ti, &tf, &tb};
   ap_kop_options o = {0};
   o.conv = (ap_conv_options){padding, stride, stride, dil, dil, act, depthwise ? mult : 0, 0};
-  char what[160];
-  snprintf(what, sizeof what, "%s b%d %dx%dx%d -> %d, filter %dx%d, stride %d, dilation %d, %s",
+  char what[200];
+  snprintf(what, sizeof what,
+           "%s b%d %dx%dx%d -> %d, filter %dx%d, stride %d, dilation %d, %s, zero points %d, %d",
            depthwise ? "DEPTHWISE" : "CONV", b, h, w, cin, cout, fh, fw, stride, dil,
-           padding == AP_KPAD_SAME ? "SAME" : "VALID");
+           padding == AP_KPAD_SAME ? "SAME" : "VALID", ti.zero_point, to.zero_point);
   compare_all(what, depthwise ? B_DW : B_CONV, &o, ins, 3, &to);
   free(in), free(f), free(bias), free(scales);
 }
 
 static void conv_case(bool depthwise, int b, int h, int w, int cin, int cout, int fh, int fw,
                       int stride, int dil, int padding, int act) {
-  int in_zp = rnd(-20, 20), out_zp = rnd(-10, 10);
-  float out_scale = 0.1f + (float)rnd(0, 100) / 200.0f;
-  conv_case_q(depthwise, b, h, w, cin, cout, fh, fw, stride, dil, padding, act, in_zp, out_zp,
-              out_scale);
+  conv_case_zp(depthwise, b, h, w, cin, cout, fh, fw, stride, dil, padding, act, 999, 999, 0.0f);
 }
 
 static void fc_case(int batches, int depth, int units, bool per_channel, int filter_zp,
@@ -360,11 +360,11 @@ int main(void) {
   static const int zps[][3] = {{-128, 127, 0}, {127, -128, 0}, {-128, -128, 1}, {127, 127, 1}};
   for (size_t i = 0; i < sizeof zps / sizeof zps[0]; i++) {
     int act = zps[i][2] ? AP_KACT_RELU6 : AP_KACT_NONE;
-    conv_case_q(false, 1, 5, 5, 40, 40, 1, 1, 1, 1, AP_KPAD_VALID, act, zps[i][0], zps[i][1],
+    conv_case_zp(false, 1, 5, 5, 40, 40, 1, 1, 1, 1, AP_KPAD_VALID, act, zps[i][0], zps[i][1],
                 0.004f);
-    conv_case_q(false, 1, 12, 12, 9, 24, 3, 3, 1, 1, AP_KPAD_SAME, act, zps[i][0], zps[i][1],
+    conv_case_zp(false, 1, 12, 12, 9, 24, 3, 3, 1, 1, AP_KPAD_SAME, act, zps[i][0], zps[i][1],
                 0.01f);
-    conv_case_q(false, 1, 3, 3, 48, 32, 1, 1, 1, 1, AP_KPAD_VALID, act, zps[i][0], zps[i][1], 0.5f);
+    conv_case_zp(false, 1, 3, 3, 48, 32, 1, 1, 1, 1, AP_KPAD_VALID, act, zps[i][0], zps[i][1], 0.5f);
   }
   /* Depthwise: channel tails of 8, multipliers 1 to 3, 3x3 and 5x5, stride 2 on odd sizes,
    * dilation, every border. */
@@ -389,6 +389,35 @@ int main(void) {
     const int *c = dws[i];
     conv_case(true, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10]);
   }
+  /* Multiplier 1 (AVX2: 16-channel blocks, then an 8-channel one, then scalar channels): 16,
+   * 24, 39 and 64 channels, 3x3 and 5x5 (unrolled), 1x1, 3x1 and 7x7 (pairs counted at run
+   * time), a row 1 wide and 2 high (every tap at a border), zero points at the int8 ends. */
+  static const int dw1s[][11] = {
+      {1, 6, 5, 16, 16, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      {1, 7, 9, 24, 24, 3, 3, 2, 1, AP_KPAD_SAME, AP_KACT_RELU6},
+      {2, 9, 8, 39, 39, 3, 3, 1, 2, AP_KPAD_SAME, AP_KACT_NONE},
+      {1, 25, 5, 64, 64, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_RELU},
+      {1, 8, 9, 48, 48, 5, 5, 2, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      {1, 6, 7, 40, 40, 5, 5, 1, 1, AP_KPAD_VALID, AP_KACT_RELU6},
+      {1, 4, 5, 33, 33, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      {1, 7, 6, 56, 56, 3, 1, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      {1, 9, 10, 17, 17, 7, 7, 2, 1, AP_KPAD_SAME, AP_KACT_RELU},
+      {1, 2, 1, 32, 32, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      /* 8 channels, stride 1 across: pixels inside in twos (an odd and an even run); stride 2 */
+      {1, 9, 12, 8, 8, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_RELU6},
+      {1, 8, 11, 8, 8, 5, 5, 1, 2, AP_KPAD_SAME, AP_KACT_NONE},
+      {1, 6, 9, 8, 8, 2, 2, 2, 1, AP_KPAD_VALID, AP_KACT_NONE},
+  };
+  static const int dw1_zps[][2] = {{-128, 127}, {127, -128}, {0, 0}, {999, 999}};
+  for (size_t i = 0; i < sizeof dw1s / sizeof dw1s[0]; i++)
+    for (size_t z = 0; z < sizeof dw1_zps / sizeof dw1_zps[0]; z++) {
+      const int *c = dw1s[i];
+      conv_case_zp(true, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10],
+                   dw1_zps[z][0], dw1_zps[z][1], 0.0f);
+    }
+  /* Multipliers above 1 for some channels (left shifts: no folding), 16 and 8 channel blocks. */
+  conv_case_zp(true, 1, 6, 7, 24, 24, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE, 999, 999, 0.0004f);
+  conv_case_zp(true, 1, 5, 5, 40, 40, 5, 5, 1, 1, AP_KPAD_SAME, AP_KACT_NONE, -128, 127, 0.0004f);
   /* Fully connected: depths off 16, unit tails of 4, batches, a nonzero filter zero point
    * (per-tensor), per channel, and a depth whose int32 sum wraps. */
   fc_case(1, 1, 1, false, 0, false);

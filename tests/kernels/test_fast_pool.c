@@ -77,6 +77,9 @@ int main(void) {
       {1, 16, 16, 64, 2, 2, 2, 2, AP_KPAD_VALID, AP_KACT_RELU_N1_TO_1},
       {1, 40, 33, 24, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
       {1, 9, 9, 1, 9, 9, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      /* a whole map of 125 values (mlperf_kws's; AVX2: int16 sums up to 128 values) and of 132 */
+      {1, 25, 5, 64, 25, 5, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      {1, 12, 11, 20, 12, 11, 1, 1, AP_KPAD_VALID, AP_KACT_RELU},
   };
   for (size_t t = 0; t < 3; t++)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)

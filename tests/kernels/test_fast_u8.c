@@ -118,7 +118,7 @@ int main(void) {
     for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++) {
       const int *c = convs[i];
       conv_case(false, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], zps[z][0],
-                zps[z][1]);
+                zps[z][1], 0.0f);
     }
   /* Outputs that saturate both ways (a small output scale), zero points at the ends: the
    * packed product's 16-channel stores pack with saturation before the offset and clamp. */
@@ -135,13 +135,26 @@ int main(void) {
       {1, 20, 17, 40, 40, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_RELU6},
       {1, 3, 3, 8, 8, 5, 5, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
       {1, 4, 4, 8, 8, 2, 2, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      /* Multiplier 1 (AVX2: 16-channel blocks, an 8-channel one, scalar channels; 3x3 and 5x5
+       * unrolled, others counted at run time; 8 channels with stride 1: pixels in twos) */
+      {1, 6, 5, 24, 24, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      {1, 9, 8, 33, 33, 3, 3, 2, 1, AP_KPAD_SAME, AP_KACT_RELU6},
+      {1, 25, 5, 64, 64, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_RELU},
+      {1, 8, 9, 48, 48, 5, 5, 2, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      {1, 4, 5, 7, 7, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      {1, 9, 10, 41, 41, 7, 7, 2, 1, AP_KPAD_SAME, AP_KACT_RELU},
+      {1, 2, 1, 32, 32, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      {1, 7, 10, 8, 8, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_RELU},
+      {1, 6, 9, 8, 8, 5, 5, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
   };
   for (size_t z = 0; z < sizeof zps / sizeof zps[0]; z++)
     for (size_t i = 0; i < sizeof dws / sizeof dws[0]; i++) {
       const int *c = dws[i];
-      conv_case(true, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], zps[z][0],
-                zps[z][1]);
+      conv_case_s(true, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10],
+                  zps[z][0], zps[z][1], 0.0f);
     }
+  /* A requantization multiplier above 1 (a left shift: the table's kernel). */
+  conv_case_s(true, 1, 7, 6, 24, 24, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE, 3, 140, 1e-5f);
   for (size_t z = 0; z < sizeof zps / sizeof zps[0]; z++) {
     fc_case(1, 1, 1, zps[z][0], zps[z][1], false);
     fc_case(1, 7, 3, zps[z][0], zps[z][1], false);

@@ -1,9 +1,10 @@
 /* SOFTMAX's table of exponentials (kernels/fast/softmax_fast.c) against the reference kernel
  * (ap_softmax_eval) byte for byte: uint8 -> uint8, int8 -> int8 and int8 -> int16; one row of
- * 1001 (mobilenet's) and several rows; ties at the maximum, every value equal (and every value
- * the type's lowest), only the two extremes (a difference of -255), input scales for which diff_min
- * skips most differences and for which it skips none, betas below and above 1, rows of one value.
- * Too few values, no fast kernels, AP_KERNELS_SMALL's bound and hostile arguments are refused. */
+ * 1001 (mobilenet's) and several rows; rows spanning few values; ties at the maximum, every value
+ * equal (and every value the type's lowest), only the two extremes (a difference of -255), input
+ * scales for which diff_min skips most differences and for which it skips none, betas below and
+ * above 1, rows of one value. Too few values, no fast kernels, AP_KERNELS_SMALL's bound and hostile
+ * arguments are refused. */
 #include "kernels/fast/conv_win.h"
 #include "kernels/kops_stream7.h"
 #include "ktest.h"
@@ -16,7 +17,9 @@ static int32_t rnd(int32_t lo, int32_t hi) {
   return lo + (int32_t)((rng >> 33) % (uint64_t)(hi - lo + 1));
 }
 
-enum { FILL_RANDOM, FILL_EQUAL, FILL_EXTREMES, FILL_TIES, FILL_LOWEST };
+/* FILL_NARROW: rows spanning 21 values, each row 5 above the one before (a row's outputs from
+ * a table of its 21 differences, the exponentials' table as wide as the widest row's). */
+enum { FILL_RANDOM, FILL_EQUAL, FILL_EXTREMES, FILL_TIES, FILL_LOWEST, FILL_NARROW };
 
 #if AP_FAST_DIRECT
 static const ap_kexec exec = {.level = &ap_fast_generic, .threads = 1};
@@ -30,6 +33,7 @@ static void one(int it, int ot, int32_t rows, int32_t depth, float scale, float 
                 : fill == FILL_EXTREMES ? (rnd(0, 1) ? lo : hi)
                 : fill == FILL_TIES     ? hi - rnd(0, 3) * 40
                 : fill == FILL_LOWEST   ? lo
+                : fill == FILL_NARROW   ? lo + 40 + (int32_t)(i / (size_t)depth) * 5 + rnd(0, 20)
                                         : rnd(lo, hi);
     x[i] = (uint8_t)v;
   }
@@ -100,7 +104,7 @@ int main(void) {
   static const float betas[] = {1.0f, 0.5f, 2.0f};
   for (size_t s = 0; s < sizeof scales / sizeof *scales; s++)
     for (size_t b = 0; b < sizeof betas / sizeof *betas; b++)
-      for (int fill = FILL_RANDOM; fill <= FILL_LOWEST; fill++) {
+      for (int fill = FILL_RANDOM; fill <= FILL_NARROW; fill++) {
         one(AP_UINT8, AP_UINT8, 1, 1001, scales[s], betas[b], fill);
         one(AP_INT8, AP_INT8, 4, 200, scales[s], betas[b], fill);
         one(AP_INT8, AP_INT16, 3, 100, scales[s], betas[b], fill);

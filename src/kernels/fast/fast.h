@@ -199,8 +199,9 @@ typedef struct ap_gemm_kit {
                 size_t out_stride);
 } ap_gemm_kit;
 
-/* A depthwise task's workspace: interleaved tap pairs of weights for 8-channel blocks and a row
- * of zero points (with room for reads past its end). */
+/* A depthwise task's workspace: interleaved tap pairs of weights for 8-channel blocks (dw_avx2.c
+ * lays out 16-channel blocks in the same bytes) and a row of zero points (with room for reads
+ * past its end). */
 static inline size_t ap_fast_dw_ws(int32_t taps, int32_t channels) {
   return ap_kscratch_round((size_t)(taps + 1) / 2 * (size_t)(channels / 8) * 32 + (size_t)channels +
                            16);
@@ -277,6 +278,8 @@ extern const ap_fast_level ap_fast_avx2;
 extern const ap_fast_level ap_fast_avx512;
 /* The AVX2 level's depthwise and fully connected kernels, which the wider level reuses. */
 void ap_fast_avx2_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws);
+/* Its multiplier-1 case (dw_avx2.c). */
+void ap_fast_avx2_dw1(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws);
 void ap_fast_avx2_fc(const ap_qfc *f, int32_t u0, int32_t u1);
 /* The AVX2 level's fully connected kernel (fc_avx2.c; depths below 16: ap_fast_avx2_fc). */
 void ap_fast_avx2_fc_rows(const ap_qfc *f, int32_t u0, int32_t u1);

@@ -121,6 +121,11 @@ bool ap_fastops_avx2_pool(const ap_qpool *q, int32_t b, int32_t oy0, int32_t oy1
 
 /* Generic kernels the wider tables fall back on for shapes they do not cover. */
 void ap_fastops_generic_u8dw(const ap_u8dw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws);
+#ifdef AP_FAST_X86
+/* The AVX2 depthwise kernel of dw_avx2.c for uint8, multiplier 1 (same workspace as u8dw);
+ * false (nothing written): a shape or shift it leaves to the table's u8dw. */
+bool ap_fast_avx2_u8dw1(const ap_u8dw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws);
+#endif
 
 /* AP_KERNELS_SMALL for the registry's adapters. need(x, c, scratch): the op's fast path
  * under exec x and its scratch bytes (false: none). Returns the exec the op's eval runs with:

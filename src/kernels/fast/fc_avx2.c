@@ -7,7 +7,7 @@
  * Depths below 16 read each row as one vector (rows8_short); matrices under 32 bytes take the
  * 4-row kernel of int8_avx2.c. */
 #if defined(__x86_64__) || defined(_M_X64)
-#include "kernels/fast/int8_x86.h"
+#include "kernels/fast/rq8_x86.h"
 
 /* Per 128-bit block: [a0 + a2, b0 + b2, a1 + a3, b1 + b3]. */
 static inline __m256i fold_pairs(__m256i a, __m256i b) {
@@ -29,39 +29,47 @@ static inline __m256i widen(const int8_t *p) {
   return _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)p));
 }
 
-/* Four rows' sums of (x + in_off) * w (from r), as [r0 r1 r2 r3] in each 128-bit block (the
- * two blocks' sums still to be added). xt: x's last 16 values plus in_off with the lanes before
- * kfull zeroed (used when kfull < k). Four rows a pass: with eight, long rows ran slower. */
-static inline __attribute__((always_inline)) __m256i
-rows4(const int8_t *const *r, int32_t k, const int8_t *x, int32_t kfull, __m256i io, __m256i xt) {
-  __m256i s[4];
-#pragma GCC unroll 4
-  for (int i = 0; i < 4; i++)
-    s[i] = _mm256_setzero_si256();
-  for (int32_t d = 0; d < kfull; d += 16) {
-    __m256i xv = _mm256_add_epi16(widen(x + d), io);
-#pragma GCC unroll 4
-    for (int i = 0; i < 4; i++)
-      s[i] = _mm256_add_epi32(s[i], _mm256_madd_epi16(xv, widen(r[i] + d)));
-  }
-  if (kfull < k)
-#pragma GCC unroll 4
-    for (int i = 0; i < 4; i++)
-      s[i] = _mm256_add_epi32(s[i], _mm256_madd_epi16(xt, widen(r[i] + k - 16)));
-  return fold_quads(fold_pairs(s[0], s[1]), fold_pairs(s[2], s[3]));
-}
-
-/* Eight rows' sums (rows k apart from w, the first n real, the others repeating row n - 1), as
- * 8 lanes. */
+/* Eight rows' sums of (x + in_off) * w (rows k apart from w, the first n real, the others
+ * repeating row n - 1), as 8 lanes. xt: x's last 16 values plus in_off with the lanes before
+ * kfull zeroed (used when kfull < k). All eight rows in one pass (x widened once a step for
+ * the eight; a step is then 3 instructions per 16 multiply-adds and one of x's), two steps a
+ * loop turn. */
 static inline __attribute__((always_inline)) __m256i
 rows8(const int8_t *w, int32_t k, int n, const int8_t *x, int32_t kfull, __m256i io, __m256i xt) {
   const int8_t *r[8];
+  if (n == 8) { /* every pass but a last one */
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++)
+      r[i] = w + (size_t)i * (size_t)k;
+  } else {
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++)
+      r[i] = w + (size_t)(i < n ? i : n - 1) * (size_t)k;
+  }
+  __m256i s[8];
 #pragma GCC unroll 8
   for (int i = 0; i < 8; i++)
-    r[i] = w + (size_t)(i < n ? i : n - 1) * (size_t)k;
-  __m256i lo = rows4(r, k, x, kfull, io, xt);
-  __m256i hi = n > 4 ? rows4(r + 4, k, x, kfull, io, xt) : _mm256_setzero_si256();
-  return fold_blocks(lo, hi);
+    s[i] = _mm256_setzero_si256();
+  int32_t d = 0;
+  for (; d + 32 <= kfull; d += 32) {
+    __m256i x0 = _mm256_add_epi16(widen(x + d), io), x1 = _mm256_add_epi16(widen(x + d + 16), io);
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++)
+      s[i] = _mm256_add_epi32(_mm256_add_epi32(s[i], _mm256_madd_epi16(x0, widen(r[i] + d))),
+                              _mm256_madd_epi16(x1, widen(r[i] + d + 16)));
+  }
+  if (d < kfull) {
+    __m256i xv = _mm256_add_epi16(widen(x + d), io);
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++)
+      s[i] = _mm256_add_epi32(s[i], _mm256_madd_epi16(xv, widen(r[i] + d)));
+  }
+  if (kfull < k)
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++)
+      s[i] = _mm256_add_epi32(s[i], _mm256_madd_epi16(xt, widen(r[i] + k - 16)));
+  return fold_blocks(fold_quads(fold_pairs(s[0], s[1]), fold_pairs(s[2], s[3])),
+                     fold_quads(fold_pairs(s[4], s[5]), fold_pairs(s[6], s[7])));
 }
 
 /* Depths below 16 (one vector a row) in a matrix of at least 32 bytes: each row's 16 bytes
@@ -96,9 +104,7 @@ void ap_fast_avx2_fc_rows(const ap_qfc *f, int32_t u0, int32_t u1) {
   const __m256i keep =
       _mm256_cmpgt_epi16(_mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
                          _mm256_set1_epi16((int16_t)(15 - (k - kfull))));
-  int32_t m1[8], s1[8];
-  for (int i = 0; i < 8; i++)
-    m1[i] = f->mult1, s1[i] = f->shift1;
+  const rq8 one = rq8_of(_mm256_set1_epi32(f->mult1), _mm256_set1_epi32(f->shift1));
   for (int32_t b = 0; b < f->batches; b++) {
     const int8_t *x = f->x + (size_t)b * (size_t)k;
     uint32_t corr = f->filter_off ? (uint32_t)f->filter_off * ap_fast_row_sum(x, k, f->in_off) : 0;
@@ -121,16 +127,12 @@ void ap_fast_avx2_fc_rows(const ap_qfc *f, int32_t u0, int32_t u1) {
                                               : rows8(w, k, n, x, kfull, io, xt),
                                    _mm256_set1_epi32((int32_t)corr));
       if (f->bias) v = _mm256_add_epi32(v, _mm256_maskload_epi32(f->bias + u, mask));
-      const int32_t *qm = m1, *qs = s1;
-      int32_t tm[8], ts[8];
-      if (f->qmult && n == 8) {
-        qm = f->qmult + u, qs = f->qshift + u;
-      } else if (f->qmult) { /* no read past the units' multipliers */
-        memcpy(tm, f->qmult + u, (size_t)n * 4);
-        memcpy(ts, f->qshift + u, (size_t)n * 4);
-        qm = tm, qs = ts;
+      rq8 q = one;
+      if (f->qmult) { /* per channel; no read past the units' multipliers */
+        q = rq8_of(_mm256_maskload_epi32(f->qmult + u, mask),
+                   _mm256_maskload_epi32(f->qshift + u, mask));
       }
-      __m256i r = requant8(v, qm, qs, off, lo, hi);
+      __m256i r = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(rq8_mul(&q, v), off), lo), hi);
       if (n == 8) {
         store8(out + u, r);
       } else {

@@ -5,6 +5,7 @@
 #if defined(__x86_64__) || defined(_M_X64)
 #include "kernels/fast/dw_taps.h"
 #include "kernels/fast/int8_x86.h"
+#include "kernels/fast/rq8_x86.h"
 
 static size_t packed_bytes(int32_t n, int32_t k) {
   (void)n, (void)k;
@@ -362,11 +363,7 @@ static void dw_multiplier(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1) 
     }
 }
 
-/* Depthwise, multiplier 1. Taps go in pairs through vpmaddwd: 8 channels of two taps,
- * bytes interleaved then widened (input + offset), against the weights interleaved the same
- * way (built in ws at the start of each call); a tap outside the input reads a row of zero
- * points, whose offset input is 0, so it adds nothing, as the reference's skipped tap. Pixels
- * whose taps are all inside take their tap addresses from fixed offsets. */
+/* Depthwise: multiplier 1 in dw_avx2.c, the others here. */
 void ap_fast_avx2_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws) {
   int32_t C = d->out_d, taps = d->f_h * d->f_w;
   /* The multiplier path's bound is its expanded taps (80 taps x 8 channels, micro_speech's
@@ -383,53 +380,7 @@ void ap_fast_avx2_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void 
     dw_multiplier(d, b, oy0, oy1);
     return;
   }
-  int32_t pairs = (taps + 1) / 2, blocks = C / 8;
-  int16_t *wp = ws;
-  int8_t *zp = (int8_t *)ws + (size_t)pairs * blocks * 32;
-  memset(zp, -d->in_off, (size_t)C);
-  const __m128i zero = _mm_setzero_si128();
-  for (int32_t q = 0; q < pairs; q++)
-    for (int32_t k = 0; k < blocks; k++) {
-      const int8_t *f0 = d->f + (size_t)(2 * q) * C + (size_t)k * 8;
-      __m128i w0 = _mm_loadl_epi64((const __m128i *)f0);
-      __m128i w1 = 2 * q + 1 < taps ? _mm_loadl_epi64((const __m128i *)(f0 + C)) : zero;
-      _mm256_storeu_si256((__m256i *)(wp + ((size_t)q * blocks + k) * 16),
-                          _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(w0, w1)));
-    }
-  __m256i voff = _mm256_set1_epi32(d->out_off), vlo = _mm256_set1_epi32(d->act_min),
-          vhi = _mm256_set1_epi32(d->act_max), vin16 = _mm256_set1_epi16((int16_t)d->in_off);
-  ptrdiff_t inner[64];
-  ap_fast_dw_inner(d, C, inner);
-  const int8_t *px[66];
-  const int8_t *in_b = d->in + (size_t)b * d->in_h * d->in_w * C;
-  for (int32_t oy = oy0; oy < oy1; oy++)
-    for (int32_t ox = 0; ox < d->out_w; ox++) {
-      int8_t *o = d->out + (((size_t)b * d->out_h + oy) * d->out_w + ox) * C;
-      ap_fast_dw_taps(d, in_b, C, inner, zp, oy, ox, px);
-      px[taps] = zp;
-      for (int32_t k = 0; k < blocks; k++) {
-        size_t c = (size_t)k * 8;
-        __m256i acc = _mm256_setzero_si256();
-        const int16_t *w = wp + (size_t)k * 16;
-        for (int32_t q = 0; q < pairs; q++, w += (size_t)blocks * 16) {
-          __m128i x0 = _mm_loadl_epi64((const __m128i *)(px[2 * q] + c));
-          __m128i x1 = _mm_loadl_epi64((const __m128i *)(px[2 * q + 1] + c));
-          __m256i x = _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_unpacklo_epi8(x0, x1)), vin16);
-          acc = _mm256_add_epi32(acc, _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i *)w)));
-        }
-        if (d->bias)
-          acc = _mm256_add_epi32(acc, _mm256_loadu_si256((const __m256i *)(d->bias + c)));
-        store8(o + c, requant8(acc, d->qmult + c, d->qshift + c, voff, vlo, vhi));
-      }
-      for (int32_t c = blocks * 8; c < C; c++) {
-        uint32_t acc = 0;
-        for (int32_t t = 0; t < taps; t++)
-          acc += (uint32_t)(d->f[(size_t)t * C + c] * (px[t][c] + d->in_off));
-        if (d->bias) acc += (uint32_t)d->bias[c];
-        o[c] = ap_fast_requant((int32_t)acc, d->qmult[c], d->qshift[c], d->out_off, d->act_min,
-                               d->act_max);
-      }
-    }
+  ap_fast_avx2_dw1(d, b, oy0, oy1, ws);
 }
 
 void ap_fast_avx2_fc(const ap_qfc *f, int32_t u0, int32_t u1) {
@@ -480,17 +431,20 @@ void ap_fast_avx2_fc(const ap_qfc *f, int32_t u0, int32_t u1) {
 }
 
 /* quant_add_sub of the reference on 8 lanes: offset, left shift, each input's multiplier,
- * sum or difference, the output's multiplier, offset and clamp. */
+ * sum or difference, the output's multiplier, offset and clamp; the three multipliers' shifts
+ * taken apart once (rq8_x86.h). */
 void ap_fast_avx2_add(const ap_binary_params *p, const void *a, const void *b, void *out, size_t n,
                       bool is_unsigned) {
   const __m256i o1 = _mm256_set1_epi32(p->input1_offset), o2 = _mm256_set1_epi32(p->input2_offset),
-                m1 = _mm256_set1_epi32(p->input1_multiplier),
+                off = _mm256_set1_epi32(p->output_offset), lo = _mm256_set1_epi32(p->act_min),
+                hi = _mm256_set1_epi32(p->act_max);
+  const __m256i m1 = _mm256_set1_epi32(p->input1_multiplier),
                 s1 = _mm256_set1_epi32(p->input1_shift),
                 m2 = _mm256_set1_epi32(p->input2_multiplier),
                 s2 = _mm256_set1_epi32(p->input2_shift),
                 mo = _mm256_set1_epi32(p->output_multiplier),
-                so = _mm256_set1_epi32(p->output_shift), off = _mm256_set1_epi32(p->output_offset),
-                lo = _mm256_set1_epi32(p->act_min), hi = _mm256_set1_epi32(p->act_max);
+                so = _mm256_set1_epi32(p->output_shift);
+  const rq8 q1 = rq8_of(m1, s1), q2 = rq8_of(m2, s2), qo = rq8_of(mo, so);
   const __m128i ls = _mm_cvtsi32_si128(p->left_shift);
   const uint8_t *x = a, *y = b;
   uint8_t *o = out;
@@ -501,10 +455,10 @@ void ap_fast_avx2_add(const ap_binary_params *p, const void *a, const void *b, v
             yb = _mm_loadl_epi64((const __m128i *)(y + i));
     __m256i xv = is_unsigned ? _mm256_cvtepu8_epi32(xb) : _mm256_cvtepi8_epi32(xb);
     __m256i yv = is_unsigned ? _mm256_cvtepu8_epi32(yb) : _mm256_cvtepi8_epi32(yb);
-    __m256i xr = mulq8v(_mm256_sll_epi32(_mm256_add_epi32(xv, o1), ls), m1, s1);
-    __m256i yr = mulq8v(_mm256_sll_epi32(_mm256_add_epi32(yv, o2), ls), m2, s2);
+    __m256i xr = rq8_mul(&q1, _mm256_sll_epi32(_mm256_add_epi32(xv, o1), ls));
+    __m256i yr = rq8_mul(&q2, _mm256_sll_epi32(_mm256_add_epi32(yv, o2), ls));
     __m256i raw = sub ? _mm256_sub_epi32(xr, yr) : _mm256_add_epi32(xr, yr);
-    __m256i r = _mm256_add_epi32(mulq8v(raw, mo, so), off);
+    __m256i r = _mm256_add_epi32(rq8_mul(&qo, raw), off);
     r = _mm256_min_epi32(_mm256_max_epi32(r, lo), hi);
     __m128i p16 = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
     _mm_storel_epi64((__m128i *)(o + i),

@@ -2,10 +2,11 @@
  * the reference (softmax.c, TFLite's reference_ops::Softmax) computes, per value, the
  * fixed-point exp of (x - row max) scaled by beta, twice (for the sum, then the output). That
  * exp depends only on the difference, one of 256 (0 down to -255): computed once per eval into
- * the scratch, each value's is a lookup, the rest of the arithmetic (the sum's rescaling, the
- * reciprocal, the output's rounding) the reference's. A difference below diff_min, which the
- * reference skips, takes 0: it adds 0 to the sum and gives the output's minimum, as skipped.
- * x86-64 only (AP_FAST_DIRECT): a board's firmware links the reference alone. */
+ * the scratch (the differences that occur), each value's is a lookup, the rest of the arithmetic
+ * (the sum's rescaling, the reciprocal, the output's rounding) the reference's. A difference below
+ * diff_min, which the reference skips, takes 0: it adds 0 to the sum and gives the output's
+ * minimum, as skipped. x86-64 only (AP_FAST_DIRECT): a board's firmware links the reference alone.
+ */
 #include "kernels/fast/conv_win.h"
 #include "kernels/kops_stream7.h"
 #include "kernels/quant.h"
@@ -37,30 +38,58 @@ bool ap_fast_softmax_scratch(const ap_kexec *x, const ap_softmax_params *p, cons
   return true;
 }
 
-/* e[d]: the exp of difference -d, 0 where the reference skips it. */
-static void table(const ap_softmax_params *p, int32_t *e) {
-  for (int32_t d = 0; d < TABLE; d++)
+/* e[d] for d in [0, top]: the exp of difference -d, 0 where the reference skips it. */
+static void table(const ap_softmax_params *p, int32_t top, int32_t *e) {
+  for (int32_t d = 0; d <= top; d++)
     e[d] = -d >= p->diff_min ? ap_kfp_exp_on_negative_values(
                                    ap_kq_mul_gt1(-d, p->input_multiplier, p->input_left_shift),
                                    SCALED_DIFF_INTEGER_BITS)
                              : 0;
 }
 
-/* Rows of depth values, T the input's and O the output's element types. */
+/* Rows of depth values, T the input's and O the output's element types. First the largest
+ * spread (max - min) of any row, top: only the differences [0, top] occur, so only their
+ * exponentials are computed (a 1001-class row of logits spans far fewer than 256), each with
+ * its share of the sum (es). Then per row the sum, and the outputs: each value's difference
+ * looked up in a table of the row's outputs for [0, top] when the row has more values than
+ * that (the reference's arithmetic once per difference rather than once per value). */
 #define SOFTMAX_ROWS(T, O, LO, HI, BITS)                                                           \
+  int32_t top = 0;                                                                                 \
+  for (size_t i = 0; i < outer; i++) {                                                             \
+    const T *xr = (const T *)in->data + i * depth;                                                 \
+    int32_t max = xr[0], min = xr[0];                                                              \
+    for (size_t c = 1; c < depth; c++) {                                                           \
+      max = xr[c] > max ? xr[c] : max;                                                             \
+      min = xr[c] < min ? xr[c] : min;                                                             \
+    }                                                                                              \
+    top = max - min > top ? max - min : top;                                                       \
+  }                                                                                                \
+  table(p, top, e);                                                                                \
+  int32_t es[TABLE];                                                                               \
+  for (int32_t d = 0; d <= top; d++)                                                               \
+    es[d] = ap_kq_rdbpot(e[d], ACCUMULATION_INTEGER_BITS);                                         \
   for (size_t i = 0; i < outer; i++) {                                                             \
     const T *xr = (const T *)in->data + i * depth;                                                 \
     O *yr = (O *)out->data + i * depth;                                                            \
-    int32_t max = (T)(-1) < 0 ? -128 : 0;                                                          \
-    for (size_t c = 0; c < depth; c++)                                                             \
+    int32_t max = xr[0];                                                                           \
+    for (size_t c = 1; c < depth; c++)                                                             \
       max = xr[c] > max ? xr[c] : max;                                                             \
     uint32_t sum = 0; /* Q12.19, wrapping as the reference's */                                    \
     for (size_t c = 0; c < depth; c++)                                                             \
-      sum += (uint32_t)ap_kq_rdbpot(e[max - xr[c]], ACCUMULATION_INTEGER_BITS);                    \
+      sum += (uint32_t)es[max - xr[c]];                                                            \
     int bits;                                                                                      \
     int32_t scale = ap_kq_reciprocal((int32_t)sum, ACCUMULATION_INTEGER_BITS, &bits);              \
     int exponent = bits + 31 - (BITS);                                                             \
     exponent = exponent < 0 ? 0 : exponent > 31 ? 31 : exponent;                                   \
+    if (depth > (size_t)top + 1) {                                                                 \
+      O yt[TABLE];                                                                                 \
+      for (int32_t d = 0; d <= top; d++)                                                           \
+        yt[d] =                                                                                    \
+            (O)ap_kq_clamp(ap_kq_rdbpot(ap_kq_srdhm(scale, e[d]), exponent) + (LO), (LO), (HI));   \
+      for (size_t c = 0; c < depth; c++)                                                           \
+        yr[c] = yt[max - xr[c]];                                                                   \
+      continue;                                                                                    \
+    }                                                                                              \
     for (size_t c = 0; c < depth; c++)                                                             \
       yr[c] = (O)ap_kq_clamp(ap_kq_rdbpot(ap_kq_srdhm(scale, e[max - xr[c]]), exponent) + (LO),    \
                              (LO), (HI));                                                          \
@@ -78,7 +107,6 @@ bool ap_fast_softmax_eval(const ap_kexec *x, const ap_softmax_params *p, const a
     return true;
   }
   int32_t *e = scratch;
-  table(p, e);
   size_t depth = (size_t)in->dims[in->rank - 1], outer = n / depth;
   if (in->type == AP_UINT8) {
     SOFTMAX_ROWS(uint8_t, uint8_t, 0, 255, 8)

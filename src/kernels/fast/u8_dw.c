@@ -1,5 +1,6 @@
 /* DEPTHWISE_CONV_2D uint8 (TFLite's legacy per-tensor kernel): split by output rows; the
- * level's kernel runs a range of rows of one batch. Scratch: each task's workspace. */
+ * level's kernel runs a range of rows of one batch (on x86-64 with the AVX2 table, dw_avx2.c's
+ * first, for the shapes it takes). Scratch: each task's workspace. */
 #include "kernels/fast/fastops.h"
 
 static bool applies(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
@@ -44,7 +45,15 @@ static void dw_task(void *arg, int task) {
     int32_t b = (int32_t)(begin / j->d->out_h), oy = (int32_t)(begin % j->d->out_h);
     int64_t stop = (int64_t)(b + 1) * j->d->out_h;
     if (stop > end) stop = end;
-    j->ops->u8dw(j->d, b, oy, oy + (int32_t)(stop - begin), j->ws + (size_t)task * j->ws_task);
+    void *ws = j->ws + (size_t)task * j->ws_task;
+#ifdef AP_FAST_X86
+    if (j->ops == &ap_fastops_avx2 &&
+        ap_fast_avx2_u8dw1(j->d, b, oy, oy + (int32_t)(stop - begin), ws)) {
+      begin = stop;
+      continue;
+    }
+#endif
+    j->ops->u8dw(j->d, b, oy, oy + (int32_t)(stop - begin), ws);
     begin = stop;
   }
 }

@@ -1,0 +1,433 @@
+/* The AVX2 level's depthwise kernel for a depth multiplier of 1, int8 (per channel; int8_avx2.c's
+ * ap_fast_avx2_dw calls it, the other multipliers stay there) and uint8 (per tensor; u8_dw.c
+ * calls it before the uint8 table's kernel). Channels are in lanes, 16 a block: each tap's 16
+ * input bytes widen to int16 (vpmovsxbw or vpmovzxbw from memory), two taps' vectors
+ * interleave (vpunpcklwd / vpunpckhwd: channels 0-3 and 8-11, 4-7 and 12-15) and vpmaddwd
+ * sums each channel's two products into an int32 lane, against the weights (uint8: plus the
+ * filter offset) interleaved the same way at the start of the call (in the task's workspace,
+ * as many bytes as the 8-channel layout it replaced). An 8-channel block takes the 8-lane form
+ * (bytes interleaved, then widened), the last C % 8 channels scalar code.
+ *
+ * The input offset: added to each widened input (int8 with shifts outside [-31, 0] or more
+ * than FOLD_MAX channels), or folded into the bias once per call,
+ *   sum (x + in_off) w = sum x w + in_off sum w   (modulo 2^32),
+ * and a tap outside the input reads a row of zero points, -in_off, whose product cancels its
+ * share of in_off sum w, as the reference's skipped tap adds nothing. Products: int8 within
+ * [-255, 255] x [-128, 127] or [-128, 127]^2, uint8 [0, 255] x [-255, 255] (folded) or
+ * [-255, 255]^2 (fastops.h): exact int16 pairs, int32 sums wrapping as the reference's.
+ * Requantization: int8_x86.h's, or (folded) the same steps with the shifts tabulated. */
+#if defined(__x86_64__) || defined(_M_X64)
+#include "kernels/fast/dw_taps.h"
+#include "kernels/fast/fastops.h"
+#include "kernels/fast/int8_x86.h"
+
+/* One call's operands, int8 or uint8 (bytes read as the type says). */
+typedef struct dwk {
+  const int8_t *in, *f;
+  const int32_t *bias; /* NULL: none */
+  int8_t *out;
+  AP_FAST_GEOM;
+  int32_t in_off, f_off, out_off, act_min, act_max;
+  const int32_t *qmult, *qshift; /* int8: per channel */
+  int32_t mult1, shift1;         /* uint8: per tensor */
+} dwk;
+
+static inline __m256i widen_v(__m128i v, bool u8) {
+  return u8 ? _mm256_cvtepu8_epi16(v) : _mm256_cvtepi8_epi16(v);
+}
+
+static inline __m256i widen16(const int8_t *p, bool u8) {
+  return widen_v(_mm_loadu_si128((const __m128i *)p), u8);
+}
+
+static inline __m256i widen8x2(__m128i a, __m128i b, bool u8) {
+  __m128i v = _mm_unpacklo_epi8(a, b);
+  return u8 ? _mm256_cvtepu8_epi16(v) : _mm256_cvtepi8_epi16(v);
+}
+
+/* The weights (plus the filter offset) of the 16-channel blocks ([block][pair][2 vectors]) and
+ * of the 8-channel block after them ([pair][1 vector]); the second tap of an odd count's last
+ * pair is 0. */
+static inline __attribute__((always_inline)) void pack_weights(const dwk *d, int32_t taps,
+                                                               int16_t *wp, bool u8) {
+  int32_t C = d->out_d, pairs = (taps + 1) / 2, b16 = C / 16;
+  const __m256i foff = _mm256_set1_epi16((int16_t)d->f_off);
+  for (int32_t k = 0; k < b16; k++)
+    for (int32_t q = 0; q < pairs; q++) {
+      const int8_t *f0 = d->f + (size_t)(2 * q) * C + (size_t)k * 16;
+      __m256i a = _mm256_add_epi16(widen16(f0, u8), foff);
+      __m256i b =
+          2 * q + 1 < taps ? _mm256_add_epi16(widen16(f0 + C, u8), foff) : _mm256_setzero_si256();
+      __m256i *dst = (__m256i *)(wp + ((size_t)k * pairs + q) * 32);
+      _mm256_storeu_si256(dst, _mm256_unpacklo_epi16(a, b));
+      _mm256_storeu_si256(dst + 1, _mm256_unpackhi_epi16(a, b));
+    }
+  if (C % 16 >= 8) {
+    int16_t *w8 = wp + (size_t)b16 * pairs * 32;
+    for (int32_t q = 0; q < pairs; q++) {
+      const int8_t *f0 = d->f + (size_t)(2 * q) * C + (size_t)b16 * 16;
+      __m128i w0 = _mm_loadl_epi64((const __m128i *)f0);
+      __m128i w1 = w0;
+      if (2 * q + 1 < taps) w1 = _mm_loadl_epi64((const __m128i *)(f0 + C));
+      __m256i w = _mm256_add_epi16(widen8x2(w0, w1, u8), foff);
+      /* the odd count's missing tap: weight 0 (odd lanes) */
+      if (2 * q + 1 >= taps) w = _mm256_blend_epi16(w, _mm256_setzero_si256(), 0xAA);
+      _mm256_storeu_si256((__m256i *)(w8 + (size_t)q * 16), w);
+    }
+  }
+}
+
+typedef struct dw_consts {
+  __m256i off, lo, hi, vin16;
+  /* Folded: per channel (int8) the bias plus in_off times the sum of the channel's weights, the
+   * requantization's right shift, its mask and half the mask; uint8's one multiplier, shift,
+   * mask and half in every lane. */
+  const int32_t *fbias, *right, *mask, *half, *mult;
+  __m256i m1, right1, mask1, half1;
+} dw_consts;
+
+/* requant8 of int8_x86.h (mulq8v, then offset and clamp) for shifts in [-31, 0] (multipliers
+ * below 1, the common case), whose right shift, mask and half the call tabulated: no left shift
+ * and no clamps; the rounding threshold (half, plus 1 below zero) as half - (h >> 31), its
+ * increment subtracted as the compare's -1. The same value for every input. */
+static inline __m256i requant_tab(__m256i x, const dw_consts *k, size_t c, bool u8) {
+  const __m256i nudge = _mm256_set1_epi64x(1ll << 30);
+  __m256i m = u8 ? k->m1 : _mm256_loadu_si256((const __m256i *)(k->mult + c));
+  __m256i right = u8 ? k->right1 : _mm256_loadu_si256((const __m256i *)(k->right + c));
+  __m256i mask = u8 ? k->mask1 : _mm256_loadu_si256((const __m256i *)(k->mask + c));
+  __m256i half = u8 ? k->half1 : _mm256_loadu_si256((const __m256i *)(k->half + c));
+  __m256i even = _mm256_add_epi64(_mm256_mul_epi32(x, m), nudge);
+  __m256i odd =
+      _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), _mm256_srli_epi64(m, 32)), nudge);
+  __m256i h = _mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_slli_epi64(odd, 1), 0xAA);
+  __m256i thr = _mm256_sub_epi32(half, _mm256_srai_epi32(h, 31));
+  __m256i r = _mm256_sub_epi32(_mm256_srav_epi32(h, right),
+                               _mm256_cmpgt_epi32(_mm256_and_si256(h, mask), thr));
+  return _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(r, k->off), k->lo), k->hi);
+}
+
+/* Requantizes channels [c, c + 8) of one pixel and stores them. fold: the sums lack the input
+ * offset's products, which the folded bias holds. */
+static inline __attribute__((always_inline)) void
+finish8(const dwk *d, const dw_consts *k, __m256i acc, size_t c, int8_t *o, bool fold, bool u8) {
+  __m256i r;
+  if (fold) {
+    acc = _mm256_add_epi32(acc, _mm256_loadu_si256((const __m256i *)(k->fbias + c)));
+    r = requant_tab(acc, k, c, u8);
+  } else {
+    if (d->bias) acc = _mm256_add_epi32(acc, _mm256_loadu_si256((const __m256i *)(d->bias + c)));
+    r = requant8(acc, d->qmult + c, d->qshift + c, k->off, k->lo, k->hi);
+  }
+  if (!u8) {
+    store8(o + c, r);
+    return;
+  }
+  __m128i p = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+  _mm_storel_epi64((__m128i *)(o + c), _mm_packus_epi16(p, p));
+}
+
+/* Input bytes of one tap (16 channels) as int16, plus the input offset unless folded. */
+static inline __m256i tap16(const int8_t *p, const dw_consts *k, bool fold, bool u8) {
+  __m256i x = widen16(p, u8);
+  return fold ? x : _mm256_add_epi16(x, k->vin16);
+}
+
+/* One pixel's 16-channel block at c: pairs of taps px[2q], px[2q + 1] against w. pairs: a
+ * constant for the common filters (the loop unrolled) or counted at run time. */
+static inline __attribute__((always_inline)) void block16(const dwk *d, const dw_consts *k,
+                                                          const int8_t *const *px, size_t c,
+                                                          const int16_t *w, int32_t pairs,
+                                                          int8_t *o, bool fold, bool u8) {
+  __m256i a = _mm256_setzero_si256(), b = a;
+#pragma GCC unroll 13
+  for (int32_t q = 0; q < pairs; q++, w += 32) {
+    __m256i x0 = tap16(px[2 * q] + c, k, fold, u8), x1 = tap16(px[2 * q + 1] + c, k, fold, u8);
+    a = _mm256_add_epi32(a, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1),
+                                              _mm256_loadu_si256((const __m256i *)w)));
+    b = _mm256_add_epi32(b, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1),
+                                              _mm256_loadu_si256((const __m256i *)(w + 16))));
+  }
+  /* a: channels 0-3 and 8-11, b: 4-7 and 12-15 */
+  if (!fold) {
+    finish8(d, k, _mm256_permute2x128_si256(a, b, 0x20), c, o, fold, u8);
+    finish8(d, k, _mm256_permute2x128_si256(a, b, 0x31), c + 8, o, fold, u8);
+    return;
+  }
+  /* Folded: the tables hold a 16-channel group in a's and b's order (grouped16), and the packs
+   * restore the channels' order: [a 0-3, b 4-7 | a 8-11, b 12-15]. */
+  a = requant_tab(_mm256_add_epi32(a, _mm256_loadu_si256((const __m256i *)(k->fbias + c))), k, c,
+                  u8);
+  b = requant_tab(_mm256_add_epi32(b, _mm256_loadu_si256((const __m256i *)(k->fbias + c + 8))), k,
+                  c + 8, u8);
+  __m256i p = _mm256_packs_epi32(a, b);
+  p = u8 ? _mm256_packus_epi16(p, p) : _mm256_packs_epi16(p, p);
+  _mm_storeu_si128((__m128i *)(o + c), _mm256_castsi256_si128(_mm256_permute4x64_epi64(p, 0x08)));
+}
+
+static inline __attribute__((always_inline)) void pixel(const dwk *d, const dw_consts *k,
+                                                        const int8_t *const *px, const int16_t *wp,
+                                                        int32_t taps, int32_t pairs, int8_t *o,
+                                                        bool fold, bool u8) {
+  int32_t C = d->out_d, b16 = C / 16;
+  for (int32_t bk = 0; bk < b16; bk++)
+    block16(d, k, px, (size_t)bk * 16, wp + (size_t)bk * pairs * 32, pairs, o, fold, u8);
+  int32_t c = b16 * 16;
+  if (C - c >= 8) {
+    const int16_t *w = wp + (size_t)b16 * pairs * 32;
+    __m256i acc = _mm256_setzero_si256();
+#pragma GCC unroll 13
+    for (int32_t q = 0; q < pairs; q++, w += 16) {
+      __m128i x0 = _mm_loadl_epi64((const __m128i *)(px[2 * q] + c));
+      __m128i x1 = _mm_loadl_epi64((const __m128i *)(px[2 * q + 1] + c));
+      __m256i x = widen8x2(x0, x1, u8);
+      if (!fold) x = _mm256_add_epi16(x, k->vin16);
+      acc = _mm256_add_epi32(acc, _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i *)w)));
+    }
+    finish8(d, k, acc, (size_t)c, o, fold, u8);
+    c += 8;
+  }
+  for (; c < C; c++) {
+    uint32_t acc = d->bias ? (uint32_t)d->bias[c] : 0u;
+    for (int32_t t = 0; t < taps; t++) {
+      int32_t x = u8 ? (int32_t)(uint8_t)px[t][c] : (int32_t)px[t][c];
+      int32_t w = u8 ? (int32_t)(uint8_t)d->f[(size_t)t * C + c] : (int32_t)d->f[(size_t)t * C + c];
+      acc += (uint32_t)((w + d->f_off) * (x + d->in_off));
+    }
+    int32_t m = u8 ? d->mult1 : d->qmult[c], sh = u8 ? d->shift1 : d->qshift[c];
+    o[c] = (int8_t)ap_kq_clamp(ap_kq_mul((int32_t)acc, m, sh) + d->out_off, d->act_min, d->act_max);
+  }
+}
+
+/* Output rows [oy0, oy1) of batch b with `pairs` (PAIRS when a constant) of taps. k2, wp2 (8
+ * channels, stride 1 across; else NULL): two neighbouring pixels inside are one 16-lane block
+ * (a tap's 16 bytes are both pixels' 8 channels) against the weights and tables repeated. Tap
+ * pointers: each output row's filter rows once (NULL outside the input); pixels whose window
+ * lies inside the input's columns (a range of ox) advance the previous pixel's pointers by
+ * the stride, the others take each tap's column or the zero points. */
+static inline __attribute__((always_inline)) void
+rows(const dwk *d, int32_t b, int32_t oy0, int32_t oy1, const int16_t *wp, const int8_t *zp,
+     const dw_consts *k, const dw_consts *k2, const int16_t *wp2, int32_t fh, int32_t fw,
+     int32_t pairs, bool fold, bool u8) {
+  int32_t C = d->out_d, taps = fh * fw;
+  const int8_t *px[66], *row[64];
+  const int8_t *in_b = d->in + (size_t)b * d->in_h * d->in_w * C;
+  size_t step = (size_t)d->stride_w * C, dx = (size_t)d->dil_w * C;
+  /* [lo, hi): the pixels whose columns are all inside */
+  int32_t span = d->dil_w * (fw - 1), lo = 0, hi = d->out_w;
+  while (lo < hi && lo * d->stride_w - d->pad_w < 0)
+    lo++;
+  while (hi > lo && (hi - 1) * d->stride_w - d->pad_w + span >= d->in_w)
+    hi--;
+  px[taps] = zp;
+  for (int32_t oy = oy0; oy < oy1; oy++) {
+    int8_t *o = d->out + (((size_t)b * d->out_h + oy) * d->out_w) * C;
+    int32_t y0 = oy * d->stride_h - d->pad_h;
+    bool rows_in = true;
+    for (int32_t fy = 0; fy < fh; fy++) {
+      int32_t iy = y0 + d->dil_h * fy;
+      bool in = iy >= 0 && iy < d->in_h;
+      row[fy] = in ? in_b + (size_t)iy * d->in_w * C : NULL;
+      rows_in = rows_in && in;
+    }
+    for (int32_t ox = 0; ox < d->out_w; ox++, o += C) {
+      int32_t x0 = ox * d->stride_w - d->pad_w;
+      if (rows_in && ox > lo && ox < hi) {
+#pragma GCC unroll 25
+        for (int32_t t = 0; t < taps; t++)
+          px[t] += step;
+      } else if (rows_in && ox == lo && lo < hi) {
+        for (int32_t fy = 0, t = 0; fy < fh; fy++)
+          for (int32_t fx = 0; fx < fw; fx++, t++)
+            px[t] = row[fy] + (size_t)x0 * C + (size_t)fx * dx;
+      } else {
+        for (int32_t fx = 0; fx < fw; fx++) {
+          int32_t ix = x0 + d->dil_w * fx;
+          bool in = ix >= 0 && ix < d->in_w;
+          for (int32_t fy = 0; fy < fh; fy++)
+            px[fy * fw + fx] = in && row[fy] ? row[fy] + (size_t)ix * C : zp;
+        }
+      }
+      if (k2 && rows_in && ox >= lo && ox + 1 < hi) { /* this pixel and the next, inside */
+        block16(d, k2, px, 0, wp2, pairs, o, fold, u8);
+#pragma GCC unroll 25
+        for (int32_t t = 0; t < taps; t++)
+          px[t] += step;
+        ox++, o += C;
+        continue;
+      }
+      pixel(d, k, px, wp, taps, pairs, o, fold, u8);
+    }
+  }
+}
+
+/* A table of C channels (t) in block16's order: each 16-channel group's channels 4-7 and 8-11
+ * swapped (the 8-channel block after the groups keeps its order). */
+static void grouped16(int32_t *t, int32_t C) {
+  for (int32_t g = 0; g + 16 <= C; g += 16)
+    for (int32_t i = 4; i < 8; i++) {
+      int32_t v = t[g + i];
+      t[g + i] = t[g + i + 4];
+      t[g + i + 4] = v;
+    }
+}
+
+/* Channels up to which the input offset is folded into the bias and the requantization
+ * tabulated (tables on the stack: 16 bytes a channel). */
+enum { FOLD_MAX = 1024 };
+
+static inline __attribute__((always_inline)) bool run(const dwk *d, int32_t b, int32_t oy0,
+                                                      int32_t oy1, void *ws, bool u8) {
+  int32_t C = d->out_d, taps = d->f_h * d->f_w, pairs = (taps + 1) / 2;
+  _Alignas(32) int32_t fbias[FOLD_MAX], right[FOLD_MAX], mask[FOLD_MAX], half[FOLD_MAX],
+      mult[FOLD_MAX];
+  /* Folding needs shifts in [-31, 0] (requant_tab) and the tables' room; int8's right shifts,
+   * masks and halves tabulated on the way (8 channels a step). */
+  bool fold = C <= FOLD_MAX && (!u8 || (d->shift1 <= 0 && d->shift1 >= -31));
+  if (u8 && !fold) return false; /* the uint8 table's kernel */
+  if (!u8 && fold) {
+    const __m256i one = _mm256_set1_epi32(1), lo = _mm256_set1_epi32(-32);
+    __m256i bad = _mm256_setzero_si256();
+    int32_t c = 0;
+    for (; c + 8 <= C; c += 8) {
+      __m256i sh = _mm256_loadu_si256((const __m256i *)(d->qshift + c));
+      bad =
+          _mm256_or_si256(bad, _mm256_or_si256(_mm256_cmpgt_epi32(sh, _mm256_setzero_si256()),
+                                               _mm256_cmpgt_epi32(lo, _mm256_sub_epi32(sh, one))));
+      __m256i r = _mm256_sub_epi32(_mm256_setzero_si256(), sh);
+      __m256i m = _mm256_sub_epi32(_mm256_sllv_epi32(one, r), one);
+      _mm256_store_si256((__m256i *)(right + c), r);
+      _mm256_store_si256((__m256i *)(mask + c), m);
+      _mm256_store_si256((__m256i *)(half + c), _mm256_srai_epi32(m, 1));
+      _mm256_store_si256((__m256i *)(mult + c),
+                         _mm256_loadu_si256((const __m256i *)(d->qmult + c)));
+    }
+    fold = _mm256_testz_si256(bad, bad);
+    for (; fold && c < C; c++) {
+      fold = d->qshift[c] <= 0 && d->qshift[c] >= -31;
+      right[c] = -d->qshift[c];
+      mask[c] = (int32_t)((1u << (right[c] & 31)) - 1u);
+      half[c] = mask[c] >> 1;
+      mult[c] = d->qmult[c];
+    }
+  }
+  int16_t *wp = ws;
+  int8_t *zp = (int8_t *)ws + (size_t)pairs * (size_t)(C / 8) * 32;
+  memset(zp, -d->in_off, (size_t)C);
+  pack_weights(d, taps, wp, u8);
+  int32_t r1 = u8 ? -d->shift1 : 0, mask1 = (int32_t)((1u << (r1 & 31)) - 1u);
+  dw_consts k = {_mm256_set1_epi32(d->out_off),
+                 _mm256_set1_epi32(d->act_min),
+                 _mm256_set1_epi32(d->act_max),
+                 _mm256_set1_epi16((int16_t)d->in_off),
+                 fbias,
+                 right,
+                 mask,
+                 half,
+                 mult,
+                 _mm256_set1_epi32(d->mult1),
+                 _mm256_set1_epi32(r1),
+                 _mm256_set1_epi32(mask1),
+                 _mm256_set1_epi32(mask1 >> 1)};
+  if (fold) { /* fbias = bias + in_off * (sum of the weights + taps * f_off), 8 channels a step */
+    const __m256i ioff = _mm256_set1_epi32(d->in_off), wsum0 = _mm256_set1_epi32(taps * d->f_off);
+    int32_t c = 0;
+    for (; c + 8 <= C; c += 8) {
+      __m256i sw = wsum0;
+      for (int32_t t = 0; t < taps; t++) {
+        __m128i v = _mm_loadl_epi64((const __m128i *)(d->f + (size_t)t * C + (size_t)c));
+        sw = _mm256_add_epi32(sw, u8 ? _mm256_cvtepu8_epi32(v) : _mm256_cvtepi8_epi32(v));
+      }
+      __m256i bv =
+          d->bias ? _mm256_loadu_si256((const __m256i *)(d->bias + c)) : _mm256_setzero_si256();
+      _mm256_storeu_si256((__m256i *)(fbias + c),
+                          _mm256_add_epi32(bv, _mm256_mullo_epi32(ioff, sw)));
+    }
+    for (; c < C; c++) {
+      uint32_t sw = (uint32_t)taps * (uint32_t)d->f_off;
+      for (int32_t t = 0; t < taps; t++) {
+        int8_t w = d->f[(size_t)t * C + c];
+        sw += (uint32_t)(u8 ? (int32_t)(uint8_t)w : (int32_t)w);
+      }
+      fbias[c] = (int32_t)((d->bias ? (uint32_t)d->bias[c] : 0u) + (uint32_t)d->in_off * sw);
+    }
+  }
+  /* 8 channels with stride 1 across: pixels in twos (rows' k2), from the tables in order */
+  _Alignas(32) int16_t wp2[32 * 32];
+  _Alignas(32) int32_t fbias2[16], right2[16], mask2[16], half2[16], mult2[16];
+  dw_consts k2 = k;
+  const dw_consts *two = NULL;
+  if (C == 8 && d->stride_w == 1 && fold) {
+    const __m256i foff = _mm256_set1_epi16((int16_t)d->f_off);
+    for (int32_t q = 0; q < pairs; q++) {
+      __m128i wa = _mm_loadl_epi64((const __m128i *)(d->f + (size_t)(2 * q) * C));
+      __m128i wb = 2 * q + 1 < taps
+                       ? _mm_loadl_epi64((const __m128i *)(d->f + (size_t)(2 * q + 1) * C))
+                       : _mm_setzero_si128();
+      __m256i a = _mm256_add_epi16(widen_v(_mm_unpacklo_epi64(wa, wa), u8), foff);
+      __m256i bb = widen_v(_mm_unpacklo_epi64(wb, wb), u8);
+      bb = 2 * q + 1 < taps ? _mm256_add_epi16(bb, foff) : _mm256_setzero_si256();
+      _mm256_store_si256((__m256i *)(wp2 + (size_t)q * 32), _mm256_unpacklo_epi16(a, bb));
+      _mm256_store_si256((__m256i *)(wp2 + (size_t)q * 32 + 16), _mm256_unpackhi_epi16(a, bb));
+    }
+    for (int32_t i = 0; i < 16; i++) {
+      fbias2[i] = fbias[i % 8];
+      right2[i] = right[i % 8];
+      mask2[i] = mask[i % 8];
+      half2[i] = half[i % 8];
+      mult2[i] = u8 ? 0 : d->qmult[i % 8];
+    }
+    grouped16(fbias2, 16), grouped16(right2, 16), grouped16(mask2, 16), grouped16(half2, 16);
+    grouped16(mult2, 16);
+    k2.fbias = fbias2, k2.right = right2, k2.mask = mask2, k2.half = half2, k2.mult = mult2;
+    two = &k2;
+  }
+  if (fold) { /* in block16's order (the two pixels' tables above were already) */
+    grouped16(fbias, C);
+    if (!u8) grouped16(right, C), grouped16(mask, C), grouped16(half, C), grouped16(mult, C);
+  }
+  /* the common filters with constant extents: every tap loop unrolled */
+  if (d->f_h == 3 && d->f_w == 3 && fold)
+    rows(d, b, oy0, oy1, wp, zp, &k, two, wp2, 3, 3, 5, true, u8);
+  else if (d->f_h == 5 && d->f_w == 5 && fold)
+    rows(d, b, oy0, oy1, wp, zp, &k, two, wp2, 5, 5, 13, true, u8);
+  else if (fold)
+    rows(d, b, oy0, oy1, wp, zp, &k, two, wp2, d->f_h, d->f_w, pairs, true, u8);
+  else if (!u8)
+    rows(d, b, oy0, oy1, wp, zp, &k, NULL, NULL, d->f_h, d->f_w, pairs, false, false);
+  return true;
+}
+
+void ap_fast_avx2_dw1(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws) {
+  dwk k = {.in = d->in,
+           .f = d->f,
+           .bias = d->bias,
+           .out = d->out,
+           .geom = d->geom,
+           .in_off = d->in_off,
+           .out_off = d->out_off,
+           .act_min = d->act_min,
+           .act_max = d->act_max,
+           .qmult = d->qmult,
+           .qshift = d->qshift};
+  run(&k, b, oy0, oy1, ws, false);
+}
+
+bool ap_fast_avx2_u8dw1(const ap_u8dw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws) {
+  if (d->mult != 1 || d->f_h * d->f_w > 64) return false;
+  dwk k = {.in = (const int8_t *)d->in,
+           .f = (const int8_t *)d->f,
+           .bias = d->bias,
+           .out = (int8_t *)d->out,
+           .geom = d->geom,
+           .in_off = d->in_off,
+           .f_off = d->f_off,
+           .out_off = d->q.out_off,
+           .act_min = d->q.lo,
+           .act_max = d->q.hi,
+           .mult1 = d->q.mult,
+           .shift1 = d->q.shift};
+  return run(&k, b, oy0, oy1, ws, true);
+}
+#else
+typedef int ap_fast_dw_avx2_unused; /* x86-64 only */
+#endif
