@@ -143,6 +143,11 @@ typedef struct ap_fconv {
    * then adds +-0, which leaves the sum as the reference's skipped tap does. */
   const float *zeros;
   bool finite;
+  /* Passes over the filter's taps (float_conv.c's low-scratch variant): accum starts each sum
+   * from the value out holds (the sum of the taps before) instead of 0.0f; partial stores the
+   * sum as it is, without bias and clamp, for the next pass to go on. Storing a float and
+   * loading it back is exact, so each output's chain of adds is the reference's. */
+  bool accum, partial;
 } ap_fconv;
 
 /* Fully connected, float: out[b][u] = clamp(sum_d x[b][d] * w[u][d] + bias[u]), the sum from 0.0f
@@ -253,6 +258,12 @@ typedef struct ap_fast_level {
   const struct ap_fastops *ops;
   /* -- stream3 -- */
 } ap_fast_level;
+
+/* A level whose packed-weight kit was taken away (the kernel choice's "in place" candidate,
+ * RT_K_FLAT, and AP_KERNELS_SMALL's last try): the float kernels then pack little or nothing. */
+static inline bool ap_fast_level_flat(const ap_fast_level *l) {
+  return !l->outer && l->outer_min_m > 0;
+}
 
 /* The fastops tables (fastops.h) the levels point at. */
 extern const struct ap_fastops ap_fastops_generic, ap_fastops_avx2;

@@ -14,13 +14,43 @@ static int32_t lanes(const ap_kexec *x) {
   return x->level->fconv_lanes > 0 ? x->level->fconv_lanes : 8;
 }
 
-/* Packed weights, then in_d zeros; an empty filter (a zero dim) is left to the reference. */
+/* The low-scratch variant: on a flat level (ap_fast_level_flat) packs one filter tap at a time and
+ * runs the filter's taps as passes of a 1x1 convolution, each output's sum carried from pass to
+ * pass in the output (ap_fconv.accum, .partial): scratch for one tap's weights instead of the whole
+ * filter's. */
+static bool by_taps(const ap_kexec *x, const ap_ktensor *f) {
+  return ap_fast_level_flat(x->level) && f->dims[1] * f->dims[2] > 1;
+}
+
+/* Packed weights (all, or one tap's), then in_d zeros; an empty filter (a zero dim) is left to
+ * the reference. */
 static bool packed_size(const ap_kexec *x, const ap_ktensor *f, size_t *bytes) {
   if (f->dims[0] <= 0 || f->dims[1] <= 0 || f->dims[2] <= 0 || f->dims[3] <= 0) return false;
   size_t panels = ((size_t)f->dims[0] + (size_t)lanes(x) - 1) / (size_t)lanes(x), k, w;
-  return ap_mul_size((size_t)f->dims[1] * (size_t)f->dims[2], (size_t)f->dims[3], &k) &&
+  size_t taps = by_taps(x, f) ? 1 : (size_t)f->dims[1] * (size_t)f->dims[2];
+  return ap_mul_size(taps, (size_t)f->dims[3], &k) &&
          ap_mul_size(k, panels * (size_t)lanes(x) * sizeof(float), &w) &&
          ap_add_size(ap_kscratch_round(w), (size_t)f->dims[3] * sizeof(float), bytes);
+}
+
+/* Tap t's weights (w[c][t][0..d), filter rows of k) packed as a 1x1 filter's, [panel][d][L],
+ * zeros past n; true when every one is finite. */
+static bool pack_tap(const float *w, int32_t n, size_t k, size_t t, int32_t d, int32_t L,
+                     float *wp) {
+  uint32_t bad = 0;
+  int32_t all = (n + L - 1) / L * L;
+  for (int32_t c = 0; c < all; c++) {
+    float *dst = wp + (size_t)(c / L) * (size_t)d * (size_t)L + (size_t)(c % L);
+    const float *src = w + (size_t)c * k + t * (size_t)d;
+    for (int32_t i = 0; i < d; i++) {
+      float v = c < n ? src[i] : 0.0f;
+      uint32_t bits;
+      memcpy(&bits, &v, 4);
+      bad |= (~bits & 0x7f800000u) == 0 ? 1u : 0u; /* inf or NaN */
+      dst[(size_t)i * (size_t)L] = v;
+    }
+  }
+  return bad == 0;
 }
 
 bool ap_fast_fconv_pack_part(const float *w, int32_t n, size_t k, int32_t L, float *wp, int32_t c0,
@@ -80,6 +110,38 @@ static void column_as_row(ap_fast_geom *g) {
 #undef AP_SWAP
 }
 
+/* The filter's taps in the reference's order (row, column), each a 1x1 convolution over the
+ * input shifted by the tap (its padding moved by the tap's offset) adding to the sums so far. */
+static void taps(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                 const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, float *wp,
+                 const float *zeros) {
+  int32_t n = f->dims[0], L = lanes(x), fh = f->dims[1], fw = f->dims[2], d = f->dims[3];
+  size_t k = (size_t)fh * (size_t)fw * (size_t)d;
+  ap_fconv c = {.in = in->data,
+                .wp = wp,
+                .bias = bias ? bias->data : NULL,
+                .out = out->data,
+                .geom = ap_fast_geom_of(p, in, f, out),
+                .lo = p->fact_min,
+                .hi = p->fact_max,
+                .zeros = zeros};
+  int32_t pad_h = c.pad_h, pad_w = c.pad_w, dil_h = c.dil_h, dil_w = c.dil_w;
+  c.f_h = c.f_w = 1;
+  int32_t rows = out->dims[0] * out->dims[1];
+  uint64_t work = (uint64_t)rows * (uint64_t)out->dims[2] * (uint64_t)n * (size_t)d * 4;
+  fconv_job j = {&c, x->level, rows, ap_fast_chunks(ap_fast_tasks(x, work, rows), 4, rows)};
+  for (int32_t fy = 0; fy < fh; fy++)
+    for (int32_t fx = 0; fx < fw; fx++) {
+      size_t t = (size_t)fy * (size_t)fw + (size_t)fx;
+      c.finite = pack_tap(f->data, n, k, t, d, L, wp);
+      c.pad_h = pad_h - fy * dil_h; /* the tap's input pixel is the 1x1 filter's */
+      c.pad_w = pad_w - fx * dil_w;
+      c.accum = t > 0;
+      c.partial = t + 1 < (size_t)fh * (size_t)fw;
+      ap_fast_parallel(x, fconv_task, &j, j.tasks);
+    }
+}
+
 bool ap_fast_fconv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                         const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
                         ap_status *s) {
@@ -95,8 +157,14 @@ bool ap_fast_fconv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kte
   size_t k = (size_t)f->dims[1] * f->dims[2] * f->dims[3];
   float *wp = scratch;
   size_t panels = ((size_t)n + (size_t)L - 1) / (size_t)L;
-  float *zeros = (float *)((char *)scratch + ap_kscratch_round(panels * k * (size_t)L * 4));
+  size_t packed = by_taps(x, f) ? (size_t)f->dims[3] : k;
+  float *zeros = (float *)((char *)scratch + ap_kscratch_round(panels * packed * (size_t)L * 4));
   memset(zeros, 0, (size_t)in->dims[3] * sizeof(float));
+  if (by_taps(x, f)) {
+    taps(x, p, in, f, bias, out, wp, zeros);
+    *s = AP_OK;
+    return true;
+  }
   bool finite =
       (x->level->fconv_pack ? x->level->fconv_pack : ap_fast_fconv_pack)(f->data, n, k, L, wp);
   ap_fconv c = {.in = in->data,

@@ -38,6 +38,7 @@ static inline void finish(const ap_fconv *c, int32_t panel, __m256 acc, float *o
 #define FV_BCAST(p) _mm256_broadcast_ss(p)
 #define FV_ADD(a, b) _mm256_add_ps(a, b)
 #define FV_MUL(a, b) _mm256_mul_ps(a, b)
+#define FV_STORE(p, v) _mm256_storeu_ps(p, v)
 #define FV_FN(name) avx2_##name
 #define fv_finish finish
 #include "kernels/fast/float_conv_impl.h"
