@@ -35,31 +35,25 @@ static bool packed_size(const ap_kexec *x, const ap_ktensor *f, size_t *bytes) {
 
 /* Tap t's weights (w[c][t][0..d), filter rows of k) packed as a 1x1 filter's, [panel][d][L],
  * zeros past n; true when every one is finite. */
-static bool pack_tap(const float *w, int32_t n, size_t k, size_t t, int32_t d, int32_t L,
-                     float *wp) {
-  uint32_t bad = 0;
-  int32_t all = (n + L - 1) / L * L;
-  for (int32_t c = 0; c < all; c++) {
-    float *dst = wp + (size_t)(c / L) * (size_t)d * (size_t)L + (size_t)(c % L);
-    const float *src = w + (size_t)c * k + t * (size_t)d;
-    for (int32_t i = 0; i < d; i++) {
-      float v = c < n ? src[i] : 0.0f;
-      uint32_t bits;
-      memcpy(&bits, &v, 4);
-      bad |= (~bits & 0x7f800000u) == 0 ? 1u : 0u; /* inf or NaN */
-      dst[(size_t)i * (size_t)L] = v;
-    }
-  }
-  return bad == 0;
+static bool pack_tap(const ap_kexec *x, const float *w, int32_t n, size_t k, size_t t, int32_t d,
+                     int32_t L, float *wp) {
+  const float *src = w + t * (size_t)d;
+#ifdef AP_FAST_X86
+  if (x->level->fconv_pack == ap_fast_avx2_fconv_pack) /* the x86 levels' transposes */
+    return ap_fast_avx2_fconv_pack_rows(src, n, (size_t)d, k, L, wp);
+#else
+  (void)x;
+#endif
+  return ap_fast_fconv_pack_part(src, n, (size_t)d, k, L, wp, 0, (n + L - 1) / L * L, 0);
 }
 
-bool ap_fast_fconv_pack_part(const float *w, int32_t n, size_t k, int32_t L, float *wp, int32_t c0,
-                             int32_t c1, size_t i0) {
+bool ap_fast_fconv_pack_part(const float *w, int32_t n, size_t k, size_t stride, int32_t L,
+                             float *wp, int32_t c0, int32_t c1, size_t i0) {
   uint32_t bad = 0;
   for (int32_t c = c0; c < c1; c++) {
     float *dst = wp + (size_t)(c / L) * k * (size_t)L + (size_t)(c % L);
     for (size_t i = i0; i < k; i++) {
-      float v = c < n ? w[(size_t)c * k + i] : 0.0f;
+      float v = c < n ? w[(size_t)c * stride + i] : 0.0f;
       uint32_t bits;
       memcpy(&bits, &v, 4);
       bad |= (~bits & 0x7f800000u) == 0 ? 1u : 0u; /* exponent all ones: inf or NaN */
@@ -70,7 +64,7 @@ bool ap_fast_fconv_pack_part(const float *w, int32_t n, size_t k, int32_t L, flo
 }
 
 bool ap_fast_fconv_pack(const float *w, int32_t n, size_t k, int32_t L, float *wp) {
-  return ap_fast_fconv_pack_part(w, n, k, L, wp, 0, (n + L - 1) / L * L, 0);
+  return ap_fast_fconv_pack_part(w, n, k, k, L, wp, 0, (n + L - 1) / L * L, 0);
 }
 
 bool ap_fast_fconv_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
@@ -84,14 +78,14 @@ bool ap_fast_fconv_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_
 typedef struct fconv_job {
   const ap_fconv *c;
   const ap_fast_level *l;
-  int32_t rows, tasks;
+  int32_t rows, tasks, first; /* rows [first, first + rows) */
 } fconv_job;
 
 static void fconv_task(void *arg, int task) {
   const fconv_job *j = arg;
   int32_t r0 = (int32_t)((int64_t)j->rows * task / j->tasks);
   int32_t r1 = (int32_t)((int64_t)j->rows * (task + 1) / j->tasks);
-  if (r0 < r1) j->l->fconv(j->c, r0, r1);
+  if (r0 < r1) j->l->fconv(j->c, j->first + r0, j->first + r1);
 }
 
 /* A map one pixel wide (a 1-D convolution over rows: in_w, out_w, f_w 1) has the same bytes as
@@ -127,19 +121,28 @@ static void taps(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
                 .zeros = zeros};
   int32_t pad_h = c.pad_h, pad_w = c.pad_w, dil_h = c.dil_h, dil_w = c.dil_w;
   c.f_h = c.f_w = 1;
+  /* Bands of output rows of about 16 KiB, every tap over one band before the next: the band's
+   * sums and input rows stay in the cache between passes (one tap's packing per band and tap,
+   * a few hundred floats, is cheap beside a pass). */
   int32_t rows = out->dims[0] * out->dims[1];
-  uint64_t work = (uint64_t)rows * (uint64_t)out->dims[2] * (uint64_t)n * (size_t)d * 4;
-  fconv_job j = {&c, x->level, rows, ap_fast_chunks(ap_fast_tasks(x, work, rows), 4, rows)};
-  for (int32_t fy = 0; fy < fh; fy++)
-    for (int32_t fx = 0; fx < fw; fx++) {
-      size_t t = (size_t)fy * (size_t)fw + (size_t)fx;
-      c.finite = pack_tap(f->data, n, k, t, d, L, wp);
-      c.pad_h = pad_h - fy * dil_h; /* the tap's input pixel is the 1x1 filter's */
-      c.pad_w = pad_w - fx * dil_w;
-      c.accum = t > 0;
-      c.partial = t + 1 < (size_t)fh * (size_t)fw;
-      ap_fast_parallel(x, fconv_task, &j, j.tasks);
-    }
+  size_t row_bytes = (size_t)out->dims[2] * (size_t)n * sizeof(float);
+  int32_t band = row_bytes && row_bytes < 16384 ? (int32_t)(16384 / row_bytes) : 1;
+  for (int32_t r0 = 0; r0 < rows; r0 += band) {
+    int32_t r1 = rows - r0 < band ? rows : r0 + band;
+    uint64_t work = (uint64_t)(r1 - r0) * (uint64_t)out->dims[2] * (uint64_t)n * (size_t)d * 4;
+    fconv_job j = {&c, x->level, r1 - r0,
+                   ap_fast_chunks(ap_fast_tasks(x, work, r1 - r0), 4, r1 - r0), r0};
+    for (int32_t fy = 0; fy < fh; fy++)
+      for (int32_t fx = 0; fx < fw; fx++) {
+        size_t t = (size_t)fy * (size_t)fw + (size_t)fx;
+        c.finite = pack_tap(x, f->data, n, k, t, d, L, wp);
+        c.pad_h = pad_h - fy * dil_h; /* the tap's input pixel is the 1x1 filter's */
+        c.pad_w = pad_w - fx * dil_w;
+        c.accum = t > 0;
+        c.partial = t + 1 < (size_t)fh * (size_t)fw;
+        ap_fast_parallel(x, fconv_task, &j, j.tasks);
+      }
+  }
 }
 
 bool ap_fast_fconv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
@@ -179,7 +182,7 @@ bool ap_fast_fconv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kte
   int32_t rows = out->dims[0] * out->dims[1];
   /* A float multiply-add costs about 4 of an int8 convolution's. */
   uint64_t work = (uint64_t)rows * (uint64_t)out->dims[2] * (uint64_t)n * k * 4;
-  fconv_job j = {&c, x->level, rows, ap_fast_chunks(ap_fast_tasks(x, work, rows), 4, rows)};
+  fconv_job j = {&c, x->level, rows, ap_fast_chunks(ap_fast_tasks(x, work, rows), 4, rows), 0};
   /* One task only: turned, a batch is one row and no longer splits. */
   if (j.tasks == 1 && c.in_w == 1 && c.out_w == 1 && c.f_w == 1 && c.out_h > 1) {
     column_as_row(&c.geom);
