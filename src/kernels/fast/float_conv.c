@@ -14,37 +14,48 @@ static int32_t lanes(const ap_kexec *x) {
   return x->level->fconv_lanes > 0 ? x->level->fconv_lanes : 8;
 }
 
-/* The low-scratch variant: on a flat level (ap_fast_level_flat) packs one filter tap at a time and
- * runs the filter's taps as passes of a 1x1 convolution, each output's sum carried from pass to
- * pass in the output (ap_fconv.accum, .partial): scratch for one tap's weights instead of the whole
- * filter's. */
+/* The low-scratch variant: on a flat level (ap_fast_level_flat) packs a few taps of one filter
+ * row at a time and runs the filter as passes of a 1-row convolution over those taps, each
+ * output's sum carried from pass to pass in the output (ap_fconv.accum, .partial): scratch for
+ * a pass's weights instead of the whole filter's. */
 static bool by_taps(const ap_kexec *x, const ap_ktensor *f) {
   return ap_fast_level_flat(x->level) && f->dims[1] * f->dims[2] > 1;
 }
 
-/* Packed weights (all, or one tap's), then in_d zeros; an empty filter (a zero dim) is left to
+/* Taps per pass: those of a filter row whose weights fit in AP_FTAP_BYTES, at least one. Each pass
+ * costs its sums' loads and stores and the loops' setup, a large share where a tap is little
+ * work (few channels): there two taps a pass take a third of the passes for 2 KiB at most. */
+enum { AP_FTAP_BYTES = 2048 };
+static int32_t pass_taps(const ap_kexec *x, const ap_ktensor *f) {
+  size_t L = (size_t)lanes(x), tap = ((size_t)f->dims[0] + L - 1) / L * L * (size_t)f->dims[3] * 4;
+  size_t run = tap && tap < AP_FTAP_BYTES ? AP_FTAP_BYTES / tap : 1;
+  return run < (size_t)f->dims[2] ? (int32_t)run : f->dims[2];
+}
+
+/* Packed weights (all, or a pass's), then in_d zeros; an empty filter (a zero dim) is left to
  * the reference. */
 static bool packed_size(const ap_kexec *x, const ap_ktensor *f, size_t *bytes) {
   if (f->dims[0] <= 0 || f->dims[1] <= 0 || f->dims[2] <= 0 || f->dims[3] <= 0) return false;
   size_t panels = ((size_t)f->dims[0] + (size_t)lanes(x) - 1) / (size_t)lanes(x), k, w;
-  size_t taps = by_taps(x, f) ? 1 : (size_t)f->dims[1] * (size_t)f->dims[2];
+  size_t taps = by_taps(x, f) ? (size_t)pass_taps(x, f) : (size_t)f->dims[1] * (size_t)f->dims[2];
   return ap_mul_size(taps, (size_t)f->dims[3], &k) &&
          ap_mul_size(k, panels * (size_t)lanes(x) * sizeof(float), &w) &&
          ap_add_size(ap_kscratch_round(w), (size_t)f->dims[3] * sizeof(float), bytes);
 }
 
-/* Tap t's weights (w[c][t][0..d), filter rows of k) packed as a 1x1 filter's, [panel][d][L],
- * zeros past n; true when every one is finite. */
-static bool pack_tap(const ap_kexec *x, const float *w, int32_t n, size_t k, size_t t, int32_t d,
-                     int32_t L, float *wp) {
+/* Taps [t, t + r) of one filter row (w[c][t..t+r)[0..d), filter rows of k) packed as a 1 x r
+ * filter's, [panel][r][d][L], zeros past n; true when every one is finite. */
+static bool pack_taps(const ap_kexec *x, const float *w, int32_t n, size_t k, size_t t, size_t r,
+                      int32_t d, int32_t L, float *wp) {
   const float *src = w + t * (size_t)d;
+  size_t cols = r * (size_t)d;
 #ifdef AP_FAST_X86
   if (x->level->fconv_pack == ap_fast_avx2_fconv_pack) /* the x86 levels' transposes */
-    return ap_fast_avx2_fconv_pack_rows(src, n, (size_t)d, k, L, wp);
+    return ap_fast_avx2_fconv_pack_rows(src, n, cols, k, L, wp);
 #else
   (void)x;
 #endif
-  return ap_fast_fconv_pack_part(src, n, (size_t)d, k, L, wp, 0, (n + L - 1) / L * L, 0);
+  return ap_fast_fconv_pack_part(src, n, cols, k, L, wp, 0, (n + L - 1) / L * L, 0);
 }
 
 bool ap_fast_fconv_pack_part(const float *w, int32_t n, size_t k, size_t stride, int32_t L,
@@ -104,8 +115,9 @@ static void column_as_row(ap_fast_geom *g) {
 #undef AP_SWAP
 }
 
-/* The filter's taps in the reference's order (row, column), each a 1x1 convolution over the
- * input shifted by the tap (its padding moved by the tap's offset) adding to the sums so far. */
+/* The filter's taps in the reference's order (row, column), a pass of run taps of one row a
+ * 1 x run convolution over the input shifted by its first tap (the padding moved by the tap's
+ * offset) adding to the sums so far. */
 static void taps(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                  const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, float *wp,
                  const float *zeros) {
@@ -120,7 +132,8 @@ static void taps(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
                 .hi = p->fact_max,
                 .zeros = zeros};
   int32_t pad_h = c.pad_h, pad_w = c.pad_w, dil_h = c.dil_h, dil_w = c.dil_w;
-  c.f_h = c.f_w = 1;
+  int32_t run = pass_taps(x, f);
+  c.f_h = 1;
   /* Bands of output rows of about 16 KiB, every tap over one band before the next: the band's
    * sums and input rows stay in the cache between passes (one tap's packing per band and tap,
    * a few hundred floats, is cheap beside a pass). */
@@ -133,13 +146,14 @@ static void taps(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
     fconv_job j = {&c, x->level, r1 - r0,
                    ap_fast_chunks(ap_fast_tasks(x, work, r1 - r0), 4, r1 - r0), r0};
     for (int32_t fy = 0; fy < fh; fy++)
-      for (int32_t fx = 0; fx < fw; fx++) {
+      for (int32_t fx = 0; fx < fw; fx += run) {
         size_t t = (size_t)fy * (size_t)fw + (size_t)fx;
-        c.finite = pack_tap(x, f->data, n, k, t, d, L, wp);
-        c.pad_h = pad_h - fy * dil_h; /* the tap's input pixel is the 1x1 filter's */
+        c.f_w = fw - fx < run ? fw - fx : run;
+        c.finite = pack_taps(x, f->data, n, k, t, (size_t)c.f_w, d, L, wp);
+        c.pad_h = pad_h - fy * dil_h; /* the pass's first tap is the 1 x f_w filter's */
         c.pad_w = pad_w - fx * dil_w;
         c.accum = t > 0;
-        c.partial = t + 1 < (size_t)fh * (size_t)fw;
+        c.partial = t + (size_t)c.f_w < (size_t)fh * (size_t)fw;
         ap_fast_parallel(x, fconv_task, &j, j.tasks);
       }
   }
@@ -160,7 +174,7 @@ bool ap_fast_fconv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kte
   size_t k = (size_t)f->dims[1] * f->dims[2] * f->dims[3];
   float *wp = scratch;
   size_t panels = ((size_t)n + (size_t)L - 1) / (size_t)L;
-  size_t packed = by_taps(x, f) ? (size_t)f->dims[3] : k;
+  size_t packed = by_taps(x, f) ? (size_t)pass_taps(x, f) * (size_t)f->dims[3] : k;
   float *zeros = (float *)((char *)scratch + ap_kscratch_round(panels * packed * (size_t)L * 4));
   memset(zeros, 0, (size_t)in->dims[3] * sizeof(float));
   if (by_taps(x, f)) {
