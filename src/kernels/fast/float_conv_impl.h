@@ -137,7 +137,10 @@ static void FV_FN(conv)(const ap_fconv *c, int32_t r0, int32_t r1) {
     float *row = c->out + (size_t)r * c->out_w * c->out_d;
     int32_t ox = 0;
     while (ox < c->out_w) {
-      int32_t P = c->out_w - ox < FV_PMAX ? c->out_w - ox : FV_PMAX;
+      /* The row's pixels in blocks as even as FV_PMAX allows (32: 6 6 5 5 5 5, not 6 x 5 and 2):
+       * a narrow block has too few sums to hide the adds' latency. */
+      int32_t left = c->out_w - ox, blocks = (left + FV_PMAX - 1) / FV_PMAX;
+      int32_t P = (left + blocks - 1) / blocks;
       if (!c->finite) {
         int32_t first = ox * c->stride_w - c->pad_w;
         int32_t last = (ox + P - 1) * c->stride_w - c->pad_w + c->dil_w * (c->f_w - 1);
