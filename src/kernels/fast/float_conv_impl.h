@@ -49,12 +49,19 @@ static inline __attribute__((always_inline)) void FV_FN(block)(const ap_fconv *c
   int32_t y0 = oy * c->stride_h - c->pad_h, x0 = ox * c->stride_w - c->pad_w;
   FV acc[FV_PMAX][FV_QMAX];
   const bool whole = (panel + Q) * FL <= c->out_d; /* no lane past out_d */
+  if (whole && c->accum) {
 #pragma GCC unroll 16
-  for (int j = 0; j < P; j++)
+    for (int j = 0; j < P; j++)
 #pragma GCC unroll 16
-    for (int q = 0; q < Q; q++)
-      acc[j][q] = whole && c->accum ? FV_LOAD(out + (size_t)j * c->out_d + (panel + q) * FL)
-                                    : FV_FN(start)(c, panel + q, out + (size_t)j * c->out_d);
+      for (int q = 0; q < Q; q++)
+        acc[j][q] = FV_LOAD(out + (size_t)j * c->out_d + (panel + q) * FL);
+  } else {
+#pragma GCC unroll 16
+    for (int j = 0; j < P; j++)
+#pragma GCC unroll 16
+      for (int q = 0; q < Q; q++)
+        acc[j][q] = FV_FN(start)(c, panel + q, out + (size_t)j * c->out_d);
+  }
   for (int32_t fy = 0; fy < c->f_h; fy++) {
     int32_t iy = y0 + c->dil_h * fy;
     if (iy < 0 || iy >= c->in_h) continue;
@@ -89,14 +96,19 @@ static inline __attribute__((always_inline)) void FV_FN(block)(const ap_fconv *c
       }
     }
   }
+  if (whole && c->partial) {
+#pragma GCC unroll 16
+    for (int j = 0; j < P; j++)
+#pragma GCC unroll 16
+      for (int q = 0; q < Q; q++)
+        FV_STORE(out + (size_t)j * c->out_d + (panel + q) * FL, acc[j][q]);
+    return;
+  }
 #pragma GCC unroll 16
   for (int j = 0; j < P; j++)
 #pragma GCC unroll 16
     for (int q = 0; q < Q; q++)
-      if (whole && c->partial)
-        FV_STORE(out + (size_t)j * c->out_d + (panel + q) * FL, acc[j][q]);
-      else
-        FV_FN(end)(c, panel + q, acc[j][q], out + (size_t)j * c->out_d);
+      FV_FN(end)(c, panel + q, acc[j][q], out + (size_t)j * c->out_d);
 }
 
 /* Pixels [ox, ox + P) for every panel: groups of FV_QMAX panels, then the rest. */
