@@ -2,6 +2,7 @@
  * 8 output channels in scratch at each eval; rows of the output are split over the threads. */
 #include "kernels/fast/fast.h"
 
+#include <stdint.h>
 #include <string.h>
 
 static bool applies(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
@@ -140,6 +141,12 @@ static void taps(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
   int32_t rows = out->dims[0] * out->dims[1];
   size_t row_bytes = (size_t)out->dims[2] * (size_t)n * sizeof(float);
   int32_t band = row_bytes && row_bytes < 16384 ? (int32_t)(16384 / row_bytes) : 1;
+  /* An output placed over its input (the planner's in-place overlap, src/graph/overlap.c) may
+   * write row r only over input rows that rows r and later no longer read: then one row at a
+   * time, every pass over it before the next, as the row-by-row kernels do. */
+  size_t in_bytes = (size_t)in->dims[0] * (size_t)in->dims[1] * (size_t)in->dims[2] * (size_t)d * 4;
+  uintptr_t i0 = (uintptr_t)in->data, o0 = (uintptr_t)out->data;
+  if (o0 < i0 + in_bytes && i0 < o0 + (size_t)rows * row_bytes) band = 1;
   for (int32_t r0 = 0; r0 < rows; r0 += band) {
     int32_t r1 = rows - r0 < band ? rows : r0 + band;
     uint64_t work = (uint64_t)(r1 - r0) * (uint64_t)out->dims[2] * (uint64_t)n * (size_t)d * 4;
