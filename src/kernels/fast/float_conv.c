@@ -142,13 +142,24 @@ static void taps(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
   size_t row_bytes = (size_t)out->dims[2] * (size_t)n * sizeof(float);
   int32_t band = row_bytes && row_bytes < 16384 ? (int32_t)(16384 / row_bytes) : 1;
   /* An output placed over its input (the planner's in-place overlap, src/graph/overlap.c) may
-   * write row r only over input rows that rows r and later no longer read: then one row at a
-   * time, every pass over it before the next, as the row-by-row kernels do. */
-  size_t in_bytes = (size_t)in->dims[0] * (size_t)in->dims[1] * (size_t)in->dims[2] * (size_t)d * 4;
+   * have row r written only over input rows that rows r and later no longer read, which is
+   * what one row at a time (every pass over it before the next) keeps. A band's later passes
+   * read input rows from its first row's first one on, so a band ends where its output would
+   * reach that input row. */
+  size_t in_row = (size_t)in->dims[2] * (size_t)d * 4;
+  size_t in_bytes = (size_t)in->dims[0] * (size_t)in->dims[1] * in_row;
   uintptr_t i0 = (uintptr_t)in->data, o0 = (uintptr_t)out->data;
-  if (o0 < i0 + in_bytes && i0 < o0 + (size_t)rows * row_bytes) band = 1;
-  for (int32_t r0 = 0; r0 < rows; r0 += band) {
-    int32_t r1 = rows - r0 < band ? rows : r0 + band;
+  bool over = o0 < i0 + in_bytes && i0 < o0 + (size_t)rows * row_bytes;
+  int64_t gap = (int64_t)(i0 - o0); /* bytes from the output's start to the input's */
+  for (int32_t r0 = 0, r1; r0 < rows; r0 = r1) {
+    r1 = rows - r0 < band ? rows : r0 + band;
+    if (over) {
+      int64_t oy = r0 % out->dims[1], first = oy * c.stride_h - pad_h;
+      first = first < 0 ? 0 : first > in->dims[1] ? in->dims[1] : first;
+      first += (int64_t)(r0 / out->dims[1]) * in->dims[1];
+      int64_t most = (gap + first * (int64_t)in_row) / (int64_t)row_bytes;
+      if (most < r1) r1 = most > r0 ? (int32_t)most : r0 + 1;
+    }
     uint64_t work = (uint64_t)(r1 - r0) * (uint64_t)out->dims[2] * (uint64_t)n * (size_t)d * 4;
     fconv_job j = {&c, x->level, r1 - r0,
                    ap_fast_chunks(ap_fast_tasks(x, work, r1 - r0), 4, r1 - r0), r0};
