@@ -158,27 +158,34 @@ static inline __attribute__((always_inline)) void column8(const ap_fdw *d, int32
     lo++;
   while (hi > lo && x0 + (hi - 1) * d->dil_w >= d->in_w)
     hi--;
-  const ptrdiff_t in_d = d->in_d, rowstep = (ptrdiff_t)d->stride_h * d->in_w * in_d;
-  /* offsets from d->in, formed into a pointer only for taps inside */
-  const ptrdiff_t o0 = (((ptrdiff_t)b * d->in_h + y0) * d->in_w + x0) * in_d;
+  const ptrdiff_t in_d = d->in_d, xstep = (ptrdiff_t)d->dil_w * in_d;
+  const ptrdiff_t ystep = (ptrdiff_t)d->dil_h * d->in_w * in_d;
   float *out = d->out + (((size_t)b * d->out_h + (size_t)oy) * d->out_w + (size_t)ox) * d->out_d;
   const size_t ostep = (size_t)d->out_w * d->out_d;
   for (int32_t c0 = 0; c0 < d->out_d; c0 += 8) {
     const ptrdiff_t ci = one ? c0 : c0 / d->mult;
     __m256 acc[R];
     _Pragma("GCC unroll 8") for (int p = 0; p < R; p++) acc[p] = _mm256_setzero_ps();
-    for (int32_t fy = 0; fy < d->f_h; fy++)
-      for (int32_t fx = lo; fx < hi; fx++) {
-        __m256 wv = _mm256_loadu_ps(d->f + ((size_t)fy * d->f_w + fx) * d->out_d + c0);
-        const float *src =
-            d->in +
-            (o0 + ((ptrdiff_t)fy * d->dil_h * d->in_w + (ptrdiff_t)fx * d->dil_w) * in_d + ci);
+    /* Each pixel's first tap inside the input (row fy 0, column lo), then the taps' offsets
+     * from it, the same for every pixel: one address register per pixel. */
+    const float *first[R];
+    _Pragma("GCC unroll 8") for (int p = 0; p < R; p++) first[p] =
+        lo < hi ? d->in + ((((ptrdiff_t)b * d->in_h + y0 + p * d->stride_h) * d->in_w + x0 +
+                            lo * d->dil_w) *
+                               in_d +
+                           ci)
+                : d->in;
+    for (int32_t fy = 0; fy < d->f_h && lo < hi; fy++) {
+      const float *w = d->f + ((size_t)fy * d->f_w + (size_t)lo) * d->out_d + c0;
+      ptrdiff_t off = fy * ystep;
+      for (int32_t fx = lo; fx < hi; fx++, off += xstep, w += d->out_d) {
+        __m256 wv = _mm256_loadu_ps(w);
         _Pragma("GCC unroll 8") for (int p = 0; p < R; p++) {
-          __m256 xv =
-              one ? _mm256_loadu_ps(src + p * rowstep) : _mm256_broadcast_ss(src + p * rowstep);
+          __m256 xv = one ? _mm256_loadu_ps(first[p] + off) : _mm256_broadcast_ss(first[p] + off);
           acc[p] = _mm256_add_ps(acc[p], _mm256_mul_ps(xv, wv));
         }
       }
+    }
     __m256 bv = d->bias ? _mm256_loadu_ps(d->bias + c0) : _mm256_setzero_ps();
     _Pragma("GCC unroll 8") for (int p = 0; p < R; p++)
         _mm256_storeu_ps(out + p * ostep + c0, ap_clampf8(_mm256_add_ps(acc[p], bv), d->lo, d->hi));
