@@ -17,8 +17,10 @@ static int32_t rnd(int32_t lo, int32_t hi) {
   return lo + (int32_t)(ap_test_rand(&rng) % (uint64_t)(hi - lo + 1));
 }
 
-static ap_kexec cfgs[16];
+static ap_kexec cfgs[24];
 static int ncfg;
+static ap_fast_level flats[4]; /* levels with their packed-weight kit taken away */
+static int nflat;
 
 static void add_cfgs(const ap_fast_level *l, ap_port_workers *w2, ap_port_workers *w3) {
   cfgs[ncfg++] = (ap_kexec){.level = l, .threads = 1, .parallel_min = 1};
@@ -27,6 +29,18 @@ static void add_cfgs(const ap_fast_level *l, ap_port_workers *w2, ap_port_worker
                             .threads = 2,
                             .parallel_min = 1}; /* parallel_min 1: every op splits */
   cfgs[ncfg++] = (ap_kexec){.level = l, .workers = w3, .threads = 3, .parallel_min = 1};
+}
+
+/* The level as the kernel choice's "in place" candidate runs it (ap_fast_level_flat: the float
+ * convolution packs one tap at a time, the fully connected reads its weights in place), on 1
+ * and 2 threads; a level without that kit has no such candidate. */
+static void add_flat(const ap_fast_level *l, ap_port_workers *w2) {
+  if (!l->outer) return;
+  ap_fast_level *f = &flats[nflat++];
+  *f = *l;
+  f->outer = NULL;
+  cfgs[ncfg++] = (ap_kexec){.level = f, .threads = 1, .parallel_min = 1};
+  cfgs[ncfg++] = (ap_kexec){.level = f, .workers = w2, .threads = 2, .parallel_min = 1};
 }
 
 /* Prepare and eval with exec x (NULL: the reference kernel); the output (malloc'd) or NULL. */
@@ -69,9 +83,10 @@ static void compare_all(const char *what, int32_t builtin, const ap_kop_options 
     while (got && n == nref && at < n &&
            (memcmp(&got[at], &ref[at], 4) == 0 || (isnan(got[at]) && isnan(ref[at]))))
       at++;
-    CHECK_MSG(got && n == nref && at == n, "%s: %s, %d threads: element %zu of %zu is %a, not %a",
-              what, cfgs[i].level->name, cfgs[i].threads, at, nref,
-              got && at < n ? (double)got[at] : 0.0, at < nref ? (double)ref[at] : 0.0);
+    CHECK_MSG(got && n == nref && at == n, "%s: %s%s, %d threads: element %zu of %zu is %a, not %a",
+              what, cfgs[i].level->name, ap_fast_level_flat(cfgs[i].level) ? " in place" : "",
+              cfgs[i].threads, at, nref, got && at < n ? (double)got[at] : 0.0,
+              at < nref ? (double)ref[at] : 0.0);
     free(got);
   }
   free(ref);
@@ -203,6 +218,55 @@ static void hand_worked(void) {
   }
 }
 
+/* Expected outputs of one convolution at every configuration (bitwise, by hand). */
+static void expect(const char *what, const ap_kop_options *o, const ap_ktensor *const *ins,
+                   const float *want, size_t count) {
+  for (int i = 0; i < ncfg; i++) {
+    size_t n = 0;
+    float *got = run(B_CONV, o, ins, 3, &cfgs[i], &n);
+    CHECK_MSG(got && n == count, "%s: %s: %zu outputs", what, cfgs[i].level->name, n);
+    for (size_t j = 0; got && n == count && j < n; j++)
+      CHECK_MSG(memcmp(&got[j], &want[j], 4) == 0, "%s: %s%s, %d threads: [%zu] %g, not %g", what,
+                cfgs[i].level->name, ap_fast_level_flat(cfgs[i].level) ? " in place" : "",
+                cfgs[i].threads, j, (double)got[j], (double)want[j]);
+    free(got);
+  }
+}
+
+/* The tap-by-tap variant's edges by hand (every configuration runs them, the flat ones by
+ * taps). A 3x3 input 1..9, one channel, two filters: ones, and 2 at the centre; stride 2,
+ * SAME (one row and column of padding each side): each output of the first sums the 2x2
+ * corner it covers, (1+2+4+5, 2+3+5+6, 4+5+7+8, 5+6+8+9), the second doubles the input at its
+ * centre (1, 3, 7, 9); bias 0.5 and -1. Then dilation 2, VALID, over a 5x5 input 1..25:
+ * ones on the nine taps at even rows and columns, 117; and a wholly padded first pass: 1x5
+ * input, 3x3 SAME, rows above and below outside (their taps' passes add nothing). */
+static void hand_worked_taps(void) {
+  float in[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, bias[2] = {0.5f, -1.0f};
+  float f[18] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, 0, 0, 0, 0};
+  ap_ktensor ti = kt(AP_FLOAT32, in, 4, 1, 3, 3, 1), tf = kt(AP_FLOAT32, f, 4, 2, 3, 3, 1);
+  ap_ktensor tb = kt(AP_FLOAT32, bias, 1, 2, 0, 0, 0);
+  const ap_ktensor *ins[3] = {&ti, &tf, &tb};
+  ap_kop_options o = {0};
+  o.conv = (ap_conv_options){AP_KPAD_SAME, 2, 2, 1, 1, AP_KACT_NONE, 0, 0};
+  const float want[8] = {12.5f, 1, 16.5f, 5, 24.5f, 13, 28.5f, 17};
+  expect("3x3 stride 2 SAME", &o, ins, want, 8);
+
+  float in5[25], ones[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+  for (int i = 0; i < 25; i++)
+    in5[i] = (float)(i + 1);
+  ap_ktensor t5 = kt(AP_FLOAT32, in5, 4, 1, 5, 5, 1), t1 = kt(AP_FLOAT32, ones, 4, 1, 3, 3, 1);
+  const ap_ktensor *ins5[3] = {&t5, &t1, NULL};
+  o.conv = (ap_conv_options){AP_KPAD_VALID, 1, 1, 2, 2, AP_KACT_NONE, 0, 0};
+  const float want5[1] = {117};
+  expect("3x3 dilation 2 VALID", &o, ins5, want5, 1);
+
+  ap_ktensor trow = kt(AP_FLOAT32, in5, 4, 1, 1, 5, 1);
+  const ap_ktensor *insr[3] = {&trow, &t1, NULL};
+  o.conv = (ap_conv_options){AP_KPAD_SAME, 1, 1, 1, 1, AP_KACT_RELU6, 0, 0};
+  const float wantr[5] = {3, 6, 6, 6, 6}; /* 1+2, 1+2+3, 2+3+4 (9), ... clamped at 6 */
+  expect("1x5 3x3 SAME, RELU6", &o, insr, wantr, 5);
+}
+
 int main(void) {
   ap_port_workers *w2 = NULL, *w3 = NULL;
   CHECK(ap_port_workers_create(NULL, 2, &w2, NULL) == AP_OK);
@@ -219,7 +283,16 @@ int main(void) {
   if (feat_a & AP_CPU_NEON) add_cfgs(&ap_fast_neon, w2, w3);
   if ((feat_a & AP_CPU_NEON) && (feat_a & AP_CPU_NEON_DOT)) add_cfgs(&ap_fast_neondot, w2, w3);
 #endif
+#ifdef AP_FAST_X86
+  if (feat & AP_CPU_AVX2) add_flat(&ap_fast_avx2, w2);
+  if ((feat & AP_CPU_AVX512BW) && (feat & AP_CPU_AVX512VNNI)) add_flat(&ap_fast_avx512, w2);
+#endif
+#ifdef AP_FAST_NEON
+  if (feat_a & AP_CPU_NEON) add_flat(&ap_fast_neon, w2);
+  if ((feat_a & AP_CPU_NEON) && (feat_a & AP_CPU_NEON_DOT)) add_flat(&ap_fast_neondot, w2);
+#endif
   hand_worked();
+  hand_worked_taps();
   enum { S = AP_KPAD_SAME, V = AP_KPAD_VALID };
   static const conv_shape convs[] = {
       {1, 5, 5, 3, 5, 3, 3, 1, 1, S, AP_KACT_NONE},

@@ -78,13 +78,39 @@ static void tc_case(int type, int b, int ih, int iw, int ic, int oc, int fh, int
   free(in), free(f), free(bias), free(scales);
 }
 
+/* Each level with a packed-weight kit again without it, as the kernel choice's "in place"
+ * candidate runs it (ap_fast_level_flat): float32 then transposes eight output channels of the
+ * filter at a time (scratch for a chunk, not the whole filter), on one thread. */
+static ap_fast_level flats[AP_TEST_MAX_LEVELS];
+
+static void add_flat_levels(void) {
+  int n = fc_ncfg, k = 0;
+  for (int i = 0; i < n; i += 3) {
+    const ap_fast_level *l = fc_cfgs[i].x.level;
+    if (!l->outer || k == AP_TEST_MAX_LEVELS) continue;
+    flats[k] = *l;
+    flats[k].outer = NULL;
+    fc_cfgs[fc_ncfg++] =
+        (fc_cfg){{.level = &flats[k], .threads = 1, .parallel_min = 1}, "in place"};
+    k++;
+  }
+}
+
 int main(void) {
   fc_setup();
+  add_flat_levels();
   static const int cases[][9] = {
       /* b, ih, iw, ic, oc, fh, fw, stride, padding */
-      {1, 3, 3, 1, 1, 3, 3, 1, AP_KPAD_VALID},  {1, 4, 5, 3, 5, 3, 3, 2, AP_KPAD_SAME},
-      {2, 3, 4, 17, 9, 2, 2, 2, AP_KPAD_VALID}, {1, 5, 5, 8, 16, 5, 5, 3, AP_KPAD_SAME},
-      {1, 6, 4, 16, 19, 4, 3, 2, AP_KPAD_SAME}, {1, 2, 2, 33, 8, 3, 3, 1, AP_KPAD_SAME},
+      {1, 3, 3, 1, 1, 3, 3, 1, AP_KPAD_VALID},
+      {1, 4, 5, 3, 5, 3, 3, 2, AP_KPAD_SAME},
+      {2, 3, 4, 17, 9, 2, 2, 2, AP_KPAD_VALID},
+      {1, 5, 5, 8, 16, 5, 5, 3, AP_KPAD_SAME},
+      {1, 6, 4, 16, 19, 4, 3, 2, AP_KPAD_SAME},
+      {1, 2, 2, 33, 8, 3, 3, 1, AP_KPAD_SAME},
+      /* in place: chunks of 8 channels with a tail of 1 and of 7, a lone chunk of 5 */
+      {1, 3, 5, 6, 17, 3, 3, 2, AP_KPAD_SAME},
+      {2, 4, 3, 9, 23, 2, 3, 1, AP_KPAD_VALID},
+      {1, 5, 2, 4, 5, 4, 4, 3, AP_KPAD_SAME},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     const int *c = cases[i];

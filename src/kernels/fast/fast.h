@@ -143,6 +143,11 @@ typedef struct ap_fconv {
    * then adds +-0, which leaves the sum as the reference's skipped tap does. */
   const float *zeros;
   bool finite;
+  /* Passes over the filter's taps (float_conv.c's low-scratch variant): accum starts each sum
+   * from the value out holds (the sum of the taps before) instead of 0.0f; partial stores the
+   * sum as it is, without bias and clamp, for the next pass to go on. Storing a float and
+   * loading it back is exact, so each output's chain of adds is the reference's. */
+  bool accum, partial;
 } ap_fconv;
 
 /* Fully connected, float: out[b][u] = clamp(sum_d x[b][d] * w[u][d] + bias[u]), the sum from 0.0f
@@ -255,6 +260,12 @@ typedef struct ap_fast_level {
   /* -- stream3 -- */
 } ap_fast_level;
 
+/* A level whose packed-weight kit was taken away (the kernel choice's "in place" candidate,
+ * RT_K_FLAT, and AP_KERNELS_SMALL's last try): the float kernels then pack little or nothing. */
+static inline bool ap_fast_level_flat(const ap_fast_level *l) {
+  return !l->outer && l->outer_min_m > 0;
+}
+
 /* The fastops tables (fastops.h) the levels point at. */
 extern const struct ap_fastops ap_fastops_generic, ap_fastops_avx2;
 
@@ -269,9 +280,10 @@ void ap_fast_generic_fdw(const ap_fdw *d, int32_t r0, int32_t r1);
 void ap_fast_generic_fpool(const ap_fpool *p, int32_t r0, int32_t r1);
 void ap_fast_generic_fbin(int op, const float *a, size_t sa, const float *b, size_t sb, float *out,
                           size_t n, float lo, float hi);
-/* Rows [c0, c1) (rows from n on: zeros), columns [i0, k) of that packing; true when finite. */
-bool ap_fast_fconv_pack_part(const float *w, int32_t n, size_t k, int32_t L, float *wp, int32_t c0,
-                             int32_t c1, size_t i0);
+/* Rows [c0, c1) (rows from n on: zeros), columns [i0, k) of that packing, row c of w at
+ * w + c * stride (k for a whole filter; a filter's row length for one tap's); true when finite. */
+bool ap_fast_fconv_pack_part(const float *w, int32_t n, size_t k, size_t stride, int32_t L,
+                             float *wp, int32_t c0, int32_t c1, size_t i0);
 #if defined(__x86_64__) || defined(_M_X64)
 extern const ap_fast_level ap_fast_sse41;
 extern const ap_fast_level ap_fast_avx2;
@@ -287,6 +299,9 @@ void ap_fast_avx2_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
 void ap_fast_avx512_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
 void ap_fast_sse41_fconv(const ap_fconv *c, int32_t r0, int32_t r1);
 bool ap_fast_avx2_fconv_pack(const float *w, int32_t n, size_t k, int32_t L, float *wp);
+/* The same with row c of w at w + c * stride (ap_fast_fconv_pack_part). */
+bool ap_fast_avx2_fconv_pack_rows(const float *w, int32_t n, size_t k, size_t stride, int32_t L,
+                                  float *wp);
 void ap_fast_avx2_ffc(const ap_ffc *f, int32_t u0, int32_t u1);
 void ap_fast_avx2_fdw(const ap_fdw *d, int32_t r0, int32_t r1);
 void ap_fast_avx2_fpool(const ap_fpool *p, int32_t r0, int32_t r1);

@@ -68,8 +68,17 @@ typedef struct ap_ftconv {
   float *y;
   int32_t batches, ih, iw, ic, fh, fw, oh, ow, oc, stride_h, stride_w, pad_h, pad_w;
   int32_t co0, co1; /* the output channels this call computes */
+  /* wt's rows (0: oc) and the output channel of its first column: a chunk of the filter's
+   * output channels transposed alone has rows of the chunk's width. */
+  int32_t ws, wc0;
 } ap_ftconv;
 void ap_fast_tconv_float(const ap_ftconv *t);
+/* Output channels in chunks of AP_FTCONV_CHUNK, each transposed from the filter w ([co][ky][kx]
+ * [ci]) into wt (ap_fast_tconv_float_chunk_bytes) and scattered: a flat level's
+ * (ap_fast_level_flat) TRANSPOSE_CONV, scratch for a chunk of the filter instead of all of it. */
+enum { AP_FTCONV_CHUNK = 8 };
+size_t ap_fast_tconv_float_chunk_bytes(int32_t fh, int32_t fw, int32_t ic, int32_t oc);
+void ap_fast_tconv_float_chunks(const ap_ftconv *t, const float *w, float *wt);
 
 /* Tasks a driver without per-task scratch splits into at most (AP_MAX_THREADS). */
 #define AP_FAST_MAX_TASKS 64

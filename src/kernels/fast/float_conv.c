@@ -2,6 +2,7 @@
  * 8 output channels in scratch at each eval; rows of the output are split over the threads. */
 #include "kernels/fast/fast.h"
 
+#include <stdint.h>
 #include <string.h>
 
 static bool applies(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
@@ -14,22 +15,57 @@ static int32_t lanes(const ap_kexec *x) {
   return x->level->fconv_lanes > 0 ? x->level->fconv_lanes : 8;
 }
 
-/* Packed weights, then in_d zeros; an empty filter (a zero dim) is left to the reference. */
+/* The low-scratch variant: on a flat level (ap_fast_level_flat) packs a few taps of one filter
+ * row at a time and runs the filter as passes of a 1-row convolution over those taps, each
+ * output's sum carried from pass to pass in the output (ap_fconv.accum, .partial): scratch for
+ * a pass's weights instead of the whole filter's. */
+static bool by_taps(const ap_kexec *x, const ap_ktensor *f) {
+  return ap_fast_level_flat(x->level) && f->dims[1] * f->dims[2] > 1;
+}
+
+/* Taps per pass: those of a filter row whose weights fit in AP_FTAP_BYTES, at least one. Each pass
+ * costs its sums' loads and stores and the loops' setup, a large share where a tap is little
+ * work (few channels): there two taps a pass take a third of the passes for 2 KiB at most. */
+enum { AP_FTAP_BYTES = 2048 };
+static int32_t pass_taps(const ap_kexec *x, const ap_ktensor *f) {
+  size_t L = (size_t)lanes(x), tap = ((size_t)f->dims[0] + L - 1) / L * L * (size_t)f->dims[3] * 4;
+  size_t run = tap && tap < AP_FTAP_BYTES ? AP_FTAP_BYTES / tap : 1;
+  return run < (size_t)f->dims[2] ? (int32_t)run : f->dims[2];
+}
+
+/* Packed weights (all, or a pass's), then in_d zeros; an empty filter (a zero dim) is left to
+ * the reference. */
 static bool packed_size(const ap_kexec *x, const ap_ktensor *f, size_t *bytes) {
   if (f->dims[0] <= 0 || f->dims[1] <= 0 || f->dims[2] <= 0 || f->dims[3] <= 0) return false;
   size_t panels = ((size_t)f->dims[0] + (size_t)lanes(x) - 1) / (size_t)lanes(x), k, w;
-  return ap_mul_size((size_t)f->dims[1] * (size_t)f->dims[2], (size_t)f->dims[3], &k) &&
+  size_t taps = by_taps(x, f) ? (size_t)pass_taps(x, f) : (size_t)f->dims[1] * (size_t)f->dims[2];
+  return ap_mul_size(taps, (size_t)f->dims[3], &k) &&
          ap_mul_size(k, panels * (size_t)lanes(x) * sizeof(float), &w) &&
          ap_add_size(ap_kscratch_round(w), (size_t)f->dims[3] * sizeof(float), bytes);
 }
 
-bool ap_fast_fconv_pack_part(const float *w, int32_t n, size_t k, int32_t L, float *wp, int32_t c0,
-                             int32_t c1, size_t i0) {
+/* Taps [t, t + r) of one filter row (w[c][t..t+r)[0..d), filter rows of k) packed as a 1 x r
+ * filter's, [panel][r][d][L], zeros past n; true when every one is finite. */
+static bool pack_taps(const ap_kexec *x, const float *w, int32_t n, size_t k, size_t t, size_t r,
+                      int32_t d, int32_t L, float *wp) {
+  const float *src = w + t * (size_t)d;
+  size_t cols = r * (size_t)d;
+#ifdef AP_FAST_X86
+  if (x->level->fconv_pack == ap_fast_avx2_fconv_pack) /* the x86 levels' transposes */
+    return ap_fast_avx2_fconv_pack_rows(src, n, cols, k, L, wp);
+#else
+  (void)x;
+#endif
+  return ap_fast_fconv_pack_part(src, n, cols, k, L, wp, 0, (n + L - 1) / L * L, 0);
+}
+
+bool ap_fast_fconv_pack_part(const float *w, int32_t n, size_t k, size_t stride, int32_t L,
+                             float *wp, int32_t c0, int32_t c1, size_t i0) {
   uint32_t bad = 0;
   for (int32_t c = c0; c < c1; c++) {
     float *dst = wp + (size_t)(c / L) * k * (size_t)L + (size_t)(c % L);
     for (size_t i = i0; i < k; i++) {
-      float v = c < n ? w[(size_t)c * k + i] : 0.0f;
+      float v = c < n ? w[(size_t)c * stride + i] : 0.0f;
       uint32_t bits;
       memcpy(&bits, &v, 4);
       bad |= (~bits & 0x7f800000u) == 0 ? 1u : 0u; /* exponent all ones: inf or NaN */
@@ -40,7 +76,7 @@ bool ap_fast_fconv_pack_part(const float *w, int32_t n, size_t k, int32_t L, flo
 }
 
 bool ap_fast_fconv_pack(const float *w, int32_t n, size_t k, int32_t L, float *wp) {
-  return ap_fast_fconv_pack_part(w, n, k, L, wp, 0, (n + L - 1) / L * L, 0);
+  return ap_fast_fconv_pack_part(w, n, k, k, L, wp, 0, (n + L - 1) / L * L, 0);
 }
 
 bool ap_fast_fconv_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
@@ -54,14 +90,14 @@ bool ap_fast_fconv_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_
 typedef struct fconv_job {
   const ap_fconv *c;
   const ap_fast_level *l;
-  int32_t rows, tasks;
+  int32_t rows, tasks, first; /* rows [first, first + rows) */
 } fconv_job;
 
 static void fconv_task(void *arg, int task) {
   const fconv_job *j = arg;
   int32_t r0 = (int32_t)((int64_t)j->rows * task / j->tasks);
   int32_t r1 = (int32_t)((int64_t)j->rows * (task + 1) / j->tasks);
-  if (r0 < r1) j->l->fconv(j->c, r0, r1);
+  if (r0 < r1) j->l->fconv(j->c, j->first + r0, j->first + r1);
 }
 
 /* A map one pixel wide (a 1-D convolution over rows: in_w, out_w, f_w 1) has the same bytes as
@@ -80,6 +116,67 @@ static void column_as_row(ap_fast_geom *g) {
 #undef AP_SWAP
 }
 
+/* The filter's taps in the reference's order (row, column), a pass of run taps of one row a
+ * 1 x run convolution over the input shifted by its first tap (the padding moved by the tap's
+ * offset) adding to the sums so far. */
+static void taps(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                 const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, float *wp,
+                 const float *zeros) {
+  int32_t n = f->dims[0], L = lanes(x), fh = f->dims[1], fw = f->dims[2], d = f->dims[3];
+  size_t k = (size_t)fh * (size_t)fw * (size_t)d;
+  ap_fconv c = {.in = in->data,
+                .wp = wp,
+                .bias = bias ? bias->data : NULL,
+                .out = out->data,
+                .geom = ap_fast_geom_of(p, in, f, out),
+                .lo = p->fact_min,
+                .hi = p->fact_max,
+                .zeros = zeros};
+  int32_t pad_h = c.pad_h, pad_w = c.pad_w, dil_h = c.dil_h, dil_w = c.dil_w;
+  int32_t run = pass_taps(x, f);
+  c.f_h = 1;
+  /* Bands of output rows of about 16 KiB, every tap over one band before the next: the band's
+   * sums and input rows stay in the cache between passes (one tap's packing per band and tap,
+   * a few hundred floats, is cheap beside a pass). */
+  int32_t rows = out->dims[0] * out->dims[1];
+  size_t row_bytes = (size_t)out->dims[2] * (size_t)n * sizeof(float);
+  int32_t band = row_bytes && row_bytes < 16384 ? (int32_t)(16384 / row_bytes) : 1;
+  /* An output placed over its input (the planner's in-place overlap, src/graph/overlap.c) may
+   * have row r written only over input rows that rows r and later no longer read, which is
+   * what one row at a time (every pass over it before the next) keeps. A band's later passes
+   * read input rows from its first row's first one on, so a band ends where its output would
+   * reach that input row. */
+  size_t in_row = (size_t)in->dims[2] * (size_t)d * 4;
+  size_t in_bytes = (size_t)in->dims[0] * (size_t)in->dims[1] * in_row;
+  uintptr_t i0 = (uintptr_t)in->data, o0 = (uintptr_t)out->data;
+  bool over = o0 < i0 + in_bytes && i0 < o0 + (size_t)rows * row_bytes;
+  int64_t gap = (int64_t)(i0 - o0); /* bytes from the output's start to the input's */
+  for (int32_t r0 = 0, r1; r0 < rows; r0 = r1) {
+    r1 = rows - r0 < band ? rows : r0 + band;
+    if (over) {
+      int64_t oy = r0 % out->dims[1], first = oy * c.stride_h - pad_h;
+      first = first < 0 ? 0 : first > in->dims[1] ? in->dims[1] : first;
+      first += (int64_t)(r0 / out->dims[1]) * in->dims[1];
+      int64_t most = (gap + first * (int64_t)in_row) / (int64_t)row_bytes;
+      if (most < r1) r1 = most > r0 ? (int32_t)most : r0 + 1;
+    }
+    uint64_t work = (uint64_t)(r1 - r0) * (uint64_t)out->dims[2] * (uint64_t)n * (size_t)d * 4;
+    fconv_job j = {&c, x->level, r1 - r0,
+                   ap_fast_chunks(ap_fast_tasks(x, work, r1 - r0), 4, r1 - r0), r0};
+    for (int32_t fy = 0; fy < fh; fy++)
+      for (int32_t fx = 0; fx < fw; fx += run) {
+        size_t t = (size_t)fy * (size_t)fw + (size_t)fx;
+        c.f_w = fw - fx < run ? fw - fx : run;
+        c.finite = pack_taps(x, f->data, n, k, t, (size_t)c.f_w, d, L, wp);
+        c.pad_h = pad_h - fy * dil_h; /* the pass's first tap is the 1 x f_w filter's */
+        c.pad_w = pad_w - fx * dil_w;
+        c.accum = t > 0;
+        c.partial = t + (size_t)c.f_w < (size_t)fh * (size_t)fw;
+        ap_fast_parallel(x, fconv_task, &j, j.tasks);
+      }
+  }
+}
+
 bool ap_fast_fconv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                         const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
                         ap_status *s) {
@@ -95,8 +192,14 @@ bool ap_fast_fconv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kte
   size_t k = (size_t)f->dims[1] * f->dims[2] * f->dims[3];
   float *wp = scratch;
   size_t panels = ((size_t)n + (size_t)L - 1) / (size_t)L;
-  float *zeros = (float *)((char *)scratch + ap_kscratch_round(panels * k * (size_t)L * 4));
+  size_t packed = by_taps(x, f) ? (size_t)pass_taps(x, f) * (size_t)f->dims[3] : k;
+  float *zeros = (float *)((char *)scratch + ap_kscratch_round(panels * packed * (size_t)L * 4));
   memset(zeros, 0, (size_t)in->dims[3] * sizeof(float));
+  if (by_taps(x, f)) {
+    taps(x, p, in, f, bias, out, wp, zeros);
+    *s = AP_OK;
+    return true;
+  }
   bool finite =
       (x->level->fconv_pack ? x->level->fconv_pack : ap_fast_fconv_pack)(f->data, n, k, L, wp);
   ap_fconv c = {.in = in->data,
@@ -111,7 +214,7 @@ bool ap_fast_fconv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kte
   int32_t rows = out->dims[0] * out->dims[1];
   /* A float multiply-add costs about 4 of an int8 convolution's. */
   uint64_t work = (uint64_t)rows * (uint64_t)out->dims[2] * (uint64_t)n * k * 4;
-  fconv_job j = {&c, x->level, rows, ap_fast_chunks(ap_fast_tasks(x, work, rows), 4, rows)};
+  fconv_job j = {&c, x->level, rows, ap_fast_chunks(ap_fast_tasks(x, work, rows), 4, rows), 0};
   /* One task only: turned, a batch is one row and no longer splits. */
   if (j.tasks == 1 && c.in_w == 1 && c.out_w == 1 && c.f_w == 1 && c.out_h > 1) {
     column_as_row(&c.geom);

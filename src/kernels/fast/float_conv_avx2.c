@@ -38,6 +38,7 @@ static inline void finish(const ap_fconv *c, int32_t panel, __m256 acc, float *o
 #define FV_BCAST(p) _mm256_broadcast_ss(p)
 #define FV_ADD(a, b) _mm256_add_ps(a, b)
 #define FV_MUL(a, b) _mm256_mul_ps(a, b)
+#define FV_STORE(p, v) _mm256_storeu_ps(p, v)
 #define FV_FN(name) avx2_##name
 #define fv_finish finish
 #include "kernels/fast/float_conv_impl.h"
@@ -49,16 +50,21 @@ void ap_fast_avx2_fconv(const ap_fconv *c, int32_t r0, int32_t r1) {
 /* Groups of 8 rows by 8x8 transposes; the rest (rows past the last group of 8, columns past
  * the last multiple of 8) through the portable loop's rule, element by element. */
 bool ap_fast_avx2_fconv_pack(const float *w, int32_t n, size_t k, int32_t L, float *wp) {
+  return ap_fast_avx2_fconv_pack_rows(w, n, k, k, L, wp);
+}
+
+bool ap_fast_avx2_fconv_pack_rows(const float *w, int32_t n, size_t k, size_t stride, int32_t L,
+                                  float *wp) {
   int32_t n8 = n / 8 * 8;
   size_t k8 = k / 8 * 8;
   __m256i expo = _mm256_set1_epi32(0x7f800000), bad = _mm256_setzero_si256();
   for (int32_t c0 = 0; c0 < n8; c0 += 8) {
     float *dst = wp + (size_t)(c0 / L) * k * (size_t)L + (size_t)(c0 % L);
-    const float *src = w + (size_t)c0 * k;
+    const float *src = w + (size_t)c0 * stride;
     for (size_t i = 0; i < k8; i += 8) {
       __m256 r[8];
       for (int l = 0; l < 8; l++) {
-        r[l] = _mm256_loadu_ps(src + (size_t)l * k + i);
+        r[l] = _mm256_loadu_ps(src + (size_t)l * stride + i);
         __m256i e = _mm256_and_si256(_mm256_castps_si256(r[l]), expo);
         bad = _mm256_or_si256(bad, _mm256_cmpeq_epi32(e, expo));
       }
@@ -66,10 +72,10 @@ bool ap_fast_avx2_fconv_pack(const float *w, int32_t n, size_t k, int32_t L, flo
       for (int l = 0; l < 8; l++)
         _mm256_storeu_ps(dst + (i + (size_t)l) * (size_t)L, r[l]);
     }
-    if (k8 < k && !ap_fast_fconv_pack_part(w, n, k, L, wp, c0, c0 + 8, k8))
+    if (k8 < k && !ap_fast_fconv_pack_part(w, n, k, stride, L, wp, c0, c0 + 8, k8))
       bad = _mm256_set1_epi32(-1);
   }
-  bool finite = ap_fast_fconv_pack_part(w, n, k, L, wp, n8, (n + L - 1) / L * L, 0);
+  bool finite = ap_fast_fconv_pack_part(w, n, k, stride, L, wp, n8, (n + L - 1) / L * L, 0);
   return finite && _mm256_testz_si256(bad, bad);
 }
 

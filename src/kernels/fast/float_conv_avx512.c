@@ -23,6 +23,7 @@ static inline void finish16(const ap_fconv *c, int32_t panel, __m512 acc, float 
 #define FV_BCAST(p) _mm512_set1_ps(*(p))
 #define FV_ADD(a, b) _mm512_add_ps(a, b)
 #define FV_MUL(a, b) _mm512_mul_ps(a, b)
+#define FV_STORE(p, v) _mm512_storeu_ps(p, v)
 #define FV_FN(name) avx512_##name
 #define fv_finish finish16
 #include "kernels/fast/float_conv_impl.h"

@@ -1,6 +1,6 @@
 /* Float CONV_2D, written once for the x86 levels: float_conv_avx2.c and float_conv_avx512.c
  * define the vector type and operations (FV, FL lanes, FV_ZERO, FV_LOAD, FV_BCAST, FV_ADD,
- * FV_MUL, fv_finish, FV_PMAX, FV_QMAX, FV_FN) and include this file.
+ * FV_MUL, FV_STORE, fv_finish, FV_PMAX, FV_QMAX, FV_FN) and include this file.
  *
  * Exactness. Every output element is summed in the reference's order (filter row, column, input
  * channel) from 0.0f, then the bias is added and the clamp applied; lanes are output channels,
@@ -9,6 +9,34 @@
  * (c->finite): 0 * w is then +-0, and adding +-0 to a sum that started at +0.0f changes nothing
  * (such a sum is never -0: x + y rounds to -0 only when both are -0). With a non-finite weight
  * (0 * inf is NaN) pixels with a tap outside run one at a time, skipping it. */
+
+#include <string.h>
+
+/* One panel's sum so far at one pixel: 0.0f, or (c->accum) what out holds, lanes past out_d 0. */
+static inline FV FV_FN(start)(const ap_fconv *c, int32_t panel, const float *out) {
+  if (!c->accum) return FV_ZERO();
+  int32_t c0 = panel * FL, cols = c->out_d - c0 < FL ? c->out_d - c0 : FL;
+  if (cols == FL) return FV_LOAD(out + c0);
+  float t[FL] = {0.0f};
+  memcpy(t, out + c0, (size_t)cols * 4);
+  return FV_LOAD(t);
+}
+
+/* The sum to out: finished (bias, clamp), or as it is (c->partial) for the next pass. */
+static inline void FV_FN(end)(const ap_fconv *c, int32_t panel, FV acc, float *out) {
+  if (!c->partial) {
+    fv_finish(c, panel, acc, out);
+    return;
+  }
+  int32_t c0 = panel * FL, cols = c->out_d - c0 < FL ? c->out_d - c0 : FL;
+  if (cols == FL) {
+    FV_STORE(out + c0, acc);
+    return;
+  }
+  float t[FL];
+  FV_STORE(t, acc);
+  memcpy(out + c0, t, (size_t)cols * 4);
+}
 
 /* P pixels of one output row (from ox) times Q panels (from panel). */
 static inline __attribute__((always_inline)) void FV_FN(block)(const ap_fconv *c, const float *in_b,
@@ -20,11 +48,20 @@ static inline __attribute__((always_inline)) void FV_FN(block)(const ap_fconv *c
   const float *wp = c->wp + (size_t)panel * pstride;
   int32_t y0 = oy * c->stride_h - c->pad_h, x0 = ox * c->stride_w - c->pad_w;
   FV acc[FV_PMAX][FV_QMAX];
+  const bool whole = (panel + Q) * FL <= c->out_d; /* no lane past out_d */
+  if (whole && c->accum) {
 #pragma GCC unroll 16
-  for (int j = 0; j < P; j++)
+    for (int j = 0; j < P; j++)
 #pragma GCC unroll 16
-    for (int q = 0; q < Q; q++)
-      acc[j][q] = FV_ZERO();
+      for (int q = 0; q < Q; q++)
+        acc[j][q] = FV_LOAD(out + (size_t)j * c->out_d + (panel + q) * FL);
+  } else {
+#pragma GCC unroll 16
+    for (int j = 0; j < P; j++)
+#pragma GCC unroll 16
+      for (int q = 0; q < Q; q++)
+        acc[j][q] = FV_FN(start)(c, panel + q, out + (size_t)j * c->out_d);
+  }
   for (int32_t fy = 0; fy < c->f_h; fy++) {
     int32_t iy = y0 + c->dil_h * fy;
     if (iy < 0 || iy >= c->in_h) continue;
@@ -59,11 +96,19 @@ static inline __attribute__((always_inline)) void FV_FN(block)(const ap_fconv *c
       }
     }
   }
+  if (whole && c->partial) {
+#pragma GCC unroll 16
+    for (int j = 0; j < P; j++)
+#pragma GCC unroll 16
+      for (int q = 0; q < Q; q++)
+        FV_STORE(out + (size_t)j * c->out_d + (panel + q) * FL, acc[j][q]);
+    return;
+  }
 #pragma GCC unroll 16
   for (int j = 0; j < P; j++)
 #pragma GCC unroll 16
     for (int q = 0; q < Q; q++)
-      fv_finish(c, panel + q, acc[j][q], out + (size_t)j * c->out_d);
+      FV_FN(end)(c, panel + q, acc[j][q], out + (size_t)j * c->out_d);
 }
 
 /* Pixels [ox, ox + P) for every panel: groups of FV_QMAX panels, then the rest. */
@@ -104,7 +149,10 @@ static void FV_FN(conv)(const ap_fconv *c, int32_t r0, int32_t r1) {
     float *row = c->out + (size_t)r * c->out_w * c->out_d;
     int32_t ox = 0;
     while (ox < c->out_w) {
-      int32_t P = c->out_w - ox < FV_PMAX ? c->out_w - ox : FV_PMAX;
+      /* The row's pixels in blocks as even as FV_PMAX allows (32: 6 6 5 5 5 5, not 6 x 5 and 2):
+       * a narrow block has too few sums to hide the adds' latency. */
+      int32_t left = c->out_w - ox, blocks = (left + FV_PMAX - 1) / FV_PMAX;
+      int32_t P = (left + blocks - 1) / blocks;
       if (!c->finite) {
         int32_t first = ox * c->stride_w - c->pad_w;
         int32_t last = (ox + P - 1) * c->stride_w - c->pad_w + c->dil_w * (c->f_w - 1);

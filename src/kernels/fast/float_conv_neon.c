@@ -30,8 +30,10 @@ static inline void finish(const ap_fconv *c, int32_t panel, float32x4_t a, float
   float t[8] = {0};
   if (c->bias) memcpy(t, c->bias + c0, (size_t)cols * 4);
   const float32x4_t lo = vdupq_n_f32(c->lo), hi = vdupq_n_f32(c->hi);
-  a = clampf4(vaddq_f32(a, vld1q_f32(t)), lo, hi);
-  b = clampf4(vaddq_f32(b, vld1q_f32(t + 4)), lo, hi);
+  if (!c->partial) { /* partial: the sum so far, as it is (ap_fconv) */
+    a = clampf4(vaddq_f32(a, vld1q_f32(t)), lo, hi);
+    b = clampf4(vaddq_f32(b, vld1q_f32(t + 4)), lo, hi);
+  }
   if (cols == 8) {
     vst1q_f32(out + c0, a);
     vst1q_f32(out + c0 + 4, b);
@@ -42,12 +44,23 @@ static inline void finish(const ap_fconv *c, int32_t panel, float32x4_t a, float
   memcpy(out + c0, t, (size_t)cols * 4);
 }
 
+/* One panel's sum so far at one pixel: 0.0f, or (c->accum) what out holds, lanes past out_d 0. */
+static inline void start(const ap_fconv *c, int32_t panel, const float *out, float32x4_t *a,
+                         float32x4_t *b) {
+  int32_t c0 = panel * 8, cols = c->out_d - c0 < 8 ? c->out_d - c0 : 8;
+  float t[8] = {0};
+  if (c->accum) memcpy(t, out + c0, (size_t)cols * 4);
+  *a = vld1q_f32(t);
+  *b = vld1q_f32(t + 4);
+}
+
 /* One output pixel, one panel, every tap checked. */
 static void pixel(const ap_fconv *c, const float *in_b, int32_t oy, int32_t ox, int32_t panel,
                   float *out) {
   int32_t y0 = oy * c->stride_h - c->pad_h, x0 = ox * c->stride_w - c->pad_w, d = c->in_d;
   const float *wp = c->wp + (size_t)panel * c->f_h * c->f_w * d * 8;
-  float32x4_t a = vdupq_n_f32(0.0f), b = a;
+  float32x4_t a, b;
+  start(c, panel, out, &a, &b);
   for (int32_t fy = 0; fy < c->f_h; fy++) {
     int32_t iy = y0 + c->dil_h * fy;
     for (int32_t fx = 0; fx < c->f_w; fx++) {
@@ -71,7 +84,11 @@ static void quad(const ap_fconv *c, const float *in_b, int32_t oy, int32_t ox, i
   int32_t y0 = oy * c->stride_h - c->pad_h, x0 = ox * c->stride_w - c->pad_w, d = c->in_d;
   size_t step = (size_t)c->stride_w * d;
   const float *wp = c->wp + (size_t)panel * c->f_h * c->f_w * d * 8;
-  float32x4_t a0 = vdupq_n_f32(0.0f), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+  float32x4_t a0, a1, a2, a3, b0, b1, b2, b3;
+  start(c, panel, out, &a0, &b0);
+  start(c, panel, out + out_step, &a1, &b1);
+  start(c, panel, out + 2 * out_step, &a2, &b2);
+  start(c, panel, out + 3 * out_step, &a3, &b3);
   for (int32_t fy = 0; fy < c->f_h; fy++) {
     int32_t iy = y0 + c->dil_h * fy;
     if (iy < 0 || iy >= c->in_h) continue;

@@ -32,6 +32,7 @@ static inline void finish4(const ap_fconv *c, int32_t panel, __m128 acc, float *
 #define FV_BCAST(p) _mm_set1_ps(*(p))
 #define FV_ADD(a, b) _mm_add_ps(a, b)
 #define FV_MUL(a, b) _mm_mul_ps(a, b)
+#define FV_STORE(p, v) _mm_storeu_ps(p, v)
 #define FV_FN(name) sse41_##name
 #define fv_finish finish4
 #include "kernels/fast/float_conv_impl.h"

@@ -145,6 +145,86 @@ static inline __attribute__((always_inline)) void narrow(const ap_fdw *d, int32_
   }
 }
 
+/* Out_d 8, 16 or 24, the same column of eight consecutive output rows (oy .. oy + 7 of batch b),
+ * all of whose filter rows are inside the input: the pixels' windows then share the columns
+ * inside the input, so the taps run over those alone with no check per pixel (taps outside
+ * skipped, as the reference's), and the eight pixels' chains of adds interleave. */
+static inline __attribute__((always_inline)) void column8(const ap_fdw *d, int32_t b, int32_t oy,
+                                                          int32_t ox, const bool one) {
+  enum { R = 8 };
+  const int32_t x0 = ox * d->stride_w - d->pad_w, y0 = oy * d->stride_h - d->pad_h;
+  int32_t lo = 0, hi = d->f_w; /* the taps [lo, hi) of a filter row inside the input */
+  while (lo < hi && x0 + lo * d->dil_w < 0)
+    lo++;
+  while (hi > lo && x0 + (hi - 1) * d->dil_w >= d->in_w)
+    hi--;
+  const ptrdiff_t in_d = d->in_d, xstep = (ptrdiff_t)d->dil_w * in_d;
+  const ptrdiff_t ystep = (ptrdiff_t)d->dil_h * d->in_w * in_d;
+  float *out = d->out + (((size_t)b * d->out_h + (size_t)oy) * d->out_w + (size_t)ox) * d->out_d;
+  const size_t ostep = (size_t)d->out_w * d->out_d;
+  for (int32_t c0 = 0; c0 < d->out_d; c0 += 8) {
+    const ptrdiff_t ci = one ? c0 : c0 / d->mult;
+    __m256 acc[R];
+    _Pragma("GCC unroll 8") for (int p = 0; p < R; p++) acc[p] = _mm256_setzero_ps();
+    /* Each pixel's first tap inside the input (row fy 0, column lo), then the taps' offsets
+     * from it, the same for every pixel: one address register per pixel. */
+    const float *first[R];
+    _Pragma("GCC unroll 8") for (int p = 0; p < R; p++) first[p] =
+        lo < hi ? d->in + ((((ptrdiff_t)b * d->in_h + y0 + p * d->stride_h) * d->in_w + x0 +
+                            lo * d->dil_w) *
+                               in_d +
+                           ci)
+                : d->in;
+    for (int32_t fy = 0; fy < d->f_h && lo < hi; fy++) {
+      const float *w = d->f + ((size_t)fy * d->f_w + (size_t)lo) * d->out_d + c0;
+      ptrdiff_t off = fy * ystep;
+      for (int32_t fx = lo; fx < hi; fx++, off += xstep, w += d->out_d) {
+        __m256 wv = _mm256_loadu_ps(w);
+        _Pragma("GCC unroll 8") for (int p = 0; p < R; p++) {
+          __m256 xv = one ? _mm256_loadu_ps(first[p] + off) : _mm256_broadcast_ss(first[p] + off);
+          acc[p] = _mm256_add_ps(acc[p], _mm256_mul_ps(xv, wv));
+        }
+      }
+    }
+    __m256 bv = d->bias ? _mm256_loadu_ps(d->bias + c0) : _mm256_setzero_ps();
+    _Pragma("GCC unroll 8") for (int p = 0; p < R; p++)
+        _mm256_storeu_ps(out + p * ostep + c0, ap_clampf8(_mm256_add_ps(acc[p], bv), d->lo, d->hi));
+  }
+}
+
+/* Out_d 8, 16 or 24: groups of eight rows whose filter rows are all inside the input column by
+ * column (column8), every other row pixel by pixel in order. An output placed over its input
+ * (the planner's in-place overlap, src/graph/overlap.c) may have row r written only over input
+ * rows no row from r on reads; a group writes its eight rows before its first row's later
+ * columns read their input, so a group runs only where its rows miss every input byte from its
+ * first input row on (rows one at a time keep the planner's rule). */
+static void columns(const ap_fdw *d, int32_t r0, int32_t r1, const bool one) {
+  const int64_t in_row = (int64_t)d->in_w * d->in_d * (int64_t)sizeof(float);
+  const int64_t out_row = (int64_t)d->out_w * d->out_d * (int64_t)sizeof(float);
+  /* byte positions relative to the output's start */
+  const int64_t in_at = (int64_t)((uintptr_t)d->in - (uintptr_t)d->out);
+  const int64_t in_end = in_at + ((int64_t)(r1 - 1) / d->out_h + 1) * d->in_h * in_row;
+  for (int32_t r = r0; r < r1;) {
+    int32_t b = r / d->out_h, oy = r % d->out_h;
+    int32_t top = oy * d->stride_h - d->pad_h;
+    int32_t bottom = (oy + 7) * d->stride_h - d->pad_h + (d->f_h - 1) * d->dil_h;
+    int64_t first = in_at + ((int64_t)b * d->in_h + top) * in_row;
+    bool apart = (int64_t)(r + 8) * out_row <= first || (int64_t)r * out_row >= in_end;
+    if (oy + 8 <= d->out_h && r + 8 <= r1 && top >= 0 && bottom < d->in_h && apart) {
+      for (int32_t ox = 0; ox < d->out_w; ox++)
+        column8(d, b, oy, ox, one);
+      r += 8;
+      continue;
+    }
+    const float *in_b = d->in + (size_t)b * d->in_h * d->in_w * d->in_d;
+    for (int32_t ox = 0; ox < d->out_w; ox++)
+      for (int32_t c0 = 0; c0 < d->out_d; c0 += 8)
+        chans(d, in_b, top, ox * d->stride_w - d->pad_w, c0,
+              d->out + ((size_t)r * d->out_w + (size_t)ox) * d->out_d, 1, one);
+    r++;
+  }
+}
+
 void ap_fast_avx2_fdw(const ap_fdw *d, int32_t r0, int32_t r1) {
   bool one = d->mult == 1;
   if (!one && d->mult % 8) {
@@ -152,6 +232,13 @@ void ap_fast_avx2_fdw(const ap_fdw *d, int32_t r0, int32_t r1) {
     return;
   }
   if (d->out_d < 32 && d->out_d % 8 == 0) {
+    if (d->out_w < NP) { /* rows narrower than a block of pixels (magic_wand's: 3) */
+      if (one)
+        columns(d, r0, r1, true);
+      else
+        columns(d, r0, r1, false);
+      return;
+    }
     if (one)
       narrow(d, r0, r1, true);
     else

@@ -13,9 +13,12 @@ static int32_t lanes(const ap_kexec *x) {
   return x->level->fconv_lanes > 0 ? x->level->fconv_lanes : 8;
 }
 
+/* On a flat level (ap_fast_level_flat) with a fully connected kernel, never: the weights are read
+ * in place, no scratch. */
 static bool packs(const ap_kexec *x, const ap_fc_params *p) {
   return x && x->level && x->level->fconv && p->kind == AP_KFC_FLOAT &&
-         p->batches >= AP_FFC_PACK_MIN && p->accum_depth > 0 && p->units > 0;
+         !(ap_fast_level_flat(x->level) && x->level->ffc) && p->batches >= AP_FFC_PACK_MIN &&
+         p->accum_depth > 0 && p->units > 0;
 }
 
 /* The packed weights, then `depth` zeros (the convolution's layout). */

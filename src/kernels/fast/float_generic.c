@@ -10,7 +10,9 @@ enum { GL = 8, GP = 4 }; /* output channels per panel, pixels per block */
 static void finish(const ap_fconv *c, int32_t panel, const float *acc, float *out) {
   int32_t c0 = panel * GL, cols = c->out_d - c0 < GL ? c->out_d - c0 : GL;
   for (int32_t l = 0; l < cols; l++)
-    out[c0 + l] = ap_kq_clampf(acc[l] + (c->bias ? c->bias[c0 + l] : 0.0f), c->lo, c->hi);
+    out[c0 + l] = c->partial ? acc[l]
+                             : ap_kq_clampf(acc[l] + (c->bias ? c->bias[c0 + l] : 0.0f), c->lo,
+                                            c->hi); /* partial: the sum so far (ap_fconv) */
 }
 
 /* P pixels of one output row from ox, one panel. */
@@ -21,6 +23,9 @@ static void block(const ap_fconv *c, const float *in_b, int32_t oy, int32_t ox, 
   const float *wp = c->wp + (size_t)panel * k * GL;
   int32_t y0 = oy * c->stride_h - c->pad_h, x0 = ox * c->stride_w - c->pad_w;
   float acc[GP][GL] = {{0.0f}};
+  for (int32_t j = 0; c->accum && j < P; j++) /* the sum so far (ap_fconv) */
+    for (int32_t l = 0; l < GL && panel * GL + l < c->out_d; l++)
+      acc[j][l] = out[(size_t)j * c->out_d + (size_t)panel * GL + (size_t)l];
   for (int32_t fy = 0; fy < c->f_h; fy++) {
     int32_t iy = y0 + c->dil_h * fy;
     if (iy < 0 || iy >= c->in_h) continue;

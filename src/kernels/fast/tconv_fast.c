@@ -46,6 +46,8 @@ static bool geo(const ap_kexec *x, const ap_kctx *c, tc_geo *g) {
     if (!ap_ktensor_count(f, &w) || !ap_mul_size(w, sizeof(float), &t) || t == 0 ||
         t > SIZE_MAX - AP_KSCRATCH_ALIGN)
       return false;
+    if (ap_fast_level_flat(x->level)) /* a chunk of output channels at a time (float_tconv.c) */
+      t = ap_fast_tconv_float_chunk_bytes(g->fh, g->fw, g->ic, g->oc);
     g->total = ap_kscratch_round(t);
     return true;
   }
@@ -95,7 +97,7 @@ static void ftc_task(void *arg, int task) {
 static void floats(const ap_kexec *x, const ap_kx_params *p, const tc_geo *g, const ap_ktensor *f,
                    const ap_ktensor *in, const ap_ktensor *bias, ap_ktensor *out, float *wt) {
   const float *w = f->data;
-  for (int32_t co = 0; co < g->oc; co++)
+  for (int32_t co = 0; co < g->oc && !ap_fast_level_flat(x->level); co++)
     for (int32_t ky = 0; ky < g->fh; ky++)
       for (int32_t kx = 0; kx < g->fw; kx++)
         for (int32_t ci = 0; ci < g->ic; ci++)
@@ -103,11 +105,15 @@ static void floats(const ap_kexec *x, const ap_kx_params *p, const tc_geo *g, co
               w[(((size_t)co * g->fh + ky) * g->fw + kx) * g->ic + ci];
   float *y = out->data;
   memset(y, 0, g->n * sizeof *y);
-  ap_ftconv t = {in->data,     wt,           y,           g->batches,  g->ih, g->iw,
-                 g->ic,        g->fh,        g->fw,       g->oh,       g->ow, g->oc,
-                 p->stride[0], p->stride[1], p->begin[0], p->begin[1], 0,     g->oc};
+  ap_ftconv t = {
+      in->data, wt,    y,     g->batches, g->ih,        g->iw,        g->ic,       g->fh,
+      g->fw,    g->oh, g->ow, g->oc,      p->stride[0], p->stride[1], p->begin[0], p->begin[1],
+      0,        g->oc, 0,     0};
   ftc_job j = {&t, g->tasks};
-  ap_fast_parallel(x, ftc_task, &j, g->tasks);
+  if (ap_fast_level_flat(x->level))
+    ap_fast_tconv_float_chunks(&t, w, wt);
+  else
+    ap_fast_parallel(x, ftc_task, &j, g->tasks);
   /* As the reference: no bias adds nothing (-0.0f stays), then the clamp. */
   if (bias) {
     const float *bv = bias->data;
