@@ -57,10 +57,13 @@ const ap_kexec *rt_kexec_op(const ap_interpreter *it, const rt_op *o, rt_kexec_r
   room->one = *x;
   room->one.workers = NULL;
   room->one.threads = 1;
-  if (k == RT_K_FLAT && x->level->outer) {
-    room->flat = *x->level;
-    room->flat.outer = NULL;
-    room->one.level = &room->flat;
+  if (k == RT_K_FLAT) {
+    room->one.lean = true; /* the lean kernels where they cover the op (lean.h) */
+    if (x->level->outer) {
+      room->flat = *x->level;
+      room->flat.outer = NULL;
+      room->one.level = &room->flat;
+    }
   }
   return &room->one;
 #endif
