@@ -11,7 +11,7 @@
 
 #include <stdlib.h>
 
-enum { B_CONV = 3 };
+enum { B_CONV = 3, B_DW = 4 };
 
 static uint64_t rng = 2929;
 static int32_t rnd(int32_t lo, int32_t hi) {
@@ -23,10 +23,12 @@ typedef struct spec {
   int in_zp;    /* 1000: random */
   bool extreme; /* inputs at an end, weights -128, biases at INT32_MAX: sums that wrap */
   bool no_bias;
+  int mult; /* nonzero: DEPTHWISE_CONV_2D with this depth multiplier (cout = cin x mult) */
 } spec;
 
 static void run_case(const spec *c) {
-  size_t nin = (size_t)c->b * c->h * c->w * c->cin, nf = (size_t)c->cout * c->fh * c->fw * c->cin;
+  size_t nin = (size_t)c->b * c->h * c->w * c->cin,
+         nf = (size_t)c->cout * c->fh * c->fw * (c->mult ? 1 : c->cin);
   int8_t *in = malloc(nin), *f = malloc(nf);
   int zp = c->in_zp == 1000 ? rnd(-128, 127) : c->in_zp;
   for (size_t i = 0; i < nin; i++)
@@ -40,8 +42,9 @@ static void run_case(const spec *c) {
     scales[i] = 0.002f + 0.03f * (float)rnd(0, 1000) / 1000.0f;
   }
   ap_ktensor ti = ktq(AP_INT8, in, 4, c->b, c->h, c->w, c->cin, 0.05f, zp);
-  ap_ktensor tf = kt(AP_INT8, f, 4, c->cout, c->fh, c->fw, c->cin);
-  tf.quantized_dimension = 0;
+  ap_ktensor tf = c->mult ? kt(AP_INT8, f, 4, 1, c->fh, c->fw, c->cout)
+                          : kt(AP_INT8, f, 4, c->cout, c->fh, c->fw, c->cin);
+  tf.quantized_dimension = c->mult ? 3 : 0;
   tf.scale = scales[0];
   tf.channel_scales = scales;
   tf.n_channels = c->cout;
@@ -50,14 +53,14 @@ static void run_case(const spec *c) {
       kout(AP_INT8, NULL, c->extreme ? 1e5f : 0.2f + (float)rnd(0, 100) / 500.0f, rnd(-10, 10));
   const ap_ktensor *ins[3] = {&ti, &tf, &tb};
   ap_kop_options o = {0};
-  o.conv = (ap_conv_options){c->padding, c->sw, c->sh, c->dw, c->dh, c->act, 0, 0};
+  o.conv = (ap_conv_options){c->padding, c->sw, c->sh, c->dw, c->dh, c->act, c->mult, 0};
   char what[200];
   snprintf(what, sizeof what,
-           "CONV b%d %dx%dx%d -> %d, filter %dx%d, stride %dx%d, dilation %dx%d, %s, zp %d%s%s",
-           c->b, c->h, c->w, c->cin, c->cout, c->fh, c->fw, c->sh, c->sw, c->dh, c->dw,
-           c->padding == AP_KPAD_SAME ? "SAME" : "VALID", zp, c->extreme ? ", wrapping" : "",
-           c->no_bias ? ", no bias" : "");
-  fc_compare(what, B_CONV, &o, ins, c->no_bias ? 2 : 3, &to);
+           "%s b%d %dx%dx%d -> %d, filter %dx%d, stride %dx%d, dilation %dx%d, %s, zp %d%s%s",
+           c->mult ? "DEPTHWISE" : "CONV", c->b, c->h, c->w, c->cin, c->cout, c->fh, c->fw, c->sh,
+           c->sw, c->dh, c->dw, c->padding == AP_KPAD_SAME ? "SAME" : "VALID", zp,
+           c->extreme ? ", wrapping" : "", c->no_bias ? ", no bias" : "");
+  fc_compare(what, c->mult ? B_DW : B_CONV, &o, ins, c->no_bias ? 2 : 3, &to);
   free(in), free(f), free(bias), free(scales);
 }
 
@@ -107,36 +110,54 @@ int main(void) {
   const int NONE = AP_KACT_NONE, RELU = AP_KACT_RELU, RELU6 = AP_KACT_RELU6;
   static const spec specs[] = {
       /* mlperf_ic_resnet_int8's 3x3 convolutions: runs of 48, a border around every side */
-      {1, 32, 32, 16, 16, 3, 3, 1, 1, 1, 1, S, RELU, R, false, false},
-      {1, 16, 16, 16, 32, 3, 3, 2, 2, 1, 1, S, RELU, R, false, false},
+      {1, 32, 32, 16, 16, 3, 3, 1, 1, 1, 1, S, RELU, R, false, false, 0},
+      {1, 16, 16, 16, 32, 3, 3, 2, 2, 1, 1, S, RELU, R, false, false, 0},
       /* pointwise, 64 channels over 25x5 (groups across rows), and strided */
-      {1, 25, 5, 64, 64, 1, 1, 1, 1, 1, 1, V, RELU6, R, false, false},
-      {2, 9, 7, 24, 17, 1, 1, 2, 2, 1, 1, S, NONE, R, false, false},
+      {1, 25, 5, 64, 64, 1, 1, 1, 1, 1, 1, V, RELU6, R, false, false, 0},
+      {2, 9, 7, 24, 17, 1, 1, 2, 2, 1, 1, S, NONE, R, false, false, 0},
       /* one input channel, a 10x4 filter (runs of 4: all tail), stride 2 */
-      {1, 49, 10, 1, 64, 10, 4, 2, 2, 1, 1, S, RELU, R, false, false},
+      {1, 49, 10, 1, 64, 10, 4, 2, 2, 1, 1, S, RELU, R, false, false, 0},
       /* odd channels, runs off 16, outputs over a block of 64 and odd */
-      {1, 7, 9, 3, 131, 3, 3, 1, 1, 1, 1, S, NONE, R, false, false},
-      {1, 6, 5, 7, 5, 5, 5, 1, 1, 1, 1, S, RELU, R, false, true},
-      {3, 5, 3, 33, 1, 3, 3, 1, 1, 1, 1, S, NONE, R, false, false},
+      {1, 7, 9, 3, 131, 3, 3, 1, 1, 1, 1, S, NONE, R, false, false, 0},
+      {1, 6, 5, 7, 5, 5, 5, 1, 1, 1, 1, S, RELU, R, false, true, 0},
+      {3, 5, 3, 33, 1, 3, 3, 1, 1, 1, 1, S, NONE, R, false, false, 0},
       /* padding wider than the filter's reach: pixels with no tap inside */
-      {1, 2, 3, 4, 16, 5, 5, 1, 1, 1, 1, S, NONE, R, false, false},
-      {1, 1, 1, 9, 10, 3, 3, 1, 1, 1, 1, S, NONE, R, false, false},
+      {1, 2, 3, 4, 16, 5, 5, 1, 1, 1, 1, S, NONE, R, false, false, 0},
+      {1, 1, 1, 9, 10, 3, 3, 1, 1, 1, 1, S, NONE, R, false, false, 0},
       /* dilations: one run per tap; strides 3 and 2 */
-      {1, 12, 12, 4, 20, 3, 3, 1, 1, 3, 3, S, NONE, R, false, false},
-      {1, 13, 9, 6, 16, 5, 1, 1, 2, 2, 1, S, RELU, R, false, false},
-      {1, 9, 14, 4, 8, 2, 4, 2, 1, 1, 2, S, NONE, R, false, false},
-      {1, 11, 10, 8, 16, 3, 3, 3, 2, 1, 1, S, NONE, R, false, false},
-      {1, 10, 11, 20, 24, 3, 3, 2, 2, 2, 2, V, RELU6, R, false, false},
+      {1, 12, 12, 4, 20, 3, 3, 1, 1, 3, 3, S, NONE, R, false, false, 0},
+      {1, 13, 9, 6, 16, 5, 1, 1, 2, 2, 1, S, RELU, R, false, false, 0},
+      {1, 9, 14, 4, 8, 2, 4, 2, 1, 1, 2, S, NONE, R, false, false, 0},
+      {1, 11, 10, 8, 16, 3, 3, 3, 2, 1, 1, S, NONE, R, false, false, 0},
+      {1, 10, 11, 20, 24, 3, 3, 2, 2, 2, 2, V, RELU6, R, false, false, 0},
       /* input zero points at the int8 ends; biases at INT32_MAX, so sums wrap int32 */
-      {1, 8, 8, 16, 16, 3, 3, 1, 1, 1, 1, S, NONE, -128, false, false},
-      {1, 8, 8, 16, 16, 3, 3, 1, 1, 1, 1, S, NONE, 127, false, false},
-      {1, 6, 6, 96, 12, 3, 3, 1, 1, 1, 1, S, NONE, -128, true, false},
-      {1, 6, 6, 96, 12, 3, 3, 1, 1, 1, 1, V, NONE, 127, true, false},
+      {1, 8, 8, 16, 16, 3, 3, 1, 1, 1, 1, S, NONE, -128, false, false, 0},
+      {1, 8, 8, 16, 16, 3, 3, 1, 1, 1, 1, S, NONE, 127, false, false, 0},
+      {1, 6, 6, 96, 12, 3, 3, 1, 1, 1, 1, S, NONE, -128, true, false, 0},
+      {1, 6, 6, 96, 12, 3, 3, 1, 1, 1, 1, V, NONE, 127, true, false, 0},
       /* 17 filter rows: more runs than the lean kernel takes (the other paths run) */
-      {1, 20, 3, 2, 4, 17, 1, 1, 1, 1, 1, S, NONE, R, false, false},
+      {1, 20, 3, 2, 4, 17, 1, 1, 1, 1, 1, S, NONE, R, false, false, 0},
   };
   for (size_t i = 0; i < sizeof specs / sizeof *specs; i++)
     run_case(&specs[i]);
+  static const spec dws[] = {
+      /* mlperf_kws_dscnn_int8's 3x3 over 25x5x64, micro_speech's 10x8 with multiplier 8 */
+      {1, 25, 5, 64, 64, 3, 3, 1, 1, 1, 1, S, RELU, R, false, false, 1},
+      {1, 49, 40, 1, 8, 10, 8, 2, 2, 1, 1, S, RELU, R, false, false, 8},
+      /* mlperf_sww_int8's columns (width 1), channels off 8 (a scalar tail), multiplier 16 */
+      {1, 30, 1, 40, 40, 3, 1, 1, 1, 1, 1, V, NONE, R, false, false, 1},
+      {2, 7, 6, 13, 13, 3, 3, 2, 1, 1, 1, S, RELU6, R, false, true, 1},
+      {1, 5, 7, 3, 48, 3, 3, 1, 2, 1, 1, S, NONE, R, false, false, 16},
+      /* dilation, padding past the filter's reach, zero points at the ends, wrapping sums */
+      {1, 9, 9, 16, 16, 3, 3, 1, 1, 2, 3, S, NONE, R, false, false, 1},
+      {1, 2, 2, 8, 8, 5, 5, 1, 1, 1, 1, S, NONE, -128, false, false, 1},
+      {1, 6, 6, 24, 24, 3, 3, 1, 1, 1, 1, S, NONE, 127, true, false, 1},
+      {1, 6, 6, 24, 24, 3, 3, 1, 1, 1, 1, V, NONE, -128, true, false, 1},
+      /* multiplier 3: not the lean kernel's (the other paths run) */
+      {1, 6, 5, 4, 12, 3, 3, 1, 1, 1, 1, S, NONE, R, false, false, 3},
+  };
+  for (size_t i = 0; i < sizeof dws / sizeof *dws; i++)
+    run_case(&dws[i]);
   for (int i = 0; i < 40; i++) { /* random shapes around the cases above */
     spec c = {rnd(1, 2),  rnd(1, 12),
               rnd(1, 12), rnd(1, 40),
@@ -145,7 +166,12 @@ int main(void) {
               rnd(1, 3),  rnd(1, 2),
               rnd(1, 2),  rnd(0, 1) ? S : V,
               NONE,       rnd(0, 3) ? R : (rnd(0, 1) ? -128 : 127),
-              false,      rnd(0, 4) == 0};
+              false,      rnd(0, 4) == 0,
+              0};
+    if (i % 2) { /* a depthwise of multiplier 1 or 8 */
+      c.mult = rnd(0, 2) ? 1 : 8;
+      c.cout = c.cin * c.mult;
+    }
     if (c.padding == V && (c.h < (c.fh - 1) * c.dh + 1 || c.w < (c.fw - 1) * c.dw + 1))
       c.padding = S;
     run_case(&c);

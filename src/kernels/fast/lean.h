@@ -9,7 +9,10 @@
  * in place; sums of (input + offset) x weight in int32 lanes (vpmaddwd: exact, wrapping as the
  * reference's). Only groups with a tap outside the input copy their patches (the zero point in
  * padded positions, which adds nothing once offset). Scratch: the per-channel multipliers (the
- * reference's) and, when padding can occur, four patch rows. */
+ * reference's), nothing more: a pixel with taps outside sums those inside, one at a time.
+ *
+ * DEPTHWISE_CONV_2D int8 (lean_dw_avx2.c): each pixel's channels eight to a vector over the
+ * taps inside, read in place; depth multiplier 1 or a multiple of 8. Scratch: the reference's. */
 #ifndef AP_KERNELS_FAST_LEAN_H
 #define AP_KERNELS_FAST_LEAN_H
 
@@ -22,7 +25,14 @@ bool ap_fast_lean_conv_scratch(const ap_kexec *x, const ap_conv_params *p, const
 bool ap_fast_lean_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                             const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out,
                             void *scratch, ap_status *s);
+bool ap_fast_lean_dw_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                             const ap_ktensor *f, size_t *scratch);
+bool ap_fast_lean_dw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                          const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out,
+                          void *scratch, ap_status *s);
 #else
+#define ap_fast_lean_dw_scratch ap_fast_lean_conv_scratch /* (never applies) */
+#define ap_fast_lean_dw_eval ap_fast_lean_conv_eval
 static inline bool ap_fast_lean_conv_scratch(const ap_kexec *x, const ap_conv_params *p,
                                              const ap_ktensor *in, const ap_ktensor *f,
                                              size_t *scratch) {
