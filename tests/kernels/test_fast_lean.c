@@ -64,40 +64,43 @@ static void run_case(const spec *c) {
   free(in), free(f), free(bias), free(scales);
 }
 
-/* The lean path's scratch where it runs: the reference's (two int32 per output channel). */
-static void scratch_case(void) {
-  int8_t in[6 * 6 * 5] = {0}, f[7 * 3 * 3 * 5] = {0};
+/* The lean paths' scratch where they run: the reference's (two int32 per output channel, 7
+ * here), where the fast kernels' take more. */
+static void scratch_case(int builtin) {
+  bool dw = builtin == B_DW;
+  int8_t in[6 * 6 * 7] = {0}, f[7 * 3 * 3 * 7] = {0};
   int32_t bias[7] = {0};
   float scales[7] = {0.01f, 0.01f, 0.01f, 0.01f, 0.01f, 0.01f, 0.01f};
-  ap_ktensor ti = ktq(AP_INT8, in, 4, 1, 6, 6, 5, 0.05f, 3);
-  ap_ktensor tf = kt(AP_INT8, f, 4, 7, 3, 3, 5);
+  ap_ktensor ti = ktq(AP_INT8, in, 4, 1, 6, 6, 7, 0.05f, 3);
+  ap_ktensor tf = dw ? kt(AP_INT8, f, 4, 1, 3, 3, 7) : kt(AP_INT8, f, 4, 7, 3, 3, 7);
   tf.scale = scales[0];
   tf.channel_scales = scales;
   tf.n_channels = 7;
+  tf.quantized_dimension = dw ? 3 : 0;
   ap_ktensor tb = kt(AP_INT32, bias, 1, 7, 0, 0, 0);
   ap_ktensor to = kout(AP_INT8, NULL, 0.3f, 0);
   const ap_ktensor *ins[3] = {&ti, &tf, &tb};
   ap_kop_options o = {0};
-  o.conv = (ap_conv_options){AP_KPAD_SAME, 1, 1, 1, 1, AP_KACT_NONE, 0, 0};
-  size_t bytes, ref_scratch, lean_scratch;
+  o.conv = (ap_conv_options){AP_KPAD_SAME, 1, 1, 1, 1, AP_KACT_NONE, dw ? 1 : 0, 0};
+  size_t bytes, ref_scratch, lean_scratch, fast_scratch;
   ap_status s;
-  free(fc_run(B_CONV, &o, ins, 3, &to, NULL, &bytes, &ref_scratch, &s));
+  free(fc_run(builtin, &o, ins, 3, &to, NULL, &bytes, &ref_scratch, &s));
   CHECK(s == AP_OK);
-  CHECK(ref_scratch == 2 * 7 * 4); /* 7 multipliers and 7 shifts */
+  CHECK_MSG(ref_scratch == 2 * 7 * 4, "reference scratch %zu", ref_scratch);
 #ifdef AP_FAST_X86
   if (ap_port_cpu_features() & AP_CPU_AVX2) {
     ap_kexec x = {.level = &ap_fast_avx2, .threads = 1, .lean = true};
-    free(fc_run(B_CONV, &o, ins, 3, &to, &x, &bytes, &lean_scratch, &s));
+    free(fc_run(builtin, &o, ins, 3, &to, &x, &bytes, &lean_scratch, &s));
     CHECK(s == AP_OK);
-    CHECK_MSG(lean_scratch == ref_scratch, "lean scratch %zu, reference %zu", lean_scratch,
-              ref_scratch);
+    CHECK_MSG(lean_scratch == ref_scratch, "%s: lean scratch %zu, reference %zu",
+              dw ? "depthwise" : "conv", lean_scratch, ref_scratch);
     ap_kexec fast = {.level = &ap_fast_avx2, .threads = 1};
-    size_t fast_scratch;
-    free(fc_run(B_CONV, &o, ins, 3, &to, &fast, &bytes, &fast_scratch, &s));
-    CHECK(s == AP_OK && fast_scratch > lean_scratch);
+    free(fc_run(builtin, &o, ins, 3, &to, &fast, &bytes, &fast_scratch, &s));
+    CHECK_MSG(s == AP_OK && fast_scratch > lean_scratch, "%s: fast scratch %zu",
+              dw ? "depthwise" : "conv", fast_scratch);
   }
 #else
-  (void)lean_scratch;
+  (void)lean_scratch, (void)fast_scratch;
 #endif
 }
 
@@ -135,6 +138,11 @@ int main(void) {
       {1, 8, 8, 16, 16, 3, 3, 1, 1, 1, 1, S, NONE, 127, false, false, 0},
       {1, 6, 6, 96, 12, 3, 3, 1, 1, 1, 1, S, NONE, -128, true, false, 0},
       {1, 6, 6, 96, 12, 3, 3, 1, 1, 1, 1, V, NONE, 127, true, false, 0},
+      /* patches above the 640 taps widened on the stack: runs read in place (dilated: a run
+       * per tap), with the borders' taps clipped */
+      {1, 9, 8, 80, 24, 3, 3, 1, 1, 1, 1, S, RELU, R, false, false, 0},
+      {1, 9, 10, 72, 9, 3, 3, 1, 2, 2, 2, S, NONE, 127, false, false, 0},
+      {2, 5, 5, 700, 3, 1, 1, 1, 1, 1, 1, V, NONE, R, false, true, 0},
       /* 17 filter rows: more runs than the lean kernel takes (the other paths run) */
       {1, 20, 3, 2, 4, 17, 1, 1, 1, 1, 1, S, NONE, R, false, false, 0},
   };
@@ -153,6 +161,11 @@ int main(void) {
       {1, 2, 2, 8, 8, 5, 5, 1, 1, 1, 1, S, NONE, -128, false, false, 1},
       {1, 6, 6, 24, 24, 3, 3, 1, 1, 1, 1, S, NONE, 127, true, false, 1},
       {1, 6, 6, 24, 24, 3, 3, 1, 1, 1, 1, V, NONE, -128, true, false, 1},
+      /* workspaces above the stack's 4 KiB: the lean file's own kernel (channels off 8, a
+       * multiplier of 8 over 16 input channels, padding and stride) */
+      {1, 7, 6, 201, 201, 3, 3, 1, 1, 1, 1, S, RELU, R, false, false, 1},
+      {1, 6, 7, 16, 128, 5, 5, 2, 1, 1, 1, S, NONE, R, false, true, 8},
+      {1, 9, 8, 256, 256, 3, 3, 2, 2, 2, 1, S, NONE, -128, true, false, 1},
       /* multiplier 3: not the lean kernel's (the other paths run) */
       {1, 6, 5, 4, 12, 3, 3, 1, 1, 1, 1, S, NONE, R, false, false, 3},
   };
@@ -176,7 +189,8 @@ int main(void) {
       c.padding = S;
     run_case(&c);
   }
-  scratch_case();
+  scratch_case(B_CONV);
+  scratch_case(B_DW);
   fc_teardown();
   return ap_test_done();
 }

@@ -1,12 +1,18 @@
-/* The lean int8 DEPTHWISE_CONV_2D on AVX2 (lean.h): each output pixel's channels eight to a
- * vector, over the taps inside the input (one outside adds nothing, as the reference skips
- * it), inputs and weights read where they lie: no padded copy, no interleaved weights. A depth
- * multiplier of 1 reads eight input channels per tap; a multiple of 8 broadcasts one input
- * channel to its eight outputs. Products (input + offset) x weight in int32 lanes, summed in
- * tap order (wrapping, as the reference's); the reference's requantization on 8 lanes. */
+/* The lean int8 DEPTHWISE_CONV_2D on AVX2 (lean.h): the level's depthwise kernel, its
+ * workspace on the stack when small (most models' depthwise layers), else each output pixel's
+ * channels eight to a vector, over the taps inside the input (one outside adds nothing, as the
+ * reference skips it), inputs and weights read where they lie: no padded copy, no interleaved
+ * weights. A depth multiplier of 1 reads eight input channels per tap; a multiple of 8 broadcasts
+ * one input channel to its eight outputs. Products (input + offset) x weight in int32 lanes, summed
+ * in tap order (wrapping, as the reference's); the reference's requantization on 8 lanes. */
 #if defined(__x86_64__) || defined(_M_X64)
 #include "kernels/fast/int8_x86.h"
 #include "kernels/fast/lean.h"
+
+/* The most stack the level's depthwise workspace may take here (ap_fast_dw_ws: its weights
+ * interleaved in tap pairs, a row of zero points): 4 KiB, as the lean convolution's. Above,
+ * this file's kernel runs, with none. */
+#define LEAN_DW_STACK 4096
 
 typedef struct lean_dw {
   int32_t in_h, in_w, in_d, out_h, out_w, n, f_h, f_w, mult;
@@ -53,6 +59,26 @@ bool ap_fast_lean_dw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_k
   const int32_t n = g.n;
   int32_t *qm = scratch, *qs = qm + n;
   ap_fast_channel_multipliers(p->input_scale, f, p->output_scale, n, qm, qs);
+  /* The level's own kernel where its workspace fits on the stack. */
+  size_t ws_bytes = ap_fast_dw_ws(g.f_h * g.f_w, n);
+  if (x->level->dw && g.f_h <= 64 && g.f_w <= 64 && ws_bytes <= LEAN_DW_STACK) {
+    _Alignas(64) uint8_t ws[LEAN_DW_STACK];
+    ap_qdw d = {.in = in->data,
+                .f = f->data,
+                .bias = bias ? bias->data : NULL,
+                .out = out->data,
+                .geom = ap_fast_geom_of(p, in, f, out),
+                .in_off = p->input_offset,
+                .out_off = p->output_offset,
+                .act_min = p->act_min,
+                .act_max = p->act_max,
+                .qmult = qm,
+                .qshift = qs};
+    for (int32_t b = 0; b < in->dims[0]; b++)
+      x->level->dw(&d, b, 0, g.out_h, ws);
+    *s = AP_OK;
+    return true;
+  }
   const int8_t *src = in->data, *w = f->data;
   const int32_t *b32 = bias ? bias->data : NULL;
   int8_t *dst = out->data;
