@@ -107,6 +107,22 @@ static inline __m256i wtail(const int8_t *p, int32_t t, const int8_t *end) {
   return widen(b);
 }
 
+/* The sums of four rows' two channels (sRC: row R, channel C) into acc's rows (LEAN_NB
+ * apart), each row's pair as one 8-byte store (the second past nb when nb is odd: LEAN_NB is
+ * even, so it stays in the row's own slots, unread). */
+static inline void store_pairs(int32_t *acc, int32_t rows, __m256i s00, __m256i s01, __m256i s10,
+                               __m256i s11, __m256i s20, __m256i s21, __m256i s30, __m256i s31) {
+  __m256i u0 = _mm256_hadd_epi32(_mm256_hadd_epi32(s00, s01), _mm256_hadd_epi32(s10, s11));
+  __m256i u1 = _mm256_hadd_epi32(_mm256_hadd_epi32(s20, s21), _mm256_hadd_epi32(s30, s31));
+  __m256i v = _mm256_add_epi32(_mm256_permute2x128_si256(u0, u1, 0x20),
+                               _mm256_permute2x128_si256(u0, u1, 0x31));
+  __m128i lo = _mm256_castsi256_si128(v), hi = _mm256_extracti128_si256(v, 1);
+  _mm_storel_epi64((__m128i *)acc, lo);
+  if (rows > 1) _mm_storel_epi64((__m128i *)(acc + LEAN_NB), _mm_unpackhi_epi64(lo, lo));
+  if (rows > 2) _mm_storel_epi64((__m128i *)(acc + 2 * LEAN_NB), hi);
+  if (rows > 3) _mm_storel_epi64((__m128i *)(acc + 3 * LEAN_NB), _mm_unpackhi_epi64(hi, hi));
+}
+
 /* rows (1..4) pixels whose runs of taps start at base[i] + soff[s], outputs at out + i * n. */
 static void group(const lean_job *j, const int8_t *const base[LEAN_R], int32_t rows,
                   const ptrdiff_t *soff, const int32_t *swoff, const int32_t *slen, int32_t nseg,
@@ -170,13 +186,7 @@ static void group(const lean_job *j, const int8_t *const base[LEAN_R], int32_t r
           s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(xt[s][3], v1));
         }
       }
-      int32_t t8[8];
-      _mm_storeu_si128((__m128i *)t8, hsum4(s00, s01, s10, s11));
-      _mm_storeu_si128((__m128i *)(t8 + 4), hsum4(s20, s21, s30, s31));
-      for (int32_t i = 0; i < rows; i++) {
-        acc[i * LEAN_NB + (c - c0)] = t8[2 * i];
-        if (c + 1 < c0 + nb) acc[i * LEAN_NB + (c - c0) + 1] = t8[2 * i + 1];
-      }
+      store_pairs(acc + (c - c0), rows, s00, s01, s10, s11, s20, s21, s30, s31);
     }
     for (int32_t i = 0; i < rows; i++)
       requant_row(acc + i * LEAN_NB, j->bias ? j->bias + c0 : NULL, nb, j->mult + c0, j->shift + c0,
@@ -271,13 +281,7 @@ static void group_widened(const lean_job *j, int32_t r0, int32_t rows, int8_t *o
         LEAN_STEP(v0, v1);
       }
 #undef LEAN_STEP
-      int32_t t8[8];
-      _mm_storeu_si128((__m128i *)t8, hsum4(s00, s01, s10, s11));
-      _mm_storeu_si128((__m128i *)(t8 + 4), hsum4(s20, s21, s30, s31));
-      for (int32_t i = 0; i < rows; i++) {
-        acc[i * LEAN_NB + (c - c0)] = t8[2 * i];
-        if (c + 1 < c0 + nb) acc[i * LEAN_NB + (c - c0) + 1] = t8[2 * i + 1];
-      }
+      store_pairs(acc + (c - c0), rows, s00, s01, s10, s11, s20, s21, s30, s31);
     }
     for (int32_t i = 0; i < rows; i++)
       requant_row(acc + i * LEAN_NB, j->bias ? j->bias + c0 : NULL, nb, j->mult + c0, j->shift + c0,
