@@ -1,7 +1,9 @@
 /* Kernel choice as part of planning: each builtin op's candidate kernels (fast on the
- * interpreter's threads, on one thread, on one thread without packed weights, reference), each
- * with the scratch its prepare asks for and an estimated time; allocate keeps the set with the
- * fastest estimated invoke whose total fits the budget. Every candidate set is planned like the
+ * interpreter's threads, on one thread, on one thread without packed weights and with the lean
+ * kernels where they cover the op (kernels/fast/lean.h: int8 convolution and depthwise in the
+ * reference's scratch at SIMD speed), reference), each with the scratch its prepare asks for
+ * and an estimated time; allocate keeps the set with the fastest estimated invoke whose total
+ * fits the budget. Every candidate set is planned like the
  * real one (the same problem with the scratch sized for it), so scratch that fits in the free
  * space at its step costs nothing. The strategies see only requests, as ever.
  *
@@ -14,7 +16,8 @@
  * end so that the model never promises more than the kernels give. Without packed weights a
  * product reads each weight once per row instead of once per tile: 1.3x the packed time (the
  * gap measured between `--kernels small`, which gave up packing, and `fast` on the avx512
- * level). Threads divide ops of 1 M multiply-adds or more (the kernels' own threshold, below
+ * level; the lean kernels measure 0.7-1.15x the packed ones at avx2, so the estimate stays on
+ * the safe side). Threads divide ops of 1 M multiply-adds or more (the kernels' own threshold, below
  * which an op stays on one thread) by 0.85 x the thread count. Every byte of scratch costs a
  * write and a read (0.05 ns each): of two candidates that compute alike, the smaller wins.
  * Only the ordering matters to the choice, and the ordering is that of the kernels (each
