@@ -4,6 +4,7 @@
 #include "kernels/fast/dsp.h"
 #include "kernels/fast/fast.h"
 #include "kernels/fast/fastops.h"
+#include "kernels/fast/lean.h"
 #include "kernels/fast/mve.h"
 #include "kernels/kops.h"
 #include "kernels/kops_datamove.h"
@@ -159,7 +160,8 @@ static const ap_ktensor *in(const ap_kctx *c, int i) {
 static bool conv_need(const ap_kexec *x, ap_kctx *c, size_t *scratch) {
   const ap_conv_params *p = c->params;
   if (!p || !in(c, 0) || !in(c, 1)) return false;
-  return (REG_T(AP_REG_INT8) && ap_fast_conv_scratch(x, p, in(c, 0), in(c, 1), scratch)) ||
+  return (REG_T(AP_REG_INT8) && ap_fast_lean_conv_scratch(x, p, in(c, 0), in(c, 1), scratch)) ||
+         (REG_T(AP_REG_INT8) && ap_fast_conv_scratch(x, p, in(c, 0), in(c, 1), scratch)) ||
          (REG_T(AP_REG_FLOAT) && ap_fast_fconv_scratch(x, p, in(c, 0), in(c, 1), scratch)) ||
          (REG_T(AP_REG_UINT8) && ap_fast_u8conv_scratch(x, p, in(c, 0), in(c, 1), scratch)) ||
          (REG_T(AP_REG_INT16) && ap_fast_conv16_scratch(x, p, in(c, 0), in(c, 1), scratch));
@@ -189,7 +191,9 @@ static ap_status conv_run(ap_kctx *c) {
         c->outputs[0], &serial);
     void *sc = c->scratch;
     ap_ktensor *o = c->outputs[0];
-    if ((REG_T(AP_REG_INT8) && ap_fast_conv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
+    if ((REG_T(AP_REG_INT8) &&
+         ap_fast_lean_conv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
+        (REG_T(AP_REG_INT8) && ap_fast_conv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
         (REG_T(AP_REG_FLOAT) &&
          ap_fast_fconv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
         (REG_T(AP_REG_UINT8) &&
@@ -203,7 +207,8 @@ static ap_status conv_run(ap_kctx *c) {
 static bool dw_need(const ap_kexec *x, ap_kctx *c, size_t *scratch) {
   const ap_conv_params *p = c->params;
   if (!p || !in(c, 0) || !in(c, 1)) return false;
-  return (REG_T(AP_REG_INT8) && ap_fast_dw_scratch(x, p, in(c, 0), in(c, 1), scratch)) ||
+  return (REG_T(AP_REG_INT8) && ap_fast_lean_dw_scratch(x, p, in(c, 0), in(c, 1), scratch)) ||
+         (REG_T(AP_REG_INT8) && ap_fast_dw_scratch(x, p, in(c, 0), in(c, 1), scratch)) ||
          (REG_T(AP_REG_UINT8) && ap_fast_u8dw_scratch(x, p, in(c, 0), in(c, 1), scratch));
 }
 static ap_status dw_prep(ap_kctx *c, size_t *scratch) {
@@ -231,7 +236,9 @@ static ap_status dw_run(ap_kctx *c) {
         c->outputs[0], &serial);
     void *sc = c->scratch;
     ap_ktensor *o = c->outputs[0];
-    if ((REG_T(AP_REG_INT8) && ap_fast_dw_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
+    if ((REG_T(AP_REG_INT8) &&
+         ap_fast_lean_dw_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
+        (REG_T(AP_REG_INT8) && ap_fast_dw_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
         (REG_T(AP_REG_UINT8) && ap_fast_u8dw_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
         (REG_T(AP_REG_FLOAT) && ap_fast_fdw_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, &s)))
       return s;

@@ -1,7 +1,9 @@
 /* Kernel choice as part of planning: each builtin op's candidate kernels (fast on the
- * interpreter's threads, on one thread, on one thread without packed weights, reference), each
- * with the scratch its prepare asks for and an estimated time; allocate keeps the set with the
- * fastest estimated invoke whose total fits the budget. Every candidate set is planned like the
+ * interpreter's threads, on one thread, on one thread without packed weights and with the lean
+ * kernels where they cover the op (kernels/fast/lean.h: int8 convolution and depthwise in the
+ * reference's scratch at SIMD speed), reference), each with the scratch its prepare asks for
+ * and an estimated time; allocate keeps the set with the fastest estimated invoke whose total
+ * fits the budget. Every candidate set is planned like the
  * real one (the same problem with the scratch sized for it), so scratch that fits in the free
  * space at its step costs nothing. The strategies see only requests, as ever.
  *
@@ -14,7 +16,8 @@
  * end so that the model never promises more than the kernels give. Without packed weights a
  * product reads each weight once per row instead of once per tile: 1.3x the packed time (the
  * gap measured between `--kernels small`, which gave up packing, and `fast` on the avx512
- * level). Threads divide ops of 1 M multiply-adds or more (the kernels' own threshold, below
+ * level; the lean kernels measure 0.7-1.15x the packed ones at avx2, so the estimate stays on
+ * the safe side). Threads divide ops of 1 M multiply-adds or more (the kernels' own threshold, below
  * which an op stays on one thread) by 0.85 x the thread count. Every byte of scratch costs a
  * write and a read (0.05 ns each): of two candidates that compute alike, the smaller wins.
  * Only the ordering matters to the choice, and the ordering is that of the kernels (each
@@ -57,10 +60,13 @@ const ap_kexec *rt_kexec_op(const ap_interpreter *it, const rt_op *o, rt_kexec_r
   room->one = *x;
   room->one.workers = NULL;
   room->one.threads = 1;
-  if (k == RT_K_FLAT && x->level->outer) {
-    room->flat = *x->level;
-    room->flat.outer = NULL;
-    room->one.level = &room->flat;
+  if (k == RT_K_FLAT) {
+    room->one.lean = true; /* the lean kernels where they cover the op (lean.h) */
+    if (x->level->outer) {
+      room->flat = *x->level;
+      room->flat.outer = NULL;
+      room->one.level = &room->flat;
+    }
   }
   return &room->one;
 #endif
@@ -277,12 +283,53 @@ static ap_status exhaustive(search *S, uint64_t limit, uint8_t *best) {
   return AP_OK;
 }
 
-/* Greedy with a bound: from v (every op fastest, over the limit), the step down saving the
- * most bytes per nanosecond lost, re-planned, until the total fits (at worst every op at its
- * smallest, which the caller checked fits); then each op steps back up, most time lost first,
- * while the total stays within. */
-static ap_status greedy(search *S, uint64_t limit, uint64_t total, uint8_t *v) {
-  while (total > limit) {
+/* Upgrades from the plan v (total within the limit): each op steps back up, most time lost
+ * first, while the total stays within `within`; an op whose step does not fit stays (marked in
+ * `stuck`, so no problem is planned twice). */
+static ap_status upgrade_pass(search *S, uint64_t within, uint8_t *v, uint8_t *stuck) {
+  memset(stuck, 0, S->n);
+  for (;;) {
+    size_t pick = SIZE_MAX;
+    double most = 0;
+    for (size_t i = 0; i < S->n; i++) {
+      double lost = v[i] && !stuck[i] ? S->c[i].ns[v[i]] - S->c[i].ns[v[i] - 1] : 0;
+      if (lost > most) most = lost, pick = i;
+    }
+    if (pick == SIZE_MAX) return AP_OK;
+    v[pick]--;
+    uint64_t t;
+    ap_status s = total_of(S, v, &t);
+    if (s != AP_OK) return s;
+    if (t > within) v[pick]++, stuck[pick] = 1;
+  }
+}
+
+/* The upgrades that cost nothing first (the total stays v's: scratch placed in free space,
+ * the same whatever the limit), then those within the limit. Taken the other way, one large
+ * upgrade that fits a larger limit can fill the free space the small ones needed, and a larger
+ * budget gives a slower plan (dp_net_float: 6.55 ms estimated at 340,716 B, 6.36 ms at
+ * 337,056 B). */
+static ap_status upgrade(search *S, uint64_t limit, uint8_t *v, uint8_t *stuck) {
+  uint64_t t;
+  ap_status s = total_of(S, v, &t);
+  if (s == AP_OK) s = upgrade_pass(S, t < limit ? t : limit, v, stuck);
+  if (s == AP_OK && t < limit) s = upgrade_pass(S, limit, v, stuck);
+  return s;
+}
+
+/* Greedy with a bound. From every op fastest (v, total `total`: over the limit), the step
+ * down saving the most bytes per nanosecond lost, re-planned, until the total fits: the first
+ * plan of that path within the limit. Two starts are then improved by upgrade(): that plan and
+ * every op at its smallest (`small`, which the caller checked fits), and the faster result is
+ * kept. The path's plan alone could be slower for a larger budget than for a smaller one (its
+ * steps down overshoot by different amounts: dp_net_float's default was 2.6 % slower than its
+ * plan at the reference total); the smallest start is the same for every budget, so what it
+ * upgrades to at a budget it also reaches at any larger one, where its upgrades fit alike. */
+static ap_status greedy(search *S, uint64_t limit, uint64_t total, const uint8_t *small,
+                        uint8_t *v) {
+  uint8_t *w = ap_alloc(S->temp, S->n), *stuck = ap_alloc(S->temp, S->n);
+  ap_status s = w && stuck ? AP_OK : rt_fail(S->it, AP_ERR_NOMEM, "out of memory for planning");
+  while (s == AP_OK && total > limit) {
     size_t pick = SIZE_MAX;
     double best = -1;
     for (size_t i = 0; i < S->n; i++) {
@@ -295,29 +342,22 @@ static ap_status greedy(search *S, uint64_t limit, uint64_t total, uint8_t *v) {
     }
     if (pick == SIZE_MAX) break;
     v[pick]++;
-    ap_status s = total_of(S, v, &total);
-    if (s != AP_OK) return s;
+    s = total_of(S, v, &total);
   }
-  for (;;) {
-    size_t pick = SIZE_MAX;
-    double most = 0;
-    for (size_t i = 0; i < S->n; i++) {
-      double lost = v[i] ? S->c[i].ns[v[i]] - S->c[i].ns[v[i] - 1] : 0;
-      if (v[i] && lost > most) most = lost, pick = i;
-    }
-    if (pick == SIZE_MAX) break;
-    v[pick]--;
-    uint64_t t;
-    ap_status s = total_of(S, v, &t);
-    if (s != AP_OK) return s;
-    if (t > limit) {
-      v[pick]++;
-      /* It stays: mark it by moving on to ops with less time lost (a second pass over the
-       * same op would plan the same problem again). */
-      S->c[pick].ns[v[pick] - 1] = S->c[pick].ns[v[pick]];
-    }
+  if (s == AP_OK) s = upgrade(S, limit, v, stuck);
+  uint64_t t0 = 0, t1 = 0;
+  if (s == AP_OK) s = total_of(S, v, &t0);
+  if (s == AP_OK) {
+    memcpy(w, small, S->n);
+    s = upgrade(S, limit, w, stuck);
   }
-  return AP_OK;
+  if (s == AP_OK) s = total_of(S, w, &t1);
+  double e0 = time_of(S, v), e1 = time_of(S, w);
+  bool take = t1 <= limit && (t0 > limit || e1 < e0 || (e1 == e0 && t1 < t0));
+  if (s == AP_OK && take) memcpy(v, w, S->n);
+  ap_free(S->temp, stuck);
+  ap_free(S->temp, w);
+  return s;
 }
 
 ap_status rt_kchoice(ap_interpreter *it, rt_prep *prep) {
@@ -363,7 +403,7 @@ ap_status rt_kchoice(ap_interpreter *it, rt_prep *prep) {
       size_t combos = 1;
       for (size_t i = 0; i < S.n && combos <= 64; i++)
         combos *= S.c[i].n;
-      s = combos <= 64 ? exhaustive(&S, limit, v) : greedy(&S, limit, fast, v);
+      s = combos <= 64 ? exhaustive(&S, limit, v) : greedy(&S, limit, fast, small, v);
     }
   }
   /* The choice into the ops, each chosen op prepared again (its parameters and its prepared

@@ -229,7 +229,8 @@ typedef struct rt_kexec_room rt_kexec_room; /* nothing to build: never defined *
 #define RT_KEXEC_ROOM(v) rt_kexec_room *v = NULL
 #endif
 /* What op o's kernel gets under its choice: rt_kexec, or that on one thread, or on one thread
- * without packed weights (built in *room), or NULL (the reference kernel). */
+ * without packed weights and with the lean kernels where they cover the op (kernels/fast/
+ * lean.h; built in *room), or NULL (the reference kernel). */
 const ap_kexec *rt_kexec_op(const ap_interpreter *it, const rt_op *o, rt_kexec_room *room);
 /* kchoice.c: allocate's search for each builtin op's kernel (the fastest estimated invoke
  * whose total is within the budget), after every op was prepared with RT_K_FAST; leaves the

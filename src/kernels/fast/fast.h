@@ -346,6 +346,8 @@ typedef struct ap_kexec {
   const ap_fast_level *level;
   ap_port_workers *workers;
   int threads;
+  /* The lean kernels (lean.h: about the reference's scratch) where they cover the op. */
+  bool lean;
   /* Work (multiply-adds of an int8 convolution) below which an op stays on one thread; 0:
    * 1M (tests lower it to split small ops). */
   uint64_t parallel_min;

@@ -1,0 +1,51 @@
+/* Lean fast kernels: the same bytes as the reference, at SIMD speed, in about the reference's
+ * scratch. The kernel choice (src/runtime/kchoice.c) weighs them as an op's smallest fast
+ * candidate (ap_kexec.lean): where a model's peak step leaves no room for patch rows or packed
+ * weights, they keep the plan within the reference's total without the reference's time.
+ *
+ * CONV_2D int8 (lean_conv_avx2.c, the AVX2 and AVX-512 levels): no im2col and no packing.
+ * Four output pixels at a time read their input rows where they lie, each filter row's taps
+ * one run of bytes (f_w x in_d, or in_d per tap when dilated), times two channels' weights read
+ * in place; sums of (input + offset) x weight in int32 lanes (vpmaddwd: exact, wrapping as the
+ * reference's). Only groups with a tap outside the input copy their patches (the zero point in
+ * padded positions, which adds nothing once offset). Scratch: the per-channel multipliers (the
+ * reference's), nothing more: a pixel with taps outside sums those inside, one at a time.
+ *
+ * DEPTHWISE_CONV_2D int8 (lean_dw_avx2.c): each pixel's channels eight to a vector over the
+ * taps inside, read in place; depth multiplier 1 or a multiple of 8. Scratch: the reference's. */
+#ifndef AP_KERNELS_FAST_LEAN_H
+#define AP_KERNELS_FAST_LEAN_H
+
+#include "kernels/fast/fast.h"
+
+#ifdef AP_FAST_X86
+/* As ap_fast_conv_scratch/eval; false unless x->lean and the level runs AVX2. */
+bool ap_fast_lean_conv_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                               const ap_ktensor *f, size_t *scratch);
+bool ap_fast_lean_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                            const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out,
+                            void *scratch, ap_status *s);
+bool ap_fast_lean_dw_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                             const ap_ktensor *f, size_t *scratch);
+bool ap_fast_lean_dw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                          const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out,
+                          void *scratch, ap_status *s);
+#else
+#define ap_fast_lean_dw_scratch ap_fast_lean_conv_scratch /* (never applies) */
+#define ap_fast_lean_dw_eval ap_fast_lean_conv_eval
+static inline bool ap_fast_lean_conv_scratch(const ap_kexec *x, const ap_conv_params *p,
+                                             const ap_ktensor *in, const ap_ktensor *f,
+                                             size_t *scratch) {
+  (void)x, (void)p, (void)in, (void)f, (void)scratch;
+  return false;
+}
+static inline bool ap_fast_lean_conv_eval(const ap_kexec *x, const ap_conv_params *p,
+                                          const ap_ktensor *in, const ap_ktensor *f,
+                                          const ap_ktensor *bias, ap_ktensor *out, void *scratch,
+                                          ap_status *s) {
+  (void)x, (void)p, (void)in, (void)f, (void)bias, (void)out, (void)scratch, (void)s;
+  return false;
+}
+#endif
+
+#endif

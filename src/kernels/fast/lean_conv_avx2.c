@@ -1,0 +1,443 @@
+/* The lean int8 CONV_2D on AVX2 (lean.h says what and why): four output pixels at a time,
+ * each read where it lies, two output channels' weights in place. */
+#if defined(__x86_64__) || defined(_M_X64)
+#include "kernels/fast/int8_x86.h"
+#include "kernels/fast/lean.h"
+
+#define LEAN_R 4     /* output pixels per group */
+#define LEAN_SEGS 16 /* runs of taps per pixel at most (else the other paths run) */
+#define LEAN_NB 64   /* output channels per block of sums (on the stack) */
+/* Patches of at most this many taps are first widened, four rows of (input + offset) as
+ * int16 on the stack (5 KiB at most: no scratch to plan, as the sums above), so the
+ * product reads each once per channel pair, with no runs or tails. */
+#define LEAN_STACK_K 640
+
+typedef struct lean_plan {
+  int32_t n, k, m, nseg;
+  size_t mult, shift, total;
+  /* An interior pixel's runs of taps: input bytes from its first tap, weight offset, length. */
+  ptrdiff_t soff[LEAN_SEGS];
+  int32_t swoff[LEAN_SEGS], slen[LEAN_SEGS];
+} lean_plan;
+
+static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                 const ap_ktensor *f, lean_plan *pl) {
+  if (!x || !x->lean || !x->level || !p || !in || !f ||
+      (x->level->level != AP_SIMD_AVX2 && x->level->level != AP_SIMD_AVX512) ||
+      p->kind != AP_KCONV_INT8 || p->filter_offset != 0 || in->rank != 4 || f->rank != 4 ||
+      p->out_shape.rank != 4 || f->dims[3] != in->dims[3] || p->stride_h < 1 || p->stride_w < 1 ||
+      p->dilation_h < 1 || p->dilation_w < 1)
+    return false;
+  int64_t d = in->dims[3], fh = f->dims[1], fw = f->dims[2];
+  int64_t k = fh * fw * d, n = f->dims[0];
+  int64_t oh = p->out_shape.dims[1], ow = p->out_shape.dims[2];
+  int64_t m = (int64_t)p->out_shape.dims[0] * oh * ow;
+  if (d <= 0 || fh <= 0 || fw <= 0 || n <= 0 || k > INT32_MAX / 4 || m <= 0 || m > INT32_MAX ||
+      p->out_shape.dims[3] != n)
+    return false;
+  memset(pl, 0, sizeof *pl);
+  pl->n = (int32_t)n;
+  pl->k = (int32_t)k;
+  pl->m = (int32_t)m;
+  int64_t row = (int64_t)in->dims[2] * d * p->dilation_h;
+  if (p->dilation_w == 1) {
+    pl->nseg = (int32_t)fh;
+    if (pl->nseg > LEAN_SEGS) return false;
+    for (int32_t y = 0; y < pl->nseg; y++) {
+      pl->soff[y] = (ptrdiff_t)(y * row);
+      pl->swoff[y] = (int32_t)(y * fw * d);
+      pl->slen[y] = (int32_t)(fw * d);
+    }
+  } else {
+    if (fh * fw > LEAN_SEGS) return false;
+    pl->nseg = (int32_t)(fh * fw);
+    for (int32_t t = 0; t < pl->nseg; t++) {
+      pl->soff[t] = (ptrdiff_t)(t / fw * row + t % fw * p->dilation_w * d);
+      pl->swoff[t] = (int32_t)(t * d);
+      pl->slen[t] = (int32_t)d;
+    }
+  }
+  /* the multipliers, then the shifts: the reference's own scratch */
+  pl->mult = 0;
+  pl->shift = (size_t)n * 4;
+  pl->total = (size_t)n * 8;
+  return true;
+}
+
+bool ap_fast_lean_conv_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                               const ap_ktensor *f, size_t *scratch) {
+  lean_plan pl;
+  if (!plan(x, p, in, f, &pl)) return false;
+  *scratch = pl.total;
+  return true;
+}
+
+typedef struct lean_job {
+  const lean_plan *pl;
+  const ap_conv_params *p;
+  const int8_t *in, *w, *w_end;
+  const int32_t *bias, *mult, *shift;
+  int8_t *out;
+  int32_t in_h, in_w, in_d, out_h, out_w, f_h, f_w;
+} lean_job;
+
+/* Output pixel r's first tap (possibly outside the input) and whether all its taps are in. */
+static const int8_t *pixel(const lean_job *j, int32_t r, bool *inside) {
+  const ap_conv_params *p = j->p;
+  int32_t ox = r % j->out_w, oy = r / j->out_w % j->out_h, b = r / j->out_w / j->out_h;
+  int64_t y0 = (int64_t)oy * p->stride_h - p->pad.pad_h,
+          x0 = (int64_t)ox * p->stride_w - p->pad.pad_w;
+  *inside = y0 >= 0 && x0 >= 0 && y0 + (int64_t)p->dilation_h * (j->f_h - 1) < j->in_h &&
+            x0 + (int64_t)p->dilation_w * (j->f_w - 1) < j->in_w;
+  if (!*inside) return NULL;
+  return j->in + (((size_t)b * (size_t)j->in_h + (size_t)y0) * (size_t)j->in_w + (size_t)x0) *
+                     (size_t)j->in_d;
+}
+
+static inline __m256i widen(const int8_t *p) {
+  return _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)p));
+}
+
+/* 16 weights from p, read in place when 16 bytes fit before end (lanes past the run meet
+ * zeros of x); else copied. */
+static inline __m256i wtail(const int8_t *p, int32_t t, const int8_t *end) {
+  if (p + 16 <= end) return widen(p);
+  int8_t b[16] = {0};
+  memcpy(b, p, (size_t)t);
+  return widen(b);
+}
+
+/* The sums of four rows' two channels (sRC: row R, channel C) into acc's rows (LEAN_NB
+ * apart), each row's pair as one 8-byte store (the second past nb when nb is odd: LEAN_NB is
+ * even, so it stays in the row's own slots, unread). */
+static inline void store_pairs(int32_t *acc, int32_t rows, __m256i s00, __m256i s01, __m256i s10,
+                               __m256i s11, __m256i s20, __m256i s21, __m256i s30, __m256i s31) {
+  __m256i u0 = _mm256_hadd_epi32(_mm256_hadd_epi32(s00, s01), _mm256_hadd_epi32(s10, s11));
+  __m256i u1 = _mm256_hadd_epi32(_mm256_hadd_epi32(s20, s21), _mm256_hadd_epi32(s30, s31));
+  __m256i v = _mm256_add_epi32(_mm256_permute2x128_si256(u0, u1, 0x20),
+                               _mm256_permute2x128_si256(u0, u1, 0x31));
+  __m128i lo = _mm256_castsi256_si128(v), hi = _mm256_extracti128_si256(v, 1);
+  _mm_storel_epi64((__m128i *)acc, lo);
+  if (rows > 1) _mm_storel_epi64((__m128i *)(acc + LEAN_NB), _mm_unpackhi_epi64(lo, lo));
+  if (rows > 2) _mm_storel_epi64((__m128i *)(acc + 2 * LEAN_NB), hi);
+  if (rows > 3) _mm_storel_epi64((__m128i *)(acc + 3 * LEAN_NB), _mm_unpackhi_epi64(hi, hi));
+}
+
+/* rows (1..4) pixels whose runs of taps start at base[i] + soff[s], outputs at out + i * n. */
+static void group(const lean_job *j, const int8_t *const base[LEAN_R], int32_t rows,
+                  const ptrdiff_t *soff, const int32_t *swoff, const int32_t *slen, int32_t nseg,
+                  int8_t *out) {
+  const lean_plan *pl = j->pl;
+  const int32_t n = pl->n, k = pl->k;
+  const __m256i off = _mm256_set1_epi16((int16_t)j->p->input_offset);
+  const __m256i iota = _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const int8_t *r[LEAN_R];
+  for (int32_t i = 0; i < LEAN_R; i++)
+    r[i] = base[i < rows ? i : 0];
+  /* Each run's last (len % 16) taps, offset, zeros past them: once for every channel. */
+  __m256i xt[LEAN_SEGS][LEAN_R];
+  for (int32_t s = 0; s < nseg; s++) {
+    int32_t t = slen[s] % 16;
+    if (!t) continue;
+    __m256i mask = _mm256_cmpgt_epi16(_mm256_set1_epi16((int16_t)t), iota);
+    for (int32_t i = 0; i < LEAN_R; i++) {
+      int8_t b[16] = {0};
+      memcpy(b, r[i] + soff[s] + (slen[s] - t), (size_t)t);
+      xt[s][i] = _mm256_and_si256(_mm256_add_epi16(widen(b), off), mask);
+    }
+  }
+  int32_t acc[LEAN_R * LEAN_NB];
+  for (int32_t c0 = 0; c0 < n; c0 += LEAN_NB) {
+    int32_t nb = n - c0 < LEAN_NB ? n - c0 : LEAN_NB;
+    for (int32_t c = c0; c < c0 + nb; c += 2) {
+      const int8_t *w0 = j->w + (size_t)c * (size_t)k, *w1 = c + 1 < n ? w0 + k : w0;
+      __m256i s00 = _mm256_setzero_si256(), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00,
+              s30 = s00, s31 = s00;
+      for (int32_t s = 0; s < nseg; s++) {
+        const int8_t *x0 = r[0] + soff[s], *x1 = r[1] + soff[s], *x2 = r[2] + soff[s],
+                     *x3 = r[3] + soff[s];
+        const int8_t *v0p = w0 + swoff[s], *v1p = w1 + swoff[s];
+        int32_t full = slen[s] & ~15, d = 0;
+        for (; d < full; d += 16) {
+          __m256i v0 = widen(v0p + d), v1 = widen(v1p + d);
+          __m256i a0 = _mm256_add_epi16(widen(x0 + d), off);
+          __m256i a1 = _mm256_add_epi16(widen(x1 + d), off);
+          __m256i a2 = _mm256_add_epi16(widen(x2 + d), off);
+          __m256i a3 = _mm256_add_epi16(widen(x3 + d), off);
+          s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(a0, v0));
+          s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(a0, v1));
+          s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(a1, v0));
+          s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(a1, v1));
+          s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(a2, v0));
+          s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(a2, v1));
+          s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(a3, v0));
+          s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(a3, v1));
+        }
+        int32_t t = slen[s] - full;
+        if (t) {
+          __m256i v0 = wtail(v0p + d, t, j->w_end), v1 = wtail(v1p + d, t, j->w_end);
+          s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(xt[s][0], v0));
+          s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(xt[s][0], v1));
+          s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(xt[s][1], v0));
+          s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(xt[s][1], v1));
+          s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(xt[s][2], v0));
+          s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(xt[s][2], v1));
+          s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(xt[s][3], v0));
+          s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(xt[s][3], v1));
+        }
+      }
+      store_pairs(acc + (c - c0), rows, s00, s01, s10, s11, s20, s21, s30, s31);
+    }
+    for (int32_t i = 0; i < rows; i++)
+      requant_row(acc + i * LEAN_NB, j->bias ? j->bias + c0 : NULL, nb, j->mult + c0, j->shift + c0,
+                  j->p->output_offset, j->p->act_min, j->p->act_max,
+                  out + (size_t)i * (size_t)n + c0);
+  }
+}
+
+/* n int16 zeros at o (no call for none: this runs per run of taps). */
+static inline void zeros16(int16_t *o, int32_t n) {
+  for (int32_t i = 0; i < n; i++)
+    o[i] = 0;
+}
+
+/* Pixel r's patch as int16 (input + offset; 0 for a tap outside, which the reference skips)
+ * into dst, zeros up to kp. */
+static void widen_patch(const lean_job *j, int32_t r, int32_t kp, int16_t *dst) {
+  const ap_conv_params *p = j->p;
+  int32_t ox = r % j->out_w, oy = r / j->out_w % j->out_h, b = r / j->out_w / j->out_h;
+  int64_t y0 = (int64_t)oy * p->stride_h - p->pad.pad_h,
+          x0 = (int64_t)ox * p->stride_w - p->pad.pad_w;
+  const int32_t d = j->in_d, taps = p->dilation_w == 1 ? j->f_w : 1, run = taps * d;
+  const __m256i off = _mm256_set1_epi16((int16_t)p->input_offset);
+  int16_t *o = dst;
+  for (int32_t fy = 0; fy < j->f_h; fy++) {
+    int64_t iy = y0 + (int64_t)p->dilation_h * fy;
+    for (int32_t fx = 0; fx < j->f_w; fx += taps, o += run) {
+      int64_t ix = x0 + (int64_t)p->dilation_w * fx;
+      if (iy < 0 || iy >= j->in_h) {
+        zeros16(o, run);
+        continue;
+      }
+      /* the run's taps inside: [lo, hi) */
+      int32_t lo = 0, hi = taps;
+      while (lo < hi && ix + lo < 0)
+        lo++;
+      while (hi > lo && ix + hi - 1 >= j->in_w)
+        hi--;
+      zeros16(o, lo * d);
+      const int8_t *src = j->in + (((size_t)b * (size_t)j->in_h + (size_t)iy) * (size_t)j->in_w +
+                                   (size_t)(ix + lo)) *
+                                      (size_t)d;
+      int32_t n = (hi - lo) * d, i = 0;
+      int16_t *t = o + lo * d;
+      for (; i + 16 <= n; i += 16)
+        _mm256_storeu_si256((__m256i *)(t + i), _mm256_add_epi16(widen(src + i), off));
+      for (; i < n; i++)
+        t[i] = (int16_t)(src[i] + p->input_offset);
+      zeros16(t + n, (taps - hi) * d);
+    }
+  }
+  zeros16(o, kp - (int32_t)(o - dst));
+}
+
+/* rows (1..4) pixels from r0 through their widened patches, outputs at out + i * n. */
+static void group_widened(const lean_job *j, int32_t r0, int32_t rows, int8_t *out) {
+  const int32_t n = j->pl->n, k = j->pl->k, kp = (k + 15) / 16 * 16, k16 = k / 16 * 16;
+  _Alignas(32) int16_t a[LEAN_R][LEAN_STACK_K];
+  for (int32_t i = 0; i < rows; i++)
+    widen_patch(j, r0 + i, kp, a[i]);
+  const int16_t *x0 = a[0], *x1 = a[rows > 1 ? 1 : 0], *x2 = a[rows > 2 ? 2 : 0],
+                *x3 = a[rows > 3 ? 3 : 0];
+  int32_t acc[LEAN_R * LEAN_NB];
+  for (int32_t c0 = 0; c0 < n; c0 += LEAN_NB) {
+    int32_t nb = n - c0 < LEAN_NB ? n - c0 : LEAN_NB;
+    for (int32_t c = c0; c < c0 + nb; c += 2) {
+      const int8_t *w0 = j->w + (size_t)c * (size_t)k, *w1 = c + 1 < n ? w0 + k : w0;
+      __m256i s00 = _mm256_setzero_si256(), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00,
+              s30 = s00, s31 = s00;
+#define LEAN_STEP(V0, V1)                                                                          \
+  do {                                                                                             \
+    __m256i a0 = _mm256_load_si256((const __m256i *)(x0 + d));                                     \
+    __m256i a1 = _mm256_load_si256((const __m256i *)(x1 + d));                                     \
+    __m256i a2 = _mm256_load_si256((const __m256i *)(x2 + d));                                     \
+    __m256i a3 = _mm256_load_si256((const __m256i *)(x3 + d));                                     \
+    s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(a0, V0));                                        \
+    s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(a0, V1));                                        \
+    s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(a1, V0));                                        \
+    s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(a1, V1));                                        \
+    s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(a2, V0));                                        \
+    s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(a2, V1));                                        \
+    s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(a3, V0));                                        \
+    s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(a3, V1));                                        \
+  } while (0)
+      int32_t d = 0;
+      for (; d < k16; d += 16) {
+        __m256i v0 = widen(w0 + d), v1 = widen(w1 + d);
+        LEAN_STEP(v0, v1);
+      }
+      if (d < k) { /* past k: the next channel's weights (or a copy), times the rows' zeros */
+        __m256i v0 = wtail(w0 + d, k - d, j->w_end), v1 = wtail(w1 + d, k - d, j->w_end);
+        LEAN_STEP(v0, v1);
+      }
+#undef LEAN_STEP
+      store_pairs(acc + (c - c0), rows, s00, s01, s10, s11, s20, s21, s30, s31);
+    }
+    for (int32_t i = 0; i < rows; i++)
+      requant_row(acc + i * LEAN_NB, j->bias ? j->bias + c0 : NULL, nb, j->mult + c0, j->shift + c0,
+                  j->p->output_offset, j->p->act_min, j->p->act_max,
+                  out + (size_t)i * (size_t)n + c0);
+  }
+}
+
+/* One pixel over nseg runs of taps (base + soff[s], weights at swoff[s], slen[s] bytes), four
+ * channels at a time, outputs at out. */
+static void single(const lean_job *j, const int8_t *base, const ptrdiff_t *soff,
+                   const int32_t *swoff, const int32_t *slen, int32_t nseg, int8_t *out) {
+  const int32_t n = j->pl->n, k = j->pl->k;
+  const __m256i off = _mm256_set1_epi16((int16_t)j->p->input_offset);
+  const __m256i iota = _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  __m256i xt[LEAN_SEGS];
+  for (int32_t s = 0; s < nseg; s++) {
+    int32_t t = slen[s] % 16;
+    if (!t) continue;
+    int8_t b[16] = {0};
+    memcpy(b, base + soff[s] + (slen[s] - t), (size_t)t);
+    xt[s] = _mm256_and_si256(_mm256_add_epi16(widen(b), off),
+                             _mm256_cmpgt_epi16(_mm256_set1_epi16((int16_t)t), iota));
+  }
+  int32_t acc[LEAN_NB];
+  for (int32_t c0 = 0; c0 < n; c0 += LEAN_NB) {
+    int32_t nb = n - c0 < LEAN_NB ? n - c0 : LEAN_NB;
+    for (int32_t c = c0; c < c0 + nb; c += 4) {
+      const int8_t *w[4];
+      for (int32_t q = 0; q < 4; q++)
+        w[q] = j->w + (size_t)(c + q < n ? c + q : c) * (size_t)k;
+      __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
+      for (int32_t s = 0; s < nseg; s++) {
+        const int8_t *xp = base + soff[s];
+        int32_t full = slen[s] & ~15, d = 0, wo = swoff[s];
+        for (; d < full; d += 16) {
+          __m256i a = _mm256_add_epi16(widen(xp + d), off);
+          s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(a, widen(w[0] + wo + d)));
+          s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(a, widen(w[1] + wo + d)));
+          s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(a, widen(w[2] + wo + d)));
+          s3 = _mm256_add_epi32(s3, _mm256_madd_epi16(a, widen(w[3] + wo + d)));
+        }
+        int32_t t = slen[s] - full;
+        if (t) {
+          __m256i a = xt[s];
+          s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(a, wtail(w[0] + wo + d, t, j->w_end)));
+          s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(a, wtail(w[1] + wo + d, t, j->w_end)));
+          s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(a, wtail(w[2] + wo + d, t, j->w_end)));
+          s3 = _mm256_add_epi32(s3, _mm256_madd_epi16(a, wtail(w[3] + wo + d, t, j->w_end)));
+        }
+      }
+      int32_t t4[4];
+      _mm_storeu_si128((__m128i *)t4, hsum4(s0, s1, s2, s3));
+      for (int32_t q = 0; q < 4 && c + q < c0 + nb; q++)
+        acc[c - c0 + q] = t4[q];
+    }
+    requant_row(acc, j->bias ? j->bias + c0 : NULL, nb, j->mult + c0, j->shift + c0,
+                j->p->output_offset, j->p->act_min, j->p->act_max, out + c0);
+  }
+}
+
+/* Output pixel r, some of whose taps lie outside the input: the runs of those inside. */
+static void clipped(const lean_job *j, int32_t r, int8_t *out) {
+  const ap_conv_params *p = j->p;
+  int32_t ox = r % j->out_w, oy = r / j->out_w % j->out_h, b = r / j->out_w / j->out_h;
+  int64_t y0 = (int64_t)oy * p->stride_h - p->pad.pad_h,
+          x0 = (int64_t)ox * p->stride_w - p->pad.pad_w;
+  int64_t d = j->in_d;
+  ptrdiff_t soff[LEAN_SEGS];
+  int32_t swoff[LEAN_SEGS], slen[LEAN_SEGS], nseg = 0;
+  const int8_t *base = j->in + (size_t)b * (size_t)j->in_h * (size_t)j->in_w * (size_t)d;
+  for (int32_t fy = 0; fy < j->f_h; fy++) {
+    int64_t iy = y0 + (int64_t)p->dilation_h * fy;
+    if (iy < 0 || iy >= j->in_h) continue;
+    int32_t fx = 0;
+    while (fx < j->f_w) {
+      int64_t ix = x0 + (int64_t)p->dilation_w * fx;
+      if (ix < 0 || ix >= j->in_w) {
+        fx++;
+        continue;
+      }
+      /* taps fx.. adjacent in the input (no dilation): one run while they stay inside */
+      int32_t e = fx + 1;
+      while (p->dilation_w == 1 && e < j->f_w && x0 + e < j->in_w)
+        e++;
+      soff[nseg] = (ptrdiff_t)((iy * j->in_w + ix) * d);
+      swoff[nseg] = (int32_t)((fy * j->f_w + fx) * d);
+      slen[nseg] = (int32_t)((e - fx) * d);
+      nseg++;
+      fx = e;
+    }
+  }
+  /* (at most the interior's runs: a row's taps make one run, or one each when dilated) */
+  single(j, base, soff, swoff, slen, nseg, out);
+}
+
+bool ap_fast_lean_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                            const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out,
+                            void *scratch, ap_status *s) {
+  lean_plan pl;
+  if (!out || !plan(x, p, in, f, &pl)) return false;
+  if (!in->data || !f->data || !out->data || (bias && !bias->data) || (pl.total && !scratch) ||
+      !ap_kshape_is(in, &p->in_shape) || !ap_kshape_is(f, &p->in2_shape) ||
+      !ap_kshape_is(out, &p->out_shape)) {
+    *s = AP_ERR_ARG;
+    return true;
+  }
+  uint8_t *sc = scratch;
+  int32_t *mult = (int32_t *)(sc + pl.mult), *shift = (int32_t *)(sc + pl.shift);
+  ap_fast_channel_multipliers(p->input_scale, f, p->output_scale, pl.n, mult, shift);
+  lean_job j = {.pl = &pl,
+                .p = p,
+                .in = in->data,
+                .w = f->data,
+                .w_end = (const int8_t *)f->data + (size_t)pl.n * (size_t)pl.k,
+                .bias = bias ? bias->data : NULL,
+                .mult = mult,
+                .shift = shift,
+                .out = out->data,
+                .in_h = in->dims[1],
+                .in_w = in->dims[2],
+                .in_d = in->dims[3],
+                .out_h = out->dims[1],
+                .out_w = out->dims[2],
+                .f_h = f->dims[1],
+                .f_w = f->dims[2]};
+  if (pl.k <= LEAN_STACK_K) {
+    for (int32_t r = 0; r < pl.m; r += LEAN_R) {
+      int32_t rows = pl.m - r < LEAN_R ? pl.m - r : LEAN_R;
+      group_widened(&j, r, rows, j.out + (size_t)r * (size_t)pl.n);
+    }
+    *s = AP_OK;
+    return true;
+  }
+  for (int32_t r = 0; r < pl.m; r += LEAN_R) {
+    int32_t rows = pl.m - r < LEAN_R ? pl.m - r : LEAN_R;
+    const int8_t *base[LEAN_R];
+    bool all = true;
+    for (int32_t i = 0; i < rows; i++) {
+      bool inside;
+      base[i] = pixel(&j, r + i, &inside);
+      all = all && inside;
+    }
+    int8_t *o = j.out + (size_t)r * (size_t)pl.n;
+    if (all) {
+      group(&j, base, rows, pl.soff, pl.swoff, pl.slen, pl.nseg, o);
+      continue;
+    }
+    /* A tap outside: each pixel alone, over the runs of its taps inside (a tap outside adds
+     * nothing, as the reference skips it). */
+    for (int32_t i = 0; i < rows; i++)
+      clipped(&j, r + i, o + (size_t)i * (size_t)pl.n);
+  }
+  *s = AP_OK;
+  return true;
+}
+#else
+typedef int ap_fast_lean_conv_unused; /* x86-64 only */
+#endif

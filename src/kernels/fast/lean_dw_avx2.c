@@ -1,0 +1,156 @@
+/* The lean int8 DEPTHWISE_CONV_2D on AVX2 (lean.h): the level's depthwise kernel, its
+ * workspace on the stack when small (most models' depthwise layers), else each output pixel's
+ * channels eight to a vector, over the taps inside the input (one outside adds nothing, as the
+ * reference skips it), inputs and weights read where they lie: no padded copy, no interleaved
+ * weights. A depth multiplier of 1 reads eight input channels per tap; a multiple of 8 broadcasts
+ * one input channel to its eight outputs. Products (input + offset) x weight in int32 lanes, summed
+ * in tap order (wrapping, as the reference's); the reference's requantization on 8 lanes. */
+#if defined(__x86_64__) || defined(_M_X64)
+#include "kernels/fast/int8_x86.h"
+#include "kernels/fast/lean.h"
+
+/* The most stack the level's depthwise workspace may take here (ap_fast_dw_ws: its weights
+ * interleaved in tap pairs, a row of zero points): 4 KiB, as the lean convolution's. Above,
+ * this file's kernel runs, with none. */
+#define LEAN_DW_STACK 4096
+
+typedef struct lean_dw {
+  int32_t in_h, in_w, in_d, out_h, out_w, n, f_h, f_w, mult;
+} lean_dw;
+
+static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                 const ap_ktensor *f, lean_dw *g) {
+  if (!x || !x->lean || !x->level || !p || !in || !f ||
+      (x->level->level != AP_SIMD_AVX2 && x->level->level != AP_SIMD_AVX512) ||
+      p->kind != AP_KCONV_INT8 || p->filter_offset != 0 || in->rank != 4 || f->rank != 4 ||
+      p->out_shape.rank != 4 || p->stride_h < 1 || p->stride_w < 1 || p->dilation_h < 1 ||
+      p->dilation_w < 1)
+    return false;
+  int32_t n = p->out_shape.dims[3], d = in->dims[3];
+  if (n <= 0 || d <= 0 || f->dims[0] != 1 || f->dims[3] != n || n % d != 0 || n > INT32_MAX / 8 ||
+      f->dims[1] <= 0 || f->dims[2] <= 0)
+    return false;
+  int32_t mult = n / d;
+  if (mult != 1 && mult % 8 != 0) return false; /* the other paths run */
+  *g = (lean_dw){in->dims[1], in->dims[2], d,   p->out_shape.dims[1], p->out_shape.dims[2], n,
+                 f->dims[1],  f->dims[2],  mult};
+  return true;
+}
+
+bool ap_fast_lean_dw_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                             const ap_ktensor *f, size_t *scratch) {
+  lean_dw g;
+  if (!plan(x, p, in, f, &g)) return false;
+  *scratch = (size_t)g.n * 8; /* the multipliers and shifts: the reference's scratch */
+  return true;
+}
+
+bool ap_fast_lean_dw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                          const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out,
+                          void *scratch, ap_status *s) {
+  lean_dw g;
+  if (!out || !plan(x, p, in, f, &g)) return false;
+  if (!in->data || !f->data || !out->data || (bias && !bias->data) || !scratch ||
+      !ap_kshape_is(in, &p->in_shape) || !ap_kshape_is(f, &p->in2_shape) ||
+      !ap_kshape_is(out, &p->out_shape)) {
+    *s = AP_ERR_ARG;
+    return true;
+  }
+  const int32_t n = g.n;
+  int32_t *qm = scratch, *qs = qm + n;
+  ap_fast_channel_multipliers(p->input_scale, f, p->output_scale, n, qm, qs);
+  /* The level's own kernel where its workspace fits on the stack. */
+  size_t ws_bytes = ap_fast_dw_ws(g.f_h * g.f_w, n);
+  if (x->level->dw && g.f_h <= 64 && g.f_w <= 64 && ws_bytes <= LEAN_DW_STACK) {
+    _Alignas(64) uint8_t ws[LEAN_DW_STACK];
+    ap_qdw d = {.in = in->data,
+                .f = f->data,
+                .bias = bias ? bias->data : NULL,
+                .out = out->data,
+                .geom = ap_fast_geom_of(p, in, f, out),
+                .in_off = p->input_offset,
+                .out_off = p->output_offset,
+                .act_min = p->act_min,
+                .act_max = p->act_max,
+                .qmult = qm,
+                .qshift = qs};
+    for (int32_t b = 0; b < in->dims[0]; b++)
+      x->level->dw(&d, b, 0, g.out_h, ws);
+    *s = AP_OK;
+    return true;
+  }
+  const int8_t *src = in->data, *w = f->data;
+  const int32_t *b32 = bias ? bias->data : NULL;
+  int8_t *dst = out->data;
+  const int32_t in_off = p->input_offset;
+  const __m256i off = _mm256_set1_epi32(in_off), voff = _mm256_set1_epi32(p->output_offset),
+                lo = _mm256_set1_epi32(p->act_min), hi = _mm256_set1_epi32(p->act_max);
+  const int32_t n8 = n / 8 * 8;
+  const size_t row = (size_t)g.in_w * (size_t)g.in_d;
+  for (int32_t b = 0; b < p->out_shape.dims[0]; b++)
+    for (int32_t oy = 0; oy < g.out_h; oy++)
+      for (int32_t ox = 0; ox < g.out_w; ox++) {
+        int64_t y0 = (int64_t)oy * p->stride_h - p->pad.pad_h;
+        int64_t x0 = (int64_t)ox * p->stride_w - p->pad.pad_w;
+        /* the taps inside: fy in [fy0, fy1), fx in [fx0, fx1) */
+        int32_t fy0 = 0, fy1 = g.f_h, fx0 = 0, fx1 = g.f_w;
+        while (fy0 < fy1 && y0 + (int64_t)p->dilation_h * fy0 < 0)
+          fy0++;
+        while (fy1 > fy0 && y0 + (int64_t)p->dilation_h * (fy1 - 1) >= g.in_h)
+          fy1--;
+        while (fx0 < fx1 && x0 + (int64_t)p->dilation_w * fx0 < 0)
+          fx0++;
+        while (fx1 > fx0 && x0 + (int64_t)p->dilation_w * (fx1 - 1) >= g.in_w)
+          fx1--;
+        const int8_t *base = src + (size_t)b * (size_t)g.in_h * row;
+        int8_t *o =
+            dst +
+            (((size_t)b * (size_t)g.out_h + (size_t)oy) * (size_t)g.out_w + (size_t)ox) * (size_t)n;
+        for (int32_t c = 0; c < n8; c += 8) {
+          __m256i acc = _mm256_setzero_si256();
+          for (int32_t fy = fy0; fy < fy1; fy++) {
+            size_t iy = (size_t)(y0 + (int64_t)p->dilation_h * fy);
+            for (int32_t fx = fx0; fx < fx1; fx++) {
+              size_t ix = (size_t)(x0 + (int64_t)p->dilation_w * fx);
+              const int8_t *xp = base + iy * row + ix * (size_t)g.in_d;
+              __m256i xv;
+              if (g.mult == 1) {
+                int64_t v;
+                memcpy(&v, xp + c, 8);
+                xv = _mm256_cvtepi8_epi32(_mm_cvtsi64_si128(v));
+              } else {
+                xv = _mm256_set1_epi32(xp[c / g.mult]);
+              }
+              int64_t wv;
+              memcpy(&wv, w + ((size_t)fy * (size_t)g.f_w + (size_t)fx) * (size_t)n + (size_t)c, 8);
+              acc = _mm256_add_epi32(
+                  acc, _mm256_mullo_epi32(_mm256_add_epi32(xv, off),
+                                          _mm256_cvtepi8_epi32(_mm_cvtsi64_si128(wv))));
+            }
+          }
+          if (b32) acc = _mm256_add_epi32(acc, _mm256_loadu_si256((const __m256i *)(b32 + c)));
+          store8(o + c, requant8(acc, qm + c, qs + c, voff, lo, hi));
+        }
+        for (int32_t c = n8; c < n; c++) { /* (multiplier 1: channels past the last eight) */
+          uint32_t acc = 0;
+          for (int32_t fy = fy0; fy < fy1; fy++) {
+            size_t iy = (size_t)(y0 + (int64_t)p->dilation_h * fy);
+            for (int32_t fx = fx0; fx < fx1; fx++) {
+              size_t ix = (size_t)(x0 + (int64_t)p->dilation_w * fx);
+              int32_t xv = base[iy * row + ix * (size_t)g.in_d + (size_t)(c / g.mult)] + in_off;
+              acc +=
+                  (uint32_t)(xv *
+                             w[((size_t)fy * (size_t)g.f_w + (size_t)fx) * (size_t)n + (size_t)c]);
+            }
+          }
+          if (b32) acc += (uint32_t)b32[c];
+          o[c] =
+              ap_fast_requant((int32_t)acc, qm[c], qs[c], p->output_offset, p->act_min, p->act_max);
+        }
+      }
+  *s = AP_OK;
+  return true;
+}
+#else
+typedef int ap_fast_lean_dw_unused; /* x86-64 only */
+#endif
