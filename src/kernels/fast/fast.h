@@ -323,7 +323,7 @@ typedef struct ap_kexec {
   ap_port_workers *workers;
   int threads;
   /* Work (multiply-adds of an int8 convolution) below which an op stays on one thread; 0:
-   * 1M (tests lower it to split small ops). */
+   * 64K (select.c says why; tests lower it to split small ops). */
   uint64_t parallel_min;
   /* AP_KERNELS_SMALL: the most scratch bytes an op's fast path may add to its reference
    * kernel's (ap_fast_bounded); 0: no bound. */
