@@ -80,21 +80,9 @@ int ap_fast_chunks(int tasks, int per_task, int64_t units) {
   return (int)(c < units ? c : units > 0 ? units : 1);
 }
 
-/* The work below which an op stays on one thread. A region costs the caller 0.15-0.2 us when
- * the workers spin between ops (bench/forkjoin_bench.c on this project's Zen 3 VM, quiet
- * minutes: 2 threads, tasks of 1-5 us), and since each thread takes its own contiguous range
- * first, ops split alike in a row keep their maps in their own core's cache. At this floor an
- * int8 convolution takes over 1 us on one AVX2 core (~50 multiply-adds per ns), so halving it
- * saves several times the region's cost; a depthwise one (its work counts multiply-adds
- * unweighted, some 3 instructions each) takes 8 us. Counted in instructions
- * (bench/threads_balance.sh, no in-place overlap), the ideal 2-thread ratios at avx2 rose from
- * 1.00/1.54/1.79/1.18 (vww, ic_resnet int8 and float, mobilenet_v1_025) with the former 1M
- * floor to 1.78/1.76/1.83/1.84; lower floors split nothing more of them. */
-#define AP_PARALLEL_MIN 65536
-
 int ap_fast_tasks(const ap_kexec *x, uint64_t work, int64_t units) {
   int t = x && x->workers ? x->threads : 1;
-  if (work < (x && x->parallel_min ? x->parallel_min : AP_PARALLEL_MIN)) t = 1;
+  if (work < (x && x->parallel_min ? x->parallel_min : AP_FAST_PARALLEL_MIN)) t = 1;
   if (t > units) t = (int)(units > 0 ? units : 1);
   return t < 1 ? 1 : t;
 }
