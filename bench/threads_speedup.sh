@@ -5,16 +5,26 @@
 # the min over rounds of each run's min invoke (the estimator bench/stream_overhead.sh uses:
 # load on a shared machine only ever adds time) and the median of the runs' medians, with the
 # speed-ups of 2 threads over 1 by each.
-# Usage: bench/threads_speedup.sh [MODEL...] (default: mobilenet_v2_torch_int8).
-# Environment: AP=build/arenaplan, MODELS=../shared/models, ROUNDS=9, ITER=100, THREADS=2.
+# Usage: bench/threads_speedup.sh [MODEL...] (default: issue 29's models of 150 us or more).
+# Environment: AP=build/arenaplan, MODELS=../shared/models, ROUNDS=9, ITER=100, THREADS=2,
+# KERNELS=fast (run --kernels), SIMD=avx2 (AP_SIMD), INPLACE=1 (0: without run --inplace).
+# Prints the load average before and after: on a shared machine the ratios mean little above 1.
 AP=${AP:-build/arenaplan}
 MODELS=${MODELS:-../shared/models}
 ROUNDS=${ROUNDS:-9}
 ITER=${ITER:-100}
 THREADS=${THREADS:-2}
-[ $# -gt 0 ] || set -- mobilenet_v2_torch_int8
+KERNELS=${KERNELS:-fast}
+SIMD=${SIMD:-avx2}
+INPLACE=${INPLACE:-1}
+[ $# -gt 0 ] || set -- mlperf_vww_int8 mlperf_ic_resnet_int8 mobilenet_v2_torch_int8 \
+  mlperf_ic_resnet_float mobilenet_v1_025_128_uint8
+ip=$([ "$INPLACE" = 1 ] && echo --inplace)
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 # "median min" of one run, in microseconds.
-invoke_us() { "$AP" run "$MODELS/$1.tflite" --threads "$2" --prepare once --iterations "$ITER" |
+# shellcheck disable=SC2086 # $ip is empty or one option
+invoke_us() { AP_SIMD=$SIMD "$AP" run "$MODELS/$1.tflite" --threads "$2" --prepare once \
+  --kernels "$KERNELS" $ip --iterations "$ITER" |
   sed -n 's/^invoke *\([0-9.]*\) us median, \([0-9.]*\) us min.*/\1 \2/p'; }
 lowest() { tr ' ' '\n' | sed '/^$/d' | sort -g | head -1; }
 middle() { tr ' ' '\n' | sed '/^$/d' | sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
@@ -37,3 +47,4 @@ for m in "$@"; do
     "$(echo "$a $b" | awk '{print $1 / $2}')" "$c" "$d" "$(echo "$c $d" | awk '{print $1 / $2}')" \
     "$good" "$ROUNDS"
 done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

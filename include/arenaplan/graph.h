@@ -103,6 +103,11 @@ typedef struct ap_graph_options {
    * sharing root has one reader; the shared request lives until the last read of any of its
    * tensors. */
   bool inplace;
+  /* With `inplace`: no overlap of a CONV_2D's, DEPTHWISE_CONV_2D's or pool's output with its
+   * input (outside streamed segments), views and element-wise sharing stay. For kernels that
+   * split an op's rows over threads: a thread writing later rows would overwrite input rows
+   * another thread has still to read, so an overlapping op runs on one thread. */
+  bool no_overlap;
   /* Streamed segments (AP_RULES_ARENAPLAN only; AP_ERR_UNSUPPORTED with the others): a run of
    * consecutive ops of subgraph 0 executed row by row, so that the maps between them never
    * exist whole. Members: CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, MAX_POOL_2D on NHWC

@@ -190,8 +190,9 @@ typedef struct ap_interpreter_options {
    * FULLY_CONNECTED by units, same-shape ADD/SUB by elements, PAD by rows; the calling thread
    * takes a share. The workers start at the first allocate (their record from the allocator,
    * also with a caller-owned buffer; their stacks from the OS) and stay until destroy; invoke
-   * runs on them without allocating. An op below some 15 microseconds of work stays on the
-   * calling thread. Between ops the workers spin (up to a millisecond after the last split op,
+   * runs on them without allocating. An op below about a microsecond of work (64K
+   * multiply-adds of a convolution) stays on the calling thread; so does a convolution,
+   * depthwise convolution or pool whose output overlaps its input (options.inplace). Between ops the workers spin (up to a millisecond after the last split op,
    * then sleep; invoke wakes them; where waking a sleeper has cost more than 125 us, as on
    * virtual machines where it took milliseconds, up to 8 times that cost, at most 50 ms, so a
    * model invoked at a camera's rate finds them awake): a CPU each while a model runs and for

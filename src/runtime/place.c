@@ -110,6 +110,8 @@ static ap_status build(ap_interpreter *it, rt_prep *prep, bool place, plan_state
                          .tensor_bytes = st->bytes,
                          .tensor_bytes_count = total,
                          .inplace = rt_inplace(it),
+                         /* the fastest plan: its convolutions split over the threads */
+                         .no_overlap = it->kernels == AP_KERNELS_FAST && it->exec.workers,
                          .stream = rt_stream(it)};
   ap_status s = ap_graph_create(it->model, &go, st->temp, &st->g);
   if (s != AP_OK) return rt_fail(it, s, "%s", ap_graph_error(st->g));

@@ -149,9 +149,44 @@ static void tflite_numbers(void) {
   CHECK_EQ(tflite_arena("conformer_float", true), 23332824);
 }
 
+/* no_overlap drops exactly the convolutions' and pools' overlaps: views and element-wise ops
+ * share as before. */
+static void no_overlap(const char *name) {
+  char path[4096];
+  ap_model *m = NULL;
+  ap_test_path(path, sizeof path, "models/%s.tflite", name);
+  CHECK(ap_model_open(path, NULL, &m) == AP_OK);
+  ap_graph *a, *b;
+  CHECK(ap_graph_create(m, &(ap_graph_options){.inplace = true}, NULL, &a) == AP_OK);
+  CHECK(ap_graph_create(m, &(ap_graph_options){.inplace = true, .no_overlap = true}, NULL, &b) ==
+        AP_OK);
+  ap_problem *pa, *pb;
+  CHECK(ap_graph_problem(a, -1, 16, &pa) == AP_OK);
+  CHECK(ap_graph_problem(b, -1, 16, &pb) == AP_OK);
+  CHECK_MSG(ap_problem_overlap_count(pa) > 0, "%s: no overlap to drop", name);
+  CHECK_EQ(ap_problem_overlap_count(pb), (size_t)0);
+  CHECK_EQ(ap_problem_count(pa), ap_problem_count(pb));
+  size_t shared = 0;
+  for (uint64_t t = 0; t < ap_model_tensor_count(m, 0); t++) {
+    uint64_t ra = UINT64_MAX, rb = UINT64_MAX;
+    bool sa = ap_graph_shares(a, t, &ra), sb = ap_graph_shares(b, t, &rb);
+    CHECK_MSG(sa == sb && ra == rb, "%s tensor %llu: shares %d (%llu) vs %d (%llu)", name,
+              (unsigned long long)t, sa, (unsigned long long)ra, sb, (unsigned long long)rb);
+    shared += sa;
+  }
+  CHECK_MSG(shared > 0, "%s: nothing shared in place", name);
+  ap_problem_destroy(pa);
+  ap_problem_destroy(pb);
+  ap_graph_destroy(a);
+  ap_graph_destroy(b);
+  ap_model_destroy(m);
+}
+
 int main(void) {
   crafted_rules();
   ap_test_require_shared();
   tflite_numbers();
+  no_overlap("mlperf_ic_resnet_int8");
+  no_overlap("mobilenet_v1_025_128_uint8");
   return ap_test_done();
 }

@@ -349,7 +349,7 @@ typedef struct ap_kexec {
   /* The lean kernels (lean.h: about the reference's scratch) where they cover the op. */
   bool lean;
   /* Work (multiply-adds of an int8 convolution) below which an op stays on one thread; 0:
-   * 1M (tests lower it to split small ops). */
+   * AP_FAST_PARALLEL_MIN (tests lower it to split small ops). */
   uint64_t parallel_min;
   /* AP_KERNELS_SMALL: the most scratch bytes an op's fast path may add to its reference
    * kernel's (ap_fast_bounded); 0: no bound. */
@@ -397,6 +397,18 @@ const char *ap_fast_level_name(const ap_fast_level *l); /* "reference" for NULL 
  * byte), doubled for ops with nothing serial before the split (ADD, PAD). Prepare and eval
  * compute the same (scratch depends on it). */
 int ap_fast_tasks(const ap_kexec *x, uint64_t work, int64_t units);
+/* The work below which an op stays on one thread (ap_kexec.parallel_min 0; kchoice's estimate
+ * should split from the same). A region costs the caller 0.15-0.2 us when
+ * the workers spin between ops (bench/forkjoin_bench.c on this project's Zen 3 VM, quiet
+ * minutes: 2 threads, tasks of 1-5 us), and since each thread takes its own contiguous range
+ * first, ops split alike in a row keep their maps in their own core's cache. At this floor an
+ * int8 convolution takes over 1 us on one AVX2 core (~50 multiply-adds per ns), so halving it
+ * saves several times the region's cost; a depthwise one (its work counts multiply-adds
+ * unweighted, some 3 instructions each) takes 8 us. Counted in instructions
+ * (bench/threads_balance.sh, no in-place overlap), the ideal 2-thread ratios at avx2 rose from
+ * 1.00/1.54/1.79/1.18 (vww, ic_resnet int8 and float, mobilenet_v1_025) with the former 1M
+ * floor to 1.78/1.76/1.83/1.84; lower floors split nothing more of them. */
+#define AP_FAST_PARALLEL_MIN 65536
 /* Runs fn(arg, i) for i in [0, n) on the workers (or inline). */
 void ap_fast_parallel(const ap_kexec *x, ap_port_task fn, void *arg, int n);
 /* Runs fn(arg, i, slot) for i in [0, n): slot (below the task count) names the workspace of

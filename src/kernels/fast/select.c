@@ -81,13 +81,8 @@ int ap_fast_chunks(int tasks, int per_task, int64_t units) {
 }
 
 int ap_fast_tasks(const ap_kexec *x, uint64_t work, int64_t units) {
-  /* A region costs the caller a microsecond while the workers spin (tens when they sleep), but
-   * the bytes an op shares with its neighbours then move between the cores' caches: measured
-   * (kws_dscnn's 512K pointwise convolutions got slower on 2 threads, and so did the depthwise
-   * ones reading their outputs), below ~1M multiply-adds (~30 us on one AVX-512 core) it does
-   * not pay. */
   int t = x && x->workers ? x->threads : 1;
-  if (work < (x && x->parallel_min ? x->parallel_min : 1000000)) t = 1;
+  if (work < (x && x->parallel_min ? x->parallel_min : AP_FAST_PARALLEL_MIN)) t = 1;
   if (t > units) t = (int)(units > 0 ? units : 1);
   return t < 1 ? 1 : t;
 }
