@@ -361,10 +361,11 @@ int main(void) {
   for (size_t i = 0; i < sizeof zps / sizeof zps[0]; i++) {
     int act = zps[i][2] ? AP_KACT_RELU6 : AP_KACT_NONE;
     conv_case_zp(false, 1, 5, 5, 40, 40, 1, 1, 1, 1, AP_KPAD_VALID, act, zps[i][0], zps[i][1],
-                0.004f);
+                 0.004f);
     conv_case_zp(false, 1, 12, 12, 9, 24, 3, 3, 1, 1, AP_KPAD_SAME, act, zps[i][0], zps[i][1],
-                0.01f);
-    conv_case_zp(false, 1, 3, 3, 48, 32, 1, 1, 1, 1, AP_KPAD_VALID, act, zps[i][0], zps[i][1], 0.5f);
+                 0.01f);
+    conv_case_zp(false, 1, 3, 3, 48, 32, 1, 1, 1, 1, AP_KPAD_VALID, act, zps[i][0], zps[i][1],
+                 0.5f);
   }
   /* Depthwise: channel tails of 8, multipliers 1 to 3, 3x3 and 5x5, stride 2 on odd sizes,
    * dilation, every border. */

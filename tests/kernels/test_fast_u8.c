@@ -20,8 +20,8 @@ static uint8_t *bytes(size_t n, int lo, int hi) {
 }
 
 /* out_scale: the output's scale, 0 for a random one. */
-static void conv_case_s(bool dw, int b, int h, int w, int cin, int cout, int fh, int fw, int stride,
-                        int dil, int padding, int act, int in_zp, int f_zp, float out_scale) {
+static void conv_case(bool dw, int b, int h, int w, int cin, int cout, int fh, int fw, int stride,
+                      int dil, int padding, int act, int in_zp, int f_zp, float out_scale) {
   int mult = dw ? cout / cin : 1;
   size_t nin = (size_t)b * h * w * cin, nf = (size_t)cout * fh * fw * (dw ? 1 : cin);
   uint8_t *in = bytes(nin, 0, 255), *f = bytes(nf, 0, 255);
@@ -46,11 +46,6 @@ static void conv_case_s(bool dw, int b, int h, int w, int cin, int cout, int fh,
   /* Without a bias too. */
   fc_compare(what, dw ? B_DW : B_CONV, &o, ins, 2, &to);
   free(in), free(f), free(bias);
-}
-
-static void conv_case(bool dw, int b, int h, int w, int cin, int cout, int fh, int fw, int stride,
-                      int dil, int padding, int act, int in_zp, int f_zp) {
-  conv_case_s(dw, b, h, w, cin, cout, fh, fw, stride, dil, padding, act, in_zp, f_zp, 0);
 }
 
 static void fc_case(int batches, int depth, int units, int in_zp, int f_zp, bool extreme) {
@@ -123,8 +118,8 @@ int main(void) {
   /* Outputs that saturate both ways (a small output scale), zero points at the ends: the
    * packed product's 16-channel stores pack with saturation before the offset and clamp. */
   for (size_t z = 0; z < sizeof zps / sizeof zps[0]; z++)
-    conv_case_s(false, 1, 12, 12, 8, 40, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE, zps[z][0],
-                zps[z][1], 0.0005f);
+    conv_case(false, 1, 12, 12, 8, 40, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE, zps[z][0],
+              zps[z][1], 0.0005f);
   static const int dws[][11] = {
       {1, 5, 5, 3, 3, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
       {1, 7, 7, 9, 9, 3, 3, 2, 1, AP_KPAD_SAME, AP_KACT_RELU6},
@@ -150,11 +145,11 @@ int main(void) {
   for (size_t z = 0; z < sizeof zps / sizeof zps[0]; z++)
     for (size_t i = 0; i < sizeof dws / sizeof dws[0]; i++) {
       const int *c = dws[i];
-      conv_case_s(true, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10],
-                  zps[z][0], zps[z][1], 0.0f);
+      conv_case(true, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], zps[z][0],
+                zps[z][1], 0.0f);
     }
   /* A requantization multiplier above 1 (a left shift: the table's kernel). */
-  conv_case_s(true, 1, 7, 6, 24, 24, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE, 3, 140, 1e-5f);
+  conv_case(true, 1, 7, 6, 24, 24, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE, 3, 140, 1e-5f);
   for (size_t z = 0; z < sizeof zps / sizeof zps[0]; z++) {
     fc_case(1, 1, 1, zps[z][0], zps[z][1], false);
     fc_case(1, 7, 3, zps[z][0], zps[z][1], false);

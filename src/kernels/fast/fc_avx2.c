@@ -132,7 +132,7 @@ void ap_fast_avx2_fc_rows(const ap_qfc *f, int32_t u0, int32_t u1) {
         q = rq8_of(_mm256_maskload_epi32(f->qmult + u, mask),
                    _mm256_maskload_epi32(f->qshift + u, mask));
       }
-      __m256i r = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(rq8_mul(&q, v), off), lo), hi);
+      __m256i r = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(rq8_mul(v, &q), off), lo), hi);
       if (n == 8) {
         store8(out + u, r);
       } else {

@@ -455,10 +455,10 @@ void ap_fast_avx2_add(const ap_binary_params *p, const void *a, const void *b, v
             yb = _mm_loadl_epi64((const __m128i *)(y + i));
     __m256i xv = is_unsigned ? _mm256_cvtepu8_epi32(xb) : _mm256_cvtepi8_epi32(xb);
     __m256i yv = is_unsigned ? _mm256_cvtepu8_epi32(yb) : _mm256_cvtepi8_epi32(yb);
-    __m256i xr = rq8_mul(&q1, _mm256_sll_epi32(_mm256_add_epi32(xv, o1), ls));
-    __m256i yr = rq8_mul(&q2, _mm256_sll_epi32(_mm256_add_epi32(yv, o2), ls));
+    __m256i xr = rq8_mul(_mm256_sll_epi32(_mm256_add_epi32(xv, o1), ls), &q1);
+    __m256i yr = rq8_mul(_mm256_sll_epi32(_mm256_add_epi32(yv, o2), ls), &q2);
     __m256i raw = sub ? _mm256_sub_epi32(xr, yr) : _mm256_add_epi32(xr, yr);
-    __m256i r = _mm256_add_epi32(rq8_mul(&qo, raw), off);
+    __m256i r = _mm256_add_epi32(rq8_mul(raw, &qo), off);
     r = _mm256_min_epi32(_mm256_max_epi32(r, lo), hi);
     __m128i p16 = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
     _mm_storel_epi64((__m128i *)(o + i),
