@@ -367,15 +367,15 @@ int main(void) {
     conv_case_q(false, 1, 3, 3, 48, 32, 1, 1, 1, 1, AP_KPAD_VALID, act, zps[i][0], zps[i][1], 0.5f,
                 20000);
   }
-  /* Sums near the int32 ends (biases up to 2^30) through left shifts (a small output scale:
+  /* Sums near the int32 ends (biases up to 2^30 - 1) through left shifts (a small output scale:
    * the shifted sum wraps, as the reference's) and long right shifts (a large one): the
    * vector requantization's rounding at every distance. */
   static const float out_scales[] = {0.0005f, 0.03f, 40.0f, 3e5f};
   for (size_t i = 0; i < sizeof out_scales / sizeof out_scales[0]; i++) {
     conv_case_q(false, 1, 12, 12, 9, 24, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE, 5, -3,
-                out_scales[i], 1 << 30);
+                out_scales[i], (1 << 30) - 1);
     conv_case_q(false, 1, 5, 5, 40, 40, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE, -7, 9,
-                out_scales[i], 1 << 30);
+                out_scales[i], (1 << 30) - 1);
   }
   /* Depthwise: channel tails of 8, multipliers 1 to 3, 3x3 and 5x5, stride 2 on odd sizes,
    * dilation, every border. */
