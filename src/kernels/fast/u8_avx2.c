@@ -407,6 +407,63 @@ static int32_t dot16x16(const int16_t *x, const int16_t *y, int32_t kp) {
   return _mm_cvtsi128_si32(h);
 }
 
+/* dst[i] = src[i] + off for i < n (src NULL: 0), reading and writing nothing past n: 16 a
+ * step, then 8 through the lower half (runs are often short: 3 channels by 3 taps), then one
+ * by one. */
+static inline void u8run(int16_t *dst, const uint8_t *src, int32_t n, __m256i off) {
+  int32_t i = 0;
+  if (!src) {
+    for (; i + 16 <= n; i += 16)
+      _mm256_storeu_si256((__m256i *)(dst + i), _mm256_setzero_si256());
+    for (; i < n; i++)
+      dst[i] = 0;
+    return;
+  }
+  for (; i + 16 <= n; i += 16)
+    _mm256_storeu_si256(
+        (__m256i *)(dst + i),
+        _mm256_add_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(src + i))), off));
+  if (i + 8 <= n) {
+    _mm_storeu_si128((__m128i *)(dst + i),
+                     _mm_add_epi16(_mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)(src + i))),
+                                   _mm256_castsi256_si128(off)));
+    i += 8;
+  }
+  for (; i < n; i++)
+    dst[i] = (int16_t)(src[i] + (int16_t)_mm256_extract_epi16(off, 0));
+}
+
+static void u8patch(const ap_fast_geom *g, const uint8_t *in, int16_t in_off, int32_t b, int32_t oy,
+                    int32_t ox, int32_t rows, int32_t kp, int16_t *a) {
+  const int32_t out_w = g->out_w, out_h = g->out_h, in_h = g->in_h, in_w = g->in_w, d = g->in_d,
+                f_h = g->f_h, f_w = g->f_w, dil_h = g->dil_h, dil_w = g->dil_w;
+  const int32_t run = f_w * d; /* one filter row's values */
+  const size_t row_bytes = (size_t)in_w * (size_t)d;
+  const __m256i off = _mm256_set1_epi16(in_off);
+  for (int32_t q = 0; q < rows; q++, a += kp) {
+    int32_t y0 = oy * g->stride_h - g->pad_h, x0 = ox * g->stride_w - g->pad_w;
+    const uint8_t *in_b = in + (size_t)b * (size_t)in_h * row_bytes;
+    bool cols_in = x0 >= 0 && x0 + dil_w * (f_w - 1) < in_w && dil_w == 1;
+    for (int32_t fy = 0, at = 0; fy < f_h; fy++) {
+      int32_t iy = y0 + dil_h * fy;
+      const uint8_t *src = iy >= 0 && iy < in_h ? in_b + (size_t)iy * row_bytes : NULL;
+      if (!src || cols_in) { /* the row's taps adjacent in the input, or all padding */
+        u8run(a + at, src ? src + (size_t)x0 * d : NULL, run, off);
+        at += run;
+        continue;
+      }
+      for (int32_t fx = 0; fx < f_w; fx++, at += d) {
+        int32_t ix = x0 + dil_w * fx;
+        u8run(a + at, ix >= 0 && ix < in_w ? src + (size_t)ix * d : NULL, d, off);
+      }
+    }
+    if (++ox == out_w) { /* the next output pixel */
+      ox = 0;
+      if (++oy == out_h) oy = 0, b++;
+    }
+  }
+}
+
 const ap_fastops ap_fastops_avx2 = {
     .mr = 4,
     .kalign = 16,
@@ -420,5 +477,6 @@ const ap_fastops ap_fastops_avx2 = {
     .dot16x8 = dot16x8,
     .dot16x16 = dot16x16,
     .fmm = ap_fastops_avx2_fmm,
+    .u8patch = u8patch,
 };
 #endif
