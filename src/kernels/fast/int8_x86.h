@@ -113,6 +113,31 @@ static inline void requant_row(const int32_t *acc, const int32_t *add, int32_t n
   }
 }
 
+/* The products' step of a 4-row by 2-vector tile: accumulators s00 .. s31 (row, vector) in
+ * the caller, x0 .. x3 the rows' int16 values, v0, v1 the two vectors of weights. */
+#define AP_MADD_4X2(X0, X1, X2, X3, V0, V1)                                                        \
+  do {                                                                                             \
+    s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(X0, V0));                                        \
+    s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(X0, V1));                                        \
+    s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(X1, V0));                                        \
+    s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(X1, V1));                                        \
+    s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(X2, V0));                                        \
+    s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(X2, V1));                                        \
+    s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(X3, V0));                                        \
+    s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(X3, V1));                                        \
+  } while (0)
+
+/* The same with the rows' values loaded from int16 rows r0 .. r3 (the caller's) at D. */
+#define AP_ROWS_4X2(V0, V1, D)                                                                     \
+  do {                                                                                             \
+    __m256i v0_ = V0, v1_ = V1;                                                                    \
+    __m256i x0_ = _mm256_loadu_si256((const __m256i *)(r0 + (D)));                                 \
+    __m256i x1_ = _mm256_loadu_si256((const __m256i *)(r1 + (D)));                                 \
+    __m256i x2_ = _mm256_loadu_si256((const __m256i *)(r2 + (D)));                                 \
+    __m256i x3_ = _mm256_loadu_si256((const __m256i *)(r3 + (D)));                                 \
+    AP_MADD_4X2(x0_, x1_, x2_, x3_, v0_, v1_);                                                     \
+  } while (0)
+
 /* Four horizontal sums: lanes 0..3 = sum(a), sum(b), sum(c), sum(d). */
 static inline __m128i hsum4(__m256i a, __m256i b, __m256i c, __m256i d) {
   __m256i ab = _mm256_hadd_epi32(a, b), cd = _mm256_hadd_epi32(c, d);

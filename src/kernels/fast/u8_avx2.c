@@ -60,31 +60,14 @@ static void u8gemm(const ap_u8gemm *g, const int16_t *a, int32_t rows, uint8_t *
       const uint8_t *w0 = g->w + (size_t)c * k, *w1 = c + 1 < n ? w0 + k : w0;
       __m256i s00 = _mm256_setzero_si256(), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00,
               s30 = s00, s31 = s00;
-#define AP_U8_STEP(V0, V1, D)                                                                      \
-  do {                                                                                             \
-    __m256i v0 = V0, v1 = V1;                                                                      \
-    __m256i x0 = _mm256_loadu_si256((const __m256i *)(r0 + (D)));                                  \
-    __m256i x1 = _mm256_loadu_si256((const __m256i *)(r1 + (D)));                                  \
-    __m256i x2 = _mm256_loadu_si256((const __m256i *)(r2 + (D)));                                  \
-    __m256i x3 = _mm256_loadu_si256((const __m256i *)(r3 + (D)));                                  \
-    s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(x0, v0));                                        \
-    s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(x0, v1));                                        \
-    s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(x1, v0));                                        \
-    s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(x1, v1));                                        \
-    s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(x2, v0));                                        \
-    s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(x2, v1));                                        \
-    s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(x3, v0));                                        \
-    s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(x3, v1));                                        \
-  } while (0)
       /* Whole blocks of 16 weights with no test in the loop (a copy for the tail in the loop
        * spilled every accumulator each step), then the tail's block. */
       for (int32_t d = 0; d < kf; d += 16)
-        AP_U8_STEP(
+        AP_ROWS_4X2(
             _mm256_add_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(w0 + d))), off),
             _mm256_add_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(w1 + d))), off),
             d);
-      if (kf < kp) AP_U8_STEP(wload(w0, kf, k, end, off), wload(w1, kf, k, end, off), kf);
-#undef AP_U8_STEP
+      if (kf < kp) AP_ROWS_4X2(wload(w0, kf, k, end, off), wload(w1, kf, k, end, off), kf);
       p01[(c - c0) / 2] = hsum4(s00, s01, s10, s11);
       p23[(c - c0) / 2] = hsum4(s20, s21, s30, s31);
     }
@@ -191,14 +174,7 @@ static void u8gemm_packed(const ap_u8gemm *g, const void *packed, const int16_t 
     __m256i v0 = _mm256_loadu_si256((const __m256i *)(w0 + (size_t)(KK)*16));                      \
     __m256i v1 = _mm256_loadu_si256((const __m256i *)(w1 + (size_t)(KK)*16));                      \
     __m256i x0 = u8pair(r0, KK), x1 = u8pair(r1, KK), x2 = u8pair(r2, KK), x3 = u8pair(r3, KK);    \
-    s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(x0, v0));                                        \
-    s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(x0, v1));                                        \
-    s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(x1, v0));                                        \
-    s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(x1, v1));                                        \
-    s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(x2, v0));                                        \
-    s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(x2, v1));                                        \
-    s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(x3, v0));                                        \
-    s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(x3, v1));                                        \
+    AP_MADD_4X2(x0, x1, x2, x3, v0, v1);                                                           \
   } while (0)
       int32_t kk = 0; /* two pairs a step (half the loop's own instructions), then the odd one */
       for (; kk + 2 <= pairs; kk += 2) {
