@@ -110,17 +110,16 @@ static float *rand_scales(int n, float lo, float hi) {
   return s;
 }
 
-/* in_zp, out_zp: the zero points, or 999 for random ones in [-20, 20] and [-10, 10]; out_scale:
- * 0 for a random one in [0.1, 0.6]. */
-static void conv_case_zp(bool depthwise, int b, int h, int w, int cin, int cout, int fh, int fw,
-                         int stride, int dil, int padding, int act, int in_zp, int out_zp,
-                         float out_scale) {
+/* in_zp, out_zp: the input's and output's zero points; out_scale: the output's. */
+static void conv_case_q(bool depthwise, int b, int h, int w, int cin, int cout, int fh, int fw,
+                        int stride, int dil, int padding, int act, int in_zp, int out_zp,
+                        float out_scale, int32_t bias_span) {
   int mult = depthwise ? cout / cin : 1;
   size_t nin = (size_t)b * h * w * cin, nf = (size_t)cout * fh * fw * (depthwise ? 1 : cin);
   int8_t *in = rand_bytes(nin, -128, 127), *f = rand_bytes(nf, -127, 127);
   int32_t *bias = malloc((size_t)cout * 4);
   for (int i = 0; i < cout; i++)
-    bias[i] = rnd(-20000, 20000);
+    bias[i] = rnd(-bias_span, bias_span);
   float *scales = rand_scales(cout, 0.002f, 0.05f);
   ap_ktensor ti = ktq(AP_INT8, in, 4, b, h, w, cin, 0.05f, in_zp == 999 ? rnd(-20, 20) : in_zp);
   ap_ktensor tf =
@@ -146,7 +145,10 @@ static void conv_case_zp(bool depthwise, int b, int h, int w, int cin, int cout,
 
 static void conv_case(bool depthwise, int b, int h, int w, int cin, int cout, int fh, int fw,
                       int stride, int dil, int padding, int act) {
-  conv_case_zp(depthwise, b, h, w, cin, cout, fh, fw, stride, dil, padding, act, 999, 999, 0.0f);
+  int in_zp = rnd(-20, 20), out_zp = rnd(-10, 10);
+  float out_scale = 0.1f + (float)rnd(0, 100) / 200.0f;
+  conv_case_q(depthwise, b, h, w, cin, cout, fh, fw, stride, dil, padding, act, in_zp, out_zp,
+              out_scale, 20000);
 }
 
 static void fc_case(int batches, int depth, int units, bool per_channel, int filter_zp,
@@ -360,12 +362,22 @@ int main(void) {
   static const int zps[][3] = {{-128, 127, 0}, {127, -128, 0}, {-128, -128, 1}, {127, 127, 1}};
   for (size_t i = 0; i < sizeof zps / sizeof zps[0]; i++) {
     int act = zps[i][2] ? AP_KACT_RELU6 : AP_KACT_NONE;
-    conv_case_zp(false, 1, 5, 5, 40, 40, 1, 1, 1, 1, AP_KPAD_VALID, act, zps[i][0], zps[i][1],
-                 0.004f);
-    conv_case_zp(false, 1, 12, 12, 9, 24, 3, 3, 1, 1, AP_KPAD_SAME, act, zps[i][0], zps[i][1],
-                 0.01f);
-    conv_case_zp(false, 1, 3, 3, 48, 32, 1, 1, 1, 1, AP_KPAD_VALID, act, zps[i][0], zps[i][1],
-                 0.5f);
+    conv_case_q(false, 1, 5, 5, 40, 40, 1, 1, 1, 1, AP_KPAD_VALID, act, zps[i][0], zps[i][1],
+                0.004f, 20000);
+    conv_case_q(false, 1, 12, 12, 9, 24, 3, 3, 1, 1, AP_KPAD_SAME, act, zps[i][0], zps[i][1], 0.01f,
+                20000);
+    conv_case_q(false, 1, 3, 3, 48, 32, 1, 1, 1, 1, AP_KPAD_VALID, act, zps[i][0], zps[i][1], 0.5f,
+                20000);
+  }
+  /* Sums near the int32 ends (biases up to 2^30 - 1) through left shifts (a small output scale:
+   * the shifted sum wraps, as the reference's) and long right shifts (a large one): the
+   * vector requantization's rounding at every distance. */
+  static const float out_scales[] = {0.0005f, 0.03f, 40.0f, 3e5f};
+  for (size_t i = 0; i < sizeof out_scales / sizeof out_scales[0]; i++) {
+    conv_case_q(false, 1, 12, 12, 9, 24, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE, 5, -3,
+                out_scales[i], (1 << 30) - 1);
+    conv_case_q(false, 1, 5, 5, 40, 40, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE, -7, 9,
+                out_scales[i], (1 << 30) - 1);
   }
   /* Depthwise: channel tails of 8, multipliers 1 to 3, 3x3 and 5x5, stride 2 on odd sizes,
    * dilation, every border. */
@@ -413,12 +425,14 @@ int main(void) {
   for (size_t i = 0; i < sizeof dw1s / sizeof dw1s[0]; i++)
     for (size_t z = 0; z < sizeof dw1_zps / sizeof dw1_zps[0]; z++) {
       const int *c = dw1s[i];
-      conv_case_zp(true, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10],
-                   dw1_zps[z][0], dw1_zps[z][1], 0.0f);
+      conv_case_q(true, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10],
+                  dw1_zps[z][0], dw1_zps[z][1], 0.0f, 20000);
     }
   /* Multipliers above 1 for some channels (left shifts: no folding), 16 and 8 channel blocks. */
-  conv_case_zp(true, 1, 6, 7, 24, 24, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE, 999, 999, 0.0004f);
-  conv_case_zp(true, 1, 5, 5, 40, 40, 5, 5, 1, 1, AP_KPAD_SAME, AP_KACT_NONE, -128, 127, 0.0004f);
+  conv_case_q(true, 1, 6, 7, 24, 24, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE, 999, 999, 0.0004f,
+              20000);
+  conv_case_q(true, 1, 5, 5, 40, 40, 5, 5, 1, 1, AP_KPAD_SAME, AP_KACT_NONE, -128, 127, 0.0004f,
+              20000);
   /* Fully connected: depths off 16, unit tails of 4, batches, a nonzero filter zero point
    * (per-tensor), per channel, and a depth whose int32 sum wraps. */
   fc_case(1, 1, 1, false, 0, false);

@@ -108,6 +108,11 @@ typedef struct ap_fastops {
    * in q order, of a[i * a_row + q * a_col] * b[q * n + j]. */
   void (*fmm)(const float *a, size_t a_row, size_t a_col, const float *b, float *out, int32_t m,
               int32_t n, int32_t k);
+  /* Patch rows of output pixels (b, oy, ox) on, rows of them in batch, row, column order, of
+   * a uint8 convolution of geometry g over whole input maps: each row's k values (input +
+   * off, 0 in padded positions) at a + i * kp, nothing written past k. NULL: the driver's. */
+  void (*u8patch)(const ap_fast_geom *g, const uint8_t *in, int16_t off, int32_t b, int32_t oy,
+                  int32_t ox, int32_t rows, int32_t kp, int16_t *a);
 } ap_fastops;
 
 /* A depthwise task's workspace: int16 tap pairs of (weight + offset) for 8-channel blocks and

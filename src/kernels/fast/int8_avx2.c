@@ -172,30 +172,13 @@ gemm_pair(const int8_t *w0, const int8_t *w1, int32_t k, int32_t kp, const int8_
   const int16_t *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3];
   __m256i s00 = _mm256_setzero_si256(), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00,
           s30 = s00, s31 = s00;
-#define AP_GEMM_STEP(V0, V1, D)                                                                    \
-  do {                                                                                             \
-    __m256i v0 = V0, v1 = V1;                                                                      \
-    __m256i x0 = _mm256_loadu_si256((const __m256i *)(r0 + (D)));                                  \
-    __m256i x1 = _mm256_loadu_si256((const __m256i *)(r1 + (D)));                                  \
-    __m256i x2 = _mm256_loadu_si256((const __m256i *)(r2 + (D)));                                  \
-    __m256i x3 = _mm256_loadu_si256((const __m256i *)(r3 + (D)));                                  \
-    s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(x0, v0));                                        \
-    s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(x0, v1));                                        \
-    s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(x1, v0));                                        \
-    s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(x1, v1));                                        \
-    s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(x2, v0));                                        \
-    s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(x2, v1));                                        \
-    s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(x3, v0));                                        \
-    s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(x3, v1));                                        \
-  } while (0)
   /* Whole blocks of 16 weights with no test in the loop (a copy for the tail in the loop
    * spilled every accumulator each step), then the tail's block. */
   int32_t kf = k / 16 * 16;
   for (int32_t d = 0; d < kf; d += 16)
-    AP_GEMM_STEP(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w0 + d))),
-                 _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w1 + d))), d);
-  if (kf < kp) AP_GEMM_STEP(wload(w0, kf, k, end), wload(w1, kf, k, end), kf);
-#undef AP_GEMM_STEP
+    AP_ROWS_4X2(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w0 + d))),
+                _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w1 + d))), d);
+  if (kf < kp) AP_ROWS_4X2(wload(w0, kf, k, end), wload(w1, kf, k, end), kf);
   *r01 = hsum4(s00, s01, s10, s11);
   *r23 = hsum4(s20, s21, s30, s31);
 }
@@ -610,14 +593,7 @@ static void outer_gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *
     __m256i b0 = _mm256_loadu_si256((const __m256i *)(b + (size_t)(J)*32));                        \
     __m256i b1 = _mm256_loadu_si256((const __m256i *)(b + (size_t)(J)*32 + 16));                   \
     __m256i x0 = pair(r[0], J), x1 = pair(r[1], J), x2 = pair(r[2], J), x3 = pair(r[3], J);        \
-    s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(x0, b0));                                        \
-    s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(x0, b1));                                        \
-    s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(x1, b0));                                        \
-    s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(x1, b1));                                        \
-    s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(x2, b0));                                        \
-    s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(x2, b1));                                        \
-    s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(x3, b0));                                        \
-    s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(x3, b1));                                        \
+    AP_MADD_4X2(x0, x1, x2, x3, b0, b1);                                                           \
   } while (0)
     int32_t j = 0;
     for (; j + 2 <= k2; j += 2) {

@@ -8,6 +8,15 @@
 #include <immintrin.h>
 #include <string.h>
 
+/* The reference's rounding divide by 2^right (remainder against half of 2^right, ties away
+ * from zero) as sign(h) * ((|h| + half) >> right), half = 2^right / 2 (0 for right 0): the
+ * same value, ties going away from zero either side. h is a doubling high product, never
+ * INT32_MIN (ap_fast_mul's comment), so |h| is exact and |h| + half < 2^32 shifts unsigned. */
+static inline __m256i rdbpot8(__m256i h, __m256i right, __m256i half) {
+  __m256i r = _mm256_srlv_epi32(_mm256_add_epi32(_mm256_abs_epi32(h), half), right);
+  return _mm256_sign_epi32(r, h);
+}
+
 /* ap_kq_mul on 8 lanes (mulq8v; ap_kq_mul_lt1 is the same with shift <= 0), then, in
  * requant8, the output offset and the clamp. The multipliers come from
  * ap_kq_multiplier: in [0, 2^31), never INT32_MIN, so the doubling high product cannot
@@ -24,19 +33,13 @@ static inline __m256i mulq8v(__m256i x, __m256i m, __m256i sh) {
   __m256i odd =
       _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), _mm256_srli_epi64(m, 32)), nudge);
   __m256i h = _mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_slli_epi64(odd, 1), 0xAA);
-  /* Rounding divide by 2^right: remainder against half (plus one when negative: the sign
-   * bit shifted down), ties away from zero; a true compare is -1, so it is subtracted. */
-  __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(one, right), one);
-  __m256i rem = _mm256_and_si256(h, mask);
-  __m256i thr = _mm256_add_epi32(_mm256_srai_epi32(mask, 1), _mm256_srli_epi32(h, 31));
-  return _mm256_sub_epi32(_mm256_srav_epi32(h, right), _mm256_cmpgt_epi32(rem, thr));
+  return rdbpot8(h, right, _mm256_srli_epi32(_mm256_sllv_epi32(one, right), 1));
 }
 
 /* mulq8v's per-channel terms for 8 channels, computed once for many rows: the multiplier
- * (and its odd lanes moved down), the clamped shifts, the remainder mask and its half, and
- * the column's bias. */
+ * (and its odd lanes moved down), the clamped shifts, rdbpot8's half, and the column's bias. */
 typedef struct rq8 {
-  __m256i m, m_odd, left, right, mask, half, bias;
+  __m256i m, m_odd, left, right, half, bias;
 } rq8;
 
 static inline rq8 rq8_load(const int32_t *mult, const int32_t *shift, const int32_t *bias) {
@@ -48,8 +51,7 @@ static inline rq8 rq8_load(const int32_t *mult, const int32_t *shift, const int3
   q.m_odd = _mm256_srli_epi64(q.m, 32);
   q.left = _mm256_min_epi32(_mm256_max_epi32(sh, zero), max_shift);
   q.right = _mm256_min_epi32(_mm256_max_epi32(_mm256_sub_epi32(zero, sh), zero), max_shift);
-  q.mask = _mm256_sub_epi32(_mm256_sllv_epi32(one, q.right), one);
-  q.half = _mm256_srai_epi32(q.mask, 1);
+  q.half = _mm256_srli_epi32(_mm256_sllv_epi32(one, q.right), 1);
   q.bias = bias ? _mm256_loadu_si256((const __m256i *)bias) : zero;
   return q;
 }
@@ -61,9 +63,7 @@ static inline __m256i rq8_mul(__m256i x, const rq8 *q) {
   __m256i even = _mm256_add_epi64(_mm256_mul_epi32(x, q->m), nudge);
   __m256i odd = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), q->m_odd), nudge);
   __m256i h = _mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_slli_epi64(odd, 1), 0xAA);
-  __m256i rem = _mm256_and_si256(h, q->mask);
-  __m256i thr = _mm256_add_epi32(q->half, _mm256_srli_epi32(h, 31));
-  return _mm256_sub_epi32(_mm256_srav_epi32(h, q->right), _mm256_cmpgt_epi32(rem, thr));
+  return rdbpot8(h, q->right, q->half);
 }
 
 /* 16 outputs from two vectors of products (rq8_mul's): packed with saturation to int16, the
@@ -79,16 +79,7 @@ static inline __m128i rq16_bytes(__m256i a, __m256i b, __m256i off16, __m128i lo
 
 /* requant8 of (x + the bias) with q's terms: mulq8v's arithmetic, the same bits. */
 static inline __m256i rq8_apply(__m256i x, const rq8 *q, __m256i off, __m256i lo, __m256i hi) {
-  const __m256i nudge = _mm256_set1_epi64x(1ll << 30);
-  x = _mm256_sllv_epi32(_mm256_add_epi32(x, q->bias), q->left);
-  __m256i even = _mm256_add_epi64(_mm256_mul_epi32(x, q->m), nudge);
-  __m256i odd = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), q->m_odd), nudge);
-  __m256i h = _mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_slli_epi64(odd, 1), 0xAA);
-  __m256i rem = _mm256_and_si256(h, q->mask);
-  __m256i thr = _mm256_add_epi32(q->half, _mm256_srli_epi32(h, 31));
-  __m256i r = _mm256_sub_epi32(_mm256_srav_epi32(h, q->right), _mm256_cmpgt_epi32(rem, thr));
-  r = _mm256_add_epi32(r, off);
-  return _mm256_min_epi32(_mm256_max_epi32(r, lo), hi);
+  return _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(rq8_mul(x, q), off), lo), hi);
 }
 
 static inline __m256i requant8(__m256i x, const int32_t *mult, const int32_t *shift, __m256i off,
@@ -121,6 +112,31 @@ static inline void requant_row(const int32_t *acc, const int32_t *add, int32_t n
     out[c] = ap_fast_requant(v, mult[c], shift[c], out_off, lo, hi);
   }
 }
+
+/* The products' step of a 4-row by 2-vector tile: accumulators s00 .. s31 (row, vector) in
+ * the caller, x0 .. x3 the rows' int16 values, v0, v1 the two vectors of weights. */
+#define AP_MADD_4X2(X0, X1, X2, X3, V0, V1)                                                        \
+  do {                                                                                             \
+    s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(X0, V0));                                        \
+    s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(X0, V1));                                        \
+    s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(X1, V0));                                        \
+    s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(X1, V1));                                        \
+    s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(X2, V0));                                        \
+    s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(X2, V1));                                        \
+    s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(X3, V0));                                        \
+    s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(X3, V1));                                        \
+  } while (0)
+
+/* The same with the rows' values loaded from int16 rows r0 .. r3 (the caller's) at D. */
+#define AP_ROWS_4X2(V0, V1, D)                                                                     \
+  do {                                                                                             \
+    __m256i v0_ = V0, v1_ = V1;                                                                    \
+    __m256i x0_ = _mm256_loadu_si256((const __m256i *)(r0 + (D)));                                 \
+    __m256i x1_ = _mm256_loadu_si256((const __m256i *)(r1 + (D)));                                 \
+    __m256i x2_ = _mm256_loadu_si256((const __m256i *)(r2 + (D)));                                 \
+    __m256i x3_ = _mm256_loadu_si256((const __m256i *)(r3 + (D)));                                 \
+    AP_MADD_4X2(x0_, x1_, x2_, x3_, v0_, v1_);                                                     \
+  } while (0)
 
 /* Four horizontal sums: lanes 0..3 = sum(a), sum(b), sum(c), sum(d). */
 static inline __m128i hsum4(__m256i a, __m256i b, __m256i c, __m256i d) {

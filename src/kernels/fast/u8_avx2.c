@@ -60,31 +60,14 @@ static void u8gemm(const ap_u8gemm *g, const int16_t *a, int32_t rows, uint8_t *
       const uint8_t *w0 = g->w + (size_t)c * k, *w1 = c + 1 < n ? w0 + k : w0;
       __m256i s00 = _mm256_setzero_si256(), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00,
               s30 = s00, s31 = s00;
-#define AP_U8_STEP(V0, V1, D)                                                                      \
-  do {                                                                                             \
-    __m256i v0 = V0, v1 = V1;                                                                      \
-    __m256i x0 = _mm256_loadu_si256((const __m256i *)(r0 + (D)));                                  \
-    __m256i x1 = _mm256_loadu_si256((const __m256i *)(r1 + (D)));                                  \
-    __m256i x2 = _mm256_loadu_si256((const __m256i *)(r2 + (D)));                                  \
-    __m256i x3 = _mm256_loadu_si256((const __m256i *)(r3 + (D)));                                  \
-    s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(x0, v0));                                        \
-    s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(x0, v1));                                        \
-    s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(x1, v0));                                        \
-    s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(x1, v1));                                        \
-    s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(x2, v0));                                        \
-    s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(x2, v1));                                        \
-    s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(x3, v0));                                        \
-    s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(x3, v1));                                        \
-  } while (0)
       /* Whole blocks of 16 weights with no test in the loop (a copy for the tail in the loop
        * spilled every accumulator each step), then the tail's block. */
       for (int32_t d = 0; d < kf; d += 16)
-        AP_U8_STEP(
+        AP_ROWS_4X2(
             _mm256_add_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(w0 + d))), off),
             _mm256_add_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(w1 + d))), off),
             d);
-      if (kf < kp) AP_U8_STEP(wload(w0, kf, k, end, off), wload(w1, kf, k, end, off), kf);
-#undef AP_U8_STEP
+      if (kf < kp) AP_ROWS_4X2(wload(w0, kf, k, end, off), wload(w1, kf, k, end, off), kf);
       p01[(c - c0) / 2] = hsum4(s00, s01, s10, s11);
       p23[(c - c0) / 2] = hsum4(s20, s21, s30, s31);
     }
@@ -191,14 +174,7 @@ static void u8gemm_packed(const ap_u8gemm *g, const void *packed, const int16_t 
     __m256i v0 = _mm256_loadu_si256((const __m256i *)(w0 + (size_t)(KK)*16));                      \
     __m256i v1 = _mm256_loadu_si256((const __m256i *)(w1 + (size_t)(KK)*16));                      \
     __m256i x0 = u8pair(r0, KK), x1 = u8pair(r1, KK), x2 = u8pair(r2, KK), x3 = u8pair(r3, KK);    \
-    s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(x0, v0));                                        \
-    s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(x0, v1));                                        \
-    s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(x1, v0));                                        \
-    s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(x1, v1));                                        \
-    s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(x2, v0));                                        \
-    s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(x2, v1));                                        \
-    s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(x3, v0));                                        \
-    s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(x3, v1));                                        \
+    AP_MADD_4X2(x0, x1, x2, x3, v0, v1);                                                           \
   } while (0)
       int32_t kk = 0; /* two pairs a step (half the loop's own instructions), then the odd one */
       for (; kk + 2 <= pairs; kk += 2) {
@@ -407,6 +383,63 @@ static int32_t dot16x16(const int16_t *x, const int16_t *y, int32_t kp) {
   return _mm_cvtsi128_si32(h);
 }
 
+/* dst[i] = src[i] + off for i < n (src NULL: 0), reading and writing nothing past n: 16 a
+ * step, then 8 through the lower half (runs are often short: 3 channels by 3 taps), then one
+ * by one. */
+static inline void u8run(int16_t *dst, const uint8_t *src, int32_t n, __m256i off) {
+  int32_t i = 0;
+  if (!src) {
+    for (; i + 16 <= n; i += 16)
+      _mm256_storeu_si256((__m256i *)(dst + i), _mm256_setzero_si256());
+    for (; i < n; i++)
+      dst[i] = 0;
+    return;
+  }
+  for (; i + 16 <= n; i += 16)
+    _mm256_storeu_si256(
+        (__m256i *)(dst + i),
+        _mm256_add_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(src + i))), off));
+  if (i + 8 <= n) {
+    _mm_storeu_si128((__m128i *)(dst + i),
+                     _mm_add_epi16(_mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)(src + i))),
+                                   _mm256_castsi256_si128(off)));
+    i += 8;
+  }
+  for (; i < n; i++)
+    dst[i] = (int16_t)(src[i] + (int16_t)_mm256_extract_epi16(off, 0));
+}
+
+static void u8patch(const ap_fast_geom *g, const uint8_t *in, int16_t in_off, int32_t b, int32_t oy,
+                    int32_t ox, int32_t rows, int32_t kp, int16_t *a) {
+  const int32_t out_w = g->out_w, out_h = g->out_h, in_h = g->in_h, in_w = g->in_w, d = g->in_d,
+                f_h = g->f_h, f_w = g->f_w, dil_h = g->dil_h, dil_w = g->dil_w;
+  const int32_t run = f_w * d; /* one filter row's values */
+  const size_t row_bytes = (size_t)in_w * (size_t)d;
+  const __m256i off = _mm256_set1_epi16(in_off);
+  for (int32_t q = 0; q < rows; q++, a += kp) {
+    int32_t y0 = oy * g->stride_h - g->pad_h, x0 = ox * g->stride_w - g->pad_w;
+    const uint8_t *in_b = in + (size_t)b * (size_t)in_h * row_bytes;
+    bool cols_in = x0 >= 0 && x0 + dil_w * (f_w - 1) < in_w && dil_w == 1;
+    for (int32_t fy = 0, at = 0; fy < f_h; fy++) {
+      int32_t iy = y0 + dil_h * fy;
+      const uint8_t *src = iy >= 0 && iy < in_h ? in_b + (size_t)iy * row_bytes : NULL;
+      if (!src || cols_in) { /* the row's taps adjacent in the input, or all padding */
+        u8run(a + at, src ? src + (size_t)x0 * d : NULL, run, off);
+        at += run;
+        continue;
+      }
+      for (int32_t fx = 0; fx < f_w; fx++, at += d) {
+        int32_t ix = x0 + dil_w * fx;
+        u8run(a + at, ix >= 0 && ix < in_w ? src + (size_t)ix * d : NULL, d, off);
+      }
+    }
+    if (++ox == out_w) { /* the next output pixel */
+      ox = 0;
+      if (++oy == out_h) oy = 0, b++;
+    }
+  }
+}
+
 const ap_fastops ap_fastops_avx2 = {
     .mr = 4,
     .kalign = 16,
@@ -420,5 +453,6 @@ const ap_fastops ap_fastops_avx2 = {
     .dot16x8 = dot16x8,
     .dot16x16 = dot16x16,
     .fmm = ap_fastops_avx2_fmm,
+    .u8patch = u8patch,
 };
 #endif

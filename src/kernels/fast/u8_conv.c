@@ -144,13 +144,16 @@ void ap_fast_u8conv_pixels(const ap_u8conv_run *j, int16_t *a, int64_t begin, in
         left = (int64_t)(j->out_ring - slot) * ow - ox;
     }
     int32_t rows = left < mr ? (int32_t)left : mr;
-    for (int32_t i = 0, x = ox, y = oy; i < rows; i++) {
-      patch(j, b, y, x, a + (size_t)i * (size_t)kp);
-      if (++x == ow) {
-        x = 0;
-        if (++y == j->out_h) y = 0, b++;
+    if (j->ops->u8patch && !j->in_ring && !j->flat) /* the level's, over whole maps */
+      j->ops->u8patch(&j->geom, j->in, (int16_t)j->p->input_offset, b, oy, ox, rows, kp, a);
+    else
+      for (int32_t i = 0, x = ox, y = oy; i < rows; i++) {
+        patch(j, b, y, x, a + (size_t)i * (size_t)kp);
+        if (++x == ow) {
+          x = 0;
+          if (++y == j->out_h) y = 0, b++;
+        }
       }
-    }
     uint8_t *out = j->out + at * (size_t)n;
     if (j->packed)
       j->ops->u8gemm_packed(&j->g, j->packed, a, rows, out, (size_t)n);
