@@ -312,7 +312,8 @@ static inline __attribute__((always_inline)) bool run(const dwk *d, int32_t b, i
   }
   int16_t *wp = ws;
   int8_t *zp = (int8_t *)ws + (size_t)pairs * (size_t)(C / 8) * 32;
-  memset(zp, -d->in_off, (size_t)C);
+  /* and the 16 past C (ap_fast_dw_ws's), which the two-pixel blocks read */
+  memset(zp, -d->in_off, (size_t)C + 16);
   pack_weights(d, taps, wp, u8);
   int32_t r1 = u8 ? -d->shift1 : 0, mask1 = (int32_t)((1u << (r1 & 31)) - 1u);
   dw_consts k = {_mm256_set1_epi32(d->out_off),
