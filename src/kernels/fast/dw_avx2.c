@@ -205,9 +205,15 @@ static inline __attribute__((always_inline)) void pixel(const dwk *d, const dw_c
  * lies inside the input's columns (a range of ox) advance the previous pixel's pointers by
  * the stride, the others take each tap's column or the zero points. */
 static inline __attribute__((always_inline)) void
-rows(const dwk *d, int32_t b, int32_t oy0, int32_t oy1, const int16_t *wp, const int8_t *zp,
-     const dw_consts *k, const dw_consts *k2, const int16_t *wp2, int32_t fh, int32_t fw,
+rows(const dwk *dp, int32_t b, int32_t oy0, int32_t oy1, const int16_t *wp, const int8_t *zp,
+     const dw_consts *kp, const dw_consts *k2p, const int16_t *wp2, int32_t fh, int32_t fw,
      int32_t pairs, bool fold, bool u8) {
+  /* Local copies: the output's byte stores may alias anything, and would make the compiler
+   * read the constants and table pointers again after each. */
+  const dwk dl = *dp;
+  const dw_consts kl = *kp, k2l = k2p ? *k2p : *kp;
+  const dwk *d = &dl;
+  const dw_consts *k = &kl, *k2 = k2p ? &k2l : NULL;
   int32_t C = d->out_d, taps = fh * fw;
   const int8_t *px[66], *row[64];
   const int8_t *in_b = d->in + (size_t)b * d->in_h * d->in_w * C;
@@ -312,7 +318,8 @@ static inline __attribute__((always_inline)) bool run(const dwk *d, int32_t b, i
   }
   int16_t *wp = ws;
   int8_t *zp = (int8_t *)ws + (size_t)pairs * (size_t)(C / 8) * 32;
-  memset(zp, -d->in_off, (size_t)C);
+  /* and the 16 past C (ap_fast_dw_ws's), which the two-pixel blocks read */
+  memset(zp, -d->in_off, (size_t)C + 16);
   pack_weights(d, taps, wp, u8);
   int32_t r1 = u8 ? -d->shift1 : 0, mask1 = (int32_t)((1u << (r1 & 31)) - 1u);
   dw_consts k = {_mm256_set1_epi32(d->out_off),
