@@ -17,8 +17,8 @@
  * product reads each weight once per row instead of once per tile: 1.3x the packed time (the
  * gap measured between `--kernels small`, which gave up packing, and `fast` on the avx512
  * level; the lean kernels measure 0.7-1.15x the packed ones at avx2, so the estimate stays on
- * the safe side). Threads divide ops of 1 M multiply-adds or more (the kernels' own threshold, below
- * which an op stays on one thread) by 0.85 x the thread count. Every byte of scratch costs a
+ * the safe side). Threads divide ops of 1 M multiply-adds or more (the kernels' own threshold,
+ * below which an op stays on one thread) by 0.85 x the thread count. Every byte of scratch costs a
  * write and a read (0.05 ns each): of two candidates that compute alike, the smaller wins.
  * Only the ordering matters to the choice, and the ordering is that of the kernels (each
  * candidate is slower and smaller than the one before it); the absolute estimate is what

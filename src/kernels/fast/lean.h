@@ -1,18 +1,22 @@
-/* Lean fast kernels: the same bytes as the reference, at SIMD speed, in about the reference's
+/* Lean fast kernels: the same bytes as the reference, at SIMD speed, in the reference's
  * scratch. The kernel choice (src/runtime/kchoice.c) weighs them as an op's smallest fast
- * candidate (ap_kexec.lean): where a model's peak step leaves no room for patch rows or packed
- * weights, they keep the plan within the reference's total without the reference's time.
+ * candidate (ap_kexec.lean, the in-place choice): where a model's peak step leaves no room for
+ * patch rows or packed weights, they keep the plan within the reference's total without the
+ * reference's time. What they hold beyond the reference's scratch lives on the stack, bounded
+ * and the same for every model (at most 6 KiB), as the kernels' other temporaries do.
  *
- * CONV_2D int8 (lean_conv_avx2.c, the AVX2 and AVX-512 levels): no im2col and no packing.
- * Four output pixels at a time read their input rows where they lie, each filter row's taps
- * one run of bytes (f_w x in_d, or in_d per tap when dilated), times two channels' weights read
- * in place; sums of (input + offset) x weight in int32 lanes (vpmaddwd: exact, wrapping as the
- * reference's). Only groups with a tap outside the input copy their patches (the zero point in
- * padded positions, which adds nothing once offset). Scratch: the per-channel multipliers (the
- * reference's), nothing more: a pixel with taps outside sums those inside, one at a time.
+ * CONV_2D int8 (lean_conv_avx2.c, the AVX2 and AVX-512 levels): no patch rows and no packing
+ * in scratch; weights read in place, two channels against four output pixels, sums of
+ * (input + offset) x weight in int32 lanes (vpmaddwd: exact, wrapping as the reference's).
+ * Patches of up to 640 taps are widened to int16 on the stack first (5 KiB at most; zeros for
+ * taps outside the input, which the reference skips); longer ones are read where they lie, one
+ * run of bytes per filter row (per tap when dilated), a pixel with taps outside summing those
+ * inside alone. Scratch: the per-channel multipliers, as the reference's.
  *
- * DEPTHWISE_CONV_2D int8 (lean_dw_avx2.c): each pixel's channels eight to a vector over the
- * taps inside, read in place; depth multiplier 1 or a multiple of 8. Scratch: the reference's. */
+ * DEPTHWISE_CONV_2D int8 (lean_dw_avx2.c): the level's own depthwise kernel with its workspace
+ * on the stack where it is at most 4 KiB, else each pixel's channels eight to a vector over the
+ * taps inside, read in place (depth multiplier 1 or a multiple of 8; others are declined).
+ * Scratch: the reference's. */
 #ifndef AP_KERNELS_FAST_LEAN_H
 #define AP_KERNELS_FAST_LEAN_H
 
