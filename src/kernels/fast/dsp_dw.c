@@ -27,7 +27,16 @@ typedef struct sums4 {
     (acc).s3 = ap_smlatt(v13_, w13_, (acc).s3);                                                    \
   } while (0)
 
-#if AP_DSP_NATIVE
+/* On a Helium core this file runs only the depth multipliers the MVE level leaves to it
+ * (mve_dw.c), never dw_mult1: the written-out window and the whole-range requantization loop
+ * are left out there, for flash. */
+#if defined(__ARM_FEATURE_MVE) && __ARM_FEATURE_MVE
+#define AP_DW_HELIUM 1
+#else
+#define AP_DW_HELIUM 0
+#endif
+
+#if AP_DSP_NATIVE && !AP_DW_HELIUM
 /* One tap of DW_TAP in the assembly below: input word v, weight word w (v and w then hold the
  * odd lanes). */
 #define DW_TAP_ASM                                                                                 \
@@ -103,7 +112,7 @@ static __attribute__((noinline)) void requant_pixel(const ap_qdw *d, const uint3
   }
   const uint32_t *t = acc + n;
   int8_t *end = o + n;
-  if (lo == -128 && hi == 127) { /* the whole int8 range: SSAT clamps */
+  if (!AP_DW_HELIUM && lo == -128 && hi == 127) { /* the whole int8 range: SSAT clamps */
     for (; o < end; o++, t += 2) {
       uint32_t s = *acc++, b = t[1];
       int32_t v = ap_dsp_rqb_fast(b) ? ap_dsp_rqb_apply(s, (int32_t)t[0], b)
@@ -174,7 +183,7 @@ static __attribute__((noinline)) void dw_mult1(const ap_qdw *d, int32_t b, int32
         for (; c + 4 <= C; c += 4) {
           sums4 a = bias4(d, c);
           const int8_t *ip = ip0 + c, *wp = wp0 + c;
-#if AP_DSP_NATIVE
+#if AP_DSP_NATIVE && !AP_DW_HELIUM
           (void)wrow;
           window3x3(&a, ip, wp, (uint32_t)sx, (uint32_t)sy, (uint32_t)C, off2);
 #else

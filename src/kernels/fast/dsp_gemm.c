@@ -27,11 +27,22 @@ void ap_fast_dsp_pack(const int8_t *w, int32_t n, int32_t k, const int32_t *bias
     uint32_t s = 0;
     int32_t i = 0;
     if (in_off != 0) {
+#if AP_DSP_NATIVE
+      /* USADA8 adds a word's four bytes as unsigned: with each sign bit flipped (w + 128), four
+       * bytes add 512 more than the signed sum, taken off once at the end. */
+      uint32_t u = 0;
+      int32_t words = k >> 2;
+      for (; i + 4 <= k; i += 4)
+        u = (uint32_t)__usada8((ap_dsp_load32(wc + i) ^ 0x80808080u), 0, u);
+      s = u - (uint32_t)words * 512u;
+      (void)ones;
+#else
       for (; i + 4 <= k; i += 4) {
         uint32_t v = ap_dsp_load32(wc + i);
         s = ap_smlad(ap_sxtb16(v), ones, s);
         s = ap_smlad(ap_sxtb16_ror8(v), ones, s);
       }
+#endif
       for (; i < k; i++)
         s += (uint32_t)(int32_t)wc[i];
     }
