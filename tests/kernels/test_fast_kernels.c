@@ -110,7 +110,8 @@ static float *rand_scales(int n, float lo, float hi) {
   return s;
 }
 
-/* in_zp, out_zp: the input's and output's zero points; out_scale: the output's. */
+/* in_zp, out_zp: the zero points, or 999 for random ones in [-20, 20] and [-10, 10]; out_scale:
+ * 0 for a random one in [0.1, 0.6]; biases in [-bias_span, bias_span]. */
 static void conv_case_q(bool depthwise, int b, int h, int w, int cin, int cout, int fh, int fw,
                         int stride, int dil, int padding, int act, int in_zp, int out_zp,
                         float out_scale, int32_t bias_span) {
