@@ -1,7 +1,8 @@
 /* A requantization multiplier and shift on 8 lanes taken apart once into int8_x86.h's rq8 (its
- * clamped left and right shifts, rounding mask and half; no bias), applied by rq8_mul, for kernels
- * that apply the same ones many times: per-tensor fully connected (fc_avx2.c), ADD's three
- * (int8_avx2.c). Included by files compiled with AVX2 or wider: every function is static inline. */
+ * clamped left and right shifts and rounding half, as rq8_load takes them; no bias), applied by
+ * rq8_mul, for kernels that apply the same ones many times: per-tensor fully connected (fc_avx2.c),
+ * ADD's three (int8_avx2.c). Included by files compiled with AVX2 or wider: every function is
+ * static inline. */
 #ifndef AP_KERNELS_FAST_RQ8_X86_H
 #define AP_KERNELS_FAST_RQ8_X86_H
 
@@ -15,8 +16,7 @@ static inline rq8 rq8_of(__m256i m, __m256i sh) {
   q.m_odd = _mm256_srli_epi64(m, 32);
   q.left = _mm256_min_epi32(_mm256_max_epi32(sh, zero), max_shift);
   q.right = _mm256_min_epi32(_mm256_max_epi32(_mm256_sub_epi32(zero, sh), zero), max_shift);
-  q.mask = _mm256_sub_epi32(_mm256_sllv_epi32(one, q.right), one);
-  q.half = _mm256_srai_epi32(q.mask, 1);
+  q.half = _mm256_srli_epi32(_mm256_sllv_epi32(one, q.right), 1); /* as rq8_load's */
   q.bias = zero;
   return q;
 }
