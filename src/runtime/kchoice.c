@@ -170,10 +170,12 @@ typedef struct search {
   uint64_t plans; /* plans made (for the message of a slow search) */
 } search;
 
-/* Sizes prep's requests for the choice v (an index into each candidate's list). */
+/* Sizes prep's requests for the choice v (an index into each candidate's list), and sets the
+ * ops' choices: the plan lets no op on the threads overlap its input (place.c). */
 static void apply(search *S, const uint8_t *v) {
   for (size_t i = 0; i < S->n; i++) {
     cand *c = &S->c[i];
+    rt_op_set_choice(&S->it->sg[c->sg].ops[c->k], c->ch[v[i]]);
     rt_prep *p = &S->prep[c->op];
     uint64_t b = c->bytes[v[i]];
     c->node->next = NULL;

@@ -108,13 +108,12 @@ static ap_status build(ap_interpreter *it, rt_prep *prep, bool place, plan_state
       st->bytes[id] = !x || (x->flags & (RT_VARIABLE | RT_DYNAMIC)) ? 0 : rt_tensor_bytes(x);
     }
   /* An op on the fast kernels on threads (its kernel choice RT_K_FAST) splits its rows over
-   * them: it may not overlap its input. Only with AP_KERNELS_FAST for now (the fastest plan,
-   * whatever its memory): kchoice's search sizes each candidate set's scratch without setting
-   * the ops' choices, so its totals would not count the overlaps lost. */
+   * them: it may not overlap its input. kchoice's search sets the ops' choices before each
+   * plan it measures, so its totals count the overlaps lost to threading. */
   size_t ops = 0;
   for (size_t sg = 0; sg < it->sg_count; sg++)
     ops += it->sg[sg].op_count;
-  if (rt_inplace(it) && it->exec.workers && it->kernels == AP_KERNELS_FAST && ops) {
+  if (rt_inplace(it) && it->exec.workers && ops) {
     st->split = ap_alloc(st->temp, ops * sizeof *st->split);
     if (!st->split) return rt_fail(it, AP_ERR_NOMEM, "out of memory for planning");
     for (size_t sg = 0, i = 0; sg < it->sg_count; sg++)
