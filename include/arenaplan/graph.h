@@ -103,11 +103,14 @@ typedef struct ap_graph_options {
    * sharing root has one reader; the shared request lives until the last read of any of its
    * tensors. */
   bool inplace;
-  /* With `inplace`: no overlap of a CONV_2D's, DEPTHWISE_CONV_2D's or pool's output with its
-   * input (outside streamed segments), views and element-wise sharing stay. For kernels that
-   * split an op's rows over threads: a thread writing later rows would overwrite input rows
-   * another thread has still to read, so an overlapping op runs on one thread. */
-  bool no_overlap;
+  /* Optional, with `inplace`: ops whose CONV_2D, DEPTHWISE_CONV_2D or pool output may not
+   * overlap their input (outside streamed segments; views and element-wise sharing stay), by
+   * model-wide op index (subgraph 0's ops, then subgraph 1's, ...); ops at or past
+   * no_overlap_count may. For kernels that split an op's rows over threads: a thread writing
+   * later rows would overwrite input rows another thread has still to read, so an overlapping
+   * op runs on one thread. Read during ap_graph_create only. */
+  const bool *no_overlap;
+  size_t no_overlap_count;
   /* Streamed segments (AP_RULES_ARENAPLAN only; AP_ERR_UNSUPPORTED with the others): a run of
    * consecutive ops of subgraph 0 executed row by row, so that the maps between them never
    * exist whole. Members: CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, MAX_POOL_2D on NHWC

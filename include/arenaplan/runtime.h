@@ -192,13 +192,16 @@ typedef struct ap_interpreter_options {
    * also with a caller-owned buffer; their stacks from the OS) and stay until destroy; invoke
    * runs on them without allocating. An op below about a microsecond of work (64K
    * multiply-adds of a convolution) stays on the calling thread; so does a convolution,
-   * depthwise convolution or pool whose output overlaps its input (options.inplace). Between ops the workers spin (up to a millisecond after the last split op,
-   * then sleep; invoke wakes them; where waking a sleeper has cost more than 125 us, as on
-   * virtual machines where it took milliseconds, up to 8 times that cost, at most 50 ms, so a
-   * model invoked at a camera's rate finds them awake): a CPU each while a model runs and for
-   * that while after, none when idle longer. Outputs are
-   * the same bytes for every thread count (integer sums in any order are exact; a float output
-   * keeps its one-thread sum order). The interpreters of an ap_pool run with 0 (pool.h). */
+   * depthwise convolution or pool whose output overlaps its input (options.inplace: the plan
+   * gives no overlap to an op whose kernel choice is the fast kernels on threads, and the
+   * choice counts the bytes that costs against the budget).
+   * Between ops the workers spin (up to a millisecond after the last split op, then sleep;
+   * invoke wakes them; where waking a sleeper has cost more than 125 us, as on virtual
+   * machines where it took milliseconds, up to 8 times that cost, at most 50 ms, so a model
+   * invoked at a camera's rate finds them awake): a CPU each while a model runs and for that
+   * while after, none when idle longer. Outputs are the same bytes for every thread count
+   * (integer sums in any order are exact; a float output keeps its one-thread sum order). The
+   * interpreters of an ap_pool run with 0 (pool.h). */
   int threads;
   /* Which kernel each builtin op runs. Candidates per op, fastest first: the fast kernels (SIMD
    * for the level the CPU has, capped by the environment variable AP_SIMD: generic; sse41,

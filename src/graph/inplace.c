@@ -204,8 +204,8 @@ ap_status graph_share_inplace(ap_graph *g) {
       goto done;
     }
     int inputs, kind = op.custom ? SHARE_NONE : share_kind(op.builtin, tflite, &inputs);
-    if (kind == SHARE_NONE && !tflite && !g->opt.no_overlap)
-      st = graph_find_overlap(g, sg, &op, (int32_t)step);
+    bool split = g->opt.no_overlap && ok < g->opt.no_overlap_count && g->opt.no_overlap[ok];
+    if (kind == SHARE_NONE && !tflite && !split) st = graph_find_overlap(g, sg, &op, (int32_t)step);
     if (st != AP_OK) goto done;
     if (kind == SHARE_NONE || op.outputs.n < 1 || op.outputs.v[0] < 0) continue;
     if (tflite) {

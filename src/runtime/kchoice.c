@@ -17,12 +17,12 @@
  * product reads each weight once per row instead of once per tile: 1.3x the packed time (the
  * gap measured between `--kernels small`, which gave up packing, and `fast` on the avx512
  * level; the lean kernels measure 0.7-1.15x the packed ones at avx2, so the estimate stays on
- * the safe side). Threads divide ops of 1 M multiply-adds or more (the kernels' own threshold,
- * below which an op stays on one thread) by 0.85 x the thread count. Every byte of scratch costs a
- * write and a read (0.05 ns each): of two candidates that compute alike, the smaller wins.
- * Only the ordering matters to the choice, and the ordering is that of the kernels (each
- * candidate is slower and smaller than the one before it); the absolute estimate is what
- * reports show beside the measured time. */
+ * the safe side). Threads divide ops of AP_FAST_PARALLEL_MIN (64K) multiply-adds or more (the
+ * kernels' own threshold, below which an op stays on one thread) by 0.85 x the thread count.
+ * Every byte of scratch costs a write and a read (0.05 ns each): of two candidates that compute
+ * alike, the smaller wins. Only the ordering matters to the choice, and the ordering is that of
+ * the kernels (each candidate is slower and smaller than the one before it); the absolute estimate
+ * is what reports show beside the measured time. */
 #include "runtime_internal.h"
 
 #include <inttypes.h>
@@ -118,7 +118,8 @@ static double op_ns(const ap_interpreter *it, uint32_t sg, uint32_t k, unsigned 
   if (ch != RT_K_REF && it->exec.level) {
     ns /= level_speedup(it->exec.level, is_float);
     if (ch == RT_K_FLAT) ns *= 1.3;
-    if (ch == RT_K_FAST && it->exec.threads > 1 && work >= 1e6) ns /= 0.85 * it->exec.threads;
+    if (ch == RT_K_FAST && it->exec.threads > 1 && work >= AP_FAST_PARALLEL_MIN)
+      ns /= 0.85 * it->exec.threads;
   }
   return ns + 0.1 * (double)scratch;
 }
@@ -175,10 +176,12 @@ typedef struct search {
   uint64_t plans; /* plans made (for the message of a slow search) */
 } search;
 
-/* Sizes prep's requests for the choice v (an index into each candidate's list). */
+/* Sizes prep's requests for the choice v (an index into each candidate's list), and sets the
+ * ops' choices: the plan lets no op on the threads overlap its input (place.c). */
 static void apply(search *S, const uint8_t *v) {
   for (size_t i = 0; i < S->n; i++) {
     cand *c = &S->c[i];
+    rt_op_set_choice(&S->it->sg[c->sg].ops[c->k], c->ch[v[i]]);
     rt_prep *p = &S->prep[c->op];
     uint64_t b = c->bytes[v[i]];
     c->node->next = NULL;

@@ -10,6 +10,7 @@ typedef struct plan_state {
   ap_allocator *temp; /* the one allocator of a planning: every state points at it */
   int64_t *fixed;     /* the model's offline plan per request, or NULL */
   uint64_t *bytes;
+  bool *split;            /* per model-wide op: split over the threads, so not over its input */
   void ***scratch_target; /* per scratch request id - tensor count: where its address goes */
   ap_graph *g;
   ap_problem *p;
@@ -23,6 +24,7 @@ static void plan_state_free(plan_state *s) {
   ap_free(s->temp, s->scratch_target);
   ap_free(s->temp, s->fixed);
   ap_free(s->temp, s->bytes);
+  ap_free(s->temp, s->split);
 }
 
 /* Takes the arena: from the caller buffer's bottom (after checking it fits below the tables
@@ -105,13 +107,28 @@ static ap_status build(ap_interpreter *it, rt_prep *prep, bool place, plan_state
       const rt_tensor *x = rt_rec(it, sg, t);
       st->bytes[id] = !x || (x->flags & (RT_VARIABLE | RT_DYNAMIC)) ? 0 : rt_tensor_bytes(x);
     }
+  /* An op on the fast kernels on threads (its kernel choice RT_K_FAST) splits its rows over
+   * them: it may not overlap its input. kchoice's search sets the ops' choices before each
+   * plan it measures, so its totals count the overlaps lost to threading. */
+  size_t ops = 0;
+  for (size_t sg = 0; sg < it->sg_count; sg++)
+    ops += it->sg[sg].op_count;
+  if (rt_inplace(it) && it->exec.workers && ops) {
+    st->split = ap_alloc(st->temp, ops * sizeof *st->split);
+    if (!st->split) return rt_fail(it, AP_ERR_NOMEM, "out of memory for planning");
+    for (size_t sg = 0, i = 0; sg < it->sg_count; sg++)
+      for (size_t k = 0; k < it->sg[sg].op_count; k++, i++) {
+        const rt_op *o = &it->sg[sg].ops[k];
+        st->split[i] = !rt_op_is_custom(o) && rt_op_choice(o) == RT_K_FAST;
+      }
+  }
   ap_graph_options go = {.rules = AP_RULES_ARENAPLAN,
                          .preserve_inputs = it->preserve_inputs,
                          .tensor_bytes = st->bytes,
                          .tensor_bytes_count = total,
                          .inplace = rt_inplace(it),
-                         /* the fastest plan: its convolutions split over the threads */
-                         .no_overlap = it->kernels == AP_KERNELS_FAST && it->exec.workers,
+                         .no_overlap = st->split,
+                         .no_overlap_count = st->split ? ops : 0,
                          .stream = rt_stream(it)};
   ap_status s = ap_graph_create(it->model, &go, st->temp, &st->g);
   if (s != AP_OK) return rt_fail(it, s, "%s", ap_graph_error(st->g));
