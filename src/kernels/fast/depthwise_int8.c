@@ -77,17 +77,8 @@ bool ap_fast_dw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktenso
   }
   int32_t n = out->dims[3];
   int32_t *mult = scratch, *shift = mult + n;
-  ap_qdw d = {.in = in->data,
-              .f = f->data,
-              .bias = bias ? bias->data : NULL,
-              .out = out->data,
-              .geom = ap_fast_geom_of(p, in, f, out),
-              .in_off = p->input_offset,
-              .out_off = p->output_offset,
-              .act_min = p->act_min,
-              .act_max = p->act_max,
-              .qmult = mult,
-              .qshift = shift};
+  ap_qdw d;
+  ap_fast_qdw_set(&d, p, in, f, bias, out, mult, shift);
   ap_fast_channel_multipliers(p->input_scale, f, p->output_scale, n, mult, shift);
   dw_job j = {&d, x->level, in->dims[0],
               /* 2 pieces per thread: each call lays out its weights again */

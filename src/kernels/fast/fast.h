@@ -110,6 +110,25 @@ typedef struct ap_qdw {
   const int32_t *qmult, *qshift;
 } ap_qdw;
 
+/* The op's whole maps into *d, its per-channel multipliers and shifts at qmult, qshift (filled
+ * in place: on Cortex-M a returned struct costs a copy on the stack). */
+static inline void ap_fast_qdw_set(ap_qdw *d, const ap_conv_params *p, const ap_ktensor *in,
+                                   const ap_ktensor *f, const ap_ktensor *bias,
+                                   const ap_ktensor *out, const int32_t *qmult,
+                                   const int32_t *qshift) {
+  d->in = in->data;
+  d->f = f->data;
+  d->bias = bias ? bias->data : NULL;
+  d->out = out->data;
+  d->geom = ap_fast_geom_of(p, in, f, out);
+  d->in_off = p->input_offset;
+  d->out_off = p->output_offset;
+  d->act_min = p->act_min;
+  d->act_max = p->act_max;
+  d->qmult = qmult;
+  d->qshift = qshift;
+}
+
 /* Fully connected, int8: rows of x (one per batch) times weight rows; input offset added on
  * the fly, so the fast path needs no scratch beyond the reference's. */
 typedef struct ap_qfc {

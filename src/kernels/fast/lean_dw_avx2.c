@@ -63,17 +63,8 @@ bool ap_fast_lean_dw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_k
   size_t ws_bytes = ap_fast_dw_ws(g.f_h * g.f_w, n);
   if (x->level->dw && g.f_h <= 64 && g.f_w <= 64 && ws_bytes <= LEAN_DW_STACK) {
     _Alignas(64) uint8_t ws[LEAN_DW_STACK];
-    ap_qdw d = {.in = in->data,
-                .f = f->data,
-                .bias = bias ? bias->data : NULL,
-                .out = out->data,
-                .geom = ap_fast_geom_of(p, in, f, out),
-                .in_off = p->input_offset,
-                .out_off = p->output_offset,
-                .act_min = p->act_min,
-                .act_max = p->act_max,
-                .qmult = qm,
-                .qshift = qs};
+    ap_qdw d;
+    ap_fast_qdw_set(&d, p, in, f, bias, out, qm, qs);
     for (int32_t b = 0; b < in->dims[0]; b++)
       x->level->dw(&d, b, 0, g.out_h, ws);
     *s = AP_OK;
