@@ -127,7 +127,7 @@ static ap_status vector_info(const ap_flex *v, vec_info *vi, ap_errbuf *err) {
   unsigned t = v->type;
   if (t != AP_FLEX_MAP && t != AP_FLEX_VECTOR && !is_typed_vector(t) && !is_fixed_vector(t))
     return ap_fail(err, AP_ERR_FORMAT, "flexbuffer: %s is not a vector or map", type_name(t));
-  size_t pos;
+  size_t pos = 0;
   ap_status s = target(v, &pos, err);
   if (s != AP_OK) return s;
   size_t w = v->byte_width;
@@ -185,7 +185,7 @@ ap_status ap_flex_at(const ap_flex *v, size_t i, ap_flex *out, ap_errbuf *err) {
 
 /* A key: NUL-terminated bytes at its target, the terminator inside the buffer. */
 static ap_status key_bytes(const ap_flex *v, const char **s, size_t *len, ap_errbuf *err) {
-  size_t pos;
+  size_t pos = 0;
   ap_status st = target(v, &pos, err);
   if (st != AP_OK) return st;
   const uint8_t *nul = pos < v->size ? memchr(v->buf + pos, 0, v->size - pos) : NULL;
@@ -201,7 +201,7 @@ ap_status ap_flex_as_string(const ap_flex *v, const char **s, size_t *len, ap_er
   if (v->type == AP_FLEX_KEY) return key_bytes(v, s, len, err);
   if (v->type != AP_FLEX_STRING && v->type != AP_FLEX_BLOB)
     return ap_fail(err, AP_ERR_FORMAT, "flexbuffer: %s is not a string", type_name(v->type));
-  size_t pos;
+  size_t pos = 0;
   ap_status st = target(v, &pos, err);
   if (st != AP_OK) return st;
   uint64_t n;
@@ -275,9 +275,9 @@ bool ap_flex_map_find(const ap_flex *map, const char *key, ap_flex *out) {
    * (hostile) map a present key may be missed, never a wrong byte read. */
   size_t lo = 0, hi = vi.len;
   while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2, klen;
+    size_t mid = lo + (hi - lo) / 2, klen = 0;
     ap_flex k;
-    const char *ks;
+    const char *ks = NULL;
     if (ap_flex_at(&keys, mid, &k, NULL) != AP_OK || key_bytes(&k, &ks, &klen, NULL) != AP_OK)
       return false;
     int c = key_cmp(ks, klen, key);
@@ -330,7 +330,7 @@ static ap_status read_scalar(const ap_flex *v, scalar *sc, ap_errbuf *err) {
 
 ap_status ap_flex_as_int(const ap_flex *v, int64_t *out, ap_errbuf *err) {
   if (!out) return ap_fail(err, AP_ERR_ARG, "flexbuffer: NULL output");
-  scalar sc;
+  scalar sc = {0};
   ap_status s = read_scalar(v, &sc, err);
   if (s != AP_OK) return s;
   switch (sc.kind) {
@@ -352,7 +352,7 @@ ap_status ap_flex_as_int(const ap_flex *v, int64_t *out, ap_errbuf *err) {
 
 ap_status ap_flex_as_float(const ap_flex *v, double *out, ap_errbuf *err) {
   if (!out) return ap_fail(err, AP_ERR_ARG, "flexbuffer: NULL output");
-  scalar sc;
+  scalar sc = {0};
   ap_status s = read_scalar(v, &sc, err);
   if (s != AP_OK) return s;
   *out = sc.kind == SC_FLOAT ? sc.f : sc.kind == SC_INT ? (double)sc.i : (double)sc.u;
@@ -361,7 +361,7 @@ ap_status ap_flex_as_float(const ap_flex *v, double *out, ap_errbuf *err) {
 
 ap_status ap_flex_as_bool(const ap_flex *v, bool *out, ap_errbuf *err) {
   if (!out) return ap_fail(err, AP_ERR_ARG, "flexbuffer: NULL output");
-  scalar sc;
+  scalar sc = {0};
   ap_status s = read_scalar(v, &sc, err);
   if (s != AP_OK) return s;
   /* A float reads as its truncation, as FlexBuffers' AsBool (via AsUInt64) does. */

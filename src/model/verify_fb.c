@@ -138,7 +138,7 @@ static bool field(fb_verifier *v, size_t at, const fb_slot *f, uint8_t utype) {
     if (!vector(v, at, 4, &p, &n)) return false;
     for (uint32_t i = 0; i < n; i++) {
       set_index(v, i);
-      size_t item = p + 4 + 4 * (size_t)i, t;
+      size_t item = p + 4 + 4 * (size_t)i, t = 0;
       if (f->kind == FB_VEC_STRING) {
         if (!fb_verifier_spend(v, 1) || !string(v, item)) return false;
       } else if (!follow(v, item, &t) || !fb_verify_table(v, t, f->ref)) {

@@ -99,7 +99,7 @@ static ap_status create_prepare(ap_op_context *c) {
 static ap_status create_eval(ap_op_context *c) {
   rt_table *t = ap_op_state(c);
   static const int32_t one[] = {1};
-  void *data;
+  void *data = NULL;
   ap_status s = set_output(c, 0, one, 1, 4, &data);
   if (s == AP_OK) memcpy(data, &t->id, 4);
   return s;
@@ -237,7 +237,7 @@ static ap_status find_eval(ap_op_context *c) {
   if (k.type == AP_STRING ? ap_string_count(k.data) != n : k.bytes / 8 != n)
     return ap_op_fail(c, AP_ERR_FORMAT, "keys hold other than %zu elements", n);
   int64_t e;
-  void *out;
+  void *out = NULL;
   if (t->value_type == AP_INT64) { /* string keys */
     int64_t dflt;
     if (d.bytes < 8) return ap_op_fail(c, AP_ERR_FORMAT, "default_value is empty");
@@ -291,7 +291,7 @@ static ap_status size_eval(ap_op_context *c) {
   rt_table *t;
   ap_status s = handle(c, &t);
   static const int32_t one[] = {1};
-  void *out;
+  void *out = NULL;
   if (s == AP_OK) s = set_output(c, 0, one, 1, 8, &out);
   if (s == AP_OK) {
     int64_t n = t->imported ? (int64_t)t->distinct : 0;

@@ -177,7 +177,7 @@ static ap_status assign_prepare(ap_op_context *c) {
 }
 
 static ap_status assign_eval(ap_op_context *c) {
-  rt_var *v;
+  rt_var *v = NULL;
   ap_status s = var_at_eval(c, &v);
   ap_tensor value;
   if (s == AP_OK && !ap_op_input(c, 1, &value))
@@ -199,7 +199,7 @@ static ap_status read_prepare(ap_op_context *c) {
 }
 
 static ap_status read_eval(ap_op_context *c) {
-  rt_var *v;
+  rt_var *v = NULL;
   ap_status s = var_at_eval(c, &v);
   if (s != AP_OK) return s;
   const rt_tensor *out = record(c, c->info.outputs, 0);

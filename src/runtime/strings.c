@@ -76,7 +76,7 @@ static bool source(str_map *m, size_t i, size_t *k, size_t *e) {
   case AP_KB_GATHER: {
     size_t nidx = elements(m->in[1].dims, m->in[1].rank), per = nidx * m->inner;
     size_t o = i / per, r = i % per;
-    int64_t idx;
+    int64_t idx = 0;
     if (!int_at(&m->in[1], r / m->inner, &idx) || idx < 0 || (uint64_t)idx >= m->count) {
       m->bad = idx;
       return false;
@@ -89,7 +89,7 @@ static bool source(str_map *m, size_t i, size_t *k, size_t *e) {
     int depth = ix->dims[ix->rank - 1];
     size_t b = i / m->inner, at = 0;
     for (int d = 0; d < depth; d++) {
-      int64_t v;
+      int64_t v = 0;
       if (!int_at(ix, b * (size_t)depth + (size_t)d, &v) || v < 0 || v >= p->dims[d]) {
         m->bad = v;
         return false;

@@ -215,7 +215,7 @@ rows(const dwk *dp, int32_t b, int32_t oy0, int32_t oy1, const int16_t *wp, cons
   const dwk *d = &dl;
   const dw_consts *k = &kl, *k2 = k2p ? &k2l : NULL;
   int32_t C = d->out_d, taps = fh * fw;
-  const int8_t *px[66], *row[64];
+  const int8_t *px[66] = {0}, *row[64]; /* zeroed: -O3 cannot see that ox == lo sets them first */
   const int8_t *in_b = d->in + (size_t)b * d->in_h * d->in_w * C;
   size_t step = (size_t)d->stride_w * C, dx = (size_t)d->dil_w * C;
   /* [lo, hi): the pixels whose columns are all inside */
