@@ -585,8 +585,13 @@ static void outer_gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *
       half_block(g, b, k2, r, rows, bl * 16, out, out_stride);
       continue;
     }
-    __m256i s00 = _mm256_setzero_si256(), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00,
-            s30 = s00, s31 = s00;
+    /* A whole block's sums start at their bias (added once, not at each row's requantization). */
+    bool whole = bl * 16 + 16 <= g->n;
+    __m256i s00 = whole ? _mm256_loadu_si256((const __m256i *)(g->col_bias + bl * 16))
+                        : _mm256_setzero_si256();
+    __m256i s01 = whole ? _mm256_loadu_si256((const __m256i *)(g->col_bias + bl * 16 + 8))
+                        : _mm256_setzero_si256();
+    __m256i s10 = s00, s11 = s01, s20 = s00, s21 = s01, s30 = s00, s31 = s01;
     /* Two pairs a step (half the loop's own instructions), then the odd one. */
 #define AP_OUTER_STEP(J)                                                                           \
   do {                                                                                             \
@@ -610,13 +615,18 @@ static void outer_gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *
     int32_t c = bl * 16;
     __m256i lo[4] = {s00, s10, s20, s30}, hi[4] = {s01, s11, s21, s31};
     if (c + 16 <= g->n) { /* a whole block: 16 outputs a row in one store */
-      rq8 q0 = rq8_load(g->mult + c, g->shift + c, g->col_bias + c);
-      rq8 q1 = rq8_load(g->mult + c + 8, g->shift + c + 8, g->col_bias + c + 8);
+      rq8 q0 = rq8_load(g->mult + c, g->shift + c, NULL); /* (the sums hold the bias) */
+      rq8 q1 = rq8_load(g->mult + c + 8, g->shift + c + 8, NULL);
       __m256i off16 = _mm256_set1_epi16((int16_t)g->out_off);
       __m128i lo8 = _mm_set1_epi8((int8_t)g->act_min), hi8 = _mm_set1_epi8((int8_t)g->act_max);
-      for (int32_t i = 0; i < rows; i++)
-        _mm_storeu_si128((__m128i *)(out + (size_t)i * out_stride + (size_t)c),
-                         rq16_bytes(rq8_mul(lo[i], &q0), rq8_mul(hi[i], &q1), off16, lo8, hi8));
+      if (rq8_left0(&q0) && rq8_left0(&q1)) /* multipliers below one: no left shift */
+        for (int32_t i = 0; i < rows; i++)
+          _mm_storeu_si128((__m128i *)(out + (size_t)i * out_stride + (size_t)c),
+                           rq16_bytes(rq8_mul0(lo[i], &q0), rq8_mul0(hi[i], &q1), off16, lo8, hi8));
+      else
+        for (int32_t i = 0; i < rows; i++)
+          _mm_storeu_si128((__m128i *)(out + (size_t)i * out_stride + (size_t)c),
+                           rq16_bytes(rq8_mul(lo[i], &q0), rq8_mul(hi[i], &q1), off16, lo8, hi8));
       continue;
     }
     outer_store(g, lo, rows, c, out, out_stride);
