@@ -145,40 +145,32 @@ static inline __attribute__((always_inline)) void narrow(const ap_fdw *d, int32_
   }
 }
 
-/* Out_d 8, 16 or 24, the same column of eight consecutive output rows (oy .. oy + 7 of batch b),
- * all of whose filter rows are inside the input: the pixels' windows then share the columns
- * inside the input, so the taps run over those alone with no check per pixel (taps outside
- * skipped, as the reference's), and the eight pixels' chains of adds interleave. */
-static inline __attribute__((always_inline)) void column8(const ap_fdw *d, int32_t b, int32_t oy,
-                                                          int32_t ox, float *out, size_t ostep,
-                                                          const bool one) {
+/* column8's sums once the taps [lo, lo + nt) of a filter row inside the input are known: NT of
+ * them when NT is nonzero (unrolled), else nt. Each pixel's first tap inside the input (row 0,
+ * column lo) one pointer, the taps' offsets from it the same for every pixel. */
+static inline __attribute__((always_inline)) void column8_taps(const ap_fdw *d, const float *first0,
+                                                               int32_t lo, int32_t nt, float *out,
+                                                               size_t ostep, const bool one,
+                                                               const int NT) {
   enum { R = 8 };
-  const int32_t x0 = ox * d->stride_w - d->pad_w, y0 = oy * d->stride_h - d->pad_h;
-  int32_t lo = 0, hi = d->f_w; /* the taps [lo, hi) of a filter row inside the input */
-  while (lo < hi && x0 + lo * d->dil_w < 0)
-    lo++;
-  while (hi > lo && x0 + (hi - 1) * d->dil_w >= d->in_w)
-    hi--;
+  const int32_t taps = NT ? NT : nt, f_h = d->f_h, out_d = d->out_d;
   const ptrdiff_t in_d = d->in_d, xstep = (ptrdiff_t)d->dil_w * in_d;
   const ptrdiff_t ystep = (ptrdiff_t)d->dil_h * d->in_w * in_d;
-  for (int32_t c0 = 0; c0 < d->out_d; c0 += 8) {
+  const ptrdiff_t pstep = (ptrdiff_t)d->stride_h * d->in_w * in_d;
+  const size_t wrow = (size_t)d->f_w * (size_t)out_d;
+  for (int32_t c0 = 0; c0 < out_d; c0 += 8) {
     const ptrdiff_t ci = one ? c0 : c0 / d->mult;
     __m256 acc[R];
     _Pragma("GCC unroll 8") for (int p = 0; p < R; p++) acc[p] = _mm256_setzero_ps();
-    /* Each pixel's first tap inside the input (row fy 0, column lo), then the taps' offsets
-     * from it, the same for every pixel: one address register per pixel. */
     const float *first[R];
     _Pragma("GCC unroll 8") for (int p = 0; p < R; p++) first[p] =
-        lo < hi ? d->in + ((((ptrdiff_t)b * d->in_h + y0 + p * d->stride_h) * d->in_w + x0 +
-                            lo * d->dil_w) *
-                               in_d +
-                           ci)
-                : d->in;
-    for (int32_t fy = 0; fy < d->f_h && lo < hi; fy++) {
-      const float *w = d->f + ((size_t)fy * d->f_w + (size_t)lo) * d->out_d + c0;
-      ptrdiff_t off = fy * ystep;
-      for (int32_t fx = lo; fx < hi; fx++, off += xstep, w += d->out_d) {
-        __m256 wv = _mm256_loadu_ps(w);
+        taps > 0 ? first0 + (ci + p * pstep) : d->in;
+    const float *wr = d->f + (size_t)lo * out_d + c0;
+    for (int32_t fy = 0; fy < f_h && taps > 0; fy++, wr += wrow) {
+      const ptrdiff_t row = fy * ystep;
+      _Pragma("GCC unroll 3") for (int32_t t = 0; t < taps; t++) {
+        __m256 wv = _mm256_loadu_ps(wr + (size_t)t * out_d);
+        const ptrdiff_t off = row + t * xstep;
         _Pragma("GCC unroll 8") for (int p = 0; p < R; p++) {
           __m256 xv = one ? _mm256_loadu_ps(first[p] + off) : _mm256_broadcast_ss(first[p] + off);
           acc[p] = _mm256_add_ps(acc[p], _mm256_mul_ps(xv, wv));
@@ -189,6 +181,31 @@ static inline __attribute__((always_inline)) void column8(const ap_fdw *d, int32
     _Pragma("GCC unroll 8") for (int p = 0; p < R; p++)
         _mm256_storeu_ps(out + p * ostep + c0, ap_clampf8(_mm256_add_ps(acc[p], bv), d->lo, d->hi));
   }
+}
+
+/* Out_d 8, 16 or 24, the same column of eight consecutive output rows (oy .. oy + 7 of batch b),
+ * all of whose filter rows are inside the input: the pixels' windows then share the columns
+ * inside the input, so the taps run over those alone with no check per pixel (taps outside
+ * skipped, as the reference's), and the eight pixels' chains of adds interleave; three or two
+ * taps a filter row (a 3-wide filter inside, or at a border) unrolled. */
+static inline __attribute__((always_inline)) void column8(const ap_fdw *d, int32_t b, int32_t oy,
+                                                          int32_t ox, float *out, size_t ostep,
+                                                          const bool one) {
+  const int32_t x0 = ox * d->stride_w - d->pad_w, y0 = oy * d->stride_h - d->pad_h;
+  int32_t lo = 0, hi = d->f_w; /* the taps [lo, hi) of a filter row inside the input */
+  while (lo < hi && x0 + lo * d->dil_w < 0)
+    lo++;
+  while (hi > lo && x0 + (hi - 1) * d->dil_w >= d->in_w)
+    hi--;
+  const float *first0 =
+      lo < hi ? d->in + (((ptrdiff_t)b * d->in_h + y0) * d->in_w + x0 + lo * d->dil_w) * d->in_d
+              : d->in;
+  if (hi - lo == 3)
+    column8_taps(d, first0, lo, 3, out, ostep, one, 3);
+  else if (hi - lo == 2)
+    column8_taps(d, first0, lo, 2, out, ostep, one, 2);
+  else
+    column8_taps(d, first0, lo, hi - lo, out, ostep, one, 0);
 }
 
 /* Out_d 8, 16 or 24, the same column of n (below 8) consecutive output rows (oy .. oy + n - 1 of
