@@ -146,6 +146,9 @@ int main(void) {
   fc_case(1, 32, 16, 0, -128, false, 0, 1e-6f);
   fc_case(1, 200, 31, 48, 127, true, 0, 1e-6f);
   fc_case(1, 640, 40, 16, -89, false, 0, 1e4f);
+  /* Depths past the AVX2 kernel's row of x widened on the stack (2048), one off 16. */
+  fc_case(2, 2064, 24, 3, 42, true, 0, 0.5f);
+  fc_case(1, 2100, 17, 9, -128, false, 3, 0.5f);
   /* Output scales from a multiplier far above 1 to far below, through [0.5, 1) (shift 0). */
   static const float out_scales[] = {1e-8f, 1e-6f, 1e-5f, 1e-4f, 3e-4f, 4e-4f,  5e-4f,
                                      7e-4f, 1e-3f, 0.01f, 0.2f,  3.0f,  100.0f, 1e5f};

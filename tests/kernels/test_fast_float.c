@@ -362,6 +362,9 @@ int main(void) {
       {1, 8, 8, 64, 0, 8, 8, 1, 1, V, AP_KACT_NONE},
       {1, 7, 6, 45, 0, 5, 3, 2, 1, S, AP_KACT_RELU_N1_TO_1},
       {1, 128, 3, 8, 0, 3, 1, 3, 1, V, AP_KACT_NONE},
+      /* batches: blocks of four whole windows across rows, clipped pixels between them */
+      {2, 6, 5, 8, 0, 3, 3, 1, 1, S, AP_KACT_NONE},
+      {3, 7, 2, 16, 0, 3, 2, 2, 1, S, AP_KACT_RELU},
   };
   for (size_t i = 0; i < sizeof pools / sizeof pools[0]; i++)
     for (int max = 0; max < 2; max++) {

@@ -30,12 +30,15 @@ static inline __m256i widen(const int8_t *p) {
 }
 
 /* Eight rows' sums of (x + in_off) * w (rows k apart from w, the first n real, the others
- * repeating row n - 1), as 8 lanes. xt: x's last 16 values plus in_off with the lanes before
- * kfull zeroed (used when kfull < k). All eight rows in one pass (x widened once a step for
- * the eight; a step is then 3 instructions per 16 multiply-adds and one of x's), two steps a
- * loop turn. */
-static inline __attribute__((always_inline)) __m256i
-rows8(const int8_t *w, int32_t k, int n, const int8_t *x, int32_t kfull, __m256i io, __m256i xt) {
+ * repeating row n - 1), as 8 lanes. xw: x + in_off as int16 (XW_MAX values at most), or NULL:
+ * x widened and offset here at each step. xt: x's last 16 values plus in_off with the lanes
+ * before kfull zeroed (used when kfull < k). All eight rows in one pass (x read once a step for
+ * the eight; from xw it is the multiply's memory operand, so a step is 3 instructions per 16
+ * multiply-adds), two steps a loop turn, the sums started by the first step rather than from
+ * zero. */
+static inline __attribute__((always_inline)) __m256i rows8(const int8_t *w, int32_t k, int n,
+                                                           const int8_t *x, const int16_t *xw,
+                                                           int32_t kfull, __m256i io, __m256i xt) {
   const int8_t *r[8];
   if (n == 8) { /* every pass but a last one */
 #pragma GCC unroll 8
@@ -47,19 +50,34 @@ rows8(const int8_t *w, int32_t k, int n, const int8_t *x, int32_t kfull, __m256i
       r[i] = w + (size_t)(i < n ? i : n - 1) * (size_t)k;
   }
   __m256i s[8];
-#pragma GCC unroll 8
-  for (int i = 0; i < 8; i++)
-    s[i] = _mm256_setzero_si256();
   int32_t d = 0;
+  if (kfull >= 16) { /* kfull >= 16 whenever k >= 16 */
+    __m256i xv = xw ? _mm256_loadu_si256((const __m256i *)xw) : _mm256_add_epi16(widen(x), io);
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++)
+      s[i] = _mm256_madd_epi16(xv, widen(r[i]));
+    d = 16;
+  } else {
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++)
+      s[i] = _mm256_setzero_si256();
+  }
   for (; d + 32 <= kfull; d += 32) {
-    __m256i x0 = _mm256_add_epi16(widen(x + d), io), x1 = _mm256_add_epi16(widen(x + d + 16), io);
+    __m256i x0, x1;
+    if (xw) {
+      x0 = _mm256_loadu_si256((const __m256i *)(xw + d));
+      x1 = _mm256_loadu_si256((const __m256i *)(xw + d + 16));
+    } else {
+      x0 = _mm256_add_epi16(widen(x + d), io), x1 = _mm256_add_epi16(widen(x + d + 16), io);
+    }
 #pragma GCC unroll 8
     for (int i = 0; i < 8; i++)
       s[i] = _mm256_add_epi32(_mm256_add_epi32(s[i], _mm256_madd_epi16(x0, widen(r[i] + d))),
                               _mm256_madd_epi16(x1, widen(r[i] + d + 16)));
   }
   if (d < kfull) {
-    __m256i xv = _mm256_add_epi16(widen(x + d), io);
+    __m256i xv =
+        xw ? _mm256_loadu_si256((const __m256i *)(xw + d)) : _mm256_add_epi16(widen(x + d), io);
 #pragma GCC unroll 8
     for (int i = 0; i < 8; i++)
       s[i] = _mm256_add_epi32(s[i], _mm256_madd_epi16(xv, widen(r[i] + d)));
@@ -89,6 +107,8 @@ static inline __m256i rows8_short(const int8_t *w, int32_t k, int n, int32_t fir
                      fold_quads(fold_pairs(s[4], s[5]), fold_pairs(s[6], s[7])));
 }
 
+enum { XW_MAX = 2048 }; /* depths widened once a batch row: 4 KiB of stack */
+
 void ap_fast_avx2_fc_rows(const ap_qfc *f, int32_t u0, int32_t u1) {
   int32_t k = f->depth;
   bool short_rows = k < 16;
@@ -105,8 +125,17 @@ void ap_fast_avx2_fc_rows(const ap_qfc *f, int32_t u0, int32_t u1) {
       _mm256_cmpgt_epi16(_mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
                          _mm256_set1_epi16((int16_t)(15 - (k - kfull))));
   const rq8 one = rq8_of(_mm256_set1_epi32(f->mult1), _mm256_set1_epi32(f->shift1));
+  /* x + in_off as int16 once a batch row (when it fits on the stack) rather than once a pass */
+  _Alignas(32) int16_t xw_buf[XW_MAX];
+  const bool use_xw = !short_rows && kfull <= XW_MAX && u1 - u0 > 8;
   for (int32_t b = 0; b < f->batches; b++) {
     const int8_t *x = f->x + (size_t)b * (size_t)k;
+    const int16_t *xw = NULL;
+    if (use_xw) {
+      for (int32_t d = 0; d < kfull; d += 16)
+        _mm256_store_si256((__m256i *)(xw_buf + d), _mm256_add_epi16(widen(x + d), io));
+      xw = xw_buf;
+    }
     uint32_t corr = f->filter_off ? (uint32_t)f->filter_off * ap_fast_row_sum(x, k, f->in_off) : 0;
     __m256i xt = _mm256_setzero_si256(), xe = xt;
     if (short_rows) {
@@ -124,7 +153,8 @@ void ap_fast_avx2_fc_rows(const ap_qfc *f, int32_t u0, int32_t u1) {
       __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(n), lane);
       const int8_t *w = f->w + (size_t)u * (size_t)k;
       __m256i v = _mm256_add_epi32(short_rows ? rows8_short(w, k, n, u, xt, xe)
-                                              : rows8(w, k, n, x, kfull, io, xt),
+                                   : xw       ? rows8(w, k, n, x, xw, kfull, io, xt)
+                                              : rows8(w, k, n, x, NULL, kfull, io, xt),
                                    _mm256_set1_epi32((int32_t)corr));
       if (f->bias) v = _mm256_add_epi32(v, _mm256_maskload_epi32(f->bias + u, mask));
       rq8 q = one;

@@ -9,6 +9,26 @@
 #include <immintrin.h>
 #include <string.h>
 
+/* Columns d .. d + 7 of eight rows (w[l] + d, 8 floats each): c[i] holds depth d + i of rows
+ * 0..7 in lanes 0..7. Rows l and l + 4 share a register from the loads on (vinsertf128 from
+ * memory), so the transpose stays within 128-bit lanes: 16 shuffles instead of ap_transpose8's
+ * 24 (8 of them across lanes). */
+static inline __attribute__((always_inline)) void cols8(const float *const w[8], int32_t d,
+                                                        __m256 c[8]) {
+  _Pragma("GCC unroll 2") for (int h = 0; h < 2; h++) {
+    __m256 a[4];
+    _Pragma("GCC unroll 4") for (int l = 0; l < 4; l++) a[l] =
+        _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(w[l] + d + 4 * h)),
+                             _mm_loadu_ps(w[l + 4] + d + 4 * h), 1);
+    __m256 t0 = _mm256_unpacklo_ps(a[0], a[1]), t1 = _mm256_unpackhi_ps(a[0], a[1]);
+    __m256 t2 = _mm256_unpacklo_ps(a[2], a[3]), t3 = _mm256_unpackhi_ps(a[2], a[3]);
+    c[4 * h + 0] = _mm256_shuffle_ps(t0, t2, 0x44);
+    c[4 * h + 1] = _mm256_shuffle_ps(t0, t2, 0xee);
+    c[4 * h + 2] = _mm256_shuffle_ps(t1, t3, 0x44);
+    c[4 * h + 3] = _mm256_shuffle_ps(t1, t3, 0xee);
+  }
+}
+
 static inline __attribute__((always_inline)) void
 block(const ap_ffc *f, const float *const w[8], int32_t u, int32_t m, int32_t b0, const int NB) {
   const int32_t D = f->depth, d8 = D / 8 * 8;
@@ -20,12 +40,10 @@ block(const ap_ffc *f, const float *const w[8], int32_t u, int32_t m, int32_t b0
   }
   for (int32_t d0 = 0; d0 < d8; d0 += 8) {
     __m256 r[8];
-    for (int l = 0; l < 8; l++)
-      r[l] = _mm256_loadu_ps(w[l] + d0);
-    ap_transpose8(r);
-    for (int i = 0; i < 8; i++)
-      for (int j = 0; j < NB; j++)
-        acc[j] = _mm256_add_ps(acc[j], _mm256_mul_ps(_mm256_broadcast_ss(x[j] + d0 + i), r[i]));
+    cols8(w, d0, r);
+    _Pragma("GCC unroll 8") for (int i = 0; i < 8; i++)
+        _Pragma("GCC unroll 4") for (int j = 0; j < NB; j++) acc[j] =
+            _mm256_add_ps(acc[j], _mm256_mul_ps(_mm256_broadcast_ss(x[j] + d0 + i), r[i]));
   }
   if (d8 < D) { /* the last depths: masked loads (no read past a row), one transpose */
     int32_t t = D - d8;
@@ -62,18 +80,13 @@ static void block16(const ap_ffc *f, const float *const w[16], int32_t u, int32_
   const float *x = f->x + (size_t)b * D;
   __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
   for (int32_t d0 = 0; d0 < d8; d0 += 8) {
-    __m256 r[8], q[8];
-    for (int l = 0; l < 8; l++) {
-      r[l] = _mm256_loadu_ps(w[l] + d0);
-      q[l] = _mm256_loadu_ps(w[8 + l] + d0);
-    }
-    ap_transpose8(r);
-    ap_transpose8(q);
-    for (int i = 0; i < 8; i++) {
-      __m256 xv = _mm256_broadcast_ss(x + d0 + i);
-      a0 = _mm256_add_ps(a0, _mm256_mul_ps(xv, r[i]));
-      a1 = _mm256_add_ps(a1, _mm256_mul_ps(xv, q[i]));
-    }
+    __m256 r[8];
+    cols8(w, d0, r);
+    _Pragma("GCC unroll 8") for (int i = 0; i < 8; i++) a0 =
+        _mm256_add_ps(a0, _mm256_mul_ps(_mm256_broadcast_ss(x + d0 + i), r[i]));
+    cols8(w + 8, d0, r);
+    _Pragma("GCC unroll 8") for (int i = 0; i < 8; i++) a1 =
+        _mm256_add_ps(a1, _mm256_mul_ps(_mm256_broadcast_ss(x + d0 + i), r[i]));
   }
   if (d8 < D) {
     int32_t t = D - d8;
