@@ -16,13 +16,15 @@
  * end so that the model never promises more than the kernels give. Without packed weights a
  * product reads each weight once per row instead of once per tile: 1.3x the packed time (the
  * gap measured between `--kernels small`, which gave up packing, and `fast` on the avx512
- * level; the lean kernels measure 0.7-1.15x the packed ones at avx2, so the estimate stays on
- * the safe side). Threads divide ops of AP_FAST_PARALLEL_MIN (64K) multiply-adds or more (the
- * kernels' own threshold, below which an op stays on one thread) by 0.85 x the thread count.
- * Every byte of scratch costs a write and a read (0.05 ns each): of two candidates that compute
- * alike, the smaller wins. Only the ordering matters to the choice, and the ordering is that of
- * the kernels (each candidate is slower and smaller than the one before it); the absolute estimate
- * is what reports show beside the measured time. */
+ * level). The lean int8 CONV_2D widens patches of up to 640 taps on the stack for the level's
+ * own products (kernels/fast/lean.h): 1.0-1.17x the packed time at avx2 (the shared models'
+ * convolutions, per-op profiles interleaved with `--kernels fast`), so 1.15x there. Threads divide
+ * ops of AP_FAST_PARALLEL_MIN (64K) multiply-adds or more (the kernels' own threshold, below which
+ * an op stays on one thread) by 0.85 x the thread count. Every byte of scratch costs a write and a
+ * read (0.05 ns each): of two candidates that compute alike, the smaller wins. Only the ordering
+ * matters to the choice, and the ordering is that of the kernels (each candidate is slower and
+ * smaller than the one before it); the absolute estimate is what reports show beside the measured
+ * time. */
 #include "runtime_internal.h"
 
 #include <inttypes.h>
@@ -76,10 +78,15 @@ bool rt_kchoice_on(const ap_interpreter *it) {
   return (it->kernels == AP_KERNELS_AUTO || it->kernels == AP_KERNELS_SMALL) && it->exec.level;
 }
 
-/* Op k's work (see the top) and whether it computes in float. */
-static double op_work(const ap_interpreter *it, uint32_t sg, uint32_t k, bool *is_float) {
+/* The lean CONV_2D's longest patch widened on the stack (LEAN_STACK_K in lean_conv_avx2.c). */
+#define LEAN_WIDE_K 640
+
+/* Op k's work (see the top), whether it computes in float, and whether it is an int8 CONV_2D
+ * the lean kernel widens (see the top). */
+static double op_work(const ap_interpreter *it, uint32_t sg, uint32_t k, bool *is_float,
+                      bool *lean_wide) {
   ap_op_info op;
-  *is_float = false;
+  *is_float = *lean_wide = false;
   if (ap_model_op(it->model, sg, k, &op) != AP_OK || op.outputs.n < 1 || op.outputs.v[0] < 0)
     return 0;
   const rt_tensor *out = rt_rec(it, sg, (size_t)op.outputs.v[0]);
@@ -94,7 +101,10 @@ static double op_work(const ap_interpreter *it, uint32_t sg, uint32_t k, bool *i
   const int32_t *wd = has_w ? w.shape.v : NULL;
   size_t wn = has_w ? w.shape.n : 0;
   switch (op.builtin) {
-  case B_CONV: /* [out, kh, kw, in] */ return wn == 4 ? elems * wd[1] * wd[2] * wd[3] : elems;
+  case B_CONV: /* [out, kh, kw, in] */
+    *lean_wide =
+        wn == 4 && out && out->type == AP_INT8 && (int64_t)wd[1] * wd[2] * wd[3] <= LEAN_WIDE_K;
+    return wn == 4 ? elems * wd[1] * wd[2] * wd[3] : elems;
   case B_DW: /* [1, kh, kw, out] */ return wn == 4 ? elems * wd[1] * wd[2] : elems;
   case B_FC: /* [units, depth] */
   case B_BMM: return wn >= 2 ? elems * wd[wn - 1] : elems;
@@ -112,12 +122,14 @@ static double op_work(const ap_interpreter *it, uint32_t sg, uint32_t k, bool *i
 /* The estimated nanoseconds of op k under choice ch, with `scratch` bytes of scratch. */
 static double op_ns(const ap_interpreter *it, uint32_t sg, uint32_t k, unsigned ch,
                     uint64_t scratch) {
-  bool is_float;
-  double work = op_work(it, sg, k, &is_float);
+  bool is_float, lean_wide;
+  double work = op_work(it, sg, k, &is_float, &lean_wide);
   double ns = work * (is_float ? 0.8 : 1.0);
   if (ch != RT_K_REF && it->exec.level) {
     ns /= level_speedup(it->exec.level, is_float);
-    if (ch == RT_K_FLAT) ns *= 1.3;
+    const char *level = ap_fast_level_name(it->exec.level);
+    lean_wide = lean_wide && (strcmp(level, "avx2") == 0 || strcmp(level, "avx512") == 0);
+    if (ch == RT_K_FLAT) ns *= lean_wide ? 1.15 : 1.3;
     if (ch == RT_K_FAST && it->exec.threads > 1 && work >= AP_FAST_PARALLEL_MIN)
       ns /= 0.85 * it->exec.threads;
   }
