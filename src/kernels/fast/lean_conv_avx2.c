@@ -222,7 +222,7 @@ static bool fit_slabs(const ap_gemm_kit *kit, int32_t n, int32_t k, int32_t step
   bool outer = kit == &ap_fast_avx2_outer;
   size_t a = (size_t)LEAN_R * kit->arow_bytes(k);
   int32_t top = (n + step - 1) / step * step;
-  for (int32_t nb = outer || top < max ? top : max; nb >= step; nb -= step) {
+  for (int32_t nb = (outer || top < max) ? top : max; nb >= step; nb -= step) {
     size_t packed = kit->packed_bytes(nb, k), bias = packed + a,
            acc = bias + (size_t)nb * 4 /* col_bias */,
            end = acc + (outer ? 0 : (size_t)LEAN_R * (size_t)nb * 4);
