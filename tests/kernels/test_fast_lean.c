@@ -29,14 +29,13 @@ typedef struct spec {
   bool inplace; /* also the lean kernel with its output starting inside its input */
 } spec;
 
-/* The lean CONV_2D at avx2 with its output starting inside its input, as an in-place plan
+/* The lean CONV_2D at level l with its output starting inside its input, as an in-place plan
  * places them (graph/overlap.c: the input `lead` bytes after the output, lead the least that
  * plan allows, so the output's end passes the first input row still to be read as soon as
  * the kernel writes out of pixel order): the reference's bytes, computed apart. */
-static void inplace_case(const char *what, const spec *c, const ap_kop_options *o,
-                         const ap_ktensor *const *ins, int n, const ap_ktensor *to) {
-#ifdef AP_FAST_X86
-  if (!(ap_port_cpu_features() & AP_CPU_AVX2)) return;
+static void inplace_at(const char *what, const spec *c, const ap_kop_options *o,
+                       const ap_ktensor *const *ins, int n, const ap_ktensor *to,
+                       const ap_fast_level *l) {
   size_t nref = 0, sc;
   ap_status s;
   uint8_t *ref = fc_run(B_CONV, o, ins, n, to, NULL, &nref, &sc, &s);
@@ -44,7 +43,7 @@ static void inplace_case(const char *what, const spec *c, const ap_kop_options *
   const ap_kernel *k = ap_kernel_find(B_CONV);
   _Alignas(16) unsigned char params[AP_KPARAMS_SIZE];
   memset(params, 0, sizeof params);
-  ap_kexec x = {.level = &ap_fast_avx2, .threads = 1, .lean = true};
+  ap_kexec x = {.level = l, .threads = 1, .lean = true};
   ap_kop_options opt = *o;
   opt.exec = &x;
   ap_errbuf err = {{0}};
@@ -78,12 +77,9 @@ static void inplace_case(const char *what, const spec *c, const ap_kop_options *
   size_t at = 0;
   while (ref && at < nref && buf[at] == ref[at])
     at++;
-  CHECK_MSG(ref && at == nref, "%s: in place (lead %lld) differs at byte %zu of %zu", what,
-            (long long)lead, at, nref);
+  CHECK_MSG(ref && at == nref, "%s: %s in place (lead %lld) differs at byte %zu of %zu", what,
+            l->name, (long long)lead, at, nref);
   free(scr), free(buf), free(ref);
-#else
-  (void)what, (void)c, (void)o, (void)ins, (void)n, (void)to;
-#endif
 }
 
 static void run_case(const spec *c) {
@@ -121,7 +117,10 @@ static void run_case(const spec *c) {
            c->sw, c->dh, c->dw, c->padding == AP_KPAD_SAME ? "SAME" : "VALID", zp,
            c->extreme ? ", wrapping" : "", c->no_bias ? ", no bias" : "");
   fc_compare(what, c->mult ? B_DW : B_CONV, &o, ins, c->no_bias ? 2 : 3, &to);
-  if (c->inplace) inplace_case(what, c, &o, ins, c->no_bias ? 2 : 3, &to);
+  const ap_fast_level *l[AP_TEST_MAX_LEVELS];
+  for (int i = 0, nl = c->inplace ? ap_test_levels(l) : 0; i < nl; i++)
+    if (l[i]->level == AP_SIMD_AVX2 || l[i]->level == AP_SIMD_AVX512)
+      inplace_at(what, c, &o, ins, c->no_bias ? 2 : 3, &to, l[i]);
   free(in), free(f), free(bias), free(scales);
 }
 
