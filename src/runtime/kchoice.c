@@ -78,15 +78,10 @@ bool rt_kchoice_on(const ap_interpreter *it) {
   return (it->kernels == AP_KERNELS_AUTO || it->kernels == AP_KERNELS_SMALL) && it->exec.level;
 }
 
-/* The lean CONV_2D's longest patch widened on the stack (LEAN_STACK_K in lean_conv_avx2.c). */
-#define LEAN_WIDE_K 640
-
-/* Op k's work (see the top), whether it computes in float, and whether it is an int8 CONV_2D
- * the lean kernel widens (see the top). */
-static double op_work(const ap_interpreter *it, uint32_t sg, uint32_t k, bool *is_float,
-                      bool *lean_wide) {
+/* Op k's work (see the top) and whether it computes in float. */
+static double op_work(const ap_interpreter *it, uint32_t sg, uint32_t k, bool *is_float) {
   ap_op_info op;
-  *is_float = *lean_wide = false;
+  *is_float = false;
   if (ap_model_op(it->model, sg, k, &op) != AP_OK || op.outputs.n < 1 || op.outputs.v[0] < 0)
     return 0;
   const rt_tensor *out = rt_rec(it, sg, (size_t)op.outputs.v[0]);
@@ -101,10 +96,7 @@ static double op_work(const ap_interpreter *it, uint32_t sg, uint32_t k, bool *i
   const int32_t *wd = has_w ? w.shape.v : NULL;
   size_t wn = has_w ? w.shape.n : 0;
   switch (op.builtin) {
-  case B_CONV: /* [out, kh, kw, in] */
-    *lean_wide =
-        wn == 4 && out && out->type == AP_INT8 && (int64_t)wd[1] * wd[2] * wd[3] <= LEAN_WIDE_K;
-    return wn == 4 ? elems * wd[1] * wd[2] * wd[3] : elems;
+  case B_CONV: /* [out, kh, kw, in] */ return wn == 4 ? elems * wd[1] * wd[2] * wd[3] : elems;
   case B_DW: /* [1, kh, kw, out] */ return wn == 4 ? elems * wd[1] * wd[2] : elems;
   case B_FC: /* [units, depth] */
   case B_BMM: return wn >= 2 ? elems * wd[wn - 1] : elems;
@@ -119,17 +111,42 @@ static double op_work(const ap_interpreter *it, uint32_t sg, uint32_t k, bool *i
   }
 }
 
+#if defined(__x86_64__) || defined(_M_X64)
+/* The lean CONV_2D's longest patch widened on the stack (LEAN_STACK_K in lean_conv_avx2.c). */
+#define LEAN_WIDE_K 640
+
+/* The in-place candidate's time over the packed one's for op k (see the top): less for an
+ * int8 CONV_2D the lean kernel widens, at the levels that run it. */
+static double flat_factor(const ap_interpreter *it, uint32_t sg, uint32_t k) {
+  const char *level = ap_fast_level_name(it->exec.level);
+  ap_op_info op;
+  ap_tensor_info w = {0};
+  if ((strcmp(level, "avx2") != 0 && strcmp(level, "avx512") != 0) ||
+      ap_model_op(it->model, sg, k, &op) != AP_OK || op.builtin != B_CONV || op.inputs.n < 2 ||
+      op.inputs.v[1] < 0 || op.outputs.n < 1 || op.outputs.v[0] < 0 ||
+      ap_model_tensor(it->model, sg, (size_t)op.inputs.v[1], &w) != AP_OK || w.shape.n != 4)
+    return 1.3;
+  const rt_tensor *out = rt_rec(it, sg, (size_t)op.outputs.v[0]);
+  bool wide = out && out->type == AP_INT8 &&
+              (int64_t)w.shape.v[1] * w.shape.v[2] * w.shape.v[3] <= LEAN_WIDE_K;
+  return wide ? 1.15 : 1.3;
+}
+#else
+static double flat_factor(const ap_interpreter *it, uint32_t sg, uint32_t k) {
+  (void)it, (void)sg, (void)k;
+  return 1.3; /* no lean kernels (x86-64 only) */
+}
+#endif
+
 /* The estimated nanoseconds of op k under choice ch, with `scratch` bytes of scratch. */
 static double op_ns(const ap_interpreter *it, uint32_t sg, uint32_t k, unsigned ch,
                     uint64_t scratch) {
-  bool is_float, lean_wide;
-  double work = op_work(it, sg, k, &is_float, &lean_wide);
+  bool is_float;
+  double work = op_work(it, sg, k, &is_float);
   double ns = work * (is_float ? 0.8 : 1.0);
   if (ch != RT_K_REF && it->exec.level) {
     ns /= level_speedup(it->exec.level, is_float);
-    const char *level = ap_fast_level_name(it->exec.level);
-    lean_wide = lean_wide && (strcmp(level, "avx2") == 0 || strcmp(level, "avx512") == 0);
-    if (ch == RT_K_FLAT) ns *= lean_wide ? 1.15 : 1.3;
+    if (ch == RT_K_FLAT) ns *= flat_factor(it, sg, k);
     if (ch == RT_K_FAST && it->exec.threads > 1 && work >= AP_FAST_PARALLEL_MIN)
       ns /= 0.85 * it->exec.threads;
   }
