@@ -16,13 +16,15 @@
  * end so that the model never promises more than the kernels give. Without packed weights a
  * product reads each weight once per row instead of once per tile: 1.3x the packed time (the
  * gap measured between `--kernels small`, which gave up packing, and `fast` on the avx512
- * level; the lean kernels measure 0.7-1.15x the packed ones at avx2, so the estimate stays on
- * the safe side). Threads divide ops of AP_FAST_PARALLEL_MIN (64K) multiply-adds or more (the
- * kernels' own threshold, below which an op stays on one thread) by 0.85 x the thread count.
- * Every byte of scratch costs a write and a read (0.05 ns each): of two candidates that compute
- * alike, the smaller wins. Only the ordering matters to the choice, and the ordering is that of
- * the kernels (each candidate is slower and smaller than the one before it); the absolute estimate
- * is what reports show beside the measured time. */
+ * level). The lean int8 CONV_2D widens patches of up to 640 taps on the stack for the level's
+ * own products (kernels/fast/lean.h): 1.0-1.17x the packed time at avx2 (the shared models'
+ * convolutions, per-op profiles interleaved with `--kernels fast`), so 1.15x there. Threads divide
+ * ops of AP_FAST_PARALLEL_MIN (64K) multiply-adds or more (the kernels' own threshold, below which
+ * an op stays on one thread) by 0.85 x the thread count. Every byte of scratch costs a write and a
+ * read (0.05 ns each): of two candidates that compute alike, the smaller wins. Only the ordering
+ * matters to the choice, and the ordering is that of the kernels (each candidate is slower and
+ * smaller than the one before it); the absolute estimate is what reports show beside the measured
+ * time. */
 #include "runtime_internal.h"
 
 #include <inttypes.h>
@@ -109,6 +111,33 @@ static double op_work(const ap_interpreter *it, uint32_t sg, uint32_t k, bool *i
   }
 }
 
+#if defined(__x86_64__) || defined(_M_X64)
+/* The lean CONV_2D's longest patch widened on the stack (LEAN_STACK_K in lean_conv_avx2.c). */
+#define LEAN_WIDE_K 640
+
+/* The in-place candidate's time over the packed one's for op k (see the top): less for an
+ * int8 CONV_2D the lean kernel widens, at the levels that run it. */
+static double flat_factor(const ap_interpreter *it, uint32_t sg, uint32_t k) {
+  const char *level = ap_fast_level_name(it->exec.level);
+  ap_op_info op;
+  ap_tensor_info w = {0};
+  if ((strcmp(level, "avx2") != 0 && strcmp(level, "avx512") != 0) ||
+      ap_model_op(it->model, sg, k, &op) != AP_OK || op.builtin != B_CONV || op.inputs.n < 2 ||
+      op.inputs.v[1] < 0 || op.outputs.n < 1 || op.outputs.v[0] < 0 ||
+      ap_model_tensor(it->model, sg, (size_t)op.inputs.v[1], &w) != AP_OK || w.shape.n != 4)
+    return 1.3;
+  const rt_tensor *out = rt_rec(it, sg, (size_t)op.outputs.v[0]);
+  bool wide = out && out->type == AP_INT8 &&
+              (int64_t)w.shape.v[1] * w.shape.v[2] * w.shape.v[3] <= LEAN_WIDE_K;
+  return wide ? 1.15 : 1.3;
+}
+#else
+static double flat_factor(const ap_interpreter *it, uint32_t sg, uint32_t k) {
+  (void)it, (void)sg, (void)k;
+  return 1.3; /* no lean kernels (x86-64 only) */
+}
+#endif
+
 /* The estimated nanoseconds of op k under choice ch, with `scratch` bytes of scratch. */
 static double op_ns(const ap_interpreter *it, uint32_t sg, uint32_t k, unsigned ch,
                     uint64_t scratch) {
@@ -117,7 +146,7 @@ static double op_ns(const ap_interpreter *it, uint32_t sg, uint32_t k, unsigned 
   double ns = work * (is_float ? 0.8 : 1.0);
   if (ch != RT_K_REF && it->exec.level) {
     ns /= level_speedup(it->exec.level, is_float);
-    if (ch == RT_K_FLAT) ns *= 1.3;
+    if (ch == RT_K_FLAT) ns *= flat_factor(it, sg, k);
     if (ch == RT_K_FAST && it->exec.threads > 1 && work >= AP_FAST_PARALLEL_MIN)
       ns /= 0.85 * it->exec.threads;
   }

@@ -3,15 +3,22 @@
  * candidate (ap_kexec.lean, the in-place choice): where a model's peak step leaves no room for
  * patch rows or packed weights, they keep the plan within the reference's total without the
  * reference's time. What they hold beyond the reference's scratch lives on the stack, bounded
- * and the same for every model (at most 6 KiB), as the kernels' other temporaries do.
+ * and the same for every model (at most 12 KiB), as the kernels' other temporaries do: these
+ * files are x86-64 only (AVX2 and AVX-512 hosts, whose threads' stacks are hundreds of KiB or
+ * more; no microcontroller links them), and the level's own kernels hold as much there already
+ * (the multiplier depthwise's expanded taps, 32 KiB; the AVX-512 in-place product's tile, 16
+ * KiB). 12 KiB holds what the shared models' convolutions that take the lean kernel pack (a 3x3
+ * convolution of 16 to 32 channels: 9 KiB of weights, 10.3 KiB with its patches).
  *
  * CONV_2D int8 (lean_conv_avx2.c, the AVX2 and AVX-512 levels): no patch rows and no packing
- * in scratch; weights read in place, two channels against four output pixels, sums of
- * (input + offset) x weight in int32 lanes (vpmaddwd: exact, wrapping as the reference's).
- * Patches of up to 640 taps are widened to int16 on the stack first (5 KiB at most; zeros for
- * taps outside the input, which the reference skips); longer ones are read where they lie, one
- * run of bytes per filter row (per tap when dilated), a pixel with taps outside summing those
- * inside alone. Scratch: the per-channel multipliers, as the reference's.
+ * in scratch. Patches of up to 640 taps are widened to int16 on the stack, four pixels at a
+ * time (5 KiB at most; zeros for taps outside the input, which the reference skips), for the
+ * AVX2 level's own products: the outer product over weights packed on the stack where all the
+ * output channels' fit (the fast kernel's speed), else two channels against the four pixels
+ * with the weights read in place. Longer patches are read where they lie, one run of bytes per
+ * filter row (per tap when dilated), a pixel with taps outside summing those inside alone.
+ * Sums of (input + offset) x weight in int32 lanes (vpmaddwd: exact, wrapping as the
+ * reference's). Scratch: the per-channel multipliers, as the reference's.
  *
  * DEPTHWISE_CONV_2D int8 (lean_dw_avx2.c): the level's own depthwise kernel with its workspace
  * on the stack where it is at most 4 KiB, else each pixel's channels eight to a vector over the

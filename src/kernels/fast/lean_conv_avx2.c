@@ -1,5 +1,6 @@
 /* The lean int8 CONV_2D on AVX2 (lean.h says what and why): four output pixels at a time,
- * each read where it lies, two output channels' weights in place. */
+ * their patches widened on the stack for the AVX2 level's products (slabs below), or, when
+ * longer, each read where it lies, two output channels' weights in place. */
 #if defined(__x86_64__) || defined(_M_X64)
 #include "kernels/fast/int8_x86.h"
 #include "kernels/fast/lean.h"
@@ -8,9 +9,10 @@
 #define LEAN_SEGS 16 /* runs of taps per pixel at most (else the other paths run) */
 #define LEAN_NB 64   /* output channels per block of sums (on the stack) */
 /* Patches of at most this many taps are first widened, four rows of (input + offset) as
- * int16 on the stack (5 KiB at most: no scratch to plan, as the sums above), so the
- * product reads each once per channel pair, with no runs or tails. */
+ * int16 on the stack (5 KiB at most), for the level's own products (slabs below), which hold
+ * them, a slab of weights and what else they need in LEAN_STACK_BYTES: no scratch to plan. */
 #define LEAN_STACK_K 640
+#define LEAN_STACK_BYTES 12288
 
 typedef struct lean_plan {
   int32_t n, k, m, nseg;
@@ -195,98 +197,77 @@ static void group(const lean_job *j, const int8_t *const base[LEAN_R], int32_t r
   }
 }
 
-/* n int16 zeros at o (no call for none: this runs per run of taps). */
-static inline void zeros16(int16_t *o, int32_t n) {
-  for (int32_t i = 0; i < n; i++)
-    o[i] = 0;
-}
+/* Patches of at most LEAN_STACK_K taps: the AVX2 level's own products over 4-row groups of
+ * patches widened on the stack (ap_fast_avx2_patch16, as the fast kernel builds them), in pixel
+ * order (an output that starts inside its input, an in-place plan, graph/overlap.c, is written
+ * pixel after pixel, each after the pixels before it read their windows). The weights:
+ * - packed by the outer-product kit (16-channel blocks of int16 pairs, outputs in lanes, no
+ *   horizontal sums: the fast kernel's own product and speed) where all of them fit beside
+ *   the patches, packed once;
+ * - else read in place by the in-place kit (8 channels at a time), in slabs of at most 64
+ *   channels, every slab over a group before the next group.
+ * The slab's col_bias (and the in-place kit's sums of a tail under 8 channels) sit in the same
+ * bytes. (Packing part of the channels at a time, over all the rows, loses the pixel order and
+ * builds every patch once per slab: measured slower than the in-place kit beyond one slab.) */
+typedef struct lean_slabs {
+  const ap_gemm_kit *kit;
+  int32_t nb;          /* channels per slab */
+  size_t a, bias, acc; /* byte offsets in the stack's buffer (the packing at 0) */
+} lean_slabs;
 
-/* Pixel r's patch as int16 (input + offset; 0 for a tap outside, which the reference skips)
- * into dst, zeros up to kp. */
-static void widen_patch(const lean_job *j, int32_t r, int32_t kp, int16_t *dst) {
-  const ap_conv_params *p = j->p;
-  int32_t ox = r % j->out_w, oy = r / j->out_w % j->out_h, b = r / j->out_w / j->out_h;
-  int64_t y0 = (int64_t)oy * p->stride_h - p->pad.pad_h,
-          x0 = (int64_t)ox * p->stride_w - p->pad.pad_w;
-  const int32_t d = j->in_d, taps = p->dilation_w == 1 ? j->f_w : 1, run = taps * d;
-  const __m256i off = _mm256_set1_epi16((int16_t)p->input_offset);
-  int16_t *o = dst;
-  for (int32_t fy = 0; fy < j->f_h; fy++) {
-    int64_t iy = y0 + (int64_t)p->dilation_h * fy;
-    for (int32_t fx = 0; fx < j->f_w; fx += taps, o += run) {
-      int64_t ix = x0 + (int64_t)p->dilation_w * fx;
-      if (iy < 0 || iy >= j->in_h) {
-        zeros16(o, run);
-        continue;
-      }
-      /* the run's taps inside: [lo, hi) */
-      int32_t lo = 0, hi = taps;
-      while (lo < hi && ix + lo < 0)
-        lo++;
-      while (hi > lo && ix + hi - 1 >= j->in_w)
-        hi--;
-      zeros16(o, lo * d);
-      const int8_t *src = j->in + (((size_t)b * (size_t)j->in_h + (size_t)iy) * (size_t)j->in_w +
-                                   (size_t)(ix + lo)) *
-                                      (size_t)d;
-      int32_t n = (hi - lo) * d, i = 0;
-      int16_t *t = o + lo * d;
-      for (; i + 16 <= n; i += 16)
-        _mm256_storeu_si256((__m256i *)(t + i), _mm256_add_epi16(widen(src + i), off));
-      for (; i < n; i++)
-        t[i] = (int16_t)(src[i] + p->input_offset);
-      zeros16(t + n, (taps - hi) * d);
+/* The widest slab of nb channels (multiples of `step`, at most `max` and n rounded up to
+ * step; all of n for the outer kit) whose bytes fit the stack's; false for none. */
+static bool fit_slabs(const ap_gemm_kit *kit, int32_t n, int32_t k, int32_t step, int32_t max,
+                      lean_slabs *sl) {
+  bool outer = kit == &ap_fast_avx2_outer;
+  size_t a = (size_t)LEAN_R * kit->arow_bytes(k);
+  int32_t top = (n + step - 1) / step * step;
+  for (int32_t nb = (outer || top < max) ? top : max; nb >= step; nb -= step) {
+    size_t packed = kit->packed_bytes(nb, k), bias = packed + a,
+           acc = bias + (size_t)nb * 4 /* col_bias */,
+           end = acc + (outer ? 0 : (size_t)LEAN_R * (size_t)nb * 4);
+    if (packed % 32 == 0 && end <= LEAN_STACK_BYTES) {
+      *sl = (lean_slabs){kit, nb < n ? nb : n, packed, bias, acc};
+      return true;
     }
+    if (outer) break;
   }
-  zeros16(o, kp - (int32_t)(o - dst));
+  return false;
 }
 
-/* rows (1..4) pixels from r0 through their widened patches, outputs at out + i * n. */
-static void group_widened(const lean_job *j, int32_t r0, int32_t rows, int8_t *out) {
-  const int32_t n = j->pl->n, k = j->pl->k, kp = (k + 15) / 16 * 16, k16 = k / 16 * 16;
-  _Alignas(32) int16_t a[LEAN_R][LEAN_STACK_K];
-  for (int32_t i = 0; i < rows; i++)
-    widen_patch(j, r0 + i, kp, a[i]);
-  const int16_t *x0 = a[0], *x1 = a[rows > 1 ? 1 : 0], *x2 = a[rows > 2 ? 2 : 0],
-                *x3 = a[rows > 3 ? 3 : 0];
-  int32_t acc[LEAN_R * LEAN_NB];
-  for (int32_t c0 = 0; c0 < n; c0 += LEAN_NB) {
-    int32_t nb = n - c0 < LEAN_NB ? n - c0 : LEAN_NB;
-    for (int32_t c = c0; c < c0 + nb; c += 2) {
-      const int8_t *w0 = j->w + (size_t)c * (size_t)k, *w1 = c + 1 < n ? w0 + k : w0;
-      __m256i s00 = _mm256_setzero_si256(), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00,
-              s30 = s00, s31 = s00;
-#define LEAN_STEP(V0, V1)                                                                          \
-  do {                                                                                             \
-    __m256i a0 = _mm256_load_si256((const __m256i *)(x0 + d));                                     \
-    __m256i a1 = _mm256_load_si256((const __m256i *)(x1 + d));                                     \
-    __m256i a2 = _mm256_load_si256((const __m256i *)(x2 + d));                                     \
-    __m256i a3 = _mm256_load_si256((const __m256i *)(x3 + d));                                     \
-    s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(a0, V0));                                        \
-    s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(a0, V1));                                        \
-    s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(a1, V0));                                        \
-    s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(a1, V1));                                        \
-    s20 = _mm256_add_epi32(s20, _mm256_madd_epi16(a2, V0));                                        \
-    s21 = _mm256_add_epi32(s21, _mm256_madd_epi16(a2, V1));                                        \
-    s30 = _mm256_add_epi32(s30, _mm256_madd_epi16(a3, V0));                                        \
-    s31 = _mm256_add_epi32(s31, _mm256_madd_epi16(a3, V1));                                        \
-  } while (0)
-      int32_t d = 0;
-      for (; d < k16; d += 16) {
-        __m256i v0 = widen(w0 + d), v1 = widen(w1 + d);
-        LEAN_STEP(v0, v1);
-      }
-      if (d < k) { /* past k: the next channel's weights (or a copy), times the rows' zeros */
-        __m256i v0 = wtail(w0 + d, k - d, j->w_end), v1 = wtail(w1 + d, k - d, j->w_end);
-        LEAN_STEP(v0, v1);
-      }
-#undef LEAN_STEP
-      store_pairs(acc + (c - c0), rows, s00, s01, s10, s11, s20, s21, s30, s31);
+/* The slab of channels from c into *g, packed into buf (its col_bias at col_bias). */
+static void slab_at(const lean_job *j, const lean_slabs *sl, int32_t c, uint8_t *buf,
+                    int32_t *col_bias, ap_qgemm *g) {
+  const int32_t n = j->pl->n, k = j->pl->k;
+  g->n = n - c < sl->nb ? n - c : sl->nb;
+  g->w = j->w + (size_t)c * (size_t)k;
+  g->mult = j->mult + c;
+  g->shift = j->shift + c;
+  sl->kit->pack(g->w, g->n, k, j->bias ? j->bias + c : NULL, j->p->input_offset, buf, col_bias);
+}
+
+static void slabs(const lean_job *j, const lean_slabs *sl, const ap_fast_geom *geom,
+                  const int8_t *in_end) {
+  const int32_t n = j->pl->n, k = j->pl->k, m = j->pl->m,
+                kp = (int32_t)(sl->kit->arow_bytes(k) / 2), in_off = j->p->input_offset;
+  _Alignas(32) uint8_t buf[LEAN_STACK_BYTES];
+  int16_t *a = (int16_t *)(buf + sl->a);
+  int32_t *col_bias = (int32_t *)(buf + sl->bias), *acc = (int32_t *)(buf + sl->acc);
+  ap_qgemm g = {.k = k,
+                .packed = buf,
+                .col_bias = col_bias,
+                .out_off = j->p->output_offset,
+                .act_min = j->p->act_min,
+                .act_max = j->p->act_max};
+  const bool one = sl->nb == n; /* one slab: packed once */
+  if (one) slab_at(j, sl, 0, buf, col_bias, &g);
+  for (int32_t r = 0; r < m; r += LEAN_R) {
+    int32_t rows = m - r < LEAN_R ? m - r : LEAN_R;
+    ap_fast_avx2_patch16(geom, j->in, in_end, in_off, r, rows, k, kp, a);
+    for (int32_t c = 0; c < n; c += sl->nb) {
+      if (!one) slab_at(j, sl, c, buf, col_bias, &g);
+      sl->kit->gemm(&g, a, rows, acc, j->out + (size_t)r * (size_t)n + c, (size_t)n);
     }
-    for (int32_t i = 0; i < rows; i++)
-      requant_row(acc + i * LEAN_NB, j->bias ? j->bias + c0 : NULL, nb, j->mult + c0, j->shift + c0,
-                  j->p->output_offset, j->p->act_min, j->p->act_max,
-                  out + (size_t)i * (size_t)n + c0);
   }
 }
 
@@ -408,11 +389,13 @@ bool ap_fast_lean_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap
                 .out_w = out->dims[2],
                 .f_h = f->dims[1],
                 .f_w = f->dims[2]};
-  if (pl.k <= LEAN_STACK_K) {
-    for (int32_t r = 0; r < pl.m; r += LEAN_R) {
-      int32_t rows = pl.m - r < LEAN_R ? pl.m - r : LEAN_R;
-      group_widened(&j, r, rows, j.out + (size_t)r * (size_t)pl.n);
-    }
+  lean_slabs sl;
+  if (pl.k <= LEAN_STACK_K && (fit_slabs(&ap_fast_avx2_outer, pl.n, pl.k, 16, 64, &sl) ||
+                               fit_slabs(&ap_fast_avx2.gemm, pl.n, pl.k, 8, 64, &sl))) {
+    ap_fast_geom geom = ap_fast_geom_of(p, in, f, out);
+    const int8_t *in_end = (const int8_t *)in->data + (size_t)in->dims[0] * (size_t)in->dims[1] *
+                                                          (size_t)in->dims[2] * (size_t)in->dims[3];
+    slabs(&j, &sl, &geom, in_end);
     *s = AP_OK;
     return true;
   }
