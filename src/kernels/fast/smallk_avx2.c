@@ -1,5 +1,7 @@
-/* CONV_2D int8 with few taps per output (k = f_h x f_w x in_d <= 32: a first layer's 3x3 over
- * RGB, a 1x1 over 8 or 16 channels) and 8 or 16 output channels, on the AVX2 level. The general
+/* CONV_2D int8 (and uint8, TFLite's legacy per-tensor kernel: its filter offset added to the
+ * weights as they are widened) with few taps per output (k = f_h x f_w x in_d <= 32: a first
+ * layer's 3x3 over RGB, a 1x1 over 8 or 16 channels) and 8 or 16 output channels, on the AVX2
+ * level. The general
  * products spend such a convolution on their overheads: a row of int16 built per pixel and
  * padded to 16 taps, four rows tiled against 16 channels whatever n is, a call per tile; a
  * product of 8 taps is smaller than the exact requantization that follows it. Here output
@@ -9,8 +11,8 @@
  * requantized together (one 16-byte result: 8 channels of both pixels). Sums of
  * (input + offset) x weight in int32 lanes (vpmaddwd: exact, wrapping as the reference's);
  * taps outside the input are 0, as the reference's skipped ones. Scratch: the per-channel
- * multipliers, as the reference's, so that the smallest plan keeps it too. From 32 channels
- * on, the tiled products win (each 8 channels more take the broadcasts again). */
+ * multipliers (int8; uint8 none), as the reference's, so that the smallest plan keeps it too. From
+ * 32 channels on, the tiled products win (each 8 channels more take the broadcasts again). */
 #if defined(__x86_64__) || defined(_M_X64)
 #include "kernels/fast/int8_x86.h"
 #include "kernels/fast/lean.h"
@@ -32,16 +34,19 @@ typedef struct sk_plan {
   int32_t nseg, run, run2, k2;
   ptrdiff_t soff[SK_MAX_K];
   ptrdiff_t reach; /* bytes from the first tap past which the runs' 16-byte loads read */
+  bool u8;         /* uint8 (TFLite's legacy per-tensor kernel): a filter offset */
   size_t total;
 } sk_plan;
 
 static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                  const ap_ktensor *f, sk_plan *pl) {
   if (!x || !x->level || x->level->level != AP_SIMD_AVX2 || !p || !in || !f ||
-      p->kind != AP_KCONV_INT8 || p->filter_offset != 0 || in->rank != 4 || f->rank != 4 ||
-      p->out_shape.rank != 4 || f->dims[3] != in->dims[3] || p->stride_h < 1 || p->stride_w < 1 ||
-      p->dilation_h < 1 || p->dilation_w < 1 || p->input_offset < -127 ||
-      p->input_offset > 128) /* the zero point is an int8 */
+      !(p->kind == AP_KCONV_INT8
+            ? p->filter_offset == 0 && p->input_offset >= -127 && p->input_offset <= 128
+            : p->kind == AP_KCONV_UINT8 && p->filter_offset >= -255 && p->filter_offset <= 0 &&
+                  p->input_offset >= -255 && p->input_offset <= 0) ||
+      in->rank != 4 || f->rank != 4 || p->out_shape.rank != 4 || f->dims[3] != in->dims[3] ||
+      p->stride_h < 1 || p->stride_w < 1 || p->dilation_h < 1 || p->dilation_w < 1)
     return false;
   int64_t d = in->dims[3], fh = f->dims[1], fw = f->dims[2], n = f->dims[0];
   if (d <= 0 || fh <= 0 || fw <= 0 || n <= 0 || n > SK_MAX_N || n % 8 != 0 ||
@@ -65,7 +70,9 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
   pl->pairs = (m + 1) / 2;
   int tasks = ap_fast_tasks(x, (uint64_t)m * (uint64_t)n * (uint64_t)pl->k, pl->pairs);
   pl->chunks = ap_fast_chunks(tasks, 4, pl->pairs);
-  pl->total = (size_t)n * 8; /* the multipliers, then the shifts */
+  /* int8: the per-channel multipliers, then the shifts (uint8: one, in the parameters) */
+  pl->u8 = p->kind == AP_KCONV_UINT8;
+  pl->total = pl->u8 ? 0 : (size_t)n * 8;
   return true;
 }
 
@@ -83,7 +90,7 @@ typedef struct sk_job {
   const int32_t *bias, *qmult, *qshift;
   int8_t *out;
   AP_FAST_GEOM;
-  int32_t in_off, out_off, act_min, act_max;
+  int32_t in_off, f_off, out_off, act_min, act_max;
   size_t batch_bytes;
   int32_t oy_lo, oy_hi, ox_lo, ox_hi; /* the output pixels whose taps are all inside */
 } sk_job;
@@ -110,8 +117,14 @@ static inline void sk_next(const sk_job *j, sk_pos *q) {
   }
 }
 
-static inline __m256i sk_widen(const int8_t *s, __m256i off) {
-  return _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)s)), off);
+static inline __m256i sk_widen(const int8_t *s, __m256i off, bool u8) {
+  __m128i v = _mm_loadu_si128((const __m128i *)s);
+  return _mm256_add_epi16(u8 ? _mm256_cvtepu8_epi16(v) : _mm256_cvtepi8_epi16(v), off);
+}
+
+/* An input byte as a value. */
+static inline int32_t sk_value(const int8_t *s, bool u8) {
+  return u8 ? *(const uint8_t *)s : *s;
 }
 
 /* The pixel at q's taps as int16 (input + offset) in a's runs (plan's layout; a holds 64
@@ -129,8 +142,9 @@ static inline __attribute__((always_inline)) void sk_patch(const sk_job *j, cons
     if (j->in_end - first >= pl->reach) { /* every run's 16 or 32 bytes inside the input */
       for (int32_t i = 0; i < pl->nseg; i++) {
         const int8_t *s = first + pl->soff[i];
-        _mm256_storeu_si256((__m256i *)(a + i * run2), sk_widen(s, off));
-        if (run > 16) _mm256_storeu_si256((__m256i *)(a + i * run2 + 16), sk_widen(s + 16, off));
+        _mm256_storeu_si256((__m256i *)(a + i * run2), sk_widen(s, off, pl->u8));
+        if (run > 16)
+          _mm256_storeu_si256((__m256i *)(a + i * run2 + 16), sk_widen(s + 16, off, pl->u8));
       }
       return;
     }
@@ -138,7 +152,7 @@ static inline __attribute__((always_inline)) void sk_patch(const sk_job *j, cons
       const int8_t *s = first + pl->soff[i];
       int16_t *dst = a + i * run2;
       for (int32_t t = 0; t < run; t++)
-        dst[t] = (int16_t)(s[t] + j->in_off);
+        dst[t] = (int16_t)(sk_value(s + t, pl->u8) + j->in_off);
       if (run2 > run) dst[run] = 0;
     }
     return;
@@ -151,7 +165,7 @@ static inline __attribute__((always_inline)) void sk_patch(const sk_job *j, cons
       const int8_t *s = in_b + ((size_t)iy * (size_t)j->in_w + (size_t)ix) * (size_t)d;
       bool inside = iy >= 0 && iy < j->in_h && ix >= 0 && ix < j->in_w;
       for (int32_t c = 0; c < d; c++)
-        dst[c] = inside ? (int16_t)(s[c] + j->in_off) : 0;
+        dst[c] = inside ? (int16_t)(sk_value(s + c, pl->u8) + j->in_off) : 0;
     }
   }
   if (run2 > run)
@@ -166,6 +180,15 @@ static inline __m256i sk_pair(const int16_t *a, int32_t p) {
   return _mm256_set1_epi32(v);
 }
 
+/* rq16_bytes for uint8: packed to uint8 with saturation, clamped there (its bounds lie in
+ * uint8, so the saturations change nothing the clamp keeps). */
+static inline __m128i rq16_ubytes(__m256i a, __m256i b, __m256i off16, __m128i lo8, __m128i hi8) {
+  __m256i p = _mm256_permute4x64_epi64(_mm256_packs_epi32(a, b), 0xD8);
+  p = _mm256_adds_epi16(p, off16);
+  __m128i v = _mm_packus_epi16(_mm256_castsi256_si128(p), _mm256_extracti128_si256(p, 1));
+  return _mm_min_epu8(_mm_max_epu8(v, lo8), hi8);
+}
+
 /* Pixels [r0, r1) with K2 tap pairs (a constant where inlined: the pair loop unrolled). */
 static inline __attribute__((always_inline)) void sk_rows(const sk_job *j, int32_t r0, int32_t r1,
                                                           const int32_t K2,
@@ -173,7 +196,7 @@ static inline __attribute__((always_inline)) void sk_rows(const sk_job *j, int32
                                                           const rq8 *q) {
   const int32_t n = j->pl->n, nb = n / 8;
   const __m256i off16 = _mm256_set1_epi16((int16_t)j->out_off);
-  const __m128i lo8 = _mm_set1_epi8((int8_t)j->act_min), hi8 = _mm_set1_epi8((int8_t)j->act_max);
+  const __m128i lo8 = _mm_set1_epi8((char)j->act_min), hi8 = _mm_set1_epi8((char)j->act_max);
   _Alignas(32) int16_t a0[2 * SK_MAX_K] = {0}, a1[2 * SK_MAX_K] = {0};
   sk_pos pos = {r0 / j->out_w / j->out_h, r0 / j->out_w % j->out_h, r0 % j->out_w};
   for (int32_t r = r0; r < r1; r += 2) {
@@ -192,7 +215,9 @@ static inline __attribute__((always_inline)) void sk_rows(const sk_job *j, int32
         s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(sk_pair(a0, p), wv));
         s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(sk_pair(a1, p), wv));
       }
-      __m128i v = rq16_bytes(rq8_mul_sum(s0, &q[b]), rq8_mul_sum(s1, &q[b]), off16, lo8, hi8);
+      __m256i u0 = rq8_mul_sum(s0, &q[b]), u1 = rq8_mul_sum(s1, &q[b]);
+      __m128i v =
+          j->pl->u8 ? rq16_ubytes(u0, u1, off16, lo8, hi8) : rq16_bytes(u0, u1, off16, lo8, hi8);
       _mm_storel_epi64((__m128i *)(o0 + 8 * b), v);
       if (two) _mm_storeh_pd((double *)(o1 + 8 * b), _mm_castsi128_pd(v));
     }
@@ -212,7 +237,8 @@ static void sk_task(void *arg, int chunk) {
     const int8_t *wc = j->w + (size_t)c * (size_t)pl->k;
     for (int32_t l = 0; l < 2 * pl->k2; l++) {
       int32_t i = l / pl->run2, t = l % pl->run2;
-      wt[c / 8][l / 2][c % 8 * 2 + l % 2] = t < pl->run ? wc[i * pl->run + t] : 0;
+      wt[c / 8][l / 2][c % 8 * 2 + l % 2] =
+          (int16_t)(t < pl->run ? sk_value(wc + i * pl->run + t, pl->u8) + j->f_off : 0);
     }
   }
   rq8 q[SK_BLOCKS];
@@ -222,8 +248,11 @@ static void sk_task(void *arg, int chunk) {
 #define SK_CASE(K2)                                                                                \
   case K2: sk_rows(j, r0, r1, K2, (const int16_t(*)[SK_PAIRS][16])wt, q); break;
     SK_CASE(1)
-    SK_CASE(2) SK_CASE(3) SK_CASE(4) SK_CASE(5) SK_CASE(6) SK_CASE(7) SK_CASE(8) SK_CASE(9)
-        SK_CASE(10) SK_CASE(11) SK_CASE(12) SK_CASE(13) SK_CASE(14) SK_CASE(15) SK_CASE(16)
+    SK_CASE(2)
+    SK_CASE(3)
+    SK_CASE(4)
+    SK_CASE(5) SK_CASE(6) SK_CASE(7) SK_CASE(8) SK_CASE(9) SK_CASE(10) SK_CASE(11) SK_CASE(12)
+        SK_CASE(13) SK_CASE(14) SK_CASE(15) SK_CASE(16)
 #undef SK_CASE
             default : break; /* (plan bounds k2 by SK_PAIRS) */
   }
@@ -234,14 +263,20 @@ bool ap_fast_smallk_conv_eval(const ap_kexec *x, const ap_conv_params *p, const 
                               void *scratch, ap_status *s) {
   sk_plan pl;
   if (!out || !plan(x, p, in, f, &pl)) return false;
-  if (!in->data || !f->data || !out->data || (bias && !bias->data) || !scratch ||
+  if (!in->data || !f->data || !out->data || (bias && !bias->data) || (pl.total && !scratch) ||
       !ap_kshape_is(in, &p->in_shape) || !ap_kshape_is(f, &p->in2_shape) ||
       !ap_kshape_is(out, &p->out_shape)) {
     *s = AP_ERR_ARG;
     return true;
   }
-  int32_t *mult = scratch, *shift = mult + pl.n;
-  ap_fast_channel_multipliers(p->input_scale, f, p->output_scale, pl.n, mult, shift);
+  int32_t u8m[SK_MAX_N], u8s[SK_MAX_N], *mult = u8m, *shift = u8s;
+  if (pl.u8) {
+    for (int32_t c = 0; c < pl.n; c++)
+      u8m[c] = p->output_multiplier, u8s[c] = p->output_shift;
+  } else {
+    mult = scratch, shift = mult + pl.n;
+    ap_fast_channel_multipliers(p->input_scale, f, p->output_scale, pl.n, mult, shift);
+  }
   sk_job j = {.pl = &pl,
               .in = in->data,
               .in_end = (const int8_t *)in->data + (size_t)in->dims[0] * (size_t)in->dims[1] *
@@ -253,6 +288,7 @@ bool ap_fast_smallk_conv_eval(const ap_kexec *x, const ap_conv_params *p, const 
               .out = out->data,
               .geom = ap_fast_geom_of(p, in, f, out),
               .in_off = p->input_offset,
+              .f_off = p->filter_offset,
               .out_off = p->output_offset,
               .act_min = p->act_min,
               .act_max = p->act_max,
