@@ -233,7 +233,7 @@ static inline __attribute__((always_inline)) void sk_rows(const sk_job *j, int32
 #undef SK_PAIR_STEP
       __m256i u0 = rq8_mul_sum(s0, &q[b]), u1 = rq8_mul_sum(s1, &q[b]);
       __m128i v =
-          j->pl->u8 ? rq16_ubytes(u0, u1, off16, lo8, hi8) : rq16_bytes(u0, u1, off16, lo8, hi8);
+          pc.u8 ? rq16_ubytes(u0, u1, off16, lo8, hi8) : rq16_bytes(u0, u1, off16, lo8, hi8);
       _mm_storel_epi64((__m128i *)(o0 + 8 * b), v);
       if (two) _mm_storeh_pd((double *)(o1 + 8 * b), _mm_castsi128_pd(v));
     }
@@ -270,10 +270,10 @@ static void sk_task(void *arg, int chunk) {
     SK_CASE(5)
     SK_CASE(6)
     SK_CASE(7)
-    SK_CASE(8) SK_CASE(9) SK_CASE(10) SK_CASE(11) SK_CASE(12) SK_CASE(13) SK_CASE(14) SK_CASE(15)
-        SK_CASE(16)
+    SK_CASE(8)
+    SK_CASE(9) SK_CASE(10) SK_CASE(11) SK_CASE(12) SK_CASE(13) SK_CASE(14) SK_CASE(15) SK_CASE(16)
 #undef SK_CASE
-            default : break; /* (plan bounds k2 by SK_PAIRS) */
+        default : break; /* (plan bounds k2 by SK_PAIRS) */
   }
 }
 
