@@ -214,23 +214,14 @@ static inline __attribute__((always_inline)) void sk_rows(const sk_job *j, int32
     int8_t *o0 = j->out + (size_t)r * (size_t)n, *o1 = o0 + n;
     for (int32_t b = 0; b < nb; b++) {
       __m256i s0 = q[b].bias, s1 = s0; /* the sums start at the bias */
-#define SK_PAIR_STEP(P)                                                                            \
-  do {                                                                                             \
-    __m256i wv = _mm256_load_si256((const __m256i *)w[b][P]);                                      \
-    s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(sk_pair(a0, P), wv));                              \
-    s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(sk_pair(a1, P), wv));                              \
-  } while (0)
-      /* A few pairs unrolled (vww's 1x1 over 8 channels: 16.5 us from 19.5); more as a loop
-       * (vww's first layer, 15 pairs: 24.3 us, unrolled 32). */
-      if (K2 <= 8) {
+      /* Unrolled by 8 (vww's 1x1 over 8 channels, 4 pairs: 16.5 us from 19.5 as a loop; its
+       * first layer, 15 pairs: 22-22.5 us, 24.3 as a loop, 32 unrolled whole). */
 #pragma GCC unroll 8
-        for (int32_t p = 0; p < K2; p++)
-          SK_PAIR_STEP(p);
-      } else {
-        for (int32_t p = 0; p < K2; p++)
-          SK_PAIR_STEP(p);
+      for (int32_t p = 0; p < K2; p++) {
+        __m256i wv = _mm256_load_si256((const __m256i *)w[b][p]);
+        s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(sk_pair(a0, p), wv));
+        s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(sk_pair(a1, p), wv));
       }
-#undef SK_PAIR_STEP
       __m256i u0 = rq8_mul_sum(s0, &q[b]), u1 = rq8_mul_sum(s1, &q[b]);
       __m128i v =
           pc.u8 ? rq16_ubytes(u0, u1, off16, lo8, hi8) : rq16_bytes(u0, u1, off16, lo8, hi8);
@@ -271,7 +262,8 @@ static void sk_task(void *arg, int chunk) {
     SK_CASE(6)
     SK_CASE(7)
     SK_CASE(8)
-    SK_CASE(9) SK_CASE(10) SK_CASE(11) SK_CASE(12) SK_CASE(13) SK_CASE(14) SK_CASE(15) SK_CASE(16)
+    SK_CASE(9)
+    SK_CASE(10) SK_CASE(11) SK_CASE(12) SK_CASE(13) SK_CASE(14) SK_CASE(15) SK_CASE(16)
 #undef SK_CASE
         default : break; /* (plan bounds k2 by SK_PAIRS) */
   }
