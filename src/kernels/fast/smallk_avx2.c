@@ -110,11 +110,13 @@ typedef struct sk_pos {
   int32_t b, oy, ox;
 } sk_pos;
 
-static inline void sk_next(const sk_job *j, sk_pos *q) {
-  if (++q->ox == j->out_w) {
-    q->ox = 0;
-    if (++q->oy == j->out_h) q->oy = 0, q->b++;
-  }
+/* The offset from the input of the first tap of the pixel at q (negative or past the input
+ * where that tap is outside it). */
+static inline ptrdiff_t sk_at(const sk_job *j, const sk_pos *q) {
+  return (ptrdiff_t)q->b * (ptrdiff_t)j->batch_bytes +
+         ((ptrdiff_t)(q->oy * j->stride_h - j->pad_h) * j->in_w +
+          (q->ox * j->stride_w - j->pad_w)) *
+             j->in_d;
 }
 
 static inline __m256i sk_widen(const int8_t *s, __m256i off, bool u8) {
@@ -202,15 +204,43 @@ static inline __attribute__((always_inline)) void sk_rows(const sk_job *j, int32
   const __m256i off16 = _mm256_set1_epi16((int16_t)j->out_off);
   const __m128i lo8 = _mm_set1_epi8((char)j->act_min), hi8 = _mm_set1_epi8((char)j->act_max);
   _Alignas(32) int16_t a0[2 * SK_MAX_K] = {0}, a1[2 * SK_MAX_K] = {0};
-  sk_pos pos = {r0 / j->out_w / j->out_h, r0 / j->out_w % j->out_h, r0 % j->out_w};
+  /* The walk over the pixels in scalars (registers): the offset of each one's first tap from
+   * the input (outside it at the borders), whether its row's taps are all inside; a pixel all
+   * inside widens its runs straight from there, the others through sk_patch. */
+  const int8_t *const in = j->in, *const in_end = j->in_end;
+  const int32_t out_w = j->out_w, out_h = j->out_h, ox_lo = j->ox_lo, ox_hi = j->ox_hi,
+                oy_lo = j->oy_lo, oy_hi = j->oy_hi, nseg = pc.nseg, run = pc.run, run2 = pc.run2;
+  const ptrdiff_t xstep = (ptrdiff_t)j->stride_w * j->in_d, reach = pc.reach;
+  const bool u8 = pc.u8;
+  const __m256i ioff = _mm256_set1_epi16((int16_t)j->in_off);
+  sk_pos pos = {r0 / out_w / out_h, r0 / out_w % out_h, r0 % out_w};
+  ptrdiff_t at = sk_at(j, &pos);
+  bool row_in = pos.oy >= oy_lo && pos.oy < oy_hi;
+#define SK_PIXEL(A)                                                                                \
+  do {                                                                                             \
+    if (row_in && pos.ox >= ox_lo && pos.ox < ox_hi && in_end - (in + at) >= reach) {              \
+      for (int32_t i = 0; i < nseg; i++) {                                                         \
+        const int8_t *s_ = in + at + pc.soff[i];                                                   \
+        _mm256_storeu_si256((__m256i *)((A) + i * run2), sk_widen(s_, ioff, u8));                  \
+        if (run > 16)                                                                              \
+          _mm256_storeu_si256((__m256i *)((A) + i * run2 + 16), sk_widen(s_ + 16, ioff, u8));      \
+      }                                                                                            \
+    } else {                                                                                       \
+      sk_patch(j, &pc, &pos, A);                                                                   \
+    }                                                                                              \
+    if (++pos.ox == out_w) {                                                                       \
+      pos.ox = 0;                                                                                  \
+      if (++pos.oy == out_h) pos.oy = 0, pos.b++;                                                  \
+      at = sk_at(j, &pos);                                                                         \
+      row_in = pos.oy >= oy_lo && pos.oy < oy_hi;                                                  \
+    } else {                                                                                       \
+      at += xstep;                                                                                 \
+    }                                                                                              \
+  } while (0)
   for (int32_t r = r0; r < r1; r += 2) {
     bool two = r + 1 < r1;
-    sk_patch(j, &pc, &pos, a0);
-    sk_next(j, &pos);
-    if (two) {
-      sk_patch(j, &pc, &pos, a1);
-      sk_next(j, &pos);
-    }
+    SK_PIXEL(a0);
+    if (two) SK_PIXEL(a1);
     int8_t *o0 = j->out + (size_t)r * (size_t)n, *o1 = o0 + n;
     for (int32_t b = 0; b < nb; b++) {
       __m256i s0 = q[b].bias, s1 = s0; /* the sums start at the bias */
@@ -229,6 +259,7 @@ static inline __attribute__((always_inline)) void sk_rows(const sk_job *j, int32
       if (two) _mm_storeh_pd((double *)(o1 + 8 * b), _mm_castsi128_pd(v));
     }
   }
+#undef SK_PIXEL
 }
 
 static void sk_task(void *arg, int chunk) {
@@ -263,7 +294,8 @@ static void sk_task(void *arg, int chunk) {
     SK_CASE(7)
     SK_CASE(8)
     SK_CASE(9)
-    SK_CASE(10) SK_CASE(11) SK_CASE(12) SK_CASE(13) SK_CASE(14) SK_CASE(15) SK_CASE(16)
+    SK_CASE(10)
+    SK_CASE(11) SK_CASE(12) SK_CASE(13) SK_CASE(14) SK_CASE(15) SK_CASE(16)
 #undef SK_CASE
         default : break; /* (plan bounds k2 by SK_PAIRS) */
   }
