@@ -114,8 +114,8 @@ typedef struct sk_pos {
  * where that tap is outside it). */
 static inline ptrdiff_t sk_at(const sk_job *j, const sk_pos *q) {
   return (ptrdiff_t)q->b * (ptrdiff_t)j->batch_bytes +
-         ((ptrdiff_t)(q->oy * j->stride_h - j->pad_h) * j->in_w +
-          (q->ox * j->stride_w - j->pad_w)) *
+         (((ptrdiff_t)q->oy * j->stride_h - j->pad_h) * j->in_w +
+          ((ptrdiff_t)q->ox * j->stride_w - j->pad_w)) *
              j->in_d;
 }
 
@@ -135,7 +135,8 @@ static inline int32_t sk_value(const int8_t *s, bool u8) {
 static inline __attribute__((always_inline)) void sk_patch(const sk_job *j, const sk_plan *pl,
                                                            const sk_pos *q, int16_t *a) {
   const int32_t d = j->in_d, run = pl->run, run2 = pl->run2;
-  const int32_t y0 = q->oy * j->stride_h - j->pad_h, x0 = q->ox * j->stride_w - j->pad_w;
+  const int64_t y0 = (int64_t)q->oy * j->stride_h - j->pad_h,
+                x0 = (int64_t)q->ox * j->stride_w - j->pad_w;
   const int8_t *in_b = j->in + (size_t)q->b * j->batch_bytes;
   const __m256i off = _mm256_set1_epi16((int16_t)j->in_off);
   if (q->ox >= j->ox_lo && q->ox < j->ox_hi && q->oy >= j->oy_lo && q->oy < j->oy_hi) {
@@ -159,14 +160,18 @@ static inline __attribute__((always_inline)) void sk_patch(const sk_job *j, cons
     return;
   }
   for (int32_t fy = 0; fy < j->f_h; fy++) {
-    int32_t iy = y0 + j->dil_h * fy;
+    int64_t iy = y0 + (int64_t)j->dil_h * fy;
     for (int32_t fx = 0; fx < j->f_w; fx++) {
-      int32_t ix = x0 + j->dil_w * fx;
+      int64_t ix = x0 + (int64_t)j->dil_w * fx;
       int16_t *dst = a + (j->dil_w == 1 ? fy * run2 + fx * d : (fy * j->f_w + fx) * run2);
+      if (iy < 0 || iy >= j->in_h || ix < 0 || ix >= j->in_w) {
+        for (int32_t c = 0; c < d; c++)
+          dst[c] = 0;
+        continue;
+      }
       const int8_t *s = in_b + ((size_t)iy * (size_t)j->in_w + (size_t)ix) * (size_t)d;
-      bool inside = iy >= 0 && iy < j->in_h && ix >= 0 && ix < j->in_w;
       for (int32_t c = 0; c < d; c++)
-        dst[c] = inside ? (int16_t)(sk_value(s + c, pl->u8) + j->in_off) : 0;
+        dst[c] = (int16_t)(sk_value(s + c, pl->u8) + j->in_off);
     }
   }
   if (run2 > run)
@@ -295,7 +300,8 @@ static void sk_task(void *arg, int chunk) {
     SK_CASE(8)
     SK_CASE(9)
     SK_CASE(10)
-    SK_CASE(11) SK_CASE(12) SK_CASE(13) SK_CASE(14) SK_CASE(15) SK_CASE(16)
+    SK_CASE(11)
+    SK_CASE(12) SK_CASE(13) SK_CASE(14) SK_CASE(15) SK_CASE(16)
 #undef SK_CASE
         default : break; /* (plan bounds k2 by SK_PAIRS) */
   }
