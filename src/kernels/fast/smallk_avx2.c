@@ -217,6 +217,10 @@ static inline __attribute__((always_inline)) void sk_rows(const sk_job *j, int32
                 oy_lo = j->oy_lo, oy_hi = j->oy_hi, nseg = pc.nseg, run = pc.run, run2 = pc.run2;
   const ptrdiff_t xstep = (ptrdiff_t)j->stride_w * j->in_d, reach = pc.reach;
   const bool u8 = pc.u8;
+  /* The common runs' counts with 16 taps or fewer each, stored without a loop: a first layer's
+   * three filter rows, a 1x1's one run. */
+  const bool three = nseg == 3 && run <= 16, one = nseg == 1 && run <= 16;
+  const ptrdiff_t so1 = nseg > 1 ? pc.soff[1] : 0, so2 = nseg > 2 ? pc.soff[2] : 0;
   const __m256i ioff = _mm256_set1_epi16((int16_t)j->in_off);
   sk_pos pos = {r0 / out_w / out_h, r0 / out_w % out_h, r0 % out_w};
   ptrdiff_t at = sk_at(j, &pos);
@@ -224,12 +228,24 @@ static inline __attribute__((always_inline)) void sk_rows(const sk_job *j, int32
 #define SK_PIXEL(A)                                                                                \
   do {                                                                                             \
     if (row_in && pos.ox >= ox_lo && pos.ox < ox_hi && in_end - (in + at) >= reach) {              \
-      for (int32_t i = 0; i < nseg; i++) {                                                         \
-        const int8_t *s_ = in + at + pc.soff[i];                                                   \
-        _mm256_storeu_si256((__m256i *)((A) + i * run2), sk_widen(s_, ioff, u8));                  \
-        if (run > 16)                                                                              \
-          _mm256_storeu_si256((__m256i *)((A) + i * run2 + 16), sk_widen(s_ + 16, ioff, u8));      \
-      }                                                                                            \
+      const int8_t *f_ = in + at;                                                                  \
+      if (three && u8) {                                                                           \
+        _mm256_storeu_si256((__m256i *)(A), sk_widen(f_, ioff, true));                             \
+        _mm256_storeu_si256((__m256i *)((A) + run2), sk_widen(f_ + so1, ioff, true));              \
+        _mm256_storeu_si256((__m256i *)((A) + 2 * run2), sk_widen(f_ + so2, ioff, true));          \
+      } else if (three) {                                                                          \
+        _mm256_storeu_si256((__m256i *)(A), sk_widen(f_, ioff, false));                            \
+        _mm256_storeu_si256((__m256i *)((A) + run2), sk_widen(f_ + so1, ioff, false));             \
+        _mm256_storeu_si256((__m256i *)((A) + 2 * run2), sk_widen(f_ + so2, ioff, false));         \
+      } else if (one) {                                                                            \
+        _mm256_storeu_si256((__m256i *)(A), sk_widen(f_, ioff, u8));                               \
+      } else                                                                                       \
+        for (int32_t i = 0; i < nseg; i++) {                                                       \
+          const int8_t *s_ = in + at + pc.soff[i];                                                 \
+          _mm256_storeu_si256((__m256i *)((A) + i * run2), sk_widen(s_, ioff, u8));                \
+          if (run > 16)                                                                            \
+            _mm256_storeu_si256((__m256i *)((A) + i * run2 + 16), sk_widen(s_ + 16, ioff, u8));    \
+        }                                                                                          \
     } else {                                                                                       \
       sk_patch(j, &pc, &pos, A);                                                                   \
     }                                                                                              \
@@ -301,7 +317,8 @@ static void sk_task(void *arg, int chunk) {
     SK_CASE(9)
     SK_CASE(10)
     SK_CASE(11)
-    SK_CASE(12) SK_CASE(13) SK_CASE(14) SK_CASE(15) SK_CASE(16)
+    SK_CASE(12)
+    SK_CASE(13) SK_CASE(14) SK_CASE(15) SK_CASE(16)
 #undef SK_CASE
         default : break; /* (plan bounds k2 by SK_PAIRS) */
   }
