@@ -160,7 +160,9 @@ static const ap_ktensor *in(const ap_kctx *c, int i) {
 static bool conv_need(const ap_kexec *x, ap_kctx *c, size_t *scratch) {
   const ap_conv_params *p = c->params;
   if (!p || !in(c, 0) || !in(c, 1)) return false;
-  return (REG_T(AP_REG_INT8) && ap_fast_lean_conv_scratch(x, p, in(c, 0), in(c, 1), scratch)) ||
+  return ((REG_T(AP_REG_INT8) || REG_T(AP_REG_UINT8)) &&
+          ap_fast_smallk_conv_scratch(x, p, in(c, 0), in(c, 1), scratch)) ||
+         (REG_T(AP_REG_INT8) && ap_fast_lean_conv_scratch(x, p, in(c, 0), in(c, 1), scratch)) ||
          (REG_T(AP_REG_INT8) && ap_fast_conv_scratch(x, p, in(c, 0), in(c, 1), scratch)) ||
          (REG_T(AP_REG_FLOAT) && ap_fast_fconv_scratch(x, p, in(c, 0), in(c, 1), scratch)) ||
          (REG_T(AP_REG_UINT8) && ap_fast_u8conv_scratch(x, p, in(c, 0), in(c, 1), scratch)) ||
@@ -191,7 +193,9 @@ static ap_status conv_run(ap_kctx *c) {
         c->outputs[0], &serial);
     void *sc = c->scratch;
     ap_ktensor *o = c->outputs[0];
-    if ((REG_T(AP_REG_INT8) &&
+    if (((REG_T(AP_REG_INT8) || REG_T(AP_REG_UINT8)) &&
+         ap_fast_smallk_conv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
+        (REG_T(AP_REG_INT8) &&
          ap_fast_lean_conv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
         (REG_T(AP_REG_INT8) && ap_fast_conv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
         (REG_T(AP_REG_FLOAT) &&

@@ -352,6 +352,19 @@ int main(void) {
       {2, 5, 5, 6, 9, 3, 3, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
       {1, 12, 12, 7, 19, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_RELU},
       {1, 13, 11, 3, 5, 3, 3, 2, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      /* At most 32 taps (8 and 16 channels: smallk_avx2.c; 32: the tiled products): a
+       * first layer's 3x3 over RGB with stride 2 and odd sizes, 1x1 rows of 8, 16, 17 and 32
+       * taps (an odd count of pixels, batches, stride 2), dilation, runs of 15 taps, the last
+       * pixel at the input's end. */
+      {1, 13, 12, 3, 8, 3, 3, 2, 1, AP_KPAD_SAME, AP_KACT_RELU6},
+      {1, 11, 10, 3, 16, 3, 3, 1, 2, AP_KPAD_SAME, AP_KACT_RELU},
+      {2, 9, 7, 8, 16, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      {1, 7, 9, 16, 16, 1, 1, 2, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      {1, 7, 9, 16, 32, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      {1, 5, 5, 32, 8, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_RELU},
+      {1, 6, 7, 5, 8, 2, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      {1, 7, 6, 1, 16, 3, 5, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      {1, 9, 8, 17, 8, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_RELU6},
   };
   for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++) {
     const int *c = convs[i];

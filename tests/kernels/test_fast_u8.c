@@ -108,6 +108,12 @@ int main(void) {
       {1, 1, 1, 70, 1, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
       /* Packed weights (over 128 rows): two blocks of 16 channels stored whole, then 8. */
       {1, 12, 12, 8, 40, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      /* At most 32 taps into 8 or 16 channels (smallk_avx2.c): mobilenet_v1's first layer
+       * (3x3 over RGB, stride 2) and 1x1 over 8, odd sizes, batches, dilation. */
+      {1, 13, 12, 3, 8, 3, 3, 2, 1, AP_KPAD_SAME, AP_KACT_RELU6},
+      {2, 9, 7, 8, 16, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      {1, 11, 10, 3, 16, 3, 3, 1, 2, AP_KPAD_SAME, AP_KACT_RELU},
+      {1, 5, 5, 32, 8, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
   };
   for (size_t z = 0; z < sizeof zps / sizeof zps[0]; z++)
     for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++) {
@@ -117,9 +123,12 @@ int main(void) {
     }
   /* Outputs that saturate both ways (a small output scale), zero points at the ends: the
    * packed product's 16-channel stores pack with saturation before the offset and clamp. */
-  for (size_t z = 0; z < sizeof zps / sizeof zps[0]; z++)
+  for (size_t z = 0; z < sizeof zps / sizeof zps[0]; z++) {
     conv_case(false, 1, 12, 12, 8, 40, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE, zps[z][0],
               zps[z][1], 0.0005f);
+    conv_case(false, 1, 9, 8, 3, 16, 3, 3, 2, 1, AP_KPAD_SAME, AP_KACT_NONE, zps[z][0], zps[z][1],
+              0.0005f);
+  }
   static const int dws[][11] = {
       {1, 5, 5, 3, 3, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
       {1, 7, 7, 9, 9, 3, 3, 2, 1, AP_KPAD_SAME, AP_KACT_RELU6},

@@ -56,14 +56,19 @@ static inline rq8 rq8_load(const int32_t *mult, const int32_t *shift, const int3
   return q;
 }
 
-/* ap_kq_mul(x + the bias) with q's terms: mulq8v's arithmetic, the same bits. */
-static inline __m256i rq8_mul(__m256i x, const rq8 *q) {
+/* ap_kq_mul(x) with q's terms, x already holding the bias (sums started at it). */
+static inline __m256i rq8_mul_sum(__m256i x, const rq8 *q) {
   const __m256i nudge = _mm256_set1_epi64x(1ll << 30);
-  x = _mm256_sllv_epi32(_mm256_add_epi32(x, q->bias), q->left);
+  x = _mm256_sllv_epi32(x, q->left);
   __m256i even = _mm256_add_epi64(_mm256_mul_epi32(x, q->m), nudge);
   __m256i odd = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), q->m_odd), nudge);
   __m256i h = _mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_slli_epi64(odd, 1), 0xAA);
   return rdbpot8(h, q->right, q->half);
+}
+
+/* ap_kq_mul(x + the bias) with q's terms: mulq8v's arithmetic, the same bits. */
+static inline __m256i rq8_mul(__m256i x, const rq8 *q) {
+  return rq8_mul_sum(_mm256_add_epi32(x, q->bias), q);
 }
 
 /* rq8_mul for sums that already hold their bias, where q's left shifts are all 0

@@ -41,9 +41,18 @@ bool ap_fast_lean_dw_scratch(const ap_kexec *x, const ap_conv_params *p, const a
 bool ap_fast_lean_dw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                           const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out,
                           void *scratch, ap_status *s);
+/* CONV_2D int8 or uint8 with at most 32 taps per output and 8 or 16 output channels at the AVX2
+ * level, fast or lean alike (smallk_avx2.c): the reference's scratch. */
+bool ap_fast_smallk_conv_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                                 const ap_ktensor *f, size_t *scratch);
+bool ap_fast_smallk_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                              const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out,
+                              void *scratch, ap_status *s);
 #else
 #define ap_fast_lean_dw_scratch ap_fast_lean_conv_scratch /* (never applies) */
 #define ap_fast_lean_dw_eval ap_fast_lean_conv_eval
+#define ap_fast_smallk_conv_scratch ap_fast_lean_conv_scratch
+#define ap_fast_smallk_conv_eval ap_fast_lean_conv_eval
 static inline bool ap_fast_lean_conv_scratch(const ap_kexec *x, const ap_conv_params *p,
                                              const ap_ktensor *in, const ap_ktensor *f,
                                              size_t *scratch) {
