@@ -421,6 +421,10 @@ int main(void) {
       {1, 9, 12, 8, 8, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_RELU6},
       {1, 8, 11, 8, 8, 5, 5, 1, 2, AP_KPAD_SAME, AP_KACT_NONE},
       {1, 6, 9, 8, 8, 2, 2, 2, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      /* 3x3 windows inside addressed from their corner: 16-channel blocks then an 8-channel
+       * block (stride 2), then scalar channels (no padding) */
+      {1, 7, 10, 40, 40, 3, 3, 2, 1, AP_KPAD_SAME, AP_KACT_RELU6},
+      {1, 6, 9, 19, 19, 3, 3, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
   };
   static const int dw1_zps[][2] = {{-128, 127}, {127, -128}, {0, 0}, {999, 999}};
   for (size_t i = 0; i < sizeof dw1s / sizeof dw1s[0]; i++)

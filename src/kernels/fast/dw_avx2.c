@@ -132,6 +132,19 @@ static inline __m256i tap16(const int8_t *p, const dw_consts *k, bool fold, bool
   return fold ? x : _mm256_add_epi16(x, k->vin16);
 }
 
+/* Sums a, b of one pixel's 16-channel block: tap pairs (x0, x1) against w (32 int16). */
+static inline __attribute__((always_inline)) void pair16(__m256i x0, __m256i x1, const int16_t *w,
+                                                         __m256i *a, __m256i *b) {
+  *a = _mm256_add_epi32(
+      *a, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), _mm256_loadu_si256((const __m256i *)w)));
+  *b = _mm256_add_epi32(*b, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1),
+                                              _mm256_loadu_si256((const __m256i *)(w + 16))));
+}
+
+static inline __attribute__((always_inline)) void finish16(const dwk *d, const dw_consts *k,
+                                                           __m256i a, __m256i b, size_t c,
+                                                           int8_t *o, bool fold, bool u8);
+
 /* One pixel's 16-channel block at c: pairs of taps px[2q], px[2q + 1] against w. pairs: a
  * constant for the common filters (the loop unrolled) or counted at run time. */
 static inline __attribute__((always_inline)) void block16(const dwk *d, const dw_consts *k,
@@ -140,13 +153,33 @@ static inline __attribute__((always_inline)) void block16(const dwk *d, const dw
                                                           int8_t *o, bool fold, bool u8) {
   __m256i a = _mm256_setzero_si256(), b = a;
 #pragma GCC unroll 13
-  for (int32_t q = 0; q < pairs; q++, w += 32) {
-    __m256i x0 = tap16(px[2 * q] + c, k, fold, u8), x1 = tap16(px[2 * q + 1] + c, k, fold, u8);
-    a = _mm256_add_epi32(a, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1),
-                                              _mm256_loadu_si256((const __m256i *)w)));
-    b = _mm256_add_epi32(b, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1),
-                                              _mm256_loadu_si256((const __m256i *)(w + 16))));
-  }
+  for (int32_t q = 0; q < pairs; q++, w += 32)
+    pair16(tap16(px[2 * q] + c, k, fold, u8), tap16(px[2 * q + 1] + c, k, fold, u8), w, &a, &b);
+  finish16(d, k, a, b, c, o, fold, u8);
+}
+
+/* A 3x3 window inside the input (folded): rows r, r + rs, r + 2 rs, taps cs apart, the 16
+ * channels at c. The odd tap's pair partner is itself (its weight is 0): no zero row read. */
+static inline __attribute__((always_inline)) void block16_3x3(const dwk *d, const dw_consts *k,
+                                                              const int8_t *r, size_t rs, size_t cs,
+                                                              size_t c, const int16_t *w, int8_t *o,
+                                                              bool u8) {
+  __m256i a = _mm256_setzero_si256(), b = a;
+  const int8_t *r0 = r + c, *r1 = r0 + rs, *r2 = r1 + rs;
+  __m256i x8 = widen16(r2 + 2 * cs, u8);
+  pair16(widen16(r0, u8), widen16(r0 + cs, u8), w, &a, &b);
+  pair16(widen16(r0 + 2 * cs, u8), widen16(r1, u8), w + 32, &a, &b);
+  pair16(widen16(r1 + cs, u8), widen16(r1 + 2 * cs, u8), w + 64, &a, &b);
+  pair16(widen16(r2, u8), widen16(r2 + cs, u8), w + 96, &a, &b);
+  pair16(x8, x8, w + 128, &a, &b);
+  finish16(d, k, a, b, c, o, true, u8);
+}
+
+/* Requantizes a block16's sums a (channels 0-3 and 8-11) and b (4-7 and 12-15) and stores the
+ * 16 channels at o + c. */
+static inline __attribute__((always_inline)) void finish16(const dwk *d, const dw_consts *k,
+                                                           __m256i a, __m256i b, size_t c,
+                                                           int8_t *o, bool fold, bool u8) {
   /* a: channels 0-3 and 8-11, b: 4-7 and 12-15 */
   if (!fold) {
     finish8(d, k, _mm256_permute2x128_si256(a, b, 0x20), c, o, fold, u8);
@@ -164,13 +197,12 @@ static inline __attribute__((always_inline)) void block16(const dwk *d, const dw
   _mm_storeu_si128((__m128i *)(o + c), _mm256_castsi256_si128(_mm256_permute4x64_epi64(p, 0x08)));
 }
 
-static inline __attribute__((always_inline)) void pixel(const dwk *d, const dw_consts *k,
-                                                        const int8_t *const *px, const int16_t *wp,
-                                                        int32_t taps, int32_t pairs, int8_t *o,
-                                                        bool fold, bool u8) {
+/* The channels past the 16-channel blocks of one pixel: an 8-channel block, then scalar ones. */
+static inline __attribute__((always_inline)) void tail(const dwk *d, const dw_consts *k,
+                                                       const int8_t *const *px, const int16_t *wp,
+                                                       int32_t taps, int32_t pairs, int8_t *o,
+                                                       bool fold, bool u8) {
   int32_t C = d->out_d, b16 = C / 16;
-  for (int32_t bk = 0; bk < b16; bk++)
-    block16(d, k, px, (size_t)bk * 16, wp + (size_t)bk * pairs * 32, pairs, o, fold, u8);
   int32_t c = b16 * 16;
   if (C - c >= 8) {
     const int16_t *w = wp + (size_t)b16 * pairs * 32;
@@ -195,6 +227,41 @@ static inline __attribute__((always_inline)) void pixel(const dwk *d, const dw_c
     }
     int32_t m = u8 ? d->mult1 : d->qmult[c], sh = u8 ? d->shift1 : d->qshift[c];
     o[c] = (int8_t)ap_kq_clamp(ap_kq_mul((int32_t)acc, m, sh) + d->out_off, d->act_min, d->act_max);
+  }
+}
+
+static inline __attribute__((always_inline)) void pixel(const dwk *d, const dw_consts *k,
+                                                        const int8_t *const *px, const int16_t *wp,
+                                                        int32_t taps, int32_t pairs, int8_t *o,
+                                                        bool fold, bool u8) {
+  int32_t C = d->out_d, b16 = C / 16;
+  for (int32_t bk = 0; bk < b16; bk++)
+    block16(d, k, px, (size_t)bk * 16, wp + (size_t)bk * pairs * 32, pairs, o, fold, u8);
+  if (C % 16) tail(d, k, px, wp, taps, pairs, o, fold, u8);
+}
+
+/* Output pixels [ox0, ox1) of one row whose 3x3 windows lie inside the input (folded, no
+ * dilation across): the window's top-left input pixel r, rows rs apart, advancing by the
+ * stride. k2, wp2: as rows' (8 channels, pixels in twos). */
+static inline __attribute__((always_inline)) void
+inside3x3(const dwk *d, const dw_consts *k, const dw_consts *k2, const int16_t *wp2,
+          const int8_t *r, size_t rs, const int16_t *wp, const int8_t *zp, int32_t ox0, int32_t ox1,
+          int8_t *o, bool u8) {
+  size_t C = (size_t)d->out_d, step = (size_t)d->stride_w * C;
+  int32_t ox = ox0;
+  if (k2) /* C == 8 */
+    for (; ox + 1 < ox1; ox += 2, r += 2 * step, o += 16)
+      block16_3x3(d, k2, r, rs, 8, 0, wp2, o, u8);
+  for (; ox < ox1; ox++, r += step, o += C) {
+    size_t b16 = C / 16;
+    for (size_t bk = 0; bk < b16; bk++)
+      block16_3x3(d, k, r, rs, C, bk * 16, wp + bk * 5 * 32, o, u8);
+    if (C % 16) {
+      const int8_t *px[10] = {
+          r,          r + C,          r + 2 * C,          r + rs, r + rs + C, r + rs + 2 * C,
+          r + 2 * rs, r + 2 * rs + C, r + 2 * rs + 2 * C, zp};
+      tail(d, k, px, wp, 9, 5, o, true, u8);
+    }
   }
 }
 
@@ -235,7 +302,19 @@ rows(const dwk *dp, int32_t b, int32_t oy0, int32_t oy1, const int16_t *wp, cons
       row[fy] = in ? in_b + (size_t)iy * d->in_w * C : NULL;
       rows_in = rows_in && in;
     }
+    /* 3x3 inside the input's rows: the pixels inside its columns address their taps from
+     * the window's corner; the others (ox < lo, ox >= hi) take the loop below. */
+    int32_t inside0 = 0, inside1 = 0;
+    if (fh == 3 && fw == 3 && fold && rows_in && d->dil_w == 1 && lo < hi) {
+      inside0 = lo, inside1 = hi;
+      inside3x3(d, k, k2, wp2, row[0] + (size_t)(lo * d->stride_w - d->pad_w) * C,
+                (size_t)d->dil_h * d->in_w * C, wp, zp, lo, hi, o + (size_t)lo * C, u8);
+    }
     for (int32_t ox = 0; ox < d->out_w; ox++, o += C) {
+      if (ox == inside0 && inside0 < inside1) {
+        ox = inside1 - 1, o += (size_t)(inside1 - 1 - inside0) * C;
+        continue;
+      }
       int32_t x0 = ox * d->stride_w - d->pad_w;
       if (rows_in && ox > lo && ox < hi) {
 #pragma GCC unroll 25
