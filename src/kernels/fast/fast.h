@@ -311,6 +311,9 @@ extern const ap_fast_level ap_fast_avx512;
 void ap_fast_avx2_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws);
 /* Its multiplier-1 case (dw_avx2.c). */
 void ap_fast_avx2_dw1(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws);
+/* ap_fast_channel_multipliers' values, 4 per-channel filter scales a step (multipliers_avx2.c). */
+void ap_fast_avx2_channel_multipliers(float input_scale, const ap_ktensor *filter,
+                                      float output_scale, int32_t n, int32_t *mult, int32_t *shift);
 void ap_fast_avx2_fc(const ap_qfc *f, int32_t u0, int32_t u1);
 /* The AVX2 level's fully connected kernel (fc_avx2.c; depths below 16: ap_fast_avx2_fc). */
 void ap_fast_avx2_fc_rows(const ap_qfc *f, int32_t u0, int32_t u1);
