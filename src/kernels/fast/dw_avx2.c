@@ -167,19 +167,19 @@ static inline __attribute__((always_inline)) void block16(const dwk *d, const dw
   finish16(d, k, a, b, c, o, fold, u8);
 }
 
-/* A 3x3 window inside the input (folded): rows r, r + rs, r + 2 rs, taps cs apart, the 16
- * channels at c. The odd tap's pair partner is itself (its weight is 0): no zero row read. */
-static inline __attribute__((always_inline)) void block16_3x3(const dwk *d, const dw_consts *k,
-                                                              const int8_t *r, size_t rs, size_t cs,
-                                                              size_t c, const int16_t *w, int8_t *o,
-                                                              bool u8) {
+/* A 3x3 window inside the input's columns (folded): its rows' left pixels r0, r1, r2, taps cs0,
+ * cs1, cs2 apart (a row outside the input: the zero points, 0 apart), the 16 channels at c. The
+ * odd tap's pair partner is itself (its weight is 0): no zero row read. */
+static inline __attribute__((always_inline)) void
+block16_3x3(const dwk *d, const dw_consts *k, const int8_t *r0, const int8_t *r1, const int8_t *r2,
+            size_t cs0, size_t cs1, size_t cs2, size_t c, const int16_t *w, int8_t *o, bool u8) {
   __m256i a = _mm256_setzero_si256(), b = a;
-  const int8_t *r0 = r + c, *r1 = r0 + rs, *r2 = r1 + rs;
-  __m256i x8 = widen16(r2 + 2 * cs, u8);
-  pair16(widen16(r0, u8), widen16(r0 + cs, u8), w, &a, &b);
-  pair16(widen16(r0 + 2 * cs, u8), widen16(r1, u8), w + 32, &a, &b);
-  pair16(widen16(r1 + cs, u8), widen16(r1 + 2 * cs, u8), w + 64, &a, &b);
-  pair16(widen16(r2, u8), widen16(r2 + cs, u8), w + 96, &a, &b);
+  r0 += c, r1 += c, r2 += c;
+  __m256i x8 = widen16(r2 + 2 * cs2, u8);
+  pair16(widen16(r0, u8), widen16(r0 + cs0, u8), w, &a, &b);
+  pair16(widen16(r0 + 2 * cs0, u8), widen16(r1, u8), w + 32, &a, &b);
+  pair16(widen16(r1 + cs1, u8), widen16(r1 + 2 * cs1, u8), w + 64, &a, &b);
+  pair16(widen16(r2, u8), widen16(r2 + cs2, u8), w + 96, &a, &b);
   pair16(x8, x8, w + 128, &a, &b);
   finish16(d, k, a, b, c, o, true, u8);
 }
@@ -253,26 +253,26 @@ static inline __attribute__((always_inline)) void pixel(const dwk *d, const dw_c
   if (C % 16) tail(d, k, px, wp, taps, pairs, o, fold, u8);
 }
 
-/* Output pixels [ox0, ox1) of one row whose 3x3 windows lie inside the input (folded, no
- * dilation across): the window's top-left input pixel r, rows rs apart, advancing by the
- * stride. k2, wp2: as rows' (8 channels, pixels in twos). */
+/* Output pixels [ox0, ox1) of one row whose 3x3 windows lie inside the input's columns (folded,
+ * no dilation across): block16_3x3's rows and steps, advancing by the stride (a row of zero
+ * points stays). k2, wp2: as rows' (8 channels, pixels in twos). */
 static inline __attribute__((always_inline)) void
 inside3x3(const dwk *d, const dw_consts *k, const dw_consts *k2, const int16_t *wp2,
-          const int8_t *r, size_t rs, const int16_t *wp, const int8_t *zp, int32_t ox0, int32_t ox1,
-          int8_t *o, bool u8) {
-  size_t C = (size_t)d->out_d, step = (size_t)d->stride_w * C;
+          const int8_t *r0, const int8_t *r1, const int8_t *r2, size_t cs0, size_t cs1, size_t cs2,
+          const int16_t *wp, const int8_t *zp, int32_t ox0, int32_t ox1, int8_t *o, bool u8) {
+  size_t C = (size_t)d->out_d, sw = (size_t)d->stride_w;
   int32_t ox = ox0;
   if (k2) /* C == 8 */
-    for (; ox + 1 < ox1; ox += 2, r += 2 * step, o += 16)
-      block16_3x3(d, k2, r, rs, 8, 0, wp2, o, u8);
-  for (; ox < ox1; ox++, r += step, o += C) {
+    for (; ox + 1 < ox1;
+         ox += 2, r0 += 2 * sw * cs0, r1 += 2 * sw * cs1, r2 += 2 * sw * cs2, o += 16)
+      block16_3x3(d, k2, r0, r1, r2, cs0, cs1, cs2, 0, wp2, o, u8);
+  for (; ox < ox1; ox++, r0 += sw * cs0, r1 += sw * cs1, r2 += sw * cs2, o += C) {
     size_t b16 = C / 16;
     for (size_t bk = 0; bk < b16; bk++)
-      block16_3x3(d, k, r, rs, C, bk * 16, wp + bk * 5 * 32, o, u8);
+      block16_3x3(d, k, r0, r1, r2, cs0, cs1, cs2, bk * 16, wp + bk * 5 * 32, o, u8);
     if (C % 16) {
-      const int8_t *px[10] = {
-          r,          r + C,          r + 2 * C,          r + rs, r + rs + C, r + rs + 2 * C,
-          r + 2 * rs, r + 2 * rs + C, r + 2 * rs + 2 * C, zp};
+      const int8_t *px[10] = {r0,           r0 + cs0, r0 + 2 * cs0, r1,           r1 + cs1,
+                              r1 + 2 * cs1, r2,       r2 + cs2,     r2 + 2 * cs2, zp};
       tail(d, k, px, wp, 9, 5, o, true, u8);
     }
   }
@@ -318,10 +318,16 @@ rows(const dwk *dp, int32_t b, int32_t oy0, int32_t oy1, const int16_t *wp, cons
     /* 3x3 inside the input's rows: the pixels inside its columns address their taps from
      * the window's corner; the others (ox < lo, ox >= hi) take the loop below. */
     int32_t inside0 = 0, inside1 = 0;
-    if (fh == 3 && fw == 3 && fold && rows_in && d->dil_w == 1 && lo < hi) {
+    if (fh == 3 && fw == 3 && fold && d->dil_w == 1 && lo < hi) {
+      size_t x0 = (size_t)(lo * d->stride_w - d->pad_w) * C, cs = C;
       inside0 = lo, inside1 = hi;
-      inside3x3(d, k, k2, wp2, row[0] + (size_t)(lo * d->stride_w - d->pad_w) * C,
-                (size_t)d->dil_h * d->in_w * C, wp, zp, lo, hi, o + (size_t)lo * C, u8);
+      if (rows_in) /* one step for every row */
+        inside3x3(d, k, k2, wp2, row[0] + x0, row[1] + x0, row[2] + x0, cs, cs, cs, wp, zp, lo, hi,
+                  o + (size_t)lo * C, u8);
+      else
+        inside3x3(d, k, k2, wp2, row[0] ? row[0] + x0 : zp, row[1] ? row[1] + x0 : zp,
+                  row[2] ? row[2] + x0 : zp, row[0] ? cs : 0, row[1] ? cs : 0, row[2] ? cs : 0, wp,
+                  zp, lo, hi, o + (size_t)lo * C, u8);
     }
     for (int32_t ox = 0; ox < d->out_w; ox++, o += C) {
       if (ox == inside0 && inside0 < inside1) {
