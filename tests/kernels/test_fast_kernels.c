@@ -144,6 +144,33 @@ static void conv_case_q(bool depthwise, int b, int h, int w, int cin, int cout, 
   free(in), free(f), free(bias), free(scales);
 }
 
+/* Depthwise, multiplier 1: biases at the int32 ends under a multiplier just below 2^-22, whose
+ * rounding divide (2^22 added, then a shift by 23) leaves int32 for the sums near INT32_MAX
+ * (AVX2's folded requantization checks its bound and adds the input offset per tap instead). */
+static void dw_bias_ends(void) {
+  enum { H = 5, W = 6, C = 24 };
+  int8_t *in = rand_bytes((size_t)H * W * C, -128, 127), *f = rand_bytes((size_t)9 * C, -127, 127);
+  int32_t bias[C];
+  float scales[C];
+  for (int i = 0; i < C; i++) {
+    bias[i] = i % 3 ? INT32_MAX - rnd(0, 3000) : INT32_MIN + rnd(0, 3000);
+    scales[i] = 0.05f;
+  }
+  ap_ktensor ti = ktq(AP_INT8, in, 4, 1, H, W, C, 0.05f, 3);
+  ap_ktensor tf = kt(AP_INT8, f, 4, 1, 3, 3, C);
+  tf.scale = scales[0];
+  tf.channel_scales = scales;
+  tf.n_channels = C;
+  tf.quantized_dimension = 3;
+  ap_ktensor tb = kt(AP_INT32, bias, 1, C, 0, 0, 0);
+  ap_ktensor to = kout(AP_INT8, NULL, 42000.0f, -5);
+  const ap_ktensor *ins[3] = {&ti, &tf, &tb};
+  ap_kop_options o = {0};
+  o.conv = (ap_conv_options){AP_KPAD_SAME, 1, 1, 1, 1, AP_KACT_NONE, 1, 0};
+  compare_all("DEPTHWISE 5x6x24 3x3, biases at the int32 ends", B_DW, &o, ins, 3, &to);
+  free(in), free(f);
+}
+
 static void conv_case(bool depthwise, int b, int h, int w, int cin, int cout, int fh, int fw,
                       int stride, int dil, int padding, int act) {
   int in_zp = rnd(-20, 20), out_zp = rnd(-10, 10);
@@ -434,6 +461,10 @@ int main(void) {
       {1, 9, 12, 8, 8, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_RELU6},
       {1, 8, 11, 8, 8, 5, 5, 1, 2, AP_KPAD_SAME, AP_KACT_NONE},
       {1, 6, 9, 8, 8, 2, 2, 2, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      /* 3x3 windows inside addressed from their corner: 16-channel blocks then an 8-channel
+       * block (stride 2), then scalar channels (no padding) */
+      {1, 7, 10, 40, 40, 3, 3, 2, 1, AP_KPAD_SAME, AP_KACT_RELU6},
+      {1, 6, 9, 19, 19, 3, 3, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
   };
   static const int dw1_zps[][2] = {{-128, 127}, {127, -128}, {0, 0}, {999, 999}};
   for (size_t i = 0; i < sizeof dw1s / sizeof dw1s[0]; i++)
@@ -447,6 +478,7 @@ int main(void) {
               20000);
   conv_case_q(true, 1, 5, 5, 40, 40, 5, 5, 1, 1, AP_KPAD_SAME, AP_KACT_NONE, -128, 127, 0.0004f,
               20000);
+  dw_bias_ends();
   /* Fully connected: depths off 16, unit tails of 4, batches, a nonzero filter zero point
    * (per-tensor), per channel, and a depth whose int32 sum wraps. */
   fc_case(1, 1, 1, false, 0, false);

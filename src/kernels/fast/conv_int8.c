@@ -346,8 +346,8 @@ static void conv_cols_task(void *arg, int chunk, int slot) {
   int32_t *mult = j->qmult, *shift = j->qshift, *col_bias = j->col_bias;
   ap_ktensor f = *j->f; /* its channels' scales from c0 */
   if (f.channel_scales && f.n_channels > 1) f.channel_scales += c0;
-  ap_fast_channel_multipliers(j->p->input_scale, &f, j->p->output_scale, c1 - c0, mult + c0,
-                              shift + c0);
+  AP_FAST_MULTIPLIERS(j->x, j->p->input_scale, &f, j->p->output_scale, c1 - c0, mult + c0,
+                      shift + c0);
   prep_shifts(j->x, j->l, c1 - c0, mult + c0, shift + c0);
   j->l->pack(j->g.w + (size_t)c0 * pl->k, c1 - c0, pl->k, j->bias ? j->bias + c0 : NULL,
              j->p->input_offset, NULL, col_bias + c0);
@@ -411,7 +411,7 @@ bool ap_fast_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kten
 #endif
   };
   if (!AP_CONV_BY_COLS || !pl.by_cols) { /* by columns, each piece prepares its own channels */
-    ap_fast_channel_multipliers(p->input_scale, f, p->output_scale, pl.n, mult, shift);
+    AP_FAST_MULTIPLIERS(x, p->input_scale, f, p->output_scale, pl.n, mult, shift);
     prep_shifts(x, l, pl.n, mult, shift);
     l->pack(f->data, pl.n, pl.k, bias ? bias->data : NULL, p->input_offset, sc + pl.packed,
             col_bias);

@@ -79,7 +79,7 @@ bool ap_fast_dw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktenso
   int32_t *mult = scratch, *shift = mult + n;
   ap_qdw d;
   ap_fast_qdw_set(&d, p, in, f, bias, out, mult, shift);
-  ap_fast_channel_multipliers(p->input_scale, f, p->output_scale, n, mult, shift);
+  AP_FAST_MULTIPLIERS(x, p->input_scale, f, p->output_scale, n, mult, shift);
   dw_job j = {&d, x->level, in->dims[0],
               /* 2 pieces per thread: each call lays out its weights again */
               ap_fast_chunks(tasks(x, p, f), 2, (int64_t)in->dims[0] * out->dims[1]),

@@ -79,31 +79,39 @@ static inline __attribute__((always_inline)) void pack_weights(const dwk *d, int
 
 typedef struct dw_consts {
   __m256i off, lo, hi, vin16;
-  /* Folded: per channel (int8) the bias plus in_off times the sum of the channel's weights, the
-   * requantization's right shift, its mask and half the mask; uint8's one multiplier, shift,
-   * mask and half in every lane. */
-  const int32_t *fbias, *right, *mask, *half, *mult;
-  __m256i m1, right1, mask1, half1;
+  __m256i off16;    /* the output offset, int16 */
+  __m128i lo8, hi8; /* the clamp, bytes */
+  /* Folded: per channel (int8; requant_tab's order) the bias plus in_off times the sum of the
+   * channel's weights, the multiplier (and one past: the odd lanes' read one further on), the
+   * right shift e, the 64-bit addend of the products (nudge[8 j, 8 j + 4): channels 8 j + 0, 2,
+   * 4, 6, then 8 j + 4..8: 1, 3, 5, 7) and the rounding's compare (gt); uint8's in every lane. */
+  const int32_t *fbias, *right, *mult, *gt;
+  const int64_t *nudge;
+  __m256i m1, right1, nudge1, gt1;
 } dw_consts;
 
-/* requant8 of int8_x86.h (mulq8v, then offset and clamp) for shifts in [-31, 0] (multipliers
- * below 1, the common case), whose right shift, mask and half the call tabulated: no left shift
- * and no clamps; the rounding threshold (half, plus 1 below zero) as half - (h >> 31), its
- * increment subtracted as the compare's -1. The same value for every input. */
+/* The rounding divide of the requantization folded into the doubling high multiply's nudge:
+ * with h = (x m + 2^30) >> 31 and e the right shift, TFLite's (h >> e) + ((h & mask) > (mask >> 1)
+ * + (h < 0)) is (t + (t <= 0 ? -1 : 0)) >> e for t = h + 2^(e - 1) (e > 0; e = 0: h), and t is
+ * (x m + 2^30 + 2^(e + 30)) >> 31 (adding a multiple of 2^31 before the shift). The call checked
+ * that t cannot leave int32 (fits_fold); gt is 1 (e > 0) or INT32_MIN (e = 0: no -1). */
+static inline int64_t fold_nudge(int32_t e) {
+  return (1ll << 30) + (e > 0 ? 1ll << (e + 30) : 0);
+}
+
+/* requant8 of int8_x86.h without the offset and clamp, for shifts in [-31, 0] (multipliers
+ * below 1, the common case), from the call's tables. */
 static inline __m256i requant_tab(__m256i x, const dw_consts *k, size_t c, bool u8) {
-  const __m256i nudge = _mm256_set1_epi64x(1ll << 30);
   __m256i m = u8 ? k->m1 : _mm256_loadu_si256((const __m256i *)(k->mult + c));
+  __m256i m_odd = u8 ? k->m1 : _mm256_loadu_si256((const __m256i *)(k->mult + c + 1));
+  __m256i n_even = u8 ? k->nudge1 : _mm256_loadu_si256((const __m256i *)(k->nudge + c));
+  __m256i n_odd = u8 ? k->nudge1 : _mm256_loadu_si256((const __m256i *)(k->nudge + c + 4));
   __m256i right = u8 ? k->right1 : _mm256_loadu_si256((const __m256i *)(k->right + c));
-  __m256i mask = u8 ? k->mask1 : _mm256_loadu_si256((const __m256i *)(k->mask + c));
-  __m256i half = u8 ? k->half1 : _mm256_loadu_si256((const __m256i *)(k->half + c));
-  __m256i even = _mm256_add_epi64(_mm256_mul_epi32(x, m), nudge);
-  __m256i odd =
-      _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), _mm256_srli_epi64(m, 32)), nudge);
-  __m256i h = _mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_slli_epi64(odd, 1), 0xAA);
-  __m256i thr = _mm256_sub_epi32(half, _mm256_srai_epi32(h, 31));
-  __m256i r = _mm256_sub_epi32(_mm256_srav_epi32(h, right),
-                               _mm256_cmpgt_epi32(_mm256_and_si256(h, mask), thr));
-  return _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(r, k->off), k->lo), k->hi);
+  __m256i gt = u8 ? k->gt1 : _mm256_loadu_si256((const __m256i *)(k->gt + c));
+  __m256i even = _mm256_add_epi64(_mm256_mul_epi32(x, m), n_even);
+  __m256i odd = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), m_odd), n_odd);
+  __m256i t = _mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_slli_epi64(odd, 1), 0xAA);
+  return _mm256_srav_epi32(_mm256_add_epi32(t, _mm256_cmpgt_epi32(gt, t)), right);
 }
 
 /* Requantizes channels [c, c + 8) of one pixel and stores them. fold: the sums lack the input
@@ -114,6 +122,7 @@ finish8(const dwk *d, const dw_consts *k, __m256i acc, size_t c, int8_t *o, bool
   if (fold) {
     acc = _mm256_add_epi32(acc, _mm256_loadu_si256((const __m256i *)(k->fbias + c)));
     r = requant_tab(acc, k, c, u8);
+    r = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(r, k->off), k->lo), k->hi);
   } else {
     if (d->bias) acc = _mm256_add_epi32(acc, _mm256_loadu_si256((const __m256i *)(d->bias + c)));
     r = requant8(acc, d->qmult + c, d->qshift + c, k->off, k->lo, k->hi);
@@ -132,6 +141,19 @@ static inline __m256i tap16(const int8_t *p, const dw_consts *k, bool fold, bool
   return fold ? x : _mm256_add_epi16(x, k->vin16);
 }
 
+/* Sums a, b of one pixel's 16-channel block: tap pairs (x0, x1) against w (32 int16). */
+static inline __attribute__((always_inline)) void pair16(__m256i x0, __m256i x1, const int16_t *w,
+                                                         __m256i *a, __m256i *b) {
+  *a = _mm256_add_epi32(
+      *a, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), _mm256_loadu_si256((const __m256i *)w)));
+  *b = _mm256_add_epi32(*b, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1),
+                                              _mm256_loadu_si256((const __m256i *)(w + 16))));
+}
+
+static inline __attribute__((always_inline)) void finish16(const dwk *d, const dw_consts *k,
+                                                           __m256i a, __m256i b, size_t c,
+                                                           int8_t *o, bool fold, bool u8);
+
 /* One pixel's 16-channel block at c: pairs of taps px[2q], px[2q + 1] against w. pairs: a
  * constant for the common filters (the loop unrolled) or counted at run time. */
 static inline __attribute__((always_inline)) void block16(const dwk *d, const dw_consts *k,
@@ -140,13 +162,33 @@ static inline __attribute__((always_inline)) void block16(const dwk *d, const dw
                                                           int8_t *o, bool fold, bool u8) {
   __m256i a = _mm256_setzero_si256(), b = a;
 #pragma GCC unroll 13
-  for (int32_t q = 0; q < pairs; q++, w += 32) {
-    __m256i x0 = tap16(px[2 * q] + c, k, fold, u8), x1 = tap16(px[2 * q + 1] + c, k, fold, u8);
-    a = _mm256_add_epi32(a, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1),
-                                              _mm256_loadu_si256((const __m256i *)w)));
-    b = _mm256_add_epi32(b, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1),
-                                              _mm256_loadu_si256((const __m256i *)(w + 16))));
-  }
+  for (int32_t q = 0; q < pairs; q++, w += 32)
+    pair16(tap16(px[2 * q] + c, k, fold, u8), tap16(px[2 * q + 1] + c, k, fold, u8), w, &a, &b);
+  finish16(d, k, a, b, c, o, fold, u8);
+}
+
+/* A 3x3 window inside the input's columns (folded): its rows' left pixels r0, r1, r2, taps cs0,
+ * cs1, cs2 apart (a row outside the input: the zero points, 0 apart), the 16 channels at c. The
+ * odd tap's pair partner is itself (its weight is 0): no zero row read. */
+static inline __attribute__((always_inline)) void
+block16_3x3(const dwk *d, const dw_consts *k, const int8_t *r0, const int8_t *r1, const int8_t *r2,
+            size_t cs0, size_t cs1, size_t cs2, size_t c, const int16_t *w, int8_t *o, bool u8) {
+  __m256i a = _mm256_setzero_si256(), b = a;
+  r0 += c, r1 += c, r2 += c;
+  __m256i x8 = widen16(r2 + 2 * cs2, u8);
+  pair16(widen16(r0, u8), widen16(r0 + cs0, u8), w, &a, &b);
+  pair16(widen16(r0 + 2 * cs0, u8), widen16(r1, u8), w + 32, &a, &b);
+  pair16(widen16(r1 + cs1, u8), widen16(r1 + 2 * cs1, u8), w + 64, &a, &b);
+  pair16(widen16(r2, u8), widen16(r2 + cs2, u8), w + 96, &a, &b);
+  pair16(x8, x8, w + 128, &a, &b);
+  finish16(d, k, a, b, c, o, true, u8);
+}
+
+/* Requantizes a block16's sums a (channels 0-3 and 8-11) and b (4-7 and 12-15) and stores the
+ * 16 channels at o + c. */
+static inline __attribute__((always_inline)) void finish16(const dwk *d, const dw_consts *k,
+                                                           __m256i a, __m256i b, size_t c,
+                                                           int8_t *o, bool fold, bool u8) {
   /* a: channels 0-3 and 8-11, b: 4-7 and 12-15 */
   if (!fold) {
     finish8(d, k, _mm256_permute2x128_si256(a, b, 0x20), c, o, fold, u8);
@@ -154,23 +196,26 @@ static inline __attribute__((always_inline)) void block16(const dwk *d, const dw
     return;
   }
   /* Folded: the tables hold a 16-channel group in a's and b's order (grouped16), and the packs
-   * restore the channels' order: [a 0-3, b 4-7 | a 8-11, b 12-15]. */
+   * restore the channels' order: [a 0-3, b 4-7 | a 8-11, b 12-15]. The offset and clamp after
+   * the saturating packs: a value the int16 pack or add saturates lies beyond the byte range,
+   * as it would have unsaturated, and the clamp is inside that range. */
   a = requant_tab(_mm256_add_epi32(a, _mm256_loadu_si256((const __m256i *)(k->fbias + c))), k, c,
                   u8);
   b = requant_tab(_mm256_add_epi32(b, _mm256_loadu_si256((const __m256i *)(k->fbias + c + 8))), k,
                   c + 8, u8);
-  __m256i p = _mm256_packs_epi32(a, b);
-  p = u8 ? _mm256_packus_epi16(p, p) : _mm256_packs_epi16(p, p);
-  _mm_storeu_si128((__m128i *)(o + c), _mm256_castsi256_si128(_mm256_permute4x64_epi64(p, 0x08)));
+  __m256i p = _mm256_adds_epi16(_mm256_packs_epi32(a, b), k->off16);
+  __m128i q = _mm256_castsi256_si128(p), q1 = _mm256_extracti128_si256(p, 1);
+  q = u8 ? _mm_min_epu8(_mm_max_epu8(_mm_packus_epi16(q, q1), k->lo8), k->hi8)
+         : _mm_min_epi8(_mm_max_epi8(_mm_packs_epi16(q, q1), k->lo8), k->hi8);
+  _mm_storeu_si128((__m128i *)(o + c), q);
 }
 
-static inline __attribute__((always_inline)) void pixel(const dwk *d, const dw_consts *k,
-                                                        const int8_t *const *px, const int16_t *wp,
-                                                        int32_t taps, int32_t pairs, int8_t *o,
-                                                        bool fold, bool u8) {
+/* The channels past the 16-channel blocks of one pixel: an 8-channel block, then scalar ones. */
+static inline __attribute__((always_inline)) void tail(const dwk *d, const dw_consts *k,
+                                                       const int8_t *const *px, const int16_t *wp,
+                                                       int32_t taps, int32_t pairs, int8_t *o,
+                                                       bool fold, bool u8) {
   int32_t C = d->out_d, b16 = C / 16;
-  for (int32_t bk = 0; bk < b16; bk++)
-    block16(d, k, px, (size_t)bk * 16, wp + (size_t)bk * pairs * 32, pairs, o, fold, u8);
   int32_t c = b16 * 16;
   if (C - c >= 8) {
     const int16_t *w = wp + (size_t)b16 * pairs * 32;
@@ -195,6 +240,41 @@ static inline __attribute__((always_inline)) void pixel(const dwk *d, const dw_c
     }
     int32_t m = u8 ? d->mult1 : d->qmult[c], sh = u8 ? d->shift1 : d->qshift[c];
     o[c] = (int8_t)ap_kq_clamp(ap_kq_mul((int32_t)acc, m, sh) + d->out_off, d->act_min, d->act_max);
+  }
+}
+
+static inline __attribute__((always_inline)) void pixel(const dwk *d, const dw_consts *k,
+                                                        const int8_t *const *px, const int16_t *wp,
+                                                        int32_t taps, int32_t pairs, int8_t *o,
+                                                        bool fold, bool u8) {
+  int32_t C = d->out_d, b16 = C / 16;
+  for (int32_t bk = 0; bk < b16; bk++)
+    block16(d, k, px, (size_t)bk * 16, wp + (size_t)bk * pairs * 32, pairs, o, fold, u8);
+  if (C % 16) tail(d, k, px, wp, taps, pairs, o, fold, u8);
+}
+
+/* Output pixels [ox0, ox1) of one row whose 3x3 windows lie inside the input's columns (folded,
+ * no dilation across): block16_3x3's rows and steps, advancing by the stride (a row of zero
+ * points stays). k2, wp2: as rows' (8 channels, pixels in twos). */
+static inline __attribute__((always_inline)) void
+inside3x3(const dwk *d, const dw_consts *k, const dw_consts *k2, const int16_t *wp2,
+          const int8_t *r0, const int8_t *r1, const int8_t *r2, size_t cs0, size_t cs1, size_t cs2,
+          const int16_t *wp, const int8_t *zp, int32_t ox0, int32_t ox1, int8_t *o, bool u8) {
+  size_t C = (size_t)d->out_d, sw = (size_t)d->stride_w;
+  int32_t ox = ox0;
+  if (k2) /* C == 8 */
+    for (; ox + 1 < ox1;
+         ox += 2, r0 += 2 * sw * cs0, r1 += 2 * sw * cs1, r2 += 2 * sw * cs2, o += 16)
+      block16_3x3(d, k2, r0, r1, r2, cs0, cs1, cs2, 0, wp2, o, u8);
+  for (; ox < ox1; ox++, r0 += sw * cs0, r1 += sw * cs1, r2 += sw * cs2, o += C) {
+    size_t b16 = C / 16;
+    for (size_t bk = 0; bk < b16; bk++)
+      block16_3x3(d, k, r0, r1, r2, cs0, cs1, cs2, bk * 16, wp + bk * 5 * 32, o, u8);
+    if (C % 16) {
+      const int8_t *px[10] = {r0,           r0 + cs0, r0 + 2 * cs0, r1,           r1 + cs1,
+                              r1 + 2 * cs1, r2,       r2 + cs2,     r2 + 2 * cs2, zp};
+      tail(d, k, px, wp, 9, 5, o, true, u8);
+    }
   }
 }
 
@@ -235,7 +315,25 @@ rows(const dwk *dp, int32_t b, int32_t oy0, int32_t oy1, const int16_t *wp, cons
       row[fy] = in ? in_b + (size_t)iy * d->in_w * C : NULL;
       rows_in = rows_in && in;
     }
+    /* 3x3 inside the input's rows: the pixels inside its columns address their taps from
+     * the window's corner; the others (ox < lo, ox >= hi) take the loop below. */
+    int32_t inside0 = 0, inside1 = 0;
+    if (fh == 3 && fw == 3 && fold && d->dil_w == 1 && lo < hi) {
+      size_t x0 = (size_t)(lo * d->stride_w - d->pad_w) * C, cs = C;
+      inside0 = lo, inside1 = hi;
+      if (rows_in) /* one step for every row */
+        inside3x3(d, k, k2, wp2, row[0] + x0, row[1] + x0, row[2] + x0, cs, cs, cs, wp, zp, lo, hi,
+                  o + (size_t)lo * C, u8);
+      else
+        inside3x3(d, k, k2, wp2, row[0] ? row[0] + x0 : zp, row[1] ? row[1] + x0 : zp,
+                  row[2] ? row[2] + x0 : zp, row[0] ? cs : 0, row[1] ? cs : 0, row[2] ? cs : 0, wp,
+                  zp, lo, hi, o + (size_t)lo * C, u8);
+    }
     for (int32_t ox = 0; ox < d->out_w; ox++, o += C) {
+      if (ox == inside0 && inside0 < inside1) {
+        ox = inside1 - 1, o += (size_t)(inside1 - 1 - inside0) * C;
+        continue;
+      }
       int32_t x0 = ox * d->stride_w - d->pad_w;
       if (rows_in && ox > lo && ox < hi) {
 #pragma GCC unroll 25
@@ -266,29 +364,103 @@ rows(const dwk *dp, int32_t b, int32_t oy0, int32_t oy1, const int16_t *wp, cons
   }
 }
 
-/* A table of C channels (t) in block16's order: each 16-channel group's channels 4-7 and 8-11
- * swapped (the 8-channel block after the groups keeps its order). */
-static void grouped16(int32_t *t, int32_t C) {
-  for (int32_t g = 0; g + 16 <= C; g += 16)
-    for (int32_t i = 4; i < 8; i++) {
-      int32_t v = t[g + i];
-      t[g + i] = t[g + i + 4];
-      t[g + i + 4] = v;
+/* Channels up to which the input offset is folded into the bias and the requantization
+ * tabulated (tables on the stack: 24 bytes a channel). */
+enum { FOLD_MAX = 1024 };
+
+/* fbias = bias + in_off * (sum of the weights + taps * f_off), 8 channels a step, and whether
+ * requant_tab's t stays in int32 for every vector channel: |bias| + (|in_off| + the largest
+ * input) * (sum of |weight + f_off|) + 2^(e - 1) <= INT32_MAX bounds |x| + 2^(e - 1) >= |t| (the
+ * sum of products, wrapping nowhere, and |h| <= |x|). (The channels past the 8-channel blocks
+ * take the reference's arithmetic.) */
+static inline __attribute__((always_inline)) bool
+fold_bias(const dwk *d, int32_t taps, const int32_t *right, int32_t r1, int32_t *fbias, bool u8) {
+  int32_t C = d->out_d, in_abs = d->in_off < 0 ? -d->in_off : d->in_off;
+  const __m256i ioff = _mm256_set1_epi32(d->in_off), foff = _mm256_set1_epi32(d->f_off),
+                wsum0 = _mm256_set1_epi32(taps * d->f_off), one = _mm256_set1_epi32(1),
+                top = _mm256_set1_epi32(INT32_MAX),
+                span = _mm256_set1_epi32(in_abs + (u8 ? 255 : 128));
+  __m256i bad = _mm256_setzero_si256();
+  int32_t c = 0;
+  for (; c + 8 <= C; c += 8) {
+    __m256i sw = wsum0, sa = _mm256_setzero_si256();
+    for (int32_t t = 0; t < taps; t++) {
+      __m128i v = _mm_loadl_epi64((const __m128i *)(d->f + (size_t)t * C + (size_t)c));
+      __m256i w = u8 ? _mm256_cvtepu8_epi32(v) : _mm256_cvtepi8_epi32(v);
+      sw = _mm256_add_epi32(sw, w);
+      sa = _mm256_add_epi32(sa, _mm256_abs_epi32(_mm256_add_epi32(w, foff)));
     }
+    __m256i bv =
+        d->bias ? _mm256_loadu_si256((const __m256i *)(d->bias + c)) : _mm256_setzero_si256();
+    _mm256_storeu_si256((__m256i *)(fbias + c), _mm256_add_epi32(bv, _mm256_mullo_epi32(ioff, sw)));
+    __m256i e = u8 ? _mm256_set1_epi32(r1) : _mm256_loadu_si256((const __m256i *)(right + c));
+    __m256i lim = _mm256_sub_epi32(_mm256_sub_epi32(top, _mm256_mullo_epi32(span, sa)),
+                                   _mm256_srli_epi32(_mm256_sllv_epi32(one, e), 1));
+    __m256i ab = _mm256_abs_epi32(bv); /* INT32_MIN stays negative */
+    bad = _mm256_or_si256(bad, _mm256_or_si256(_mm256_cmpgt_epi32(ab, lim),
+                                               _mm256_cmpgt_epi32(_mm256_setzero_si256(), ab)));
+  }
+  for (; c < C; c++) {
+    uint32_t sw = (uint32_t)taps * (uint32_t)d->f_off;
+    for (int32_t t = 0; t < taps; t++) {
+      int8_t w = d->f[(size_t)t * C + c];
+      sw += (uint32_t)(u8 ? (int32_t)(uint8_t)w : (int32_t)w);
+    }
+    fbias[c] = (int32_t)((d->bias ? (uint32_t)d->bias[c] : 0u) + (uint32_t)d->in_off * sw);
+  }
+  return _mm256_testz_si256(bad, bad);
 }
 
-/* Channels up to which the input offset is folded into the bias and the requantization
- * tabulated (tables on the stack: 16 bytes a channel). */
-enum { FOLD_MAX = 1024 };
+/* A table of n channels (t) in block16's order: each 16-channel group's channels 4-7 and 8-11
+ * swapped (the 8-channel block after the groups keeps its order). */
+static inline void grouped16(int32_t *t, int32_t n) {
+  for (int32_t g = 0; g + 16 <= n; g += 16) {
+    __m256i a = _mm256_loadu_si256((const __m256i *)(t + g)),
+            b = _mm256_loadu_si256((const __m256i *)(t + g + 8));
+    _mm256_storeu_si256((__m256i *)(t + g), _mm256_permute2x128_si256(a, b, 0x20));
+    _mm256_storeu_si256((__m256i *)(t + g + 8), _mm256_permute2x128_si256(a, b, 0x31));
+  }
+}
+
+/* fold_nudge of 4 shifts, the low halves of e's 64-bit lanes. */
+static inline __m256i fold_nudge4(__m256i e) {
+  const __m256i low = _mm256_set1_epi64x(0xffffffff), one = _mm256_set1_epi64x(1);
+  e = _mm256_and_si256(e, low);
+  __m256i v = _mm256_sllv_epi64(one, _mm256_add_epi64(e, _mm256_set1_epi64x(30)));
+  v = _mm256_and_si256(v, _mm256_cmpgt_epi64(e, _mm256_setzero_si256()));
+  return _mm256_add_epi64(v, _mm256_set1_epi64x(1ll << 30));
+}
+
+/* The tables of n channels in requant_tab's order: block16's, the nudges of each 8
+ * channels' even lanes then odd ones, the compares (8 channels a step; the channels past them
+ * take the reference's arithmetic). */
+static void order_tables(int32_t *fbias, int32_t *right, int32_t *mult, int32_t *gt, int64_t *nudge,
+                         int32_t n, bool u8) {
+  grouped16(fbias, n);
+  if (u8) return;
+  grouped16(right, n), grouped16(mult, n);
+  const __m256i one = _mm256_set1_epi32(1), min = _mm256_set1_epi32(INT32_MIN);
+  for (int32_t c = 0; c + 8 <= n; c += 8) {
+    __m256i e = _mm256_loadu_si256((const __m256i *)(right + c));
+    _mm256_storeu_si256((__m256i *)(nudge + c), fold_nudge4(e));
+    _mm256_storeu_si256((__m256i *)(nudge + c + 4), fold_nudge4(_mm256_srli_epi64(e, 32)));
+    _mm256_storeu_si256(
+        (__m256i *)(gt + c),
+        _mm256_blendv_epi8(min, one, _mm256_cmpgt_epi32(e, _mm256_setzero_si256())));
+  }
+}
 
 static inline __attribute__((always_inline)) bool run(const dwk *d, int32_t b, int32_t oy0,
                                                       int32_t oy1, void *ws, bool u8) {
   int32_t C = d->out_d, taps = d->f_h * d->f_w, pairs = (taps + 1) / 2;
-  _Alignas(32) int32_t fbias[FOLD_MAX], right[FOLD_MAX], mask[FOLD_MAX], half[FOLD_MAX],
-      mult[FOLD_MAX];
-  /* Folding needs shifts in [-31, 0] (requant_tab) and the tables' room; int8's right shifts,
-   * masks and halves tabulated on the way (8 channels a step). */
-  bool fold = C <= FOLD_MAX && (!u8 || (d->shift1 <= 0 && d->shift1 >= -31));
+  /* requant_tab's tables (mult 8 longer: the odd lanes read one on) */
+  _Alignas(32) int32_t fbias[FOLD_MAX], right[FOLD_MAX], gt[FOLD_MAX], mult[FOLD_MAX + 8];
+  _Alignas(32) int64_t nudge[FOLD_MAX];
+  /* Folding needs shifts in [-31, 0] (requant_tab), the tables' room and an input offset that
+   * keeps fits_fold's bound in int32; int8's right shifts tabulated on the way (8 channels a
+   * step). */
+  bool fold = C <= FOLD_MAX && d->in_off >= -512 && d->in_off <= 512 &&
+              (!u8 || (d->shift1 <= 0 && d->shift1 >= -31));
   if (u8 && !fold) return false; /* the uint8 table's kernel */
   if (!u8 && fold) {
     const __m256i one = _mm256_set1_epi32(1), lo = _mm256_set1_epi32(-32);
@@ -299,11 +471,7 @@ static inline __attribute__((always_inline)) bool run(const dwk *d, int32_t b, i
       bad =
           _mm256_or_si256(bad, _mm256_or_si256(_mm256_cmpgt_epi32(sh, _mm256_setzero_si256()),
                                                _mm256_cmpgt_epi32(lo, _mm256_sub_epi32(sh, one))));
-      __m256i r = _mm256_sub_epi32(_mm256_setzero_si256(), sh);
-      __m256i m = _mm256_sub_epi32(_mm256_sllv_epi32(one, r), one);
-      _mm256_store_si256((__m256i *)(right + c), r);
-      _mm256_store_si256((__m256i *)(mask + c), m);
-      _mm256_store_si256((__m256i *)(half + c), _mm256_srai_epi32(m, 1));
+      _mm256_store_si256((__m256i *)(right + c), _mm256_sub_epi32(_mm256_setzero_si256(), sh));
       _mm256_store_si256((__m256i *)(mult + c),
                          _mm256_loadu_si256((const __m256i *)(d->qmult + c)));
     }
@@ -311,56 +479,38 @@ static inline __attribute__((always_inline)) bool run(const dwk *d, int32_t b, i
     for (; fold && c < C; c++) {
       fold = d->qshift[c] <= 0 && d->qshift[c] >= -31;
       right[c] = -d->qshift[c];
-      mask[c] = (int32_t)((1u << (right[c] & 31)) - 1u);
-      half[c] = mask[c] >> 1;
       mult[c] = d->qmult[c];
     }
+    mult[C] = 0; /* (read by the last odd lanes, unused) */
   }
   int16_t *wp = ws;
   int8_t *zp = (int8_t *)ws + (size_t)pairs * (size_t)(C / 8) * 32;
   /* and the 16 past C (ap_fast_dw_ws's), which the two-pixel blocks read */
   memset(zp, -d->in_off, (size_t)C + 16);
   pack_weights(d, taps, wp, u8);
-  int32_t r1 = u8 ? -d->shift1 : 0, mask1 = (int32_t)((1u << (r1 & 31)) - 1u);
-  dw_consts k = {_mm256_set1_epi32(d->out_off),
-                 _mm256_set1_epi32(d->act_min),
-                 _mm256_set1_epi32(d->act_max),
-                 _mm256_set1_epi16((int16_t)d->in_off),
-                 fbias,
-                 right,
-                 mask,
-                 half,
-                 mult,
-                 _mm256_set1_epi32(d->mult1),
-                 _mm256_set1_epi32(r1),
-                 _mm256_set1_epi32(mask1),
-                 _mm256_set1_epi32(mask1 >> 1)};
-  if (fold) { /* fbias = bias + in_off * (sum of the weights + taps * f_off), 8 channels a step */
-    const __m256i ioff = _mm256_set1_epi32(d->in_off), wsum0 = _mm256_set1_epi32(taps * d->f_off);
-    int32_t c = 0;
-    for (; c + 8 <= C; c += 8) {
-      __m256i sw = wsum0;
-      for (int32_t t = 0; t < taps; t++) {
-        __m128i v = _mm_loadl_epi64((const __m128i *)(d->f + (size_t)t * C + (size_t)c));
-        sw = _mm256_add_epi32(sw, u8 ? _mm256_cvtepu8_epi32(v) : _mm256_cvtepi8_epi32(v));
-      }
-      __m256i bv =
-          d->bias ? _mm256_loadu_si256((const __m256i *)(d->bias + c)) : _mm256_setzero_si256();
-      _mm256_storeu_si256((__m256i *)(fbias + c),
-                          _mm256_add_epi32(bv, _mm256_mullo_epi32(ioff, sw)));
-    }
-    for (; c < C; c++) {
-      uint32_t sw = (uint32_t)taps * (uint32_t)d->f_off;
-      for (int32_t t = 0; t < taps; t++) {
-        int8_t w = d->f[(size_t)t * C + c];
-        sw += (uint32_t)(u8 ? (int32_t)(uint8_t)w : (int32_t)w);
-      }
-      fbias[c] = (int32_t)((d->bias ? (uint32_t)d->bias[c] : 0u) + (uint32_t)d->in_off * sw);
-    }
-  }
+  int32_t r1 = u8 ? -d->shift1 : 0;
+  dw_consts k = {.off = _mm256_set1_epi32(d->out_off),
+                 .lo = _mm256_set1_epi32(d->act_min),
+                 .hi = _mm256_set1_epi32(d->act_max),
+                 .vin16 = _mm256_set1_epi16((int16_t)d->in_off),
+                 .off16 = _mm256_set1_epi16((int16_t)d->out_off),
+                 .lo8 = _mm_set1_epi8((char)d->act_min),
+                 .hi8 = _mm_set1_epi8((char)d->act_max),
+                 .fbias = fbias,
+                 .right = right,
+                 .mult = mult,
+                 .gt = gt,
+                 .nudge = nudge,
+                 .m1 = _mm256_set1_epi32(d->mult1),
+                 .right1 = _mm256_set1_epi32(r1),
+                 .nudge1 = _mm256_set1_epi64x(fold_nudge(r1)),
+                 .gt1 = _mm256_set1_epi32(r1 > 0 ? 1 : INT32_MIN)};
+  if (fold) fold = fold_bias(d, taps, right, r1, fbias, u8);
+  if (u8 && !fold) return false;
   /* 8 channels with stride 1 across: pixels in twos (rows' k2), from the tables in order */
   _Alignas(32) int16_t wp2[32 * 32];
-  _Alignas(32) int32_t fbias2[16], right2[16], mask2[16], half2[16], mult2[16];
+  _Alignas(32) int32_t fbias2[16], right2[16], gt2[16], mult2[24];
+  _Alignas(32) int64_t nudge2[16];
   dw_consts k2 = k;
   const dw_consts *two = NULL;
   if (C == 8 && d->stride_w == 1 && fold) {
@@ -379,19 +529,14 @@ static inline __attribute__((always_inline)) bool run(const dwk *d, int32_t b, i
     for (int32_t i = 0; i < 16; i++) {
       fbias2[i] = fbias[i % 8];
       right2[i] = right[i % 8];
-      mask2[i] = mask[i % 8];
-      half2[i] = half[i % 8];
       mult2[i] = u8 ? 0 : d->qmult[i % 8];
     }
-    grouped16(fbias2, 16), grouped16(right2, 16), grouped16(mask2, 16), grouped16(half2, 16);
-    grouped16(mult2, 16);
-    k2.fbias = fbias2, k2.right = right2, k2.mask = mask2, k2.half = half2, k2.mult = mult2;
+    mult2[16] = 0;
+    order_tables(fbias2, right2, mult2, gt2, nudge2, 16, u8);
+    k2.fbias = fbias2, k2.right = right2, k2.gt = gt2, k2.mult = mult2, k2.nudge = nudge2;
     two = &k2;
   }
-  if (fold) { /* in block16's order (the two pixels' tables above were already) */
-    grouped16(fbias, C);
-    if (!u8) grouped16(right, C), grouped16(mask, C), grouped16(half, C), grouped16(mult, C);
-  }
+  if (fold) order_tables(fbias, right, mult, gt, nudge, C, u8);
   /* the common filters with constant extents: every tap loop unrolled */
   if (d->f_h == 3 && d->f_w == 3 && fold)
     rows(d, b, oy0, oy1, wp, zp, &k, two, wp2, 3, 3, 5, true, u8);

@@ -311,6 +311,9 @@ extern const ap_fast_level ap_fast_avx512;
 void ap_fast_avx2_dw(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws);
 /* Its multiplier-1 case (dw_avx2.c). */
 void ap_fast_avx2_dw1(const ap_qdw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws);
+/* ap_fast_channel_multipliers' values, 4 per-channel filter scales a step (multipliers_avx2.c). */
+void ap_fast_avx2_channel_multipliers(float input_scale, const ap_ktensor *filter,
+                                      float output_scale, int32_t n, int32_t *mult, int32_t *shift);
 void ap_fast_avx2_fc(const ap_qfc *f, int32_t u0, int32_t u1);
 /* The AVX2 level's fully connected kernel (fc_avx2.c; depths below 16: ap_fast_avx2_fc). */
 void ap_fast_avx2_fc_rows(const ap_qfc *f, int32_t u0, int32_t u1);
@@ -477,6 +480,15 @@ static inline int8_t ap_fast_requant(int32_t acc, int32_t mult, int32_t shift, i
 /* ap_kconv_channel_multipliers' values, computed without libm (multipliers.c). */
 void ap_fast_channel_multipliers(float input_scale, const ap_ktensor *filter, float output_scale,
                                  int32_t n, int32_t *mult, int32_t *shift);
+/* The same values at exec x's level: 4 a step on AVX2 and above (multipliers_avx2.c); elsewhere
+ * the call above as it is (the Cortex-M builds compile the same call). */
+#ifdef AP_FAST_X86
+#define AP_FAST_MULTIPLIERS(x, ...)                                                                \
+  ((x)->level->level >= AP_SIMD_AVX2 ? ap_fast_avx2_channel_multipliers(__VA_ARGS__)               \
+                                     : ap_fast_channel_multipliers(__VA_ARGS__))
+#else
+#define AP_FAST_MULTIPLIERS(x, ...) ap_fast_channel_multipliers(__VA_ARGS__)
+#endif
 
 /* Hooks for the registry's adapters. *_scratch: after the reference prepare succeeded, the
  * scratch bytes the fast path needs (false, scratch untouched: the reference kernel runs).

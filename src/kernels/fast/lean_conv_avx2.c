@@ -372,7 +372,7 @@ bool ap_fast_lean_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap
   }
   uint8_t *sc = scratch;
   int32_t *mult = (int32_t *)(sc + pl.mult), *shift = (int32_t *)(sc + pl.shift);
-  ap_fast_channel_multipliers(p->input_scale, f, p->output_scale, pl.n, mult, shift);
+  ap_fast_avx2_channel_multipliers(p->input_scale, f, p->output_scale, pl.n, mult, shift);
   lean_job j = {.pl = &pl,
                 .p = p,
                 .in = in->data,

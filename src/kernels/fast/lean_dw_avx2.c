@@ -58,7 +58,7 @@ bool ap_fast_lean_dw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_k
   }
   const int32_t n = g.n;
   int32_t *qm = scratch, *qs = qm + n;
-  ap_fast_channel_multipliers(p->input_scale, f, p->output_scale, n, qm, qs);
+  ap_fast_avx2_channel_multipliers(p->input_scale, f, p->output_scale, n, qm, qs);
   /* The level's own kernel where its workspace fits on the stack. */
   size_t ws_bytes = ap_fast_dw_ws(g.f_h * g.f_w, n);
   if (x->level->dw && g.f_h <= 64 && g.f_w <= 64 && ws_bytes <= LEAN_DW_STACK) {
