@@ -105,10 +105,28 @@ static void scratch_case(int builtin) {
 }
 
 int main(void) {
-  fc_setup(); /* every level on 1-3 threads, then each on one thread with the lean kernels */
+  /* Every level on 1-3 threads, then each with the lean kernels: on one thread, and on 2 and
+   * 3 as the kernel choice's "in place" candidate runs them (one workspace: the lean kernels
+   * split, every op however small). */
+  fc_setup();
   const ap_fast_level *l[AP_TEST_MAX_LEVELS];
-  for (int i = 0, n = ap_test_levels(l); i < n; i++)
+  for (int i = 0, n = ap_test_levels(l); i < n; i++) {
     fc_cfgs[fc_ncfg++] = (fc_cfg){{.level = l[i], .threads = 1, .lean = true}, l[i]->name};
+    fc_cfgs[fc_ncfg++] = (fc_cfg){{.level = l[i],
+                                   .workers = fc_w2,
+                                   .threads = 2,
+                                   .lean = true,
+                                   .one_workspace = true,
+                                   .parallel_min = 1},
+                                  l[i]->name};
+    fc_cfgs[fc_ncfg++] = (fc_cfg){{.level = l[i],
+                                   .workers = fc_w3,
+                                   .threads = 3,
+                                   .lean = true,
+                                   .one_workspace = true,
+                                   .parallel_min = 1},
+                                  l[i]->name};
+  }
   const int S = AP_KPAD_SAME, V = AP_KPAD_VALID, R = 1000;
   const int NONE = AP_KACT_NONE, RELU = AP_KACT_RELU, RELU6 = AP_KACT_RELU6;
   static const spec specs[] = {

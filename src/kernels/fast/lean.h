@@ -3,7 +3,10 @@
  * candidate (ap_kexec.lean, the in-place choice): where a model's peak step leaves no room for
  * patch rows or packed weights, they keep the plan within the reference's total without the
  * reference's time. What they hold beyond the reference's scratch lives on the stack, bounded
- * and the same for every model (at most 6 KiB), as the kernels' other temporaries do.
+ * and the same for every model (at most 6 KiB), as the kernels' other temporaries do: so they
+ * split over the threads (pixels or output rows cut into pieces, each thread's temporaries on
+ * its own stack) even where the choice gave the op one workspace (ap_fast_shared), unless the
+ * op's output overlaps its input (then one thread writes the rows in order).
  *
  * CONV_2D int8 (lean_conv_avx2.c, the AVX2 and AVX-512 levels): no patch rows and no packing
  * in scratch; weights read in place, two channels against four output pixels, sums of

@@ -378,6 +378,51 @@ static void clipped(const lean_job *j, int32_t r, int8_t *out) {
   single(j, base, soff, swoff, slen, nseg, out);
 }
 
+/* Pixels [r0, r1) (r0 a multiple of LEAN_R). */
+static void lean_rows(const lean_job *j, int32_t r0, int32_t r1) {
+  const lean_plan *pl = j->pl;
+  if (pl->k <= LEAN_STACK_K) {
+    for (int32_t r = r0; r < r1; r += LEAN_R) {
+      int32_t rows = r1 - r < LEAN_R ? r1 - r : LEAN_R;
+      group_widened(j, r, rows, j->out + (size_t)r * (size_t)pl->n);
+    }
+    return;
+  }
+  for (int32_t r = r0; r < r1; r += LEAN_R) {
+    int32_t rows = r1 - r < LEAN_R ? r1 - r : LEAN_R;
+    const int8_t *base[LEAN_R];
+    bool all = true;
+    for (int32_t i = 0; i < rows; i++) {
+      bool inside;
+      base[i] = pixel(j, r + i, &inside);
+      all = all && inside;
+    }
+    int8_t *o = j->out + (size_t)r * (size_t)pl->n;
+    if (all) {
+      group(j, base, rows, pl->soff, pl->swoff, pl->slen, pl->nseg, o);
+      continue;
+    }
+    /* A tap outside: each pixel alone, over the runs of its taps inside (a tap outside adds
+     * nothing, as the reference skips it). */
+    for (int32_t i = 0; i < rows; i++)
+      clipped(j, r + i, o + (size_t)i * (size_t)pl->n);
+  }
+}
+
+typedef struct lean_task_arg {
+  const lean_job *j;
+  int64_t groups;
+  int pieces;
+} lean_task_arg;
+
+/* Piece i of the pixel groups. */
+static void lean_task(void *arg, int i) {
+  const lean_task_arg *a = arg;
+  int64_t g0 = a->groups * i / a->pieces, g1 = a->groups * (i + 1) / a->pieces;
+  int64_t r1 = g1 * LEAN_R < a->j->pl->m ? g1 * LEAN_R : a->j->pl->m;
+  if (g0 < g1) lean_rows(a->j, (int32_t)(g0 * LEAN_R), (int32_t)r1);
+}
+
 bool ap_fast_lean_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                             const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out,
                             void *scratch, ap_status *s) {
@@ -408,33 +453,16 @@ bool ap_fast_lean_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap
                 .out_w = out->dims[2],
                 .f_h = f->dims[1],
                 .f_w = f->dims[2]};
-  if (pl.k <= LEAN_STACK_K) {
-    for (int32_t r = 0; r < pl.m; r += LEAN_R) {
-      int32_t rows = pl.m - r < LEAN_R ? pl.m - r : LEAN_R;
-      group_widened(&j, r, rows, j.out + (size_t)r * (size_t)pl.n);
-    }
-    *s = AP_OK;
-    return true;
-  }
-  for (int32_t r = 0; r < pl.m; r += LEAN_R) {
-    int32_t rows = pl.m - r < LEAN_R ? pl.m - r : LEAN_R;
-    const int8_t *base[LEAN_R];
-    bool all = true;
-    for (int32_t i = 0; i < rows; i++) {
-      bool inside;
-      base[i] = pixel(&j, r + i, &inside);
-      all = all && inside;
-    }
-    int8_t *o = j.out + (size_t)r * (size_t)pl.n;
-    if (all) {
-      group(&j, base, rows, pl.soff, pl.swoff, pl.slen, pl.nseg, o);
-      continue;
-    }
-    /* A tap outside: each pixel alone, over the runs of its taps inside (a tap outside adds
-     * nothing, as the reference skips it). */
-    for (int32_t i = 0; i < rows; i++)
-      clipped(&j, r + i, o + (size_t)i * (size_t)pl.n);
-  }
+  /* Groups of LEAN_R pixels cut into pieces claimed by the threads (each group's temporaries on
+   * its own thread's stack: no scratch per thread); border pixels cost more, so a few pieces per
+   * thread even them out. */
+  ap_kexec tmp;
+  x = ap_fast_shared(x, &tmp);
+  int64_t groups = ((int64_t)pl.m + LEAN_R - 1) / LEAN_R;
+  int pieces = ap_fast_chunks(
+      ap_fast_tasks(x, (uint64_t)pl.m * (uint64_t)pl.n * (uint64_t)pl.k, groups), 4, groups);
+  lean_task_arg a = {&j, groups, pieces};
+  ap_fast_parallel(x, lean_task, &a, pieces);
   *s = AP_OK;
   return true;
 }

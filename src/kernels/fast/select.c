@@ -52,8 +52,13 @@ const char *ap_fast_level_name(const ap_fast_level *l) {
   return l ? l->name : "reference";
 }
 
+/* The workers x lends its kernels (none under one_workspace: see ap_fast_shared). */
+static ap_port_workers *workers(const ap_kexec *x) {
+  return x && !x->one_workspace ? x->workers : NULL;
+}
+
 void ap_fast_parallel(const ap_kexec *x, ap_port_task fn, void *arg, int n) {
-  if (x && x->workers && n > 1) {
+  if (workers(x) && n > 1) {
     ap_port_workers_run(x->workers, fn, arg, n);
     return;
   }
@@ -62,7 +67,7 @@ void ap_fast_parallel(const ap_kexec *x, ap_port_task fn, void *arg, int n) {
 }
 
 void ap_fast_parallel_slots(const ap_kexec *x, ap_port_slot_task fn, void *arg, int n) {
-  if (x && x->workers && n > 1) {
+  if (workers(x) && n > 1) {
     ap_port_workers_run_slots(x->workers, fn, arg, n);
     return;
   }
@@ -71,7 +76,7 @@ void ap_fast_parallel_slots(const ap_kexec *x, ap_port_slot_task fn, void *arg, 
 }
 
 int ap_fast_slots(const ap_kexec *x, int tasks) {
-  return tasks > 1 && x && x->workers ? ap_port_workers_count(x->workers) : 1;
+  return tasks > 1 && workers(x) ? ap_port_workers_count(x->workers) : 1;
 }
 
 int ap_fast_chunks(int tasks, int per_task, int64_t units) {
@@ -81,7 +86,7 @@ int ap_fast_chunks(int tasks, int per_task, int64_t units) {
 }
 
 int ap_fast_tasks(const ap_kexec *x, uint64_t work, int64_t units) {
-  int t = x && x->workers ? x->threads : 1;
+  int t = workers(x) ? x->threads : 1;
   if (work < (x && x->parallel_min ? x->parallel_min : AP_FAST_PARALLEL_MIN)) t = 1;
   if (t > units) t = (int)(units > 0 ? units : 1);
   return t < 1 ? 1 : t;
