@@ -26,6 +26,63 @@ typedef struct spec {
   int mult; /* nonzero: DEPTHWISE_CONV_2D with this depth multiplier (cout = cin x mult) */
 } spec;
 
+/* The output placed over its input as the planner's in-place overlap places it
+ * (src/graph/overlap.c: offset(in) - offset(out) = the lead, rows whole), on every lean
+ * configuration (2 and 3 threads: band by band, each band's rows split): the reference's bytes. */
+static void overlap_case(const char *what, int32_t builtin, const ap_kop_options *o,
+                         const ap_ktensor *const *ins, int n, const ap_ktensor *out_view,
+                         const spec *c) {
+  size_t nref = 0, sc;
+  ap_status s;
+  uint8_t *ref = fc_run(builtin, o, ins, n, out_view, NULL, &nref, &sc, &s);
+  if (!ref || s != AP_OK) {
+    free(ref);
+    return; /* (fc_compare reported it) */
+  }
+  int32_t eh = (c->fh - 1) * c->dh + 1;
+  int32_t oh = c->padding == AP_KPAD_SAME ? (c->h + c->sh - 1) / c->sh : (c->h - eh) / c->sh + 1;
+  int32_t pad = c->padding == AP_KPAD_SAME ? ((oh - 1) * c->sh + eh - c->h) / 2 : 0;
+  pad = pad > 0 ? pad : 0;
+  int64_t orow = (int64_t)nref / c->b / oh, irow = (int64_t)c->w * c->cin, lead = 0;
+  for (int b = 0; b < c->b; b++)
+    for (int r = 0; r < oh; r++) {
+      int64_t first = (int64_t)r * c->sh - pad;
+      first = first < 0 ? 0 : first > c->h ? c->h : first;
+      int64_t l = ((int64_t)b * oh + r + 1) * orow - ((int64_t)b * c->h + first) * irow;
+      lead = l > lead ? l : lead;
+    }
+  size_t nin = (size_t)c->b * (size_t)irow * (size_t)c->h;
+  size_t total = (size_t)lead + nin > nref ? (size_t)lead + nin : nref;
+  uint8_t *buf = malloc(total);
+  for (int i = 0; i < fc_ncfg; i++) {
+    if (!fc_cfgs[i].x.lean) continue;
+    memcpy(buf + lead, ins[0]->data, nin);
+    ap_ktensor tin = *ins[0];
+    tin.data = buf + lead;
+    const ap_ktensor *ins2[3] = {&tin, ins[1], n > 2 ? ins[2] : NULL};
+    const ap_kernel *k = ap_kernel_find(builtin);
+    _Alignas(16) unsigned char params[AP_KPARAMS_SIZE];
+    memset(params, 0, sizeof params);
+    ap_kop_options opt = *o;
+    opt.exec = &fc_cfgs[i].x;
+    ap_errbuf err = {{0}};
+    ap_ktensor out = *out_view, *outs[1] = {&out};
+    ap_kctx cx = {ins2, n, outs, 1, &opt, params, NULL, &err};
+    size_t scratch = 0;
+    s = k->prepare(&cx, &scratch);
+    void *sp = scratch ? aligned_alloc(16, ap_kscratch_round(scratch)) : NULL;
+    out.data = buf;
+    cx.scratch = sp;
+    if (s == AP_OK) s = k->eval(&cx);
+    free(sp);
+    CHECK_MSG(s == AP_OK && memcmp(buf, ref, nref) == 0,
+              "%s: over its input (lead %lld), %s with %d threads differs", what, (long long)lead,
+              fc_cfgs[i].name, fc_cfgs[i].x.threads);
+  }
+  free(buf);
+  free(ref);
+}
+
 static void run_case(const spec *c) {
   size_t nin = (size_t)c->b * c->h * c->w * c->cin,
          nf = (size_t)c->cout * c->fh * c->fw * (c->mult ? 1 : c->cin);
@@ -61,6 +118,7 @@ static void run_case(const spec *c) {
            c->sw, c->dh, c->dw, c->padding == AP_KPAD_SAME ? "SAME" : "VALID", zp,
            c->extreme ? ", wrapping" : "", c->no_bias ? ", no bias" : "");
   fc_compare(what, c->mult ? B_DW : B_CONV, &o, ins, c->no_bias ? 2 : 3, &to);
+  overlap_case(what, c->mult ? B_DW : B_CONV, &o, ins, c->no_bias ? 2 : 3, &to, c);
   free(in), free(f), free(bias), free(scales);
 }
 

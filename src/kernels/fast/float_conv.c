@@ -151,19 +151,12 @@ static void taps(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
    * what one row at a time (every pass over it before the next) keeps. A band's later passes
    * read input rows from its first row's first one on, so a band ends where its output would
    * reach that input row. */
-  size_t in_row = (size_t)in->dims[2] * (size_t)d * 4;
-  size_t in_bytes = (size_t)in->dims[0] * (size_t)in->dims[1] * in_row;
-  uintptr_t i0 = (uintptr_t)in->data, o0 = (uintptr_t)out->data;
-  bool over = o0 < i0 + in_bytes && i0 < o0 + (size_t)rows * row_bytes;
-  int64_t gap = (int64_t)(i0 - o0); /* bytes from the output's start to the input's */
+  bool over = ap_fast_overlapping(in, out);
   for (int32_t r0 = 0, r1; r0 < rows; r0 = r1) {
     r1 = rows - r0 < band ? rows : r0 + band;
-    if (over) {
-      int64_t oy = r0 % out->dims[1], first = oy * c.stride_h - pad_h;
-      first = first < 0 ? 0 : first > in->dims[1] ? in->dims[1] : first;
-      first += (int64_t)(r0 / out->dims[1]) * in->dims[1];
-      int64_t most = (gap + first * (int64_t)in_row) / (int64_t)row_bytes;
-      if (most < r1) r1 = most > r0 ? (int32_t)most : r0 + 1;
+    if (over) { /* (its rows in any order: split as any band) */
+      int32_t most = ap_fast_overlap_band(in, out, c.stride_h, pad_h, r0);
+      if (most < r1) r1 = most;
     }
     uint64_t work = (uint64_t)(r1 - r0) * (uint64_t)out->dims[2] * (uint64_t)n * (size_t)d * 4;
     fconv_job j = {&c, x->level, r1 - r0, ap_fast_tasks(x, work, r1 - r0), r0};
@@ -204,6 +197,8 @@ bool ap_fast_fconv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kte
     *s = AP_OK;
     return true;
   }
+  ap_kexec serial; /* an output over its input: rows in order, on one thread */
+  x = ap_fast_in_order(x, in, out, &serial);
   bool finite =
       (x->level->fconv_pack ? x->level->fconv_pack : ap_fast_fconv_pack)(f->data, n, k, L, wp);
   ap_fconv c = {.in = in->data,

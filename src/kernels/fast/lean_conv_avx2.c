@@ -411,16 +411,29 @@ static void lean_rows(const lean_job *j, int32_t r0, int32_t r1) {
 
 typedef struct lean_task_arg {
   const lean_job *j;
-  int64_t groups;
+  int32_t first; /* the span's first pixel */
+  int64_t count, groups;
   int pieces;
 } lean_task_arg;
 
-/* Piece i of the pixel groups. */
+/* Piece i of the span's pixel groups. */
 static void lean_task(void *arg, int i) {
   const lean_task_arg *a = arg;
   int64_t g0 = a->groups * i / a->pieces, g1 = a->groups * (i + 1) / a->pieces;
-  int64_t r1 = g1 * LEAN_R < a->j->pl->m ? g1 * LEAN_R : a->j->pl->m;
-  if (g0 < g1) lean_rows(a->j, (int32_t)(g0 * LEAN_R), (int32_t)r1);
+  int64_t r1 = g1 * LEAN_R < a->count ? g1 * LEAN_R : a->count;
+  if (g0 < g1) lean_rows(a->j, a->first + (int32_t)(g0 * LEAN_R), a->first + (int32_t)r1);
+}
+
+/* Pixels [p0, p1) in groups of LEAN_R cut into pieces claimed by the threads (each group's
+ * temporaries on its own thread's stack: no scratch per thread), per_task pieces a thread (a
+ * whole map's border pixels cost more: a few pieces a thread even them out). */
+static void lean_span(const ap_kexec *x, const lean_job *j, int32_t p0, int32_t p1, int per_task) {
+  int64_t count = p1 - p0, groups = (count + LEAN_R - 1) / LEAN_R;
+  lean_task_arg a = {j, p0, count, groups, 1};
+  a.pieces = ap_fast_chunks(
+      ap_fast_tasks(x, (uint64_t)count * (uint64_t)j->pl->n * (uint64_t)j->pl->k, groups), per_task,
+      groups);
+  ap_fast_parallel(x, lean_task, &a, a.pieces);
 }
 
 bool ap_fast_lean_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
@@ -453,16 +466,18 @@ bool ap_fast_lean_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap
                 .out_w = out->dims[2],
                 .f_h = f->dims[1],
                 .f_w = f->dims[2]};
-  /* Groups of LEAN_R pixels cut into pieces claimed by the threads (each group's temporaries on
-   * its own thread's stack: no scratch per thread); border pixels cost more, so a few pieces per
-   * thread even them out. */
   ap_kexec tmp;
   x = ap_fast_shared(x, &tmp);
-  int64_t groups = ((int64_t)pl.m + LEAN_R - 1) / LEAN_R;
-  int pieces = ap_fast_chunks(
-      ap_fast_tasks(x, (uint64_t)pl.m * (uint64_t)pl.n * (uint64_t)pl.k, groups), 4, groups);
-  lean_task_arg a = {&j, groups, pieces};
-  ap_fast_parallel(x, lean_task, &a, pieces);
+  if (!ap_fast_overlapping(in, out)) {
+    lean_span(x, &j, 0, pl.m, 4);
+  } else { /* an output over its input: band by band (each band's rows in any order; a band
+            * is often one row: a piece a thread) */
+    int32_t rows = out->dims[0] * out->dims[1];
+    for (int32_t r0 = 0, r1; r0 < rows; r0 = r1) {
+      r1 = ap_fast_overlap_band(in, out, p->stride_h, p->pad.pad_h, r0);
+      lean_span(x, &j, r0 * j.out_w, r1 * j.out_w, 1);
+    }
+  }
   *s = AP_OK;
   return true;
 }

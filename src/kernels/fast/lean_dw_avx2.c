@@ -53,9 +53,9 @@ typedef struct lean_dw_job {
   const int32_t *bias;
   int8_t *out;
   const ap_fast_level *l;
-  bool level; /* the level's kernel, its workspace on the stack */
-  ap_qdw d;   /* (its descriptor) */
-  int64_t rows;
+  bool level;          /* the level's kernel, its workspace on the stack */
+  ap_qdw d;            /* (its descriptor) */
+  int64_t first, rows; /* the span of output rows (over batches) */
   int pieces;
 } lean_dw_job;
 
@@ -129,10 +129,11 @@ static void lean_dw_row(const lean_dw_job *j, int32_t b, int32_t oy) {
   }
 }
 
-/* Piece i of the output rows (batch by batch). */
+/* Piece i of the span's output rows (rows over batches). */
 static void lean_dw_task(void *arg, int i) {
   const lean_dw_job *j = arg;
-  int64_t begin = j->rows * i / j->pieces, end = j->rows * (i + 1) / j->pieces;
+  int64_t begin = j->first + j->rows * i / j->pieces,
+          end = j->first + j->rows * (i + 1) / j->pieces;
   int32_t out_h = j->g->out_h;
   while (begin < end) {
     int32_t b = (int32_t)(begin / out_h), oy = (int32_t)(begin % out_h);
@@ -146,6 +147,18 @@ static void lean_dw_task(void *arg, int i) {
     }
     begin = stop;
   }
+}
+
+/* Output rows [r0, r1) cut into pieces claimed by the threads, each with its workspace on its
+ * own stack (no scratch per thread); 2 pieces per thread, as the level's kernel (each call lays
+ * out its weights again). A depthwise multiply-add costs about 5 of a convolution's. */
+static void lean_dw_span(const ap_kexec *x, lean_dw_job *j, int32_t r0, int32_t r1) {
+  j->first = r0;
+  j->rows = r1 - r0;
+  uint64_t work = (uint64_t)j->rows * (uint64_t)j->g->out_w * (uint64_t)j->g->n *
+                  (uint64_t)j->g->f_h * (uint64_t)j->g->f_w * 5;
+  j->pieces = ap_fast_chunks(ap_fast_tasks(x, work, j->rows), 2, j->rows);
+  ap_fast_parallel(x, lean_dw_task, j, j->pieces);
 }
 
 bool ap_fast_lean_dw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
@@ -175,16 +188,17 @@ bool ap_fast_lean_dw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_k
   size_t ws_bytes = ap_fast_dw_ws(g.f_h * g.f_w, n);
   j.level = x->level->dw && g.f_h <= 64 && g.f_w <= 64 && ws_bytes <= LEAN_DW_STACK;
   if (j.level) ap_fast_qdw_set(&j.d, p, in, f, bias, out, qm, qs);
-  /* Output rows cut into pieces claimed by the threads, each with its workspace on its own
-   * stack (no scratch per thread); 2 pieces per thread, as the level's kernel (each call lays
-   * out its weights again). A depthwise multiply-add costs about 5 of a convolution's. */
   ap_kexec tmp;
   x = ap_fast_shared(x, &tmp);
-  j.rows = (int64_t)p->out_shape.dims[0] * g.out_h;
-  uint64_t work =
-      (uint64_t)j.rows * (uint64_t)g.out_w * (uint64_t)n * (uint64_t)g.f_h * (uint64_t)g.f_w * 5;
-  j.pieces = ap_fast_chunks(ap_fast_tasks(x, work, j.rows), 2, j.rows);
-  ap_fast_parallel(x, lean_dw_task, &j, j.pieces);
+  int32_t rows = p->out_shape.dims[0] * g.out_h;
+  if (!ap_fast_overlapping(in, out)) {
+    lean_dw_span(x, &j, 0, rows);
+  } else { /* an output over its input: band by band (each band's rows in any order) */
+    for (int32_t r0 = 0, r1; r0 < rows; r0 = r1) {
+      r1 = ap_fast_overlap_band(in, out, p->stride_h, p->pad.pad_h, r0);
+      lean_dw_span(x, &j, r0, r1);
+    }
+  }
   *s = AP_OK;
   return true;
 }
