@@ -186,8 +186,8 @@ static ap_status conv_run(ap_kctx *c) {
     size_t bytes;
     const ap_conv_params *p = c->params;
     ap_kexec serial;
-    /* The lean kernels and the float one split an output over its input band by band
-     * themselves (ap_fast_overlap_band); the others then run on one thread. */
+    /* The lean kernels, the float and the uint8 ones split an output over its input band by
+     * band themselves (ap_fast_overlap_band) or run it on one thread; the others get x. */
     const ap_kexec *xb =
         p ? ap_fast_bounded(c, conv_need, p->scratch_bytes, true, &one, &bytes) : NULL;
     const ap_kexec *x = ap_fast_in_order(xb, in(c, 0), c->outputs[0], &serial);
@@ -199,7 +199,7 @@ static ap_status conv_run(ap_kctx *c) {
         (REG_T(AP_REG_FLOAT) &&
          ap_fast_fconv_eval(xb, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
         (REG_T(AP_REG_UINT8) &&
-         ap_fast_u8conv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
+         ap_fast_u8conv_eval(xb, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
         (REG_T(AP_REG_INT16) && ap_fast_conv16_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)))
       return s;
   }
