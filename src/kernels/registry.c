@@ -188,20 +188,22 @@ static ap_status conv_run(ap_kctx *c) {
     size_t bytes;
     const ap_conv_params *p = c->params;
     ap_kexec serial;
-    const ap_kexec *x = ap_fast_in_order(
-        p ? ap_fast_bounded(c, conv_need, p->scratch_bytes, true, &one, &bytes) : NULL, in(c, 0),
-        c->outputs[0], &serial);
+    /* The lean kernels, the float and the uint8 ones split an output over its input band by
+     * band themselves (ap_fast_overlap_band) or run it on one thread; the others get x. */
+    const ap_kexec *xb =
+        p ? ap_fast_bounded(c, conv_need, p->scratch_bytes, true, &one, &bytes) : NULL;
+    const ap_kexec *x = ap_fast_in_order(xb, in(c, 0), c->outputs[0], &serial);
     void *sc = c->scratch;
     ap_ktensor *o = c->outputs[0];
     if (((REG_T(AP_REG_INT8) || REG_T(AP_REG_UINT8)) &&
          ap_fast_smallk_conv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
         (REG_T(AP_REG_INT8) &&
-         ap_fast_lean_conv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
+         ap_fast_lean_conv_eval(xb, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
         (REG_T(AP_REG_INT8) && ap_fast_conv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
         (REG_T(AP_REG_FLOAT) &&
-         ap_fast_fconv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
+         ap_fast_fconv_eval(xb, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
         (REG_T(AP_REG_UINT8) &&
-         ap_fast_u8conv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
+         ap_fast_u8conv_eval(xb, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
         (REG_T(AP_REG_INT16) && ap_fast_conv16_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)))
       return s;
   }
@@ -235,13 +237,14 @@ static ap_status dw_run(ap_kctx *c) {
     size_t bytes;
     const ap_conv_params *p = c->params;
     ap_kexec serial;
-    const ap_kexec *x = ap_fast_in_order(
-        p ? ap_fast_bounded(c, dw_need, p->scratch_bytes, true, &one, &bytes) : NULL, in(c, 0),
-        c->outputs[0], &serial);
+    /* The lean kernel splits an output over its input band by band itself. */
+    const ap_kexec *xb =
+        p ? ap_fast_bounded(c, dw_need, p->scratch_bytes, true, &one, &bytes) : NULL;
+    const ap_kexec *x = ap_fast_in_order(xb, in(c, 0), c->outputs[0], &serial);
     void *sc = c->scratch;
     ap_ktensor *o = c->outputs[0];
     if ((REG_T(AP_REG_INT8) &&
-         ap_fast_lean_dw_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
+         ap_fast_lean_dw_eval(xb, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
         (REG_T(AP_REG_INT8) && ap_fast_dw_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
         (REG_T(AP_REG_UINT8) && ap_fast_u8dw_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
         (REG_T(AP_REG_FLOAT) && ap_fast_fdw_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, &s)))

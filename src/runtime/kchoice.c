@@ -1,6 +1,6 @@
 /* Kernel choice as part of planning: each builtin op's candidate kernels (fast on the
- * interpreter's threads, on one thread, on one thread without packed weights and with the lean
- * kernels where they cover the op (kernels/fast/lean.h: int8 convolution and depthwise in the
+ * interpreter's threads, with one workspace, with one workspace without packed weights and with
+ * the lean kernels where they cover the op (kernels/fast/lean.h: int8 convolution and depthwise in the
  * reference's scratch at SIMD speed), reference), each with the scratch its prepare asks for
  * and an estimated time; allocate keeps the set with the fastest estimated invoke whose total
  * fits the budget. Every candidate set is planned like the
@@ -60,8 +60,7 @@ const ap_kexec *rt_kexec_op(const ap_interpreter *it, const rt_op *o, rt_kexec_r
   return x;
 #else
   room->one = *x;
-  room->one.workers = NULL;
-  room->one.threads = 1;
+  room->one.one_workspace = true; /* the workers for kernels with one scratch for all threads */
   if (k == RT_K_FLAT) {
     room->one.lean = true; /* the lean kernels where they cover the op (lean.h) */
     if (x->level->outer) {

@@ -63,8 +63,10 @@ static inline const ap_kernel *rt_op_builtin(const rt_op *o) {
 _Static_assert(_Alignof(ap_kernel) >= 8, "a builtin's kernel choice lives in bits 1-2");
 
 /* A builtin op's kernel (kchoice.c), fastest first: the fast kernels on the interpreter's
- * threads; on one thread (one workspace); on one thread without packed weights (the level's
- * in-place matrix product); the reference kernel. */
+ * threads; with one workspace (on one thread but for the kernels whose scratch is the same on
+ * any number: ap_kexec.one_workspace); the same without packed weights and with the lean
+ * kernels (which split over the threads where the op does not overlap its input); the
+ * reference kernel. */
 enum { RT_K_FAST = 0, RT_K_ONE = 1, RT_K_FLAT = 2, RT_K_REF = 3, RT_K_COUNT = 4 };
 static inline unsigned rt_op_choice(const rt_op *o) {
   return (o->kernel & 1u) ? RT_K_FAST : (unsigned)(o->kernel >> 1) & 3u;
@@ -228,9 +230,9 @@ typedef struct rt_kexec_room {
 typedef struct rt_kexec_room rt_kexec_room; /* nothing to build: never defined */
 #define RT_KEXEC_ROOM(v) rt_kexec_room *v = NULL
 #endif
-/* What op o's kernel gets under its choice: rt_kexec, or that on one thread, or on one thread
- * without packed weights and with the lean kernels where they cover the op (kernels/fast/
- * lean.h; built in *room), or NULL (the reference kernel). */
+/* What op o's kernel gets under its choice: rt_kexec, or that with one workspace, or with one
+ * workspace, without packed weights and with the lean kernels where they cover the op
+ * (kernels/fast/lean.h; built in *room), or NULL (the reference kernel). */
 const ap_kexec *rt_kexec_op(const ap_interpreter *it, const rt_op *o, rt_kexec_room *room);
 /* kchoice.c: allocate's search for each builtin op's kernel (the fastest estimated invoke
  * whose total is within the budget), after every op was prepared with RT_K_FAST; leaves the

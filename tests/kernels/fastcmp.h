@@ -15,7 +15,7 @@ typedef struct fc_cfg {
   ap_kexec x;
   const char *name;
 } fc_cfg;
-static fc_cfg fc_cfgs[24];
+static fc_cfg fc_cfgs[48]; /* 1-3 threads, and lean on 1-3, at each of AP_TEST_MAX_LEVELS */
 static int fc_ncfg;
 static ap_port_workers *fc_w2, *fc_w3;
 

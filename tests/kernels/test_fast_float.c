@@ -33,7 +33,7 @@ static void add_cfgs(const ap_fast_level *l, ap_port_workers *w2, ap_port_worker
 
 /* The level as the kernel choice's "in place" candidate runs it (ap_fast_level_flat: the float
  * convolution packs one tap at a time, the fully connected reads its weights in place), on 1
- * and 2 threads; a level without that kit has no such candidate. */
+ * and 2 threads (and 2 with one workspace); a level without that kit has no such candidate. */
 static void add_flat(const ap_fast_level *l, ap_port_workers *w2) {
   if (!l->outer) return;
   ap_fast_level *f = &flats[nflat++];
@@ -41,6 +41,9 @@ static void add_flat(const ap_fast_level *l, ap_port_workers *w2) {
   f->outer = NULL;
   cfgs[ncfg++] = (ap_kexec){.level = f, .threads = 1, .parallel_min = 1};
   cfgs[ncfg++] = (ap_kexec){.level = f, .workers = w2, .threads = 2, .parallel_min = 1};
+  /* with one workspace, as the runtime runs that candidate: the tap passes still split */
+  cfgs[ncfg++] =
+      (ap_kexec){.level = f, .workers = w2, .threads = 2, .one_workspace = true, .parallel_min = 1};
 }
 
 /* Prepare and eval with exec x (NULL: the reference kernel); the output (malloc'd) or NULL. */

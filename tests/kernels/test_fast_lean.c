@@ -82,6 +82,63 @@ static void inplace_at(const char *what, const spec *c, const ap_kop_options *o,
   free(scr), free(buf), free(ref);
 }
 
+/* The output placed over its input as the planner's in-place overlap places it
+ * (src/graph/overlap.c: offset(in) - offset(out) = the lead, rows whole), on every lean
+ * configuration (2 and 3 threads: band by band, each band's rows split): the reference's bytes. */
+static void overlap_case(const char *what, int32_t builtin, const ap_kop_options *o,
+                         const ap_ktensor *const *ins, int n, const ap_ktensor *out_view,
+                         const spec *c) {
+  size_t nref = 0, sc;
+  ap_status s;
+  uint8_t *ref = fc_run(builtin, o, ins, n, out_view, NULL, &nref, &sc, &s);
+  if (!ref || s != AP_OK) {
+    free(ref);
+    return; /* (fc_compare reported it) */
+  }
+  int32_t eh = (c->fh - 1) * c->dh + 1;
+  int32_t oh = c->padding == AP_KPAD_SAME ? (c->h + c->sh - 1) / c->sh : (c->h - eh) / c->sh + 1;
+  int32_t pad = c->padding == AP_KPAD_SAME ? ((oh - 1) * c->sh + eh - c->h) / 2 : 0;
+  pad = pad > 0 ? pad : 0;
+  int64_t orow = (int64_t)nref / c->b / oh, irow = (int64_t)c->w * c->cin, lead = 0;
+  for (int b = 0; b < c->b; b++)
+    for (int r = 0; r < oh; r++) {
+      int64_t first = (int64_t)r * c->sh - pad;
+      first = first < 0 ? 0 : first > c->h ? c->h : first;
+      int64_t l = ((int64_t)b * oh + r + 1) * orow - ((int64_t)b * c->h + first) * irow;
+      lead = l > lead ? l : lead;
+    }
+  size_t nin = (size_t)c->b * (size_t)irow * (size_t)c->h;
+  size_t total = (size_t)lead + nin > nref ? (size_t)lead + nin : nref;
+  uint8_t *buf = malloc(total);
+  for (int i = 0; i < fc_ncfg; i++) {
+    if (!fc_cfgs[i].x.lean) continue;
+    memcpy(buf + lead, ins[0]->data, nin);
+    ap_ktensor tin = *ins[0];
+    tin.data = buf + lead;
+    const ap_ktensor *ins2[3] = {&tin, ins[1], n > 2 ? ins[2] : NULL};
+    const ap_kernel *k = ap_kernel_find(builtin);
+    _Alignas(16) unsigned char params[AP_KPARAMS_SIZE];
+    memset(params, 0, sizeof params);
+    ap_kop_options opt = *o;
+    opt.exec = &fc_cfgs[i].x;
+    ap_errbuf err = {{0}};
+    ap_ktensor out = *out_view, *outs[1] = {&out};
+    ap_kctx cx = {ins2, n, outs, 1, &opt, params, NULL, &err};
+    size_t scratch = 0;
+    s = k->prepare(&cx, &scratch);
+    void *sp = scratch ? aligned_alloc(16, ap_kscratch_round(scratch)) : NULL;
+    out.data = buf;
+    cx.scratch = sp;
+    if (s == AP_OK) s = k->eval(&cx);
+    free(sp);
+    CHECK_MSG(s == AP_OK && memcmp(buf, ref, nref) == 0,
+              "%s: over its input (lead %lld), %s with %d threads differs", what, (long long)lead,
+              fc_cfgs[i].name, fc_cfgs[i].x.threads);
+  }
+  free(buf);
+  free(ref);
+}
+
 static void run_case(const spec *c) {
   size_t nin = (size_t)c->b * c->h * c->w * c->cin,
          nf = (size_t)c->cout * c->fh * c->fw * (c->mult ? 1 : c->cin);
@@ -121,6 +178,7 @@ static void run_case(const spec *c) {
   for (int i = 0, nl = c->inplace ? ap_test_levels(l) : 0; i < nl; i++)
     if (l[i]->level == AP_SIMD_AVX2 || l[i]->level == AP_SIMD_AVX512)
       inplace_at(what, c, &o, ins, c->no_bias ? 2 : 3, &to, l[i]);
+  overlap_case(what, c->mult ? B_DW : B_CONV, &o, ins, c->no_bias ? 2 : 3, &to, c);
   free(in), free(f), free(bias), free(scales);
 }
 
@@ -165,10 +223,28 @@ static void scratch_case(int builtin) {
 }
 
 int main(void) {
-  fc_setup(); /* every level on 1-3 threads, then each on one thread with the lean kernels */
+  /* Every level on 1-3 threads, then each with the lean kernels: on one thread, and on 2 and
+   * 3 as the kernel choice's "in place" candidate runs them (one workspace: the lean kernels
+   * split, every op however small). */
+  fc_setup();
   const ap_fast_level *l[AP_TEST_MAX_LEVELS];
-  for (int i = 0, n = ap_test_levels(l); i < n; i++)
+  for (int i = 0, n = ap_test_levels(l); i < n; i++) {
     fc_cfgs[fc_ncfg++] = (fc_cfg){{.level = l[i], .threads = 1, .lean = true}, l[i]->name};
+    fc_cfgs[fc_ncfg++] = (fc_cfg){{.level = l[i],
+                                   .workers = fc_w2,
+                                   .threads = 2,
+                                   .lean = true,
+                                   .one_workspace = true,
+                                   .parallel_min = 1},
+                                  l[i]->name};
+    fc_cfgs[fc_ncfg++] = (fc_cfg){{.level = l[i],
+                                   .workers = fc_w3,
+                                   .threads = 3,
+                                   .lean = true,
+                                   .one_workspace = true,
+                                   .parallel_min = 1},
+                                  l[i]->name};
+  }
   const int S = AP_KPAD_SAME, V = AP_KPAD_VALID, R = 1000;
   const int NONE = AP_KACT_NONE, RELU = AP_KACT_RELU, RELU6 = AP_KACT_RELU6;
   static const spec specs[] = {

@@ -95,6 +95,17 @@ static void hand_worked(void) {
 
 int main(void) {
   fc_setup();
+  /* and on 2 and 3 threads with one workspace, as the kernel choice's "one thread" candidate
+   * runs them: the convolution's patch rows on each thread's stack */
+  const ap_fast_level *l[AP_TEST_MAX_LEVELS];
+  for (int i = 0, n = ap_test_levels(l); i < n; i++) {
+    fc_cfgs[fc_ncfg++] = (fc_cfg){
+        {.level = l[i], .workers = fc_w2, .threads = 2, .one_workspace = true, .parallel_min = 1},
+        l[i]->name};
+    fc_cfgs[fc_ncfg++] = (fc_cfg){
+        {.level = l[i], .workers = fc_w3, .threads = 3, .one_workspace = true, .parallel_min = 1},
+        l[i]->name};
+  }
   hand_worked();
   static const int zps[][2] = {{128, 128}, {0, 255}, {255, 0}, {3, 140}};
   static const int convs[][11] = {

@@ -370,6 +370,10 @@ typedef struct ap_kexec {
   int threads;
   /* The lean kernels (lean.h: about the reference's scratch) where they cover the op. */
   bool lean;
+  /* One workspace: the workers serve only kernels whose scratch is the same for every thread
+   * count, which take them through ap_fast_shared; the others run on one thread (the kernel
+   * choice's "one thread" and "in place" candidates: their scratch is one thread's). */
+  bool one_workspace;
   /* Work (multiply-adds of an int8 convolution) below which an op stays on one thread; 0:
    * AP_FAST_PARALLEL_MIN (tests lower it to split small ops). */
   uint64_t parallel_min;
@@ -404,6 +408,23 @@ static inline const ap_kexec *ap_fast_in_order(const ap_kexec *x, const ap_ktens
   tmp->threads = 1;
   return tmp;
 #endif
+}
+
+/* For an op over rows of NHWC maps (rows counted over batches) whose output overlaps its input
+ * (ap_fast_overlapping: the planner's in-place overlap, src/graph/overlap.c): the end of the
+ * band of output rows from r0 that may be computed in any order, on any threads: those whose
+ * bytes end at or before the first input row that row r0 reads (its first filter row, clamped
+ * to the input), which neither r0 nor any later row reads again; at least r0 + 1. */
+int32_t ap_fast_overlap_band(const ap_ktensor *in, const ap_ktensor *out, int32_t stride_h,
+                             int32_t pad_h, int32_t r0);
+
+/* x for a kernel whose scratch is the same for every thread count (the lean kernels, the
+ * float convolution's tap passes): its workers even under one_workspace. */
+static inline const ap_kexec *ap_fast_shared(const ap_kexec *x, ap_kexec *tmp) {
+  if (!x || !x->one_workspace) return x;
+  *tmp = *x;
+  tmp->one_workspace = false;
+  return tmp;
 }
 
 /* The level for the CPU's features, capped by AP_SIMD when it is set (generic; on x86-64

@@ -135,34 +135,31 @@ static void taps(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
   int32_t pad_h = c.pad_h, pad_w = c.pad_w, dil_h = c.dil_h, dil_w = c.dil_w;
   int32_t run = pass_taps(x, f);
   c.f_h = 1;
-  /* Bands of output rows of about 16 KiB, every tap over one band before the next: the band's
-   * sums and input rows stay in the cache between passes (one tap's packing per band and tap,
-   * a few hundred floats, is cheap beside a pass). */
+  /* A pass's scratch is the same on any number of threads: they split each band's rows. */
+  ap_kexec tmp;
+  x = ap_fast_shared(x, &tmp);
+  /* Bands of output rows of about 16 KiB a thread, every tap over one band before the next:
+   * the band's sums and input rows stay in each thread's cache between passes (one tap's
+   * packing per band and tap, a few hundred floats, is cheap beside a pass), and each pass over
+   * a band is one fork and join of the threads, so they take a band as wide as they are many. */
   int32_t rows = out->dims[0] * out->dims[1];
   size_t row_bytes = (size_t)out->dims[2] * (size_t)n * sizeof(float);
-  int32_t band = row_bytes && row_bytes < 16384 ? (int32_t)(16384 / row_bytes) : 1;
+  size_t band_bytes = (size_t)16384 * (size_t)ap_fast_tasks(x, UINT64_MAX, rows);
+  int32_t band = row_bytes && row_bytes < band_bytes ? (int32_t)(band_bytes / row_bytes) : 1;
   /* An output placed over its input (the planner's in-place overlap, src/graph/overlap.c) may
    * have row r written only over input rows that rows r and later no longer read, which is
    * what one row at a time (every pass over it before the next) keeps. A band's later passes
    * read input rows from its first row's first one on, so a band ends where its output would
    * reach that input row. */
-  size_t in_row = (size_t)in->dims[2] * (size_t)d * 4;
-  size_t in_bytes = (size_t)in->dims[0] * (size_t)in->dims[1] * in_row;
-  uintptr_t i0 = (uintptr_t)in->data, o0 = (uintptr_t)out->data;
-  bool over = o0 < i0 + in_bytes && i0 < o0 + (size_t)rows * row_bytes;
-  int64_t gap = (int64_t)(i0 - o0); /* bytes from the output's start to the input's */
+  bool over = ap_fast_overlapping(in, out);
   for (int32_t r0 = 0, r1; r0 < rows; r0 = r1) {
     r1 = rows - r0 < band ? rows : r0 + band;
-    if (over) {
-      int64_t oy = r0 % out->dims[1], first = oy * c.stride_h - pad_h;
-      first = first < 0 ? 0 : first > in->dims[1] ? in->dims[1] : first;
-      first += (int64_t)(r0 / out->dims[1]) * in->dims[1];
-      int64_t most = (gap + first * (int64_t)in_row) / (int64_t)row_bytes;
-      if (most < r1) r1 = most > r0 ? (int32_t)most : r0 + 1;
+    if (over) { /* (its rows in any order: split as any band) */
+      int32_t most = ap_fast_overlap_band(in, out, c.stride_h, pad_h, r0);
+      if (most < r1) r1 = most;
     }
     uint64_t work = (uint64_t)(r1 - r0) * (uint64_t)out->dims[2] * (uint64_t)n * (size_t)d * 4;
-    fconv_job j = {&c, x->level, r1 - r0,
-                   ap_fast_chunks(ap_fast_tasks(x, work, r1 - r0), 4, r1 - r0), r0};
+    fconv_job j = {&c, x->level, r1 - r0, ap_fast_tasks(x, work, r1 - r0), r0};
     for (int32_t fy = 0; fy < fh; fy++)
       for (int32_t fx = 0; fx < fw; fx += run) {
         size_t t = (size_t)fy * (size_t)fw + (size_t)fx;
@@ -200,6 +197,8 @@ bool ap_fast_fconv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kte
     *s = AP_OK;
     return true;
   }
+  ap_kexec serial; /* an output over its input: rows in order, on one thread */
+  x = ap_fast_in_order(x, in, out, &serial);
   bool finite =
       (x->level->fconv_pack ? x->level->fconv_pack : ap_fast_fconv_pack)(f->data, n, k, L, wp);
   ap_fconv c = {.in = in->data,

@@ -9,6 +9,10 @@
  * (the multiplier depthwise's expanded taps, 32 KiB; the AVX-512 in-place product's tile, 16
  * KiB). 12 KiB holds what the shared models' convolutions that take the lean kernel pack (a 3x3
  * convolution of 16 to 32 channels: 9 KiB of weights, 10.3 KiB with its patches).
+ * Being on the stack, they split over the threads (pixels or output rows cut into pieces, each
+ * thread's temporaries on its own stack) even where the choice gave the op one workspace
+ * (ap_fast_shared), an output over its input band by band (ap_fast_overlap_band) when it
+ * splits at all (on one thread, pixel order).
  *
  * CONV_2D int8 (lean_conv_avx2.c, the AVX2 and AVX-512 levels): no patch rows and no packing
  * in scratch. Patches of up to 640 taps are widened to int16 on the stack, four pixels at a

@@ -81,6 +81,10 @@ typedef struct lean_job {
   const int32_t *bias, *mult, *shift;
   int8_t *out;
   int32_t in_h, in_w, in_d, out_h, out_w, f_h, f_w;
+  /* The products over patches widened on the stack (slabs), where they apply; NULL: none. */
+  const struct lean_slabs *sl;
+  const ap_fast_geom *geom;
+  const int8_t *in_end; /* past the input's last byte (patch16 reads up to it) */
 } lean_job;
 
 /* Output pixel r's first tap (possibly outside the input) and whether all its taps are in. */
@@ -246,10 +250,12 @@ static void slab_at(const lean_job *j, const lean_slabs *sl, int32_t c, uint8_t 
   sl->kit->pack(g->w, g->n, k, j->bias ? j->bias + c : NULL, j->p->input_offset, buf, col_bias);
 }
 
-static void slabs(const lean_job *j, const lean_slabs *sl, const ap_fast_geom *geom,
-                  const int8_t *in_end) {
-  const int32_t n = j->pl->n, k = j->pl->k, m = j->pl->m,
-                kp = (int32_t)(sl->kit->arow_bytes(k) / 2), in_off = j->p->input_offset;
+/* Pixels [r0, r1) (r0 a multiple of LEAN_R) through j's slabs: a thread's piece, its packing
+ * and patches on its own stack. */
+static void slabs(const lean_job *j, int32_t r0, int32_t r1) {
+  const lean_slabs *sl = j->sl;
+  const int32_t n = j->pl->n, k = j->pl->k, kp = (int32_t)(sl->kit->arow_bytes(k) / 2),
+                in_off = j->p->input_offset;
   _Alignas(32) uint8_t buf[LEAN_STACK_BYTES];
   int16_t *a = (int16_t *)(buf + sl->a);
   int32_t *col_bias = (int32_t *)(buf + sl->bias), *acc = (int32_t *)(buf + sl->acc);
@@ -261,9 +267,9 @@ static void slabs(const lean_job *j, const lean_slabs *sl, const ap_fast_geom *g
                 .act_max = j->p->act_max};
   const bool one = sl->nb == n; /* one slab: packed once */
   if (one) slab_at(j, sl, 0, buf, col_bias, &g);
-  for (int32_t r = 0; r < m; r += LEAN_R) {
-    int32_t rows = m - r < LEAN_R ? m - r : LEAN_R;
-    ap_fast_avx2_patch16(geom, j->in, in_end, in_off, r, rows, k, kp, a);
+  for (int32_t r = r0; r < r1; r += LEAN_R) {
+    int32_t rows = r1 - r < LEAN_R ? r1 - r : LEAN_R;
+    ap_fast_avx2_patch16(j->geom, j->in, j->in_end, in_off, r, rows, k, kp, a);
     for (int32_t c = 0; c < n; c += sl->nb) {
       if (!one) slab_at(j, sl, c, buf, col_bias, &g);
       sl->kit->gemm(&g, a, rows, acc, j->out + (size_t)r * (size_t)n + c, (size_t)n);
@@ -359,6 +365,61 @@ static void clipped(const lean_job *j, int32_t r, int8_t *out) {
   single(j, base, soff, swoff, slen, nseg, out);
 }
 
+/* Pixels [r0, r1) (r0 a multiple of LEAN_R). */
+static void lean_rows(const lean_job *j, int32_t r0, int32_t r1) {
+  const lean_plan *pl = j->pl;
+  if (j->sl) {
+    slabs(j, r0, r1);
+    return;
+  }
+  for (int32_t r = r0; r < r1; r += LEAN_R) {
+    int32_t rows = r1 - r < LEAN_R ? r1 - r : LEAN_R;
+    const int8_t *base[LEAN_R];
+    bool all = true;
+    for (int32_t i = 0; i < rows; i++) {
+      bool inside;
+      base[i] = pixel(j, r + i, &inside);
+      all = all && inside;
+    }
+    int8_t *o = j->out + (size_t)r * (size_t)pl->n;
+    if (all) {
+      group(j, base, rows, pl->soff, pl->swoff, pl->slen, pl->nseg, o);
+      continue;
+    }
+    /* A tap outside: each pixel alone, over the runs of its taps inside (a tap outside adds
+     * nothing, as the reference skips it). */
+    for (int32_t i = 0; i < rows; i++)
+      clipped(j, r + i, o + (size_t)i * (size_t)pl->n);
+  }
+}
+
+typedef struct lean_task_arg {
+  const lean_job *j;
+  int32_t first; /* the span's first pixel */
+  int64_t count, groups;
+  int pieces;
+} lean_task_arg;
+
+/* Piece i of the span's pixel groups. */
+static void lean_task(void *arg, int i) {
+  const lean_task_arg *a = arg;
+  int64_t g0 = a->groups * i / a->pieces, g1 = a->groups * (i + 1) / a->pieces;
+  int64_t r1 = g1 * LEAN_R < a->count ? g1 * LEAN_R : a->count;
+  if (g0 < g1) lean_rows(a->j, a->first + (int32_t)(g0 * LEAN_R), a->first + (int32_t)r1);
+}
+
+/* Pixels [p0, p1) in groups of LEAN_R cut into pieces claimed by the threads (each group's
+ * temporaries on its own thread's stack: no scratch per thread), per_task pieces a thread (a
+ * whole map's border pixels cost more: a few pieces a thread even them out). */
+static void lean_span(const ap_kexec *x, const lean_job *j, int32_t p0, int32_t p1, int per_task) {
+  int64_t count = p1 - p0, groups = (count + LEAN_R - 1) / LEAN_R;
+  lean_task_arg a = {j, p0, count, groups, 1};
+  a.pieces = ap_fast_chunks(
+      ap_fast_tasks(x, (uint64_t)count * (uint64_t)j->pl->n * (uint64_t)j->pl->k, groups), per_task,
+      groups);
+  ap_fast_parallel(x, lean_task, &a, a.pieces);
+}
+
 bool ap_fast_lean_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                             const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out,
                             void *scratch, ap_status *s) {
@@ -390,33 +451,31 @@ bool ap_fast_lean_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap
                 .f_h = f->dims[1],
                 .f_w = f->dims[2]};
   lean_slabs sl;
+  ap_fast_geom geom = ap_fast_geom_of(p, in, f, out);
   if (pl.k <= LEAN_STACK_K && (fit_slabs(&ap_fast_avx2_outer, pl.n, pl.k, 16, 64, &sl) ||
                                fit_slabs(&ap_fast_avx2.gemm, pl.n, pl.k, 8, 64, &sl))) {
-    ap_fast_geom geom = ap_fast_geom_of(p, in, f, out);
-    const int8_t *in_end = (const int8_t *)in->data + (size_t)in->dims[0] * (size_t)in->dims[1] *
-                                                          (size_t)in->dims[2] * (size_t)in->dims[3];
-    slabs(&j, &sl, &geom, in_end);
-    *s = AP_OK;
-    return true;
+    j.sl = &sl;
+    j.geom = &geom;
+    j.in_end = (const int8_t *)in->data + (size_t)in->dims[0] * (size_t)in->dims[1] *
+                                              (size_t)in->dims[2] * (size_t)in->dims[3];
   }
-  for (int32_t r = 0; r < pl.m; r += LEAN_R) {
-    int32_t rows = pl.m - r < LEAN_R ? pl.m - r : LEAN_R;
-    const int8_t *base[LEAN_R];
-    bool all = true;
-    for (int32_t i = 0; i < rows; i++) {
-      bool inside;
-      base[i] = pixel(&j, r + i, &inside);
-      all = all && inside;
+  ap_kexec tmp;
+  x = ap_fast_shared(x, &tmp);
+  int tasks = ap_fast_tasks(x, (uint64_t)pl.m * (uint64_t)pl.n * (uint64_t)pl.k,
+                            (pl.m + LEAN_R - 1) / LEAN_R);
+  if (!ap_fast_overlapping(in, out)) {
+    lean_span(x, &j, 0, pl.m, 4);
+  } else if (tasks <= 1) { /* one thread: pixel order keeps an output over its input right (a
+                            * group's patches are built before its outputs are written), with
+                            * the slab packed once rather than once a band */
+    lean_rows(&j, 0, pl.m);
+  } else { /* an output over its input: band by band (each band's rows in any order; a band
+            * is often one row: a piece a thread) */
+    int32_t rows = out->dims[0] * out->dims[1];
+    for (int32_t r0 = 0, r1; r0 < rows; r0 = r1) {
+      r1 = ap_fast_overlap_band(in, out, p->stride_h, p->pad.pad_h, r0);
+      lean_span(x, &j, r0 * j.out_w, r1 * j.out_w, 1);
     }
-    int8_t *o = j.out + (size_t)r * (size_t)pl.n;
-    if (all) {
-      group(&j, base, rows, pl.soff, pl.swoff, pl.slen, pl.nseg, o);
-      continue;
-    }
-    /* A tap outside: each pixel alone, over the runs of its taps inside (a tap outside adds
-     * nothing, as the reference skips it). */
-    for (int32_t i = 0; i < rows; i++)
-      clipped(&j, r + i, o + (size_t)i * (size_t)pl.n);
   }
   *s = AP_OK;
   return true;

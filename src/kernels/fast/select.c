@@ -52,8 +52,13 @@ const char *ap_fast_level_name(const ap_fast_level *l) {
   return l ? l->name : "reference";
 }
 
+/* The workers x lends its kernels (none under one_workspace: see ap_fast_shared). */
+static ap_port_workers *workers(const ap_kexec *x) {
+  return x && !x->one_workspace ? x->workers : NULL;
+}
+
 void ap_fast_parallel(const ap_kexec *x, ap_port_task fn, void *arg, int n) {
-  if (x && x->workers && n > 1) {
+  if (workers(x) && n > 1) {
     ap_port_workers_run(x->workers, fn, arg, n);
     return;
   }
@@ -62,7 +67,7 @@ void ap_fast_parallel(const ap_kexec *x, ap_port_task fn, void *arg, int n) {
 }
 
 void ap_fast_parallel_slots(const ap_kexec *x, ap_port_slot_task fn, void *arg, int n) {
-  if (x && x->workers && n > 1) {
+  if (workers(x) && n > 1) {
     ap_port_workers_run_slots(x->workers, fn, arg, n);
     return;
   }
@@ -71,7 +76,7 @@ void ap_fast_parallel_slots(const ap_kexec *x, ap_port_slot_task fn, void *arg, 
 }
 
 int ap_fast_slots(const ap_kexec *x, int tasks) {
-  return tasks > 1 && x && x->workers ? ap_port_workers_count(x->workers) : 1;
+  return tasks > 1 && workers(x) ? ap_port_workers_count(x->workers) : 1;
 }
 
 int ap_fast_chunks(int tasks, int per_task, int64_t units) {
@@ -81,8 +86,24 @@ int ap_fast_chunks(int tasks, int per_task, int64_t units) {
 }
 
 int ap_fast_tasks(const ap_kexec *x, uint64_t work, int64_t units) {
-  int t = x && x->workers ? x->threads : 1;
+  int t = workers(x) ? x->threads : 1;
   if (work < (x && x->parallel_min ? x->parallel_min : AP_FAST_PARALLEL_MIN)) t = 1;
   if (t > units) t = (int)(units > 0 ? units : 1);
   return t < 1 ? 1 : t;
+}
+
+int32_t ap_fast_overlap_band(const ap_ktensor *in, const ap_ktensor *out, int32_t stride_h,
+                             int32_t pad_h, int32_t r0) {
+  int64_t out_h = out->dims[1], rows = (int64_t)out->dims[0] * out_h;
+  int64_t in_row = (int64_t)in->dims[2] * in->dims[3] * (int64_t)ap_ktype_size(in->type);
+  int64_t out_row = (int64_t)out->dims[2] * out->dims[3] * (int64_t)ap_ktype_size(out->type);
+  if (out_row <= 0 || out_h <= 0) return r0 + 1;
+  int64_t first = (int64_t)(r0 % out_h) * stride_h - pad_h;
+  first = first < 0 ? 0 : first > in->dims[1] ? in->dims[1] : first;
+  first += (int64_t)(r0 / out_h) * in->dims[1];
+  /* bytes from the output's start to that input row's (signed: either may start first) */
+  int64_t gap = (int64_t)((intptr_t)in->data - (intptr_t)out->data) + first * in_row;
+  int64_t most = gap > 0 ? gap / out_row : 0;
+  most = most < rows ? most : rows;
+  return most > r0 ? (int32_t)most : r0 + 1;
 }

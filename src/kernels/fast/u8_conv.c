@@ -179,6 +179,62 @@ static void conv_task(void *arg, int task) {
   ap_fast_u8conv_pixels(&j->run, a, begin, end);
 }
 
+#ifndef AP_PORT_NONE
+/* A task's patch rows on its own stack where they are small (the first convolutions of
+ * MobileNets: a few hundred bytes), so that an op given one workspace (ap_fast_shared) still
+ * splits, and one over its input band by band. */
+#define U8_STACK 4096
+
+typedef struct u8conv_span {
+  const u8conv_job *j;
+  int64_t first, count;
+  int pieces;
+} u8conv_span;
+
+static void stack_task(void *arg, int i) {
+  const u8conv_span *a = arg;
+  const u8conv_plan *pl = a->j->pl;
+  _Alignas(64) int16_t rows[U8_STACK / sizeof(int16_t)];
+  memset(rows, 0, (size_t)pl->mr * (size_t)pl->kp * sizeof *rows);
+  int64_t begin = a->first + a->count * i / a->pieces;
+  int64_t end = a->first + a->count * (i + 1) / a->pieces;
+  ap_fast_u8conv_pixels(&a->j->run, rows, begin, end);
+}
+
+/* Pixels [p0, p1) in pieces (a few a thread), each on its thread's stack. */
+static void stack_span(const ap_kexec *x, const u8conv_job *j, int64_t p0, int64_t p1) {
+  const u8conv_plan *pl = j->pl;
+  int64_t blocks = (p1 - p0 + pl->mr - 1) / pl->mr;
+  u8conv_span a = {j, p0, p1 - p0, 1};
+  a.pieces = ap_fast_chunks(
+      ap_fast_tasks(x, (uint64_t)(p1 - p0) * (uint64_t)pl->n * (uint64_t)pl->k, blocks), 2, blocks);
+  ap_fast_parallel(x, stack_task, &a, a.pieces);
+}
+
+/* Whether the op ran with its patch rows on the stack (x with one workspace, rows small). */
+static bool on_stack(const ap_kexec *x, const u8conv_job *j, const ap_ktensor *in,
+                     ap_ktensor *out) {
+  ap_kexec tmp;
+  const ap_kexec *xs = ap_fast_shared(x, &tmp);
+  const u8conv_plan *pl = j->pl;
+  if (xs == x || !xs->workers || (size_t)pl->mr * (size_t)pl->kp * sizeof(int16_t) > U8_STACK)
+    return false;
+  if (!ap_fast_overlapping(in, out)) {
+    stack_span(xs, j, 0, pl->m);
+    return true;
+  }
+  const ap_conv_params *p = j->run.p;
+  int32_t rows = out->dims[0] * out->dims[1], w = out->dims[2];
+  for (int32_t r0 = 0, r1; r0 < rows; r0 = r1) { /* each band's rows in any order */
+    r1 = ap_fast_overlap_band(in, out, p->stride_h, p->pad.pad_h, r0);
+    stack_span(xs, j, (int64_t)r0 * w, (int64_t)r1 * w);
+  }
+  return true;
+}
+#else
+#define on_stack(x, j, in, out) false
+#endif
+
 bool ap_fast_u8conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                          const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out,
                          void *scratch, ap_status *s) {
@@ -196,6 +252,12 @@ bool ap_fast_u8conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kt
     pl.ops->u8pack(&j.run.g, scratch);
     j.run.packed = scratch;
   }
+  if (on_stack(x, &j, in, out)) {
+    *s = AP_OK;
+    return true;
+  }
+  ap_kexec serial; /* an output over its input: rows in order, on one thread */
+  x = ap_fast_in_order(x, in, out, &serial);
   ap_fast_parallel(x, conv_task, &j, pl.tasks);
   *s = AP_OK;
   return true;
