@@ -152,11 +152,16 @@ static void lean_dw_task(void *arg, int i) {
 /* Output rows [r0, r1) cut into pieces claimed by the threads, each with its workspace on its
  * own stack (no scratch per thread); 2 pieces per thread, as the level's kernel (each call lays
  * out its weights again). A depthwise multiply-add costs about 5 of a convolution's. */
+/* The work of `rows` output rows, in the threads' units. */
+static uint64_t dw_work(const lean_dw *g, int32_t rows) {
+  return (uint64_t)rows * (uint64_t)g->out_w * (uint64_t)g->n * (uint64_t)g->f_h *
+         (uint64_t)g->f_w * 5;
+}
+
 static void lean_dw_span(const ap_kexec *x, lean_dw_job *j, int32_t r0, int32_t r1) {
   j->first = r0;
   j->rows = r1 - r0;
-  uint64_t work = (uint64_t)j->rows * (uint64_t)j->g->out_w * (uint64_t)j->g->n *
-                  (uint64_t)j->g->f_h * (uint64_t)j->g->f_w * 5;
+  uint64_t work = dw_work(j->g, j->rows);
   j->pieces = ap_fast_chunks(ap_fast_tasks(x, work, j->rows), 2, j->rows);
   ap_fast_parallel(x, lean_dw_task, j, j->pieces);
 }
@@ -193,6 +198,16 @@ bool ap_fast_lean_dw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_k
   int32_t rows = p->out_shape.dims[0] * g.out_h;
   if (!ap_fast_overlapping(in, out)) {
     lean_dw_span(x, &j, 0, rows);
+  } else if (ap_fast_tasks(x,
+                           dw_work(&g, ap_fast_overlap_band(in, out, p->stride_h, p->pad.pad_h, 0)),
+                           1) <= 1) {
+    /* an output over its input whose bands are each too little to split: one call in row
+     * order (each band a call of the level's kernel had repeated its per-call tables: sww's
+     * depthwise 2.5 x slower) */
+    j.first = 0;
+    j.rows = rows;
+    j.pieces = 1;
+    lean_dw_task(&j, 0);
   } else { /* an output over its input: band by band (each band's rows in any order) */
     for (int32_t r0 = 0, r1; r0 < rows; r0 = r1) {
       r1 = ap_fast_overlap_band(in, out, p->stride_h, p->pad.pad_h, r0);
