@@ -52,9 +52,16 @@ const char *ap_fast_level_name(const ap_fast_level *l) {
   return l ? l->name : "reference";
 }
 
-/* The workers x lends its kernels (none under one_workspace: see ap_fast_shared). */
+/* The workers x lends its kernels (none under one_workspace: see ap_fast_shared). A firmware
+ * has no threads: none, so that its build folds the splitting away (the flash of the streamed
+ * person_detect firmware, which make test-mcu holds under TFLite Micro's, counts its bytes). */
 static ap_port_workers *workers(const ap_kexec *x) {
+#ifdef AP_PORT_NONE
+  (void)x;
+  return NULL;
+#else
   return x && !x->one_workspace ? x->workers : NULL;
+#endif
 }
 
 void ap_fast_parallel(const ap_kexec *x, ap_port_task fn, void *arg, int n) {
