@@ -1,31 +1,14 @@
-/* What the runtime benchmarks share: clocks, a median's comparison, an allocated interpreter
- * fed the oracle's seed-1 inputs (or seeded bytes for a model the oracle lacks), and a check
- * that two interpreters gave the same output bytes. */
+/* What the runtime benchmarks share: clocks and a median's comparison (bench_time.h), an allocated
+ * interpreter fed the oracle's seed-1 inputs (or seeded bytes for a model the oracle lacks), and a
+ * check that two interpreters gave the same output bytes. */
 #ifndef AP_BENCH_RUN_H
 #define AP_BENCH_RUN_H
 
 #include "runtime/rt_test.h"
 
+#include "bench_time.h"
+
 #include <string.h>
-#include <time.h>
-
-static inline double bench_now_us(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
-
-/* The calling thread's CPU time: what preemption on a shared machine does not inflate. */
-static inline double bench_cpu_us(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
-
-static inline int bench_cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 /* NULL when the model does not allocate with these options. */
 static inline ap_interpreter *bench_interpreter(const ap_model *m, const char *name,

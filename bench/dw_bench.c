@@ -8,6 +8,7 @@
  *                                  instruction counts (valgrind --tool=callgrind
  *                                  --collect-atstart=no --toggle-collect=ap_fast_dw_eval; the
  *                                  uint8 shapes: ap_fast_u8dw_eval) */
+#include "bench_time.h"
 #include "kernels/fast/fast.h"
 #include "kernels/ktest.h"
 #include "kernels/registry.h"
@@ -17,17 +18,6 @@
 #include <time.h>
 
 static uint64_t rng = 29;
-
-static double now_us(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 typedef struct shape {
   const char *model;
@@ -147,15 +137,15 @@ int main(int argc, char **argv) {
     for (int r = 0; r < rounds; r++)
       for (int k = 0; k < 2; k++) {
         int w = (r + k) % 2;
-        double t0 = now_us();
+        double t0 = bench_now_us();
         pr[w].k->eval(&pr[w].c);
-        t[w][r] = now_us() - t0;
+        t[w][r] = bench_now_us() - t0;
       }
     size_t count;
     ap_ktensor_count(&pr[0].out, &count);
     bool same = memcmp(pr[0].out.data, pr[1].out.data, count) == 0;
-    qsort(t[0], (size_t)rounds, sizeof(double), cmp_double);
-    qsort(t[1], (size_t)rounds, sizeof(double), cmp_double);
+    qsort(t[0], (size_t)rounds, sizeof(double), bench_cmp_double);
+    qsort(t[1], (size_t)rounds, sizeof(double), bench_cmp_double);
     double a = t[0][rounds / 2], b = t[1][rounds / 2];
     printf("| %s | %s %dx%dx%d %dx%d s%d | %.1f | %.2f | %.1fx | %s |\n", s->model,
            s->u8 ? "uint8" : "int8", s->h, s->w, s->c, s->f, s->f, s->stride, a, b, a / b,

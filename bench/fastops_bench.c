@@ -5,6 +5,7 @@
  * bytes are equal. Prints Markdown.
  *
  *   bench_fastops_bench [ROUNDS]   (default 50) */
+#include "bench_time.h"
 #include "kernels/fast/fastops.h"
 #include "kernels/ktest.h"
 #include "kernels/registry.h"
@@ -14,17 +15,6 @@
 #include <time.h>
 
 static uint64_t rng = 5;
-
-static double now_us(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 static void *rand_data(size_t n) {
   uint8_t *p = malloc(n ? n : 1);
@@ -77,15 +67,15 @@ static void bench(const char *what, int32_t builtin, const ap_kop_options *o,
   for (int r = 0; r < rounds; r++)
     for (int i = 0; i < 2; i++) {
       int w = (r + i) % 2;
-      double t0 = now_us();
+      double t0 = bench_now_us();
       pr[w].k->eval(&pr[w].c);
-      t[w][r] = now_us() - t0;
+      t[w][r] = bench_now_us() - t0;
     }
   size_t count;
   ap_ktensor_count(&pr[0].out, &count);
   bool same = memcmp(pr[0].out.data, pr[1].out.data, count * ap_ktype_size(pr[0].out.type)) == 0;
-  qsort(t[0], (size_t)rounds, sizeof(double), cmp_double);
-  qsort(t[1], (size_t)rounds, sizeof(double), cmp_double);
+  qsort(t[0], (size_t)rounds, sizeof(double), bench_cmp_double);
+  qsort(t[1], (size_t)rounds, sizeof(double), bench_cmp_double);
   double a = t[0][rounds / 2], b = t[1][rounds / 2];
   printf("| %s | %.1f | %.1f | %.1fx | %s |\n", what, a, b, a / b, same ? "yes" : "NO");
   for (int i = 0; i < 2; i++) {
