@@ -25,62 +25,8 @@ typedef struct spec {
   int in_zp;    /* 1000: random */
   bool extreme; /* inputs at an end, weights -128, biases at INT32_MAX: sums that wrap */
   bool no_bias;
-  int mult;     /* nonzero: DEPTHWISE_CONV_2D with this depth multiplier (cout = cin x mult) */
-  bool inplace; /* also the lean kernel with its output starting inside its input */
+  int mult; /* nonzero: DEPTHWISE_CONV_2D with this depth multiplier (cout = cin x mult) */
 } spec;
-
-/* The lean CONV_2D at level l with its output starting inside its input, as an in-place plan
- * places them (graph/overlap.c: the input `lead` bytes after the output, lead the least that
- * plan allows, so the output's end passes the first input row still to be read as soon as
- * the kernel writes out of pixel order): the reference's bytes, computed apart. */
-static void inplace_at(const char *what, const spec *c, const ap_kop_options *o,
-                       const ap_ktensor *const *ins, int n, const ap_ktensor *to,
-                       const ap_fast_level *l) {
-  size_t nref = 0, sc;
-  ap_status s;
-  uint8_t *ref = fc_run(B_CONV, o, ins, n, to, NULL, &nref, &sc, &s);
-  CHECK_MSG(ref && s == AP_OK, "%s: reference failed (%d)", what, (int)s);
-  const ap_kernel *k = ap_kernel_find(B_CONV);
-  _Alignas(16) unsigned char params[AP_KPARAMS_SIZE];
-  memset(params, 0, sizeof params);
-  ap_kexec x = {.level = l, .threads = 1, .lean = true};
-  ap_kop_options opt = *o;
-  opt.exec = &x;
-  ap_errbuf err = {{0}};
-  ap_ktensor in = *ins[0], out = *to, *outs[1] = {&out};
-  const ap_ktensor *args[3] = {&in, ins[1], n > 2 ? ins[2] : NULL};
-  ap_kctx ctx = {args, n, outs, 1, &opt, params, NULL, &err};
-  size_t scratch = 0;
-  CHECK(k->prepare(&ctx, &scratch) == AP_OK);
-  const ap_conv_params *p = (const ap_conv_params *)params;
-  int64_t in_row = (int64_t)c->w * c->cin, out_row = (int64_t)out.dims[2] * c->cout, lead = 0;
-  for (int64_t b = 0; b < c->b; b++)
-    for (int64_t r = 0; r < out.dims[1]; r++) {
-      int64_t first = r * c->sh - p->pad.pad_h;
-      first = first < 0 ? 0 : first > c->h ? c->h : first;
-      int64_t l = (b * out.dims[1] + r + 1) * out_row - (b * c->h + first) * in_row;
-      lead = l > lead ? l : lead;
-    }
-  size_t nin = (size_t)(in_row * c->h * c->b), total = (size_t)lead + nin;
-  CHECK_MSG((size_t)lead < nin && nref <= total, "%s: no overlap (lead %lld of %zu)", what,
-            (long long)lead, nin);
-  uint8_t *buf = malloc(total > nref ? total : nref);
-  memcpy(buf + lead, ins[0]->data, nin);
-  in.data = buf + lead;
-  out.data = buf;
-  void *scr = aligned_alloc(16, ap_kscratch_round(scratch));
-  ap_kop_options run = {0};
-  run.exec = &x;
-  ctx.options = &run;
-  ctx.scratch = scr;
-  CHECK(k->eval(&ctx) == AP_OK);
-  size_t at = 0;
-  while (ref && at < nref && buf[at] == ref[at])
-    at++;
-  CHECK_MSG(ref && at == nref, "%s: %s in place (lead %lld) differs at byte %zu of %zu", what,
-            l->name, (long long)lead, at, nref);
-  free(scr), free(buf), free(ref);
-}
 
 /* The output placed over its input as the planner's in-place overlap places it
  * (src/graph/overlap.c: offset(in) - offset(out) = the lead, rows whole), on every lean
@@ -174,10 +120,6 @@ static void run_case(const spec *c) {
            c->sw, c->dh, c->dw, c->padding == AP_KPAD_SAME ? "SAME" : "VALID", zp,
            c->extreme ? ", wrapping" : "", c->no_bias ? ", no bias" : "");
   fc_compare(what, c->mult ? B_DW : B_CONV, &o, ins, c->no_bias ? 2 : 3, &to);
-  const ap_fast_level *l[AP_TEST_MAX_LEVELS];
-  for (int i = 0, nl = c->inplace ? ap_test_levels(l) : 0; i < nl; i++)
-    if (l[i]->level == AP_SIMD_AVX2 || l[i]->level == AP_SIMD_AVX512)
-      inplace_at(what, c, &o, ins, c->no_bias ? 2 : 3, &to, l[i]);
   overlap_case(what, c->mult ? B_DW : B_CONV, &o, ins, c->no_bias ? 2 : 3, &to, c);
   free(in), free(f), free(bias), free(scales);
 }
@@ -249,74 +191,74 @@ int main(void) {
   const int NONE = AP_KACT_NONE, RELU = AP_KACT_RELU, RELU6 = AP_KACT_RELU6;
   static const spec specs[] = {
       /* mlperf_ic_resnet_int8's 3x3 convolutions: runs of 48, a border around every side */
-      {1, 32, 32, 16, 16, 3, 3, 1, 1, 1, 1, S, RELU, R, false, false, 0, false},
-      {1, 16, 16, 16, 32, 3, 3, 2, 2, 1, 1, S, RELU, R, false, false, 0, false},
+      {1, 32, 32, 16, 16, 3, 3, 1, 1, 1, 1, S, RELU, R, false, false, 0},
+      {1, 16, 16, 16, 32, 3, 3, 2, 2, 1, 1, S, RELU, R, false, false, 0},
       /* pointwise, 64 channels over 25x5 (groups across rows), and strided */
-      {1, 25, 5, 64, 64, 1, 1, 1, 1, 1, 1, V, RELU6, R, false, false, 0, false},
-      {2, 9, 7, 24, 17, 1, 1, 2, 2, 1, 1, S, NONE, R, false, false, 0, false},
+      {1, 25, 5, 64, 64, 1, 1, 1, 1, 1, 1, V, RELU6, R, false, false, 0},
+      {2, 9, 7, 24, 17, 1, 1, 2, 2, 1, 1, S, NONE, R, false, false, 0},
       /* one input channel, a 10x4 filter (runs of 4: all tail), stride 2 */
-      {1, 49, 10, 1, 64, 10, 4, 2, 2, 1, 1, S, RELU, R, false, false, 0, false},
+      {1, 49, 10, 1, 64, 10, 4, 2, 2, 1, 1, S, RELU, R, false, false, 0},
       /* odd channels, runs off 16, outputs over a block of 64 and odd */
-      {1, 7, 9, 3, 131, 3, 3, 1, 1, 1, 1, S, NONE, R, false, false, 0, false},
-      {1, 6, 5, 7, 5, 5, 5, 1, 1, 1, 1, S, RELU, R, false, true, 0, false},
-      {3, 5, 3, 33, 1, 3, 3, 1, 1, 1, 1, S, NONE, R, false, false, 0, false},
+      {1, 7, 9, 3, 131, 3, 3, 1, 1, 1, 1, S, NONE, R, false, false, 0},
+      {1, 6, 5, 7, 5, 5, 5, 1, 1, 1, 1, S, RELU, R, false, true, 0},
+      {3, 5, 3, 33, 1, 3, 3, 1, 1, 1, 1, S, NONE, R, false, false, 0},
       /* padding wider than the filter's reach: pixels with no tap inside */
-      {1, 2, 3, 4, 16, 5, 5, 1, 1, 1, 1, S, NONE, R, false, false, 0, false},
-      {1, 1, 1, 9, 10, 3, 3, 1, 1, 1, 1, S, NONE, R, false, false, 0, false},
+      {1, 2, 3, 4, 16, 5, 5, 1, 1, 1, 1, S, NONE, R, false, false, 0},
+      {1, 1, 1, 9, 10, 3, 3, 1, 1, 1, 1, S, NONE, R, false, false, 0},
       /* dilations: one run per tap; strides 3 and 2 */
-      {1, 12, 12, 4, 20, 3, 3, 1, 1, 3, 3, S, NONE, R, false, false, 0, false},
-      {1, 13, 9, 6, 16, 5, 1, 1, 2, 2, 1, S, RELU, R, false, false, 0, false},
-      {1, 9, 14, 4, 8, 2, 4, 2, 1, 1, 2, S, NONE, R, false, false, 0, false},
-      {1, 11, 10, 8, 16, 3, 3, 3, 2, 1, 1, S, NONE, R, false, false, 0, false},
-      {1, 10, 11, 20, 24, 3, 3, 2, 2, 2, 2, V, RELU6, R, false, false, 0, false},
+      {1, 12, 12, 4, 20, 3, 3, 1, 1, 3, 3, S, NONE, R, false, false, 0},
+      {1, 13, 9, 6, 16, 5, 1, 1, 2, 2, 1, S, RELU, R, false, false, 0},
+      {1, 9, 14, 4, 8, 2, 4, 2, 1, 1, 2, S, NONE, R, false, false, 0},
+      {1, 11, 10, 8, 16, 3, 3, 3, 2, 1, 1, S, NONE, R, false, false, 0},
+      {1, 10, 11, 20, 24, 3, 3, 2, 2, 2, 2, V, RELU6, R, false, false, 0},
       /* Widened patches: all the weights packed on the stack for the outer product (131 and 120
        * channels, more than 64), else read in place in slabs of 64 (a tail under 8), the
-       * longest patch widened (640 taps); each where it can also with its output starting
-       * inside its input (an in-place plan: written in pixel order) */
-      {1, 25, 5, 64, 64, 1, 1, 1, 1, 1, 1, V, RELU6, R, false, false, 0, true},
-      {1, 14, 14, 16, 32, 3, 3, 1, 1, 1, 1, V, NONE, R, false, false, 0, true},
-      {1, 6, 5, 3, 131, 3, 3, 1, 1, 1, 1, S, NONE, R, false, false, 0, false},
-      {1, 8, 8, 40, 120, 1, 1, 2, 2, 1, 1, S, NONE, R, false, false, 0, true},
-      {1, 9, 8, 32, 32, 3, 3, 1, 1, 1, 1, S, RELU, R, false, true, 0, true},
-      {1, 6, 7, 40, 70, 3, 3, 1, 1, 1, 1, S, NONE, R, false, false, 0, false},
-      {1, 5, 7, 100, 70, 1, 1, 1, 1, 1, 1, V, NONE, R, false, false, 0, true},
-      {2, 5, 6, 160, 72, 2, 2, 1, 1, 1, 1, S, NONE, R, false, false, 0, true},
-      {1, 9, 9, 16, 16, 3, 3, 2, 2, 1, 1, S, NONE, R, false, false, 0, true},
+       * longest patch widened (640 taps); each also with its output starting inside its
+       * input (overlap_case: an in-place plan, written in pixel order on one thread) */
+      {1, 25, 5, 64, 64, 1, 1, 1, 1, 1, 1, V, RELU6, R, false, false, 0},
+      {1, 14, 14, 16, 32, 3, 3, 1, 1, 1, 1, V, NONE, R, false, false, 0},
+      {1, 6, 5, 3, 131, 3, 3, 1, 1, 1, 1, S, NONE, R, false, false, 0},
+      {1, 8, 8, 40, 120, 1, 1, 2, 2, 1, 1, S, NONE, R, false, false, 0},
+      {1, 9, 8, 32, 32, 3, 3, 1, 1, 1, 1, S, RELU, R, false, true, 0},
+      {1, 6, 7, 40, 70, 3, 3, 1, 1, 1, 1, S, NONE, R, false, false, 0},
+      {1, 5, 7, 100, 70, 1, 1, 1, 1, 1, 1, V, NONE, R, false, false, 0},
+      {2, 5, 6, 160, 72, 2, 2, 1, 1, 1, 1, S, NONE, R, false, false, 0},
+      {1, 9, 9, 16, 16, 3, 3, 2, 2, 1, 1, S, NONE, R, false, false, 0},
       /* input zero points at the int8 ends; biases at INT32_MAX, so sums wrap int32 */
-      {1, 8, 8, 16, 16, 3, 3, 1, 1, 1, 1, S, NONE, -128, false, false, 0, false},
-      {1, 8, 8, 16, 16, 3, 3, 1, 1, 1, 1, S, NONE, 127, false, false, 0, false},
-      {1, 6, 6, 96, 12, 3, 3, 1, 1, 1, 1, S, NONE, -128, true, false, 0, false},
-      {1, 6, 6, 96, 12, 3, 3, 1, 1, 1, 1, V, NONE, 127, true, false, 0, false},
+      {1, 8, 8, 16, 16, 3, 3, 1, 1, 1, 1, S, NONE, -128, false, false, 0},
+      {1, 8, 8, 16, 16, 3, 3, 1, 1, 1, 1, S, NONE, 127, false, false, 0},
+      {1, 6, 6, 96, 12, 3, 3, 1, 1, 1, 1, S, NONE, -128, true, false, 0},
+      {1, 6, 6, 96, 12, 3, 3, 1, 1, 1, 1, V, NONE, 127, true, false, 0},
       /* patches above the 640 taps widened on the stack: runs read in place (dilated: a run
        * per tap), with the borders' taps clipped */
-      {1, 9, 8, 80, 24, 3, 3, 1, 1, 1, 1, S, RELU, R, false, false, 0, false},
-      {1, 9, 10, 72, 9, 3, 3, 1, 2, 2, 2, S, NONE, 127, false, false, 0, false},
-      {2, 5, 5, 700, 3, 1, 1, 1, 1, 1, 1, V, NONE, R, false, true, 0, false},
+      {1, 9, 8, 80, 24, 3, 3, 1, 1, 1, 1, S, RELU, R, false, false, 0},
+      {1, 9, 10, 72, 9, 3, 3, 1, 2, 2, 2, S, NONE, 127, false, false, 0},
+      {2, 5, 5, 700, 3, 1, 1, 1, 1, 1, 1, V, NONE, R, false, true, 0},
       /* 17 filter rows: more runs than the lean kernel takes (the other paths run) */
-      {1, 20, 3, 2, 4, 17, 1, 1, 1, 1, 1, S, NONE, R, false, false, 0, false},
+      {1, 20, 3, 2, 4, 17, 1, 1, 1, 1, 1, S, NONE, R, false, false, 0},
   };
   for (size_t i = 0; i < sizeof specs / sizeof *specs; i++)
     run_case(&specs[i]);
   static const spec dws[] = {
       /* mlperf_kws_dscnn_int8's 3x3 over 25x5x64, micro_speech's 10x8 with multiplier 8 */
-      {1, 25, 5, 64, 64, 3, 3, 1, 1, 1, 1, S, RELU, R, false, false, 1, false},
-      {1, 49, 40, 1, 8, 10, 8, 2, 2, 1, 1, S, RELU, R, false, false, 8, false},
+      {1, 25, 5, 64, 64, 3, 3, 1, 1, 1, 1, S, RELU, R, false, false, 1},
+      {1, 49, 40, 1, 8, 10, 8, 2, 2, 1, 1, S, RELU, R, false, false, 8},
       /* mlperf_sww_int8's columns (width 1), channels off 8 (a scalar tail), multiplier 16 */
-      {1, 30, 1, 40, 40, 3, 1, 1, 1, 1, 1, V, NONE, R, false, false, 1, false},
-      {2, 7, 6, 13, 13, 3, 3, 2, 1, 1, 1, S, RELU6, R, false, true, 1, false},
-      {1, 5, 7, 3, 48, 3, 3, 1, 2, 1, 1, S, NONE, R, false, false, 16, false},
+      {1, 30, 1, 40, 40, 3, 1, 1, 1, 1, 1, V, NONE, R, false, false, 1},
+      {2, 7, 6, 13, 13, 3, 3, 2, 1, 1, 1, S, RELU6, R, false, true, 1},
+      {1, 5, 7, 3, 48, 3, 3, 1, 2, 1, 1, S, NONE, R, false, false, 16},
       /* dilation, padding past the filter's reach, zero points at the ends, wrapping sums */
-      {1, 9, 9, 16, 16, 3, 3, 1, 1, 2, 3, S, NONE, R, false, false, 1, false},
-      {1, 2, 2, 8, 8, 5, 5, 1, 1, 1, 1, S, NONE, -128, false, false, 1, false},
-      {1, 6, 6, 24, 24, 3, 3, 1, 1, 1, 1, S, NONE, 127, true, false, 1, false},
-      {1, 6, 6, 24, 24, 3, 3, 1, 1, 1, 1, V, NONE, -128, true, false, 1, false},
+      {1, 9, 9, 16, 16, 3, 3, 1, 1, 2, 3, S, NONE, R, false, false, 1},
+      {1, 2, 2, 8, 8, 5, 5, 1, 1, 1, 1, S, NONE, -128, false, false, 1},
+      {1, 6, 6, 24, 24, 3, 3, 1, 1, 1, 1, S, NONE, 127, true, false, 1},
+      {1, 6, 6, 24, 24, 3, 3, 1, 1, 1, 1, V, NONE, -128, true, false, 1},
       /* workspaces above the stack's 4 KiB: the lean file's own kernel (channels off 8, a
        * multiplier of 8 over 16 input channels, padding and stride) */
-      {1, 7, 6, 201, 201, 3, 3, 1, 1, 1, 1, S, RELU, R, false, false, 1, false},
-      {1, 6, 7, 16, 128, 5, 5, 2, 1, 1, 1, S, NONE, R, false, true, 8, false},
-      {1, 9, 8, 256, 256, 3, 3, 2, 2, 2, 1, S, NONE, -128, true, false, 1, false},
+      {1, 7, 6, 201, 201, 3, 3, 1, 1, 1, 1, S, RELU, R, false, false, 1},
+      {1, 6, 7, 16, 128, 5, 5, 2, 1, 1, 1, S, NONE, R, false, true, 8},
+      {1, 9, 8, 256, 256, 3, 3, 2, 2, 2, 1, S, NONE, -128, true, false, 1},
       /* multiplier 3: not the lean kernel's (the other paths run) */
-      {1, 6, 5, 4, 12, 3, 3, 1, 1, 1, 1, S, NONE, R, false, false, 3, false},
+      {1, 6, 5, 4, 12, 3, 3, 1, 1, 1, 1, S, NONE, R, false, false, 3},
   };
   for (size_t i = 0; i < sizeof dws / sizeof *dws; i++)
     run_case(&dws[i]);
@@ -329,7 +271,7 @@ int main(void) {
               rnd(1, 2),  rnd(0, 1) ? S : V,
               NONE,       rnd(0, 3) ? R : (rnd(0, 1) ? -128 : 127),
               false,      rnd(0, 4) == 0,
-              0,          false};
+              0};
     if (i % 2) { /* a depthwise of multiplier 1 or 8 */
       c.mult = rnd(0, 2) ? 1 : 8;
       c.cout = c.cin * c.mult;
