@@ -472,11 +472,9 @@ bool ap_fast_lean_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap
   }
   ap_kexec tmp;
   x = ap_fast_shared(x, &tmp);
-  int tasks = ap_fast_tasks(x, (uint64_t)pl.m * (uint64_t)pl.n * (uint64_t)pl.k,
-                            (pl.m + LEAN_R - 1) / LEAN_R);
   if (!ap_fast_overlapping(in, out)) {
     lean_span(x, &j, 0, pl.m, 4);
-  } else if (tasks <= 1 || !band_splits(x, &j, in, out)) {
+  } else if (!band_splits(x, &j, in, out)) {
     /* one thread: pixel order keeps an output over its input right (a group's patches are
      * built before its outputs are written), with the slab packed once rather than once a
      * band */

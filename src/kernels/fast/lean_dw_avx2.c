@@ -158,6 +158,14 @@ static uint64_t dw_work(const lean_dw *g, int32_t rows) {
          (uint64_t)g->f_w * 5;
 }
 
+/* Whether an output over its input gains from going band by band over the threads: its first
+ * band is itself work enough to split. */
+static bool band_splits(const ap_kexec *x, const lean_dw *g, const ap_ktensor *in,
+                        const ap_ktensor *out, const ap_conv_params *p) {
+  int32_t band = ap_fast_overlap_band(in, out, p->stride_h, p->pad.pad_h, 0);
+  return ap_fast_tasks(x, dw_work(g, band), band) > 1;
+}
+
 static void lean_dw_span(const ap_kexec *x, lean_dw_job *j, int32_t r0, int32_t r1) {
   j->first = r0;
   j->rows = r1 - r0;
@@ -198,9 +206,7 @@ bool ap_fast_lean_dw_eval(const ap_kexec *x, const ap_conv_params *p, const ap_k
   int32_t rows = p->out_shape.dims[0] * g.out_h;
   if (!ap_fast_overlapping(in, out)) {
     lean_dw_span(x, &j, 0, rows);
-  } else if (ap_fast_tasks(x,
-                           dw_work(&g, ap_fast_overlap_band(in, out, p->stride_h, p->pad.pad_h, 0)),
-                           1) <= 1) {
+  } else if (!band_splits(x, &g, in, out, p)) {
     /* an output over its input whose bands are each too little to split: one call in row
      * order (each band a call of the level's kernel had repeated its per-call tables: sww's
      * depthwise 2.5 x slower) */
