@@ -1,7 +1,7 @@
 /* Kernel choice as part of planning: each builtin op's candidate kernels (fast on the
  * interpreter's threads, with one workspace, with one workspace without packed weights and with
- * the lean kernels where they cover the op (kernels/fast/lean.h: int8 convolution and depthwise in the
- * reference's scratch at SIMD speed), reference), each with the scratch its prepare asks for
+ * the lean kernels where they cover the op (kernels/fast/lean.h: int8 convolution and depthwise in
+ * the reference's scratch at SIMD speed), reference), each with the scratch its prepare asks for
  * and an estimated time; allocate keeps the set with the fastest estimated invoke whose total
  * fits the budget. Every candidate set is planned like the
  * real one (the same problem with the scratch sized for it), so scratch that fits in the free
@@ -26,6 +26,8 @@
  * smaller than the one before it); the absolute estimate is what reports show beside the measured
  * time. */
 #include "runtime_internal.h"
+
+#include "kernels/fast/lean.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -111,9 +113,6 @@ static double op_work(const ap_interpreter *it, uint32_t sg, uint32_t k, bool *i
 }
 
 #if defined(__x86_64__) || defined(_M_X64)
-/* The lean CONV_2D's longest patch widened on the stack (LEAN_STACK_K in lean_conv_avx2.c). */
-#define LEAN_WIDE_K 640
-
 /* The in-place candidate's time over the packed one's for op k (see the top): less for an
  * int8 CONV_2D the lean kernel widens, at the levels that run it. */
 static double flat_factor(const ap_interpreter *it, uint32_t sg, uint32_t k) {
@@ -127,7 +126,7 @@ static double flat_factor(const ap_interpreter *it, uint32_t sg, uint32_t k) {
     return 1.3;
   const rt_tensor *out = rt_rec(it, sg, (size_t)op.outputs.v[0]);
   bool wide = out && out->type == AP_INT8 &&
-              (int64_t)w.shape.v[1] * w.shape.v[2] * w.shape.v[3] <= LEAN_WIDE_K;
+              (int64_t)w.shape.v[1] * w.shape.v[2] * w.shape.v[3] <= AP_FAST_LEAN_WIDE_K;
   return wide ? 1.15 : 1.3;
 }
 #else

@@ -33,6 +33,10 @@
 
 #include "kernels/fast/fast.h"
 
+/* The longest patch the lean CONV_2D widens on the stack for the level's own products (the
+ * kernel choice estimates those at near the packed kernel's time). */
+#define AP_FAST_LEAN_WIDE_K 640
+
 #ifdef AP_FAST_X86
 /* As ap_fast_conv_scratch/eval; false unless x->lean and the level runs AVX2. */
 bool ap_fast_lean_conv_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,

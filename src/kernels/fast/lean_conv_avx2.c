@@ -11,7 +11,7 @@
 /* Patches of at most this many taps are first widened, four rows of (input + offset) as
  * int16 on the stack (5 KiB at most), for the level's own products (slabs below), which hold
  * them, a slab of weights and what else they need in LEAN_STACK_BYTES: no scratch to plan. */
-#define LEAN_STACK_K 640
+#define LEAN_STACK_K AP_FAST_LEAN_WIDE_K
 #define LEAN_STACK_BYTES 12288
 
 typedef struct lean_plan {
