@@ -225,8 +225,8 @@ static void json_summary(const char *name, int seed) {
     }
     CHECK_STR(ap_json_str(j, "outputs[0].type"), ap_dtype_name(ti.type));
     CHECK_EQ(ap_json_len(j, "outputs[0].shape"), (long)ti.shape.n);
-    int64_t iters, total, arena, pers, tables;
-    double med, min;
+    int64_t iters = 0, total = 0, arena = 0, pers = 0, tables = 0;
+    double med = 0, min = 0;
     CHECK(ap_json_i64(j, "iterations", &iters) && iters == 3);
     CHECK(ap_json_f64(j, "invoke_us_median", &med) && ap_json_f64(j, "invoke_us_min", &min) &&
           min > 0 && min <= med);
