@@ -19,12 +19,12 @@
  * level). The lean int8 CONV_2D widens patches of up to 640 taps on the stack for the level's
  * own products (kernels/fast/lean.h): 1.0-1.17x the packed time at avx2 (the shared models'
  * convolutions, per-op profiles interleaved with `--kernels fast`), so 1.15x there. Threads divide
- * ops of AP_FAST_PARALLEL_MIN (64K) multiply-adds or more (the kernels' own threshold, below which
- * an op stays on one thread) by 0.85 x the thread count. Every byte of scratch costs a write and a
- * read (0.05 ns each): of two candidates that compute alike, the smaller wins. Only the ordering
- * matters to the choice, and the ordering is that of the kernels (each candidate is slower and
- * smaller than the one before it); the absolute estimate is what reports show beside the measured
- * time. */
+ * ops of AP_FAST_PARALLEL_MIN (64K) multiply-adds or more, 256K for an int8 FULLY_CONNECTED (the
+ * kernels' own thresholds, below which an op stays on one thread), by 0.85 x the thread count.
+ * Every byte of scratch costs a write and a read (0.05 ns each): of two candidates that compute
+ * alike, the smaller wins. Only the ordering matters to the choice, and the ordering is that of the
+ * kernels (each candidate is slower and smaller than the one before it); the absolute estimate is
+ * what reports show beside the measured time. */
 #include "runtime_internal.h"
 
 #include "kernels/fast/lean.h"
@@ -79,10 +79,14 @@ bool rt_kchoice_on(const ap_interpreter *it) {
   return (it->kernels == AP_KERNELS_AUTO || it->kernels == AP_KERNELS_SMALL) && it->exec.level;
 }
 
-/* Op k's work (see the top) and whether it computes in float. */
-static double op_work(const ap_interpreter *it, uint32_t sg, uint32_t k, bool *is_float) {
+/* Op k's work (see the top), whether it computes in float, and the work from which its fast
+ * kernel splits over threads: AP_FAST_PARALLEL_MIN, four times that for an int8
+ * FULLY_CONNECTED (fc_int8.c counts a quarter of its multiply-adds). */
+static double op_work(const ap_interpreter *it, uint32_t sg, uint32_t k, bool *is_float,
+                      double *split) {
   ap_op_info op;
   *is_float = false;
+  *split = AP_FAST_PARALLEL_MIN;
   if (ap_model_op(it->model, sg, k, &op) != AP_OK || op.outputs.n < 1 || op.outputs.v[0] < 0)
     return 0;
   const rt_tensor *out = rt_rec(it, sg, (size_t)op.outputs.v[0]);
@@ -99,7 +103,9 @@ static double op_work(const ap_interpreter *it, uint32_t sg, uint32_t k, bool *i
   switch (op.builtin) {
   case B_CONV: /* [out, kh, kw, in] */ return wn == 4 ? elems * wd[1] * wd[2] * wd[3] : elems;
   case B_DW: /* [1, kh, kw, out] */ return wn == 4 ? elems * wd[1] * wd[2] : elems;
-  case B_FC: /* [units, depth] */
+  case B_FC: /* [units, depth]; u8_fc.c splits from AP_FAST_PARALLEL_MIN */
+    if (out && out->type == AP_INT8) *split = 4.0 * AP_FAST_PARALLEL_MIN;
+    return wn >= 2 ? elems * wd[wn - 1] : elems;
   case B_BMM: return wn >= 2 ? elems * wd[wn - 1] : elems;
   case B_TCONV: { /* the output's each element sums kh x kw x in / stride^2: bounded above */
     ap_tensor_info f = {0};
@@ -140,13 +146,13 @@ static double flat_factor(const ap_interpreter *it, uint32_t sg, uint32_t k) {
 static double op_ns(const ap_interpreter *it, uint32_t sg, uint32_t k, unsigned ch,
                     uint64_t scratch) {
   bool is_float;
-  double work = op_work(it, sg, k, &is_float);
+  double split;
+  double work = op_work(it, sg, k, &is_float, &split);
   double ns = work * (is_float ? 0.8 : 1.0);
   if (ch != RT_K_REF && it->exec.level) {
     ns /= level_speedup(it->exec.level, is_float);
     if (ch == RT_K_FLAT) ns *= flat_factor(it, sg, k);
-    if (ch == RT_K_FAST && it->exec.threads > 1 && work >= AP_FAST_PARALLEL_MIN)
-      ns /= 0.85 * it->exec.threads;
+    if (ch == RT_K_FAST && it->exec.threads > 1 && work >= split) ns /= 0.85 * it->exec.threads;
   }
   return ns + 0.1 * (double)scratch;
 }

@@ -109,6 +109,66 @@ static inline __m256i rows8_short(const int8_t *w, int32_t k, int n, int32_t fir
 
 enum { XW_MAX = 2048 }; /* depths widened once a batch row: 4 KiB of stack */
 
+/* What the passes over one batch row share, in locals: out is int8_t, so a store through it
+ * may alias any field of the ap_qfc (the compiler would load them again after every store). */
+typedef struct fc_row {
+  const int8_t *x, *w;
+  const int16_t *xw;
+  const int32_t *bias, *qmult, *qshift;
+  int8_t *out;
+  int32_t k, kfull;
+  bool short_rows;
+  __m256i io, xt, xe, corr, off, lo, hi;
+  rq8 one; /* per tensor (qmult NULL) */
+} fc_row;
+
+/* The sums of the n (1-8) rows from unit u, without the bias. */
+static inline __attribute__((always_inline)) __m256i pass_sums(const fc_row *r, int32_t u, int n) {
+  const int8_t *w = r->w + (size_t)u * (size_t)r->k;
+  __m256i v = r->short_rows ? rows8_short(w, r->k, n, u, r->xt, r->xe)
+              : r->xw       ? rows8(w, r->k, n, r->x, r->xw, r->kfull, r->io, r->xt)
+                            : rows8(w, r->k, n, r->x, NULL, r->kfull, r->io, r->xt);
+  return _mm256_add_epi32(v, r->corr);
+}
+
+/* Units [u0, u1) of one batch row: whole passes of 8 rows read bias and multipliers with plain
+ * loads and store 8 bytes; the last partial pass masks its loads and copies n bytes. The
+ * per-tensor requantization's left shift is almost always 0 (multipliers below 1): then
+ * rq8_mul0, two operations fewer a pass. */
+static inline __attribute__((always_inline)) void row_units(const fc_row *r, int32_t u0, int32_t u1,
+                                                            bool left0) {
+  int32_t u = u0;
+  for (; u + 8 <= u1; u += 8) {
+    __m256i v = pass_sums(r, u, 8);
+    if (r->bias) v = _mm256_add_epi32(v, _mm256_loadu_si256((const __m256i *)(r->bias + u)));
+    if (r->qmult) {
+      rq8 q = rq8_of(_mm256_loadu_si256((const __m256i *)(r->qmult + u)),
+                     _mm256_loadu_si256((const __m256i *)(r->qshift + u)));
+      v = rq8_mul(v, &q);
+    } else {
+      v = left0 ? rq8_mul0(v, &r->one) : rq8_mul(v, &r->one);
+    }
+    store8(r->out + u,
+           _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(v, r->off), r->lo), r->hi));
+  }
+  if (u < u1) {
+    int n = (int)(u1 - u);
+    __m256i mask =
+        _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    __m256i v = pass_sums(r, u, n);
+    if (r->bias) v = _mm256_add_epi32(v, _mm256_maskload_epi32(r->bias + u, mask));
+    rq8 q = r->one;
+    if (r->qmult) { /* no read past the units' multipliers */
+      q = rq8_of(_mm256_maskload_epi32(r->qmult + u, mask),
+                 _mm256_maskload_epi32(r->qshift + u, mask));
+    }
+    int8_t t[8];
+    store8(t, _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(rq8_mul(v, &q), r->off), r->lo),
+                               r->hi));
+    memcpy(r->out + u, t, (size_t)n);
+  }
+}
+
 void ap_fast_avx2_fc_rows(const ap_qfc *f, int32_t u0, int32_t u1) {
   int32_t k = f->depth;
   bool short_rows = k < 16;
@@ -116,61 +176,49 @@ void ap_fast_avx2_fc_rows(const ap_qfc *f, int32_t u0, int32_t u1) {
     ap_fast_avx2_fc(f, u0, u1);
     return;
   }
-  int32_t kfull = k / 16 * 16;
-  const __m256i io = _mm256_set1_epi16((int16_t)f->in_off), off = _mm256_set1_epi32(f->out_off),
-                lo = _mm256_set1_epi32(f->act_min), hi = _mm256_set1_epi32(f->act_max),
-                lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  fc_row r;
+  r.w = f->w, r.bias = f->bias, r.qmult = f->qmult, r.qshift = f->qshift;
+  r.k = k, r.kfull = k / 16 * 16, r.short_rows = short_rows;
+  r.io = _mm256_set1_epi16((int16_t)f->in_off), r.off = _mm256_set1_epi32(f->out_off);
+  r.lo = _mm256_set1_epi32(f->act_min), r.hi = _mm256_set1_epi32(f->act_max);
+  r.one = rq8_of(_mm256_set1_epi32(f->mult1), _mm256_set1_epi32(f->shift1));
+  const bool left0 = !f->qmult && f->shift1 <= 0;
   /* int16 lanes [0, 16 - (k - kfull)) of the last 16 values were summed by the full steps */
   const __m256i keep =
       _mm256_cmpgt_epi16(_mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                         _mm256_set1_epi16((int16_t)(15 - (k - kfull))));
-  const rq8 one = rq8_of(_mm256_set1_epi32(f->mult1), _mm256_set1_epi32(f->shift1));
+                         _mm256_set1_epi16((int16_t)(15 - (k - r.kfull))));
   /* x + in_off as int16 once a batch row (when it fits on the stack) rather than once a pass */
   _Alignas(32) int16_t xw_buf[XW_MAX];
-  const bool use_xw = !short_rows && kfull <= XW_MAX && u1 - u0 > 8;
-  for (int32_t b = 0; b < f->batches; b++) {
-    const int8_t *x = f->x + (size_t)b * (size_t)k;
-    const int16_t *xw = NULL;
+  const bool use_xw = !short_rows && r.kfull <= XW_MAX && u1 - u0 > 8;
+  const int32_t batches = f->batches, units = f->units, in_off = f->in_off,
+                filter_off = f->filter_off;
+  const int8_t *x0 = f->x;
+  int8_t *out0 = f->out;
+  for (int32_t b = 0; b < batches; b++) {
+    const int8_t *x = x0 + (size_t)b * (size_t)k;
+    r.x = x, r.xw = NULL;
     if (use_xw) {
-      for (int32_t d = 0; d < kfull; d += 16)
-        _mm256_store_si256((__m256i *)(xw_buf + d), _mm256_add_epi16(widen(x + d), io));
-      xw = xw_buf;
+      for (int32_t d = 0; d < r.kfull; d += 16)
+        _mm256_store_si256((__m256i *)(xw_buf + d), _mm256_add_epi16(widen(x + d), r.io));
+      r.xw = xw_buf;
     }
-    uint32_t corr = f->filter_off ? (uint32_t)f->filter_off * ap_fast_row_sum(x, k, f->in_off) : 0;
-    __m256i xt = _mm256_setzero_si256(), xe = xt;
+    uint32_t corr = filter_off ? (uint32_t)filter_off * ap_fast_row_sum(x, k, in_off) : 0;
+    r.corr = _mm256_set1_epi32((int32_t)corr);
+    r.xt = _mm256_setzero_si256(), r.xe = r.xt;
     if (short_rows) {
       int16_t a[16] = {0}, e[16] = {0};
       for (int32_t d = 0; d < k; d++)
-        a[d] = e[16 - k + d] = (int16_t)(x[d] + f->in_off);
-      xt = _mm256_loadu_si256((const __m256i *)a);
-      xe = _mm256_loadu_si256((const __m256i *)e);
+        a[d] = e[16 - k + d] = (int16_t)(x[d] + in_off);
+      r.xt = _mm256_loadu_si256((const __m256i *)a);
+      r.xe = _mm256_loadu_si256((const __m256i *)e);
     } else {
-      xt = _mm256_and_si256(_mm256_add_epi16(widen(x + k - 16), io), keep);
+      r.xt = _mm256_and_si256(_mm256_add_epi16(widen(x + k - 16), r.io), keep);
     }
-    int8_t *out = f->out + (size_t)b * (size_t)f->units;
-    for (int32_t u = u0; u < u1; u += 8) {
-      int n = u1 - u < 8 ? (int)(u1 - u) : 8;
-      __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(n), lane);
-      const int8_t *w = f->w + (size_t)u * (size_t)k;
-      __m256i v = _mm256_add_epi32(short_rows ? rows8_short(w, k, n, u, xt, xe)
-                                   : xw       ? rows8(w, k, n, x, xw, kfull, io, xt)
-                                              : rows8(w, k, n, x, NULL, kfull, io, xt),
-                                   _mm256_set1_epi32((int32_t)corr));
-      if (f->bias) v = _mm256_add_epi32(v, _mm256_maskload_epi32(f->bias + u, mask));
-      rq8 q = one;
-      if (f->qmult) { /* per channel; no read past the units' multipliers */
-        q = rq8_of(_mm256_maskload_epi32(f->qmult + u, mask),
-                   _mm256_maskload_epi32(f->qshift + u, mask));
-      }
-      __m256i r = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(rq8_mul(v, &q), off), lo), hi);
-      if (n == 8) {
-        store8(out + u, r);
-      } else {
-        int8_t t[8];
-        store8(t, r);
-        memcpy(out + u, t, (size_t)n);
-      }
-    }
+    r.out = out0 + (size_t)b * (size_t)units;
+    if (left0)
+      row_units(&r, u0, u1, true);
+    else
+      row_units(&r, u0, u1, false);
   }
 }
 #else

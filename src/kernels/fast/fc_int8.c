@@ -61,9 +61,13 @@ bool ap_fast_fc_eval(const ap_kexec *x, const ap_fc_params *p, const ap_ktensor 
               shift,
               p->output_multiplier,
               p->output_shift};
-  /* A weight read once per batch row (memory-bound) costs about 5 multiply-adds of a
-   * convolution. */
-  uint64_t work = (uint64_t)p->batches * (uint64_t)p->units * (uint64_t)p->accum_depth * 5;
+  /* A quarter of the multiply-adds: a product of one batch row runs at some 30 multiply-adds
+   * per ns at avx2 and a region cost 1-2.5 us on this project's loaded 2-vCPU machine, far
+   * above a convolution's (mlperf_ad_fc_int8, per-op profiles, 2 threads against 1,
+   * interleaved: its 640 x 128 products, 82 K, went from 2.7 us to 3.5-4 us when split, its 128
+   * x 128 ones from 0.8 to 1.1 us under the former 5x weight). So an op splits from 256 K
+   * (some 9 us on one thread): mobilenet's 1280 x 1000 classifier still does. */
+  uint64_t work = (uint64_t)p->batches * (uint64_t)p->units * (uint64_t)p->accum_depth / 4;
   int64_t blocks = (p->units + 15) / 16;
   fc_job j = {&q, x->level, ap_fast_chunks(ap_fast_tasks(x, work, blocks), 4, blocks)};
   ap_fast_parallel(x, fc_task, &j, j.tasks);
