@@ -125,6 +125,12 @@ int main(void) {
       {2, 9, 7, 8, 16, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
       {1, 11, 10, 3, 16, 3, 3, 1, 2, AP_KPAD_SAME, AP_KACT_RELU},
       {1, 5, 5, 32, 8, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      /* A row block or fewer (mobilenet_v1's classifier: one pixel into 1001 channels): the
+       * one-row product (depths on and off 16, channels off 8), the threads taking channels. */
+      {1, 1, 1, 256, 1001, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      {1, 1, 1, 37, 203, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_RELU},
+      {1, 1, 3, 21, 45, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      {1, 3, 3, 5, 19, 3, 3, 1, 1, AP_KPAD_VALID, AP_KACT_RELU6},
   };
   for (size_t z = 0; z < sizeof zps / sizeof zps[0]; z++)
     for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++) {

@@ -369,6 +369,48 @@ static void conv_cols_task(void *arg, int chunk, int slot) {
 #define conv_cols_task conv_task
 #endif
 
+#ifdef AP_FAST_X86
+/* The AVX2 outer kit's packing (its AVX-512 copy's too) in pieces of whole 16-channel blocks,
+ * each packed as a product of its channels alone would be (the kit's blocks lie one after
+ * another, packed_bytes(16, k) each; only the last piece has a partial block). */
+typedef struct pack_job {
+  const conv_job *j;
+  const ap_ktensor *f;
+  const int32_t *bias;
+  int32_t cblocks, pieces;
+} pack_job;
+
+static void pack_task(void *arg, int i) {
+  const pack_job *a = arg;
+  const conv_plan *pl = a->j->pl;
+  int32_t b0 = (int32_t)((int64_t)i * a->cblocks / a->pieces);
+  int32_t b1 = (int32_t)((int64_t)(i + 1) * a->cblocks / a->pieces);
+  int32_t c0 = b0 * 16, c1 = b1 * 16 < pl->n ? b1 * 16 : pl->n;
+  if (c1 <= c0) return;
+  ap_fast_avx2_outer_pack((const int8_t *)a->f->data + (size_t)c0 * (size_t)pl->k, c1 - c0, pl->k,
+                          a->bias ? a->bias + c0 : NULL, a->j->p->input_offset,
+                          a->j->scratch + pl->packed +
+                              (size_t)b0 * ap_fast_avx2_outer_bytes(16, pl->k),
+                          (int32_t *)(a->j->scratch + pl->bias) + c0);
+}
+
+/* Whether the weights were packed over the threads: a product split over rows packs every
+ * weight before any row, a pass over the whole filter (a tenth of mobilenet_v2's 1x1
+ * convolutions' time on one thread, memory bound) that kept the second thread idle. */
+static bool pack_split(const ap_kexec *x, const conv_job *j, const ap_ktensor *f,
+                       const ap_ktensor *bias) {
+  const conv_plan *pl = j->pl;
+  if (pl->tasks < 2 || j->l->pack != ap_fast_avx2_outer_pack) return false;
+  pack_job a = {j, f, bias ? bias->data : NULL, (pl->n + 15) / 16, 1};
+  a.pieces = ap_fast_chunks(pl->tasks, 2, a.cblocks);
+  if (a.pieces < 2) return false;
+  ap_fast_parallel(x, pack_task, &a, a.pieces);
+  return true;
+}
+#else
+#define pack_split(x, j, f, bias) false
+#endif
+
 bool ap_fast_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                        const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
                        ap_status *s) {
@@ -413,8 +455,9 @@ bool ap_fast_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kten
   if (!AP_CONV_BY_COLS || !pl.by_cols) { /* by columns, each piece prepares its own channels */
     AP_FAST_MULTIPLIERS(x, p->input_scale, f, p->output_scale, pl.n, mult, shift);
     prep_shifts(x, l, pl.n, mult, shift);
-    l->pack(f->data, pl.n, pl.k, bias ? bias->data : NULL, p->input_offset, sc + pl.packed,
-            col_bias);
+    if (!pack_split(x, &j, f, bias))
+      l->pack(f->data, pl.n, pl.k, bias ? bias->data : NULL, p->input_offset, sc + pl.packed,
+              col_bias);
   }
   ap_fast_parallel_slots(x, AP_CONV_BY_COLS && pl.by_cols ? conv_cols_task : conv_task, &j,
                          pl.chunks);

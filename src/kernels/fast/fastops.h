@@ -170,6 +170,7 @@ typedef struct ap_u8conv_run {
   AP_FAST_GEOM;
   int32_t in_ring, out_ring; /* rows the input and output hold (0: whole; else one batch) */
   bool flat;                 /* 1x1, stride 1, no padding: patch rows are input pixels */
+  size_t out_stride;         /* bytes from one output pixel to the next (0: g.n) */
 } ap_u8conv_run;
 /* Whole maps, weights in place; shapes as the driver's plan checked them. */
 void ap_fast_u8conv_init(ap_u8conv_run *r, const struct ap_fastops *ops, const ap_conv_params *p,

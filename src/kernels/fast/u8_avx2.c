@@ -40,10 +40,64 @@ static inline __m256i wload(const uint8_t *w, int32_t d, int32_t k, const uint8_
   return _mm256_add_epi16(_mm256_cvtepu8_epi16(v), off);
 }
 
+/* One row (a 1x1 convolution over one pixel: mobilenet_v1's classifier, 1001 channels): four
+ * channels a step share each 16 values of the row, eight channels' sums gathered for the
+ * vector requantization. The four-row product below would repeat the row four times. */
+static void u8gemm1(const ap_u8gemm *g, const int16_t *a, uint8_t *out) {
+  int32_t n = g->n, k = g->k, kp = g->kp, kf = k / 16 * 16;
+  const uint8_t *end = g->w + (size_t)n * (size_t)k;
+  const __m256i off = _mm256_set1_epi16((int16_t)g->w_off);
+  for (int32_t c0 = 0; c0 < n; c0 += 8) {
+    __m128i h[2] = {_mm_setzero_si128(), _mm_setzero_si128()};
+    for (int q = 0; q < 2 && c0 + 4 * q < n; q++) {
+      const uint8_t *w[4];
+      for (int i = 0; i < 4; i++) { /* channels past n repeat the last (never stored) */
+        int32_t c = c0 + 4 * q + i;
+        w[i] = g->w + (size_t)(c < n ? c : n - 1) * (size_t)k;
+      }
+      __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
+#define AP_U8G1(S, W) S = _mm256_add_epi32(S, _mm256_madd_epi16(x, W))
+      for (int32_t d = 0; d < kf; d += 16) {
+        __m256i x = _mm256_loadu_si256((const __m256i *)(a + d));
+#define AP_U8W(I)                                                                                  \
+  _mm256_add_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(w[I] + d))), off)
+        AP_U8G1(s0, AP_U8W(0));
+        AP_U8G1(s1, AP_U8W(1));
+        AP_U8G1(s2, AP_U8W(2));
+        AP_U8G1(s3, AP_U8W(3));
+#undef AP_U8W
+      }
+      if (kf < kp) { /* the tail's block: a's zeros past k meet whatever wload reads */
+        __m256i x = _mm256_loadu_si256((const __m256i *)(a + kf));
+        AP_U8G1(s0, wload(w[0], kf, k, end, off));
+        AP_U8G1(s1, wload(w[1], kf, k, end, off));
+        AP_U8G1(s2, wload(w[2], kf, k, end, off));
+        AP_U8G1(s3, wload(w[3], kf, k, end, off));
+      }
+#undef AP_U8G1
+      h[q] = hsum4(s0, s1, s2, s3);
+    }
+    int32_t cn = n - c0 < 8 ? n - c0 : 8;
+    __m256i v = _mm256_set_m128i(h[1], h[0]);
+    if (g->bias && cn == 8) {
+      v = _mm256_add_epi32(v, _mm256_loadu_si256((const __m256i *)(g->bias + c0)));
+    } else if (g->bias) {
+      int32_t t[8] = {0};
+      memcpy(t, g->bias + c0, (size_t)cn * sizeof(int32_t));
+      v = _mm256_add_epi32(v, _mm256_loadu_si256((const __m256i *)t));
+    }
+    store8u(out + c0, u8rq(v, &g->q), cn);
+  }
+}
+
 /* Rows of a in fours, output channels in pairs (8 accumulators), gathered eight channels at a
  * time for the vector requantization. */
 static void u8gemm(const ap_u8gemm *g, const int16_t *a, int32_t rows, uint8_t *out,
                    size_t out_stride) {
+  if (rows == 1) {
+    u8gemm1(g, a, out);
+    return;
+  }
   int32_t n = g->n, k = g->k, kp = g->kp;
   const int16_t *r[4];
   for (int i = 0; i < 4; i++)

@@ -8,9 +8,17 @@
 
 #include <string.h>
 
+/* Splitting by output channels needs threads: a firmware's build links none of it. */
+#ifdef AP_PORT_NONE
+#define AP_U8_BY_COLS 0
+#else
+#define AP_U8_BY_COLS 1
+#endif
+
 typedef struct u8conv_plan {
   const ap_fastops *ops;
   int32_t n, k, kp, m, mr, tasks, rows_per_task;
+  int32_t cblocks; /* > 0: tasks take blocks of 8 output channels over every row, not rows */
   size_t packed, a_at, a_task, total; /* packed: the packed weights' bytes (0: in place) */
 } u8conv_plan;
 
@@ -30,14 +38,22 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
   pl->kp = (int32_t)((k + ops->kalign - 1) / ops->kalign * ops->kalign);
   pl->m = (int32_t)m;
   pl->mr = ops->mr;
-  int64_t blocks = (m + pl->mr - 1) / pl->mr;
-  pl->tasks = ap_fast_tasks(x, (uint64_t)m * (uint64_t)pl->n * (uint64_t)k, blocks);
+  int64_t blocks = (m + pl->mr - 1) / pl->mr, cblocks = ((int64_t)pl->n + 7) / 8;
+  uint64_t work = (uint64_t)m * (uint64_t)pl->n * (uint64_t)k;
+  pl->tasks = ap_fast_tasks(x, work, blocks);
+  /* Fewer row blocks than threads (mobilenet_v1's classifier: one pixel, 1001 channels): the
+   * threads take output channels instead, each reading only its channels' weights. */
+  int cols = ap_fast_tasks(x, work, cblocks);
+  if (AP_U8_BY_COLS && cols > pl->tasks && blocks < cols) {
+    pl->tasks = cols;
+    pl->cblocks = (int32_t)cblocks;
+  }
   pl->rows_per_task = (int32_t)((blocks + pl->tasks - 1) / pl->tasks * pl->mr);
   pl->a_task = ap_kscratch_round((size_t)pl->mr * (size_t)pl->kp * sizeof(int16_t));
   /* Packed weights pay over many rows (packing costs about a block of rows' work); a level
    * without packing kits (or a copy of one without: AP_KERNELS_SMALL's last try) reads them in
    * place. */
-  if (ops->u8gemm_packed && x->level->outer && m >= 128)
+  if (ops->u8gemm_packed && x->level->outer && m >= 128 && !pl->cblocks)
     pl->packed = ap_kscratch_round(ops->u8pack_bytes(pl->n, pl->k));
   pl->a_at = pl->packed;
   size_t rows;
@@ -154,11 +170,12 @@ void ap_fast_u8conv_pixels(const ap_u8conv_run *j, int16_t *a, int64_t begin, in
           if (++y == j->out_h) y = 0, b++;
         }
       }
-    uint8_t *out = j->out + at * (size_t)n;
+    size_t stride = j->out_stride ? j->out_stride : (size_t)n;
+    uint8_t *out = j->out + at * stride;
     if (j->packed)
-      j->ops->u8gemm_packed(&j->g, j->packed, a, rows, out, (size_t)n);
+      j->ops->u8gemm_packed(&j->g, j->packed, a, rows, out, stride);
     else
-      j->ops->u8gemm(&j->g, a, rows, out, (size_t)n);
+      j->ops->u8gemm(&j->g, a, rows, out, stride);
     r0 += rows;
   }
 }
@@ -173,8 +190,21 @@ static void conv_task(void *arg, int task) {
   const u8conv_job *j = arg;
   const u8conv_plan *pl = j->pl;
   int16_t *a = (int16_t *)(j->scratch + pl->a_at + (size_t)task * pl->a_task);
-  int64_t begin = (int64_t)task * pl->rows_per_task, end = begin + pl->rows_per_task;
   memset(a, 0, (size_t)pl->mr * (size_t)pl->kp * sizeof *a);
+  if (AP_U8_BY_COLS && pl->cblocks) { /* channels [c0, c1) of every pixel */
+    int32_t c0 = (int32_t)((int64_t)task * pl->cblocks / pl->tasks * 8);
+    int32_t c1 = (int32_t)((int64_t)(task + 1) * pl->cblocks / pl->tasks * 8);
+    if (c1 > pl->n) c1 = pl->n;
+    ap_u8conv_run r = j->run;
+    r.g.n = c1 - c0;
+    r.g.w += (size_t)c0 * (size_t)pl->k;
+    if (r.g.bias) r.g.bias += c0;
+    r.out += c0;
+    r.out_stride = (size_t)pl->n;
+    ap_fast_u8conv_pixels(&r, a, 0, pl->m);
+    return;
+  }
+  int64_t begin = (int64_t)task * pl->rows_per_task, end = begin + pl->rows_per_task;
   if (end > pl->m) end = pl->m;
   ap_fast_u8conv_pixels(&j->run, a, begin, end);
 }
