@@ -465,6 +465,12 @@ int main(void) {
        * block (stride 2), then scalar channels (no padding) */
       {1, 7, 10, 40, 40, 3, 3, 2, 1, AP_KPAD_SAME, AP_KACT_RELU6},
       {1, 6, 9, 19, 19, 3, 3, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      /* 3x3, stride 1, 16 or 32 channels: each block swept along a row inside the input
+       * (long rows, a row of one pixel inside, batches; padding rows take the corner path) */
+      {1, 9, 23, 32, 32, 3, 3, 1, 1, AP_KPAD_VALID, AP_KACT_RELU6},
+      {2, 8, 19, 16, 16, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      {1, 5, 3, 32, 32, 3, 3, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      {1, 11, 4, 32, 32, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_RELU},
   };
   static const int dw1_zps[][2] = {{-128, 127}, {127, -128}, {0, 0}, {999, 999}};
   for (size_t i = 0; i < sizeof dw1s / sizeof dw1s[0]; i++)

@@ -1,8 +1,8 @@
 /* TRANSPOSE's fast path (tiles over the threads) against the reference at every SIMD level with
  * 1-3 threads: ranks 1 to 6, every element size it takes (1, 2, 4, 8 bytes), dims of 1 that
  * the reduction drops, dims that stay adjacent and merge, tiles cut off at both ends (sizes
- * around the 64-element tile), negative perm entries, an empty tensor and one element; plus a
- * hand-worked NCHW -> NHWC case. */
+ * around the 64-element tile), negative perm entries, an empty tensor and one element, three
+ * byte planes interleaved at every length's remainder; plus a hand-worked NCHW -> NHWC case. */
 #include "fastcmp.h"
 
 enum { B_TRANSPOSE = 39 };
@@ -85,6 +85,12 @@ int main(void) {
       {5, {2, 1, 3, 66, 4}, {3, 0, 4, 1, 2}},
       {6, {2, 3, 1, 4, 5, 2}, {5, 3, 0, 4, 1, 2}},
       {6, {2, 3, 2, 3, 2, 3}, {0, 1, 4, 5, 2, 3}},
+      /* three planes interleaved (bytes: the level's planes3): 32 and 16 a step, then bytes;
+       * runs of 2048 cut off, batches */
+      {2, {3, 15}, {1, 0}},
+      {2, {3, 48}, {1, 0}},
+      {2, {3, 4145}, {1, 0}},
+      {4, {2, 3, 71, 77}, {0, 2, 3, 1}},
   };
   for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)

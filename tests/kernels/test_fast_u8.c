@@ -167,6 +167,10 @@ int main(void) {
       {1, 2, 1, 32, 32, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
       {1, 7, 10, 8, 8, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_RELU},
       {1, 6, 9, 8, 8, 5, 5, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      /* 3x3, stride 1, 16 or 32 channels: each block swept along a row inside the input */
+      {1, 9, 21, 32, 32, 3, 3, 1, 1, AP_KPAD_VALID, AP_KACT_RELU6},
+      {2, 7, 18, 16, 16, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      {1, 5, 3, 32, 32, 3, 3, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
   };
   for (size_t z = 0; z < sizeof zps / sizeof zps[0]; z++)
     for (size_t i = 0; i < sizeof dws / sizeof dws[0]; i++) {

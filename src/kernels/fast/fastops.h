@@ -113,6 +113,9 @@ typedef struct ap_fastops {
    * off, 0 in padded positions) at a + i * kp, nothing written past k. NULL: the driver's. */
   void (*u8patch)(const ap_fast_geom *g, const uint8_t *in, int16_t off, int32_t b, int32_t oy,
                   int32_t ox, int32_t rows, int32_t kp, int16_t *a);
+  /* Three byte planes interleaved (TRANSPOSE's NCHW to NHWC of 3 channels): o[3 a + l] =
+   * s[l * istl + a] for a < n, l < 3. NULL: transpose_fast.c's tiles. */
+  void (*planes3)(const uint8_t *s, size_t istl, uint8_t *o, size_t n);
 } ap_fastops;
 
 /* A depthwise task's workspace: int16 tap pairs of (weight + offset) for 8-channel blocks and
@@ -132,6 +135,7 @@ void ap_fastops_avx2_fmm(const float *a, size_t a_row, size_t a_col, const float
                          int32_t m, int32_t n, int32_t k);
 bool ap_fastops_generic_pool(const ap_qpool *q, int32_t b, int32_t oy0, int32_t oy1);
 bool ap_fastops_avx2_pool(const ap_qpool *q, int32_t b, int32_t oy0, int32_t oy1);
+void ap_fastops_avx2_planes3(const uint8_t *s, size_t istl, uint8_t *o, size_t n);
 
 /* Generic kernels the wider tables fall back on for shapes they do not cover. */
 void ap_fastops_generic_u8dw(const ap_u8dw *d, int32_t b, int32_t oy0, int32_t oy1, void *ws);

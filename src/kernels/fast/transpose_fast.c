@@ -5,6 +5,7 @@
  * tiles that stay in L1 on both sides. MobileNet-v2's NCHW input ([3][224 * 224] -> [224 *
  * 224][3]) took half a millisecond alone in front of every split op on the reference's element
  * walk. */
+#include "kernels/fast/fastops.h"
 #include "kernels/kops_threads4.h"
 
 #include <string.h>
@@ -18,8 +19,11 @@ typedef struct tr_job {
   int r; /* reduced rank */
   int d; /* the output dim with input stride 1 (-1: runs) */
   size_t dims[AP_KMAXDIMS], ist[AP_KMAXDIMS], ost[AP_KMAXDIMS]; /* elements */
-  size_t dblocks, units;
+  size_t blk, dblocks, units; /* blk: elements of D a unit (TILE, or a run for planes3) */
   int chunks;
+  /* Three byte planes interleaved (the output's last dim 3 of bytes, D just before it): the
+   * level's (fastops.h), NULL: tiles. */
+  void (*planes3)(const uint8_t *s, size_t istl, uint8_t *o, size_t n);
 } tr_job;
 
 /* Offsets of the outer position q: every dim but `skip_a` and `skip_b`, mixed radix. */
@@ -67,11 +71,15 @@ static void tr_task(void *arg, int chunk) {
       memcpy(j->out + oo * j->es, j->in + io * j->es, j->dims[last] * j->es);
       continue;
     }
-    size_t b = u % j->dblocks, a0 = b * TILE;
+    size_t b = u % j->dblocks, a0 = b * j->blk;
     outer_offsets(j, u / j->dblocks, j->d, last, &io, &oo);
-    size_t nd = j->dims[j->d] - a0 < TILE ? j->dims[j->d] - a0 : TILE;
+    size_t nd = j->dims[j->d] - a0 < j->blk ? j->dims[j->d] - a0 : j->blk;
     io += a0; /* input stride 1 */
     oo += a0 * j->ost[j->d];
+    if (j->planes3) {
+      j->planes3(j->in + io, j->ist[last], j->out + oo, nd);
+      continue;
+    }
     for (size_t l0 = 0; l0 < j->dims[last]; l0 += TILE) {
       size_t nl = j->dims[last] - l0 < TILE ? j->dims[last] - l0 : TILE;
       tile(j->in + (io + l0 * j->ist[last]) * j->es, j->out + (oo + l0) * j->es, j->es, nd, nl,
@@ -136,7 +144,13 @@ bool ap_fast_transpose_eval(const ap_kexec *x, const ap_transpose_params *p,
     for (int i = 0; i < last; i++)
       if (j.ist[i] == 1) j.d = i;
     if (j.d < 0) return false; /* cannot happen: the input's last dim is somewhere */
-    j.dblocks = (j.dims[j.d] + TILE - 1) / TILE;
+    j.blk = TILE;
+    if (es == 1 && j.dims[last] == 3 && j.ost[j.d] == 3 && x->level->ops &&
+        x->level->ops->planes3) {
+      j.planes3 = x->level->ops->planes3;
+      j.blk = 2048; /* a run: 6 KiB written */
+    }
+    j.dblocks = (j.dims[j.d] + j.blk - 1) / j.blk;
     j.units = n / j.dims[j.d] / j.dims[last] * j.dblocks;
   }
   /* A byte moved costs about what PAD's does (a few multiply-adds of a convolution). */

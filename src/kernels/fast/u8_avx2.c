@@ -508,5 +508,6 @@ const ap_fastops ap_fastops_avx2 = {
     .dot16x16 = dot16x16,
     .fmm = ap_fastops_avx2_fmm,
     .u8patch = u8patch,
+    .planes3 = ap_fastops_avx2_planes3,
 };
 #endif
