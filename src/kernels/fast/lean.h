@@ -3,7 +3,8 @@
  * candidate (ap_kexec.lean, the in-place choice): where a model's peak step leaves no room for
  * patch rows or packed weights, they keep the plan within the reference's total without the
  * reference's time. What they hold beyond the reference's scratch lives on the stack, bounded
- * and the same for every model (at most 12 KiB), as the kernels' other temporaries do: these
+ * and the same for every model (at most 12 KiB a thread, and 4 KiB more on the calling thread
+ * for the lean CONV_2D's deferred rows below), as the kernels' other temporaries do: these
  * files are x86-64 only (AVX2 and AVX-512 hosts, whose threads' stacks are hundreds of KiB or
  * more; no microcontroller links them), and the level's own kernels hold as much there already
  * (the multiplier depthwise's expanded taps, 32 KiB; the AVX-512 in-place product's tile, 16
@@ -12,7 +13,9 @@
  * Being on the stack, they split over the threads (pixels or output rows cut into pieces, each
  * thread's temporaries on its own stack) even where the choice gave the op one workspace
  * (ap_fast_shared), an output over its input band by band (ap_fast_overlap_band) when it
- * splits at all (on one thread, pixel order).
+ * splits at all (on one thread, pixel order); the lean CONV_2D's in one piece of rows a thread,
+ * each piece's first rows held on the calling thread's stack until all are done where they
+ * overwrite input rows the pieces before it read (lean_conv_avx2.c's split_plan).
  *
  * CONV_2D int8 (lean_conv_avx2.c, the AVX2 and AVX-512 levels): no patch rows and no packing
  * in scratch. Patches of up to 640 taps are widened to int16 on the stack, four pixels at a
