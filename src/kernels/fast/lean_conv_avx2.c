@@ -12,7 +12,7 @@
  * int16 on the stack (5 KiB at most), for the level's own products (slabs below), which hold
  * them, a slab of weights and what else they need in LEAN_STACK_BYTES: no scratch to plan. */
 #define LEAN_STACK_K AP_FAST_LEAN_WIDE_K
-#define LEAN_STACK_BYTES 12288
+#define LEAN_STACK_BYTES 24576
 
 typedef struct lean_plan {
   int32_t n, k, m, nseg;
