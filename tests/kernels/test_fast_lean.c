@@ -169,6 +169,8 @@ int main(void) {
    * 3 as the kernel choice's "in place" candidate runs them (one workspace: the lean kernels
    * split, every op however small). */
   fc_setup();
+  ap_port_workers *w1 = NULL; /* one thread: a region's indices run in turn on the caller */
+  CHECK(ap_port_workers_create(NULL, 1, &w1, NULL) == AP_OK);
   const ap_fast_level *l[AP_TEST_MAX_LEVELS];
   for (int i = 0, n = ap_test_levels(l); i < n; i++) {
     fc_cfgs[fc_ncfg++] = (fc_cfg){{.level = l[i], .threads = 1, .lean = true}, l[i]->name};
@@ -186,6 +188,17 @@ int main(void) {
                                    .one_workspace = true,
                                    .parallel_min = 1},
                                   l[i]->name};
+    /* 2 and 3 threads' pieces run one after the other, not in index order where the kernel
+     * maps them otherwise (the lean CONV_2D's pieces of an output over its input: a piece
+     * before the one before it and after it), at the levels that run the lean CONV_2D */
+    for (int t = 2; t <= 3 && (l[i]->level == AP_SIMD_AVX2 || l[i]->level == AP_SIMD_AVX512); t++)
+      fc_cfgs[fc_ncfg++] = (fc_cfg){{.level = l[i],
+                                     .workers = w1,
+                                     .threads = t,
+                                     .lean = true,
+                                     .one_workspace = true,
+                                     .parallel_min = 1},
+                                    l[i]->name};
   }
   const int S = AP_KPAD_SAME, V = AP_KPAD_VALID, R = 1000;
   const int NONE = AP_KACT_NONE, RELU = AP_KACT_RELU, RELU6 = AP_KACT_RELU6;
@@ -283,5 +296,6 @@ int main(void) {
   scratch_case(B_CONV);
   scratch_case(B_DW);
   fc_teardown();
+  ap_port_workers_destroy(w1);
   return ap_test_done();
 }

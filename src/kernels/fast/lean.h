@@ -3,16 +3,21 @@
  * candidate (ap_kexec.lean, the in-place choice): where a model's peak step leaves no room for
  * patch rows or packed weights, they keep the plan within the reference's total without the
  * reference's time. What they hold beyond the reference's scratch lives on the stack, bounded
- * and the same for every model (at most 12 KiB), as the kernels' other temporaries do: these
+ * and the same for every model (at most 24 KiB a thread, and 4 KiB more on the calling thread
+ * for the lean CONV_2D's deferred rows below), as the kernels' other temporaries do: these
  * files are x86-64 only (AVX2 and AVX-512 hosts, whose threads' stacks are hundreds of KiB or
  * more; no microcontroller links them), and the level's own kernels hold as much there already
  * (the multiplier depthwise's expanded taps, 32 KiB; the AVX-512 in-place product's tile, 16
- * KiB). 12 KiB holds what the shared models' convolutions that take the lean kernel pack (a 3x3
- * convolution of 16 to 32 channels: 9 KiB of weights, 10.3 KiB with its patches).
+ * KiB). 24 KiB holds what the shared models' 3x3 convolutions of 32 channels or fewer that take
+ * the lean kernel pack (32 to 32: 18 KiB of weights, 20.4 KiB with its patches; at 12 KiB it
+ * read them in place, mlperf_ic_resnet_int8's op 5 13 % slower; 32 to 64, 36 KiB, packed gained
+ * 3 %: not worth the stack).
  * Being on the stack, they split over the threads (pixels or output rows cut into pieces, each
  * thread's temporaries on its own stack) even where the choice gave the op one workspace
  * (ap_fast_shared), an output over its input band by band (ap_fast_overlap_band) when it
- * splits at all (on one thread, pixel order).
+ * splits at all (on one thread, pixel order); the lean CONV_2D's in one piece of rows a thread,
+ * each piece's first rows held on the calling thread's stack until all are done where they
+ * overwrite input rows the pieces before it read (lean_conv_avx2.c's split_plan).
  *
  * CONV_2D int8 (lean_conv_avx2.c, the AVX2 and AVX-512 levels): no patch rows and no packing
  * in scratch. Patches of up to 640 taps are widened to int16 on the stack, four pixels at a

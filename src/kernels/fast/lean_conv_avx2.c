@@ -12,7 +12,7 @@
  * int16 on the stack (5 KiB at most), for the level's own products (slabs below), which hold
  * them, a slab of weights and what else they need in LEAN_STACK_BYTES: no scratch to plan. */
 #define LEAN_STACK_K AP_FAST_LEAN_WIDE_K
-#define LEAN_STACK_BYTES 12288
+#define LEAN_STACK_BYTES 24576
 
 typedef struct lean_plan {
   int32_t n, k, m, nseg;
@@ -80,6 +80,7 @@ typedef struct lean_job {
   const int8_t *in, *w, *w_end;
   const int32_t *bias, *mult, *shift;
   int8_t *out;
+  int32_t out0; /* the pixel whose outputs start at out (n bytes a pixel from there) */
   int32_t in_h, in_w, in_d, out_h, out_w, f_h, f_w;
   /* The products over patches widened on the stack (slabs), where they apply; NULL: none. */
   const struct lean_slabs *sl;
@@ -272,7 +273,7 @@ static void slabs(const lean_job *j, int32_t r0, int32_t r1) {
     ap_fast_avx2_patch16(j->geom, j->in, j->in_end, in_off, r, rows, k, kp, a);
     for (int32_t c = 0; c < n; c += sl->nb) {
       if (!one) slab_at(j, sl, c, buf, col_bias, &g);
-      sl->kit->gemm(&g, a, rows, acc, j->out + (size_t)r * (size_t)n + c, (size_t)n);
+      sl->kit->gemm(&g, a, rows, acc, j->out + (size_t)(r - j->out0) * (size_t)n + c, (size_t)n);
     }
   }
 }
@@ -381,7 +382,7 @@ static void lean_rows(const lean_job *j, int32_t r0, int32_t r1) {
       base[i] = pixel(j, r + i, &inside);
       all = all && inside;
     }
-    int8_t *o = j->out + (size_t)r * (size_t)pl->n;
+    int8_t *o = j->out + (size_t)(r - j->out0) * (size_t)pl->n;
     if (all) {
       group(j, base, rows, pl->soff, pl->swoff, pl->slen, pl->nseg, o);
       continue;
@@ -431,6 +432,89 @@ static bool band_splits(const ap_kexec *x, const lean_job *j, const ap_ktensor *
                        (px + LEAN_R - 1) / LEAN_R) > 1;
 }
 
+/* An output over its input split into one piece of output rows a thread, no waiting between
+ * them: piece i's rows are written in pixel order, except its first defer[i], whose bytes hold
+ * input rows the pieces before it still read: those go to buf (the caller's stack, at most
+ * LEAN_DEFER_BYTES for all pieces) and into place once every piece is done. A piece's other
+ * rows lie past every input row the pieces before it read, and the rows before it end at or
+ * before the first input row it reads, in whatever order the threads run (split_plan checks
+ * both). Op 2 of mlperf_ic_resnet_int8 (32x32x16, its output two rows before its input) went
+ * band by band, a fork a row, slower on two threads than on one; as two pieces its first 3
+ * rows (1.5 KiB) wait. */
+#define LEAN_PIECES 4
+#define LEAN_DEFER_BYTES 4096
+
+typedef struct lean_split {
+  const lean_job *j;
+  int32_t row[LEAN_PIECES + 1]; /* piece i: output rows [row[i], row[i + 1]) */
+  int32_t defer[LEAN_PIECES];
+  size_t at[LEAN_PIECES]; /* piece i's deferred rows' offset in buf */
+  int8_t *buf;
+  int pieces;
+} lean_split;
+
+/* The input rows (counted over batches) output row r reads: [*lo, *hi] (clamped to its map,
+ * so hi never falls below the batch's first row - 1: both grow with r). */
+static void row_reads(const lean_job *j, int64_t r, int64_t *lo, int64_t *hi) {
+  const ap_conv_params *p = j->p;
+  int64_t b = r / j->out_h, y0 = r % j->out_h * p->stride_h - p->pad.pad_h;
+  int64_t e = y0 + (int64_t)p->dilation_h * (j->f_h - 1);
+  y0 = y0 < 0 ? 0 : y0 > j->in_h ? j->in_h : y0;
+  e = e < -1 ? -1 : e >= j->in_h ? j->in_h - 1 : e;
+  *lo = b * j->in_h + y0;
+  *hi = b * j->in_h + e;
+}
+
+/* s's pieces for `pieces` threads over an output over its input; false where a piece's rows
+ * before it would reach its reads or its deferred rows would not fit. */
+static bool split_plan(const lean_job *j, const ap_ktensor *in, const ap_ktensor *out, int pieces,
+                       lean_split *s) {
+  int64_t rows = (int64_t)out->dims[0] * j->out_h;
+  int64_t in_row = (int64_t)j->in_w * j->in_d, out_row = (int64_t)j->out_w * j->pl->n;
+  int64_t gap = (int64_t)((intptr_t)in->data - (intptr_t)out->data); /* in's start from out's */
+  size_t bytes = 0;
+  if (pieces > LEAN_PIECES) pieces = LEAN_PIECES;
+  if (pieces < 2 || rows < pieces || out_row <= 0) return false;
+  s->pieces = pieces;
+  for (int i = 0; i <= pieces; i++)
+    s->row[i] = (int32_t)(rows * i / pieces);
+  for (int i = 0; i < pieces; i++) {
+    s->defer[i] = 0;
+    s->at[i] = bytes;
+    if (i == 0) continue;
+    int64_t r = s->row[i], lo, hi, lo_before, hi_before;
+    row_reads(j, r, &lo, &hi);
+    row_reads(j, r - 1, &lo_before, &hi_before);
+    if (r * out_row > gap + lo * in_row) return false; /* the rows before reach its reads */
+    /* its rows from r + d on start at or past the end of the last input row read before it */
+    int64_t need = gap + (hi_before + 1) * in_row - r * out_row;
+    int64_t d = need <= 0 ? 0 : (need + out_row - 1) / out_row;
+    int64_t len = s->row[i + 1] - r;
+    s->defer[i] = (int32_t)(d < len ? d : len);
+    bytes += (size_t)s->defer[i] * (size_t)out_row;
+    if (bytes > LEAN_DEFER_BYTES) return false;
+  }
+  return true;
+}
+
+/* Index i runs piece i + 1, the last index the first piece: no order is wrong (split_plan), so
+ * a pool that runs its indices one after the other (tests/kernels/test_fast_lean.c's) runs a
+ * piece before the one before it, and after, where it has several: the orders threads may take. */
+static void split_task(void *arg, int index) {
+  const lean_split *s = arg;
+  const lean_job *j = s->j;
+  int i = (index + 1) % s->pieces;
+  int32_t r0 = s->row[i] * j->out_w, rd = (s->row[i] + s->defer[i]) * j->out_w,
+          r1 = s->row[i + 1] * j->out_w;
+  if (rd > r0) {
+    lean_job d = *j;
+    d.out = s->buf + s->at[i];
+    d.out0 = r0;
+    lean_rows(&d, r0, rd);
+  }
+  if (r1 > rd) lean_rows(j, rd, r1);
+}
+
 bool ap_fast_lean_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                             const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out,
                             void *scratch, ap_status *s) {
@@ -472,8 +556,17 @@ bool ap_fast_lean_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap
   }
   ap_kexec tmp;
   x = ap_fast_shared(x, &tmp);
+  _Alignas(32) int8_t defer[LEAN_DEFER_BYTES];
+  lean_split split = {.j = &j, .buf = defer};
+  int pieces = ap_fast_tasks(x, (uint64_t)pl.m * (uint64_t)pl.n * (uint64_t)pl.k,
+                             (int64_t)out->dims[0] * out->dims[1]);
   if (!ap_fast_overlapping(in, out)) {
     lean_span(x, &j, 0, pl.m, 4);
+  } else if (pieces > 1 && split_plan(&j, in, out, pieces, &split)) {
+    ap_fast_parallel(x, split_task, &split, split.pieces);
+    for (int i = 1; i < split.pieces; i++)
+      memcpy(j.out + (size_t)split.row[i] * (size_t)j.out_w * (size_t)pl.n, split.buf + split.at[i],
+             (size_t)split.defer[i] * (size_t)j.out_w * (size_t)pl.n);
   } else if (!band_splits(x, &j, in, out)) {
     /* one thread: pixel order keeps an output over its input right (a group's patches are
      * built before its outputs are written), with the slab packed once rather than once a
