@@ -139,6 +139,7 @@ typedef struct taps_job {
   const ap_fconv *c; /* the whole filter's geometry; wp the passes' buffer */
   const float *w;
   int32_t n, run, r0, r1, tasks, panels;
+  int row_tasks; /* (one task, every panel) the band's rows split over these after each packing */
 } taps_job;
 
 /* Every pass over rows [r0, r1) of the band for panels [p0, p1): the task packs those panels'
@@ -169,7 +170,12 @@ static void taps_span(const taps_job *j, int32_t p0, int32_t p1) {
       c.pad_w = g->pad_w - fx * g->dil_w;
       c.accum = t > 0;
       c.partial = t + (size_t)c.f_w < (size_t)fh * (size_t)fw;
-      j->x->level->fconv(&c, j->r0, j->r1);
+      if (j->row_tasks > 1) {
+        fconv_job rj = {&c, j->x->level, j->r1 - j->r0, j->row_tasks, j->r0};
+        ap_fast_parallel(j->x, fconv_task, &rj, rj.tasks);
+      } else {
+        j->x->level->fconv(&c, j->r0, j->r1);
+      }
     }
 }
 
@@ -201,7 +207,7 @@ static void taps(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
    * channels (each packing its own panels of every pass), one fork and join a band. */
   ap_kexec tmp;
   x = ap_fast_shared(x, &tmp);
-  taps_job j = {x, &c, f->data, n, pass_taps(x, f), 0, 0, 1, (n + L - 1) / L};
+  taps_job j = {x, &c, f->data, n, pass_taps(x, f), 0, 0, 1, (n + L - 1) / L, 1};
   /* Bands of output rows of about 16 KiB, every tap over one band before the next: the band's
    * sums and input rows stay in cache between passes (one tap's packing per band and tap, a
    * few hundred floats, is cheap beside a pass). */
@@ -224,11 +230,15 @@ static void taps(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
     j.r0 = r0;
     j.r1 = r1;
 #ifndef AP_PORT_NONE
+    /* Output channels split where each task keeps blocks of two panels (with one each, a
+     * pixel's input broadcast would serve half the products); else the band's rows split after
+     * each packing (a fork a pass), or it runs on one. */
     j.tasks = panel_tasks(x, work * (uint64_t)f->dims[1] * (uint64_t)f->dims[2], j.panels);
-    if (j.tasks > 1) {
+    if (j.tasks > 1 && j.panels >= 2 * j.tasks) {
       ap_fast_parallel(x, taps_task, &j, j.tasks);
       continue;
     }
+    j.row_tasks = ap_fast_tasks(x, work, r1 - r0);
 #else
     (void)work;
 #endif
@@ -294,6 +304,7 @@ bool ap_fast_fconv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kte
     /* Over its input: bands of rows that may run in any order (ap_fast_overlap_band), each
      * split over the threads by output channels, one fork and join a band. */
     panels_job pj = {&c, x->level, 0, 0, panel_tasks(x, work, (int32_t)panels), (int32_t)panels};
+    if (pj.panels < 2 * pj.tasks) pj.tasks = 1; /* (two panels a task at least: see taps) */
     for (int32_t r0 = 0; pj.tasks > 1 && r0 < rows; r0 = pj.r1) {
       pj.r0 = r0;
       pj.r1 = ap_fast_overlap_band(in, out, c.stride_h, c.pad_h, r0);
