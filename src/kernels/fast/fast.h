@@ -167,6 +167,10 @@ typedef struct ap_fconv {
    * sum as it is, without bias and clamp, for the next pass to go on. Storing a float and
    * loading it back is exact, so each output's chain of adds is the reference's. */
   bool accum, partial;
+  /* Panels [p0, p1) of each pixel (p1 0: to the last): threads that split an in-place band
+   * take its output channels, not its rows (float_conv.c; 16 bits: the struct's padding, which
+   * a streamed member's state has no room to grow past). */
+  int16_t p0, p1;
 } ap_fconv;
 
 /* Fully connected, float: out[b][u] = clamp(sum_d x[b][d] * w[u][d] + bias[u]), the sum from 0.0f

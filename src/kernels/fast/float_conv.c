@@ -100,6 +100,23 @@ static void fconv_task(void *arg, int task) {
   if (r0 < r1) j->l->fconv(j->c, j->first + r0, j->first + r1);
 }
 
+#ifndef AP_PORT_NONE /* (no threads there: one task, which takes every panel) */
+/* Task t's panels of `panels` split over `tasks`, in groups of `group` where there are enough
+ * for every task to have one (the level's blocks take two panels at once). */
+static void task_panels(int32_t panels, int tasks, int t, int16_t *p0, int16_t *p1) {
+  int32_t group = panels >= 2 * tasks ? 2 : 1, groups = (panels + group - 1) / group;
+  int32_t a = (int32_t)((int64_t)groups * t / tasks) * group;
+  int32_t b = (int32_t)((int64_t)groups * (t + 1) / tasks) * group;
+  *p0 = (int16_t)a;
+  *p1 = (int16_t)(b < panels ? b : panels);
+}
+
+/* Tasks over `panels` (at most the 16 bits of ap_fconv's panel range, else one). */
+static int panel_tasks(const ap_kexec *x, uint64_t work, int32_t panels) {
+  return panels <= INT16_MAX ? ap_fast_tasks(x, work, panels) : 1;
+}
+#endif
+
 /* A map one pixel wide (a 1-D convolution over rows: in_w, out_w, f_w 1) has the same bytes as
  * one a row long, whose pixels the level's kernel blocks several at a time (one pixel a row
  * leaves a single chain of adds per panel): the geometry turned a quarter. Each output's sum
@@ -116,14 +133,68 @@ static void column_as_row(ap_fast_geom *g) {
 #undef AP_SWAP
 }
 
+/* The tap passes' shared state: the filter, the pass length and the band's rows. */
+typedef struct taps_job {
+  const ap_kexec *x;
+  const ap_fconv *c; /* the whole filter's geometry; wp the passes' buffer */
+  const float *w;
+  int32_t n, run, r0, r1, tasks, panels;
+  int row_tasks; /* (one task, every panel) the band's rows split over these after each packing */
+} taps_job;
+
+/* Every pass over rows [r0, r1) of the band for panels [p0, p1): the task packs those panels'
+ * weights of each pass (its own part of the buffer) and runs them, so the threads that split
+ * a band by output channels meet only at its end. */
+static void taps_span(const taps_job *j, int32_t p0, int32_t p1) {
+  const ap_fconv *g = j->c;
+  int32_t L = lanes(j->x), fh = g->f_h, fw = g->f_w, d = g->in_d;
+  size_t k = (size_t)fh * (size_t)fw * (size_t)d;
+  int32_t c0 = p0 * L, c1 = p1 * L < j->n ? p1 * L : j->n;
+  if (c0 >= c1) return;
+  ap_fconv c = *g;
+  c.f_h = 1;
+  c.p0 = (int16_t)p0; /* (all panels: p1 0, any count; a part: at most INT16_MAX) */
+  c.p1 = p0 == 0 && p1 == j->panels ? 0 : (int16_t)p1;
+  for (int32_t fy = 0; fy < fh; fy++)
+    for (int32_t fx = 0; fx < fw; fx += j->run) {
+      size_t t = (size_t)fy * (size_t)fw + (size_t)fx;
+      c.f_w = fw - fx < j->run ? fw - fx : j->run;
+      /* The task's panels from p0 * run * d * L floats, whatever this pass's length (another
+       * task may be at a pass of another length), laid out as the kernel reads a 1 x f_w
+       * filter's: panel p at c.wp + p * f_w * d * L. */
+      size_t panel = (size_t)c.f_w * (size_t)d * (size_t)L;
+      float *mine = (float *)g->wp + (size_t)p0 * (size_t)j->run * (size_t)d * (size_t)L;
+      c.wp = mine - (size_t)p0 * panel;
+      c.finite = pack_taps(j->x, j->w + (size_t)c0 * k, c1 - c0, k, t, (size_t)c.f_w, d, L, mine);
+      c.pad_h = g->pad_h - fy * g->dil_h; /* the pass's first tap is the 1 x f_w filter's */
+      c.pad_w = g->pad_w - fx * g->dil_w;
+      c.accum = t > 0;
+      c.partial = t + (size_t)c.f_w < (size_t)fh * (size_t)fw;
+      if (j->row_tasks > 1) {
+        fconv_job rj = {&c, j->x->level, j->r1 - j->r0, j->row_tasks, j->r0};
+        ap_fast_parallel(j->x, fconv_task, &rj, rj.tasks);
+      } else {
+        j->x->level->fconv(&c, j->r0, j->r1);
+      }
+    }
+}
+
+#ifndef AP_PORT_NONE
+static void taps_task(void *arg, int task) {
+  const taps_job *j = arg;
+  int16_t p0 = 0, p1 = 0;
+  task_panels(j->panels, j->tasks, task, &p0, &p1);
+  taps_span(j, p0, p1);
+}
+#endif
+
 /* The filter's taps in the reference's order (row, column), a pass of run taps of one row a
  * 1 x run convolution over the input shifted by its first tap (the padding moved by the tap's
  * offset) adding to the sums so far. */
 static void taps(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                  const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, float *wp,
                  const float *zeros) {
-  int32_t n = f->dims[0], L = lanes(x), fh = f->dims[1], fw = f->dims[2], d = f->dims[3];
-  size_t k = (size_t)fh * (size_t)fw * (size_t)d;
+  int32_t n = f->dims[0], L = lanes(x), d = f->dims[3];
   ap_fconv c = {.in = in->data,
                 .wp = wp,
                 .bias = bias ? bias->data : NULL,
@@ -132,20 +203,17 @@ static void taps(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
                 .lo = p->fact_min,
                 .hi = p->fact_max,
                 .zeros = zeros};
-  int32_t pad_h = c.pad_h, pad_w = c.pad_w, dil_h = c.dil_h, dil_w = c.dil_w;
-  int32_t run = pass_taps(x, f);
-  c.f_h = 1;
-  /* A pass's scratch is the same on any number of threads: they split each band's rows. */
+  /* A pass's scratch is the same on any number of threads: they split each band's output
+   * channels (each packing its own panels of every pass), one fork and join a band. */
   ap_kexec tmp;
   x = ap_fast_shared(x, &tmp);
-  /* Bands of output rows of about 16 KiB a thread, every tap over one band before the next:
-   * the band's sums and input rows stay in each thread's cache between passes (one tap's
-   * packing per band and tap, a few hundred floats, is cheap beside a pass), and each pass over
-   * a band is one fork and join of the threads, so they take a band as wide as they are many. */
+  taps_job j = {x, &c, f->data, n, pass_taps(x, f), 0, 0, 1, (n + L - 1) / L, 1};
+  /* Bands of output rows of about 16 KiB, every tap over one band before the next: the band's
+   * sums and input rows stay in cache between passes (one tap's packing per band and tap, a
+   * few hundred floats, is cheap beside a pass). */
   int32_t rows = out->dims[0] * out->dims[1];
   size_t row_bytes = (size_t)out->dims[2] * (size_t)n * sizeof(float);
-  size_t band_bytes = (size_t)16384 * (size_t)ap_fast_tasks(x, UINT64_MAX, rows);
-  int32_t band = row_bytes && row_bytes < band_bytes ? (int32_t)(band_bytes / row_bytes) : 1;
+  int32_t band = row_bytes && row_bytes < 16384 ? (int32_t)(16384 / row_bytes) : 1;
   /* An output placed over its input (the planner's in-place overlap, src/graph/overlap.c) may
    * have row r written only over input rows that rows r and later no longer read, which is
    * what one row at a time (every pass over it before the next) keeps. A band's later passes
@@ -154,25 +222,45 @@ static void taps(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
   bool over = ap_fast_overlapping(in, out);
   for (int32_t r0 = 0, r1; r0 < rows; r0 = r1) {
     r1 = rows - r0 < band ? rows : r0 + band;
-    if (over) { /* (its rows in any order: split as any band) */
-      int32_t most = ap_fast_overlap_band(in, out, c.stride_h, pad_h, r0);
+    if (over) { /* (its rows in any order, its channels on any thread) */
+      int32_t most = ap_fast_overlap_band(in, out, c.stride_h, c.pad_h, r0);
       if (most < r1) r1 = most;
     }
     uint64_t work = (uint64_t)(r1 - r0) * (uint64_t)out->dims[2] * (uint64_t)n * (size_t)d * 4;
-    fconv_job j = {&c, x->level, r1 - r0, ap_fast_tasks(x, work, r1 - r0), r0};
-    for (int32_t fy = 0; fy < fh; fy++)
-      for (int32_t fx = 0; fx < fw; fx += run) {
-        size_t t = (size_t)fy * (size_t)fw + (size_t)fx;
-        c.f_w = fw - fx < run ? fw - fx : run;
-        c.finite = pack_taps(x, f->data, n, k, t, (size_t)c.f_w, d, L, wp);
-        c.pad_h = pad_h - fy * dil_h; /* the pass's first tap is the 1 x f_w filter's */
-        c.pad_w = pad_w - fx * dil_w;
-        c.accum = t > 0;
-        c.partial = t + (size_t)c.f_w < (size_t)fh * (size_t)fw;
-        ap_fast_parallel(x, fconv_task, &j, j.tasks);
-      }
+    j.r0 = r0;
+    j.r1 = r1;
+#ifndef AP_PORT_NONE
+    /* Output channels split where each task keeps blocks of two panels (with one each, a
+     * pixel's input broadcast would serve half the products); else the band's rows split after
+     * each packing (a fork a pass), or it runs on one. */
+    j.tasks = panel_tasks(x, work * (uint64_t)f->dims[1] * (uint64_t)f->dims[2], j.panels);
+    if (j.tasks > 1 && j.panels >= 2 * j.tasks) {
+      ap_fast_parallel(x, taps_task, &j, j.tasks);
+      continue;
+    }
+    j.row_tasks = ap_fast_tasks(x, work, r1 - r0);
+#else
+    (void)work;
+#endif
+    taps_span(&j, 0, j.panels);
   }
 }
+
+#ifndef AP_PORT_NONE
+/* The whole filter's rows [r0, r1) for task t's panels (an in-place band). */
+typedef struct panels_job {
+  const ap_fconv *c;
+  const ap_fast_level *l;
+  int32_t r0, r1, tasks, panels;
+} panels_job;
+
+static void panels_task(void *arg, int task) {
+  const panels_job *j = arg;
+  ap_fconv c = *j->c;
+  task_panels(j->panels, j->tasks, task, &c.p0, &c.p1);
+  if (c.p0 < c.p1) j->l->fconv(&c, j->r0, j->r1);
+}
+#endif
 
 bool ap_fast_fconv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                         const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out, void *scratch,
@@ -197,8 +285,6 @@ bool ap_fast_fconv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kte
     *s = AP_OK;
     return true;
   }
-  ap_kexec serial; /* an output over its input: rows in order, on one thread */
-  x = ap_fast_in_order(x, in, out, &serial);
   bool finite =
       (x->level->fconv_pack ? x->level->fconv_pack : ap_fast_fconv_pack)(f->data, n, k, L, wp);
   ap_fconv c = {.in = in->data,
@@ -213,6 +299,25 @@ bool ap_fast_fconv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_kte
   int32_t rows = out->dims[0] * out->dims[1];
   /* A float multiply-add costs about 4 of an int8 convolution's. */
   uint64_t work = (uint64_t)rows * (uint64_t)out->dims[2] * (uint64_t)n * k * 4;
+#ifndef AP_PORT_NONE
+  if (ap_fast_overlapping(in, out)) {
+    /* Over its input: bands of rows that may run in any order (ap_fast_overlap_band), each
+     * split over the threads by output channels, one fork and join a band. */
+    panels_job pj = {&c, x->level, 0, 0, panel_tasks(x, work, (int32_t)panels), (int32_t)panels};
+    if (pj.panels < 2 * pj.tasks) pj.tasks = 1; /* (two panels a task at least: see taps) */
+    for (int32_t r0 = 0; pj.tasks > 1 && r0 < rows; r0 = pj.r1) {
+      pj.r0 = r0;
+      pj.r1 = ap_fast_overlap_band(in, out, c.stride_h, c.pad_h, r0);
+      ap_fast_parallel(x, panels_task, &pj, pj.tasks);
+    }
+    if (pj.tasks > 1) {
+      *s = AP_OK;
+      return true;
+    }
+  }
+#endif
+  ap_kexec serial; /* an output over its input on one task: rows in order */
+  x = ap_fast_in_order(x, in, out, &serial);
   fconv_job j = {&c, x->level, rows, ap_fast_chunks(ap_fast_tasks(x, work, rows), 4, rows), 0};
   /* One task only: turned, a batch is one row and no longer splits. */
   if (j.tasks == 1 && c.in_w == 1 && c.out_w == 1 && c.f_w == 1 && c.out_h > 1) {

@@ -63,12 +63,14 @@ bool ap_fast_avx2_fconv_pack_rows(const float *w, int32_t n, size_t k, size_t st
     const float *src = w + (size_t)c0 * stride;
     for (size_t i = 0; i < k8; i += 8) {
       __m256 r[8];
+#pragma GCC unroll 8
       for (int l = 0; l < 8; l++) {
         r[l] = _mm256_loadu_ps(src + (size_t)l * stride + i);
         __m256i e = _mm256_and_si256(_mm256_castps_si256(r[l]), expo);
         bad = _mm256_or_si256(bad, _mm256_cmpeq_epi32(e, expo));
       }
       ap_transpose8(r);
+#pragma GCC unroll 8
       for (int l = 0; l < 8; l++)
         _mm256_storeu_ps(dst + (i + (size_t)l) * (size_t)L, r[l]);
     }

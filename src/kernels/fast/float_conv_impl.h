@@ -111,12 +111,12 @@ static inline __attribute__((always_inline)) void FV_FN(block)(const ap_fconv *c
       FV_FN(end)(c, panel + q, acc[j][q], out + (size_t)j * c->out_d);
 }
 
-/* Pixels [ox, ox + P) for every panel: groups of FV_QMAX panels, then the rest. */
+/* Pixels [ox, ox + P) for the panels [p0, p1): groups of FV_QMAX panels, then the rest. */
 static inline __attribute__((always_inline)) void FV_FN(pixels)(const ap_fconv *c,
                                                                 const float *in_b, int32_t oy,
                                                                 int32_t ox, float *out,
                                                                 const int P) {
-  int32_t panels = (c->out_d + FL - 1) / FL, p = 0;
+  int32_t panels = c->p1 ? c->p1 : (c->out_d + FL - 1) / FL, p = c->p0;
   for (; p + FV_QMAX <= panels; p += FV_QMAX)
     FV_FN(block)(c, in_b, oy, ox, p, out, P, FV_QMAX);
   for (; p < panels; p++)

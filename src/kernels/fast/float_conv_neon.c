@@ -115,7 +115,7 @@ static void quad(const ap_fconv *c, const float *in_b, int32_t oy, int32_t ox, i
 }
 
 void ap_fast_neon_fconv(const ap_fconv *c, int32_t r0, int32_t r1) {
-  int32_t panels = (c->out_d + 7) / 8;
+  int32_t panels = c->p1 ? c->p1 : (c->out_d + 7) / 8; /* panels [p0, p1) (ap_fconv) */
   for (int32_t r = r0; r < r1; r++) {
     int32_t b = r / c->out_h, oy = r % c->out_h;
     const float *in_b = c->in + (size_t)b * c->in_h * c->in_w * c->in_d;
@@ -124,12 +124,12 @@ void ap_fast_neon_fconv(const ap_fconv *c, int32_t r0, int32_t r1) {
       int32_t first = ox * c->stride_w - c->pad_w;
       int32_t last = (ox + 3) * c->stride_w - c->pad_w + c->dil_w * (c->f_w - 1);
       if (ox + 4 <= c->out_w && first >= 0 && last < c->in_w) {
-        for (int32_t p = 0; p < panels; p++)
+        for (int32_t p = c->p0; p < panels; p++)
           quad(c, in_b, oy, ox, p, row + (size_t)ox * c->out_d, (size_t)c->out_d);
         ox += 3;
         continue;
       }
-      for (int32_t p = 0; p < panels; p++)
+      for (int32_t p = c->p0; p < panels; p++)
         pixel(c, in_b, oy, ox, p, row + (size_t)ox * c->out_d);
     }
   }

@@ -55,14 +55,14 @@ static void block(const ap_fconv *c, const float *in_b, int32_t oy, int32_t ox, 
 }
 
 void ap_fast_generic_fconv(const ap_fconv *c, int32_t r0, int32_t r1) {
-  int32_t panels = (c->out_d + GL - 1) / GL;
+  int32_t panels = c->p1 ? c->p1 : (c->out_d + GL - 1) / GL; /* panels [p0, p1) (ap_fconv) */
   for (int32_t r = r0; r < r1; r++) {
     int32_t b = r / c->out_h, oy = r % c->out_h;
     const float *in_b = c->in + (size_t)b * c->in_h * c->in_w * c->in_d;
     float *row = c->out + (size_t)r * c->out_w * c->out_d;
     for (int32_t ox = 0; ox < c->out_w; ox += GP) {
       int32_t P = c->out_w - ox < GP ? c->out_w - ox : GP;
-      for (int32_t p = 0; p < panels; p++)
+      for (int32_t p = c->p0; p < panels; p++)
         block(c, in_b, oy, ox, p, row + (size_t)ox * c->out_d, P);
     }
   }
