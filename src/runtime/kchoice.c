@@ -416,6 +416,9 @@ ap_status rt_kchoice(ap_interpreter *it, rt_prep *prep) {
       small[i] = (uint8_t)(S.c[i].n - 1);
     s = total_of(&S, small, &least);
   }
+  /* The smallest plan is measured as it will be placed (the default's limit follows it); the
+   * search's plans are bounds from above (it->plan_quick), so what fits them fits placed. */
+  it->plan_quick = true;
   if (s == AP_OK && search) {
     uint64_t extra = it->budget ? it->budget : AP_SMALL_SCRATCH_DEFAULT;
     if (it->kernels == AP_KERNELS_SMALL)
@@ -440,8 +443,13 @@ ap_status rt_kchoice(ap_interpreter *it, rt_prep *prep) {
       for (size_t i = 0; i < S.n && combos <= 64; i++)
         combos *= S.c[i].n;
       s = combos <= 64 ? exhaustive(&S, limit, v) : greedy(&S, limit, fast, small, v);
+      /* Nothing found within the bound: the smallest plan, which fits as placed. */
+      uint64_t t;
+      if (s == AP_OK) s = total_of(&S, v, &t);
+      if (s == AP_OK && t > limit) memcpy(v, small, S.n);
     }
   }
+  it->plan_quick = false;
   /* The choice into the ops, each chosen op prepared again (its parameters and its prepared
    * block follow its kernel), and prep's requests sized for it. */
   for (size_t i = 0; s == AP_OK && i < S.n; i++) {

@@ -395,6 +395,7 @@ ap_status rt_plan(ap_interpreter *it, rt_prep *prep, bool place, uint64_t *arena
   uint32_t ops = it->sg_count ? it->sg[0].op_count : 0;
   /* (A build without the kits, a board's, links neither search.) */
   bool kits = AP_KSTREAM_WIN && rt_stream(it) && ops && rt_stream_kits(it);
+  bool quick = it->plan_quick && !place;
   ap_allocator temp = rt_temp_allocator(it);
   plan_state st = {.temp = &temp};
   uint8_t *lean = NULL, *kept = it->stream_lean;
@@ -403,13 +404,13 @@ ap_status rt_plan(ap_interpreter *it, rt_prep *prep, bool place, uint64_t *arena
     lean = place ? rt_tables_alloc(it, ops) : ap_alloc(st.temp, ops);
     if (!lean)
       return place ? rt_nomem(it) : rt_fail(it, AP_ERR_NOMEM, "out of memory for planning");
-    memset(lean, 0, ops);
+    memset(lean, quick ? RT_KITS_NONE : RT_KITS_ONCE, ops);
     it->stream_lean = lean;
   }
   ap_status s = build(it, prep, place, &st, total);
-  if (s == AP_OK && kits && ap_graph_segment_count(st.g))
+  if (s == AP_OK && kits && !quick && ap_graph_segment_count(st.g))
     s = stream_kits(it, prep, place, &st, total, lean);
-  if (s == AP_OK && kits && ap_graph_segment_count(st.g))
+  if (s == AP_OK && kits && !quick && ap_graph_segment_count(st.g))
     s = stream_grow(it, prep, place, &st, total);
   /* Streaming is never worse than not: a plan without segments that is smaller wins (the
    * segment search counts live bytes, not the in-place overlaps a planner then exploits). */

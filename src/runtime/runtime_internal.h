@@ -127,6 +127,11 @@ struct ap_interpreter {
   bool inplace;
   bool stream;
   bool keep_prepared;     /* options.prepare: builtin ops keep their prepare's results (ready.c) */
+  /* While the kernel choice searches (kchoice.c): a measurement plans the segments without the
+   * kits' and the rings' searches (lean RT_KITS_NONE, rings as the rule sets them). Those
+   * searches keep a change only when the arena does not grow, so this arena bounds the placed
+   * plan's from above, at one build a plan instead of dozens. */
+  bool plan_quick; /* (in the bools' padding: the struct is counted in every total) */
   uint64_t prepare_calls; /* builtin kernels' prepare calls so far (tests count them) */
   /* Streamed segments after allocate (stream.c; tables memory), per op of subgraph 0: [2k] the
    * length of the segment starting at op k (0: none), [2k+1] the ring rows of its output
