@@ -32,7 +32,7 @@ static bool reorder_model(const char *name, const ap_model *m, reordered *x) {
   return true;
 }
 
-static ap_interpreter *make_stream_inplace(const ap_model *m);
+static ap_interpreter *make_stream_inplace(const ap_model *m, bool big);
 
 static bool reads_or_writes(const ap_op_info *o, int32_t t, bool writes_only) {
   for (size_t k = 0; k < o->outputs.n; k++)
@@ -102,7 +102,7 @@ static void check_late(const char *name, const ap_model *m, ap_interpreter *naiv
   CHECK_MSG(ap_model_patch_order(m, order, n, NULL, &patch) == AP_OK &&
                 ap_model_from_buffer(patch.bytes, patch.size, name, NULL, &lm) == AP_OK,
             "%s: the late order: %s", name, lm ? ap_model_error(lm) : patch.error);
-  ap_interpreter *s = lm ? make_stream_inplace(lm) : NULL;
+  ap_interpreter *s = lm ? make_stream_inplace(lm, false) : NULL;
   CHECK_MSG(!lm || s, "%s: streamed in-place allocate on the late order failed", name);
   uint64_t seeds = ORACLE_SANITIZED ? 1 : 2;
   for (uint64_t seed = 1; s && seed <= seeds; seed++) {
@@ -126,9 +126,13 @@ static void reordered_free(reordered *x) {
   ap_reorder_destroy(x->r);
 }
 
-static ap_interpreter *make_stream_inplace(const ap_model *m) {
+/* big: under the sanitizers, a model whose naive arena is above 1 MiB runs the fast kernels
+ * rather than the default's choice: the choice plans its streamed segments dozens of times
+ * (dp_net_float: minutes under ASan); the plain build and test_kernel_budget check the choice. */
+static ap_interpreter *make_stream_inplace(const ap_model *m, bool big) {
   ap_interpreter_options o = ap_interpreter_defaults();
   o.stream = o.inplace = true;
+  if (ORACLE_SANITIZED && big) o.kernels = AP_KERNELS_FAST;
   return oracle_make(m, &o);
 }
 
@@ -144,7 +148,7 @@ static void check_reordered(const char *name, size_t *models, size_t *changed, s
     return;
   }
   const ap_model *rm = x.model ? x.model : m;
-  ap_interpreter *s = make_stream_inplace(rm);
+  ap_interpreter *s = make_stream_inplace(rm, arena_of(naive) > (1u << 20));
   CHECK_MSG(s, "%s: streamed in-place allocate on the reordered model failed", name);
   uint64_t seeds = ORACLE_SANITIZED ? 1 : 2, done = 0;
   for (uint64_t seed = 1; s && seed <= seeds; seed++) {
