@@ -392,6 +392,16 @@ int main(void) {
       {1, 6, 7, 5, 8, 2, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
       {1, 7, 6, 1, 16, 3, 5, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
       {1, 9, 8, 17, 8, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_RELU6},
+      /* Filter rows of an even count of values over 48 rows or more: the outer kit over the
+       * input's rows widened once (win16_avx2.c). Groups of four pixels across two output rows
+       * (out_w 13, 9), stride 2, dilation (runs of 9 pairs: an odd step last), a 5x5 filter's
+       * padding of 2 columns, a VALID stride-2 map whose last input column no tap reads, 24
+       * and 17 output channels (a half block after a whole one). */
+      {1, 12, 13, 8, 24, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_RELU},
+      {1, 16, 16, 16, 32, 3, 3, 2, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      {1, 10, 9, 6, 17, 3, 3, 1, 2, AP_KPAD_SAME, AP_KACT_NONE},
+      {1, 11, 14, 10, 16, 5, 5, 1, 1, AP_KPAD_SAME, AP_KACT_RELU6},
+      {1, 18, 31, 4, 16, 2, 2, 2, 1, AP_KPAD_VALID, AP_KACT_NONE},
   };
   for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++) {
     const int *c = convs[i];
@@ -409,6 +419,8 @@ int main(void) {
                 20000);
     conv_case_q(false, 1, 3, 3, 48, 32, 1, 1, 1, 1, AP_KPAD_VALID, act, zps[i][0], zps[i][1], 0.5f,
                 20000);
+    conv_case_q(false, 1, 9, 8, 16, 16, 3, 3, 1, 1, AP_KPAD_SAME, act, zps[i][0], zps[i][1], 0.01f,
+                20000); /* widened rows (win16_avx2.c) */
   }
   /* Sums near the int32 ends (biases up to 2^30 - 1) through left shifts (a small output scale:
    * the shifted sum wraps, as the reference's) and long right shifts (a large one): the

@@ -203,6 +203,15 @@ int main(void) {
   const int S = AP_KPAD_SAME, V = AP_KPAD_VALID, R = 1000;
   const int NONE = AP_KACT_NONE, RELU = AP_KACT_RELU, RELU6 = AP_KACT_RELU6;
   static const spec specs[] = {
+      /* The input's rows widened once (win16_avx2.c, the packed product): dilation down
+       * only, groups of four pixels across two output rows, out_w of exactly 4 with stride 2
+       * (runs of 18), a 5x5 filter's two padded columns, a VALID stride-2 map whose last input
+       * column no tap reads, sums that wrap */
+      {1, 13, 10, 8, 24, 3, 3, 1, 1, 2, 1, S, RELU, R, false, false, 0},
+      {1, 11, 7, 6, 16, 3, 3, 2, 2, 1, 1, S, NONE, -128, false, false, 0},
+      {1, 12, 9, 4, 40, 5, 5, 1, 1, 1, 1, S, NONE, 127, false, false, 0},
+      {1, 9, 31, 4, 16, 2, 2, 1, 2, 1, 1, V, NONE, R, false, false, 0},
+      {1, 8, 8, 16, 16, 3, 3, 1, 1, 1, 1, S, NONE, 127, true, false, 0},
       /* mlperf_ic_resnet_int8's 3x3 convolutions: runs of 48, a border around every side */
       {1, 32, 32, 16, 16, 3, 3, 1, 1, 1, 1, S, RELU, R, false, false, 0},
       {1, 16, 16, 16, 32, 3, 3, 2, 2, 1, 1, S, RELU, R, false, false, 0},

@@ -284,6 +284,22 @@ static void rows_range(const conv_job *j, const ap_qgemm *g, int64_t r0, int64_t
    * rows in place: arow). */
   bool wide = !two && !pl->direct && j->l->arow == ap_fast_avx2_arow;
 #endif
+#ifdef AP_FAST_X86
+  /* The outer kit over the input's rows widened once (win16_avx2.c): no patches. */
+  if (wide && j->l == &ap_fast_avx2_outer &&
+      ap_fast_win16_fits(&j->geom, pl->m / (j->out_h * j->out_w))) {
+    _Alignas(32) int16_t ring[AP_WIN16_STACK / sizeof(int16_t)];
+    ap_fast_win16 w;
+    const int16_t *x[4 * AP_WIN16_SEGS];
+    ap_fast_win16_init(&w, &j->geom, j->in, j->p->input_offset, ring);
+    for (int64_t r = r0; r < r1; r += 4) {
+      int32_t rows = (int32_t)(r1 - r < 4 ? r1 - r : 4);
+      ap_fast_win16_runs(&w, (int32_t)r, rows, x);
+      ap_fast_avx2_outer_runs(g, x, j->f_h, j->f_w * j->in_d / 2, rows, out + (size_t)r * n, n);
+    }
+    return;
+  }
+#endif
   for (int64_t r = r0; r < r1; r += step) {
     int32_t rows = (int32_t)(r1 - r < step ? r1 - r : step);
     const int8_t *src[2] = {NULL, NULL};

@@ -347,6 +347,37 @@ void ap_fast_avx2_patch16(const ap_fast_geom *g, const int8_t *in, const int8_t 
                           int32_t in_off, int32_t r, int32_t rows, int32_t k, int32_t kp,
                           int16_t *a);
 size_t ap_fast_avx2_outer_bytes(int32_t n, int32_t k);
+/* The outer kit's product over rows given as nseg runs of run2 pairs each (row i's run s at
+ * x[4 s + i]; rows past `rows` repeat one of the rows): int8_avx2.c. */
+void ap_fast_avx2_outer_runs(const ap_qgemm *g, const int16_t *const *x, int32_t nseg, int32_t run2,
+                             int32_t rows, int8_t *out, size_t out_stride);
+/* A convolution's input rows widened once into a ring (win16_avx2.c): each output pixel's
+ * filter rows as runs in them, for ap_fast_avx2_outer_runs, instead of patch16's patches. */
+#define AP_WIN16_SEGS 8     /* filter rows at most */
+#define AP_WIN16_SLOTS 8    /* rows a group of four pixels reads, at most */
+#define AP_WIN16_STACK 8192 /* the callers' buffer on their stack */
+typedef struct ap_fast_win16 {
+  const ap_fast_geom *g;
+  const int8_t *in;
+  int16_t *rows;       /* slots rows, room values apart */
+  const int16_t *zero; /* a row of zeros: rows outside the input */
+  size_t room;
+  int32_t slots, in_off;
+  int32_t tag[AP_WIN16_SLOTS]; /* the input row each slot holds; -1: none */
+  int32_t row_oy;              /* the output row whose filter rows row holds; -1: none */
+  const int16_t *row[AP_WIN16_SEGS];
+} ap_fast_win16;
+/* The ring's bytes for geometry g over `batch` images; 0 where it does not apply (a batch
+ * above 1, dilation across, an odd run f_w in_d, out_w < 4, too many filter rows). */
+size_t ap_fast_win16_bytes(const ap_fast_geom *g, int32_t batch);
+static inline bool ap_fast_win16_fits(const ap_fast_geom *g, int32_t batch) {
+  size_t b = ap_fast_win16_bytes(g, batch);
+  return b && b <= AP_WIN16_STACK;
+}
+void ap_fast_win16_init(ap_fast_win16 *w, const ap_fast_geom *g, const int8_t *in, int32_t in_off,
+                        void *buf);
+/* Pixels [r, r + rows) (rows 1..4): their f_h runs of f_w in_d values into x[4 fy + i]. */
+void ap_fast_win16_runs(ap_fast_win16 *w, int32_t r, int32_t rows, const int16_t **x);
 void ap_fast_avx2_outer_pack(const int8_t *w, int32_t n, int32_t k, const int32_t *bias,
                              int32_t in_off, void *packed, int32_t *col_bias);
 void ap_fast_avx2_add(const ap_binary_params *p, const void *a, const void *b, void *out, size_t n,

@@ -555,34 +555,37 @@ static inline __m256i pair(const int16_t *r, int32_t j) {
 }
 
 /* A block of at most 8 channels (the last, n % 16 <= 8): its upper 8 lanes' weights are zeros,
- * so only the lower half is multiplied (the same products and sums as the whole block's). */
-static void half_block(const ap_qgemm *g, const int16_t *b, int32_t k2, const int16_t *const r[4],
-                       int32_t rows, int32_t c, int8_t *out, size_t out_stride) {
+ * so only the lower half is multiplied (the same products and sums as the whole block's). The
+ * rows' pairs come in nseg runs of run2 pairs: run s of row i from x[4 s + i]. */
+static void half_block(const ap_qgemm *g, const int16_t *b, const int16_t *const *x, int32_t nseg,
+                       int32_t run2, int32_t rows, int32_t c, int8_t *out, size_t out_stride) {
   __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
-  for (int32_t j = 0; j < k2; j++) {
-    __m256i b0 = _mm256_loadu_si256((const __m256i *)(b + (size_t)j * 32));
-    s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(pair(r[0], j), b0));
-    s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(pair(r[1], j), b0));
-    s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(pair(r[2], j), b0));
-    s3 = _mm256_add_epi32(s3, _mm256_madd_epi16(pair(r[3], j), b0));
+  for (int32_t sg = 0; sg < nseg; sg++, b += (size_t)run2 * 32) {
+    const int16_t *const *r = x + 4 * sg;
+    for (int32_t j = 0; j < run2; j++) {
+      __m256i b0 = _mm256_loadu_si256((const __m256i *)(b + (size_t)j * 32));
+      s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(pair(r[0], j), b0));
+      s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(pair(r[1], j), b0));
+      s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(pair(r[2], j), b0));
+      s3 = _mm256_add_epi32(s3, _mm256_madd_epi16(pair(r[3], j), b0));
+    }
   }
   __m256i s[4] = {s0, s1, s2, s3};
   outer_store(g, s, rows, c, out, out_stride);
 }
 
-static void outer_gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc_ws, int8_t *out,
-                       size_t out_stride) {
-  (void)acc_ws;
-  int32_t k2 = (g->k + 1) / 2, blocks = (g->n + 15) / 16;
-  size_t kp = ap_fast_avx2_arow_bytes(g->k) / 2;
-  const int16_t *r[4];
-  for (int i = 0; i < 4; i++)
-    r[i] = (const int16_t *)a + (size_t)(i < rows ? i : 0) * kp;
+/* The outer kit's product over rows given as runs: row i's pairs [s run2, (s + 1) run2) at
+ * x[4 s + i] (nseg runs, nseg run2 = the packing's (k + 1) / 2 pairs). One run is a row of a;
+ * a convolution's window (win16_avx2.c) gives a filter row's taps as one run where they lie in
+ * a widened input row, with no patch built. */
+void ap_fast_avx2_outer_runs(const ap_qgemm *g, const int16_t *const *x, int32_t nseg, int32_t run2,
+                             int32_t rows, int8_t *out, size_t out_stride) {
+  int32_t k2 = nseg * run2, blocks = (g->n + 15) / 16;
   const int16_t *packed = g->packed;
   for (int32_t bl = 0; bl < blocks; bl++) {
     const int16_t *b = packed + (size_t)bl * k2 * 32;
     if (g->n - bl * 16 <= 8) { /* the block's upper 8 channels are all past n: half the work */
-      half_block(g, b, k2, r, rows, bl * 16, out, out_stride);
+      half_block(g, b, x, nseg, run2, rows, bl * 16, out, out_stride);
       continue;
     }
     /* A whole block's sums start at their bias (added once, not at each row's requantization). */
@@ -600,17 +603,20 @@ static void outer_gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *
     __m256i x0 = pair(r[0], J), x1 = pair(r[1], J), x2 = pair(r[2], J), x3 = pair(r[3], J);        \
     AP_MADD_4X2(x0, x1, x2, x3, b0, b1);                                                           \
   } while (0)
-    int32_t j = 0;
-    for (; j + 2 <= k2; j += 2) {
-      AP_OUTER_STEP(j);
-      /* Keeps each step's sums in their registers: summing two steps' products first (the
-       * compiler's reassociation) spilled two of them every step. */
-      __asm__(""
-              : "+x"(s00), "+x"(s01), "+x"(s10), "+x"(s11), "+x"(s20), "+x"(s21), "+x"(s30),
-                "+x"(s31));
-      AP_OUTER_STEP(j + 1);
+    for (int32_t sg = 0; sg < nseg; sg++, b += (size_t)run2 * 32) {
+      const int16_t *r[4] = {x[4 * sg], x[4 * sg + 1], x[4 * sg + 2], x[4 * sg + 3]};
+      int32_t j = 0;
+      for (; j + 2 <= run2; j += 2) {
+        AP_OUTER_STEP(j);
+        /* Keeps each step's sums in their registers: summing two steps' products first (the
+         * compiler's reassociation) spilled two of them every step. */
+        __asm__(""
+                : "+x"(s00), "+x"(s01), "+x"(s10), "+x"(s11), "+x"(s20), "+x"(s21), "+x"(s30),
+                  "+x"(s31));
+        AP_OUTER_STEP(j + 1);
+      }
+      if (j < run2) AP_OUTER_STEP(j);
     }
-    if (j < k2) AP_OUTER_STEP(j);
 #undef AP_OUTER_STEP
     int32_t c = bl * 16;
     __m256i lo[4] = {s00, s10, s20, s30}, hi[4] = {s01, s11, s21, s31};
@@ -632,6 +638,16 @@ static void outer_gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *
     outer_store(g, lo, rows, c, out, out_stride);
     outer_store(g, hi, rows, c + 8, out, out_stride);
   }
+}
+
+static void outer_gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc_ws, int8_t *out,
+                       size_t out_stride) {
+  (void)acc_ws;
+  size_t kp = ap_fast_avx2_arow_bytes(g->k) / 2;
+  const int16_t *x[4];
+  for (int i = 0; i < 4; i++)
+    x[i] = (const int16_t *)a + (size_t)(i < rows ? i : 0) * kp;
+  ap_fast_avx2_outer_runs(g, x, 1, (g->k + 1) / 2, rows, out, out_stride);
 }
 
 const ap_gemm_kit ap_fast_avx2_outer = {4,

@@ -268,6 +268,23 @@ static void slabs(const lean_job *j, int32_t r0, int32_t r1) {
                 .act_max = j->p->act_max};
   const bool one = sl->nb == n; /* one slab: packed once */
   if (one) slab_at(j, sl, 0, buf, col_bias, &g);
+  /* The outer kit over the input's rows widened once (win16_avx2.c; no patches). A row is
+   * widened when a pixel first reads it, whole: its bytes are read no later than the patch
+   * would read them, so an output over its input still sees the input. */
+  if (one && sl->kit == &ap_fast_avx2_outer &&
+      ap_fast_win16_fits(j->geom, j->pl->m / (j->out_h * j->out_w))) {
+    _Alignas(32) int16_t ring[AP_WIN16_STACK / sizeof(int16_t)];
+    ap_fast_win16 w;
+    const int16_t *x[4 * AP_WIN16_SEGS];
+    ap_fast_win16_init(&w, j->geom, j->in, in_off, ring);
+    for (int32_t r = r0; r < r1; r += LEAN_R) {
+      int32_t rows = r1 - r < LEAN_R ? r1 - r : LEAN_R;
+      ap_fast_win16_runs(&w, r, rows, x);
+      ap_fast_avx2_outer_runs(&g, x, j->f_h, j->f_w * j->in_d / 2, rows,
+                              j->out + (size_t)(r - j->out0) * (size_t)n, (size_t)n);
+    }
+    return;
+  }
   for (int32_t r = r0; r < r1; r += LEAN_R) {
     int32_t rows = r1 - r < LEAN_R ? r1 - r : LEAN_R;
     ap_fast_avx2_patch16(j->geom, j->in, j->in_end, in_off, r, rows, k, kp, a);
