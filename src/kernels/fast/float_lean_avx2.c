@@ -160,11 +160,9 @@ static bool transpose_row(const flean_job *j, int32_t b, int32_t oy, int32_t fy,
  * column masks m ([phase][cols], all ones inside the input) clear products outside it. Two
  * vectors of pixels share each broadcast weight (a third fewer instructions a product); with
  * their 2 x Q sums, two inputs and a broadcast, Q is at most 6 there (16 registers). */
-static inline __attribute__((always_inline)) void block(const flean_job *j, const float *t,
-                                                        const bool *ok, const int32_t *m,
-                                                        int32_t s0, int32_t c0, int32_t px,
-                                                        float *out, const int V, const int Q,
-                                                        const bool mask) {
+static inline __attribute__((always_inline)) void
+block(const flean_job *j, const float *t, const bool *ok, const int32_t *m, int32_t s0, int32_t c0,
+      int32_t px, float *out, const int V, const int Q, const bool mask) {
   const flean_plan *pl = j->pl;
   const int32_t d = pl->d, sw = pl->sw, W = pl->cols, fw = pl->fw;
   const size_t step = (size_t)sw * (size_t)W, plane = (size_t)d * step;
@@ -233,7 +231,13 @@ static inline __attribute__((always_inline)) void block(const flean_job *j, cons
 
 static void block_q(const flean_job *j, const float *t, const bool *ok, const int32_t *m,
                     int32_t s0, int32_t c0, int32_t px, float *out, int v, int q, bool mask) {
-#define FLEAN_Q(V, Q)                                                                                case V * 16 + Q:                                                                                     if (mask)                                                                                            block(j, t, ok, m, s0, c0, px, out, V, Q, true);                                                 else                                                                                                 block(j, t, ok, m, s0, c0, px, out, V, Q, false);                                                break
+#define FLEAN_Q(V, Q)                                                                              \
+  case V * 16 + Q:                                                                                 \
+    if (mask)                                                                                      \
+      block(j, t, ok, m, s0, c0, px, out, V, Q, true);                                             \
+    else                                                                                           \
+      block(j, t, ok, m, s0, c0, px, out, V, Q, false);                                            \
+    break
   switch (v * 16 + q) {
     FLEAN_Q(1, 1);
     FLEAN_Q(1, 2);
