@@ -164,6 +164,7 @@ static bool conv_need(const ap_kexec *x, ap_kctx *c, size_t *scratch) {
           ap_fast_smallk_conv_scratch(x, p, in(c, 0), in(c, 1), scratch)) ||
          (REG_T(AP_REG_INT8) && ap_fast_lean_conv_scratch(x, p, in(c, 0), in(c, 1), scratch)) ||
          (REG_T(AP_REG_INT8) && ap_fast_conv_scratch(x, p, in(c, 0), in(c, 1), scratch)) ||
+         (REG_T(AP_REG_FLOAT) && ap_fast_lean_fconv_scratch(x, p, in(c, 0), in(c, 1), scratch)) ||
          (REG_T(AP_REG_FLOAT) && ap_fast_fconv_scratch(x, p, in(c, 0), in(c, 1), scratch)) ||
          (REG_T(AP_REG_UINT8) && ap_fast_u8conv_scratch(x, p, in(c, 0), in(c, 1), scratch)) ||
          (REG_T(AP_REG_INT16) && ap_fast_conv16_scratch(x, p, in(c, 0), in(c, 1), scratch));
@@ -200,6 +201,8 @@ static ap_status conv_run(ap_kctx *c) {
         (REG_T(AP_REG_INT8) &&
          ap_fast_lean_conv_eval(xb, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
         (REG_T(AP_REG_INT8) && ap_fast_conv_eval(x, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
+        (REG_T(AP_REG_FLOAT) &&
+         ap_fast_lean_fconv_eval(xb, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
         (REG_T(AP_REG_FLOAT) &&
          ap_fast_fconv_eval(xb, p, in(c, 0), in(c, 1), in(c, 2), o, sc, &s)) ||
         (REG_T(AP_REG_UINT8) &&

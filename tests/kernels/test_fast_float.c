@@ -17,7 +17,7 @@ static int32_t rnd(int32_t lo, int32_t hi) {
   return lo + (int32_t)(ap_test_rand(&rng) % (uint64_t)(hi - lo + 1));
 }
 
-static ap_kexec cfgs[24];
+static ap_kexec cfgs[32];
 static int ncfg;
 static ap_fast_level flats[4]; /* levels with their packed-weight kit taken away */
 static int nflat;
@@ -44,6 +44,15 @@ static void add_flat(const ap_fast_level *l, ap_port_workers *w2) {
   /* with one workspace, as the runtime runs that candidate: the tap passes still split */
   cfgs[ncfg++] =
       (ap_kexec){.level = f, .workers = w2, .threads = 2, .one_workspace = true, .parallel_min = 1};
+  /* and with the lean kernels, as that candidate runs (lean.h: the float CONV_2D with pixels in
+   * lanes, no scratch), on 1 and 2 threads (one workspace) */
+  cfgs[ncfg++] = (ap_kexec){.level = f, .threads = 1, .lean = true, .parallel_min = 1};
+  cfgs[ncfg++] = (ap_kexec){.level = f,
+                            .workers = w2,
+                            .threads = 2,
+                            .lean = true,
+                            .one_workspace = true,
+                            .parallel_min = 1};
 }
 
 /* Prepare and eval with exec x (NULL: the reference kernel); the output (malloc'd) or NULL. */
@@ -60,6 +69,8 @@ static float *run(int32_t builtin, const ap_kop_options *o, const ap_ktensor *co
   size_t scratch = 0;
   if (k->prepare(&c, &scratch) != AP_OK || !ap_ktensor_count(&out, n)) return NULL;
   out.data = malloc(*n ? *n * 4 : 1);
+  /* poisoned (not NaN, which matches any NaN): an output the kernel left unwritten shows */
+  memset(out.data, 0x5a, *n * 4);
   /* Scratch past its size is poisoned: a kernel reading beyond it would show. */
   unsigned char *sc = scratch ? malloc(ap_kscratch_round(scratch) + 64) : NULL;
   if (sc) memset(sc, 0xff, ap_kscratch_round(scratch) + 64);
@@ -87,7 +98,10 @@ static void compare_all(const char *what, int32_t builtin, const ap_kop_options 
            (memcmp(&got[at], &ref[at], 4) == 0 || (isnan(got[at]) && isnan(ref[at]))))
       at++;
     CHECK_MSG(got && n == nref && at == n, "%s: %s%s, %d threads: element %zu of %zu is %a, not %a",
-              what, cfgs[i].level->name, ap_fast_level_flat(cfgs[i].level) ? " in place" : "",
+              what, cfgs[i].level->name,
+              cfgs[i].lean                        ? " lean"
+              : ap_fast_level_flat(cfgs[i].level) ? " in place"
+                                                  : "",
               cfgs[i].threads, at, nref, got && at < n ? (double)got[at] : 0.0,
               at < nref ? (double)ref[at] : 0.0);
     free(got);
@@ -315,6 +329,9 @@ int main(void) {
       {2, 9, 1, 3, 17, 3, 1, 2, 1, V, AP_KACT_NONE},
       {1, 20, 1, 5, 9, 3, 1, 1, 2, S, AP_KACT_RELU6},
       {1, 2, 1, 4, 8, 5, 1, 1, 1, S, AP_KACT_NONE}, /* taps wholly outside */
+      /* the lean kernel: a row too wide for its stack (ranges of 16 pixels), stride 3 */
+      {1, 3, 41, 64, 9, 3, 3, 1, 1, S, AP_KACT_RELU},
+      {2, 8, 23, 5, 12, 3, 4, 3, 1, S, AP_KACT_NONE},
   };
   for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++) {
     conv_case(false, convs[i], i % 3 != 1, i % 2 == 1, 0);

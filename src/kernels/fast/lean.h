@@ -61,7 +61,15 @@ bool ap_fast_smallk_conv_scratch(const ap_kexec *x, const ap_conv_params *p, con
 bool ap_fast_smallk_conv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
                               const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out,
                               void *scratch, ap_status *s);
+/* CONV_2D float (float_lean_avx2.c): no scratch; false unless x->lean and the level runs AVX2. */
+bool ap_fast_lean_fconv_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                                const ap_ktensor *f, size_t *scratch);
+bool ap_fast_lean_fconv_eval(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,
+                             const ap_ktensor *f, const ap_ktensor *bias, ap_ktensor *out,
+                             void *scratch, ap_status *s);
 #else
+#define ap_fast_lean_fconv_scratch ap_fast_lean_conv_scratch /* (never applies) */
+#define ap_fast_lean_fconv_eval ap_fast_lean_conv_eval
 #define ap_fast_lean_dw_scratch ap_fast_lean_conv_scratch /* (never applies) */
 #define ap_fast_lean_dw_eval ap_fast_lean_conv_eval
 #define ap_fast_smallk_conv_scratch ap_fast_lean_conv_scratch
