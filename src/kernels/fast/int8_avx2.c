@@ -215,12 +215,35 @@ static void gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc, i
    * eights make one 16-byte store a row. */
   __m256i off16 = _mm256_set1_epi16((int16_t)g->out_off);
   __m128i lo8 = _mm_set1_epi8((int8_t)g->act_min), hi8 = _mm_set1_epi8((int8_t)g->act_max);
+  __m256i lo32 = _mm256_set1_epi8((int8_t)g->act_min), hi32 = _mm256_set1_epi8((int8_t)g->act_max);
   int32_t c = 0;
   for (; c + 8 <= n; c += 8) {
     __m256i v[4], u[4];
     gemm_eight(g, c, kp, end, r, v);
     if (c + 16 <= n) {
       gemm_eight(g, c + 8, kp, end, r, u);
+      if (rq8_right0(g->shift + c)) { /* multipliers below one: outer_gemm's rows in twos */
+        rq8 q0 = rq8_load_right(g->mult + c, g->shift + c);
+        rq8 q1 = rq8_load_right(g->mult + c + 8, g->shift + c + 8);
+        __m256i b0 = _mm256_loadu_si256((const __m256i *)(g->col_bias + c)),
+                b1 = _mm256_loadu_si256((const __m256i *)(g->col_bias + c + 8));
+        for (int32_t i = 0; i < 4; i++)
+          v[i] = rq8_mul0(_mm256_add_epi32(v[i], b0), &q0),
+          u[i] = rq8_mul0(_mm256_add_epi32(u[i], b1), &q1);
+        int8_t *o = out + (size_t)c;
+        __m256i p01 = rq32_bytes(v[0], u[0], v[1], u[1], off16, lo32, hi32);
+        _mm_storeu_si128((__m128i *)o, _mm256_castsi256_si128(p01));
+        if (rows > 1)
+          _mm_storeu_si128((__m128i *)(o + out_stride), _mm256_extracti128_si256(p01, 1));
+        if (rows > 2) {
+          __m256i p23 = rq32_bytes(v[2], u[2], v[3], u[3], off16, lo32, hi32);
+          _mm_storeu_si128((__m128i *)(o + 2 * out_stride), _mm256_castsi256_si128(p23));
+          if (rows > 3)
+            _mm_storeu_si128((__m128i *)(o + 3 * out_stride), _mm256_extracti128_si256(p23, 1));
+        }
+        c += 8;
+        continue;
+      }
       rq8 q0 = rq8_load(g->mult + c, g->shift + c, g->col_bias + c);
       rq8 q1 = rq8_load(g->mult + c + 8, g->shift + c + 8, g->col_bias + c + 8);
       for (int32_t i = 0; i < rows; i++)
@@ -621,11 +644,41 @@ void ap_fast_avx2_outer_runs(const ap_qgemm *g, const int16_t *const *x, int32_t
     int32_t c = bl * 16;
     __m256i lo[4] = {s00, s10, s20, s30}, hi[4] = {s01, s11, s21, s31};
     if (c + 16 <= g->n) { /* a whole block: 16 outputs a row in one store */
-      rq8 q0 = rq8_load(g->mult + c, g->shift + c, NULL); /* (the sums hold the bias) */
-      rq8 q1 = rq8_load(g->mult + c + 8, g->shift + c + 8, NULL);
       __m256i off16 = _mm256_set1_epi16((int16_t)g->out_off);
       __m128i lo8 = _mm_set1_epi8((int8_t)g->act_min), hi8 = _mm_set1_epi8((int8_t)g->act_max);
-      if (rq8_left0(&q0) && rq8_left0(&q1)) /* multipliers below one: no left shift */
+      if (rq8_right0(g->shift + c)) { /* multipliers below one: no left shift */
+        rq8 q0 = rq8_load_right(g->mult + c, g->shift + c); /* (the sums hold the bias) */
+        rq8 q1 = rq8_load_right(g->mult + c + 8, g->shift + c + 8);
+        /* rows in twos (rq32_bytes), constant indices: lo and hi stay in registers */
+        __m256i lo32 = _mm256_set1_epi8((int8_t)g->act_min),
+                hi32 = _mm256_set1_epi8((int8_t)g->act_max);
+        int8_t *o = out + (size_t)c;
+#define AP_OUTER_TWO(I)                                                                            \
+  do {                                                                                             \
+    __m256i v_ = rq32_bytes(rq8_mul0(lo[I], &q0), rq8_mul0(hi[I], &q1), rq8_mul0(lo[I + 1], &q0),  \
+                            rq8_mul0(hi[I + 1], &q1), off16, lo32, hi32);                          \
+    _mm_storeu_si128((__m128i *)(o + (size_t)(I)*out_stride), _mm256_castsi256_si128(v_));         \
+    _mm_storeu_si128((__m128i *)(o + (size_t)(I + 1) * out_stride),                                \
+                     _mm256_extracti128_si256(v_, 1));                                             \
+  } while (0)
+#define AP_OUTER_ONE(I)                                                                            \
+  _mm_storeu_si128((__m128i *)(o + (size_t)(I)*out_stride),                                        \
+                   rq16_bytes(rq8_mul0(lo[I], &q0), rq8_mul0(hi[I], &q1), off16, lo8, hi8))
+        if (rows >= 2)
+          AP_OUTER_TWO(0);
+        else
+          AP_OUTER_ONE(0);
+        if (rows == 4)
+          AP_OUTER_TWO(2);
+        else if (rows == 3)
+          AP_OUTER_ONE(2);
+#undef AP_OUTER_TWO
+#undef AP_OUTER_ONE
+        continue;
+      }
+      rq8 q0 = rq8_load(g->mult + c, g->shift + c, NULL); /* (the sums hold the bias) */
+      rq8 q1 = rq8_load(g->mult + c + 8, g->shift + c + 8, NULL);
+      if (rq8_left0(&q0) && rq8_left0(&q1)) /* (shifts of INT32_MIN: right shifts of 0) */
         for (int32_t i = 0; i < rows; i++)
           _mm_storeu_si128((__m128i *)(out + (size_t)i * out_stride + (size_t)c),
                            rq16_bytes(rq8_mul0(lo[i], &q0), rq8_mul0(hi[i], &q1), off16, lo8, hi8));

@@ -208,6 +208,12 @@ static inline __attribute__((always_inline)) void sk_rows(const sk_job *j, int32
   const int32_t n = pc.n, nb = n / 8;
   const __m256i off16 = _mm256_set1_epi16((int16_t)j->out_off);
   const __m128i lo8 = _mm_set1_epi8((char)j->act_min), hi8 = _mm_set1_epi8((char)j->act_max);
+  const __m256i lo32 = _mm256_set1_epi8((char)j->act_min),
+                hi32 = _mm256_set1_epi8((char)j->act_max);
+  /* every left shift 0 (multipliers below one): rq8_mul0, one operation fewer a vector */
+  bool right0 = true;
+  for (int32_t b = 0; b < nb; b++)
+    right0 = right0 && rq8_left0(&q[b]);
   _Alignas(32) int16_t a0[2 * SK_MAX_K] = {0}, a1[2 * SK_MAX_K] = {0};
   /* The walk over the pixels in scalars (registers): the offset of each one's first tap from
    * the input (outside it at the borders), whether its row's taps are all inside; a pixel all
@@ -275,6 +281,15 @@ static inline __attribute__((always_inline)) void sk_rows(const sk_job *j, int32
         s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(x0, w1));
         s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(x1, w1));
       }
+      if (right0 && !pc.u8) { /* both pixels' 32 bytes, one after the other, in one vector */
+        __m256i v = rq32_bytes(rq8_mul0(s00, &q[0]), rq8_mul0(s01, &q[1]), rq8_mul0(s10, &q[0]),
+                               rq8_mul0(s11, &q[1]), off16, lo32, hi32);
+        if (two)
+          _mm256_storeu_si256((__m256i *)o0, v);
+        else
+          _mm_storeu_si128((__m128i *)o0, _mm256_castsi256_si128(v));
+        continue;
+      }
       __m128i v0 =
           pc.u8 ? rq16_ubytes(rq8_mul_sum(s00, &q[0]), rq8_mul_sum(s10, &q[0]), off16, lo8, hi8)
                 : rq16_bytes(rq8_mul_sum(s00, &q[0]), rq8_mul_sum(s10, &q[0]), off16, lo8, hi8);
@@ -295,7 +310,8 @@ static inline __attribute__((always_inline)) void sk_rows(const sk_job *j, int32
         s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(sk_pair(a0, p), wv));
         s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(sk_pair(a1, p), wv));
       }
-      __m256i u0 = rq8_mul_sum(s0, &q[b]), u1 = rq8_mul_sum(s1, &q[b]);
+      __m256i u0 = right0 ? rq8_mul0(s0, &q[b]) : rq8_mul_sum(s0, &q[b]),
+              u1 = right0 ? rq8_mul0(s1, &q[b]) : rq8_mul_sum(s1, &q[b]);
       __m128i v =
           pc.u8 ? rq16_ubytes(u0, u1, off16, lo8, hi8) : rq16_bytes(u0, u1, off16, lo8, hi8);
       _mm_storel_epi64((__m128i *)(o0 + 8 * b), v);
@@ -341,7 +357,8 @@ static void sk_task(void *arg, int chunk) {
     SK_CASE(11)
     SK_CASE(12)
     SK_CASE(13)
-    SK_CASE(14) SK_CASE(15) SK_CASE(16)
+    SK_CASE(14)
+    SK_CASE(15) SK_CASE(16)
 #undef SK_CASE
         default : break; /* (plan bounds k2 by SK_PAIRS) */
   }
