@@ -288,8 +288,8 @@ static void test_vectors(void) {
   ap_errbuf err;
   ap_flex r, e;
   size_t len;
-  int64_t iv;
-  double d;
+  int64_t iv = -1; /* -1: no value the checks expect (clang -Wsometimes-uninitialized) */
+  double d = -1;
   bool bo;
   { /* untyped vector, width 1: [7, "ab", true] */
     blob x = {.n = 0};
