@@ -321,46 +321,24 @@ typedef struct flean_split {
   int pieces;
 } flean_split;
 
-/* The input rows (counted over batches) output row r reads: [*lo, *hi], clamped to its map. */
-static void row_reads(const flean_plan *pl, int64_t r, int64_t *lo, int64_t *hi) {
-  int64_t b = r / pl->out_h, y0 = r % pl->out_h * pl->sh - pl->ph;
-  int64_t e = y0 + (int64_t)pl->dh * (pl->fh - 1);
-  y0 = y0 < 0 ? 0 : y0 > pl->in_h ? pl->in_h : y0;
-  e = e < -1 ? -1 : e >= pl->in_h ? pl->in_h - 1 : e;
-  *lo = b * pl->in_h + y0;
-  *hi = b * pl->in_h + e;
-}
-
+/* s's pieces for `pieces` threads over an output over its input (ap_lean_split, in floats). */
 static bool split_plan(const flean_job *j, const ap_ktensor *in, const ap_ktensor *out, int pieces,
                        flean_split *s) {
   const flean_plan *pl = j->pl;
-  int64_t rows = pl->rows;
-  int64_t in_row = (int64_t)pl->in_w * pl->d, out_row = (int64_t)pl->out_w * pl->n; /* floats */
   int64_t gap = (int64_t)((intptr_t)in->data - (intptr_t)out->data);
   if (gap % 4) return false;
-  gap /= 4;
-  size_t floats = 0;
-  if (pieces > FLEAN_PIECES) pieces = FLEAN_PIECES;
-  if (pieces < 2 || rows < pieces || out_row <= 0) return false;
-  s->pieces = pieces;
-  for (int i = 0; i <= pieces; i++)
-    s->row[i] = (int32_t)(rows * i / pieces);
-  for (int i = 0; i < pieces; i++) {
-    s->defer[i] = 0;
-    s->at[i] = floats;
-    if (i == 0) continue;
-    int64_t r = s->row[i], lo, hi, lo_before, hi_before;
-    row_reads(pl, r, &lo, &hi);
-    row_reads(pl, r - 1, &lo_before, &hi_before);
-    if (r * out_row > gap + lo * in_row) return false; /* the rows before reach its reads */
-    int64_t need = gap + (hi_before + 1) * in_row - r * out_row;
-    int64_t d = need <= 0 ? 0 : (need + out_row - 1) / out_row;
-    int64_t len = s->row[i + 1] - r;
-    s->defer[i] = (int32_t)(d < len ? d : len);
-    floats += (size_t)s->defer[i] * (size_t)out_row;
-    if (floats * 4 > FLEAN_DEFER_BYTES) return false;
-  }
-  return true;
+  ap_lean_rows g = {.rows = pl->rows,
+                    .out_h = pl->out_h,
+                    .in_h = pl->in_h,
+                    .stride = pl->sh,
+                    .pad = pl->ph,
+                    .dilation = pl->dh,
+                    .f_h = pl->fh,
+                    .in_row = (int64_t)pl->in_w * pl->d,
+                    .out_row = (int64_t)pl->out_w * pl->n,
+                    .gap = gap / 4};
+  return ap_lean_split(&g, pieces, FLEAN_PIECES, FLEAN_DEFER_BYTES / 4, s->row, s->defer, s->at,
+                       &s->pieces);
 }
 
 /* Index i runs piece i + 1, the last index the first piece (as lean_conv_avx2.c's: no order of

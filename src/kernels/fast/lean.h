@@ -42,6 +42,59 @@
  * kernel choice estimates those at near the packed kernel's time). */
 #define AP_FAST_LEAN_WIDE_K 640
 
+/* An output over its own input (the lean CONV_2D, int8 and float) split into pieces of rows
+ * for threads: piece i runs output rows [row[i], row[i + 1]), and its first defer[i] rows go to
+ * a buffer at element at[i], copied into place once every piece is done, because written in
+ * place they would overwrite input rows a piece before it still reads. Elements are the
+ * tensors' (bytes for int8, floats for float). */
+typedef struct ap_lean_rows {
+  int64_t rows, out_h, in_h; /* output rows over the batches; output and input rows a batch */
+  int64_t stride, pad, dilation, f_h;
+  int64_t in_row, out_row; /* elements a row */
+  int64_t gap;             /* the input's first element less the output's */
+} ap_lean_rows;
+
+/* The input rows (counted over batches) output row r reads: [*lo, *hi] (clamped to its map,
+ * so hi never falls below the batch's first row - 1: both grow with r). */
+static inline void ap_lean_row_reads(const ap_lean_rows *g, int64_t r, int64_t *lo, int64_t *hi) {
+  int64_t b = r / g->out_h, y0 = r % g->out_h * g->stride - g->pad;
+  int64_t e = y0 + g->dilation * (g->f_h - 1);
+  y0 = y0 < 0 ? 0 : y0 > g->in_h ? g->in_h : y0;
+  e = e < -1 ? -1 : e >= g->in_h ? g->in_h - 1 : e;
+  *lo = b * g->in_h + y0;
+  *hi = b * g->in_h + e;
+}
+
+/* The pieces (at most max_pieces) into row, defer and at; false where a piece's rows before it
+ * would reach its reads or all deferred rows would pass max_defer elements. */
+static inline bool ap_lean_split(const ap_lean_rows *g, int pieces, int max_pieces,
+                                 size_t max_defer, int32_t *row, int32_t *defer, size_t *at,
+                                 int *count) {
+  size_t used = 0;
+  if (pieces > max_pieces) pieces = max_pieces;
+  if (pieces < 2 || g->rows < pieces || g->out_row <= 0) return false;
+  *count = pieces;
+  for (int i = 0; i <= pieces; i++)
+    row[i] = (int32_t)(g->rows * i / pieces);
+  for (int i = 0; i < pieces; i++) {
+    defer[i] = 0;
+    at[i] = used;
+    if (i == 0) continue;
+    int64_t r = row[i], lo, hi, lo_before, hi_before;
+    ap_lean_row_reads(g, r, &lo, &hi);
+    ap_lean_row_reads(g, r - 1, &lo_before, &hi_before);
+    if (r * g->out_row > g->gap + lo * g->in_row) return false; /* the rows before reach it */
+    /* its rows from r + d on start at or past the end of the last input row read before it */
+    int64_t need = g->gap + (hi_before + 1) * g->in_row - r * g->out_row;
+    int64_t d = need <= 0 ? 0 : (need + g->out_row - 1) / g->out_row;
+    int64_t len = row[i + 1] - r;
+    defer[i] = (int32_t)(d < len ? d : len);
+    used += (size_t)defer[i] * (size_t)g->out_row;
+    if (used > max_defer) return false;
+  }
+  return true;
+}
+
 #ifdef AP_FAST_X86
 /* As ap_fast_conv_scratch/eval; false unless x->lean and the level runs AVX2. */
 bool ap_fast_lean_conv_scratch(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *in,

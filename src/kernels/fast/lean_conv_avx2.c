@@ -470,48 +470,22 @@ typedef struct lean_split {
   int pieces;
 } lean_split;
 
-/* The input rows (counted over batches) output row r reads: [*lo, *hi] (clamped to its map,
- * so hi never falls below the batch's first row - 1: both grow with r). */
-static void row_reads(const lean_job *j, int64_t r, int64_t *lo, int64_t *hi) {
-  const ap_conv_params *p = j->p;
-  int64_t b = r / j->out_h, y0 = r % j->out_h * p->stride_h - p->pad.pad_h;
-  int64_t e = y0 + (int64_t)p->dilation_h * (j->f_h - 1);
-  y0 = y0 < 0 ? 0 : y0 > j->in_h ? j->in_h : y0;
-  e = e < -1 ? -1 : e >= j->in_h ? j->in_h - 1 : e;
-  *lo = b * j->in_h + y0;
-  *hi = b * j->in_h + e;
-}
-
-/* s's pieces for `pieces` threads over an output over its input; false where a piece's rows
- * before it would reach its reads or its deferred rows would not fit. */
+/* s's pieces for `pieces` threads over an output over its input (ap_lean_split). */
 static bool split_plan(const lean_job *j, const ap_ktensor *in, const ap_ktensor *out, int pieces,
                        lean_split *s) {
-  int64_t rows = (int64_t)out->dims[0] * j->out_h;
-  int64_t in_row = (int64_t)j->in_w * j->in_d, out_row = (int64_t)j->out_w * j->pl->n;
-  int64_t gap = (int64_t)((intptr_t)in->data - (intptr_t)out->data); /* in's start from out's */
-  size_t bytes = 0;
-  if (pieces > LEAN_PIECES) pieces = LEAN_PIECES;
-  if (pieces < 2 || rows < pieces || out_row <= 0) return false;
-  s->pieces = pieces;
-  for (int i = 0; i <= pieces; i++)
-    s->row[i] = (int32_t)(rows * i / pieces);
-  for (int i = 0; i < pieces; i++) {
-    s->defer[i] = 0;
-    s->at[i] = bytes;
-    if (i == 0) continue;
-    int64_t r = s->row[i], lo, hi, lo_before, hi_before;
-    row_reads(j, r, &lo, &hi);
-    row_reads(j, r - 1, &lo_before, &hi_before);
-    if (r * out_row > gap + lo * in_row) return false; /* the rows before reach its reads */
-    /* its rows from r + d on start at or past the end of the last input row read before it */
-    int64_t need = gap + (hi_before + 1) * in_row - r * out_row;
-    int64_t d = need <= 0 ? 0 : (need + out_row - 1) / out_row;
-    int64_t len = s->row[i + 1] - r;
-    s->defer[i] = (int32_t)(d < len ? d : len);
-    bytes += (size_t)s->defer[i] * (size_t)out_row;
-    if (bytes > LEAN_DEFER_BYTES) return false;
-  }
-  return true;
+  const ap_conv_params *p = j->p;
+  ap_lean_rows g = {.rows = (int64_t)out->dims[0] * j->out_h,
+                    .out_h = j->out_h,
+                    .in_h = j->in_h,
+                    .stride = p->stride_h,
+                    .pad = p->pad.pad_h,
+                    .dilation = p->dilation_h,
+                    .f_h = j->f_h,
+                    .in_row = (int64_t)j->in_w * j->in_d,
+                    .out_row = (int64_t)j->out_w * j->pl->n,
+                    .gap = (int64_t)((intptr_t)in->data - (intptr_t)out->data)};
+  return ap_lean_split(&g, pieces, LEAN_PIECES, LEAN_DEFER_BYTES, s->row, s->defer, s->at,
+                       &s->pieces);
 }
 
 /* Index i runs piece i + 1, the last index the first piece: no order is wrong (split_plan), so
