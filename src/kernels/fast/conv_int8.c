@@ -288,8 +288,6 @@ static void rows_range(const conv_job *j, const ap_qgemm *g, int64_t r0, int64_t
   /* Patch rows widened straight into the AVX2 kits' int16 rows, no byte copy between (1x1
    * rows in place: arow). */
   bool wide = !two && !pl->direct && j->l->arow == ap_fast_avx2_arow;
-#endif
-#ifdef AP_FAST_X86
   /* The outer kit over the input's rows widened once (win16_avx2.c): no patches. */
   if (wide && j->l == &ap_fast_avx2_outer &&
       ap_fast_win16_fits(&j->geom, pl->m / (j->out_h * j->out_w))) {

@@ -231,16 +231,10 @@ static void gemm(const ap_qgemm *g, const void *a, int32_t rows, int32_t *acc, i
           v[i] = rq8_mul0(_mm256_add_epi32(v[i], b0), &q0),
           u[i] = rq8_mul0(_mm256_add_epi32(u[i], b1), &q1);
         int8_t *o = out + (size_t)c;
-        __m256i p01 = rq32_bytes(v[0], u[0], v[1], u[1], off16, lo32, hi32);
-        _mm_storeu_si128((__m128i *)o, _mm256_castsi256_si128(p01));
-        if (rows > 1)
-          _mm_storeu_si128((__m128i *)(o + out_stride), _mm256_extracti128_si256(p01, 1));
-        if (rows > 2) {
-          __m256i p23 = rq32_bytes(v[2], u[2], v[3], u[3], off16, lo32, hi32);
-          _mm_storeu_si128((__m128i *)(o + 2 * out_stride), _mm256_castsi256_si128(p23));
-          if (rows > 3)
-            _mm_storeu_si128((__m128i *)(o + 3 * out_stride), _mm256_extracti128_si256(p23, 1));
-        }
+        rq32_store(o, out_stride, rq32_bytes(v[0], u[0], v[1], u[1], off16, lo32, hi32), rows);
+        if (rows > 2)
+          rq32_store(o + 2 * out_stride, out_stride,
+                     rq32_bytes(v[2], u[2], v[3], u[3], off16, lo32, hi32), rows - 2);
         c += 8;
         continue;
       }
@@ -657,9 +651,7 @@ void ap_fast_avx2_outer_runs(const ap_qgemm *g, const int16_t *const *x, int32_t
   do {                                                                                             \
     __m256i v_ = rq32_bytes(rq8_mul0(lo[I], &q0), rq8_mul0(hi[I], &q1), rq8_mul0(lo[I + 1], &q0),  \
                             rq8_mul0(hi[I + 1], &q1), off16, lo32, hi32);                          \
-    _mm_storeu_si128((__m128i *)(o + (size_t)(I)*out_stride), _mm256_castsi256_si128(v_));         \
-    _mm_storeu_si128((__m128i *)(o + (size_t)(I + 1) * out_stride),                                \
-                     _mm256_extracti128_si256(v_, 1));                                             \
+    rq32_store(o + (size_t)(I)*out_stride, out_stride, v_, 2);                                     \
   } while (0)
 #define AP_OUTER_ONE(I)                                                                            \
   _mm_storeu_si128((__m128i *)(o + (size_t)(I)*out_stride),                                        \

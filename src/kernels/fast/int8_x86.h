@@ -111,6 +111,12 @@ static inline __m256i rq32_bytes(__m256i a0, __m256i b0, __m256i a1, __m256i b1,
   return _mm256_min_epi8(_mm256_max_epi8(v, lo8), hi8);
 }
 
+/* rq32_bytes's rows stored: row i at o, row i + 1 at o + stride where rows > 1. */
+static inline void rq32_store(int8_t *o, size_t stride, __m256i v, int32_t rows) {
+  _mm_storeu_si128((__m128i *)o, _mm256_castsi256_si128(v));
+  if (rows > 1) _mm_storeu_si128((__m128i *)(o + stride), _mm256_extracti128_si256(v, 1));
+}
+
 /* rq8_load's terms (no bias) for 8 shifts in [INT32_MIN + 1, 0] (rq8_right0 said so): no left
  * shift, the right shifts the negated shifts clamped to 31, in three operations fewer. */
 static inline rq8 rq8_load_right(const int32_t *mult, const int32_t *shift) {
