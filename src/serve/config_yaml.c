@@ -317,7 +317,7 @@ static ap_status top_pair(cfg_reader *r, const char *key, yaml_node_t *v, void *
   if (!strcmp(key, "connection_timeout")) {
     if ((st = get_duration(r, v, key, false, &c->connection_timeout_ms)) != AP_OK) return st;
     if (c->connection_timeout_ms < 1000)
-      return fail(r, v, "connection_timeout: at least 1s (libmicrohttpd counts seconds)");
+      return fail(r, v, "connection_timeout: at least 1s (the server checks once a second)");
     return AP_OK;
   }
   if (!strcmp(key, "drain_timeout")) return get_duration(r, v, key, false, &c->drain_timeout_ms);
@@ -327,7 +327,7 @@ static ap_status top_pair(cfg_reader *r, const char *key, yaml_node_t *v, void *
     return AP_OK;
   }
   if (!strcmp(key, "workers")) {
-    if ((st = get_uint(r, v, key, 1, 256, &u)) != AP_OK) return st;
+    if ((st = get_uint(r, v, key, 1, SERVE_MAX_WORKERS, &u)) != AP_OK) return st;
     c->workers = (unsigned)u;
     return AP_OK;
   }

@@ -59,10 +59,23 @@ ap_status serve_pool_remove(ap_pool *p, const char *name);
 bool serve_pool_info(ap_pool *p, const char *name, ap_pool_model_info *out);
 
 /* Connections and how long their current request has taken to arrive (slow_clients.c). */
+/* One libmicrohttpd worker thread: the time it has spent in request handlers, during which
+ * its other connections cannot be read (slow_clients.c). */
+typedef struct serve_worker {
+  pthread_t thread;
+  uint64_t busy_us;       /* handlers finished */
+  uint64_t busy_since_us; /* the running handler's start (depth > 0) */
+  unsigned depth;
+} serve_worker;
+
+#define SERVE_MAX_WORKERS 256 /* the configuration's limit on workers */
+
 typedef struct serve_conns {
   pthread_mutex_t mu;
   struct serve_conn *head;
   uint64_t dropped; /* connections cut for not delivering a request in time */
+  serve_worker workers[SERVE_MAX_WORKERS];
+  size_t worker_count;
 } serve_conns;
 
 struct ap_server {

@@ -272,13 +272,16 @@ ap_status ap_server_start(ap_server *s) {
     return AP_ERR_ARG;
   }
   ap_serve_overhead_estimate(c, &s->overhead); /* no model loaded yet: the base */
-  struct MHD_Daemon *d = MHD_start_daemon(
-      flags, c->port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, addr,
-      MHD_OPTION_THREAD_POOL_SIZE, (unsigned)c->workers, MHD_OPTION_CONNECTION_LIMIT,
-      (unsigned)c->max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
-      (unsigned)((c->connection_timeout_ms + 999) / 1000), MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-      (size_t)SERVE_CONNECTION_MEMORY, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-      MHD_OPTION_NOTIFY_CONNECTION, serve_conn_notify, s, MHD_OPTION_END);
+  /* connection_timeout is the run loop's sweep alone (slow_clients.c): libmicrohttpd's own
+   * inactivity timeout (0: none) would count the time a connection waits for its worker,
+   * busy with other connections' inferences, against the client. */
+  struct MHD_Daemon *d =
+      MHD_start_daemon(flags, c->port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, addr,
+                       MHD_OPTION_THREAD_POOL_SIZE, (unsigned)c->workers,
+                       MHD_OPTION_CONNECTION_LIMIT, (unsigned)c->max_connections,
+                       MHD_OPTION_CONNECTION_TIMEOUT, 0u, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+                       (size_t)SERVE_CONNECTION_MEMORY, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
+                       s, MHD_OPTION_NOTIFY_CONNECTION, serve_conn_notify, s, MHD_OPTION_END);
   if (!d) {
     set_error(s, "cannot listen on %s port %u: %s", c->listen, (unsigned)c->port, strerror(errno));
     return AP_ERR_IO;
