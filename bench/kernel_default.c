@@ -68,8 +68,8 @@ static int one(const char *name, double ms) {
   }
   bool ok = ap_interpreter_invoke(fast) == AP_OK && ap_interpreter_invoke(dflt) == AP_OK;
   if (!ok || !bench_same_outputs(fast, dflt)) {
-    printf("%s FAILED: %s\n", name, ok ? "the default's outputs differ from the fastest plan's"
-                                       : "an invoke failed");
+    printf("%s FAILED: %s\n", name,
+           ok ? "the default's outputs differ from the fastest plan's" : "an invoke failed");
     rc = 1;
     goto out;
   }
@@ -95,11 +95,10 @@ static int one(const char *name, double ms) {
   }
   if (ok) {
     double ratio = median(r, n);
-    printf("%s %llu %llu %.2f %llu %.2f %.3f %s %zu\n", name,
-           (unsigned long long)total_of(ref), (unsigned long long)total_of(fast), median(tf, n),
-           (unsigned long long)total_of(dflt), median(ta, n), ratio,
-           same_kernels(m, fast, dflt) && total_of(fast) == total_of(dflt) ? "same" : "differ",
-           n);
+    printf("%s %llu %llu %.2f %llu %.2f %.3f %s %zu\n", name, (unsigned long long)total_of(ref),
+           (unsigned long long)total_of(fast), median(tf, n), (unsigned long long)total_of(dflt),
+           median(ta, n), ratio,
+           same_kernels(m, fast, dflt) && total_of(fast) == total_of(dflt) ? "same" : "differ", n);
   } else {
     printf("%s FAILED: an invoke failed\n", name);
     rc = 1;

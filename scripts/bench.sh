@@ -79,18 +79,16 @@ overhead() {
 xnnpack() {
   echo "## Against XNNPACK's speed-ups (issue 29's table)"
   echo
-  echo "\`AP=$BUILD/arenaplan bench/xnnpack_gap.sh\` (ROUNDS=${ROUNDS_XNN:-5}): per model, the reference kernels and the"
-  echo "default kernels at the avx2 level (AP_SIMD=avx2) on 1 and 2 threads, \`run --prepare once"
-  echo "--inplace --profile\`, interleaved in rotating order; each run invokes back to back for about"
-  echo "0.3 s (3 to 200 invokes). Speed-up: reference / avx2 1 thread; 2 / 1: 1 thread / 2 threads."
-  echo "ops: the profile's sum of the ops' median times (median over rounds), the least disturbed"
-  echo "figure on a loaded machine (a long reference invoke is preempted, its short ops mostly are"
-  echo "not) and the one the verdict uses; medians and mins: the runs' invoke medians (median over"
-  echo "rounds, the issue's estimator) and mins (min over rounds). XNNPACK and issue: the issue's"
-  echo "figures (TFLite with XNNPACK, and ours when it was filed). The 2-thread target applies to"
-  echo "models of 150 us or more."
+  echo "\`BUILD=$BUILD bench/xnnpack_gap.sh\` (MS=${MS_XNN:-3000}): per model, the reference kernels and the"
+  echo "default kernels at the avx2 level (AP_SIMD=avx2) on 1 and 2 threads (in place, builtin ops"
+  echo "prepared once), three interpreters side by side timed in alternating pairs: a reference"
+  echo "invoke beside a block of 9 one-thread invokes (speed-up: the reference's CPU time over the"
+  echo "block's median), a block on one thread beside a block on two (2 / 1: the medians' ratio);"
+  echo "each figure the median of its pairs' ratios over about MS ms. XNNPACK and issue: the"
+  echo "issue's figures (TFLite with XNNPACK, and ours when it was filed). The 2-thread target"
+  echo "applies to models of 150 us or more."
   echo
-  AP="$BUILD/arenaplan" ROUNDS="${ROUNDS_XNN:-5}" sh bench/xnnpack_gap.sh
+  BUILD="$BUILD" MS="${MS_XNN:-3000}" sh bench/xnnpack_gap.sh
   echo
   echo "(XNNPACK section: $(date -u '+%Y-%m-%d %H:%M UTC'), commit"
   echo "$(git rev-parse --short HEAD 2>/dev/null || echo unknown), load average"
