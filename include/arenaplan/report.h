@@ -103,8 +103,10 @@ typedef struct ap_report_options {
   int kernels;
   size_t small_scratch;
   uint64_t budget; /* ap_interpreter_options.budget (with AP_KERNELS_AUTO) */
-  /* Invokes timed at each point of the kernel curve (0: none; at most 1000): measured_ns is
-   * their median, after one untimed invoke, with inputs filled by a fixed pattern. */
+  /* Invokes timed at each point of the kernel curve (0: none; at most 1000), inputs filled by
+   * a fixed pattern: each point beside the fastest plan, invoking in alternation, so that a
+   * shared machine's slow spells fall on both; measured_ns is the fastest plan's median invoke
+   * times the median of the point's pair ratios. */
   int measure;
 } ap_report_options;
 
@@ -200,7 +202,7 @@ typedef struct ap_report_kernel_point {
   uint64_t budget;       /* the budget it was planned with (UINT64_MAX: none) */
   uint64_t total;        /* ap_memory_usage.total */
   uint64_t estimate_ns;  /* ap_interpreter_estimate_ns */
-  uint64_t measured_ns;  /* the median invoke of ap_report_options.measure (0: not measured) */
+  uint64_t measured_ns;  /* the invoke by ap_report_options.measure (0: not measured) */
   size_t op_count;       /* every subgraph's ops, in order */
   const uint8_t *kernel; /* per op: 0 fast, 1 one thread, 2 in place, 3 reference, 4 custom */
 } ap_report_kernel_point;

@@ -42,24 +42,64 @@ static int cmp_u64(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* The median of n timed invokes after an untimed one; 0 when an invoke fails. */
-static uint64_t measure(ap_report *r, ap_interpreter *it, int n) {
-  uint64_t *t = ap_alloc(r->alloc, (size_t)n * sizeof *t);
-  if (!t) return 0;
-  fill_inputs(it);
-  bool ok = ap_interpreter_invoke(it) == AP_OK;
-  for (int i = 0; ok && i < n; i++) {
-    uint64_t t0 = ap_port_now_ns();
-    ok = ap_interpreter_invoke(it) == AP_OK;
-    t[i] = ap_port_now_ns() - t0;
+static uint64_t median_u64(uint64_t *t, size_t n) {
+  qsort(t, n, sizeof *t, cmp_u64);
+  return t[n / 2] ? t[n / 2] : 1; /* (0 means "not measured") */
+}
+
+static uint64_t timed(ap_interpreter *it, bool *ok) {
+  uint64_t t0 = ap_port_now_ns();
+  *ok = *ok && ap_interpreter_invoke(it) == AP_OK;
+  return ap_port_now_ns() - t0;
+}
+
+/* The interpreter of point p, allocated and fed (NULL when it no longer allocates). */
+static ap_interpreter *point_interpreter(ap_report *r, const ap_report_kernel_point *p);
+
+/* Times the points against the first (the fastest plan) in alternating pairs, one
+ * interpreter beside the first at a time: point i's time is the median over its pairs of
+ * (its invoke / the first's, the pair's order alternating) times the first's median over all
+ * pairs. Measured one after the other, a point's figure took whatever the machine was doing
+ * then (two runs of the same plan could differ by half); in pairs, a slow spell slows both
+ * halves of a pair. */
+static void measure_curve(ap_report *r, ap_report_kernel_point *pt, size_t n) {
+  size_t k = (size_t)r->measure, first_n = 0;
+  uint64_t *first = ap_alloc(r->alloc, (n > 1 ? n - 1 : 1) * k * sizeof *first);
+  uint64_t *ratio = ap_alloc(r->alloc, k * sizeof *ratio); /* per mille */
+  ap_interpreter *a = first && ratio ? point_interpreter(r, &pt[0]) : NULL;
+  bool ok = a && ap_interpreter_invoke(a) == AP_OK; /* one untimed invoke */
+  if (ok && n == 1)
+    for (size_t j = 0; j < k; j++)
+      first[first_n++] = timed(a, &ok);
+  uint64_t *scaled = ap_alloc(r->alloc, n * sizeof *scaled); /* per mille of the first's */
+  for (size_t i = 1; ok && scaled && i < n; i++) {
+    ap_interpreter *b = point_interpreter(r, &pt[i]);
+    bool okb = b && ap_interpreter_invoke(b) == AP_OK;
+    for (size_t j = 0; okb && j < k; j++) {
+      uint64_t ta, tb;
+      if (j % 2) {
+        tb = timed(b, &okb);
+        ta = timed(a, &ok);
+      } else {
+        ta = timed(a, &ok);
+        tb = timed(b, &okb);
+      }
+      first[first_n++] = ta;
+      ratio[j] = tb * 1000 / (ta ? ta : 1);
+    }
+    scaled[i] = okb && ok ? median_u64(ratio, k) : 0;
+    ap_interpreter_destroy(b);
   }
-  uint64_t m = 0;
-  if (ok) {
-    qsort(t, (size_t)n, sizeof *t, cmp_u64);
-    m = t[n / 2] ? t[n / 2] : 1; /* (0 means "not measured") */
+  if (ok && scaled && first_n) {
+    uint64_t base = median_u64(first, first_n);
+    pt[0].measured_ns = base;
+    for (size_t i = 1; i < n; i++)
+      pt[i].measured_ns = scaled[i] ? (base * scaled[i] + 500) / 1000 : 0;
   }
-  ap_free(r->alloc, t);
-  return m;
+  ap_interpreter_destroy(a);
+  ap_free(r->alloc, scaled);
+  ap_free(r->alloc, ratio);
+  ap_free(r->alloc, first);
 }
 
 /* One interpreter with `kernels` at `budget` (UINT64_MAX: the fastest plan); false when
@@ -91,13 +131,31 @@ static bool point_at(ap_report *r, int kernels, uint64_t budget, size_t ops,
     *p = (ap_report_kernel_point){.budget = budget,
                                   .total = mu.total,
                                   .estimate_ns = ap_interpreter_estimate_ns(it),
-                                  .measured_ns = r->measure ? measure(r, it, r->measure) : 0,
                                   .op_count = ops,
                                   .kernel = kernel};
   else
     ap_free(r->alloc, kernel);
   ap_interpreter_destroy(it);
   return ok;
+}
+
+static ap_interpreter *point_interpreter(ap_report *r, const ap_report_kernel_point *p) {
+  ap_interpreter_options io = ap_interpreter_defaults();
+  io.strategy = r->strategy;
+  io.alignment = r->alignment;
+  io.allocator = r->alloc;
+  io.inplace = r->inplace;
+  io.stream = r->stream;
+  /* (the cut curve's last point is the reference kernels' plan, planned with budget 0) */
+  io.kernels = p->budget ? AP_KERNELS_AUTO : AP_KERNELS_REFERENCE;
+  io.budget = p->budget;
+  ap_interpreter *it = NULL;
+  if (ap_interpreter_create(r->model, &io, &it) != AP_OK || ap_interpreter_allocate(it) != AP_OK) {
+    ap_interpreter_destroy(it);
+    return NULL;
+  }
+  fill_inputs(it);
+  return it;
 }
 
 static void compute(ap_report *r) {
@@ -129,6 +187,7 @@ static void compute(ap_report *r) {
     r->curve[n - 1] = last;
   }
   r->curve_count = n;
+  if (r->measure && n) measure_curve(r, r->curve, n);
 }
 
 const ap_report_kernel_point *ap_report_kernel_curve(const ap_report *cr, size_t *count) {

@@ -79,6 +79,27 @@ static void curve(const char *path, const char *name, size_t *checked, size_t *m
   ap_model_destroy(m);
 }
 
+/* options.measure: every point timed (in pairs against the fast end), none without it. */
+static void measured(const char *name) {
+  char path[512];
+  ap_test_path(path, sizeof path, "models/%s.tflite", name);
+  ap_model *m = NULL;
+  CHECK_MSG(ap_model_open(path, NULL, &m) == AP_OK, "%s", path);
+  for (int k = 0; k <= 5; k += 5) {
+    ap_report_options o = {.measure = k, .inplace = true};
+    ap_report *r = NULL;
+    CHECK_MSG(ap_report_create(m, &o, NULL, &r) == AP_OK, "%s: %s", name, ap_report_error(r));
+    size_t n = 0;
+    const ap_report_kernel_point *p = ap_report_kernel_curve(r, &n);
+    CHECK_MSG(n >= 2, "%s: %zu points", name, n);
+    for (size_t i = 0; p && i < n; i++)
+      CHECK_MSG((p[i].measured_ns != 0) == (k != 0), "%s measure %d: point %zu measured %llu ns",
+                name, k, i, (unsigned long long)p[i].measured_ns);
+    ap_report_destroy(r);
+  }
+  ap_model_destroy(m);
+}
+
 int main(void) {
   ap_test_require_shared();
   char dir[512];
@@ -97,5 +118,7 @@ int main(void) {
   printf("%zu models with a curve, %zu with more than one point\n", checked, multi);
   CHECK(checked >= 20);
   CHECK(multi >= 3);
+  measured("micro_speech_int8");
+  measured("tflm_test_conv");
   return ap_test_done();
 }
