@@ -257,6 +257,29 @@ static void add_case(int32_t builtin, int type, int n, float s1, float s2, float
   free(a), free(b);
 }
 
+/* ADD or SUB over every pair of input bytes (a[i] = i, b[i] = i / 256, n = 65536) or the first
+ * n of them (odd n: the 32- and 8-element loops' tails),
+ * with the zero points given: add_avx2.c's folded roundings checked at every byte pair,
+ * saturation and every clamp. b2: b has one element (broadcast: the reference's path). */
+static void add_pairs(int32_t builtin, int type, int n, float s1, float s2, float so, int z1,
+                      int z2, int zo, int act, bool b2) {
+  int8_t *a = malloc((size_t)n), *b = malloc((size_t)n);
+  for (int i = 0; i < n; i++)
+    a[i] = (int8_t)(uint8_t)i, b[i] = (int8_t)(uint8_t)(i / 256 + (i & 1) * 77);
+  ap_ktensor ta = ktq(type, a, 2, 1, n, 0, 0, s1, z1);
+  ap_ktensor tb = ktq(type, b, 2, 1, b2 ? 1 : n, 0, 0, s2, z2);
+  ap_ktensor to = kout(type, NULL, so, zo);
+  const ap_ktensor *ins[2] = {&ta, &tb};
+  ap_kop_options o = {0};
+  o.activation = act;
+  char what[160];
+  snprintf(what, sizeof what, "%s %s pairs x %d%s, scales %g %g -> %g, zero points %d %d -> %d",
+           builtin ? "SUB" : "ADD", type == AP_UINT8 ? "uint8" : "int8", n,
+           b2 ? " (broadcast)" : "", (double)s1, (double)s2, (double)so, z1, z2, zo);
+  compare_all(what, builtin, &o, ins, 2, &to);
+  free(a), free(b);
+}
+
 /* PAD of a rank-`rank` tensor of `type` by pads (before, after per dim): the fast rows, split
  * over the threads at every row (tests set parallel_min 1), against the reference's walk. */
 static void pad_case(int type, int rank, const int32_t *dims, const int32_t *pads) {
@@ -517,6 +540,39 @@ int main(void) {
   add_case(0, AP_UINT8, 45, 0.1f, 0.1f, 0.1f, AP_KACT_RELU6);
   add_case(0, AP_INT8, 70001, 0.02f, 0.03f, 0.05f, AP_KACT_NONE);
   add_case(41, AP_UINT8, 9, 0.5f, 0.002f, 0.01f, AP_KACT_NONE);
+  /* Every byte pair: equal scales (multipliers 2^30, shift 0), scales 10^6 apart (shifts near
+   * -20), outputs saturating both ways (a small output scale) or rounding near the zero point
+   * (a large one: ties), zero points at the ends of the type, each activation. */
+  add_pairs(0, AP_INT8, 65536, 0.1f, 0.1f, 0.1f, 0, 0, 0, AP_KACT_NONE, false);
+  add_pairs(41, AP_INT8, 65536, 0.1f, 0.1f, 0.1f, -128, 127, 3, AP_KACT_NONE, false);
+  add_pairs(0, AP_INT8, 65536, 1.0f, 1e-6f, 0.5f, 127, -128, -128, AP_KACT_RELU, false);
+  add_pairs(41, AP_INT8, 65536, 3e-6f, 0.7f, 0.02f, -5, 9, 127, AP_KACT_RELU6, false);
+  add_pairs(0, AP_INT8, 65536, 0.05f, 0.08f, 0.001f, 17, -100, -3, AP_KACT_NONE, false);
+  add_pairs(0, AP_INT8, 65536, 0.05f, 0.08f, 25.0f, 17, -100, 0, AP_KACT_RELU_N1_TO_1, false);
+  add_pairs(41, AP_INT8, 65536, 0.004f, 0.004f, 7.0f, 1, -1, -2, AP_KACT_NONE, false);
+  add_pairs(0, AP_UINT8, 65536, 0.1f, 0.3f, 0.2f, 0, 255, 128, AP_KACT_NONE, false);
+  add_pairs(41, AP_UINT8, 65536, 0.9f, 2e-6f, 0.01f, 255, 0, 255, AP_KACT_RELU, false);
+  add_pairs(0, AP_UINT8, 65536, 0.02f, 0.02f, 0.001f, 128, 128, 0, AP_KACT_RELU6, false);
+  /* add_avx2.c's folds at the ends of their ranges and just past them (the direct path):
+   * input shifts -11 and -12 (scale ratios 0.75 2^-10, 0.75 2^-11), output shifts -1, 0, -23 and
+   * -24 (twice the larger input scale over the output scale 2^18.5, 2^19.5, 1/12, 1/24). */
+  add_pairs(0, AP_INT8, 65536, 0.5f, 0.5f * 0.75f / 1024, 0.05f, 3, -9, 1, AP_KACT_NONE, false);
+  add_pairs(41, AP_INT8, 65536, 0.75f / 4096, 0.5f, 0.05f, 3, -9, 1, AP_KACT_NONE, false);
+  add_pairs(0, AP_INT8, 65536, 0.5f, 0.3f, 1.0f / 370727.6f, -1, 2, 0, AP_KACT_NONE, false);
+  add_pairs(0, AP_UINT8, 65536, 0.5f, 0.3f, 1.0f / 741455.2f, 128, 2, 100, AP_KACT_NONE, false);
+  add_pairs(41, AP_INT8, 65536, 0.5f, 0.3f, 12.0f, -1, 2, -128, AP_KACT_NONE, false);
+  add_pairs(0, AP_INT8, 65536, 0.5f, 0.3f, 24.0f, -1, 2, 127, AP_KACT_NONE, false);
+  /* Lengths off 8 and 32 (the loops' tails, per thread). */
+  static const int lens[] = {15, 16, 17, 511, 512, 513, 527, 544, 1023, 4109};
+  for (int i = 0; i < (int)(sizeof lens / sizeof lens[0]); i++) {
+    add_pairs(i & 1 ? 41 : 0, AP_INT8, lens[i], 0.03f, 0.05f, 0.04f, -7, 12, 5, AP_KACT_NONE,
+              false);
+    add_pairs(i & 1 ? 0 : 41, AP_UINT8, lens[i], 0.03f, 0.01f, 0.02f, 100, 30, 140, AP_KACT_RELU,
+              false);
+  }
+  /* A one-element b: the broadcast takes the reference's path at every level. */
+  add_pairs(0, AP_INT8, 4109, 0.03f, 0.05f, 0.04f, -7, 12, 5, AP_KACT_NONE, true);
+  add_pairs(41, AP_UINT8, 700, 0.03f, 0.01f, 0.02f, 100, 30, 140, AP_KACT_NONE, true);
   /* PAD: the last padded dim inner or outer, nothing padded after it, all-padding rows (a
    * batch pad), element sizes 1, 2 and 4, fewer rows than threads. */
   static const int32_t d4[] = {2, 7, 5, 3}, p4[] = {1, 0, 1, 1, 2, 0, 0, 0};

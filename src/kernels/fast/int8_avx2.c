@@ -430,52 +430,6 @@ void ap_fast_avx2_fc(const ap_qfc *f, int32_t u0, int32_t u1) {
   }
 }
 
-/* quant_add_sub of the reference on 8 lanes: offset, left shift, each input's multiplier,
- * sum or difference, the output's multiplier, offset and clamp; the three multipliers' shifts
- * taken apart once (rq8_x86.h). */
-void ap_fast_avx2_add(const ap_binary_params *p, const void *a, const void *b, void *out, size_t n,
-                      bool is_unsigned) {
-  const __m256i o1 = _mm256_set1_epi32(p->input1_offset), o2 = _mm256_set1_epi32(p->input2_offset),
-                off = _mm256_set1_epi32(p->output_offset), lo = _mm256_set1_epi32(p->act_min),
-                hi = _mm256_set1_epi32(p->act_max);
-  const __m256i m1 = _mm256_set1_epi32(p->input1_multiplier),
-                s1 = _mm256_set1_epi32(p->input1_shift),
-                m2 = _mm256_set1_epi32(p->input2_multiplier),
-                s2 = _mm256_set1_epi32(p->input2_shift),
-                mo = _mm256_set1_epi32(p->output_multiplier),
-                so = _mm256_set1_epi32(p->output_shift);
-  const rq8 q1 = rq8_of(m1, s1), q2 = rq8_of(m2, s2), qo = rq8_of(mo, so);
-  const __m128i ls = _mm_cvtsi32_si128(p->left_shift);
-  const uint8_t *x = a, *y = b;
-  uint8_t *o = out;
-  bool sub = p->op == AP_KBIN_SUB;
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    __m128i xb = _mm_loadl_epi64((const __m128i *)(x + i)),
-            yb = _mm_loadl_epi64((const __m128i *)(y + i));
-    __m256i xv = is_unsigned ? _mm256_cvtepu8_epi32(xb) : _mm256_cvtepi8_epi32(xb);
-    __m256i yv = is_unsigned ? _mm256_cvtepu8_epi32(yb) : _mm256_cvtepi8_epi32(yb);
-    __m256i xr = rq8_mul(_mm256_sll_epi32(_mm256_add_epi32(xv, o1), ls), &q1);
-    __m256i yr = rq8_mul(_mm256_sll_epi32(_mm256_add_epi32(yv, o2), ls), &q2);
-    __m256i raw = sub ? _mm256_sub_epi32(xr, yr) : _mm256_add_epi32(xr, yr);
-    __m256i r = _mm256_add_epi32(rq8_mul(raw, &qo), off);
-    r = _mm256_min_epi32(_mm256_max_epi32(r, lo), hi);
-    __m128i p16 = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
-    _mm_storel_epi64((__m128i *)(o + i),
-                     is_unsigned ? _mm_packus_epi16(p16, p16) : _mm_packs_epi16(p16, p16));
-  }
-  for (; i < n; i++) {
-    int32_t xv = is_unsigned ? x[i] : (int8_t)x[i], yv = is_unsigned ? y[i] : (int8_t)y[i];
-    int32_t xs = (int32_t)((uint32_t)(p->input1_offset + xv) << p->left_shift);
-    int32_t ys = (int32_t)((uint32_t)(p->input2_offset + yv) << p->left_shift);
-    int32_t xr = ap_kq_mul_lt1(xs, p->input1_multiplier, p->input1_shift);
-    int32_t yr = ap_kq_mul_lt1(ys, p->input2_multiplier, p->input2_shift);
-    int32_t raw = sub ? xr - yr : xr + yr;
-    int32_t r = ap_kq_mul_lt1(raw, p->output_multiplier, p->output_shift) + p->output_offset;
-    o[i] = (uint8_t)ap_kq_clamp(r, p->act_min, p->act_max);
-  }
-}
-
 /* The outer-product kit: output channels in lanes, no horizontal sums. Weights packed as int16
  * in blocks of 16 channels: [block][k pair][16 channels][2], zeros past n and k; each step
  * broadcasts one (a[k], a[k+1]) pair of a row and multiply-adds it with 16 channels' pairs. */
