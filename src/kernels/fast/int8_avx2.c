@@ -636,10 +636,46 @@ static __attribute__((noinline)) void outer_rest(const ap_qgemm *g, const __m256
  * x[4 s + i] (nseg runs, nseg run2 = the packing's (k + 1) / 2 pairs). One run is a row of a;
  * a convolution's window (win16_avx2.c) gives a filter row's taps as one run where they lie in
  * a widened input row, with no patch built. */
+/* outer_runs for a single row (a product's last when m % 4 == 1: a 7x7 map's 49th pixel), as
+ * the four-row tile would compute it for its row 0: 7 instructions a pair instead of 22. */
+static void outer_row1(const ap_qgemm *g, const int16_t *const *x, int32_t nseg, int32_t run2,
+                       int8_t *out, size_t out_stride) {
+  int32_t k2 = nseg * run2, blocks = (g->n + 15) / 16;
+  for (int32_t bl = 0; bl < blocks; bl++) {
+    const int16_t *b = (const int16_t *)g->packed + (size_t)bl * k2 * 32;
+    int32_t c = bl * 16;
+    bool whole = c + 16 <= g->n; /* (else no bias in the sums: outer_store adds it) */
+    __m256i s0 = whole ? _mm256_loadu_si256((const __m256i *)(g->col_bias + c))
+                       : _mm256_setzero_si256();
+    __m256i s1 = whole ? _mm256_loadu_si256((const __m256i *)(g->col_bias + c + 8))
+                       : _mm256_setzero_si256();
+    for (int32_t sg = 0; sg < nseg; sg++, b += (size_t)run2 * 32) {
+      const int16_t *r = x[4 * sg];
+      for (int32_t j = 0; j < run2; j++) {
+        __m256i p = pair(r, j);
+        AP_MADD_ACC(s0, p, _mm256_loadu_si256((const __m256i *)(b + (size_t)j * 32)));
+        AP_MADD_ACC(s1, p, _mm256_loadu_si256((const __m256i *)(b + (size_t)j * 32 + 16)));
+      }
+    }
+    if (g->n - c <= 8) /* (the upper 8 lanes' weights are zeros) */
+      outer_store(g, &s0, 1, c, out, out_stride);
+    else
+      outer_rest(g, &s0, &s1, 1, c, out, out_stride);
+  }
+}
+
 void ap_fast_avx2_outer_runs(const ap_qgemm *g, const int16_t *const *x, int32_t nseg, int32_t run2,
                              int32_t rows, int8_t *out, size_t out_stride) {
+  if (rows == 1) {
+    outer_row1(g, x, nseg, run2, out, out_stride);
+    return;
+  }
   int32_t k2 = nseg * run2, blocks = (g->n + 15) / 16;
   const int16_t *packed = g->packed;
+  /* The requantization's constants once a call (per block, gcc built them again each time). */
+  const __m256i off16 = _mm256_set1_epi16((int16_t)g->out_off),
+                lo32 = _mm256_set1_epi8((int8_t)g->act_min),
+                hi32 = _mm256_set1_epi8((int8_t)g->act_max);
   for (int32_t bl = 0; bl < blocks; bl++) {
     const int16_t *b = packed + (size_t)bl * k2 * 32;
     int32_t c = bl * 16;
@@ -686,8 +722,6 @@ void ap_fast_avx2_outer_runs(const ap_qgemm *g, const int16_t *const *x, int32_t
      * (rq32_bytes), 16 outputs a row in one store. */
     rq8 q0 = rq8_load_right(g->mult + c, g->shift + c); /* (the sums hold the bias) */
     rq8 q1 = rq8_load_right(g->mult + c + 8, g->shift + c + 8);
-    __m256i off16 = _mm256_set1_epi16((int16_t)g->out_off),
-            lo32 = _mm256_set1_epi8((int8_t)g->act_min), hi32 = _mm256_set1_epi8((int8_t)g->act_max);
     int8_t *o = out + (size_t)c;
     rq32_store(o, out_stride,
                rq32_bytes(rq8_mul0(s00, &q0), rq8_mul0(s01, &q1), rq8_mul0(s10, &q0),
