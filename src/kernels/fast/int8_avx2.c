@@ -612,7 +612,7 @@ static __attribute__((noinline)) void outer_rest(const ap_qgemm *g, const __m256
   }
   __m256i off16 = _mm256_set1_epi16((int16_t)g->out_off);
   __m128i lo8 = _mm_set1_epi8((int8_t)g->act_min), hi8 = _mm_set1_epi8((int8_t)g->act_max);
-  if (rq8_right0(g->shift + c)) { /* multipliers below one: no left shift */
+  if (rq8_right0(g->shift + c)) {                       /* multipliers below one: no left shift */
     rq8 q0 = rq8_load_right(g->mult + c, g->shift + c); /* (the sums hold the bias) */
     rq8 q1 = rq8_load_right(g->mult + c + 8, g->shift + c + 8);
     for (int32_t i = 0; i < rows; i++)
@@ -645,10 +645,10 @@ static void outer_row1(const ap_qgemm *g, const int16_t *const *x, int32_t nseg,
     const int16_t *b = (const int16_t *)g->packed + (size_t)bl * k2 * 32;
     int32_t c = bl * 16;
     bool whole = c + 16 <= g->n; /* (else no bias in the sums: outer_store adds it) */
-    __m256i s0 = whole ? _mm256_loadu_si256((const __m256i *)(g->col_bias + c))
-                       : _mm256_setzero_si256();
-    __m256i s1 = whole ? _mm256_loadu_si256((const __m256i *)(g->col_bias + c + 8))
-                       : _mm256_setzero_si256();
+    __m256i s0 =
+        whole ? _mm256_loadu_si256((const __m256i *)(g->col_bias + c)) : _mm256_setzero_si256();
+    __m256i s1 =
+        whole ? _mm256_loadu_si256((const __m256i *)(g->col_bias + c + 8)) : _mm256_setzero_si256();
     for (int32_t sg = 0; sg < nseg; sg++, b += (size_t)run2 * 32) {
       const int16_t *r = x[4 * sg];
       for (int32_t j = 0; j < run2; j++) {
@@ -685,10 +685,10 @@ void ap_fast_avx2_outer_runs(const ap_qgemm *g, const int16_t *const *x, int32_t
     }
     /* A whole block's sums start at their bias (added once, not at each row's requantization). */
     bool whole = c + 16 <= g->n;
-    __m256i s00 = whole ? _mm256_loadu_si256((const __m256i *)(g->col_bias + c))
-                        : _mm256_setzero_si256();
-    __m256i s01 = whole ? _mm256_loadu_si256((const __m256i *)(g->col_bias + c + 8))
-                        : _mm256_setzero_si256();
+    __m256i s00 =
+        whole ? _mm256_loadu_si256((const __m256i *)(g->col_bias + c)) : _mm256_setzero_si256();
+    __m256i s01 =
+        whole ? _mm256_loadu_si256((const __m256i *)(g->col_bias + c + 8)) : _mm256_setzero_si256();
     __m256i s10 = s00, s11 = s01, s20 = s00, s21 = s01, s30 = s00, s31 = s01;
     /* Four pairs a step (the loop's own instructions once for four), the sums pinned to their
      * registers (AP_MADD_ACC), then the pairs left one at a time. */
@@ -700,8 +700,7 @@ void ap_fast_avx2_outer_runs(const ap_qgemm *g, const int16_t *const *x, int32_t
     AP_MADD_4X2_PINNED(x0, x1, x2, x3, b0, b1);                                                    \
   } while (0)
     for (int32_t sg = 0; sg < nseg; sg++, b += (size_t)run2 * 32) {
-      const int16_t *r0 = x[4 * sg], *r1 = x[4 * sg + 1], *r2 = x[4 * sg + 2],
-                    *r3 = x[4 * sg + 3];
+      const int16_t *r0 = x[4 * sg], *r1 = x[4 * sg + 1], *r2 = x[4 * sg + 2], *r3 = x[4 * sg + 3];
       int32_t j = 0;
       for (; j + 4 <= run2; j += 4) {
         AP_OUTER_STEP(j);
