@@ -90,7 +90,40 @@ void ap_fast_avx2_patch16(const ap_fast_geom *g, const int8_t *in, const int8_t 
   int32_t run = f_w * d; /* one filter row's values */
   const __m256i off = _mm256_set1_epi16((int16_t)in_off);
   const size_t row_bytes = (size_t)in_w * (size_t)d;
-  for (int32_t q = 0; q < rows; q++, a += kp) {
+  int32_t q = 0;
+  if (run < 16 && dil_w == 1) {
+    /* Filter rows of fewer than 16 values (an image's first layer: 3 taps of 3 channels) while
+     * the window lies inside the input: each filter row one widened block of 16 (the values
+     * past it this row's later ones, its zeros past k or the next row's, each written after),
+     * as the general loop below builds them, without its per-row geometry (a sixth of
+     * mobilenet_v2's first convolution). The call's last row, whose blocks would pass its end,
+     * is built on the stack and copied (kp <= 64). */
+    const size_t step = (size_t)dil_h * row_bytes, last = (size_t)(f_h - 1) * step;
+    _Alignas(32) int16_t tmp[64 + 16];
+    for (; q < rows; q++, a += kp) {
+      int16_t *dst = q + 1 < rows ? a : tmp;
+      if (dst == tmp && kp > 64) break;
+      int32_t y0 = oy * g->stride_h - g->pad_h, x0 = ox * g->stride_w - g->pad_w;
+      if (y0 < 0 || y0 + dil_h * (f_h - 1) >= in_h || x0 < 0 || x0 + f_w - 1 >= in_w) break;
+      const int8_t *src =
+          in + ((size_t)b * (size_t)in_h + (size_t)y0) * row_bytes + (size_t)x0 * (size_t)d;
+      if (in_end - src < (ptrdiff_t)last + 16) break;
+      for (int32_t fy = 0; fy < f_h; fy++)
+        _mm256_storeu_si256((__m256i *)(dst + fy * run),
+                            _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128(
+                                                 (const __m128i *)(src + (size_t)fy * step))),
+                                             off));
+      if (k < kp) _mm256_storeu_si256((__m256i *)(dst + k), _mm256_setzero_si256());
+      if (dst == tmp)
+        for (int32_t i = 0; i < kp; i += 16)
+          _mm256_storeu_si256((__m256i *)(a + i), _mm256_load_si256((const __m256i *)(tmp + i)));
+      if (++ox == out_w) { /* the next output pixel */
+        ox = 0;
+        if (++oy == out_h) oy = 0, b++;
+      }
+    }
+  }
+  for (; q < rows; q++, a += kp) {
     int32_t y0 = oy * g->stride_h - g->pad_h, x0 = ox * g->stride_w - g->pad_w;
     const int8_t *in_b = in + (size_t)b * (size_t)in_h * row_bytes;
     bool cols_in = x0 >= 0 && x0 + dil_w * (f_w - 1) < in_w && dil_w == 1;
