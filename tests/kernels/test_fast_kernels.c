@@ -425,6 +425,12 @@ int main(void) {
       {1, 10, 9, 6, 17, 3, 3, 1, 2, AP_KPAD_SAME, AP_KACT_NONE},
       {1, 11, 14, 10, 16, 5, 5, 1, 1, AP_KPAD_SAME, AP_KACT_RELU6},
       {1, 18, 31, 4, 16, 2, 2, 2, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      /* The packed outer product over 49 rows (a 7x7 map: the last row alone, outer_row1) with
+       * 11 pairs (four a step, then three), two whole blocks and a half one; a first layer's
+       * 3x3 over RGB with stride 2 whose windows all lie inside (patch16's runs of 9, the
+       * call's last row built on the stack). */
+      {1, 7, 7, 22, 40, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      {1, 15, 15, 3, 32, 3, 3, 2, 1, AP_KPAD_VALID, AP_KACT_RELU6},
   };
   for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++) {
     const int *c = convs[i];

@@ -77,6 +77,18 @@ static inline __attribute__((always_inline)) void pack_weights(const dwk *d, int
   }
 }
 
+/* FOLD_MAX: channels up to which the input offset is folded into the bias and the
+ * requantization tabulated (tables on the stack: 24 bytes a channel). */
+enum { FOLD_MAX = 1024 };
+
+/* requant_tab's tables (mult 8 longer: the odd lanes read one on), in one struct: the kernel's
+ * loops address them from one register (as five pointers they spilled, 12 reloads a 16-channel
+ * block of a 3x3 window, an eighth of its instructions). */
+typedef struct dw_tabs {
+  int64_t nudge[FOLD_MAX];
+  int32_t fbias[FOLD_MAX], right[FOLD_MAX], gt[FOLD_MAX], mult[FOLD_MAX + 8];
+} dw_tabs;
+
 typedef struct dw_consts {
   __m256i off, lo, hi, vin16;
   __m256i off16;    /* the output offset, int16 */
@@ -84,9 +96,10 @@ typedef struct dw_consts {
   /* Folded: per channel (int8; requant_tab's order) the bias plus in_off times the sum of the
    * channel's weights, the multiplier (and one past: the odd lanes' read one further on), the
    * right shift e, the 64-bit addend of the products (nudge[8 j, 8 j + 4): channels 8 j + 0, 2,
-   * 4, 6, then 8 j + 4..8: 1, 3, 5, 7) and the rounding's compare (gt); uint8's in every lane. */
-  const int32_t *fbias, *right, *mult, *gt;
-  const int64_t *nudge;
+   * 4, 6, then 8 j + 4..8: 1, 3, 5, 7) and the rounding's compare (gt), from entry t0 on;
+   * uint8's in every lane. */
+  const dw_tabs *t;
+  size_t t0;
   const int16_t *w6; /* sweep3x3's weights (NULL: none) */
   __m256i m1, right1, nudge1, gt1;
 } dw_consts;
@@ -103,12 +116,14 @@ static inline int64_t fold_nudge(int32_t e) {
 /* requant8 of int8_x86.h without the offset and clamp, for shifts in [-31, 0] (multipliers
  * below 1, the common case), from the call's tables. */
 static inline __m256i requant_tab(__m256i x, const dw_consts *k, size_t c, bool u8) {
-  __m256i m = u8 ? k->m1 : _mm256_loadu_si256((const __m256i *)(k->mult + c));
-  __m256i m_odd = u8 ? k->m1 : _mm256_loadu_si256((const __m256i *)(k->mult + c + 1));
-  __m256i n_even = u8 ? k->nudge1 : _mm256_loadu_si256((const __m256i *)(k->nudge + c));
-  __m256i n_odd = u8 ? k->nudge1 : _mm256_loadu_si256((const __m256i *)(k->nudge + c + 4));
-  __m256i right = u8 ? k->right1 : _mm256_loadu_si256((const __m256i *)(k->right + c));
-  __m256i gt = u8 ? k->gt1 : _mm256_loadu_si256((const __m256i *)(k->gt + c));
+  const dw_tabs *tb = k->t;
+  c += k->t0;
+  __m256i m = u8 ? k->m1 : _mm256_loadu_si256((const __m256i *)(tb->mult + c));
+  __m256i m_odd = u8 ? k->m1 : _mm256_loadu_si256((const __m256i *)(tb->mult + c + 1));
+  __m256i n_even = u8 ? k->nudge1 : _mm256_loadu_si256((const __m256i *)(tb->nudge + c));
+  __m256i n_odd = u8 ? k->nudge1 : _mm256_loadu_si256((const __m256i *)(tb->nudge + c + 4));
+  __m256i right = u8 ? k->right1 : _mm256_loadu_si256((const __m256i *)(tb->right + c));
+  __m256i gt = u8 ? k->gt1 : _mm256_loadu_si256((const __m256i *)(tb->gt + c));
   __m256i even = _mm256_add_epi64(_mm256_mul_epi32(x, m), n_even);
   __m256i odd = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), m_odd), n_odd);
   __m256i t = _mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_slli_epi64(odd, 1), 0xAA);
@@ -121,7 +136,7 @@ static inline __attribute__((always_inline)) void
 finish8(const dwk *d, const dw_consts *k, __m256i acc, size_t c, int8_t *o, bool fold, bool u8) {
   __m256i r;
   if (fold) {
-    acc = _mm256_add_epi32(acc, _mm256_loadu_si256((const __m256i *)(k->fbias + c)));
+    acc = _mm256_add_epi32(acc, _mm256_loadu_si256((const __m256i *)(k->t->fbias + k->t0 + c)));
     r = requant_tab(acc, k, c, u8);
     r = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(r, k->off), k->lo), k->hi);
   } else {
@@ -200,10 +215,9 @@ static inline __attribute__((always_inline)) void finish16(const dwk *d, const d
    * restore the channels' order: [a 0-3, b 4-7 | a 8-11, b 12-15]. The offset and clamp after
    * the saturating packs: a value the int16 pack or add saturates lies beyond the byte range,
    * as it would have unsaturated, and the clamp is inside that range. */
-  a = requant_tab(_mm256_add_epi32(a, _mm256_loadu_si256((const __m256i *)(k->fbias + c))), k, c,
-                  u8);
-  b = requant_tab(_mm256_add_epi32(b, _mm256_loadu_si256((const __m256i *)(k->fbias + c + 8))), k,
-                  c + 8, u8);
+  const int32_t *fb = k->t->fbias + k->t0 + c;
+  a = requant_tab(_mm256_add_epi32(a, _mm256_loadu_si256((const __m256i *)fb)), k, c, u8);
+  b = requant_tab(_mm256_add_epi32(b, _mm256_loadu_si256((const __m256i *)(fb + 8))), k, c + 8, u8);
   __m256i p = _mm256_adds_epi16(_mm256_packs_epi32(a, b), k->off16);
   __m128i q = _mm256_castsi256_si128(p), q1 = _mm256_extracti128_si256(p, 1);
   q = u8 ? _mm_min_epu8(_mm_max_epu8(_mm_packus_epi16(q, q1), k->lo8), k->hi8)
@@ -462,10 +476,6 @@ rows(const dwk *dp, int32_t b, int32_t oy0, int32_t oy1, const int16_t *wp, cons
   }
 }
 
-/* Channels up to which the input offset is folded into the bias and the requantization
- * tabulated (tables on the stack: 24 bytes a channel). */
-enum { FOLD_MAX = 1024 };
-
 /* fbias = bias + in_off * (sum of the weights + taps * f_off), 8 channels a step, and whether
  * requant_tab's t stays in int32 for every vector channel: |bias| + (|in_off| + the largest
  * input) * (sum of |weight + f_off|) + 2^(e - 1) <= INT32_MAX bounds |x| + 2^(e - 1) >= |t| (the
@@ -551,9 +561,9 @@ static void order_tables(int32_t *fbias, int32_t *right, int32_t *mult, int32_t 
 static inline __attribute__((always_inline)) bool run(const dwk *d, int32_t b, int32_t oy0,
                                                       int32_t oy1, void *ws, bool u8) {
   int32_t C = d->out_d, taps = d->f_h * d->f_w, pairs = (taps + 1) / 2;
-  /* requant_tab's tables (mult 8 longer: the odd lanes read one on) */
-  _Alignas(32) int32_t fbias[FOLD_MAX], right[FOLD_MAX], gt[FOLD_MAX], mult[FOLD_MAX + 8];
-  _Alignas(32) int64_t nudge[FOLD_MAX];
+  _Alignas(32) dw_tabs tb;
+  int32_t *fbias = tb.fbias, *right = tb.right, *gt = tb.gt, *mult = tb.mult;
+  int64_t *nudge = tb.nudge;
   /* Folding needs shifts in [-31, 0] (requant_tab), the tables' room and an input offset that
    * keeps fits_fold's bound in int32; int8's right shifts tabulated on the way (8 channels a
    * step). */
@@ -594,11 +604,8 @@ static inline __attribute__((always_inline)) bool run(const dwk *d, int32_t b, i
                  .off16 = _mm256_set1_epi16((int16_t)d->out_off),
                  .lo8 = _mm_set1_epi8((char)d->act_min),
                  .hi8 = _mm_set1_epi8((char)d->act_max),
-                 .fbias = fbias,
-                 .right = right,
-                 .mult = mult,
-                 .gt = gt,
-                 .nudge = nudge,
+                 .t = &tb,
+                 .t0 = 0,
                  .m1 = _mm256_set1_epi32(d->mult1),
                  .right1 = _mm256_set1_epi32(r1),
                  .nudge1 = _mm256_set1_epi64x(fold_nudge(r1)),
@@ -607,11 +614,12 @@ static inline __attribute__((always_inline)) bool run(const dwk *d, int32_t b, i
   if (u8 && !fold) return false;
   /* 8 channels with stride 1 across: pixels in twos (rows' k2), from the tables in order */
   _Alignas(32) int16_t wp2[32 * 32];
-  _Alignas(32) int32_t fbias2[16], right2[16], gt2[16], mult2[24];
-  _Alignas(32) int64_t nudge2[16];
   dw_consts k2 = k;
   const dw_consts *two = NULL;
   if (C == 8 && d->stride_w == 1 && fold) {
+    /* their tables in tb's entries [16, 32) (C == 8: the pixels' own use [0, 8]) */
+    int32_t *fbias2 = fbias + 16, *right2 = right + 16, *gt2 = gt + 16, *mult2 = mult + 16;
+    int64_t *nudge2 = nudge + 16;
     const __m256i foff = _mm256_set1_epi16((int16_t)d->f_off);
     for (int32_t q = 0; q < pairs; q++) {
       __m128i wa = _mm_loadl_epi64((const __m128i *)(d->f + (size_t)(2 * q) * C));
@@ -631,7 +639,7 @@ static inline __attribute__((always_inline)) bool run(const dwk *d, int32_t b, i
     }
     mult2[16] = 0;
     order_tables(fbias2, right2, mult2, gt2, nudge2, 16, u8);
-    k2.fbias = fbias2, k2.right = right2, k2.gt = gt2, k2.mult = mult2, k2.nudge = nudge2;
+    k2.t0 = 16;
     two = &k2;
   }
   if (fold) order_tables(fbias, right, mult, gt, nudge, C, u8);

@@ -90,7 +90,40 @@ void ap_fast_avx2_patch16(const ap_fast_geom *g, const int8_t *in, const int8_t 
   int32_t run = f_w * d; /* one filter row's values */
   const __m256i off = _mm256_set1_epi16((int16_t)in_off);
   const size_t row_bytes = (size_t)in_w * (size_t)d;
-  for (int32_t q = 0; q < rows; q++, a += kp) {
+  int32_t q = 0;
+  if (run < 16 && dil_w == 1) {
+    /* Filter rows of fewer than 16 values (an image's first layer: 3 taps of 3 channels) while
+     * the window lies inside the input: each filter row one widened block of 16 (the values
+     * past it this row's later ones, its zeros past k or the next row's, each written after),
+     * as the general loop below builds them, without its per-row geometry (a sixth of
+     * mobilenet_v2's first convolution). The call's last row, whose blocks would pass its end,
+     * is built on the stack and copied (kp <= 64). */
+    const size_t step = (size_t)dil_h * row_bytes, last = (size_t)(f_h - 1) * step;
+    _Alignas(32) int16_t tmp[64 + 16];
+    for (; q < rows; q++, a += kp) {
+      int16_t *dst = q + 1 < rows ? a : tmp;
+      if (dst == tmp && kp > 64) break;
+      int32_t y0 = oy * g->stride_h - g->pad_h, x0 = ox * g->stride_w - g->pad_w;
+      if (y0 < 0 || y0 + dil_h * (f_h - 1) >= in_h || x0 < 0 || x0 + f_w - 1 >= in_w) break;
+      const int8_t *src =
+          in + ((size_t)b * (size_t)in_h + (size_t)y0) * row_bytes + (size_t)x0 * (size_t)d;
+      if (in_end - src < (ptrdiff_t)last + 16) break;
+      for (int32_t fy = 0; fy < f_h; fy++)
+        _mm256_storeu_si256((__m256i *)(dst + fy * run),
+                            _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128(
+                                                 (const __m128i *)(src + (size_t)fy * step))),
+                                             off));
+      if (k < kp) _mm256_storeu_si256((__m256i *)(dst + k), _mm256_setzero_si256());
+      if (dst == tmp)
+        for (int32_t i = 0; i < kp; i += 16)
+          _mm256_storeu_si256((__m256i *)(a + i), _mm256_load_si256((const __m256i *)(tmp + i)));
+      if (++ox == out_w) { /* the next output pixel */
+        ox = 0;
+        if (++oy == out_h) oy = 0, b++;
+      }
+    }
+  }
+  for (; q < rows; q++, a += kp) {
     int32_t y0 = oy * g->stride_h - g->pad_h, x0 = ox * g->stride_w - g->pad_w;
     const int8_t *in_b = in + (size_t)b * (size_t)in_h * row_bytes;
     bool cols_in = x0 >= 0 && x0 + dil_w * (f_w - 1) < in_w && dil_w == 1;
@@ -454,20 +487,26 @@ void ap_fast_avx2_outer_pack(const int8_t *w, int32_t n, int32_t k, const int32_
   for (int32_t c0 = 0; c0 < n8; c0 += 8) {
     int16_t *dst = p + (size_t)(c0 / 16) * k2 * 32 + (size_t)(c0 % 16) * 2;
     for (int32_t j0 = 0; j0 < jv; j0 += 8) {
+      /* Unrolled whole: as loops gcc kept the three arrays on the stack (4 instructions a
+       * weight, a tenth of a 7x7 1x1 convolution's; 1 unrolled). */
       __m256i r[8], t[8], u[8];
+#pragma GCC unroll 8
       for (int i = 0; i < 8; i++)
         r[i] = _mm256_cvtepi8_epi16(
             _mm_loadu_si128((const __m128i *)(w + (size_t)(c0 + i) * k + 2 * (size_t)j0)));
+#pragma GCC unroll 4
       for (int i = 0; i < 8; i += 2) {
         t[i] = _mm256_unpacklo_epi32(r[i], r[i + 1]);
         t[i + 1] = _mm256_unpackhi_epi32(r[i], r[i + 1]);
       }
+#pragma GCC unroll 2
       for (int i = 0; i < 8; i += 4) {
         u[i] = _mm256_unpacklo_epi64(t[i], t[i + 2]);
         u[i + 1] = _mm256_unpackhi_epi64(t[i], t[i + 2]);
         u[i + 2] = _mm256_unpacklo_epi64(t[i + 1], t[i + 3]);
         u[i + 3] = _mm256_unpackhi_epi64(t[i + 1], t[i + 3]);
       }
+#pragma GCC unroll 4
       for (int i = 0; i < 4; i++) { /* pairs j0 + i and j0 + 4 + i */
         _mm256_storeu_si256((__m256i *)(dst + (size_t)(j0 + i) * 32),
                             _mm256_permute2x128_si256(u[i], u[4 + i], 0x20));
@@ -545,97 +584,139 @@ static void half_block(const ap_qgemm *g, const int16_t *b, const int16_t *const
   outer_store(g, s, rows, c, out, out_stride);
 }
 
+/* A block's sums requantized and stored where outer_runs' common case (a whole block of 16
+ * channels, four rows, multipliers below one) does not apply: a whole block's other shifts or
+ * fewer rows (lo[i], hi[i]: row i's channels 0-7 and 8-15, bias included), or a block with
+ * 9 to 15 channels (no bias in its sums). Out of line: the sums' arrays, indexed by row here,
+ * would otherwise sit on the stack on the common path too. */
+static __attribute__((noinline)) void outer_rest(const ap_qgemm *g, const __m256i *lo,
+                                                 const __m256i *hi, int32_t rows, int32_t c,
+                                                 int8_t *out, size_t out_stride) {
+  if (c + 16 > g->n) {
+    outer_store(g, lo, rows, c, out, out_stride);
+    outer_store(g, hi, rows, c + 8, out, out_stride);
+    return;
+  }
+  __m256i off16 = _mm256_set1_epi16((int16_t)g->out_off);
+  __m128i lo8 = _mm_set1_epi8((int8_t)g->act_min), hi8 = _mm_set1_epi8((int8_t)g->act_max);
+  if (rq8_right0(g->shift + c)) {                       /* multipliers below one: no left shift */
+    rq8 q0 = rq8_load_right(g->mult + c, g->shift + c); /* (the sums hold the bias) */
+    rq8 q1 = rq8_load_right(g->mult + c + 8, g->shift + c + 8);
+    for (int32_t i = 0; i < rows; i++)
+      _mm_storeu_si128((__m128i *)(out + (size_t)i * out_stride + (size_t)c),
+                       rq16_bytes(rq8_mul0(lo[i], &q0), rq8_mul0(hi[i], &q1), off16, lo8, hi8));
+    return;
+  }
+  rq8 q0 = rq8_load(g->mult + c, g->shift + c, NULL); /* (the sums hold the bias) */
+  rq8 q1 = rq8_load(g->mult + c + 8, g->shift + c + 8, NULL);
+  if (rq8_left0(&q0) && rq8_left0(&q1)) /* (shifts of INT32_MIN: right shifts of 0) */
+    for (int32_t i = 0; i < rows; i++)
+      _mm_storeu_si128((__m128i *)(out + (size_t)i * out_stride + (size_t)c),
+                       rq16_bytes(rq8_mul0(lo[i], &q0), rq8_mul0(hi[i], &q1), off16, lo8, hi8));
+  else
+    for (int32_t i = 0; i < rows; i++)
+      _mm_storeu_si128((__m128i *)(out + (size_t)i * out_stride + (size_t)c),
+                       rq16_bytes(rq8_mul(lo[i], &q0), rq8_mul(hi[i], &q1), off16, lo8, hi8));
+}
+
 /* The outer kit's product over rows given as runs: row i's pairs [s run2, (s + 1) run2) at
  * x[4 s + i] (nseg runs, nseg run2 = the packing's (k + 1) / 2 pairs). One run is a row of a;
  * a convolution's window (win16_avx2.c) gives a filter row's taps as one run where they lie in
  * a widened input row, with no patch built. */
+/* outer_runs for a single row (a product's last when m % 4 == 1: a 7x7 map's 49th pixel), as
+ * the four-row tile would compute it for its row 0: 7 instructions a pair instead of 22. */
+static void outer_row1(const ap_qgemm *g, const int16_t *const *x, int32_t nseg, int32_t run2,
+                       int8_t *out, size_t out_stride) {
+  int32_t k2 = nseg * run2, blocks = (g->n + 15) / 16;
+  for (int32_t bl = 0; bl < blocks; bl++) {
+    const int16_t *b = (const int16_t *)g->packed + (size_t)bl * k2 * 32;
+    int32_t c = bl * 16;
+    bool whole = c + 16 <= g->n; /* (else no bias in the sums: outer_store adds it) */
+    __m256i s0 =
+        whole ? _mm256_loadu_si256((const __m256i *)(g->col_bias + c)) : _mm256_setzero_si256();
+    __m256i s1 =
+        whole ? _mm256_loadu_si256((const __m256i *)(g->col_bias + c + 8)) : _mm256_setzero_si256();
+    for (int32_t sg = 0; sg < nseg; sg++, b += (size_t)run2 * 32) {
+      const int16_t *r = x[4 * sg];
+      for (int32_t j = 0; j < run2; j++) {
+        __m256i p = pair(r, j);
+        AP_MADD_ACC(s0, p, _mm256_loadu_si256((const __m256i *)(b + (size_t)j * 32)));
+        AP_MADD_ACC(s1, p, _mm256_loadu_si256((const __m256i *)(b + (size_t)j * 32 + 16)));
+      }
+    }
+    if (g->n - c <= 8) /* (the upper 8 lanes' weights are zeros) */
+      outer_store(g, &s0, 1, c, out, out_stride);
+    else
+      outer_rest(g, &s0, &s1, 1, c, out, out_stride);
+  }
+}
+
 void ap_fast_avx2_outer_runs(const ap_qgemm *g, const int16_t *const *x, int32_t nseg, int32_t run2,
                              int32_t rows, int8_t *out, size_t out_stride) {
+  if (rows == 1) {
+    outer_row1(g, x, nseg, run2, out, out_stride);
+    return;
+  }
   int32_t k2 = nseg * run2, blocks = (g->n + 15) / 16;
   const int16_t *packed = g->packed;
+  /* The requantization's constants once a call (per block, gcc built them again each time). */
+  const __m256i off16 = _mm256_set1_epi16((int16_t)g->out_off),
+                lo32 = _mm256_set1_epi8((int8_t)g->act_min),
+                hi32 = _mm256_set1_epi8((int8_t)g->act_max);
   for (int32_t bl = 0; bl < blocks; bl++) {
     const int16_t *b = packed + (size_t)bl * k2 * 32;
-    if (g->n - bl * 16 <= 8) { /* the block's upper 8 channels are all past n: half the work */
-      half_block(g, b, x, nseg, run2, rows, bl * 16, out, out_stride);
+    int32_t c = bl * 16;
+    if (g->n - c <= 8) { /* the block's upper 8 channels are all past n: half the work */
+      half_block(g, b, x, nseg, run2, rows, c, out, out_stride);
       continue;
     }
     /* A whole block's sums start at their bias (added once, not at each row's requantization). */
-    bool whole = bl * 16 + 16 <= g->n;
-    __m256i s00 = whole ? _mm256_loadu_si256((const __m256i *)(g->col_bias + bl * 16))
-                        : _mm256_setzero_si256();
-    __m256i s01 = whole ? _mm256_loadu_si256((const __m256i *)(g->col_bias + bl * 16 + 8))
-                        : _mm256_setzero_si256();
+    bool whole = c + 16 <= g->n;
+    __m256i s00 =
+        whole ? _mm256_loadu_si256((const __m256i *)(g->col_bias + c)) : _mm256_setzero_si256();
+    __m256i s01 =
+        whole ? _mm256_loadu_si256((const __m256i *)(g->col_bias + c + 8)) : _mm256_setzero_si256();
     __m256i s10 = s00, s11 = s01, s20 = s00, s21 = s01, s30 = s00, s31 = s01;
-    /* Two pairs a step (half the loop's own instructions), then the odd one. */
+    /* Four pairs a step (the loop's own instructions once for four), the sums pinned to their
+     * registers (AP_MADD_ACC), then the pairs left one at a time. */
 #define AP_OUTER_STEP(J)                                                                           \
   do {                                                                                             \
     __m256i b0 = _mm256_loadu_si256((const __m256i *)(b + (size_t)(J)*32));                        \
     __m256i b1 = _mm256_loadu_si256((const __m256i *)(b + (size_t)(J)*32 + 16));                   \
-    __m256i x0 = pair(r[0], J), x1 = pair(r[1], J), x2 = pair(r[2], J), x3 = pair(r[3], J);        \
-    AP_MADD_4X2(x0, x1, x2, x3, b0, b1);                                                           \
+    __m256i x0 = pair(r0, J), x1 = pair(r1, J), x2 = pair(r2, J), x3 = pair(r3, J);                \
+    AP_MADD_4X2_PINNED(x0, x1, x2, x3, b0, b1);                                                    \
   } while (0)
     for (int32_t sg = 0; sg < nseg; sg++, b += (size_t)run2 * 32) {
-      const int16_t *r[4] = {x[4 * sg], x[4 * sg + 1], x[4 * sg + 2], x[4 * sg + 3]};
+      const int16_t *r0 = x[4 * sg], *r1 = x[4 * sg + 1], *r2 = x[4 * sg + 2], *r3 = x[4 * sg + 3];
       int32_t j = 0;
-      for (; j + 2 <= run2; j += 2) {
+      for (; j + 4 <= run2; j += 4) {
         AP_OUTER_STEP(j);
-        /* Keeps each step's sums in their registers: summing two steps' products first (the
-         * compiler's reassociation) spilled two of them every step. */
-        __asm__(""
-                : "+x"(s00), "+x"(s01), "+x"(s10), "+x"(s11), "+x"(s20), "+x"(s21), "+x"(s30),
-                  "+x"(s31));
         AP_OUTER_STEP(j + 1);
+        AP_OUTER_STEP(j + 2);
+        AP_OUTER_STEP(j + 3);
       }
-      if (j < run2) AP_OUTER_STEP(j);
+      for (; j < run2; j++)
+        AP_OUTER_STEP(j);
     }
 #undef AP_OUTER_STEP
-    int32_t c = bl * 16;
-    __m256i lo[4] = {s00, s10, s20, s30}, hi[4] = {s01, s11, s21, s31};
-    if (c + 16 <= g->n) { /* a whole block: 16 outputs a row in one store */
-      __m256i off16 = _mm256_set1_epi16((int16_t)g->out_off);
-      __m128i lo8 = _mm_set1_epi8((int8_t)g->act_min), hi8 = _mm_set1_epi8((int8_t)g->act_max);
-      if (rq8_right0(g->shift + c)) { /* multipliers below one: no left shift */
-        rq8 q0 = rq8_load_right(g->mult + c, g->shift + c); /* (the sums hold the bias) */
-        rq8 q1 = rq8_load_right(g->mult + c + 8, g->shift + c + 8);
-        /* rows in twos (rq32_bytes), constant indices: lo and hi stay in registers */
-        __m256i lo32 = _mm256_set1_epi8((int8_t)g->act_min),
-                hi32 = _mm256_set1_epi8((int8_t)g->act_max);
-        int8_t *o = out + (size_t)c;
-#define AP_OUTER_TWO(I)                                                                            \
-  do {                                                                                             \
-    __m256i v_ = rq32_bytes(rq8_mul0(lo[I], &q0), rq8_mul0(hi[I], &q1), rq8_mul0(lo[I + 1], &q0),  \
-                            rq8_mul0(hi[I + 1], &q1), off16, lo32, hi32);                          \
-    rq32_store(o + (size_t)(I)*out_stride, out_stride, v_, 2);                                     \
-  } while (0)
-#define AP_OUTER_ONE(I)                                                                            \
-  _mm_storeu_si128((__m128i *)(o + (size_t)(I)*out_stride),                                        \
-                   rq16_bytes(rq8_mul0(lo[I], &q0), rq8_mul0(hi[I], &q1), off16, lo8, hi8))
-        if (rows >= 2)
-          AP_OUTER_TWO(0);
-        else
-          AP_OUTER_ONE(0);
-        if (rows == 4)
-          AP_OUTER_TWO(2);
-        else if (rows == 3)
-          AP_OUTER_ONE(2);
-#undef AP_OUTER_TWO
-#undef AP_OUTER_ONE
-        continue;
-      }
-      rq8 q0 = rq8_load(g->mult + c, g->shift + c, NULL); /* (the sums hold the bias) */
-      rq8 q1 = rq8_load(g->mult + c + 8, g->shift + c + 8, NULL);
-      if (rq8_left0(&q0) && rq8_left0(&q1)) /* (shifts of INT32_MIN: right shifts of 0) */
-        for (int32_t i = 0; i < rows; i++)
-          _mm_storeu_si128((__m128i *)(out + (size_t)i * out_stride + (size_t)c),
-                           rq16_bytes(rq8_mul0(lo[i], &q0), rq8_mul0(hi[i], &q1), off16, lo8, hi8));
-      else
-        for (int32_t i = 0; i < rows; i++)
-          _mm_storeu_si128((__m128i *)(out + (size_t)i * out_stride + (size_t)c),
-                           rq16_bytes(rq8_mul(lo[i], &q0), rq8_mul(hi[i], &q1), off16, lo8, hi8));
+    if (!whole || rows != 4 || !rq8_right0(g->shift + c)) {
+      __m256i lo[4] = {s00, s10, s20, s30}, hi[4] = {s01, s11, s21, s31};
+      outer_rest(g, lo, hi, rows, c, out, out_stride);
       continue;
     }
-    outer_store(g, lo, rows, c, out, out_stride);
-    outer_store(g, hi, rows, c + 8, out, out_stride);
+    /* A whole block of four rows, multipliers below one (no left shift): rows in twos
+     * (rq32_bytes), 16 outputs a row in one store. */
+    rq8 q0 = rq8_load_right(g->mult + c, g->shift + c); /* (the sums hold the bias) */
+    rq8 q1 = rq8_load_right(g->mult + c + 8, g->shift + c + 8);
+    int8_t *o = out + (size_t)c;
+    rq32_store(o, out_stride,
+               rq32_bytes(rq8_mul0(s00, &q0), rq8_mul0(s01, &q1), rq8_mul0(s10, &q0),
+                          rq8_mul0(s11, &q1), off16, lo32, hi32),
+               2);
+    rq32_store(o + 2 * out_stride, out_stride,
+               rq32_bytes(rq8_mul0(s20, &q0), rq8_mul0(s21, &q1), rq8_mul0(s30, &q0),
+                          rq8_mul0(s31, &q1), off16, lo32, hi32),
+               2);
   }
 }
 
