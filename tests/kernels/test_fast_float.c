@@ -336,6 +336,10 @@ int main(void) {
       {1, 4, 19, 6, 2, 3, 3, 1, 1, S, AP_KACT_NONE},
       {1, 3, 18, 5, 3, 3, 3, 1, 1, S, AP_KACT_RELU},
       {1, 3, 21, 3, 7, 3, 3, 1, 1, S, AP_KACT_NONE},
+      /* its stride-2 transposes: from an odd first column (padding 1), channels off 8 */
+      {1, 7, 21, 16, 9, 3, 3, 2, 1, S, AP_KACT_RELU},
+      {1, 6, 20, 12, 8, 3, 3, 2, 1, S, AP_KACT_NONE},
+      {2, 5, 19, 8, 16, 3, 3, 2, 1, V, AP_KACT_NONE},
   };
   for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++) {
     conv_case(false, convs[i], i % 3 != 1, i % 2 == 1, 0);

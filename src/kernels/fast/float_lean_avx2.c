@@ -128,7 +128,15 @@ static void transpose_row(const flean_job *j, int64_t g, int32_t cx0, float *t) 
   for (; c < c_in0 && c < ncol; c++)
     for (int32_t ic = 0; ic < d; ic++)
       t[((size_t)ic * (size_t)sw + (size_t)(c % sw)) * (size_t)W + (size_t)(c / sw)] = 0.0f;
-  if (sw == 1) { /* eight columns by eight channels at a time */
+  if (sw <= 2) {                         /* eight columns by eight channels at a time */
+    if (sw == 2 && c % 2 && c < c_in1) { /* (from an even column: phases split lanes alike) */
+      const float *s = src + (size_t)(cx0 + c) * (size_t)d;
+      for (int32_t ic = 0; ic < d; ic++)
+        t[((size_t)ic * 2 + 1) * (size_t)W + (size_t)(c / 2)] = s[ic];
+      c++;
+    }
+    /* stride 2: a transposed vector's even columns to phase 0, its odd ones to phase 1 */
+    const __m256i split = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
     int32_t d8 = d / 8 * 8;
     for (; c + 8 <= c_in1; c += 8) {
       const float *s = src + (size_t)(cx0 + c) * (size_t)d;
@@ -139,12 +147,21 @@ static void transpose_row(const flean_job *j, int64_t g, int32_t cx0, float *t) 
           r[l] = _mm256_loadu_ps(s + (size_t)l * (size_t)d + (size_t)ic);
         ap_transpose8(r);
 #pragma GCC unroll 8
-        for (int l = 0; l < 8; l++)
-          _mm256_storeu_ps(t + (size_t)(ic + l) * (size_t)W + (size_t)c, r[l]);
+        for (int l = 0; l < 8; l++) {
+          float *o = t + (size_t)(ic + l) * (size_t)sw * (size_t)W + (size_t)(c / sw);
+          if (sw == 1) {
+            _mm256_storeu_ps(o, r[l]);
+          } else {
+            __m256 e = _mm256_permutevar8x32_ps(r[l], split);
+            _mm_storeu_ps(o, _mm256_castps256_ps128(e));
+            _mm_storeu_ps(o + W, _mm256_extractf128_ps(e, 1));
+          }
+        }
       }
       for (int32_t ic = d8; ic < d; ic++)
-        for (int l = 0; l < 8; l++)
-          t[(size_t)ic * (size_t)W + (size_t)(c + l)] = s[(size_t)l * (size_t)d + (size_t)ic];
+        for (int32_t l = 0; l < 8; l++)
+          t[((size_t)ic * (size_t)sw + (size_t)((c + l) % sw)) * (size_t)W +
+            (size_t)((c + l) / sw)] = s[(size_t)l * (size_t)d + (size_t)ic];
     }
   }
   for (; c < c_in1; c++) {
@@ -413,14 +430,19 @@ static void split_task(void *arg, int index) {
   if (r1 > rd) flean_rows(j, rd, r1);
 }
 
-/* Whether every weight is finite (else products of the padding's zeros are masked). */
+/* Whether every weight is finite (else products of the padding's zeros are masked): the
+ * largest magnitude's bits below inf's, two instructions a vector (it runs at every eval). */
 static bool all_finite(const float *w, size_t count) {
-  __m256i expo = _mm256_set1_epi32(0x7f800000), bad = _mm256_setzero_si256();
+  const __m256i abs = _mm256_set1_epi32(0x7fffffff);
+  __m256i m0 = _mm256_setzero_si256(), m1 = m0;
   size_t i = 0;
-  for (; i + 8 <= count; i += 8) {
-    __m256i e = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(w + i)), expo);
-    bad = _mm256_or_si256(bad, _mm256_cmpeq_epi32(e, expo));
+  for (; i + 16 <= count; i += 16) {
+    m0 = _mm256_max_epu32(m0, _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(w + i)), abs));
+    m1 = _mm256_max_epu32(m1,
+                          _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(w + i + 8)), abs));
   }
+  m0 = _mm256_max_epu32(m0, m1);
+  __m256i bad = _mm256_cmpeq_epi32(_mm256_max_epu32(m0, _mm256_set1_epi32(0x7f800000)), m0);
   bool ok = _mm256_testz_si256(bad, bad);
   for (; i < count; i++) {
     uint32_t bits;
