@@ -229,6 +229,7 @@ block(const flean_job *j, const float *const *rows, const int32_t *m, int32_t s0
       for (int v = 0; v < V; v++)
         keep[v] = mask ? _mm256_loadu_ps((const float *)(m + at + (size_t)v * FLEAN_PX))
                        : _mm256_setzero_ps();
+#pragma GCC unroll 2
       for (int32_t ic = 0; ic < d; ic++) {
         __m256 x[2];
 #pragma GCC unroll 2
