@@ -25,7 +25,7 @@
 /* The transposed input (and the column masks) on the stack: three filter rows of 64 channels
  * over 10 columns (mlperf_ic_resnet_float's 8x8x64 layer) take 7.5 KiB, its 32x32x16 ones
  * 6.4 KiB; a row too wide for it is taken in ranges of pixels. */
-#define FLEAN_STACK_BYTES 16384
+#define FLEAN_STACK_BYTES AP_FAST_LEAN_FSTACK_BYTES
 /* The rows an output over its input holds back on the calling thread's stack (split_plan):
  * mlperf_ic_resnet_float's 32x32x16 and 16x16x32 layers on two threads hold 3 rows, 6 KiB. */
 #define FLEAN_DEFER_BYTES 8192
