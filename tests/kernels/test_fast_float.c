@@ -332,6 +332,14 @@ int main(void) {
       /* the lean kernel: a row too wide for its stack (ranges of 16 pixels), stride 3 */
       {1, 3, 41, 64, 9, 3, 3, 1, 1, S, AP_KACT_RELU},
       {2, 8, 23, 5, 12, 3, 4, 3, 1, S, AP_KACT_NONE},
+      /* the lean kernel's stores of 1 to 7 channels of a pixel (2 and 3: no store of 4) */
+      {1, 4, 19, 6, 2, 3, 3, 1, 1, S, AP_KACT_NONE},
+      {1, 3, 18, 5, 3, 3, 3, 1, 1, S, AP_KACT_RELU},
+      {1, 3, 21, 3, 7, 3, 3, 1, 1, S, AP_KACT_NONE},
+      /* its stride-2 transposes: from an odd first column (padding 1), channels off 8 */
+      {1, 7, 21, 16, 9, 3, 3, 2, 1, S, AP_KACT_RELU},
+      {1, 6, 20, 12, 8, 3, 3, 2, 1, S, AP_KACT_NONE},
+      {2, 5, 19, 8, 16, 3, 3, 2, 1, V, AP_KACT_NONE},
   };
   for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++) {
     conv_case(false, convs[i], i % 3 != 1, i % 2 == 1, 0);

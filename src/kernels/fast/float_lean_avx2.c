@@ -1,11 +1,12 @@
 /* The lean float CONV_2D on AVX2 (lean.h says what and why): lanes are eight output pixels of
  * a row, not output channels, so the weights are read where they lie (one broadcast a weight
  * and eight products) and nothing is packed in scratch. The input rows an output row reads
- * are first transposed on the stack ([filter row][input channel][column], columns split by
- * stride phase so that eight pixels' taps are one load), so each output's sum runs over every
- * tap in a register and the row is written once, whole: an output over its input needs no
- * band of rows, and two threads take one piece of rows each (the first rows of the second held
- * back where they would overwrite input the first still reads, as lean_conv_avx2.c's pieces).
+ * are first transposed on the stack ([input channel][column], columns split by stride phase
+ * so that eight pixels' taps are one load; each input row once, kept in one of fh slots while
+ * the next output rows read it), so each output's sum runs over every tap in a register and
+ * the row is written once, whole: an output over its input needs no band of rows, and two
+ * threads take one piece of rows each (the first rows of the second held back where they would
+ * overwrite input the first still reads, as lean_conv_avx2.c's pieces).
  *
  * Exactness. Each lane sums its output's taps in the reference's order (filter row, column,
  * input channel) from 0.0f, a product then an add (this file is built with
@@ -24,7 +25,7 @@
 /* The transposed input (and the column masks) on the stack: three filter rows of 64 channels
  * over 10 columns (mlperf_ic_resnet_float's 8x8x64 layer) take 7.5 KiB, its 32x32x16 ones
  * 6.4 KiB; a row too wide for it is taken in ranges of pixels. */
-#define FLEAN_STACK_BYTES 16384
+#define FLEAN_STACK_BYTES AP_FAST_LEAN_FSTACK_BYTES
 /* The rows an output over its input holds back on the calling thread's stack (split_plan):
  * mlperf_ic_resnet_float's 32x32x16 and 16x16x32 layers on two threads hold 3 rows, 6 KiB. */
 #define FLEAN_DEFER_BYTES 8192
@@ -32,10 +33,11 @@
 
 typedef struct flean_plan {
   int32_t n, d, fh, fw, sh, sw, dh, dw, ph, pw, in_h, in_w, out_h, out_w;
-  int32_t span; /* output pixels per range of a row (a multiple of FLEAN_PX, or the row) */
-  int32_t cols; /* columns per stride phase in the transposed input */
-  int64_t rows; /* output rows over batches */
-  size_t k;     /* taps per output */
+  int32_t span;   /* output pixels per range of a row (a multiple of FLEAN_PX, or the row) */
+  int32_t cols;   /* columns per stride phase in the transposed input */
+  int64_t rows;   /* output rows over batches */
+  size_t k;       /* taps per output */
+  int32_t at[64]; /* filter column fx's first column in a transposed row ([phase][cols]) */
 } flean_plan;
 
 /* Columns a phase of the transposed input needs for `span` pixels. */
@@ -87,6 +89,10 @@ static bool plan(const ap_kexec *x, const ap_conv_params *p, const ap_ktensor *i
   if (stack_floats(pl, span) * 4 > FLEAN_STACK_BYTES) return false;
   pl->span = span;
   pl->cols = phase_cols(span, pl->fw, pl->sw, pl->dw);
+  for (int32_t fx = 0; fx < pl->fw; fx++) {
+    int32_t off = fx * pl->dw;
+    pl->at[fx] = off % pl->sw * pl->cols + off / pl->sw;
+  }
   return true;
 }
 
@@ -107,15 +113,12 @@ typedef struct flean_job {
   bool finite;
 } flean_job;
 
-/* Filter row fy's input row for output row r (batch b, row oy), columns from cx0, transposed
- * into t ([input channel][phase][cols]); false when the row lies outside the input. */
-static bool transpose_row(const flean_job *j, int32_t b, int32_t oy, int32_t fy, int32_t cx0,
-                          float *t) {
+/* Input row g (rows of every batch in turn), columns from cx0, transposed into t ([input
+ * channel][phase][cols]). */
+static void transpose_row(const flean_job *j, int64_t g, int32_t cx0, float *t) {
   const flean_plan *pl = j->pl;
-  int32_t iy = oy * pl->sh - pl->ph + fy * pl->dh, d = pl->d, sw = pl->sw, W = pl->cols;
-  if (iy < 0 || iy >= pl->in_h) return false;
-  const float *src =
-      j->in + ((size_t)b * (size_t)pl->in_h + (size_t)iy) * (size_t)pl->in_w * (size_t)d;
+  int32_t d = pl->d, sw = pl->sw, W = pl->cols;
+  const float *src = j->in + (size_t)g * (size_t)pl->in_w * (size_t)d;
   int32_t ncol = W * sw;
   /* the columns inside the input: [c_in0, c_in1) */
   int32_t c_in0 = cx0 < 0 ? -cx0 : 0, c_in1 = pl->in_w - cx0;
@@ -125,7 +128,15 @@ static bool transpose_row(const flean_job *j, int32_t b, int32_t oy, int32_t fy,
   for (; c < c_in0 && c < ncol; c++)
     for (int32_t ic = 0; ic < d; ic++)
       t[((size_t)ic * (size_t)sw + (size_t)(c % sw)) * (size_t)W + (size_t)(c / sw)] = 0.0f;
-  if (sw == 1) { /* eight columns by eight channels at a time */
+  if (sw <= 2) {                         /* eight columns by eight channels at a time */
+    if (sw == 2 && c % 2 && c < c_in1) { /* (from an even column: phases split lanes alike) */
+      const float *s = src + (size_t)(cx0 + c) * (size_t)d;
+      for (int32_t ic = 0; ic < d; ic++)
+        t[((size_t)ic * 2 + 1) * (size_t)W + (size_t)(c / 2)] = s[ic];
+      c++;
+    }
+    /* stride 2: a transposed vector's even columns to phase 0, its odd ones to phase 1 */
+    const __m256i split = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
     int32_t d8 = d / 8 * 8;
     for (; c + 8 <= c_in1; c += 8) {
       const float *s = src + (size_t)(cx0 + c) * (size_t)d;
@@ -136,12 +147,21 @@ static bool transpose_row(const flean_job *j, int32_t b, int32_t oy, int32_t fy,
           r[l] = _mm256_loadu_ps(s + (size_t)l * (size_t)d + (size_t)ic);
         ap_transpose8(r);
 #pragma GCC unroll 8
-        for (int l = 0; l < 8; l++)
-          _mm256_storeu_ps(t + (size_t)(ic + l) * (size_t)W + (size_t)c, r[l]);
+        for (int l = 0; l < 8; l++) {
+          float *o = t + (size_t)(ic + l) * (size_t)sw * (size_t)W + (size_t)(c / sw);
+          if (sw == 1) {
+            _mm256_storeu_ps(o, r[l]);
+          } else {
+            __m256 e = _mm256_permutevar8x32_ps(r[l], split);
+            _mm_storeu_ps(o, _mm256_castps256_ps128(e));
+            _mm_storeu_ps(o + W, _mm256_extractf128_ps(e, 1));
+          }
+        }
       }
       for (int32_t ic = d8; ic < d; ic++)
-        for (int l = 0; l < 8; l++)
-          t[(size_t)ic * (size_t)W + (size_t)(c + l)] = s[(size_t)l * (size_t)d + (size_t)ic];
+        for (int32_t l = 0; l < 8; l++)
+          t[((size_t)ic * (size_t)sw + (size_t)((c + l) % sw)) * (size_t)W +
+            (size_t)((c + l) / sw)] = s[(size_t)l * (size_t)d + (size_t)ic];
     }
   }
   for (; c < c_in1; c++) {
@@ -152,20 +172,42 @@ static bool transpose_row(const flean_job *j, int32_t b, int32_t oy, int32_t fy,
   for (; c < ncol; c++)
     for (int32_t ic = 0; ic < d; ic++)
       t[((size_t)ic * (size_t)sw + (size_t)(c % sw)) * (size_t)W + (size_t)(c / sw)] = 0.0f;
-  return true;
+}
+
+/* v's first q lanes to o (q known when inlined): pieces of 4, 2 and 1 floats, not a masked
+ * store, which AMD's cores run as microcode (a sixth of the kernel's time on Zen 3 with 16
+ * channels, all of whose groups are narrower than 8). */
+static inline __attribute__((always_inline)) void store_q(float *o, __m256 v, const int q) {
+  if (q == FLEAN_PX) {
+    _mm256_storeu_ps(o, v);
+    return;
+  }
+  __m128 h = _mm256_castps256_ps128(v);
+  if (q >= 4) {
+    _mm_storeu_ps(o, h);
+    h = _mm256_extractf128_ps(v, 1);
+    o += 4;
+  }
+  if (q & 2) {
+    _mm_storel_pi((__m64 *)(void *)o, h);
+    h = _mm_movehl_ps(h, h);
+    o += 2;
+  }
+  if (q & 1) _mm_store_ss(o, h);
 }
 
 /* Q output channels from c0 of the V x 8 pixels from lane s0 of the range whose transposed
- * input is t (filter rows ok[fy]); px of them stored from out (pixel s0's outputs). mask: the
- * column masks m ([phase][cols], all ones inside the input) clear products outside it. Two
- * vectors of pixels share each broadcast weight (a third fewer instructions a product); with
- * their 2 x Q sums, two inputs and a broadcast, Q is at most 6 there (16 registers). */
+ * input rows are rows[fy] (NULL: outside the input); px of them stored from out (pixel s0's
+ * outputs). mask: the column masks m ([phase][cols], all ones inside the input) clear products
+ * outside it. Two vectors of pixels share each broadcast weight (a third fewer instructions a
+ * product); with their 2 x Q sums, two inputs and a broadcast, Q is at most 6 there (16 registers).
+ */
 static inline __attribute__((always_inline)) void
-block(const flean_job *j, const float *t, const bool *ok, const int32_t *m, int32_t s0, int32_t c0,
+block(const flean_job *j, const float *const *rows, const int32_t *m, int32_t s0, int32_t c0,
       int32_t px, float *out, const int V, const int Q, const bool mask) {
   const flean_plan *pl = j->pl;
   const int32_t d = pl->d, sw = pl->sw, W = pl->cols, fw = pl->fw;
-  const size_t step = (size_t)sw * (size_t)W, plane = (size_t)d * step;
+  const size_t step = (size_t)sw * (size_t)W;
   const float *wq[FLEAN_PX];
 #pragma GCC unroll 8
   for (int o = 0; o < Q; o++)
@@ -177,17 +219,17 @@ block(const flean_job *j, const float *t, const bool *ok, const int32_t *m, int3
     for (int o = 0; o < Q; o++)
       acc[v][o] = _mm256_setzero_ps();
   for (int32_t fy = 0; fy < pl->fh; fy++) {
-    if (!ok[fy]) continue;
+    if (!rows[fy]) continue;
     for (int32_t fx = 0; fx < fw; fx++) {
-      int32_t off = fx * pl->dw, phase = off % sw;
-      size_t at = (size_t)phase * (size_t)W + (size_t)(off / sw + s0);
-      const float *tp = t + (size_t)fy * plane + at;
+      size_t at = (size_t)(pl->at[fx] + s0);
+      const float *tp = rows[fy] + at;
       size_t wo = ((size_t)fy * (size_t)fw + (size_t)fx) * (size_t)d;
       __m256 keep[2];
 #pragma GCC unroll 2
       for (int v = 0; v < V; v++)
         keep[v] = mask ? _mm256_loadu_ps((const float *)(m + at + (size_t)v * FLEAN_PX))
                        : _mm256_setzero_ps();
+#pragma GCC unroll 2
       for (int32_t ic = 0; ic < d; ic++) {
         __m256 x[2];
 #pragma GCC unroll 2
@@ -207,8 +249,6 @@ block(const flean_job *j, const float *t, const bool *ok, const int32_t *m, int3
     }
   }
   const int32_t n = pl->n;
-  __m256i lanes =
-      _mm256_cmpgt_epi32(_mm256_set1_epi32(Q), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 #pragma GCC unroll 2
   for (int v = 0; v < V; v++) {
     __m256 r[FLEAN_PX]; /* (a copy: acc, its address never taken, stays in registers) */
@@ -220,23 +260,19 @@ block(const flean_job *j, const float *t, const bool *ok, const int32_t *m, int3
     ap_transpose8(r); /* r[p]: pixel p's channels c0.. */
     int32_t p0 = v * FLEAN_PX, p1 = px < p0 + FLEAN_PX ? px : p0 + FLEAN_PX;
     float *o = out + (size_t)p0 * (size_t)n + (size_t)c0;
-    for (int32_t p = p0; p < p1; p++, o += n) {
-      if (Q == FLEAN_PX)
-        _mm256_storeu_ps(o, r[p - p0]);
-      else
-        _mm256_maskstore_ps(o, lanes, r[p - p0]);
-    }
+    for (int32_t p = p0; p < p1; p++, o += n)
+      store_q(o, r[p - p0], Q);
   }
 }
 
-static void block_q(const flean_job *j, const float *t, const bool *ok, const int32_t *m,
-                    int32_t s0, int32_t c0, int32_t px, float *out, int v, int q, bool mask) {
+static void block_q(const flean_job *j, const float *const *rows, const int32_t *m, int32_t s0,
+                    int32_t c0, int32_t px, float *out, int v, int q, bool mask) {
 #define FLEAN_Q(V, Q)                                                                              \
   case V * 16 + Q:                                                                                 \
     if (mask)                                                                                      \
-      block(j, t, ok, m, s0, c0, px, out, V, Q, true);                                             \
+      block(j, rows, m, s0, c0, px, out, V, Q, true);                                              \
     else                                                                                           \
-      block(j, t, ok, m, s0, c0, px, out, V, Q, false);                                            \
+      block(j, rows, m, s0, c0, px, out, V, Q, false);                                             \
     break
   switch (v * 16 + q) {
     FLEAN_Q(1, 1);
@@ -258,22 +294,60 @@ static void block_q(const flean_job *j, const float *t, const bool *ok, const in
 #undef FLEAN_Q
 }
 
+/* The transposed input rows output row (b, oy) reads, in rows[fy] (NULL: outside the input):
+ * the fh slots of t are a cache of input rows (held[s]: slot s's row over batches, -1 none),
+ * so that a row read by the next output rows too (stride below the filter's height) is
+ * transposed once, not once for each filter row that reads it. A row in a slot is the input
+ * as it was before the output rows since were written; the rows an output over its input
+ * writes never hold input a later output row reads (split_plan), so it is the input still. */
+static void input_rows(const flean_job *j, int32_t b, int32_t oy, int32_t cx0, float *t,
+                       int64_t *held, const float **rows) {
+  const flean_plan *pl = j->pl;
+  const size_t plane = (size_t)pl->d * (size_t)pl->sw * (size_t)pl->cols;
+  int64_t want[64];
+  bool used[64] = {false};
+  for (int32_t fy = 0; fy < pl->fh; fy++) {
+    int32_t iy = oy * pl->sh - pl->ph + fy * pl->dh;
+    want[fy] = iy >= 0 && iy < pl->in_h ? (int64_t)b * pl->in_h + iy : -1;
+    rows[fy] = NULL;
+    for (int32_t s = 0; want[fy] >= 0 && s < pl->fh; s++)
+      if (held[s] == want[fy]) {
+        rows[fy] = t + (size_t)s * plane;
+        used[s] = true;
+      }
+  }
+  for (int32_t fy = 0, s = 0; fy < pl->fh; fy++) {
+    if (want[fy] < 0 || rows[fy]) continue;
+    while (used[s]) /* (fh rows wanted, fh slots: a free one remains) */
+      s++;
+    used[s] = true;
+    held[s] = want[fy];
+    rows[fy] = t + (size_t)s * plane;
+    transpose_row(j, want[fy], cx0, t + (size_t)s * plane);
+  }
+}
+
 /* Output rows [r0, r1), each range of its pixels after transposing the input it reads. */
 static void flean_rows(const flean_job *j, int32_t r0, int32_t r1) {
   const flean_plan *pl = j->pl;
   _Alignas(32) float t[FLEAN_STACK_BYTES / 4];
-  bool ok[64];
+  const float *rows[64];
+  int64_t held[64];
   size_t plane = (size_t)pl->d * (size_t)pl->sw * (size_t)pl->cols;
   int32_t *m = (int32_t *)(t + (size_t)pl->fh * plane);
   const size_t row = (size_t)pl->out_w * (size_t)pl->n;
+  for (int32_t s = 0; s < pl->fh; s++)
+    held[s] = -1;
   for (int32_t r = r0; r < r1; r++) {
     int32_t b = r / pl->out_h, oy = r % pl->out_h;
     float *orow = j->out + (size_t)(r - j->out0) * row;
     for (int32_t x0 = 0; x0 < pl->out_w; x0 += pl->span) {
       int32_t cx0 = x0 * pl->sw - pl->pw,
               npx = pl->out_w - x0 < pl->span ? pl->out_w - x0 : pl->span;
-      for (int32_t fy = 0; fy < pl->fh; fy++)
-        ok[fy] = transpose_row(j, b, oy, fy, cx0, t + (size_t)fy * plane);
+      if (pl->span < pl->out_w) /* the slots hold another range's columns */
+        for (int32_t s = 0; s < pl->fh; s++)
+          held[s] = -1;
+      input_rows(j, b, oy, cx0, t, held, rows);
       if (!j->finite)
         for (int32_t c = 0; c < pl->sw * pl->cols; c++)
           m[(size_t)(c % pl->sw) * (size_t)pl->cols + (size_t)(c / pl->sw)] =
@@ -287,7 +361,7 @@ static void flean_rows(const flean_job *j, int32_t r0, int32_t r1) {
         int32_t groups = (pl->n + most - 1) / most;
         for (int32_t g = 0, c0 = 0; g < groups; g++) {
           int32_t c1 = (int32_t)((int64_t)pl->n * (g + 1) / groups);
-          block_q(j, t, ok, m, s0, c0, px, o, v, c1 - c0, !j->finite);
+          block_q(j, rows, m, s0, c0, px, o, v, c1 - c0, !j->finite);
           c0 = c1;
         }
       }
@@ -357,14 +431,19 @@ static void split_task(void *arg, int index) {
   if (r1 > rd) flean_rows(j, rd, r1);
 }
 
-/* Whether every weight is finite (else products of the padding's zeros are masked). */
+/* Whether every weight is finite (else products of the padding's zeros are masked): the
+ * largest magnitude's bits below inf's, two instructions a vector (it runs at every eval). */
 static bool all_finite(const float *w, size_t count) {
-  __m256i expo = _mm256_set1_epi32(0x7f800000), bad = _mm256_setzero_si256();
+  const __m256i abs = _mm256_set1_epi32(0x7fffffff);
+  __m256i m0 = _mm256_setzero_si256(), m1 = m0;
   size_t i = 0;
-  for (; i + 8 <= count; i += 8) {
-    __m256i e = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(w + i)), expo);
-    bad = _mm256_or_si256(bad, _mm256_cmpeq_epi32(e, expo));
+  for (; i + 16 <= count; i += 16) {
+    m0 = _mm256_max_epu32(m0, _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(w + i)), abs));
+    m1 = _mm256_max_epu32(m1,
+                          _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(w + i + 8)), abs));
   }
+  m0 = _mm256_max_epu32(m0, m1);
+  __m256i bad = _mm256_cmpeq_epi32(_mm256_max_epu32(m0, _mm256_set1_epi32(0x7f800000)), m0);
   bool ok = _mm256_testz_si256(bad, bad);
   for (; i < count; i++) {
     uint32_t bits;

@@ -41,6 +41,9 @@
 /* The longest patch the lean CONV_2D widens on the stack for the level's own products (the
  * kernel choice estimates those at near the packed kernel's time). */
 #define AP_FAST_LEAN_WIDE_K 640
+/* The stack the lean float CONV_2D transposes its input rows into (float_lean_avx2.c): fh rows
+ * of every input channel over 8 output pixels' columns at least, else it declines. */
+#define AP_FAST_LEAN_FSTACK_BYTES 16384
 
 /* An output over its own input (the lean CONV_2D, int8 and float) split into pieces of rows
  * for threads: piece i runs output rows [row[i], row[i + 1]), and its first defer[i] rows go to
