@@ -392,6 +392,16 @@ int main(void) {
       {1, 6, 7, 5, 8, 2, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
       {1, 7, 6, 1, 16, 3, 5, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
       {1, 9, 8, 17, 8, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_RELU6},
+      /* Border pixels a filter row at a time (smallk_avx2.c's sk_patch): a first layer's SAME
+       * 3x3 with stride 1 (runs cut at both sides, rows above and below), one whose filter is
+       * wider than the input (every run cut at both ends), a 5x5 over one channel (two taps
+       * cut), a 2x3 over 5 channels (runs of 15: an odd lane), stride 2 with the padding
+       * below and right only. */
+      {1, 9, 7, 3, 16, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      {1, 3, 2, 3, 8, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_RELU},
+      {1, 7, 6, 1, 16, 5, 5, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      {2, 5, 4, 5, 8, 2, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      {1, 10, 12, 3, 8, 3, 3, 2, 1, AP_KPAD_SAME, AP_KACT_RELU6},
       /* Filter rows of an even count of values over 48 rows or more: the outer kit over the
        * input's rows widened once (win16_avx2.c). Groups of four pixels across two output rows
        * (out_w 13, 9), stride 2, dilation (runs of 9 pairs: an odd step last), a 5x5 filter's
