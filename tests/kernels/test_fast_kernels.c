@@ -412,6 +412,9 @@ int main(void) {
       {1, 10, 9, 6, 17, 3, 3, 1, 2, AP_KPAD_SAME, AP_KACT_NONE},
       {1, 11, 14, 10, 16, 5, 5, 1, 1, AP_KPAD_SAME, AP_KACT_RELU6},
       {1, 18, 31, 4, 16, 2, 2, 2, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      /* 32768 weights or more (conv_int8.c's PACK_SPLIT_MIN): packed over the threads in
+       * pieces of whole 16-channel blocks, the last piece's block a half one (72 channels). */
+      {1, 8, 9, 64, 72, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_RELU},
   };
   for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++) {
     const int *c = convs[i];
