@@ -119,6 +119,10 @@ int main(void) {
       {1, 1, 1, 70, 1, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
       /* Packed weights (over 128 rows): two blocks of 16 channels stored whole, then 8. */
       {1, 12, 12, 8, 40, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      /* Packed 8 pairs at a time (u8pack's turn), then the rest one by one: depths 21 (an odd
+       * last value) and 40 (16 bytes past two steps), a partial block of 5 channels. */
+      {1, 12, 12, 21, 13, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      {1, 12, 11, 40, 24, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_RELU},
       /* At most 32 taps into 8 or 16 channels (smallk_avx2.c): mobilenet_v1's first layer
        * (3x3 over RGB, stride 2) and 1x1 over 8, odd sizes, batches, dilation. */
       {1, 13, 12, 3, 8, 3, 3, 2, 1, AP_KPAD_SAME, AP_KACT_RELU6},
