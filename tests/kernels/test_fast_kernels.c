@@ -51,6 +51,9 @@ static int8_t *run(int32_t builtin, const ap_kop_options *o, const ap_ktensor *c
   count *= ap_ktype_size(out.type);
   *bytes = count;
   out.data = malloc(count ? count : 1);
+  /* a pattern, not the bytes of the run before (malloc hands the freed block back): an output
+   * byte no piece writes differs */
+  if (out.data) memset(out.data, 0xa5, count);
   void *sc = scratch ? aligned_alloc(16, ap_kscratch_round(scratch)) : NULL;
   c.scratch = sc;
   ap_kop_options run_opt = {0};
@@ -529,6 +532,10 @@ int main(void) {
   add_case(41, AP_INT8, 100, 0.01f, 0.3f, 0.25f, AP_KACT_NONE);
   add_case(0, AP_UINT8, 45, 0.1f, 0.1f, 0.1f, AP_KACT_RELU6);
   add_case(0, AP_INT8, 70001, 0.02f, 0.03f, 0.05f, AP_KACT_NONE);
+  /* 4096 to 8191 elements: two tasks of 2048 or more (add_int8.c), pieces cut at multiples of
+   * 32 */
+  add_case(0, AP_INT8, 4097, 0.02f, 0.03f, 0.05f, AP_KACT_RELU);
+  add_case(0, AP_UINT8, 6001, 0.1f, 0.05f, 0.1f, AP_KACT_NONE);
   add_case(41, AP_UINT8, 9, 0.5f, 0.002f, 0.01f, AP_KACT_NONE);
   /* PAD: the last padded dim inner or outer, nothing padded after it, all-padding rows (a
    * batch pad), element sizes 1, 2 and 4, fewer rows than threads. */
