@@ -62,6 +62,9 @@ static uint8_t *fc_run(int32_t builtin, const ap_kop_options *o, const ap_ktenso
   count *= ap_ktype_size(out.type);
   *bytes = count;
   out.data = malloc(count ? count : 1);
+  /* a pattern, not the bytes of the run before (malloc hands the freed block back): an output
+   * byte no piece writes differs */
+  if (out.data) memset(out.data, 0xa5, count);
   void *sc = *scratch ? aligned_alloc(16, ap_kscratch_round(*scratch)) : NULL;
   c.scratch = sc;
   /* eval sees only what the runtime keeps: the params and the exec. */

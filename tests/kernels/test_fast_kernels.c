@@ -51,6 +51,9 @@ static int8_t *run(int32_t builtin, const ap_kop_options *o, const ap_ktensor *c
   count *= ap_ktype_size(out.type);
   *bytes = count;
   out.data = malloc(count ? count : 1);
+  /* a pattern, not the bytes of the run before (malloc hands the freed block back): an output
+   * byte no piece writes differs */
+  if (out.data) memset(out.data, 0xa5, count);
   void *sc = scratch ? aligned_alloc(16, ap_kscratch_round(scratch)) : NULL;
   c.scratch = sc;
   ap_kop_options run_opt = {0};
@@ -415,6 +418,16 @@ int main(void) {
       {1, 6, 7, 5, 8, 2, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
       {1, 7, 6, 1, 16, 3, 5, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
       {1, 9, 8, 17, 8, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_RELU6},
+      /* Border pixels a filter row at a time (smallk_avx2.c's sk_patch): a first layer's SAME
+       * 3x3 with stride 1 (runs cut at both sides, rows above and below), one whose filter is
+       * wider than the input (every run cut at both ends), a 5x5 over one channel (two taps
+       * cut), a 2x3 over 5 channels (runs of 15: an odd lane), stride 2 with the padding
+       * below and right only. */
+      {1, 9, 7, 3, 16, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      {1, 3, 2, 3, 8, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_RELU},
+      {1, 7, 6, 1, 16, 5, 5, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      {2, 5, 4, 5, 8, 2, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      {1, 10, 12, 3, 8, 3, 3, 2, 1, AP_KPAD_SAME, AP_KACT_RELU6},
       /* Filter rows of an even count of values over 48 rows or more: the outer kit over the
        * input's rows widened once (win16_avx2.c). Groups of four pixels across two output rows
        * (out_w 13, 9), stride 2, dilation (runs of 9 pairs: an odd step last), a 5x5 filter's
@@ -431,6 +444,9 @@ int main(void) {
        * call's last row built on the stack). */
       {1, 7, 7, 22, 40, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
       {1, 15, 15, 3, 32, 3, 3, 2, 1, AP_KPAD_VALID, AP_KACT_RELU6},
+      /* 32768 weights or more (conv_int8.c's PACK_SPLIT_MIN): packed over the threads in
+       * pieces of whole 16-channel blocks, the last piece's block a half one (72 channels). */
+      {1, 8, 9, 64, 72, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_RELU},
   };
   for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++) {
     const int *c = convs[i];
@@ -545,6 +561,10 @@ int main(void) {
   add_case(41, AP_INT8, 100, 0.01f, 0.3f, 0.25f, AP_KACT_NONE);
   add_case(0, AP_UINT8, 45, 0.1f, 0.1f, 0.1f, AP_KACT_RELU6);
   add_case(0, AP_INT8, 70001, 0.02f, 0.03f, 0.05f, AP_KACT_NONE);
+  /* 4096 to 8191 elements: two tasks of 2048 or more (add_int8.c), pieces cut at multiples of
+   * 32 */
+  add_case(0, AP_INT8, 4097, 0.02f, 0.03f, 0.05f, AP_KACT_RELU);
+  add_case(0, AP_UINT8, 6001, 0.1f, 0.05f, 0.1f, AP_KACT_NONE);
   add_case(41, AP_UINT8, 9, 0.5f, 0.002f, 0.01f, AP_KACT_NONE);
   /* Every byte pair: equal scales (multipliers 2^30, shift 0), scales 10^6 apart (shifts near
    * -20), outputs saturating both ways (a small output scale) or rounding near the zero point

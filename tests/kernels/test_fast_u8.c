@@ -119,12 +119,24 @@ int main(void) {
       {1, 1, 1, 70, 1, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
       /* Packed weights (over 128 rows): two blocks of 16 channels stored whole, then 8. */
       {1, 12, 12, 8, 40, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      /* Packed 8 pairs at a time (u8pack's turn), then the rest one by one: depths 21 (an odd
+       * last value) and 40 (16 bytes past two steps), a partial block of 5 channels. */
+      {1, 12, 12, 21, 13, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      {1, 12, 11, 40, 24, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_RELU},
       /* At most 32 taps into 8 or 16 channels (smallk_avx2.c): mobilenet_v1's first layer
        * (3x3 over RGB, stride 2) and 1x1 over 8, odd sizes, batches, dilation. */
       {1, 13, 12, 3, 8, 3, 3, 2, 1, AP_KPAD_SAME, AP_KACT_RELU6},
       {2, 9, 7, 8, 16, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
       {1, 11, 10, 3, 16, 3, 3, 1, 2, AP_KPAD_SAME, AP_KACT_RELU},
       {1, 5, 5, 32, 8, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},
+      /* Border pixels a filter row at a time (sk_patch): even sizes at stride 2 (padding below
+       * and right only, as mobilenet_v1's first layer), stride 1 (both sides), a filter wider
+       * than the input, runs of 15 (an odd lane whose weight must stay 0 under the filter's
+       * offset). */
+      {1, 10, 12, 3, 8, 3, 3, 2, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      {1, 9, 7, 3, 16, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_RELU},
+      {1, 3, 2, 3, 8, 3, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
+      {2, 5, 4, 5, 8, 2, 3, 1, 1, AP_KPAD_SAME, AP_KACT_NONE},
       /* A row block or fewer (mobilenet_v1's classifier: one pixel into 1001 channels): the
        * one-row product (depths on and off 16, channels off 8), the threads taking channels. */
       {1, 1, 1, 256, 1001, 1, 1, 1, 1, AP_KPAD_VALID, AP_KACT_NONE},

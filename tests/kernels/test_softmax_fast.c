@@ -23,6 +23,10 @@ enum { FILL_RANDOM, FILL_EQUAL, FILL_EXTREMES, FILL_TIES, FILL_LOWEST, FILL_NARR
 
 #if AP_FAST_DIRECT
 static const ap_kexec exec = {.level = &ap_fast_generic, .threads = 1};
+/* exec, then 2 and 3 threads splitting any table (parallel_min 1), and 2 threads under one
+ * workspace (the table is the same scratch for any count: ap_fast_shared) */
+static ap_kexec execs[4];
+static int nexec;
 
 static void one(int it, int ot, int32_t rows, int32_t depth, float scale, float beta, int fill) {
   size_t n = (size_t)rows * (size_t)depth, es = ap_ktype_size(ot);
@@ -57,14 +61,20 @@ static void one(int it, int ot, int32_t rows, int32_t depth, float scale, float 
   ap_ktensor o2 = out;
   o2.data = got;
   ap_status s = AP_ERR_KERNEL;
-  CHECK(ap_fast_softmax_eval(&exec, &p, &in, &o2, scratch, &s));
-  CHECK_EQ(s, AP_OK);
-  size_t first = n;
-  for (size_t i = 0; i < n * es && first == n; i++)
-    if (got[i] != want[i]) first = i / es;
-  CHECK_MSG(first == n, "%s -> %s %dx%d scale %g beta %g fill %d: value %zu differs",
-            ap_ktype_name(it), ap_ktype_name(ot), rows, depth, (double)scale, (double)beta, fill,
-            first);
+  for (int e = 0; e < nexec; e++) {
+    memset(got, 0x5a, n * es);
+    memset(scratch, 0xa5, sb); /* no table left by the run before */
+    s = AP_ERR_KERNEL;
+    CHECK(ap_fast_softmax_eval(&execs[e], &p, &in, &o2, scratch, &s));
+    CHECK_EQ(s, AP_OK);
+    size_t first = n;
+    for (size_t i = 0; i < n * es && first == n; i++)
+      if (got[i] != want[i]) first = i / es;
+    CHECK_MSG(first == n,
+              "%s -> %s %dx%d scale %g beta %g fill %d, %d threads%s: value %zu differs",
+              ap_ktype_name(it), ap_ktype_name(ot), rows, depth, (double)scale, (double)beta, fill,
+              execs[e].threads, execs[e].one_workspace ? " (one workspace)" : "", first);
+  }
   /* Hostile: no scratch, a shape other than prepared's. */
   CHECK(ap_fast_softmax_eval(&exec, &p, &in, &o2, NULL, &s));
   CHECK_EQ(s, AP_ERR_ARG);
@@ -100,6 +110,14 @@ static void refusals(void) {
 
 int main(void) {
 #if AP_FAST_DIRECT
+  ap_port_workers *w2 = NULL, *w3 = NULL;
+  CHECK(ap_port_workers_create(NULL, 2, &w2, NULL) == AP_OK);
+  CHECK(ap_port_workers_create(NULL, 3, &w3, NULL) == AP_OK);
+  execs[nexec++] = exec;
+  execs[nexec++] = (ap_kexec){.level = exec.level, .workers = w2, .threads = 2, .parallel_min = 1};
+  execs[nexec++] = (ap_kexec){.level = exec.level, .workers = w3, .threads = 3, .parallel_min = 1};
+  execs[nexec++] = (ap_kexec){
+      .level = exec.level, .workers = w2, .threads = 2, .parallel_min = 1, .one_workspace = true};
   static const float scales[] = {0.1f, 0.0039f, 1.5f, 16.0f};
   static const float betas[] = {1.0f, 0.5f, 2.0f};
   for (size_t s = 0; s < sizeof scales / sizeof *scales; s++)
@@ -112,6 +130,8 @@ int main(void) {
   one(AP_UINT8, AP_UINT8, 300, 1, 0.1f, 1.0f, FILL_RANDOM); /* rows of one value */
   one(AP_INT8, AP_INT8, 1, 127, 0.1f, 1.0f, FILL_RANDOM);   /* too few: the reference's */
   refusals();
+  ap_port_workers_destroy(w2);
+  ap_port_workers_destroy(w3);
 #endif
   return ap_test_done();
 }

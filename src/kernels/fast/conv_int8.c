@@ -415,11 +415,18 @@ static void pack_task(void *arg, int i) {
 
 /* Whether the weights were packed over the threads: a product split over rows packs every
  * weight before any row, a pass over the whole filter (a tenth of mobilenet_v2's 1x1
- * convolutions' time on one thread, memory bound) that kept the second thread idle. */
+ * convolutions' time on one thread, memory bound) that kept the second thread idle. Only from
+ * PACK_SPLIT_MIN weights: packing costs some 1.3 instructions a weight, and a region of its own
+ * costs the caller a fork and a join (0.2-0.5 us, 5-12 k instructions at AVX2's rate), more
+ * than half of a smaller filter's packing saves (mlperf_ic_resnet_int8's ops 4-6, 8 and 10:
+ * 2-25 k instructions of packing, each in a second region before the product's). */
+enum { PACK_SPLIT_MIN = 32768 };
 static bool pack_split(const ap_kexec *x, const conv_job *j, const ap_ktensor *f,
                        const ap_ktensor *bias) {
   const conv_plan *pl = j->pl;
-  if (pl->tasks < 2 || j->l->pack != ap_fast_avx2_outer_pack) return false;
+  if (pl->tasks < 2 || j->l->pack != ap_fast_avx2_outer_pack ||
+      (int64_t)pl->n * pl->k < PACK_SPLIT_MIN)
+    return false;
   pack_job a = {j, f, bias ? bias->data : NULL, (pl->n + 15) / 16, 1};
   a.pieces = ap_fast_chunks(pl->tasks, 2, a.cblocks);
   if (a.pieces < 2) return false;

@@ -93,6 +93,7 @@ typedef struct sk_job {
   int32_t in_off, f_off, out_off, act_min, act_max;
   size_t batch_bytes;
   int32_t oy_lo, oy_hi, ox_lo, ox_hi; /* the output pixels whose taps are all inside */
+  const int16_t (*wt)[SK_PAIRS][16];  /* the weights widened (sk_weights) */
 } sk_job;
 
 /* The first output coordinate at or past which o * stride - pad >= 0, and the first past
@@ -159,11 +160,46 @@ static inline __attribute__((always_inline)) void sk_patch(const sk_job *j, cons
     }
     return;
   }
+  if (j->dil_w == 1) {
+    /* A border pixel (a first layer's map's edges): per filter row, a run all outside (above or
+     * below the input) is zeros, one all inside widened as an inner pixel's (a first layer's
+     * bottom row: two rows in, one out), one cut at the left or right edge taken tap by tap
+     * between 0s. Stores of 16 lanes spill into the next run's lanes, written after. */
+    int64_t fx0 = x0 < 0 ? -x0 : 0, fx1 = j->in_w - x0 < j->f_w ? j->in_w - x0 : j->f_w;
+    fx1 = fx1 < fx0 ? fx0 : fx1;
+    const int32_t lo = (int32_t)(fx0 * d), hi = (int32_t)(fx1 * d);
+    const ptrdiff_t at = (ptrdiff_t)x0 * d, wide = run > 16 ? 32 : 16;
+    for (int32_t fy = 0; fy < j->f_h; fy++) {
+      int64_t iy = y0 + (int64_t)j->dil_h * fy;
+      int16_t *dst = a + fy * run2;
+      if (iy < 0 || iy >= j->in_h) {
+        _mm256_storeu_si256((__m256i *)dst, _mm256_setzero_si256());
+        if (run2 > 16) _mm256_storeu_si256((__m256i *)(dst + 16), _mm256_setzero_si256());
+        continue;
+      }
+      /* tap t's byte: row[at + t], an index >= 0 from lo on */
+      const int8_t *row = in_b + (size_t)iy * (size_t)j->in_w * (size_t)d;
+      if (lo == 0 && hi == run && j->in_end - (row + at) >= wide) {
+        _mm256_storeu_si256((__m256i *)dst, sk_widen(row + at, off, pl->u8));
+        if (run > 16)
+          _mm256_storeu_si256((__m256i *)(dst + 16), sk_widen(row + at + 16, off, pl->u8));
+        continue;
+      }
+      int32_t t = 0;
+      for (; t < lo; t++)
+        dst[t] = 0;
+      for (; t < hi; t++)
+        dst[t] = (int16_t)(sk_value(row + (at + t), pl->u8) + j->in_off);
+      for (; t < run2; t++)
+        dst[t] = 0;
+    }
+    return;
+  }
   for (int32_t fy = 0; fy < j->f_h; fy++) {
     int64_t iy = y0 + (int64_t)j->dil_h * fy;
     for (int32_t fx = 0; fx < j->f_w; fx++) {
       int64_t ix = x0 + (int64_t)j->dil_w * fx;
-      int16_t *dst = a + (j->dil_w == 1 ? fy * run2 + fx * d : (fy * j->f_w + fx) * run2);
+      int16_t *dst = a + (fy * j->f_w + fx) * run2;
       if (iy < 0 || iy >= j->in_h || ix < 0 || ix >= j->in_w) {
         for (int32_t c = 0; c < d; c++)
           dst[c] = 0;
@@ -321,29 +357,46 @@ static inline __attribute__((always_inline)) void sk_rows(const sk_job *j, int32
 #undef SK_PIXEL
 }
 
+/* The weights as (pair, 8 channels) int16 vectors in the patch's lanes, 0 at a run's extra
+ * lane: once an eval, on the caller's stack (1 KiB), which every piece reads. Widened per piece
+ * as before, they cost 10 k instructions a piece (a division per lane), a third of a first
+ * layer's work split into 8 pieces (mlperf_ic_resnet_int8's op 0: 295 k instructions on one
+ * thread, 399 k over 8 pieces). */
+static void sk_weights(const sk_plan *pl, const int8_t *w, int32_t f_off,
+                       int16_t (*wt)[SK_PAIRS][16]) {
+  const int32_t n = pl->n, k = pl->k, nseg = pl->nseg, run = pl->run, run2 = pl->run2, k2 = pl->k2;
+  const bool u8 = pl->u8;
+  const __m256i off = _mm256_set1_epi16((int16_t)f_off);
+  for (int32_t c = 0; c < n; c++) {
+    const int8_t *wc = w + (size_t)c * (size_t)k;
+    /* the channel's lanes (stores of 16 spill past a run: 64 lanes), then stored a pair (int32)
+     * at a time; a run's bytes copied first, so no load reads past the filter */
+    _Alignas(32) int16_t v[2 * SK_MAX_K];
+    for (int32_t i = 0; i < nseg; i++, wc += run) {
+      int8_t b[32] = {0};
+      memcpy(b, wc, (size_t)run);
+      _mm256_storeu_si256((__m256i *)(v + i * run2), sk_widen(b, off, u8));
+      if (run > 16) _mm256_storeu_si256((__m256i *)(v + i * run2 + 16), sk_widen(b + 16, off, u8));
+      if (run2 > run) v[i * run2 + run] = 0; /* the extra lane's weight: 0 (not the offset) */
+    }
+    for (int32_t q = 0; q < k2; q++)
+      memcpy(&wt[c / 8][q][c % 8 * 2], v + 2 * q, 4);
+  }
+}
+
 static void sk_task(void *arg, int chunk) {
   const sk_job *j = arg;
   const sk_plan *pl = j->pl;
   int32_t r0 = (int32_t)(chunk * pl->pairs / pl->chunks * 2);
   int32_t r1 = (int32_t)((chunk + 1) * pl->pairs / pl->chunks * 2);
   if (r1 > pl->m) r1 = pl->m;
-  /* The weights as (pair, 8 channels) int16 vectors in the patch's lanes, 0 at a run's extra
-   * lane. */
-  _Alignas(32) int16_t wt[SK_BLOCKS][SK_PAIRS][16];
-  for (int32_t c = 0; c < pl->n; c++) {
-    const int8_t *wc = j->w + (size_t)c * (size_t)pl->k;
-    for (int32_t l = 0; l < 2 * pl->k2; l++) {
-      int32_t i = l / pl->run2, t = l % pl->run2;
-      wt[c / 8][l / 2][c % 8 * 2 + l % 2] =
-          (int16_t)(t < pl->run ? sk_value(wc + i * pl->run + t, pl->u8) + j->f_off : 0);
-    }
-  }
+  const int16_t(*wt)[SK_PAIRS][16] = j->wt;
   rq8 q[SK_BLOCKS];
   for (int32_t b = 0; b < pl->n / 8; b++)
     q[b] = rq8_load(j->qmult + 8 * b, j->qshift + 8 * b, j->bias ? j->bias + 8 * b : NULL);
   switch (pl->k2) {
 #define SK_CASE(K2)                                                                                \
-  case K2: sk_rows(j, r0, r1, K2, (const int16_t(*)[SK_PAIRS][16])wt, q); break;
+  case K2: sk_rows(j, r0, r1, K2, wt, q); break;
     SK_CASE(1)
     SK_CASE(2)
     SK_CASE(3)
@@ -358,9 +411,10 @@ static void sk_task(void *arg, int chunk) {
     SK_CASE(12)
     SK_CASE(13)
     SK_CASE(14)
-    SK_CASE(15) SK_CASE(16)
+    SK_CASE(15)
+    SK_CASE(16)
 #undef SK_CASE
-        default : break; /* (plan bounds k2 by SK_PAIRS) */
+  default: break; /* (plan bounds k2 by SK_PAIRS) */
   }
 }
 
@@ -383,7 +437,10 @@ bool ap_fast_smallk_conv_eval(const ap_kexec *x, const ap_conv_params *p, const 
     mult = scratch, shift = mult + pl.n;
     ap_fast_channel_multipliers(p->input_scale, f, p->output_scale, pl.n, mult, shift);
   }
+  _Alignas(32) int16_t wt[SK_BLOCKS][SK_PAIRS][16];
+  sk_weights(&pl, f->data, p->filter_offset, wt);
   sk_job j = {.pl = &pl,
+              .wt = (const int16_t(*)[SK_PAIRS][16])wt,
               .in = in->data,
               .in_end = (const int8_t *)in->data + (size_t)in->dims[0] * (size_t)in->dims[1] *
                                                        (size_t)in->dims[2] * (size_t)in->dims[3],

@@ -38,13 +38,47 @@ bool ap_fast_softmax_scratch(const ap_kexec *x, const ap_softmax_params *p, cons
   return true;
 }
 
-/* e[d] for d in [0, top]: the exp of difference -d, 0 where the reference skips it. */
-static void table(const ap_softmax_params *p, int32_t top, int32_t *e) {
-  for (int32_t d = 0; d <= top; d++)
+/* e[d] for d in [d0, top]: the exp of difference -d, 0 where the reference skips it. */
+static void table(const ap_softmax_params *p, int32_t d0, int32_t top, int32_t *e) {
+  for (int32_t d = d0; d <= top; d++)
     e[d] = -d >= p->diff_min ? ap_kfp_exp_on_negative_values(
                                    ap_kq_mul_gt1(-d, p->input_multiplier, p->input_left_shift),
                                    SCALED_DIFF_INTEGER_BITS)
                              : 0;
+}
+
+/* The table's differences [d0, d1) of piece i: e[d] and es[d], its share of a sum (each
+ * entry on its own: the same bytes on any thread). */
+typedef struct sm_job {
+  const ap_softmax_params *p;
+  int32_t top, pieces;
+  int32_t *e, *es;
+} sm_job;
+
+static void sm_task(void *arg, int i) {
+  const sm_job *j = arg;
+  int32_t d0 = (int32_t)((int64_t)i * (j->top + 1) / j->pieces);
+  int32_t d1 = (int32_t)((int64_t)(i + 1) * (j->top + 1) / j->pieces);
+  table(j->p, d0, d1 - 1, j->e);
+  for (int32_t d = d0; d < d1; d++)
+    j->es[d] = ap_kq_rdbpot(j->e[d], ACCUMULATION_INTEGER_BITS);
+}
+
+/* e and es for [0, top], split over the threads where the exponentials are many: each costs
+ * some 340 instructions (the reference's fixed-point exp, its barrel of 7 multiplications), about
+ * 700 of ap_fast_tasks's units, so a spread of 94 or more splits (mobilenet_v1_025's 1001
+ * classes: 114, 39 k of the op's 80 k instructions, on the caller alone while the other thread
+ * waited). Eight pieces a thread: an entry's cost varies with d (those below diff_min cost
+ * nothing), and with four the claims left one thread 30 % behind. The table is the same scratch
+ * for any thread count (ap_fast_shared). */
+static void tables(const ap_kexec *x, const ap_softmax_params *p, int32_t top, int32_t *e,
+                   int32_t *es) {
+  ap_kexec tmp;
+  x = ap_fast_shared(x, &tmp);
+  sm_job j = {p, top,
+              ap_fast_chunks(ap_fast_tasks(x, (uint64_t)(top + 1) * 700, top + 1), 8, top + 1), e,
+              es};
+  ap_fast_parallel(x, sm_task, &j, j.pieces);
 }
 
 /* Rows of depth values, T the input's and O the output's element types. First the largest
@@ -64,10 +98,8 @@ static void table(const ap_softmax_params *p, int32_t top, int32_t *e) {
     }                                                                                              \
     top = max - min > top ? max - min : top;                                                       \
   }                                                                                                \
-  table(p, top, e);                                                                                \
   int32_t es[TABLE];                                                                               \
-  for (int32_t d = 0; d <= top; d++)                                                               \
-    es[d] = ap_kq_rdbpot(e[d], ACCUMULATION_INTEGER_BITS);                                         \
+  tables(x, p, top, e, es);                                                                        \
   for (size_t i = 0; i < outer; i++) {                                                             \
     const T *xr = (const T *)in->data + i * depth;                                                 \
     O *yr = (O *)out->data + i * depth;                                                            \
