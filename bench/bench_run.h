@@ -34,6 +34,17 @@ static inline ap_interpreter *bench_interpreter(const ap_model *m, const char *n
   return it;
 }
 
+/* The runtime as the issue-29 benches time it: builtin ops prepared once. */
+static inline ap_interpreter *bench_prepared(const ap_model *m, const char *name, int kernels,
+                                             int threads, bool inplace) {
+  ap_interpreter_options o = ap_interpreter_defaults();
+  o.kernels = kernels;
+  o.threads = threads;
+  o.prepare = AP_PREPARE_ONCE;
+  o.inplace = inplace;
+  return bench_interpreter(m, name, o);
+}
+
 static inline bool bench_same_outputs(ap_interpreter *a, ap_interpreter *b) {
   for (size_t k = 0; k < ap_interpreter_output_count(a); k++) {
     ap_tensor x, y;

@@ -3,6 +3,8 @@
 #ifndef AP_BENCH_TIME_H
 #define AP_BENCH_TIME_H
 
+#include <stddef.h>
+#include <stdlib.h>
 #include <time.h>
 
 static inline double bench_now_us(void) {
@@ -21,6 +23,12 @@ static inline double bench_cpu_us(void) {
 static inline int bench_cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
+}
+
+/* The median of n > 0 values (sorts them). */
+static inline double bench_median(double *v, size_t n) {
+  qsort(v, n, sizeof *v, bench_cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 #endif

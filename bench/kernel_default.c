@@ -20,14 +20,6 @@
 
 #include <stdlib.h>
 
-static ap_interpreter *make(const ap_model *m, const char *name, int kernels) {
-  ap_interpreter_options o = ap_interpreter_defaults();
-  o.kernels = kernels;
-  o.prepare = AP_PREPARE_ONCE;
-  o.inplace = true;
-  return bench_interpreter(m, name, o);
-}
-
 static uint64_t total_of(const ap_interpreter *it) {
   ap_memory_usage mu;
   return ap_interpreter_memory(it, &mu) == AP_OK ? mu.total : 0;
@@ -49,17 +41,12 @@ static double timed(ap_interpreter *it, bool *ok) {
   return bench_now_us() - t0;
 }
 
-static double median(double *v, size_t n) {
-  qsort(v, n, sizeof *v, bench_cmp_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* 0 ran (rules not judged here), 1 outputs differ or an invoke failed, 2 refused. */
 static int one(const char *name, double ms) {
   ap_model *m = rt_load(name);
-  ap_interpreter *ref = m ? make(m, name, AP_KERNELS_REFERENCE) : NULL;
-  ap_interpreter *fast = ref ? make(m, name, AP_KERNELS_FAST) : NULL;
-  ap_interpreter *dflt = fast ? make(m, name, AP_KERNELS_AUTO) : NULL;
+  ap_interpreter *ref = m ? bench_prepared(m, name, AP_KERNELS_REFERENCE, 1, true) : NULL;
+  ap_interpreter *fast = ref ? bench_prepared(m, name, AP_KERNELS_FAST, 1, true) : NULL;
+  ap_interpreter *dflt = fast ? bench_prepared(m, name, AP_KERNELS_AUTO, 1, true) : NULL;
   int rc = 0;
   if (!dflt) {
     printf("%s refused\n", name);
@@ -94,10 +81,10 @@ static int one(const char *name, double ms) {
     r[i] = ta[i] / (tf[i] > 0.001 ? tf[i] : 0.001);
   }
   if (ok) {
-    double ratio = median(r, n);
+    double ratio = bench_median(r, n);
     printf("%s %llu %llu %.2f %llu %.2f %.3f %s %zu\n", name, (unsigned long long)total_of(ref),
-           (unsigned long long)total_of(fast), median(tf, n), (unsigned long long)total_of(dflt),
-           median(ta, n), ratio,
+           (unsigned long long)total_of(fast), bench_median(tf, n),
+           (unsigned long long)total_of(dflt), bench_median(ta, n), ratio,
            same_kernels(m, fast, dflt) && total_of(fast) == total_of(dflt) ? "same" : "differ", n);
   } else {
     printf("%s FAILED: an invoke failed\n", name);

@@ -10,14 +10,6 @@
 #include <stdlib.h>
 #include <time.h>
 
-static ap_interpreter *make(const ap_model *m, const char *name, int threads) {
-  ap_interpreter_options o = ap_interpreter_defaults();
-  o.kernels = AP_KERNELS_FAST;
-  o.threads = threads;
-  o.prepare = AP_PREPARE_ONCE;
-  return bench_interpreter(m, name, o);
-}
-
 static void pause_ms(int ms) {
   struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
   nanosleep(&t, NULL);
@@ -36,7 +28,8 @@ int main(int argc, char **argv) {
   double *t = malloc(2 * (size_t)invokes * sizeof *t);
   for (size_t i = 0; t && i < n; i++) {
     ap_model *m = rt_load(models[i]);
-    ap_interpreter *it[2] = {m ? make(m, models[i], 1) : NULL, m ? make(m, models[i], 2) : NULL};
+    ap_interpreter *it[2] = {m ? bench_prepared(m, models[i], AP_KERNELS_FAST, 1, false) : NULL,
+                             m ? bench_prepared(m, models[i], AP_KERNELS_FAST, 2, false) : NULL};
     if (!it[0] || !it[1]) {
       printf("| %s | cannot run |\n", models[i]);
     } else {

@@ -26,20 +26,6 @@
 
 #define BLOCK 9 /* invokes a block of the fast kernels */
 
-static ap_interpreter *make(const ap_model *m, const char *name, int kernels, int threads) {
-  ap_interpreter_options o = ap_interpreter_defaults();
-  o.kernels = kernels;
-  o.threads = threads;
-  o.prepare = AP_PREPARE_ONCE;
-  o.inplace = true;
-  return bench_interpreter(m, name, o);
-}
-
-static double median(double *v, size_t n) {
-  qsort(v, n, sizeof *v, bench_cmp_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* The median of `k` invokes by `clock`; each invoke's time also appended to all[*na]. By the
  * thread's CPU clock (a system call to read), the block is timed whole and each invoke gets
  * the mean. */
@@ -61,7 +47,7 @@ static double block(ap_interpreter *it, int k, double (*clock)(void), double *al
     t[i] = clock() - t0;
     all[(*na)++] = t[i];
   }
-  return median(t, (size_t)k);
+  return bench_median(t, (size_t)k);
 }
 
 /* Pairs of (a block of ka invokes of a, a block of kb of b) for about ms milliseconds (at least
@@ -87,7 +73,7 @@ static double pairs(ap_interpreter *a, int ka, double (*clock_a)(void), ap_inter
     }
     r[n++] = x / (y > 0.001 ? y : 0.001);
   }
-  double v = n ? median(r, n) : 0;
+  double v = n ? bench_median(r, n) : 0;
   free(r);
   *count = n;
   return v;
@@ -96,9 +82,9 @@ static double pairs(ap_interpreter *a, int ka, double (*clock_a)(void), ap_inter
 /* 0 ran, 1 outputs differ or an invoke failed, 2 refused. */
 static int one(const char *name, double ms) {
   ap_model *m = rt_load(name);
-  ap_interpreter *ref = m ? make(m, name, AP_KERNELS_REFERENCE, 1) : NULL;
-  ap_interpreter *f1 = ref ? make(m, name, AP_KERNELS_AUTO, 1) : NULL;
-  ap_interpreter *f2 = f1 ? make(m, name, AP_KERNELS_AUTO, 2) : NULL;
+  ap_interpreter *ref = m ? bench_prepared(m, name, AP_KERNELS_REFERENCE, 1, true) : NULL;
+  ap_interpreter *f1 = ref ? bench_prepared(m, name, AP_KERNELS_AUTO, 1, true) : NULL;
+  ap_interpreter *f2 = f1 ? bench_prepared(m, name, AP_KERNELS_AUTO, 2, true) : NULL;
   int rc = 0;
   double *t = NULL;
   if (!f2) {
@@ -128,8 +114,8 @@ static int one(const char *name, double ms) {
   double two =
       pairs(f1, BLOCK, bench_now_us, f2, BLOCK, bench_now_us, ms, max, t1, &n1, t2, &n2, &pb, &ok);
   if (ok)
-    printf("%s %.2f %.2f %.2f %.2f %.3f %zu %zu\n", name, median(tr, nr), median(t1, n1),
-           median(t2, n2), speedup, two, pa, pb);
+    printf("%s %.2f %.2f %.2f %.2f %.3f %zu %zu\n", name, bench_median(tr, nr),
+           bench_median(t1, n1), bench_median(t2, n2), speedup, two, pa, pb);
   else {
     printf("%s FAILED: an invoke failed\n", name);
     rc = 1;
