@@ -102,10 +102,8 @@ static void measure_curve(ap_report *r, ap_report_kernel_point *pt, size_t n) {
   ap_free(r->alloc, first);
 }
 
-/* One interpreter with `kernels` at `budget` (UINT64_MAX: the fastest plan); false when
- * nothing fits. */
-static bool point_at(ap_report *r, int kernels, uint64_t budget, size_t ops,
-                     ap_report_kernel_point *p) {
+/* The report's planning options for one point's interpreter. */
+static ap_interpreter_options point_options(const ap_report *r, int kernels, uint64_t budget) {
   ap_interpreter_options io = ap_interpreter_defaults();
   io.strategy = r->strategy;
   io.alignment = r->alignment;
@@ -114,6 +112,14 @@ static bool point_at(ap_report *r, int kernels, uint64_t budget, size_t ops,
   io.stream = r->stream;
   io.kernels = kernels;
   io.budget = budget;
+  return io;
+}
+
+/* One interpreter with `kernels` at `budget` (UINT64_MAX: the fastest plan); false when
+ * nothing fits. */
+static bool point_at(ap_report *r, int kernels, uint64_t budget, size_t ops,
+                     ap_report_kernel_point *p) {
+  ap_interpreter_options io = point_options(r, kernels, budget);
   ap_interpreter *it = NULL;
   ap_memory_usage mu;
   bool ok = ap_interpreter_create(r->model, &io, &it) == AP_OK &&
@@ -140,15 +146,9 @@ static bool point_at(ap_report *r, int kernels, uint64_t budget, size_t ops,
 }
 
 static ap_interpreter *point_interpreter(ap_report *r, const ap_report_kernel_point *p) {
-  ap_interpreter_options io = ap_interpreter_defaults();
-  io.strategy = r->strategy;
-  io.alignment = r->alignment;
-  io.allocator = r->alloc;
-  io.inplace = r->inplace;
-  io.stream = r->stream;
   /* (the cut curve's last point is the reference kernels' plan, planned with budget 0) */
-  io.kernels = p->budget ? AP_KERNELS_AUTO : AP_KERNELS_REFERENCE;
-  io.budget = p->budget;
+  ap_interpreter_options io =
+      point_options(r, p->budget ? AP_KERNELS_AUTO : AP_KERNELS_REFERENCE, p->budget);
   ap_interpreter *it = NULL;
   if (ap_interpreter_create(r->model, &io, &it) != AP_OK || ap_interpreter_allocate(it) != AP_OK) {
     ap_interpreter_destroy(it);
